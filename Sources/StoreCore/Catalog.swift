@@ -1,0 +1,281 @@
+// The catalog data file (C1) and its check (C5).
+//
+// The file is read with JSONSerialization rather than Codable so that every complaint can name
+// the exact entry and field ("products[3] "comic.x": price "-1" is negative"): Codable's errors
+// name coding paths in a form no catalog author should have to read.
+import Foundation
+
+public struct Catalog: Sendable, Equatable {
+    public var name: String
+    public var currencyCode: String
+    public var localeIdentifier: String
+    /// Days added after the months of every subscription purchase (R5; In App Rage gave 1).
+    public var bonusDays: Int
+    /// The outcome policy a device starts with (Q4).
+    public var defaultPolicy: PurchaseOutcome
+    public var products: [Product]
+    public var randomComics: [RandomComic]
+
+    public init(
+        name: String = "Catalog", currencyCode: String = "USD", localeIdentifier: String = "en_US",
+        bonusDays: Int = 0, defaultPolicy: PurchaseOutcome = .approve, products: [Product],
+        randomComics: [RandomComic] = []
+    ) {
+        self.name = name
+        self.currencyCode = currencyCode
+        self.localeIdentifier = localeIdentifier
+        self.bonusDays = bonusDays
+        self.defaultPolicy = defaultPolicy
+        self.products = products
+        self.randomComics = randomComics
+    }
+
+    public func product(_ id: String) -> Product? { products.first { $0.id == id } }
+
+    public var comics: [Product] { products.filter { $0.kind == .nonConsumable } }
+
+    /// What the random viewer cycles through: the catalog's own list, else the comics.
+    public var randomPool: [RandomComic] {
+        if !randomComics.isEmpty { return randomComics }
+        return comics.map { RandomComic(id: $0.id, title: $0.title, image: $0.image) }
+    }
+
+    public var priceFormatter: PriceFormatter {
+        PriceFormatter(currencyCode: currencyCode, localeIdentifier: localeIdentifier)
+    }
+}
+
+/// A catalog that cannot be used. `description` is the one line the user sees.
+public struct CatalogError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let file: String
+    public let entry: String?
+    public let message: String
+
+    public var description: String {
+        if let entry { return "\(file): \(entry): \(message)" }
+        return "\(file): \(message)"
+    }
+}
+
+/// Something worth saying about a catalog that still loads (an image not drawn yet, an unknown key).
+public struct CatalogWarning: Equatable, CustomStringConvertible, Sendable {
+    public let file: String
+    public let entry: String?
+    public let message: String
+
+    public var description: String {
+        if let entry { return "\(file): warning: \(entry): \(message)" }
+        return "\(file): warning: \(message)"
+    }
+}
+
+public struct LoadedCatalog: Sendable {
+    public let catalog: Catalog
+    public let warnings: [CatalogWarning]
+    /// The folder that image paths are relative to.
+    public let imageRoot: URL
+}
+
+public enum CatalogLoader {
+    /// Reads and checks a catalog file. Images are looked up under `imageRoot` (default: the
+    /// catalog's folder); a missing image is a warning unless `imagesRequired` (C5).
+    public static func load(
+        contentsOf url: URL, imageRoot: URL? = nil, imagesRequired: Bool = false
+    ) throws(CatalogError) -> LoadedCatalog {
+        let name = url.lastPathComponent
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw CatalogError(file: url.path, entry: nil, message: "cannot be read (\(Self.reason(error)))")
+        }
+        let root = imageRoot ?? url.deletingLastPathComponent()
+        let (catalog, warnings) = try parse(data, fileName: name)
+        var allWarnings = warnings
+        for (index, product) in catalog.products.enumerated() {
+            guard let image = product.image else { continue }
+            let entry = "products[\(index)] \"\(product.id)\""
+            try checkImage(image, root: root, file: name, entry: entry, required: imagesRequired, warnings: &allWarnings)
+        }
+        for (index, comic) in catalog.randomComics.enumerated() {
+            guard let image = comic.image else { continue }
+            let entry = "randomComics[\(index)] \"\(comic.id)\""
+            try checkImage(image, root: root, file: name, entry: entry, required: imagesRequired, warnings: &allWarnings)
+        }
+        return LoadedCatalog(catalog: catalog, warnings: allWarnings, imageRoot: root)
+    }
+
+    private static func checkImage(
+        _ image: String, root: URL, file: String, entry: String, required: Bool,
+        warnings: inout [CatalogWarning]
+    ) throws(CatalogError) {
+        let path = root.appendingPathComponent(image).path
+        if FileManager.default.isReadableFile(atPath: path) { return }
+        let message = "image \"\(image)\" is missing (looked in \(root.path))"
+        if required { throw CatalogError(file: file, entry: entry, message: message) }
+        warnings.append(CatalogWarning(file: file, entry: entry, message: message))
+    }
+
+    static func reason(_ error: Error) -> String {
+        if let cocoa = error as? CocoaError, let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if let cocoa = error as? CocoaError {
+            switch cocoa.code {
+            case .fileReadNoSuchFile: return "no such file"
+            case .fileReadNoPermission: return "permission denied"
+            default: break
+            }
+        }
+        return error.localizedDescription
+    }
+
+    /// Parses catalog JSON. Pure: touches no files.
+    public static func parse(_ data: Data, fileName: String) throws(CatalogError) -> (Catalog, [CatalogWarning]) {
+        func fail(_ entry: String?, _ message: String) -> CatalogError {
+            CatalogError(file: fileName, entry: entry, message: message)
+        }
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            throw fail(nil, "is not valid JSON" + (detail.map { " (\($0))" } ?? ""))
+        }
+        guard let root = object as? [String: Any] else {
+            throw fail(nil, "must be a JSON object with a \"products\" array")
+        }
+        var warnings: [CatalogWarning] = []
+        let topKeys: Set = ["name", "currency", "locale", "bonusDays", "policy", "products", "randomComics", "$comment"]
+        for key in root.keys.sorted() where !topKeys.contains(key) {
+            warnings.append(CatalogWarning(file: fileName, entry: nil, message: "unknown key \"\(key)\" is ignored"))
+        }
+        let fields = Fields(values: root, entry: nil, file: fileName)
+        var catalog = Catalog(products: [])
+        catalog.name = try fields.string("name") ?? fileName
+        catalog.currencyCode = try fields.string("currency") ?? "USD"
+        guard catalog.currencyCode.count == 3, catalog.currencyCode.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw fail(nil, "currency \"\(catalog.currencyCode)\" is not a three-letter ISO 4217 code")
+        }
+        catalog.localeIdentifier = try fields.string("locale") ?? "en_US"
+        catalog.bonusDays = try fields.integer("bonusDays") ?? 0
+        if catalog.bonusDays < 0 { throw fail(nil, "bonusDays \(catalog.bonusDays) is negative") }
+        if let policy = try fields.string("policy") {
+            do {
+                catalog.defaultPolicy = try PurchaseOutcome(parsing: policy)
+            } catch {
+                throw fail(nil, "policy: \(error)")
+            }
+        }
+        guard let rawProducts = root["products"] else { throw fail(nil, "has no \"products\" array") }
+        guard let productList = rawProducts as? [Any] else { throw fail(nil, "\"products\" must be an array") }
+        var seen: [String: Int] = [:]
+        for (index, raw) in productList.enumerated() {
+            let product = try parseProduct(raw, index: index, fileName: fileName, warnings: &warnings)
+            if let first = seen[product.id] {
+                throw fail("products[\(index)] \"\(product.id)\"", "duplicate identifier (first used by products[\(first)])")
+            }
+            seen[product.id] = index
+            catalog.products.append(product)
+        }
+        if catalog.products.isEmpty { throw fail(nil, "\"products\" is empty") }
+        if let rawRandom = root["randomComics"] {
+            guard let list = rawRandom as? [Any] else { throw fail(nil, "\"randomComics\" must be an array") }
+            var seenRandom: Set<String> = []
+            for (index, raw) in list.enumerated() {
+                let entry = "randomComics[\(index)]"
+                guard let values = raw as? [String: Any] else { throw fail(entry, "must be an object") }
+                let fields = Fields(values: values, entry: entry, file: fileName)
+                guard let id = try fields.string("id"), !id.isEmpty else { throw fail(entry, "has no \"id\"") }
+                if !seenRandom.insert(id).inserted { throw fail("\(entry) \"\(id)\"", "duplicate identifier") }
+                let comic = RandomComic(id: id, title: try fields.string("title") ?? id, image: try fields.string("image"))
+                catalog.randomComics.append(comic)
+            }
+        }
+        return (catalog, warnings)
+    }
+
+    private static func parseProduct(
+        _ raw: Any, index: Int, fileName: String, warnings: inout [CatalogWarning]
+    ) throws(CatalogError) -> Product {
+        var entry = "products[\(index)]"
+        guard let values = raw as? [String: Any] else {
+            throw CatalogError(file: fileName, entry: entry, message: "must be an object")
+        }
+        var fields = Fields(values: values, entry: entry, file: fileName)
+        guard let id = try fields.string("id") else { throw fields.error("has no \"id\"") }
+        guard !id.trimmingCharacters(in: .whitespaces).isEmpty else { throw fields.error("\"id\" is empty") }
+        entry += " \"\(id)\""
+        fields = Fields(values: values, entry: entry, file: fileName)
+        let known: Set = ["id", "kind", "title", "description", "price", "image", "quantity", "months", "$comment"]
+        for key in values.keys.sorted() where !known.contains(key) {
+            warnings.append(CatalogWarning(file: fileName, entry: entry, message: "unknown key \"\(key)\" is ignored"))
+        }
+        guard let kindName = try fields.string("kind") else { throw fields.error("has no \"kind\"") }
+        guard let kind = ProductKind(rawValue: kindName) else {
+            let kinds = ProductKind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw fields.error("unknown kind \"\(kindName)\" (expected one of \(kinds))")
+        }
+        guard let title = try fields.string("title"), !title.isEmpty else { throw fields.error("has no \"title\"") }
+        let description = try fields.string("description") ?? ""
+        guard let priceText = try fields.priceText() else { throw fields.error("has no \"price\"") }
+        guard let price = Decimal(string: priceText, locale: Locale(identifier: "en_US_POSIX")),
+              priceText.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+        else {
+            throw fields.error("price \"\(priceText)\" is not a decimal number like \"0.99\"")
+        }
+        if price < 0 { throw fields.error("price \"\(priceText)\" is negative") }
+        let image = try fields.string("image")
+        var quantity = try fields.integer("quantity") ?? 0
+        var months = try fields.integer("months") ?? 0
+        switch kind {
+        case .nonConsumable:
+            if image == nil { throw fields.error("a comic needs an \"image\"") }
+        case .consumable:
+            if values["quantity"] == nil { quantity = 5 }
+            if quantity <= 0 { throw fields.error("quantity \(quantity) must be at least 1") }
+        case .nonRenewingSubscription:
+            guard values["months"] != nil else {
+                throw fields.error("a non-renewing subscription needs \"months\"")
+            }
+            if months <= 0 || months > 120 { throw fields.error("months \(months) must be between 1 and 120") }
+        }
+        if kind != .nonRenewingSubscription { months = 0 }
+        return Product(
+            id: id, kind: kind, title: title, description: description, price: price, image: image,
+            quantity: kind == .consumable ? quantity : 0, months: months
+        )
+    }
+
+    /// Typed access to one JSON object's fields, with errors that name the entry.
+    private struct Fields {
+        let values: [String: Any]
+        let entry: String?
+        let file: String
+
+        func error(_ message: String) -> CatalogError { CatalogError(file: file, entry: entry, message: message) }
+
+        func string(_ key: String) throws(CatalogError) -> String? {
+            guard let value = values[key], !(value is NSNull) else { return nil }
+            guard let text = value as? String else { throw error("\"\(key)\" must be a string") }
+            return text
+        }
+
+        func integer(_ key: String) throws(CatalogError) -> Int? {
+            guard let value = values[key], !(value is NSNull) else { return nil }
+            // JSONSerialization hands numbers back as NSNumber; a Bool is one too.
+            if let number = value as? NSNumber, !(value is Bool) {
+                let double = number.doubleValue
+                if double.rounded() == double, abs(double) < 1e9 { return Int(double) }
+            }
+            throw error("\"\(key)\" must be a whole number")
+        }
+
+        /// Prices are strings ("0.99") so they stay exact; a JSON number is refused with advice.
+        func priceText() throws(CatalogError) -> String? {
+            guard let value = values["price"], !(value is NSNull) else { return nil }
+            if let text = value as? String { return text.trimmingCharacters(in: .whitespaces) }
+            throw error("price must be a string such as \"0.99\" (a JSON number is not exact)")
+        }
+    }
+}

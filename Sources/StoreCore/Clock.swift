@@ -1,0 +1,144 @@
+// Time is an input (Q5): the store reads a clock it is given and never sleeps or sets timers.
+import Foundation
+
+public protocol StoreClock: Sendable {
+    /// The store's time, in whole seconds.
+    func now() -> Date
+}
+
+extension Date {
+    /// Store times are whole seconds, so that JSON, the receipt and R6 agree to the second.
+    public var wholeSeconds: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
+}
+
+/// The wall clock.
+public struct SystemClock: StoreClock {
+    public init() {}
+    public func now() -> Date { Date().wholeSeconds }
+}
+
+/// A clock that tests and users move by hand.
+public final class ManualClock: StoreClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    public init(_ start: Date) { current = start.wholeSeconds }
+
+    public func now() -> Date { lock.withLock { current } }
+
+    public func set(_ date: Date) { lock.withLock { current = date.wholeSeconds } }
+
+    public func advance(_ duration: StoreDuration, calendar: Calendar) {
+        lock.withLock { current = duration.added(to: current, calendar: calendar).wholeSeconds }
+    }
+
+    public func advance(seconds: TimeInterval) {
+        lock.withLock { current = current.addingTimeInterval(seconds).wholeSeconds }
+    }
+}
+
+/// The store timeline that a state directory keeps, so that a script's successive commands share
+/// one clock (Q5): real time, real time plus an offset, a frozen instant, or an accelerated clock.
+public struct ClockSetting: Sendable, Equatable, Codable {
+    public enum Mode: String, Sendable, Codable {
+        case real, offset, frozen, rate
+    }
+
+    public var mode: Mode
+    /// Seconds added to real time (`offset`).
+    public var offset: TimeInterval
+    /// The instant a frozen clock shows (`frozen`).
+    public var frozenAt: Date?
+    /// Store seconds per real second (`rate`), anchored where the rate was set.
+    public var rate: Double
+    public var anchorReal: Date?
+    public var anchorStore: Date?
+
+    public init(
+        mode: Mode = .offset, offset: TimeInterval = 0, frozenAt: Date? = nil, rate: Double = 1,
+        anchorReal: Date? = nil, anchorStore: Date? = nil
+    ) {
+        self.mode = mode
+        self.offset = offset
+        self.frozenAt = frozenAt
+        self.rate = rate
+        self.anchorReal = anchorReal
+        self.anchorStore = anchorStore
+    }
+
+    /// The default for a new state directory: real time that commands can move forward.
+    public static let standard = ClockSetting()
+
+    /// Sandbox speed: one month of subscription passes in five minutes (30 days / 5 min).
+    public static let sandboxRate: Double = 30 * 24 * 60 / 5
+
+    public func now(real: Date) -> Date {
+        switch mode {
+        case .real: return real.wholeSeconds
+        case .offset: return real.addingTimeInterval(offset).wholeSeconds
+        case .frozen: return (frozenAt ?? real).wholeSeconds
+        case .rate:
+            let anchorReal = anchorReal ?? real
+            let anchorStore = anchorStore ?? real
+            return anchorStore.addingTimeInterval(real.timeIntervalSince(anchorReal) * rate).wholeSeconds
+        }
+    }
+
+    /// Moves the store's time to `target`, keeping the mode (a real clock becomes an offset one).
+    public func setting(now target: Date, real: Date) -> ClockSetting {
+        var next = self
+        switch mode {
+        case .real, .offset:
+            next.mode = .offset
+            next.offset = target.timeIntervalSince(real).rounded()
+        case .frozen:
+            next.frozenAt = target.wholeSeconds
+        case .rate:
+            next.anchorReal = real
+            next.anchorStore = target.wholeSeconds
+        }
+        return next
+    }
+
+    public func frozen(real: Date) -> ClockSetting {
+        ClockSetting(mode: .frozen, frozenAt: now(real: real))
+    }
+
+    public func accelerated(rate: Double, real: Date) -> ClockSetting {
+        ClockSetting(mode: .rate, rate: rate, anchorReal: real, anchorStore: now(real: real))
+    }
+
+    public var summary: String {
+        switch mode {
+        case .real: "real time"
+        case .offset: offset == 0 ? "real time (no offset)" : "real time \(offset >= 0 ? "+" : "-")\(Self.describe(abs(offset)))"
+        case .frozen: "frozen"
+        case .rate: "accelerated ×\(rate == rate.rounded() ? String(Int(rate)) : String(rate))"
+        }
+    }
+
+    static func describe(_ seconds: TimeInterval) -> String {
+        let total = Int(seconds)
+        let days = total / 86_400, hours = (total % 86_400) / 3600, minutes = (total % 3600) / 60, rest = total % 60
+        var parts: [String] = []
+        if days > 0 { parts.append("\(days)d") }
+        if hours > 0 { parts.append("\(hours)h") }
+        if minutes > 0 { parts.append("\(minutes)m") }
+        if rest > 0 || parts.isEmpty { parts.append("\(rest)s") }
+        return parts.joined(separator: " ")
+    }
+}
+
+/// A clock that reads a `ClockSetting` from wherever it is kept, every time, so that changes made
+/// by another process (`storefront clock advance 1d` in a second terminal) are seen at once.
+public struct SettingClock: StoreClock {
+    private let read: @Sendable () -> ClockSetting
+    private let realNow: @Sendable () -> Date
+
+    public init(read: @escaping @Sendable () -> ClockSetting, realNow: @escaping @Sendable () -> Date = { Date() }) {
+        self.read = read
+        self.realNow = realNow
+    }
+
+    public func now() -> Date { read().now(real: realNow()) }
+}

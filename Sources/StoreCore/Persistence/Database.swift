@@ -1,0 +1,108 @@
+// Opening the SQLite files (P1–P3) and the state directory they live in (A7).
+import Foundation
+import GRDB
+
+/// Where a store keeps its files: `server.sqlite` (the account server, A2, and the shared clock)
+/// and `devices/NAME.sqlite` (one per device, A3). Created readable by the owner only (A7).
+public struct StateDirectory: Sendable {
+    public let url: URL
+
+    public init(_ url: URL) { self.url = url }
+
+    public var serverDatabase: URL { url.appendingPathComponent("server.sqlite") }
+    public var devicesFolder: URL { url.appendingPathComponent("devices") }
+
+    public func deviceDatabase(_ device: String) throws(StoreError) -> URL {
+        try Self.validate(device: device)
+        return devicesFolder.appendingPathComponent("\(device).sqlite")
+    }
+
+    public static func validate(device: String) throws(StoreError) {
+        let allowed = device.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+        guard !device.isEmpty, device.count <= 64, allowed, !device.hasPrefix(".") else {
+            throw StoreError.invalidDeviceName(device)
+        }
+    }
+
+    /// Creates the folders (mode 0700) if they are missing.
+    public func prepare() throws(StoreError) {
+        for folder in [url, devicesFolder] {
+            do {
+                try FileManager.default.createDirectory(
+                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
+                )
+            } catch {
+                throw StoreError.storage(path: folder.path, reason: "cannot create the state folder (\(CatalogLoader.reason(error)))")
+            }
+        }
+    }
+
+    /// The devices that have state here.
+    public func devices() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: devicesFolder.path)) ?? []
+        return names.filter { $0.hasSuffix(".sqlite") }.map { String($0.dropLast(7)) }.sorted()
+    }
+
+    /// "Deleting the app" (A3): removes one device's database and nothing else.
+    public func removeDevice(_ device: String) throws(StoreError) {
+        let base = try deviceDatabase(device)
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let path = base.path + suffix
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                throw StoreError.storage(path: path, reason: "cannot remove (\(CatalogLoader.reason(error)))")
+            }
+        }
+    }
+}
+
+enum DatabaseOpener {
+    /// Opens (creating if needed) a database in WAL mode with full fsync on commit, waiting for
+    /// other processes' locks instead of failing (P3), and migrates it.
+    static func open(_ url: URL, migrator: DatabaseMigrator) throws(StoreError) -> DatabaseQueue {
+        let path = url.path
+        if !FileManager.default.fileExists(atPath: path) {
+            // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw StoreError.storage(path: path, reason: "cannot create the database file")
+            }
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        configuration.journalMode = .wal
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try migrator.migrate(queue)
+            return queue
+        } catch {
+            throw translate(error, path: path)
+        }
+    }
+
+    static func translate(_ error: Error, path: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_FORMAT:
+                return .corruptDatabase(path: path, reason: error.message ?? "\(error.resultCode)")
+            case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM:
+                return .storage(path: path, reason: "cannot write (\(error.message ?? "\(error.resultCode)")); check the folder's permissions")
+            case .SQLITE_FULL:
+                return .storage(path: path, reason: "the disk is full; nothing was changed")
+            default:
+                return .storage(path: path, reason: error.message ?? "\(error.resultCode)")
+            }
+        }
+        return .storage(path: path, reason: "\(error)")
+    }
+}
+
+extension Date {
+    var storeSeconds: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
+    init(storeSeconds: Int64) { self.init(timeIntervalSince1970: TimeInterval(storeSeconds)) }
+}

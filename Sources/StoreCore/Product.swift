@@ -1,0 +1,82 @@
+// Products as the catalog describes them (C2, C3).
+import Foundation
+
+public enum ProductKind: String, Sendable, Codable, CaseIterable {
+    case nonConsumable
+    case consumable
+    case nonRenewingSubscription
+}
+
+public struct Product: Sendable, Equatable, Identifiable {
+    public let id: String
+    public let kind: ProductKind
+    public let title: String
+    public let description: String
+    /// Decimal, never binary floating point (C3).
+    public let price: Decimal
+    /// Path relative to the assets folder; comics only.
+    public let image: String?
+    /// Random-comic views a consumable adds (R4).
+    public let quantity: Int
+    /// Calendar months a non-renewing subscription adds (R5).
+    public let months: Int
+
+    public init(
+        id: String, kind: ProductKind, title: String, description: String, price: Decimal,
+        image: String? = nil, quantity: Int = 0, months: Int = 0
+    ) {
+        self.id = id
+        self.kind = kind
+        self.title = title
+        self.description = description
+        self.price = price
+        self.image = image
+        self.quantity = quantity
+        self.months = months
+    }
+
+    public var isSubscription: Bool { kind == .nonRenewingSubscription }
+}
+
+/// A picture the random viewer can show (R7).
+public struct RandomComic: Sendable, Equatable, Identifiable {
+    public let id: String
+    public let title: String
+    public let image: String?
+
+    public init(id: String, title: String, image: String?) {
+        self.id = id
+        self.title = title
+        self.image = image
+    }
+}
+
+/// Formats prices for the catalog's currency and locale (C3).
+public struct PriceFormatter: Sendable {
+    public let currencyCode: String
+    public let localeIdentifier: String
+
+    public init(currencyCode: String, localeIdentifier: String) {
+        self.currencyCode = currencyCode
+        self.localeIdentifier = localeIdentifier
+    }
+
+    public func string(for price: Decimal) -> String {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .currency
+        formatter.locale = Locale(identifier: localeIdentifier)
+        formatter.currencyCode = currencyCode
+        return formatter.string(from: price as NSDecimalNumber) ?? "\(price) \(currencyCode)"
+    }
+
+    /// The price as a plain decimal string for JSON: "0.99", never "0.98999999".
+    public static func plain(_ price: Decimal) -> String {
+        let formatter = NumberFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.minimumFractionDigits = 2
+        formatter.maximumFractionDigits = 6
+        formatter.minimumIntegerDigits = 1
+        formatter.usesGroupingSeparator = false
+        return formatter.string(from: price as NSDecimalNumber) ?? "\(price)"
+    }
+}

@@ -1,0 +1,78 @@
+// Errors a person can act on: each says what was wrong and, where it helps, what to do.
+import Foundation
+
+public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
+    case unknownProduct(String, suggestion: String?)
+    case signInRequired(productID: String)
+    case alreadyOwned(productID: String)
+    case unknownTransaction(String)
+    case ambiguousTransaction(String, matches: [String])
+    case notPending(id: String, state: TransactionState)
+    case cannotResolve(id: String, state: TransactionState)
+    case noRandomViews(packID: String?)
+    case noRandomComics
+    case invalidAccountName(String)
+    case emptyPassword
+    case accountExists(String)
+    case unknownAccount(String)
+    case wrongPassword(String)
+    case notSignedIn
+    case invalidDeviceName(String)
+    case corruptDatabase(path: String, reason: String)
+    case storage(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknownProduct(let id, let suggestion):
+            "unknown product \"\(id)\"" + (suggestion.map { " (did you mean \"\($0)\"? `storefront products` lists them)" }
+                ?? " (`storefront products` lists them)")
+        case .signInRequired(let id):
+            "\"\(id)\" is a subscription: sign in first (`storefront account login NAME` or `account signup NAME`)"
+        case .alreadyOwned(let id):
+            "\"\(id)\" is already owned on this device; `storefront restore` brings purchases back elsewhere"
+        case .unknownTransaction(let id):
+            "no transaction \"\(id)\" on this device (`storefront pending` lists the waiting ones)"
+        case .ambiguousTransaction(let id, let matches):
+            "\"\(id)\" matches several transactions: \(matches.joined(separator: ", "))"
+        case .notPending(let id, let state):
+            "transaction \(id) is \(state.rawValue), not waiting for approval"
+        case .cannotResolve(let id, let state):
+            "transaction \(id) is \(state.rawValue); only an interrupted purchase can be resolved"
+        case .noRandomViews(let packID):
+            "no random comics left: buy more views" + (packID.map { " (`storefront buy \($0)`)" } ?? "") + " or subscribe"
+        case .noRandomComics:
+            "the catalog has no comics to show at random"
+        case .invalidAccountName(let name):
+            "\"\(name)\" is not a valid account name (1 to 64 letters, digits, '.', '_', '-' or '@')"
+        case .emptyPassword:
+            "the password is empty (set STOREFRONT_PASSWORD or type it on standard input)"
+        case .accountExists(let name):
+            "an account named \"\(name)\" already exists; sign in with `storefront account login \(name)`"
+        case .unknownAccount(let name):
+            "no account named \"\(name)\"; create it with `storefront account signup \(name)`"
+        case .wrongPassword(let name):
+            "wrong password for \"\(name)\""
+        case .notSignedIn:
+            "not signed in (`storefront account login NAME`)"
+        case .invalidDeviceName(let name):
+            "\"\(name)\" is not a valid device name (1 to 64 letters, digits, '.', '_' or '-', not starting with '.')"
+        case .corruptDatabase(let path, let reason):
+            "\(path) is not a usable database (\(reason)); it was left untouched: move it aside to start afresh"
+        case .storage(let path, let reason):
+            "\(path): \(reason)"
+        }
+    }
+
+    /// Bad input (2), storage trouble (3), or the request could not be done (1).
+    public var exitStatus: Int32 {
+        switch self {
+        case .unknownProduct, .unknownTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
+             .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
+            2
+        case .corruptDatabase, .storage:
+            3
+        case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn:
+            1
+        }
+    }
+}

@@ -1,0 +1,67 @@
+// Transactions of the mock payment queue (Q1) and the events observers see (Q2).
+import Foundation
+
+public enum TransactionState: String, Sendable, Codable, CaseIterable {
+    case purchasing
+    case purchased
+    case failed
+    /// Ask to Buy: waits for a parent's approval (Q4).
+    case deferred
+    /// Needs the user to act (accept new terms) before it completes or fails (Q4).
+    case interrupted
+    case restored
+
+    /// Still waiting for a decision: listed by `pending`.
+    public var isPending: Bool { self == .deferred || self == .interrupted }
+    /// Content is delivered in these states (Q3).
+    public var deliversContent: Bool { self == .purchased || self == .restored }
+}
+
+/// One state a transaction went through, with when.
+public struct TransactionStep: Sendable, Equatable, Codable {
+    public var state: TransactionState
+    public var reason: FailureReason?
+    public var at: Date
+
+    public init(state: TransactionState, reason: FailureReason? = nil, at: Date) {
+        self.state = state
+        self.reason = reason
+        self.at = at
+    }
+}
+
+public struct StoreTransaction: Sendable, Equatable, Identifiable {
+    public var id: String
+    /// The signed-in account, or nil for a guest.
+    public var user: String?
+    public var productID: String
+    public var kind: ProductKind
+    public var quantity: Int
+    public var months: Int
+    public var bonusDays: Int
+    public var state: TransactionState
+    public var reason: FailureReason?
+    public var createdAt: Date
+    /// When it became `purchased` or `restored`.
+    public var purchaseDate: Date?
+    /// A delayed outcome: when it fires, and whether it approves.
+    public var dueAt: Date?
+    public var dueApproves: Bool?
+    public var isFinished: Bool
+    /// For a `restored` transaction: the purchase it restores.
+    public var originalID: String?
+    public var steps: [TransactionStep]
+
+    public var states: [TransactionState] { steps.map(\.state) }
+}
+
+/// What an observer is told: one state change of one transaction, in order (Q2).
+public struct TransactionEvent: Sendable, Equatable {
+    /// Increasing across the device, so that a reader can ask for what came after.
+    public var sequence: Int64
+    public var transactionID: String
+    public var productID: String
+    public var state: TransactionState
+    public var reason: FailureReason?
+    public var at: Date
+}

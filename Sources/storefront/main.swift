@@ -1,0 +1,2 @@
+import StoreCore
+print("storefront")
