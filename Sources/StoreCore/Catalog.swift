@@ -263,8 +263,10 @@ public enum CatalogLoader {
 
         func integer(_ key: String) throws(CatalogError) -> Int? {
             guard let value = values[key], !(value is NSNull) else { return nil }
-            // JSONSerialization hands numbers back as NSNumber; a Bool is one too.
-            if let number = value as? NSNumber, !(value is Bool) {
+            // JSONSerialization hands numbers back as NSNumber, and `true` is one too: on Linux
+            // `is Bool` holds for NSNumber(1), so booleans are told apart by their class.
+            let isBoolean = String(describing: type(of: value)).contains("Boolean")
+            if let number = value as? NSNumber, !isBoolean {
                 let double = number.doubleValue
                 if double.rounded() == double, abs(double) < 1e9 { return Int(double) }
             }

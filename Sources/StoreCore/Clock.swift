@@ -90,7 +90,7 @@ public struct ClockSetting: Sendable, Equatable, Codable {
         switch mode {
         case .real, .offset:
             next.mode = .offset
-            next.offset = target.timeIntervalSince(real).rounded()
+            next.offset = target.wholeSeconds.timeIntervalSince(real.wholeSeconds)
         case .frozen:
             next.frozenAt = target.wholeSeconds
         case .rate:

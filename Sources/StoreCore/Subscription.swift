@@ -9,7 +9,9 @@ public enum SubscriptionMath {
         expiry current: Date?, purchaseDate: Date, months: Int, bonusDays: Int, calendar: Calendar
     ) -> Date {
         let start = max(current ?? purchaseDate, purchaseDate)
-        return StoreDuration(months: months, days: bonusDays).added(to: start, calendar: calendar)
+        // Months first, then the bonus days: 30 Jan + 1 month + 1 day is 1 Mar, not 28 Feb.
+        let afterMonths = StoreDuration(months: months).added(to: start, calendar: calendar)
+        return StoreDuration(days: bonusDays).added(to: afterMonths, calendar: calendar)
     }
 
     /// R6: active while now < expiry, to the second.

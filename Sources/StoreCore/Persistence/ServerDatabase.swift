@@ -158,7 +158,7 @@ public final class ServerDatabase: Sendable {
                 db,
                 sql: """
                     SELECT productID, MIN(transactionID) AS transactionID FROM receipt
-                    WHERE account = ? AND kind = ? GROUP BY productID ORDER BY MIN(purchaseDate), productID
+                    WHERE account = ? AND kind = ? GROUP BY productID ORDER BY MIN(rowid)
                     """,
                 arguments: [account, ProductKind.nonConsumable.rawValue]
             ).map { ($0["productID"], $0["transactionID"]) }

@@ -1,0 +1,264 @@
+// Options every subcommand takes (L2) and the wiring from them to a Store.
+import ArgumentParser
+import Foundation
+import StoreCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct CommonOptions: ParsableArguments {
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where state is kept (default: $STOREFRONT_STATE_DIR, else $XDG_STATE_HOME/storefront).", valueName: "dir"))
+    var stateDirectory: String?
+
+    @Option(help: ArgumentHelp("The device: a named local profile (A3).", valueName: "name"))
+    var device: String = "default"
+
+    @Option(help: ArgumentHelp("A catalog file (default: the shipped assets/catalog.json).", valueName: "file"))
+    var catalog: String?
+
+    @Option(help: ArgumentHelp("The folder of shipped assets (default: $STOREFRONT_ASSETS, else found beside the program).", valueName: "dir"))
+    var assets: String?
+
+    @Option(help: ArgumentHelp("Act as this account for this command only; the password comes from $STOREFRONT_PASSWORD or standard input.", valueName: "name"))
+    var user: String?
+
+    @Option(help: ArgumentHelp("The outcome of purchases made by this command: approve, defer, fail=REASON, delay=DURATION:approve|decline, interrupt.", valueName: "outcome"))
+    var outcome: String?
+
+    @Option(help: ArgumentHelp("The clock for this command only: real, offset=DURATION, at=ISO8601 or rate=N (the stored timeline is not changed).", valueName: "clock"))
+    var clock: String?
+
+    @Flag(help: "Print JSON for scripts.")
+    var json = false
+}
+
+/// A failure the command line reports as one line on standard error, with an exit status:
+/// 1 the request could not be done (a failed purchase, no views left), 2 bad input, 3 storage.
+struct CommandFailure: Error {
+    let message: String
+    let status: Int32
+}
+
+/// Everything a subcommand needs, opened from the common options.
+struct Context {
+    let options: CommonOptions
+    let store: Store
+    let stateDirectory: StateDirectory
+    let loaded: LoadedCatalog
+    let calendar: Calendar
+
+    var json: Bool { options.json }
+
+    static func open(_ options: CommonOptions, recover: Bool = true) throws -> Context {
+        let loaded = try loadCatalog(options)
+        reportWarnings(loaded.warnings)
+        let stateDirectory = StateDirectory(try resolveStateDirectory(options))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone.current
+        calendar.locale = Locale(identifier: "en_US_POSIX")
+        try stateDirectory.prepare()
+        let server = try ServerDatabase(url: stateDirectory.serverDatabase)
+        let override = try options.clock.map { try parseClockOverride($0, calendar: calendar) }
+        let clock = SettingClock(read: {
+            if let override { return override }
+            return (try? server.clockSetting()) ?? .standard
+        })
+        let store = try Store(
+            stateDirectory: stateDirectory, device: options.device, catalog: loaded.catalog, clock: clock,
+            calendar: calendar
+        )
+        if let outcome = options.outcome {
+            store.outcomeOverride = try parseOutcome(outcome)
+        }
+        store.afterDurablePurchase = try faultHook()
+        if let user = options.user {
+            try store.actAs(user, password: try readPassword())
+        }
+        let context = Context(options: options, store: store, stateDirectory: stateDirectory, loaded: loaded, calendar: calendar)
+        if recover { try context.recover() }
+        return context
+    }
+
+    /// Missing images are summed up in one line (the comics issue adds them); the rest are printed.
+    static func reportWarnings(_ warnings: [CatalogWarning]) {
+        let images = warnings.filter { $0.message.hasPrefix("image ") }
+        for warning in warnings where !images.contains(warning) { printError(warning.description) }
+        if let first = images.first {
+            printError("\(first.file): warning: \(images.count) image(s) missing; `storefront catalog check` lists them")
+        }
+    }
+
+    /// Q3 and Q5: finish what an earlier run left and fire delayed outcomes that are due.
+    func recover() throws {
+        let report = try store.recover()
+        if !report.redelivered.isEmpty {
+            printError("storefront: delivered \(report.redelivered.count) unfinished transaction(s): \(report.redelivered.joined(separator: ", "))")
+        }
+        if !report.abandoned.isEmpty {
+            printError("storefront: \(report.abandoned.count) purchase(s) cut off before the store answered were marked failed (network): \(report.abandoned.joined(separator: ", "))")
+        }
+    }
+
+    func formatDate(_ date: Date?) -> JSON {
+        guard let date else { return .null }
+        return .string(Self.isoFormatter(calendar.timeZone).string(from: date))
+    }
+
+    func price(_ product: Product) -> String { loaded.catalog.priceFormatter.string(for: product.price) }
+
+    static func isoFormatter(_ timeZone: TimeZone) -> ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = timeZone
+        return formatter
+    }
+
+    // MARK: Resolving paths
+
+    static func loadCatalog(_ options: CommonOptions) throws -> LoadedCatalog {
+        let assets = locateAssets(options.assets)
+        let catalogURL: URL
+        if let catalog = options.catalog {
+            catalogURL = URL(fileURLWithPath: catalog)
+        } else if let assets {
+            catalogURL = assets.appendingPathComponent("catalog.json")
+        } else {
+            throw CommandFailure(
+                message: "cannot find the shipped assets folder: pass --assets DIR or set STOREFRONT_ASSETS (or name a catalog with --catalog FILE)",
+                status: 2
+            )
+        }
+        do {
+            return try CatalogLoader.load(contentsOf: catalogURL)
+        } catch {
+            throw CommandFailure(message: error.description, status: 2)
+        }
+    }
+
+    /// --assets, then $STOREFRONT_ASSETS, then an `assets` folder beside the program or above it
+    /// (a build tree, or an install's share/storefront/assets), then the current folder's.
+    static func locateAssets(_ option: String?) -> URL? {
+        if let option { return URL(fileURLWithPath: option) }
+        if let variable = ProcessInfo.processInfo.environment["STOREFRONT_ASSETS"], !variable.isEmpty {
+            return URL(fileURLWithPath: variable)
+        }
+        let isAssets = { (url: URL) in FileManager.default.fileExists(atPath: url.appendingPathComponent("catalog.json").path) }
+        if var folder = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {
+            for _ in 0..<6 {
+                for candidate in [folder.appendingPathComponent("assets"), folder.appendingPathComponent("share/storefront/assets")]
+                where isAssets(candidate) {
+                    return candidate
+                }
+                folder.deleteLastPathComponent()
+            }
+        }
+        let local = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("assets")
+        return isAssets(local) ? local : nil
+    }
+
+    static func resolveStateDirectory(_ options: CommonOptions) throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = options.stateDirectory { return URL(fileURLWithPath: path) }
+        if let path = environment["STOREFRONT_STATE_DIR"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        if let path = environment["XDG_STATE_HOME"], path.hasPrefix("/") {
+            return URL(fileURLWithPath: path).appendingPathComponent("storefront")
+        }
+        guard let home = environment["HOME"], !home.isEmpty else {
+            throw CommandFailure(message: "no state folder: pass --state-dir DIR or set STOREFRONT_STATE_DIR", status: 2)
+        }
+        return URL(fileURLWithPath: home).appendingPathComponent(".local/state/storefront")
+    }
+
+    // MARK: Parsing values
+
+    static func parseOutcome(_ text: String) throws -> PurchaseOutcome {
+        do {
+            return try PurchaseOutcome(parsing: text)
+        } catch {
+            throw CommandFailure(message: error.description, status: 2)
+        }
+    }
+
+    static func parseDuration(_ text: String) throws -> StoreDuration {
+        do {
+            return try StoreDuration(parsing: text)
+        } catch {
+            throw CommandFailure(message: error.description, status: 2)
+        }
+    }
+
+    static func parseDate(_ text: String, calendar: Calendar) throws -> Date {
+        let formatter = isoFormatter(calendar.timeZone)
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date.wholeSeconds }
+        // A bare date or a date and time without a zone are read in the local time zone.
+        for format in ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"] {
+            let local = DateFormatter()
+            local.locale = Locale(identifier: "en_US_POSIX")
+            local.timeZone = calendar.timeZone
+            local.dateFormat = format
+            if let date = local.date(from: text) { return date }
+        }
+        throw CommandFailure(message: "\"\(text)\" is not an ISO 8601 time (for example 2026-01-31T09:00:00Z or 2026-01-31)", status: 2)
+    }
+
+    static func parseClockOverride(_ text: String, calendar: Calendar) throws -> ClockSetting {
+        let real = Date()
+        if text == "real" { return ClockSetting(mode: .real) }
+        if text.hasPrefix("offset=") {
+            let value = String(text.dropFirst(7))
+            let negative = value.hasPrefix("-")
+            let duration = try parseDuration(negative || value.hasPrefix("+") ? String(value.dropFirst()) : value)
+            let target = duration.added(to: real, calendar: calendar)
+            let seconds = target.timeIntervalSince(real)
+            return ClockSetting(mode: .offset, offset: negative ? -seconds : seconds)
+        }
+        if text.hasPrefix("at=") {
+            return ClockSetting(mode: .frozen, frozenAt: try parseDate(String(text.dropFirst(3)), calendar: calendar))
+        }
+        if text.hasPrefix("rate=") {
+            return ClockSetting.standard.accelerated(rate: try parseRate(String(text.dropFirst(5))), real: real)
+        }
+        throw CommandFailure(message: "unknown clock \"\(text)\" (expected real, offset=DURATION, at=ISO8601 or rate=N)", status: 2)
+    }
+
+    static func parseRate(_ text: String) throws -> Double {
+        if text == "sandbox" { return ClockSetting.sandboxRate }
+        guard let rate = Double(text), rate > 0, rate <= 1_000_000 else {
+            throw CommandFailure(message: "\"\(text)\" is not a clock rate (a number from 0 to 1000000, or \"sandbox\")", status: 2)
+        }
+        return rate
+    }
+
+    // MARK: Environment
+
+    /// STOREFRONT_FAULT=crash-before-finish: die like `kill -9` right after a transaction is
+    /// durably purchased, before it is delivered and finished (Q3's test).
+    static func faultHook() throws -> ((StoreTransaction) throws -> Void)? {
+        guard let fault = ProcessInfo.processInfo.environment["STOREFRONT_FAULT"], !fault.isEmpty else { return nil }
+        guard fault == "crash-before-finish" else {
+            throw CommandFailure(message: "unknown STOREFRONT_FAULT \"\(fault)\" (expected crash-before-finish)", status: 2)
+        }
+        return { _ in
+            kill(getpid(), SIGKILL)
+        }
+    }
+
+    /// The password: $STOREFRONT_PASSWORD, else typed (without echo on a terminal), else one line
+    /// of standard input.
+    static func readPassword() throws -> String {
+        if let password = ProcessInfo.processInfo.environment["STOREFRONT_PASSWORD"] { return password }
+        if isatty(STDIN_FILENO) != 0, let typed = getpass("Password: ") {
+            return String(cString: typed)
+        }
+        guard let line = readLine(strippingNewline: true) else {
+            throw CommandFailure(message: "no password: set STOREFRONT_PASSWORD or pipe it on standard input", status: 2)
+        }
+        return line
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

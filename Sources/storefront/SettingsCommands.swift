@@ -1,0 +1,234 @@
+// Subcommands for the store's clock (Q5), the outcome policy (Q4), the device (A3), the catalog
+// (C5), and the screen (L1).
+import ArgumentParser
+import Foundation
+import StoreCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct ClockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clock",
+        abstract: "The store's time, shared by every device of the state folder.",
+        discussion: "Moving the clock fires delayed outcomes that come due (Q5).",
+        subcommands: [Show.self, Advance.self, Set.self, Real.self, Freeze.self, Rate.self],
+        defaultSubcommand: Show.self
+    )
+
+    static func change(_ context: Context, _ change: (ClockSetting, Date) throws -> ClockSetting) throws {
+        let server = context.store.server
+        try server.setClockSetting(try change(try server.clockSetting(), Date()))
+        try context.recover()
+        try show(context)
+    }
+
+    static func show(_ context: Context) throws {
+        let setting = try context.store.server.clockSetting()
+        let now = context.store.now()
+        output(
+            context,
+            json: .object([
+                ("now", context.formatDate(now)), ("mode", .string(setting.mode.rawValue)),
+                ("offsetSeconds", .int(Int(setting.offset))), ("rate", .int(Int(setting.rate))),
+            ]),
+            text: "\(Context.isoFormatter(context.calendar.timeZone).string(from: now))  (\(setting.summary))"
+        )
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the store's time.")
+        @OptionGroup var common: CommonOptions
+        func run() throws { try perform(common) { try ClockCommand.show($0) } }
+    }
+
+    struct Advance: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move the store's time forward: 90m, 12h, 1d, 2w, 3mo, 1y, 1d12h.")
+        @Argument(help: "How far.") var duration: String
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                let duration = try Context.parseDuration(duration)
+                try ClockCommand.change(context) { setting, real in
+                    let now = setting.now(real: real)
+                    return setting.setting(now: duration.added(to: now, calendar: context.calendar), real: real)
+                }
+            }
+        }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set the store's time (ISO 8601); it keeps running unless frozen.")
+        @Argument(help: "The time, e.g. 2026-01-31T09:00:00Z.") var time: String
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                let target = try Context.parseDate(time, calendar: context.calendar)
+                try ClockCommand.change(context) { setting, real in setting.setting(now: target, real: real) }
+            }
+        }
+    }
+
+    struct Real: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Go back to real time.")
+        @OptionGroup var common: CommonOptions
+        func run() throws { try perform(common) { try ClockCommand.change($0) { _, _ in ClockSetting(mode: .offset) } } }
+    }
+
+    struct Freeze: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop the store's time (at TIME if given); only commands move it.")
+        @Argument(help: "Where to stop it (ISO 8601); default: now.") var time: String?
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                let target = try time.map { try Context.parseDate($0, calendar: context.calendar) }
+                try ClockCommand.change(context) { setting, real in
+                    ClockSetting(mode: .frozen, frozenAt: target ?? setting.now(real: real))
+                }
+            }
+        }
+    }
+
+    struct Rate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the store's time N times faster; \"sandbox\" is 8640× (one month of subscription in five minutes)."
+        )
+        @Argument(help: "The rate.") var rate: String
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                let rate = try Context.parseRate(rate)
+                try ClockCommand.change(context) { setting, real in setting.accelerated(rate: rate, real: real) }
+            }
+        }
+    }
+}
+
+struct Policy: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The device's outcome policy for the next purchases (Q4).",
+        subcommands: [Show.self, Set.self],
+        defaultSubcommand: Show.self
+    )
+
+    static func show(_ context: Context) throws {
+        let policy = try context.store.policy().description
+        output(context, json: .object([("policy", .string(policy))]), text: policy)
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the policy.")
+        @OptionGroup var common: CommonOptions
+        func run() throws { try perform(common) { try Policy.show($0) } }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the policy: approve, defer, fail=REASON, delay=DURATION:approve|decline, interrupt.",
+            discussion: "Reasons: " + FailureReason.policyReasons.map(\.rawValue).joined(separator: ", ") + "."
+        )
+        @Argument(help: "The outcome.") var policy: String
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                try context.store.setPolicy(try Context.parseOutcome(policy))
+                try Policy.show(context)
+            }
+        }
+    }
+}
+
+struct ResetDevice: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset-device",
+        abstract: "\"Delete the app\" on this device (A3): its state goes, the accounts and other devices stay."
+    )
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        do {
+            let directory = StateDirectory(try Context.resolveStateDirectory(common))
+            try directory.removeDevice(common.device)
+            let json = JSON.object([("device", .string(common.device))])
+            print(common.json ? json.rendered() : "device \"\(common.device)\" reset")
+        } catch let failure as CommandFailure {
+            printError("storefront: \(failure.message)")
+            throw ExitCode(failure.status)
+        } catch let error as StoreError {
+            printError("storefront: \(error.description)")
+            throw ExitCode(error.exitStatus)
+        }
+    }
+}
+
+struct CatalogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "catalog",
+        abstract: "Check a catalog file (C5).",
+        subcommands: [Check.self],
+        defaultSubcommand: Check.self
+    )
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Check a catalog: errors exit 2; warnings are printed, and fail with --strict.")
+        @Argument(help: "The catalog file (default: the one --catalog names, else the shipped one).") var file: String?
+        @Flag(help: "Treat warnings (a missing image, an unknown key) as errors.") var strict = false
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            var options = common
+            if let file { options.catalog = file }
+            do {
+                let loaded = try Context.loadCatalog(options)
+                for warning in loaded.warnings { printError(warning.description) }
+                let json = JSON.object([
+                    ("products", .int(loaded.catalog.products.count)),
+                    ("warnings", .strings(loaded.warnings.map(\.description))),
+                ])
+                print(common.json ? json.rendered() : "ok: \(loaded.catalog.products.count) products, \(loaded.warnings.count) warning(s)")
+                if strict, !loaded.warnings.isEmpty { throw ExitCode(2) }
+            } catch let failure as CommandFailure {
+                printError("storefront: \(failure.message)")
+                throw ExitCode(failure.status)
+            }
+        }
+    }
+}
+
+struct Screen: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Open the storefront screen (the default).")
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+        guard isatty(STDOUT_FILENO) != 0, isatty(STDIN_FILENO) != 0, !term.isEmpty, term != "dumb" else {
+            // T5: no terminal to draw on.
+            printError("""
+                storefront: the screen needs a terminal (standard input and output a TTY, TERM not dumb).
+                Without one, use the subcommands: `storefront products`, `storefront buy ID`, `storefront status`, \
+                `storefront --help` for all of them.
+                """)
+            throw ExitCode(1)
+        }
+        // The full-screen program comes with the screen issue; until then, show the store.
+        try perform(common) { context in
+            print("Storefront: \(context.store.catalog.name)\n")
+            print(try context.store.status().header + "\n")
+        }
+        try Products.parse(commonArguments()).run()
+        print("\nSubcommands: storefront --help")
+    }
+
+    private func commonArguments() -> [String] {
+        var arguments: [String] = ["--device", common.device]
+        if let value = common.stateDirectory { arguments += ["--state-dir", value] }
+        if let value = common.catalog { arguments += ["--catalog", value] }
+        if let value = common.assets { arguments += ["--assets", value] }
+        return arguments
+    }
+}

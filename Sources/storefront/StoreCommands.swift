@@ -1,0 +1,281 @@
+// Subcommands that browse, buy and settle purchases (L1).
+import ArgumentParser
+import Foundation
+import StoreCore
+
+struct Products: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The catalog, in order, with the action each row offers now.")
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let rows = try context.store.productRows()
+            let catalog = context.store.catalog
+            let json = JSON.array(rows.map { row in
+                let product = row.product
+                var fields: [(String, JSON)] = [
+                    ("id", .string(product.id)), ("kind", .string(product.kind.rawValue)), ("title", .string(product.title)),
+                    ("description", .string(product.description)), ("price", .string(PriceFormatter.plain(product.price))),
+                    ("currency", .string(catalog.currencyCode)), ("displayPrice", .string(context.price(product))),
+                    ("action", .string(row.action.rawValue)), ("pending", .optional(row.pending?.rawValue)),
+                ]
+                switch product.kind {
+                case .nonConsumable: fields.append(("image", .optional(product.image)))
+                case .consumable: fields.append(("quantity", .int(product.quantity)))
+                case .nonRenewingSubscription: fields.append(("months", .int(product.months)))
+                }
+                return JSON.object(fields)
+            })
+            let width = rows.map { $0.product.title.count }.max() ?? 0
+            let text = rows.map { row in
+                let action: String
+                switch row.action {
+                case .buy: action = "\(context.price(row.product))  Buy"
+                case .owned: action = "✓"
+                case .subscribe: action = "\(context.price(row.product))  Subscribe"
+                case .renew: action = "\(context.price(row.product))  Renew"
+                case .signInRequired: action = "\(context.price(row.product))  (sign in to subscribe)"
+                }
+                let pending = row.pending.map { "  [\($0.rawValue)]" } ?? ""
+                return row.product.title.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(action)\(pending)  \(row.product.id)"
+            }.joined(separator: "\n")
+            output(context, json: json, text: text)
+        }
+    }
+}
+
+struct Account: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign up, sign in, sign out and say who is signed in (A1).",
+        subcommands: [Signup.self, Login.self, Logout.self, Whoami.self]
+    )
+
+    static func show(_ context: Context) throws {
+        let user = try context.store.currentUser()
+        output(context, json: .object([("user", .optional(user))]), text: user.map { "signed in as \($0)" } ?? "not signed in (guest)")
+    }
+
+    struct Signup: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an account and sign in to it on this device.")
+        @Argument(help: "The account name.") var name: String
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                try context.store.signUp(name, password: try Context.readPassword())
+                try Account.show(context)
+            }
+        }
+    }
+
+    struct Login: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Sign in; the device remembers the account.")
+        @Argument(help: "The account name.") var name: String
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                try context.store.signIn(name, password: try Context.readPassword())
+                try Account.show(context)
+            }
+        }
+    }
+
+    struct Logout: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Sign out; the device continues as a guest.")
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                try context.store.signOut()
+                try Account.show(context)
+            }
+        }
+    }
+
+    struct Whoami: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Who is signed in on this device.")
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in try Account.show(context) }
+        }
+    }
+}
+
+struct Buy: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Buy a product; the queue runs until the transaction settles or waits.",
+        discussion: "The outcome comes from --outcome, else the device's policy (`storefront policy`)."
+    )
+    @Argument(help: "The product id (`storefront products` lists them).") var product: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            try context.report(try context.store.buy(product))
+        }
+    }
+}
+
+struct Pending: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Deferred (Ask to Buy) and interrupted transactions, and delayed ones.")
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let pending = try context.store.pending() + context.store.delayed()
+            let json = JSON.array(pending.map { transaction in
+                .object([
+                    ("id", .string(transaction.id)), ("product", .string(transaction.productID)),
+                    ("state", .string(transaction.state.rawValue)), ("reason", .optional(transaction.reason?.rawValue)),
+                    ("dueAt", context.formatDate(transaction.dueAt)),
+                ])
+            })
+            let text = pending.isEmpty ? "nothing pending" : pending.map(context.line).joined(separator: "\n")
+            output(context, json: json, text: text)
+        }
+    }
+}
+
+struct Approve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Approve a deferred purchase (a parent saying yes to Ask to Buy).")
+    @Argument(help: "The transaction id, or its first characters.") var id: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in try context.report(try context.store.approve(id)) }
+    }
+}
+
+struct Decline: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Decline a deferred purchase (failed: declined) or an interrupted one (failed: cancelled).")
+    @Argument(help: "The transaction id, or its first characters.") var id: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let transaction = try context.store.decline(id)
+            // Declining is what was asked, so it exits 0; the state says failed.
+            output(context, json: context.json(transaction), text: context.line(transaction))
+        }
+    }
+}
+
+struct Resolve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Complete an interrupted purchase (the user accepted what it asked).")
+    @Argument(help: "The transaction id, or its first characters.") var id: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in try context.report(try context.store.resolve(id)) }
+    }
+}
+
+struct Restore: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Restore purchases (A5): owned comics and the expiry; not consumables.")
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let result = try context.store.restore()
+            let expiry = result.expiry.map { "; subscription expires \(SubscriptionMath.formatDay($0, calendar: context.calendar))" } ?? ""
+            output(
+                context,
+                json: .object([("restored", .strings(result.restored)), ("expires", context.formatDate(result.expiry))]),
+                text: "restored \(result.restored.count) comic(s)\(expiry)" + (result.restored.isEmpty ? "" : ": " + result.restored.joined(separator: ", "))
+            )
+        }
+    }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "What the device knows now: subscription, owned comics, random views.")
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let status = try context.store.status()
+            let json = JSON.object([
+                ("user", .optional(status.user)), ("device", .string(status.device)), ("subscribed", .bool(status.isSubscribed)),
+                ("expires", context.formatDate(status.expiry)), ("daysRemaining", .int(status.daysRemaining)),
+                ("header", .string(status.header)), ("owned", .strings(status.owned)), ("unlocked", .strings(status.unlocked)),
+                ("randomViewsRemaining", .int(status.randomViewsRemaining)), ("lastRandomComic", .optional(status.lastRandomComic)),
+                ("policy", .string(try context.store.policy().description)), ("now", context.formatDate(status.now)),
+            ])
+            let text = """
+                \(status.header)
+                user: \(status.user ?? "guest")   device: \(status.device)
+                owned: \(status.owned.isEmpty ? "none" : status.owned.joined(separator: ", "))
+                random views left: \(status.isSubscribed ? "unlimited" : String(status.randomViewsRemaining))
+                """
+            output(context, json: json, text: text)
+        }
+    }
+}
+
+struct Random: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show (use) one random comic (R7).")
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let result = try context.store.showRandomComic()
+            output(
+                context,
+                json: .object([
+                    ("comic", .string(result.comic.id)), ("title", .string(result.comic.title)), ("image", .optional(result.comic.image)),
+                    ("randomViewsRemaining", .int(result.randomViewsRemaining)), ("header", .string(result.header)),
+                ]),
+                text: "\(result.comic.title) (\(result.comic.id))\n" + (result.isSubscribed ? result.header : "random views left: \(result.randomViewsRemaining)")
+            )
+        }
+    }
+}
+
+struct History: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Every transaction of this device's account (or guest) with its states and times.")
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let history = try context.store.history()
+            output(context, json: .array(history.map(context.json)), text: history.isEmpty ? "no transactions" : history.map(context.line).joined(separator: "\n"))
+        }
+    }
+}
+
+struct Receipt: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The signed-in account's receipt on the server, with the expiry recomputed from it (A6)."
+    )
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let report = try context.store.receipt()
+            let json = JSON.object([
+                ("account", .string(report.account)),
+                ("storedExpiry", context.formatDate(report.storedExpiry)),
+                ("recomputedExpiry", context.formatDate(report.recomputedExpiry)),
+                ("deviceExpiry", context.formatDate(report.deviceExpiry)),
+                ("consistent", .bool(report.isConsistent)),
+                ("entries", .array(report.entries.map { entry in
+                    .object([
+                        ("id", .string(entry.transactionID)), ("product", .string(entry.productID)), ("kind", .string(entry.kind.rawValue)),
+                        ("months", .int(entry.months)), ("bonusDays", .int(entry.bonusDays)),
+                        ("purchaseDate", context.formatDate(entry.purchaseDate)), ("device", .string(entry.device)),
+                    ])
+                })),
+            ])
+            let lines = report.entries.map { entry in
+                "\(entry.transactionID)  \(entry.productID)  \(Context.isoFormatter(context.calendar.timeZone).string(from: entry.purchaseDate))  on \(entry.device)"
+            }
+            let expiry = report.storedExpiry.map { Context.isoFormatter(context.calendar.timeZone).string(from: $0) } ?? "none"
+            output(context, json: json, text: (lines + ["stored expiry: \(expiry) (\(report.isConsistent ? "matches" : "DOES NOT MATCH") the receipt)"]).joined(separator: "\n"))
+            if !report.isConsistent {
+                throw CommandFailure(message: "the stored expiry differs from the receipt's", status: 1)
+            }
+        }
+    }
+}

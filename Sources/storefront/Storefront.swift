@@ -1,0 +1,86 @@
+// The `storefront` executable: with no subcommand the screen (L1), else headless subcommands.
+import ArgumentParser
+import Foundation
+import StoreCore
+
+@main
+struct Storefront: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "storefront",
+        abstract: "A terminal storefront with a mock payment queue: browse, buy, and test purchase edge cases.",
+        discussion: """
+            Exit status: 0 done (a deferred purchase included); 1 the request could not be done (a purchase \
+            failed or was declined, no random views left, sign-in needed); 2 bad input (unknown product or \
+            transaction, malformed duration or outcome, bad catalog, wrong password); 3 storage trouble \
+            (corrupt or unwritable database).
+            """,
+        subcommands: [
+            Screen.self, Products.self, Account.self, Buy.self, Pending.self, Approve.self, Decline.self,
+            Resolve.self, Restore.self, Status.self, Random.self, History.self, Receipt.self, ClockCommand.self,
+            Policy.self, ResetDevice.self, CatalogCommand.self,
+        ],
+        defaultSubcommand: Screen.self
+    )
+}
+
+/// Runs a subcommand body, turning every error into one line on standard error and its status.
+func perform(_ options: CommonOptions, recover: Bool = true, _ body: (Context) throws -> Void) throws {
+    do {
+        let context = try Context.open(options, recover: recover)
+        try body(context)
+    } catch let failure as CommandFailure {
+        printError("storefront: \(failure.message)")
+        throw ExitCode(failure.status)
+    } catch let error as StoreError {
+        printError("storefront: \(error.description)")
+        throw ExitCode(error.exitStatus)
+    } catch let error as CatalogError {
+        printError("storefront: \(error.description)")
+        throw ExitCode(2)
+    }
+}
+
+func output(_ context: Context, json: @autoclosure () -> JSON, text: @autoclosure () -> String) {
+    print(context.json ? json().rendered() : text())
+}
+
+extension Context {
+    func json(_ transaction: StoreTransaction) -> JSON {
+        .object([
+            ("id", .string(transaction.id)),
+            ("product", .string(transaction.productID)),
+            ("state", .string(transaction.state.rawValue)),
+            ("states", .strings(transaction.states.map(\.rawValue))),
+            ("reason", .optional(transaction.reason?.rawValue)),
+            ("purchaseDate", formatDate(transaction.purchaseDate)),
+            ("finished", .bool(transaction.isFinished)),
+            ("createdAt", formatDate(transaction.createdAt)),
+            ("dueAt", formatDate(transaction.dueAt)),
+            ("user", .optional(transaction.user)),
+            ("originalID", .optional(transaction.originalID)),
+            ("steps", .array(transaction.steps.map { step in
+                .object([("state", .string(step.state.rawValue)), ("reason", .optional(step.reason?.rawValue)), ("at", formatDate(step.at))])
+            })),
+        ])
+    }
+
+    func line(_ transaction: StoreTransaction) -> String {
+        let title = store.catalog.product(transaction.productID)?.title ?? transaction.productID
+        var text = "\(transaction.id)  \(title)  \(transaction.states.map(\.rawValue).joined(separator: " → "))"
+        if let reason = transaction.reason { text += " (\(reason.rawValue): \(reason.explanation))" }
+        if let due = transaction.dueAt, transaction.state == .purchasing {
+            text += " (\(transaction.dueApproves == true ? "approves" : "declines") at \(Self.isoFormatter(calendar.timeZone).string(from: due)))"
+        }
+        return text
+    }
+
+    /// Prints a transaction the way `buy`, `approve`, `decline` and `resolve` do; a failed one
+    /// also gets a line on standard error and exit status 1.
+    func report(_ transaction: StoreTransaction) throws {
+        output(self, json: json(transaction), text: line(transaction))
+        if transaction.state == .failed {
+            let reason = transaction.reason.map { "\($0.rawValue): \($0.explanation)" } ?? "failed"
+            throw CommandFailure(message: "purchase of \(transaction.productID) failed (\(reason))", status: 1)
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import StoreCore
-print("storefront")

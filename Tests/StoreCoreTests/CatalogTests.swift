@@ -1,0 +1,108 @@
+// C1–C5: the catalog file and its check.
+import Foundation
+import Testing
+@testable import StoreCore
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let shippedCatalog = repositoryRoot.appendingPathComponent("assets/catalog.json")
+
+@Suite("Catalog")
+struct CatalogTests {
+    @Test("C4 the shipped catalog: eight comics or more, a pack of 5, 3 and 6 months, one bonus day, USD")
+    func shipped() throws {
+        let loaded = try CatalogLoader.load(contentsOf: shippedCatalog)
+        let catalog = loaded.catalog
+        #expect(catalog.comics.count >= 8)
+        #expect(catalog.products.filter { $0.kind == .consumable }.map(\.quantity) == [5])
+        #expect(catalog.products.filter(\.isSubscription).map(\.months) == [3, 6])
+        #expect(catalog.bonusDays == 1)
+        #expect(catalog.currencyCode == "USD")
+        #expect(catalog.comics.allSatisfy { $0.image != nil })
+        // C3: a subscription's name states its duration.
+        for product in catalog.products where product.isSubscription {
+            #expect(product.title.contains("\(product.months) Months"))
+        }
+        #expect(loaded.warnings.allSatisfy { $0.message.hasPrefix("image ") })
+    }
+
+    @Test("C3 prices are exact decimals, formatted for the locale")
+    func prices() throws {
+        let json = #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"0.10"}]}"#
+        let (catalog, _) = try CatalogLoader.parse(Data(json.utf8), fileName: "c.json")
+        #expect(catalog.products[0].price * 3 == Decimal(string: "0.30")!)
+        #expect(catalog.priceFormatter.string(for: Decimal(string: "1234.5")!) == "$1,234.50")
+        #expect(PriceFormatter(currencyCode: "EUR", localeIdentifier: "de_DE").string(for: Decimal(string: "0.99")!).contains("0,99"))
+        #expect(PriceFormatter.plain(Decimal(string: "0.99")!) == "0.99")
+        #expect(PriceFormatter.plain(Decimal(string: "5")!) == "5.00")
+    }
+
+    struct BadCase: Sendable, CustomTestStringConvertible {
+        let name: String, json: String, message: String
+        var testDescription: String { name }
+    }
+
+    static let badCatalogs: [BadCase] = [
+        BadCase(name: "not JSON", json: "{ products: ", message: "c.json: is not valid JSON"),
+        BadCase(name: "not an object", json: "[]", message: "c.json: must be a JSON object"),
+        BadCase(name: "no products", json: "{}", message: "c.json: has no \"products\" array"),
+        BadCase(name: "missing id", json: #"{"products":[{"kind":"consumable","title":"P","price":"1"}]}"#,
+                message: "c.json: products[0]: has no \"id\""),
+        BadCase(name: "duplicate id", json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"1"},{"id":"p","kind":"consumable","title":"Q","price":"1"}]}"#,
+                message: "c.json: products[1] \"p\": duplicate identifier (first used by products[0])"),
+        BadCase(name: "unknown kind", json: #"{"products":[{"id":"p","kind":"gift","title":"P","price":"1"}]}"#,
+                message: "c.json: products[0] \"p\": unknown kind \"gift\""),
+        BadCase(name: "negative price", json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"-1"}]}"#,
+                message: "c.json: products[0] \"p\": price \"-1\" is negative"),
+        BadCase(name: "price not a number", json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"free"}]}"#,
+                message: "c.json: products[0] \"p\": price \"free\" is not a decimal number"),
+        BadCase(name: "price as a JSON number", json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":0.99}]}"#,
+                message: "c.json: products[0] \"p\": price must be a string"),
+        BadCase(name: "subscription without months", json: #"{"products":[{"id":"s","kind":"nonRenewingSubscription","title":"S","price":"1"}]}"#,
+                message: "c.json: products[0] \"s\": a non-renewing subscription needs \"months\""),
+        BadCase(name: "comic without image", json: #"{"products":[{"id":"c","kind":"nonConsumable","title":"C","price":"1"}]}"#,
+                message: "c.json: products[0] \"c\": a comic needs an \"image\""),
+        BadCase(name: "bad policy", json: #"{"policy":"maybe","products":[{"id":"p","kind":"consumable","title":"P","price":"1"}]}"#,
+                message: "c.json: policy: unknown outcome \"maybe\""),
+    ]
+
+    @Test("C5 a bad catalog is refused with one line naming the file and the entry", arguments: badCatalogs)
+    func refuses(_ example: BadCase) {
+        do {
+            _ = try CatalogLoader.parse(Data(example.json.utf8), fileName: "c.json")
+            Issue.record("accepted \(example.name)")
+        } catch {
+            #expect(error.description.hasPrefix(example.message), "\(error.description)")
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    @Test("C5 an unreadable file names the file and why")
+    func unreadable() {
+        let url = URL(fileURLWithPath: "/nonexistent/catalog.json")
+        #expect(throws: CatalogError(file: url.path, entry: nil, message: "cannot be read (no such file)")) {
+            try CatalogLoader.load(contentsOf: url)
+        }
+    }
+
+    @Test("C5 a missing image is a warning now, an error when images are required")
+    func missingImage() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("c.json")
+        try Data(#"{"products":[{"id":"c","kind":"nonConsumable","title":"C","price":"1","image":"c.png"}]}"#.utf8).write(to: file)
+        let loaded = try CatalogLoader.load(contentsOf: file)
+        #expect(loaded.warnings.map(\.description) == ["c.json: warning: products[0] \"c\": image \"c.png\" is missing (looked in \(folder.path))"])
+        #expect(throws: CatalogError.self) { try CatalogLoader.load(contentsOf: file, imagesRequired: true) }
+        try Data().write(to: folder.appendingPathComponent("c.png"))
+        #expect(try CatalogLoader.load(contentsOf: file, imagesRequired: true).warnings.isEmpty)
+    }
+
+    @Test("unknown keys are ignored with a warning")
+    func unknownKeys() throws {
+        let json = #"{"colour":"red","products":[{"id":"p","kind":"consumable","title":"P","price":"1","qty":3}]}"#
+        let (catalog, warnings) = try CatalogLoader.parse(Data(json.utf8), fileName: "c.json")
+        #expect(catalog.products[0].quantity == 5)
+        #expect(warnings.map(\.message) == ["unknown key \"colour\" is ignored", "unknown key \"qty\" is ignored"])
+    }
+}

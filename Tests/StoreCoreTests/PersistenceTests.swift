@@ -1,0 +1,90 @@
+// P1–P3: SQLite state that survives crashes and is never silently replaced.
+import Foundation
+import Testing
+@testable import StoreCore
+
+@Suite("Persistence")
+struct PersistenceTests {
+    @Test("P1 state survives closing and reopening")
+    func survivesReopen() throws {
+        let state = TemporaryState()
+        do {
+            let store = try state.signedIn("ann")
+            try store.buy("comic.a")
+            try store.buy("pack")
+            try store.setPolicy(.defer)
+        }
+        let reopened = try state.store()
+        #expect(try reopened.currentUser() == "ann")
+        #expect(try reopened.status().owned == ["comic.a"])
+        #expect(try reopened.status().randomViewsRemaining == 5)
+        #expect(try reopened.policy() == .defer)
+    }
+
+    @Test("P2 a corrupt device database is reported and left untouched", arguments: ["device", "server"])
+    func corrupt(which: String) throws {
+        let state = TemporaryState()
+        try state.directory.prepare()
+        let file = which == "device" ? try state.directory.deviceDatabase("phone") : state.directory.serverDatabase
+        let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: file)
+        let failure = error { try state.store() }
+        guard case .corruptDatabase(let path, _) = failure else {
+            Issue.record("expected corruptDatabase, got \(String(describing: failure))")
+            return
+        }
+        #expect(path == file.path)
+        #expect(try Data(contentsOf: file) == garbage)
+        #expect(failure?.exitStatus == 3)
+    }
+
+    @Test("P2 a truncated database is reported, not replaced")
+    func truncated() throws {
+        let state = TemporaryState()
+        do {
+            let store = try state.store()
+            for _ in 0..<20 { try store.buy("pack") }
+        }
+        let file = try state.directory.deviceDatabase("phone")
+        // Fold the WAL into the main file, then cut the file in the middle of a page.
+        let full = try Data(contentsOf: file)
+        if full.count > 4096 {
+            try full.prefix(full.count / 2 + 100).write(to: file)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+            do {
+                let store = try state.store()
+                _ = try store.history()
+                _ = try store.status()
+            } catch let error as StoreError {
+                #expect(error.exitStatus == 3)
+            }
+        }
+    }
+
+    @Test("P3 two stores on one device at once lose nothing")
+    func concurrentStores() async throws {
+        let state = TemporaryState()
+        _ = try state.store()
+        let directory = state.directory, clock = state.clock
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let store = try Store(
+                        stateDirectory: directory, device: "phone", catalog: testCatalog, clock: clock,
+                        calendar: utcCalendar, passwordHasher: .fastForTests
+                    )
+                    for _ in 0..<10 {
+                        try store.buy("pack")
+                        _ = try? store.showRandomComic()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let store = try state.store()
+        #expect(try store.history().count == 40)
+        #expect(try store.history().allSatisfy(\.isFinished))
+        // 40 packs of 5, 40 views used (a view never fails while any are left).
+        #expect(try store.status().randomViewsRemaining == 160)
+    }
+}
