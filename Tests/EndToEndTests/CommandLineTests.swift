@@ -1,0 +1,289 @@
+// The `storefront` binary driven as a script would drive it (L1, L2), through the issue's scenarios.
+import Foundation
+import Testing
+
+@Suite("storefront command line", .serialized)
+struct CommandLineTests {
+    let comic = "com.storefront.comic.nightshift"
+    let pack = "com.storefront.randomviews"
+    let threeMonths = "com.storefront.sub.3months"
+    let sixMonths = "com.storefront.sub.6months"
+
+    @Test("L1 products lists the catalog in order with each row's action")
+    func products() throws {
+        let session = try Session()
+        let rows = try session.array(["products"])
+        #expect(rows.count == 11)
+        let first = rows[0]
+        #expect(first["id"] as? String == comic)
+        #expect(first["kind"] as? String == "nonConsumable")
+        #expect(first["price"] as? String == "0.99")
+        #expect(first["currency"] as? String == "USD")
+        #expect(first["displayPrice"] as? String == "$0.99")
+        #expect(first["action"] as? String == "buy")
+        #expect(rows.map { $0["action"] as? String }.suffix(2) == ["signInRequired", "signInRequired"])
+        for row in rows {
+            for key in ["id", "kind", "title", "description", "price", "currency", "displayPrice", "action"] {
+                #expect(row[key] != nil, "missing \(key)")
+            }
+        }
+    }
+
+    @Test("sign up, buy a comic, subscribe, and the clock passes expiry (R1 R5 R6)")
+    func subscribeAndExpire() throws {
+        let session = try Session()
+        try session.signUp("alice")
+        #expect(try session.object(["account", "whoami"])["user"] as? String == "alice")
+        let bought = try session.object(["buy", comic])
+        #expect(bought["state"] as? String == "purchased")
+        #expect(bought["states"] as? [String] == ["purchasing", "purchased"])
+        #expect(bought["reason"] is NSNull)
+        try session.run(["buy", threeMonths]).expectSuccess()
+        var status = try session.object(["status"])
+        #expect(status["header"] as? String == "Subscribed! Expires: 16/04/2026 (91 Days)")
+        #expect(status["expires"] as? String == "2026-04-16T12:00:00Z")
+        #expect(status["subscribed"] as? Bool == true)
+        #expect(status["daysRemaining"] as? Int == 91)
+        #expect(status["owned"] as? [String] == [comic])
+        #expect(try session.array(["products"]).map { $0["action"] as? String }.suffix(2) == ["renew", "renew"])
+
+        // One second before expiry, then at it.
+        try session.run(["clock", "set", "2026-04-16T11:59:59Z"]).expectSuccess()
+        #expect(try session.object(["status"])["header"] as? String == "Subscribed! Expires: 16/04/2026 (less than 1 Day: 1s left)")
+        try session.run(["clock", "advance", "1s"]).expectSuccess()
+        status = try session.object(["status"])
+        #expect(status["header"] as? String == "Not Subscribed")
+        #expect(status["subscribed"] as? Bool == false)
+        #expect(status["owned"] as? [String] == [comic])
+        #expect(try session.object(["clock"])["now"] as? String == "2026-04-16T12:00:00Z")
+    }
+
+    @Test("Ask to Buy: deferred, then approved by a parent in another process (Q1 Q4)")
+    func deferAndApprove() throws {
+        let session = try Session()
+        try session.run(["policy", "set", "defer"]).expectSuccess()
+        #expect(try session.object(["policy"])["policy"] as? String == "defer")
+        let deferred = try session.json(["buy", pack])
+        #expect(deferred.status == 0, "a deferred purchase is not a failure")
+        let id = try #require(try deferred.object()["id"] as? String)
+        let pending = try session.array(["pending"])
+        #expect(pending.map { $0["id"] as? String } == [id])
+        #expect(pending.first?["state"] as? String == "deferred")
+        let approved = try session.object(["approve", String(id.prefix(6))])
+        #expect(approved["states"] as? [String] == ["purchasing", "deferred", "purchased"])
+        #expect(try session.object(["status"])["randomViewsRemaining"] as? Int == 5)
+
+        let second = try session.object(["buy", pack])
+        let declined = try session.json(["decline", try #require(second["id"] as? String)])
+        #expect(declined.status == 0)
+        #expect(try declined.object()["reason"] as? String == "declined")
+        #expect(try session.object(["status"])["randomViewsRemaining"] as? Int == 5)
+    }
+
+    @Test("every failure reason fails with exit 1 and says why (Q4)", arguments: ["cancelled", "payment-invalid", "not-allowed", "product-unavailable", "network", "unknown"])
+    func failures(reason: String) throws {
+        let session = try Session()
+        let result = try session.json(["buy", comic, "--outcome", "fail=\(reason)"])
+        #expect(result.status == 1)
+        #expect(try result.object()["reason"] as? String == reason)
+        #expect(try result.object()["state"] as? String == "failed")
+        #expect(result.stderr.contains("failed (\(reason):"), "\(result.stderr)")
+        #expect(try session.object(["status"])["owned"] as? [String] == [])
+    }
+
+    @Test("a delayed approval lands when the clock passes it; interrupt waits for resolve (Q5)")
+    func delayedAndInterrupted() throws {
+        let session = try Session()
+        let slow = try session.object(["buy", pack, "--outcome", "delay=2m:approve"])
+        #expect(slow["state"] as? String == "purchasing")
+        #expect(try session.array(["pending"]).count == 1)
+        try session.run(["clock", "advance", "90s"]).expectSuccess()
+        #expect(try session.object(["status"])["randomViewsRemaining"] as? Int == 0)
+        try session.run(["clock", "advance", "30s"]).expectSuccess()
+        #expect(try session.object(["status"])["randomViewsRemaining"] as? Int == 5)
+        let history = try session.array(["history"])
+        #expect(history.first?["purchaseDate"] as? String == "2026-01-15T12:02:00Z")
+
+        let interrupted = try session.object(["buy", comic, "--outcome", "interrupt"])
+        #expect(interrupted["state"] as? String == "interrupted")
+        let resolved = try session.object(["resolve", try #require(interrupted["id"] as? String)])
+        #expect(resolved["states"] as? [String] == ["purchasing", "interrupted", "purchased"])
+    }
+
+    @Test("restore on a second device: comics and expiry come back, views do not (A4 A5)")
+    func restoreOnSecondDevice() throws {
+        let session = try Session()
+        try session.signUp("alice")
+        try session.run(["buy", comic]).expectSuccess()
+        try session.run(["buy", pack]).expectSuccess()
+        try session.run(["buy", threeMonths]).expectSuccess()
+        try session.signIn("alice", device: "tablet")
+        // A renewal on the tablet after the phone's never loses the phone's months (A4).
+        try session.run(["clock", "advance", "10d"]).expectSuccess()
+        try session.run(["buy", sixMonths, "--device", "tablet"]).expectSuccess()
+        #expect(try session.object(["status", "--device", "tablet"])["expires"] as? String == "2026-10-17T12:00:00Z")
+        let restored = try session.object(["restore", "--device", "tablet"])
+        #expect(restored["restored"] as? [String] == [comic])
+        #expect(restored["expires"] as? String == "2026-10-17T12:00:00Z")
+        let tablet = try session.object(["status", "--device", "tablet"])
+        #expect(tablet["owned"] as? [String] == [comic])
+        #expect(tablet["randomViewsRemaining"] as? Int == 0)
+        // Delete the app on the phone, restore: comics and expiry back, views not.
+        #expect(try session.object(["reset-device"])["device"] as? String == "default")
+        #expect(try session.object(["account", "whoami"])["user"] is NSNull)
+        try session.signIn("alice")
+        let phoneRestore = try session.object(["restore"])
+        #expect(phoneRestore["restored"] as? [String] == [comic])
+        let phone = try session.object(["status"])
+        #expect(phone["expires"] as? String == "2026-10-17T12:00:00Z")
+        #expect(phone["randomViewsRemaining"] as? Int == 0)
+        #expect(try session.object(["receipt"])["consistent"] as? Bool == true)
+    }
+
+    @Test("Q3 a crash after payment is redelivered exactly once by the next command")
+    func crashBeforeFinish() throws {
+        let session = try Session()
+        try session.signUp("alice")
+        let crashed = try session.run(["buy", pack], environment: ["STOREFRONT_FAULT": "crash-before-finish"])
+        #expect(crashed.signalled && crashed.status == 9, "\(crashed)")
+        let crashedSub = try session.run(["buy", threeMonths], environment: ["STOREFRONT_FAULT": "crash-before-finish"])
+        // The second command first delivered the pack the first one left, then died itself.
+        #expect(crashedSub.signalled)
+        #expect(crashedSub.stderr.contains("delivered 1 unfinished transaction(s)"), "\(crashedSub)")
+        let next = try session.run(["clock", "--json"])
+        #expect(next.stderr.contains("delivered 1 unfinished transaction(s)"), "\(next)")
+        let status = try session.object(["status"])
+        #expect(status["randomViewsRemaining"] as? Int == 5)
+        #expect(status["subscribed"] as? Bool == true)
+        let again = try session.run(["status"])
+        #expect(!again.stderr.contains("delivered"))
+        #expect(try session.array(["history"]).allSatisfy { $0["finished"] as? Bool == true })
+    }
+
+    @Test("P3 two processes buying on one device lose nothing")
+    func twoProcesses() throws {
+        let session = try Session()
+        let environment = session.environment, folder = session.stateDirectory
+        let count = 12
+        let group = DispatchGroup()
+        let failures = Locked(0)
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: group) {
+                let worker = try? Session(sharing: folder, environment: environment)
+                for _ in 0..<count {
+                    if (try? worker?.run(["buy", "com.storefront.randomviews"]).status) != 0 { failures.withLock { $0 += 1 } }
+                }
+            }
+        }
+        group.wait()
+        #expect(failures.withLock { $0 } == 0)
+        #expect(try session.object(["status"])["randomViewsRemaining"] as? Int == 2 * count * 5)
+        #expect(try session.array(["history"]).count == 2 * count)
+    }
+
+    @Test("bad input: one clear line, a non-zero exit, and nothing changes")
+    func badInput() throws {
+        let session = try Session()
+        try session.signUp("alice")
+        try session.run(["buy", comic]).expectSuccess()
+        let before = try session.snapshot()
+        let cases: [([String], [String: String], String)] = [
+            (["buy", "com.storefront.comic.nightshfit"], [:], "unknown product \"com.storefront.comic.nightshfit\" (did you mean \"com.storefront.comic.nightshift\"?"),
+            (["clock", "advance", "3 months"], [:], "\"3 months\" is not a duration"),
+            (["account", "login", "alice"], ["STOREFRONT_PASSWORD": "nope"], "wrong password for \"alice\""),
+            (["account", "login", "zed"], ["STOREFRONT_PASSWORD": "x"], "no account named \"zed\""),
+            (["buy", comic, "--outcome", "fail=tired"], [:], "unknown failure reason \"tired\""),
+            (["policy", "set", "sometimes"], [:], "unknown outcome \"sometimes\""),
+            (["approve", "ffffffffffff"], [:], "no transaction \"ffffffffffff\""),
+            (["clock", "set", "yesterday"], [:], "\"yesterday\" is not an ISO 8601 time"),
+            (["status", "--device", "../x"], [:], "\"../x\" is not a valid device name"),
+        ]
+        for (arguments, environment, message) in cases {
+            let result = try session.run(arguments, environment: environment)
+            #expect(result.status == 2, "\(arguments): \(result)")
+            let lines = result.stderr.split(separator: "\n").filter { !$0.contains("warning:") }
+            #expect(lines.count == 1, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        #expect(try session.snapshot() == before)
+        #expect(try session.object(["account", "whoami"])["user"] as? String == "alice")
+    }
+
+    @Test("C5 a bad catalog stops the program with one line naming the file and entry")
+    func badCatalog() throws {
+        let session = try Session()
+        let file = session.stateDirectory.appendingPathComponent("bad.json")
+        try Data(#"{"products":[{"id":"x","kind":"nonConsumable","title":"X","price":"-2","image":"x.png"}]}"#.utf8).write(to: file)
+        let result = try session.run(["products", "--catalog", file.path])
+        #expect(result.status == 2)
+        #expect(result.stderr == "storefront: bad.json: products[0] \"x\": price \"-2\" is negative\n")
+        let check = try session.run(["catalog", "check", "--strict"])
+        #expect(check.status == 2 || check.stderr.isEmpty, "strict fails only while images are missing")
+    }
+
+    @Test("P2 a corrupt database is reported with exit 3 and left as it was")
+    func corruptDatabase() throws {
+        let session = try Session()
+        try session.run(["buy", pack]).expectSuccess()
+        let file = session.stateDirectory.appendingPathComponent("devices/default.sqlite")
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        let garbage = Data(repeating: 0x5A, count: 8192)
+        try garbage.write(to: file)
+        let result = try session.run(["status"])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("is not a usable database"), "\(result.stderr)")
+        #expect(try Data(contentsOf: file) == garbage)
+    }
+
+    @Test("R7 random comics use views, never repeat back to back, and stop at zero")
+    func random() throws {
+        let session = try Session()
+        let empty = try session.run(["random"])
+        #expect(empty.status == 1)
+        #expect(empty.stderr.contains("no random comics left"))
+        try session.run(["buy", pack]).expectSuccess()
+        var shown: [String] = []
+        for left in (0..<5).reversed() {
+            let result = try session.object(["random"])
+            #expect(result["randomViewsRemaining"] as? Int == left)
+            shown.append(try #require(result["comic"] as? String))
+        }
+        for (a, b) in zip(shown, shown.dropFirst()) { #expect(a != b) }
+        #expect(try session.run(["random"]).status == 1)
+    }
+
+    @Test("T5 without a terminal the screen says so and points to the subcommands")
+    func noTerminal() throws {
+        let session = try Session()
+        let result = try session.run([])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("the screen needs a terminal"))
+        #expect(result.stderr.contains("storefront products"))
+    }
+
+    @Test("A7 the state folder and databases are readable by their owner only")
+    func permissions() throws {
+        let session = try Session()
+        try session.run(["buy", pack]).expectSuccess()
+        let attributes = { (path: String) in
+            ((try FileManager.default.attributesOfItem(atPath: path))[.posixPermissions] as? Int ?? 0) & 0o777
+        }
+        #expect(try attributes(session.stateDirectory.path) == 0o700)
+        #expect(try attributes(session.stateDirectory.appendingPathComponent("server.sqlite").path) == 0o600)
+        #expect(try attributes(session.stateDirectory.appendingPathComponent("devices/default.sqlite").path) == 0o600)
+    }
+}
+
+extension Session {
+    /// A second handle on the same state folder (another terminal).
+    convenience init(sharing folder: URL, environment: [String: String]) throws {
+        try self.init(existing: folder, environment: environment)
+    }
+}
+
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
+}

@@ -1,0 +1,132 @@
+// Runs the real `storefront` binary with a temporary state folder and reads what it prints.
+import Foundation
+import Testing
+
+/// The built `storefront` beside this test bundle (or $STOREFRONT_BINARY).
+let storefrontBinary: URL = {
+    if let path = ProcessInfo.processInfo.environment["STOREFRONT_BINARY"] { return URL(fileURLWithPath: path) }
+    let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    return folder.appendingPathComponent("storefront")
+}()
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+struct RunResult: CustomStringConvertible {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+    /// Killed by a signal (the fault injection's SIGKILL).
+    let signalled: Bool
+
+    var description: String { "status \(status)\(signalled ? " (signal)" : "")\nstdout: \(stdout)\nstderr: \(stderr)" }
+
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(stdout.utf8))
+    }
+
+    func object() throws -> [String: Any] {
+        try #require(try json() as? [String: Any], "not a JSON object: \(stdout)")
+    }
+
+    func array() throws -> [[String: Any]] {
+        try #require(try json() as? [[String: Any]], "not a JSON array: \(stdout)")
+    }
+}
+
+/// One state folder; every command runs against it with a frozen clock in UTC.
+final class Session {
+    let stateDirectory: URL
+    var environment: [String: String]
+
+    init() throws {
+        stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-e2e-\(UUID().uuidString)")
+        environment = [
+            "STOREFRONT_STATE_DIR": stateDirectory.path,
+            "STOREFRONT_ASSETS": repositoryRoot.appendingPathComponent("assets").path,
+            "TZ": "UTC",
+            "PATH": "/usr/bin:/bin",
+            "HOME": stateDirectory.path,
+        ]
+        ownsFolder = true
+        #expect(FileManager.default.isExecutableFile(atPath: storefrontBinary.path), "no storefront binary at \(storefrontBinary.path): run `swift build` first")
+        try run(["clock", "freeze", "2026-01-15T12:00:00Z"]).expectSuccess()
+    }
+
+    private let ownsFolder: Bool
+
+    /// Another process's view of a session's folder; it leaves the folder to its owner.
+    init(existing folder: URL, environment: [String: String]) throws {
+        stateDirectory = folder
+        self.environment = environment
+        ownsFolder = false
+    }
+
+    deinit { if ownsFolder { try? FileManager.default.removeItem(at: stateDirectory) } }
+
+    @discardableResult
+    func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) throws -> RunResult {
+        let process = Process()
+        process.executableURL = storefrontBinary
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        let folder = FileManager.default.temporaryDirectory
+        let outURL = folder.appendingPathComponent("out-\(UUID().uuidString)"), errURL = folder.appendingPathComponent("err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        let stdin = Pipe()
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return RunResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
+            signalled: process.terminationReason == .uncaughtSignal
+        )
+    }
+
+    func json(_ arguments: [String], environment: [String: String] = [:]) throws -> RunResult {
+        let result = try run(arguments + ["--json"], environment: environment)
+        return result
+    }
+
+    func object(_ arguments: [String]) throws -> [String: Any] {
+        let result = try run(arguments + ["--json"])
+        #expect(result.status == 0, "\(arguments): \(result)")
+        return try result.object()
+    }
+
+    func array(_ arguments: [String]) throws -> [[String: Any]] {
+        let result = try run(arguments + ["--json"])
+        #expect(result.status == 0, "\(arguments): \(result)")
+        return try result.array()
+    }
+
+    func signUp(_ name: String, device: String = "default") throws {
+        try run(["account", "signup", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"]).expectSuccess()
+    }
+
+    func signIn(_ name: String, device: String = "default") throws {
+        try run(["account", "login", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"]).expectSuccess()
+    }
+
+    /// Everything a device shows, for "nothing in the state changed".
+    func snapshot(device: String = "default") throws -> String {
+        try run(["status", "--json", "--device", device]).stdout + (try run(["history", "--json", "--device", device]).stdout)
+            + (try run(["pending", "--json", "--device", device]).stdout)
+    }
+}
+
+extension RunResult {
+    func expectSuccess(sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(status == 0, "\(self)", sourceLocation: sourceLocation)
+    }
+}
