@@ -24,14 +24,27 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // ncursesw and libpng's simplified API, through shim headers.
+        .systemLibrary(name: "CNCurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // Cell grids, drawing, images, key events and the one curses backend. Knows nothing of products.
+        .target(name: "TerminalUI", dependencies: ["CNCurses", "CPNG"]),
+        // State, actions, reduce, views and the loop that runs them against a store.
+        .target(name: "StorefrontApp", dependencies: ["StoreCore", "TerminalUI"]),
+        // Draws the shipped comics (assets/comics, assets/random): `swift run make-comics assets`.
+        .executableTarget(name: "make-comics", dependencies: ["TerminalUI"]),
         .executableTarget(
             name: "storefront",
             dependencies: [
                 "StoreCore",
+                "StorefrontApp",
+                "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI"]),
         .testTarget(name: "EndToEndTests", dependencies: ["storefront", "StoreCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -209,26 +209,14 @@ struct Screen: ParsableCommand {
         guard isatty(STDOUT_FILENO) != 0, isatty(STDIN_FILENO) != 0, !term.isEmpty, term != "dumb" else {
             // T5: no terminal to draw on.
             printError("""
-                storefront: the screen needs a terminal (standard input and output a TTY, TERM not dumb).
-                Without one, use the subcommands: `storefront products`, `storefront buy ID`, `storefront status`, \
-                `storefront --help` for all of them.
+                storefront: the screen needs a terminal (standard input and output a TTY, TERM not dumb). \
+                Without one, use the subcommands: storefront products, buy, pending, approve, status, … \
+                (`storefront --help` lists them all).
                 """)
             throw ExitCode(1)
         }
-        // The full-screen program comes with the screen issue; until then, show the store.
         try perform(common) { context in
-            print("Storefront: \(context.store.catalog.name)\n")
-            print(try context.store.status().header + "\n")
+            try ScreenProgram(context: context).run()
         }
-        try Products.parse(commonArguments()).run()
-        print("\nSubcommands: storefront --help")
-    }
-
-    private func commonArguments() -> [String] {
-        var arguments: [String] = ["--device", common.device]
-        if let value = common.stateDirectory { arguments += ["--state-dir", value] }
-        if let value = common.catalog { arguments += ["--catalog", value] }
-        if let value = common.assets { arguments += ["--assets", value] }
-        return arguments
     }
 }

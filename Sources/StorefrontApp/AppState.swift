@@ -1,0 +1,128 @@
+// The screen program's state, the actions that change it and the effects it asks for
+// (Elm architecture: reduce is pure; effects are values the runtime performs against the store).
+import Foundation
+import StoreCore
+import TerminalUI
+
+public enum Route: Hashable, Sendable {
+    case signIn
+    case products
+    case detail(String)
+    case random
+    case transactions
+}
+
+public struct SignInForm: Equatable, Sendable {
+    public enum Field: Int, CaseIterable, Sendable { case name, password, signIn, signUp, guest, signOut }
+    public var name = ""
+    public var password = ""
+    public var focus: Field = .name
+    public var error: String?
+
+    public init() {}
+}
+
+/// What the store says now: everything a frame needs to know of it.
+public struct StoreSnapshot: Equatable, Sendable {
+    public var status: StoreStatus
+    public var rows: [ProductRow]
+    /// Deferred, interrupted and delayed transactions.
+    public var pending: [StoreTransaction]
+    public var policy: PurchaseOutcome
+    public var clockDescription: String
+    public var catalogName: String
+    public var currencyCode: String
+    public var localeIdentifier: String
+
+    public init(
+        status: StoreStatus, rows: [ProductRow], pending: [StoreTransaction], policy: PurchaseOutcome,
+        clockDescription: String, catalogName: String, currencyCode: String = "USD", localeIdentifier: String = "en_US"
+    ) {
+        self.status = status
+        self.rows = rows
+        self.pending = pending
+        self.policy = policy
+        self.clockDescription = clockDescription
+        self.catalogName = catalogName
+        self.currencyCode = currencyCode
+        self.localeIdentifier = localeIdentifier
+    }
+
+    public func product(_ id: String) -> Product? { rows.first { $0.product.id == id }?.product }
+}
+
+public struct Banner: Equatable, Sendable {
+    public enum Kind: Sendable { case info, success, failure }
+    public var text: String
+    public var kind: Kind
+    public init(_ text: String, kind: Kind = .info) {
+        self.text = text
+        self.kind = kind
+    }
+}
+
+public struct AppState: Equatable, Sendable {
+    public var route: Route
+    public var snapshot: StoreSnapshot?
+    public var size: Size
+    /// The selected row of the product list.
+    public var selection = 0
+    /// The selected line of the transaction manager's pending list.
+    public var pendingSelection = 0
+    public var form = SignInForm()
+    /// Every transaction state change seen while the screen is up, oldest first (Q2).
+    public var log: [TransactionEvent] = []
+    public var banner: Banner?
+    public var showsHelp = false
+    /// The comic the random viewer shows, and what its header says.
+    public var randomComic: RandomComic?
+    public var isRunning = true
+
+    public init(route: Route = .products, size: Size, snapshot: StoreSnapshot? = nil) {
+        self.route = route
+        self.size = size
+        self.snapshot = snapshot
+    }
+
+    public static let logLimit = 500
+    public static let minimumSize = Size(columns: 20, rows: 6)
+
+    public var isTooSmall: Bool { size.columns < Self.minimumSize.columns || size.rows < Self.minimumSize.rows }
+}
+
+public enum Action: Equatable, Sendable {
+    case key(Key)
+    case mouse(MouseEvent)
+    case resize(Size)
+    case interrupt
+    case loaded(StoreSnapshot)
+    case events([TransactionEvent])
+    case purchased(StoreTransaction)
+    case settled(StoreTransaction)
+    case restored(RestoreResult)
+    case randomShown(RandomComicResult)
+    case signedIn(String?)
+    case failed(String)
+}
+
+public enum Effect: Equatable, Sendable {
+    case buy(String)
+    case approve(String)
+    case decline(String)
+    case resolve(String)
+    case restore
+    case showRandom
+    case setPolicy(PurchaseOutcome)
+    case advanceClock(StoreDuration)
+    case realClock
+    case signIn(name: String, password: String)
+    case signUp(name: String, password: String)
+    case signOut
+    case quit
+}
+
+/// The outcomes the transaction manager cycles through with `p`.
+public let policyChoices: [PurchaseOutcome] =
+    [.approve, .defer, .interrupt]
+    + FailureReason.policyReasons.map { PurchaseOutcome.fail($0) }
+    + [.delayed(after: .seconds(30), approve: true), .delayed(after: .seconds(30), approve: false)]

@@ -1,0 +1,103 @@
+// The screen's effects performed against the real store.
+import Foundation
+import StoreCore
+
+public final class LiveStore: StoreServing {
+    public let store: Store
+    private var events: [TransactionEvent] = []
+    private var lastSnapshot: StoreSnapshot?
+    private let calendar: Calendar
+
+    public init(store: Store) {
+        self.store = store
+        calendar = store.calendar
+        store.observe { [unowned self] event in events.append(event) }
+    }
+
+    public func snapshot() throws -> StoreSnapshot {
+        let setting = try store.server.clockSetting()
+        let catalog = store.catalog
+        return StoreSnapshot(
+            status: try store.status(), rows: try store.productRows(),
+            pending: try store.pending() + store.delayed(), policy: try store.policy(),
+            clockDescription: setting.summary, catalogName: catalog.name, currencyCode: catalog.currencyCode,
+            localeIdentifier: catalog.localeIdentifier
+        )
+    }
+
+    public func perform(_ effect: Effect) -> [Action] {
+        var actions: [Action] = []
+        do {
+            switch effect {
+            case .buy(let id): actions.append(.purchased(try store.buy(id)))
+            case .approve(let id): actions.append(.settled(try store.approve(id)))
+            case .decline(let id): actions.append(.settled(try store.decline(id)))
+            case .resolve(let id): actions.append(.settled(try store.resolve(id)))
+            case .restore: actions.append(.restored(try store.restore()))
+            case .showRandom: actions.append(.randomShown(try store.showRandomComic()))
+            case .setPolicy(let policy): try store.setPolicy(policy)
+            case .advanceClock(let duration):
+                try changeClock { setting, real in
+                    setting.setting(now: duration.added(to: setting.now(real: real), calendar: calendar), real: real)
+                }
+            case .realClock: try changeClock { _, _ in ClockSetting(mode: .offset) }
+            case .signIn(let name, let password):
+                try store.signIn(name, password: password)
+                actions.append(.signedIn(name))
+            case .signUp(let name, let password):
+                try store.signUp(name, password: password)
+                actions.append(.signedIn(name))
+            case .signOut:
+                try store.signOut()
+                actions.append(.signedIn(nil))
+            case .quit: break
+            }
+        } catch let error as StoreError {
+            actions.append(.failed(Self.words(error)))
+        } catch {
+            actions.append(.failed("\(error)"))
+        }
+        return changes() + actions
+    }
+
+    public func tick() -> [Action] {
+        do {
+            try store.recover()
+            try store.publishEvents()
+        } catch {
+            return [.failed("\(error)")]
+        }
+        return changes()
+    }
+
+    private func changeClock(_ change: (ClockSetting, Date) -> ClockSetting) throws {
+        let server = store.server
+        try server.setClockSetting(change(try server.clockSetting(), Date()))
+        try store.recover()
+    }
+
+    /// New events, and the snapshot when it differs from the last one handed out.
+    private func changes() -> [Action] {
+        var actions: [Action] = []
+        try? store.publishEvents()
+        if !events.isEmpty {
+            actions.append(.events(events))
+            events.removeAll()
+        }
+        if let snapshot = try? snapshot(), snapshot != lastSnapshot {
+            lastSnapshot = snapshot
+            actions.append(.loaded(snapshot))
+        }
+        return actions
+    }
+
+    /// The store's errors, reworded where the screen offers a key instead of a command.
+    static func words(_ error: StoreError) -> String {
+        switch error {
+        case .notSignedIn: "Sign in to restore purchases (u: account)"
+        case .noRandomViews: "No random comics left: buy more views (b) or subscribe"
+        case .signInRequired: "Subscriptions need an account (u: account)"
+        default: error.description
+        }
+    }
+}

@@ -1,0 +1,293 @@
+// reduce(state, action) -> effects: every key, click, resize and store answer goes through here.
+// Pure: no I/O, no clock; what must touch the store comes back as `Effect` values.
+import Foundation
+import StoreCore
+import TerminalUI
+
+public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
+    switch action {
+    case .resize(let size):
+        state.size = size
+        return []
+    case .interrupt:
+        state.isRunning = false
+        return [.quit]
+    case .loaded(let snapshot):
+        state.snapshot = snapshot
+        state.selection = clamp(state.selection, count: snapshot.rows.count)
+        state.pendingSelection = clamp(state.pendingSelection, count: snapshot.pending.count)
+        if case .detail(let id) = state.route, snapshot.product(id) == nil { state.route = .products }
+        return []
+    case .events(let events):
+        state.log.append(contentsOf: events)
+        if state.log.count > AppState.logLimit { state.log.removeFirst(state.log.count - AppState.logLimit) }
+        return []
+    case .purchased(let transaction), .settled(let transaction):
+        state.banner = banner(for: transaction, title: title(transaction.productID, in: state))
+        return []
+    case .restored(let result):
+        let titles = result.restored.map { title($0, in: state) }
+        var text = titles.isEmpty ? "Nothing to restore" : "Restored \(titles.count) comic\(titles.count == 1 ? "" : "s"): \(titles.joined(separator: ", "))"
+        if let expiry = result.expiry { text += " · subscription until \(formatDay(expiry, state))" }
+        state.banner = Banner(text, kind: .success)
+        return []
+    case .randomShown(let result):
+        state.randomComic = result.comic
+        return []
+    case .signedIn(let user):
+        state.form = SignInForm()
+        state.route = .products
+        state.selection = 0
+        state.banner = Banner(user.map { "Signed in as \($0)" } ?? "Continuing as a guest", kind: .success)
+        return []
+    case .failed(let message):
+        if state.route == .signIn {
+            state.form.error = message
+        } else {
+            state.banner = Banner(message, kind: .failure)
+        }
+        return []
+    case .mouse(let event):
+        return reduceMouse(&state, event)
+    case .key(let key):
+        if state.showsHelp {
+            state.showsHelp = false
+            return []
+        }
+        if state.route == .signIn { return reduceSignIn(&state, key) }
+        if key == .character("?") {
+            state.showsHelp = true
+            return []
+        }
+        state.banner = nil
+        switch state.route {
+        case .products: return reduceProducts(&state, key)
+        case .detail(let id): return reduceDetail(&state, key, productID: id)
+        case .random: return reduceRandom(&state, key)
+        case .transactions: return reduceTransactions(&state, key)
+        case .signIn: return []
+        }
+    }
+}
+
+private func clamp(_ value: Int, count: Int) -> Int { count == 0 ? 0 : min(max(0, value), count - 1) }
+
+private func isBack(_ key: Key) -> Bool { key == .character("q") || key == .escape || key == .left }
+
+private func reduceProducts(_ state: inout AppState, _ key: Key) -> [Effect] {
+    let rows = state.snapshot?.rows ?? []
+    switch key {
+    case .up, .character("k"): state.selection = clamp(state.selection - 1, count: rows.count)
+    case .down, .character("j"): state.selection = clamp(state.selection + 1, count: rows.count)
+    case .pageUp: state.selection = clamp(state.selection - 5, count: rows.count)
+    case .pageDown: state.selection = clamp(state.selection + 5, count: rows.count)
+    case .home, .character("g"): state.selection = 0
+    case .end, .character("G"): state.selection = clamp(rows.count - 1, count: rows.count)
+    case .enter, .right:
+        guard rows.indices.contains(state.selection) else { return [] }
+        return open(&state, rows[state.selection])
+    case .character("b"):
+        guard rows.indices.contains(state.selection) else { return [] }
+        return buy(&state, rows[state.selection].product.id)
+    case .character("r"): return [.restore]
+    case .character("t"): state.route = .transactions
+    case .character("n"): return openRandom(&state)
+    case .character("u"):
+        state.form = SignInForm()
+        state.route = .signIn
+    case .character("q"), .escape:
+        state.isRunning = false
+        return [.quit]
+    default: break
+    }
+    return []
+}
+
+private func open(_ state: inout AppState, _ row: ProductRow) -> [Effect] {
+    switch row.product.kind {
+    case .nonConsumable:
+        state.route = .detail(row.product.id)
+        return []
+    case .consumable:
+        return openRandom(&state)
+    case .nonRenewingSubscription:
+        return buy(&state, row.product.id)
+    }
+}
+
+private func openRandom(_ state: inout AppState) -> [Effect] {
+    state.route = .random
+    state.randomComic = nil
+    return [.showRandom]
+}
+
+/// Buys, unless the row says there is nothing to buy or an account is needed first.
+private func buy(_ state: inout AppState, _ productID: String) -> [Effect] {
+    guard let row = state.snapshot?.rows.first(where: { $0.product.id == productID }) else { return [] }
+    if row.pending != nil {
+        state.banner = Banner("\(row.product.title) is already in progress (t: transaction manager)")
+        return []
+    }
+    switch row.action {
+    case .owned:
+        state.banner = Banner("\(row.product.title) is already unlocked ✓")
+        return []
+    case .signInRequired:
+        state.form = SignInForm()
+        state.form.error = "Subscriptions need an account: sign in or sign up"
+        state.route = .signIn
+        return []
+    case .buy, .subscribe, .renew:
+        state.banner = Banner("Purchasing \(row.product.title)…")
+        return [.buy(productID)]
+    }
+}
+
+private func reduceDetail(_ state: inout AppState, _ key: Key, productID: String) -> [Effect] {
+    switch key {
+    case .character("b"): return buy(&state, productID)
+    case .character("t"): state.route = .transactions
+    case .character("r"): return [.restore]
+    case let key where isBack(key): state.route = .products
+    default: break
+    }
+    return []
+}
+
+private func reduceRandom(_ state: inout AppState, _ key: Key) -> [Effect] {
+    switch key {
+    case .character("n"), .character(" "), .enter, .right: return [.showRandom]
+    case .character("b"):
+        guard let pack = state.snapshot?.rows.first(where: { $0.product.kind == .consumable }) else { return [] }
+        return buy(&state, pack.product.id)
+    case .character("t"): state.route = .transactions
+    case let key where isBack(key): state.route = .products
+    default: break
+    }
+    return []
+}
+
+private func reduceTransactions(_ state: inout AppState, _ key: Key) -> [Effect] {
+    let pending = state.snapshot?.pending ?? []
+    let selected = pending.indices.contains(state.pendingSelection) ? pending[state.pendingSelection] : nil
+    switch key {
+    case .up, .character("k"): state.pendingSelection = clamp(state.pendingSelection - 1, count: pending.count)
+    case .down, .character("j"): state.pendingSelection = clamp(state.pendingSelection + 1, count: pending.count)
+    case .character("a"):
+        guard let selected else { state.banner = Banner("Nothing pending to approve"); return [] }
+        return [.approve(selected.id)]
+    case .character("x"):
+        guard let selected else { state.banner = Banner("Nothing pending to decline"); return [] }
+        return [.decline(selected.id)]
+    case .character("s"):
+        guard let selected, selected.state == .interrupted else {
+            state.banner = Banner("Select an interrupted purchase (Needs action) to resolve")
+            return []
+        }
+        return [.resolve(selected.id)]
+    case .character("p"), .character("P"):
+        let current = state.snapshot?.policy ?? .approve
+        let index = policyChoices.firstIndex(of: current) ?? 0
+        let step = key == .character("p") ? 1 : policyChoices.count - 1
+        return [.setPolicy(policyChoices[(index + step) % policyChoices.count])]
+    case .character("+"), .character("d"): return [.advanceClock(.days(1))]
+    case .character("m"): return [.advanceClock(.months(1))]
+    case .character("h"): return [.advanceClock(.seconds(3600))]
+    case .character("0"): return [.realClock]
+    case .character("r"): return [.restore]
+    case let key where isBack(key): state.route = .products
+    default: break
+    }
+    return []
+}
+
+private func reduceSignIn(_ state: inout AppState, _ key: Key) -> [Effect] {
+    var form = state.form
+    defer { state.form = form }
+    let fields = availableFields(state)
+    let position = fields.firstIndex(of: form.focus) ?? 0
+    switch key {
+    case .tab, .down:
+        form.focus = fields[(position + 1) % fields.count]
+    case .backTab, .up:
+        form.focus = fields[(position + fields.count - 1) % fields.count]
+    case .escape:
+        if state.snapshot == nil || state.snapshot?.status.user != nil || state.route == .signIn {
+            state.route = .products
+        }
+    case .backspace:
+        if form.focus == .name, !form.name.isEmpty { form.name.removeLast() }
+        if form.focus == .password, !form.password.isEmpty { form.password.removeLast() }
+    case .character(let character):
+        if form.focus == .name, form.name.count < 64 { form.name.append(character) }
+        if form.focus == .password, form.password.count < 128 { form.password.append(character) }
+        form.error = nil
+    case .enter:
+        switch form.focus {
+        case .name: form.focus = .password
+        case .password, .signIn:
+            guard !form.name.isEmpty else { form.error = "Type a name first"; return [] }
+            return [.signIn(name: form.name, password: form.password)]
+        case .signUp:
+            guard !form.name.isEmpty else { form.error = "Type a name first"; return [] }
+            return [.signUp(name: form.name, password: form.password)]
+        case .guest:
+            state.route = .products
+            state.banner = Banner("Continuing as a guest: comics and packs only")
+        case .signOut:
+            return [.signOut]
+        }
+    default: break
+    }
+    return []
+}
+
+/// Sign out is offered only to someone signed in.
+func availableFields(_ state: AppState) -> [SignInForm.Field] {
+    let signedIn = state.snapshot?.status.user != nil
+    return SignInForm.Field.allCases.filter { $0 != .signOut || signedIn }
+}
+
+private func reduceMouse(_ state: inout AppState, _ event: MouseEvent) -> [Effect] {
+    if state.showsHelp {
+        state.showsHelp = false
+        return []
+    }
+    guard state.route == .products, let rows = state.snapshot?.rows else { return [] }
+    let layout = ProductListLayout(size: state.size, count: rows.count, selection: state.selection)
+    switch event.kind {
+    case .scrollUp: state.selection = clamp(state.selection - 1, count: rows.count)
+    case .scrollDown: state.selection = clamp(state.selection + 1, count: rows.count)
+    case .click, .doubleClick:
+        guard let index = layout.row(atY: event.y) else { return [] }
+        state.selection = index
+        state.banner = nil
+        if event.kind == .doubleClick { return open(&state, rows[index]) }
+        if event.x >= layout.actionColumn { return buy(&state, rows[index].product.id) }
+    }
+    return []
+}
+
+func title(_ productID: String, in state: AppState) -> String {
+    state.snapshot?.product(productID)?.title ?? productID
+}
+
+func formatDay(_ date: Date, _ state: AppState) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone.current
+    return SubscriptionMath.formatDay(date, calendar: calendar)
+}
+
+/// What a tester should read after a purchase.
+func banner(for transaction: StoreTransaction, title: String) -> Banner {
+    switch transaction.state {
+    case .purchased: return Banner("Purchased \(title) ✓", kind: .success)
+    case .restored: return Banner("Restored \(title) ✓", kind: .success)
+    case .deferred: return Banner("\(title): waiting for approval (Ask to Buy) — t to approve or decline")
+    case .interrupted: return Banner("\(title): needs action — t, then s to accept or x to cancel")
+    case .purchasing: return Banner("\(title): purchasing… (the card is slow)")
+    case .failed:
+        let reason = transaction.reason
+        return Banner("\(title) failed: \(reason?.explanation ?? "unknown error")\(reason.map { " (\($0.rawValue))" } ?? "")", kind: .failure)
+    }
+}

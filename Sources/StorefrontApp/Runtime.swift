@@ -1,0 +1,98 @@
+// The loop that runs the app: read an event, reduce, perform effects against the store, render
+// the new state, write the difference. The input timeout is the clock's tick: on each tick the
+// store settles what came due (Q5) and the screen picks up other processes' changes.
+import Foundation
+import StoreCore
+import TerminalUI
+
+/// The store as the screen uses it.
+public protocol StoreServing: AnyObject {
+    func snapshot() throws -> StoreSnapshot
+    /// Runs one effect; what it produced comes back as actions (including `.failed`).
+    func perform(_ effect: Effect) -> [Action]
+    /// Settles what is due and returns what changed since the last call (new events, a new snapshot).
+    func tick() -> [Action]
+}
+
+/// Decoded pictures by catalog path, decoded once (T4): a bad file is remembered as its error.
+public final class PictureCache {
+    private let root: URL
+    private var cache: [String: PictureResult] = [:]
+
+    public init(root: URL) { self.root = root }
+
+    public func lookup(_ path: String?) -> PictureResult {
+        guard let path else { return .none }
+        if let known = cache[path] { return known }
+        let result: PictureResult
+        do {
+            result = .picture(Picture(try PNGCodec.decode(contentsOf: root.appendingPathComponent(path))))
+        } catch {
+            result = .failure(file: path, reason: error.reason)
+        }
+        cache[path] = result
+        return result
+    }
+}
+
+public final class App {
+    public private(set) var state: AppState
+    private let store: StoreServing
+    private let terminal: FrameRendering & EventListening
+    private let pictures: PictureCache
+    /// Called with every frame (scenario recording and tests watch the screen through it).
+    public var onFrame: ((Screen) -> Void)?
+    /// Called with every event the terminal gave (scenario recording).
+    public var onEvent: ((TerminalEvent) -> Void)?
+    public var tickMilliseconds = 250
+
+    public init(store: StoreServing, terminal: FrameRendering & EventListening, pictures: PictureCache, route: Route) {
+        self.store = store
+        self.terminal = terminal
+        self.pictures = pictures
+        state = AppState(route: route, size: terminal.size)
+    }
+
+    /// Runs until the user quits or an interrupt arrives.
+    public func run() {
+        load()
+        while state.isRunning {
+            draw()
+            let event = terminal.nextEvent(timeoutMilliseconds: tickMilliseconds)
+            onEvent?(event)
+            handle(event)
+        }
+    }
+
+    public func load() {
+        do {
+            dispatch(.loaded(try store.snapshot()))
+        } catch {
+            dispatch(.failed("\(error)"))
+        }
+        for action in store.tick() { dispatch(action) }
+    }
+
+    public func handle(_ event: TerminalEvent) {
+        switch event {
+        case .key(let key): dispatch(.key(key))
+        case .mouse(let mouse): dispatch(.mouse(mouse))
+        case .resize(let size): dispatch(.resize(size))
+        case .interrupt: dispatch(.interrupt)
+        case .timeout: for action in store.tick() { dispatch(action) }
+        }
+    }
+
+    public func draw() {
+        let frame = render(state, depth: terminal.colorDepth, pictures: pictures.lookup)
+        terminal.render(frame)
+        onFrame?(frame)
+    }
+
+    public func dispatch(_ action: Action) {
+        let effects = reduce(&state, action)
+        for effect in effects where effect != .quit {
+            for next in store.perform(effect) { dispatch(next) }
+        }
+    }
+}

@@ -1,0 +1,378 @@
+// The views: render(state) -> Screen. Pure functions of the state and the decoded pictures, so
+// that tests compare whole frames as text.
+import Foundation
+import StoreCore
+import TerminalUI
+
+/// A comic's picture as the views need it.
+public enum PictureResult: Sendable {
+    case picture(Picture)
+    case failure(file: String, reason: String)
+    case none
+}
+
+/// Looks up the decoded picture for an image path of the catalog.
+public typealias PictureLookup = (String?) -> PictureResult
+
+/// Colours and emphasis, readable with no colour at all (bold and reverse carry the meaning).
+struct Theme {
+    let depth: ColorDepth
+    var colored: Bool { depth != .none }
+
+    func color(_ index: UInt8) -> Color { colored ? .indexed(index) : .default }
+    var titleBar: Style { colored ? Style(foreground: .indexed(231), background: .indexed(24), bold: true) : Style(bold: true, reverse: true) }
+    var footer: Style { colored ? Style(foreground: .indexed(250), background: .indexed(236)) : Style(reverse: true) }
+    var subscribed: Style { Style(foreground: color(depth == .eight ? 2 : 77), bold: true) }
+    var notSubscribed: Style { Style(foreground: color(depth == .eight ? 3 : 179), bold: true) }
+    var selected: Style { colored ? Style(foreground: .indexed(231), background: .indexed(depth == .eight ? 4 : 25), bold: true) : Style(bold: true, reverse: true) }
+    var dim: Style { colored ? Style(foreground: .indexed(depth == .eight ? 7 : 245)) : Style(dim: true) }
+    var action: Style { Style(foreground: color(depth == .eight ? 6 : 80), bold: true) }
+    var owned: Style { Style(foreground: color(depth == .eight ? 2 : 77), bold: true) }
+    var waiting: Style { Style(foreground: color(depth == .eight ? 3 : 214), bold: true) }
+    var title: Style { Style(bold: true) }
+    func banner(_ kind: Banner.Kind) -> Style {
+        guard colored else { return Style(bold: true) }
+        switch kind {
+        case .info: return Style(foreground: .indexed(231), background: .indexed(depth == .eight ? 4 : 31))
+        case .success: return Style(foreground: .indexed(depth == .eight ? 0 : 16), background: .indexed(depth == .eight ? 2 : 114))
+        case .failure: return Style(foreground: .indexed(231), background: .indexed(depth == .eight ? 1 : 160), bold: true)
+        }
+    }
+}
+
+/// Where the product list's rows are, for drawing and for mouse hits.
+struct ProductListLayout {
+    let top: Int
+    let visible: Int
+    let offset: Int
+    let actionColumn: Int
+    let actionWidth: Int
+
+    init(size: Size, count: Int, selection: Int) {
+        top = size.rows >= 12 ? 3 : 2
+        visible = max(1, size.rows - 2 - top)
+        offset = (selection / visible) * visible
+        actionWidth = min(24, max(8, size.columns / 3))
+        actionColumn = size.columns - actionWidth
+        _ = count
+    }
+
+    func row(atY y: Int) -> Int? {
+        guard y >= top, y < top + visible else { return nil }
+        return offset + (y - top)
+    }
+}
+
+public func render(_ state: AppState, depth: ColorDepth, pictures: PictureLookup) -> Screen {
+    var screen = Screen(size: state.size)
+    let theme = Theme(depth: depth)
+    if state.isTooSmall {
+        let lines = ["Window too small", "need \(AppState.minimumSize.columns)×\(AppState.minimumSize.rows)", "now \(state.size.columns)×\(state.size.rows)"]
+        for (index, line) in lines.enumerated() where index < state.size.rows {
+            screen.write(TextWidth.truncate(line, to: state.size.columns), x: 0, y: index, style: Style(bold: index == 0))
+        }
+        return screen
+    }
+    let width = state.size.columns, height = state.size.rows
+    drawTitleBar(&screen, state, theme)
+    let content = Rect(x: 0, y: 2, width: width, height: height - 3)
+    switch state.route {
+    case .products: drawProducts(&screen, state, theme)
+    case .detail(let id): drawDetail(&screen, state, theme, id, content, pictures, depth)
+    case .random: drawRandom(&screen, state, theme, content, pictures, depth)
+    case .transactions: drawTransactions(&screen, state, theme, content)
+    case .signIn: drawSignIn(&screen, state, theme, content)
+    }
+    if let banner = state.banner, state.route != .signIn {
+        screen.write(TextWidth.pad(" " + banner.text, to: width), x: 0, y: height - 2, style: theme.banner(banner.kind))
+    }
+    screen.write(TextWidth.pad(" " + footer(for: state), to: width), x: 0, y: height - 1, style: theme.footer)
+    if state.showsHelp { drawHelp(&screen, theme) }
+    return screen
+}
+
+private func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
+    let width = state.size.columns
+    let user = state.snapshot.map { $0.status.user ?? "guest" } ?? ""
+    let name = state.snapshot?.catalogName ?? "Storefront"
+    let place: String
+    switch state.route {
+    case .products: place = ""
+    case .detail(let id): place = " › " + title(id, in: state)
+    case .random: place = " › Random comic"
+    case .transactions: place = " › Transactions"
+    case .signIn: place = " › Account"
+    }
+    screen.write(String(repeating: " ", count: width), x: 0, y: 0, style: theme.titleBar)
+    let right = TextWidth.truncate(user, to: max(0, width / 2 - 1))
+    let rightWidth = TextWidth.of(right)
+    screen.write(TextWidth.truncate(" " + name + place, to: max(1, width - rightWidth - 2)), x: 0, y: 0, style: theme.titleBar)
+    screen.write(right, x: width - rightWidth - 1, y: 0, style: theme.titleBar)
+    if let status = state.snapshot?.status {
+        screen.write(TextWidth.truncate(" " + status.header, to: width), x: 0, y: 1, style: status.isSubscribed ? theme.subscribed : theme.notSubscribed)
+    }
+}
+
+func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot) -> String {
+    if let pending = row.pending {
+        switch pending {
+        case .deferred: return "Waiting for approval"
+        case .interrupted: return "Needs action"
+        default: return "Purchasing…"
+        }
+    }
+    let price = PriceFormatter(currencyCode: snapshot.currencyCode, localeIdentifier: snapshot.localeIdentifier).string(for: row.product.price)
+    switch row.action {
+    case .owned: return "✓"
+    case .buy:
+        if row.product.kind == .consumable {
+            return "\(snapshot.status.isSubscribed ? "∞" : String(snapshot.status.randomViewsRemaining)) left · \(price) Buy"
+        }
+        return "\(price) Buy"
+    case .subscribe: return "\(price) Subscribe"
+    case .renew: return "\(price) Renew"
+    case .signInRequired: return "Sign in to subscribe"
+    }
+}
+
+private func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
+    guard let snapshot = state.snapshot else { return }
+    let layout = ProductListLayout(size: state.size, count: snapshot.rows.count, selection: state.selection)
+    let width = state.size.columns
+    for line in 0..<layout.visible {
+        let index = layout.offset + line
+        guard index < snapshot.rows.count else { break }
+        let row = snapshot.rows[index]
+        let y = layout.top + line
+        let isSelected = index == state.selection
+        let base = isSelected ? theme.selected : Style.plain
+        screen.write(String(repeating: " ", count: width), x: 0, y: y, style: base)
+        let nameWidth = max(1, layout.actionColumn - 3)
+        let name = TextWidth.truncate(row.product.title, to: nameWidth)
+        var x = screen.write((isSelected ? "▸ " : "  ") + name, x: 0, y: y, style: isSelected ? base : theme.title)
+        if !row.product.description.isEmpty, layout.actionColumn - x > 6 {
+            let room = layout.actionColumn - x - 3
+            x = screen.write("  " + TextWidth.truncate(row.product.description, to: room), x: x, y: y, style: isSelected ? base : theme.dim)
+        }
+        let action = TextWidth.truncate(actionText(row, snapshot), to: layout.actionWidth - 1)
+        let actionStyle: Style
+        if isSelected {
+            actionStyle = base
+        } else if row.pending != nil {
+            actionStyle = theme.waiting
+        } else {
+            actionStyle = row.action == .owned ? theme.owned : row.action == .signInRequired ? theme.dim : theme.action
+        }
+        screen.write(action, x: width - TextWidth.of(action) - 1, y: y, style: actionStyle)
+    }
+}
+
+private func drawDetail(
+    _ screen: inout Screen, _ state: AppState, _ theme: Theme, _ id: String, _ area: Rect, _ pictures: PictureLookup, _ depth: ColorDepth
+) {
+    guard let snapshot = state.snapshot, let product = snapshot.product(id) else { return }
+    var y = area.y
+    screen.write(TextWidth.truncate(" " + product.title, to: area.width), x: 0, y: y, style: theme.title)
+    y += 1
+    let descriptionLines = area.height >= 10 ? TextWidth.wrap(product.description, width: area.width - 2).prefix(2) : []
+    for line in descriptionLines {
+        screen.write(" " + line, x: 0, y: y, style: theme.dim)
+        y += 1
+    }
+    let frame = Rect(x: 1, y: y, width: area.width - 2, height: area.maxY - y - 1)
+    let unlocked = snapshot.status.unlocked.contains(id)
+    if unlocked {
+        drawPicture(&screen, pictures(product.image), in: frame, depth: depth, theme: theme, name: product.image)
+    } else {
+        // R8.
+        let price = PriceFormatter(currencyCode: snapshot.currencyCode, localeIdentifier: snapshot.localeIdentifier).string(for: product.price)
+        drawMessage(&screen, in: frame, lines: ["Purchase to see comic!", "b  Buy \(price)"], theme: theme)
+    }
+}
+
+private func drawRandom(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ area: Rect, _ pictures: PictureLookup, _ depth: ColorDepth) {
+    guard let snapshot = state.snapshot else { return }
+    let status = snapshot.status
+    let line = status.isSubscribed ? "Unlimited random comics while subscribed" : "Random comics left: \(status.randomViewsRemaining)"
+    screen.write(TextWidth.truncate(" " + line, to: area.width), x: 0, y: area.y, style: status.isSubscribed ? theme.subscribed : theme.title)
+    let frame = Rect(x: 1, y: area.y + 1, width: area.width - 2, height: area.height - 2)
+    if let comic = state.randomComic {
+        let caption = TextWidth.truncate(comic.title, to: area.width - 2)
+        screen.write(caption, x: max(0, (area.width - TextWidth.of(caption)) / 2), y: area.maxY - 1, style: theme.title)
+        drawPicture(&screen, pictures(comic.image), in: frame, depth: depth, theme: theme, name: comic.image)
+    } else if !status.isSubscribed, status.randomViewsRemaining == 0 {
+        let pack = snapshot.rows.first { $0.product.kind == .consumable }?.product.title ?? "more views"
+        drawMessage(&screen, in: frame, lines: ["No random comics left", "b  Buy \(pack)", "or subscribe"], theme: theme)
+    }
+}
+
+/// A decoded picture, or a framed placeholder with the file name and the reason (T4).
+private func drawPicture(_ screen: inout Screen, _ result: PictureResult, in frame: Rect, depth: ColorDepth, theme: Theme, name: String?) {
+    switch result {
+    case .picture(let picture):
+        screen.draw(picture, in: frame, depth: depth)
+    case .failure(let file, let reason):
+        drawMessage(&screen, in: frame, lines: ["[ picture unavailable ]", file, reason], theme: theme)
+    case .none:
+        drawMessage(&screen, in: frame, lines: ["[ no picture ]", name ?? ""], theme: theme)
+    }
+}
+
+private func drawMessage(_ screen: inout Screen, in frame: Rect, lines: [String], theme: Theme) {
+    guard frame.width >= 2, frame.height >= 1 else { return }
+    if frame.height >= 3 { screen.box(frame, style: theme.dim) }
+    let inner = frame.height >= 3 ? frame.inset(by: 1) : frame
+    var wrapped: [String] = []
+    for line in lines where !line.isEmpty { wrapped += TextWidth.wrap(line, width: max(1, inner.width)) }
+    let top = inner.y + max(0, (inner.height - wrapped.count) / 2)
+    for (index, line) in wrapped.enumerated() where top + index < inner.maxY {
+        let x = inner.x + max(0, (inner.width - TextWidth.of(line)) / 2)
+        screen.write(line, x: x, y: top + index, style: index == 0 ? theme.title : .plain, clip: inner)
+    }
+}
+
+private func stateWords(_ transaction: StoreTransaction) -> String {
+    switch transaction.state {
+    case .deferred: return "Waiting for approval"
+    case .interrupted: return "Needs action"
+    case .purchasing:
+        guard let due = transaction.dueAt else { return "Purchasing…" }
+        return "Purchasing… (\(transaction.dueApproves == true ? "approves" : "declines") at \(clockTime(due)))"
+    default: return transaction.state.rawValue
+    }
+}
+
+func clockTime(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone.current
+    formatter.dateFormat = "HH:mm:ss"
+    return formatter.string(from: date)
+}
+
+func clockDateTime(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone.current
+    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    return formatter.string(from: date)
+}
+
+func eventWords(_ event: TransactionEvent) -> String {
+    guard let reason = event.reason else { return event.state.rawValue }
+    return "\(event.state.rawValue): \(reason.explanation)"
+}
+
+private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ area: Rect) {
+    guard let snapshot = state.snapshot else { return }
+    let width = area.width
+    var y = area.y
+    func line(_ label: String, _ value: String, _ style: Style = .plain) {
+        guard y < area.maxY else { return }
+        let x = screen.write(label, x: 1, y: y, style: theme.title)
+        screen.write(TextWidth.truncate(value, to: max(0, width - x - 1)), x: x, y: y, style: style)
+        y += 1
+    }
+    line("Clock ", "\(clockDateTime(snapshot.status.now)) · \(snapshot.clockDescription)")
+    line("Next purchase ", snapshot.policy.description, theme.action)
+    line("Pending ", snapshot.pending.isEmpty ? "none" : "\(snapshot.pending.count)")
+    let pendingRoom = max(1, min(snapshot.pending.count, (area.maxY - y) / 2))
+    for (index, transaction) in snapshot.pending.enumerated().prefix(pendingRoom) where y < area.maxY {
+        let isSelected = index == state.pendingSelection
+        let text = "\(isSelected ? "▸" : " ") \(transaction.id.prefix(8))  \(title(transaction.productID, in: state))  \(stateWords(transaction))"
+        screen.write(TextWidth.pad(text, to: width - 1), x: 1, y: y, style: isSelected ? theme.selected : theme.waiting)
+        y += 1
+    }
+    guard y < area.maxY else { return }
+    screen.write("Log", x: 1, y: y, style: theme.title)
+    y += 1
+    let room = area.maxY - y
+    guard room > 0 else { return }
+    for event in state.log.suffix(room) {
+        let text = "\(clockTime(event.at))  \(event.transactionID.prefix(8))  \(title(event.productID, in: state))  \(eventWords(event))"
+        let style: Style = event.state == .failed ? Style(foreground: theme.color(theme.depth == .eight ? 1 : 203)) : event.state == .purchased || event.state == .restored ? theme.owned : .plain
+        screen.write(TextWidth.truncate(text, to: width - 2), x: 1, y: y, style: style)
+        y += 1
+    }
+}
+
+private func drawSignIn(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ area: Rect) {
+    let form = state.form
+    let width = min(area.width, 46)
+    let x = (area.width - width) / 2
+    var y = area.y
+    let current = state.snapshot?.status.user.map { "Signed in as \($0)" } ?? "Sign in to subscribe (A1)"
+    if area.height >= 8 {
+        screen.write(TextWidth.truncate(current, to: width), x: x, y: y, style: theme.dim)
+        y += 2
+    }
+    func field(_ label: String, _ value: String, _ which: SignInForm.Field) {
+        guard y < area.maxY else { return }
+        let focused = form.focus == which
+        let labelEnd = screen.write(label, x: x, y: y, style: theme.title)
+        let box = TextWidth.pad(value + (focused ? "_" : ""), to: max(1, x + width - labelEnd))
+        screen.write(box, x: labelEnd, y: y, style: focused ? theme.selected : Style(underline: true))
+        y += 1
+    }
+    field("Name ", form.name, .name)
+    field("Password ", String(repeating: "•", count: form.password.count), .password)
+    if y < area.maxY {
+        var bx = x
+        for choice in availableFields(state) where choice.rawValue >= SignInForm.Field.signIn.rawValue {
+            let label: String
+            switch choice {
+            case .signIn: label = "[Sign in]"
+            case .signUp: label = "[Sign up]"
+            case .guest: label = "[Guest]"
+            case .signOut: label = "[Sign out]"
+            default: continue
+            }
+            bx = screen.write(label, x: bx, y: y, style: form.focus == choice ? theme.selected : theme.action) + 1
+        }
+        y += 1
+    }
+    if let error = form.error, y < area.maxY {
+        for line in TextWidth.wrap(error, width: width).prefix(area.maxY - y) {
+            screen.write(line, x: x, y: y, style: theme.banner(.failure))
+            y += 1
+        }
+    }
+}
+
+func footer(for state: AppState) -> String {
+    if state.showsHelp { return "any key: close help" }
+    switch state.route {
+    case .products: return "↑↓ move  ⏎ open  b buy  r restore  n random  t transactions  u account  ? help  q quit"
+    case .detail: return "b buy  r restore  t transactions  q back  ? help"
+    case .random: return "n next  b buy views  t transactions  q back  ? help"
+    case .transactions: return "↑↓ select  a approve  x decline  s resolve  p policy  d +1 day  m +1 month  h +1 hour  0 real time  q back"
+    case .signIn: return "Tab next  ⏎ choose  Esc back"
+    }
+}
+
+let helpLines: [String] = [
+    "Product list",
+    "  ↑ ↓ j k    move          ⏎ →   open",
+    "  b          buy           r     restore",
+    "  n          random comic  t     transactions",
+    "  u          account       q Esc quit",
+    "Comic and random viewer",
+    "  b buy   n next   q Esc ← back",
+    "Transaction manager",
+    "  ↑ ↓  select pending   a approve   x decline",
+    "  s    resolve (accept) p P  outcome policy",
+    "  d +1 day  m +1 month  h +1 hour  0 real time",
+    "Mouse: click selects, click the price buys,",
+    "double-click opens.   ? this help",
+]
+
+private func drawHelp(_ screen: inout Screen, _ theme: Theme) {
+    let width = min(screen.size.columns, (helpLines.map(TextWidth.of).max() ?? 0) + 4)
+    let height = min(screen.size.rows, helpLines.count + 2)
+    let frame = Rect(x: (screen.size.columns - width) / 2, y: (screen.size.rows - height) / 2, width: width, height: height)
+    screen.fill(frame)
+    screen.box(frame, style: theme.title, title: "Keys")
+    for (index, line) in helpLines.enumerated() where index + 1 < height - 1 {
+        screen.write(line, x: frame.x + 2, y: frame.y + 1 + index, style: line.hasPrefix(" ") ? .plain : theme.title, clip: frame.inset(by: 1))
+    }
+}

@@ -1,0 +1,223 @@
+// From pixels to cells: area-averaging scale, colour quantisation to what the terminal has, and
+// upper-half-block cells (two pixels a cell) or a character-density ramp without colour.
+import Foundation
+
+/// What the terminal can show.
+public enum ColorDepth: Sendable, Equatable {
+    /// No colour (or NO_COLOR): a density ramp of characters.
+    case none
+    /// The eight basic colours.
+    case eight
+    /// The xterm 256-colour palette: the 6×6×6 cube and the grey ramp (never the theme's 16).
+    case palette256
+}
+
+public enum Palette {
+    /// The cube's channel levels in xterm.
+    static let cubeLevels: [Int] = [0, 95, 135, 175, 215, 255]
+
+    /// The nearest colour of the xterm cube (16–231) or grey ramp (232–255).
+    public static func nearest256(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+        let (ri, gi, bi) = (cubeIndex(r), cubeIndex(g), cubeIndex(b))
+        let cube = (cubeLevels[ri], cubeLevels[gi], cubeLevels[bi])
+        let cubeDistance = distance((Int(r), Int(g), Int(b)), cube)
+        // Grey ramp: 8, 18, …, 238.
+        let average = (Int(r) + Int(g) + Int(b)) / 3
+        let greyIndex = min(23, max(0, (average - 3) / 10))
+        let greyLevel = 8 + 10 * greyIndex
+        let greyDistance = distance((Int(r), Int(g), Int(b)), (greyLevel, greyLevel, greyLevel))
+        if greyDistance < cubeDistance { return UInt8(232 + greyIndex) }
+        return UInt8(16 + 36 * ri + 6 * gi + bi)
+    }
+
+    static func cubeIndex(_ value: UInt8) -> Int {
+        let v = Int(value)
+        if v < 48 { return 0 }
+        if v < 115 { return 1 }
+        return min(5, (v - 35) / 40)
+    }
+
+    /// The RGB an xterm palette index stands for (16–255), for tests and the 8-colour mapping.
+    public static func rgb(of index: UInt8) -> (Int, Int, Int) {
+        let i = Int(index)
+        if i >= 232 { let level = 8 + 10 * (i - 232); return (level, level, level) }
+        if i >= 16 {
+            let c = i - 16
+            return (cubeLevels[c / 36], cubeLevels[(c / 6) % 6], cubeLevels[c % 6])
+        }
+        return basic[i % 8]
+    }
+
+    /// The eight basic colours as most terminals draw them.
+    static let basic: [(Int, Int, Int)] = [
+        (0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205), (229, 229, 229),
+    ]
+
+    /// The nearest of the eight basic colours, by hue rather than distance alone: a dark red is
+    /// still red, not black, unless it is nearly black.
+    public static func nearest8(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+        let (ri, gi, bi) = (Int(r), Int(g), Int(b))
+        let maximum = max(ri, gi, bi), minimum = min(ri, gi, bi)
+        if maximum < 50 { return 0 }
+        if maximum - minimum < 40 { return maximum < 140 ? 0 : 7 }
+        let threshold = (maximum + minimum) / 2
+        let bits = (ri > threshold ? 1 : 0) | (gi > threshold ? 2 : 0) | (bi > threshold ? 4 : 0)
+        return UInt8(bits == 7 ? 7 : bits)
+    }
+
+    static func distance(_ a: (Int, Int, Int), _ b: (Int, Int, Int)) -> Int {
+        let (dr, dg, db) = (a.0 - b.0, a.1 - b.1, a.2 - b.2)
+        // Weighted for the eye: green counts most, blue least.
+        return 3 * dr * dr + 4 * dg * dg + 2 * db * db
+    }
+
+    /// Perceived brightness, 0–255 (Rec. 601 weights).
+    public static func luma(_ pixel: RGBA) -> UInt8 {
+        let red: Int = 299 * Int(pixel.r), green: Int = 587 * Int(pixel.g), blue: Int = 114 * Int(pixel.b)
+        return UInt8((red + green + blue) / 1000)
+    }
+
+    /// sRGB channel to linear light, 0–1.
+    static func linear(_ value: UInt8) -> Double {
+        let c = Double(value) / 255
+        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+    }
+
+    /// Darkest to brightest.
+    public static let ramp: [Character] = Array(" .:-=+*#%@")
+
+    public static func rampCharacter(_ brightness: UInt8) -> Character {
+        ramp[min(ramp.count - 1, Int(brightness) * ramp.count / 256)]
+    }
+}
+
+public enum Scaler {
+    /// The pixel size that fits `image` in `columns`×`rows` cells at two pixels a cell (cells
+    /// about twice as tall as wide, so each half-block pixel is square), keeping the aspect ratio.
+    public static func fittedSize(width: Int, height: Int, columns: Int, rows: Int) -> (width: Int, height: Int) {
+        guard width > 0, height > 0, columns > 0, rows > 0 else { return (0, 0) }
+        let maxWidth = Double(columns), maxHeight = Double(rows * 2)
+        let scale = min(maxWidth / Double(width), maxHeight / Double(height))
+        let w = max(1, min(columns, Int((Double(width) * scale).rounded())))
+        let h = max(1, min(rows * 2, Int((Double(height) * scale).rounded())))
+        return (w, h)
+    }
+
+    /// Area averaging (a box filter): each output pixel is the coverage-weighted mean of the input
+    /// pixels under it, colours weighted by alpha so that transparent pixels do not darken edges.
+    public static func scale(_ image: RGBAImage, toWidth width: Int, height: Int) -> RGBAImage {
+        guard width > 0, height > 0, image.width > 0, image.height > 0 else { return RGBAImage(width: 0, height: 0, pixels: []) }
+        if width == image.width && height == image.height { return image }
+        let xSpans = spans(source: image.width, target: width)
+        let ySpans = spans(source: image.height, target: height)
+        var output = [UInt8](repeating: 0, count: width * height * 4)
+        image.pixels.withUnsafeBufferPointer { source in
+            for (oy, ySpan) in ySpans.enumerated() {
+                for (ox, xSpan) in xSpans.enumerated() {
+                    var r = 0.0, g = 0.0, b = 0.0, a = 0.0, area = 0.0
+                    for (sy, wy) in ySpan {
+                        let row = sy * image.width
+                        for (sx, wx) in xSpan {
+                            let weight = wx * wy
+                            let base = (row + sx) * 4
+                            let alpha = Double(source[base + 3]) * weight
+                            r += Double(source[base]) * alpha
+                            g += Double(source[base + 1]) * alpha
+                            b += Double(source[base + 2]) * alpha
+                            a += alpha
+                            area += weight
+                        }
+                    }
+                    let base = (oy * width + ox) * 4
+                    if a > 0 {
+                        output[base] = UInt8(min(255, (r / a).rounded()))
+                        output[base + 1] = UInt8(min(255, (g / a).rounded()))
+                        output[base + 2] = UInt8(min(255, (b / a).rounded()))
+                    }
+                    output[base + 3] = UInt8(min(255, (a / area).rounded()))
+                }
+            }
+        }
+        return RGBAImage(width: width, height: height, pixels: output)
+    }
+
+    /// For each output index, the input indices it covers and how much of each.
+    static func spans(source: Int, target: Int) -> [[(Int, Double)]] {
+        let ratio = Double(source) / Double(target)
+        return (0..<target).map { index in
+            let start = Double(index) * ratio, end = Double(index + 1) * ratio
+            var span: [(Int, Double)] = []
+            var position = Int(start.rounded(.down))
+            while Double(position) < end, position < source {
+                let covered = min(end, Double(position + 1)) - max(start, Double(position))
+                if covered > 1e-9 { span.append((position, covered)) }
+                position += 1
+            }
+            return span
+        }
+    }
+}
+
+/// A decoded picture, ready to be drawn at any size; scaled results are cached by size so that
+/// a redraw costs only the cell writes.
+public final class Picture: @unchecked Sendable {
+    public let image: RGBAImage
+    private var cache: [Size: RGBAImage] = [:]
+    private let lock = NSLock()
+
+    public init(_ image: RGBAImage) { self.image = image }
+
+    public func scaled(columns: Int, rows: Int) -> RGBAImage {
+        let fitted = Scaler.fittedSize(width: image.width, height: image.height, columns: columns, rows: rows)
+        let key = Size(columns: fitted.width, rows: fitted.height)
+        if let cached = lock.withLock({ cache[key] }) { return cached }
+        let scaled = Scaler.scale(image, toWidth: fitted.width, height: fitted.height)
+        lock.withLock {
+            if cache.count > 8 { cache.removeAll() }
+            cache[key] = scaled
+        }
+        return scaled
+    }
+}
+
+extension Screen {
+    /// Draws `picture` centred in `area`: upper half blocks (top pixel the foreground, bottom the
+    /// background) in colour, or the density ramp without. Transparent pixels show `background`.
+    public mutating func draw(_ picture: Picture, in area: Rect, depth: ColorDepth, background: RGBA = RGBA(0, 0, 0)) {
+        guard area.width > 0, area.height > 0 else { return }
+        let scaled = picture.scaled(columns: area.width, rows: area.height)
+        let cellRows = (scaled.height + 1) / 2
+        let left = area.x + (area.width - scaled.width) / 2
+        let top = area.y + (area.height - cellRows) / 2
+        for row in 0..<cellRows {
+            for column in 0..<scaled.width {
+                let upper = composite(scaled[column, row * 2], over: background)
+                let lower = row * 2 + 1 < scaled.height ? composite(scaled[column, row * 2 + 1], over: background) : background
+                let cell: Cell
+                switch depth {
+                case .palette256:
+                    cell = Cell("▀", style: Style(
+                        foreground: .indexed(Palette.nearest256(upper.r, upper.g, upper.b)),
+                        background: .indexed(Palette.nearest256(lower.r, lower.g, lower.b))
+                    ))
+                case .eight:
+                    cell = Cell("▀", style: Style(
+                        foreground: .indexed(Palette.nearest8(upper.r, upper.g, upper.b)),
+                        background: .indexed(Palette.nearest8(lower.r, lower.g, lower.b))
+                    ))
+                case .none:
+                    let brightness = UInt8((Int(Palette.luma(upper)) + Int(Palette.luma(lower))) / 2)
+                    cell = Cell(String(Palette.rampCharacter(brightness)))
+                }
+                put(cell, x: left + column, y: top + row)
+            }
+        }
+    }
+
+    func composite(_ pixel: RGBA, over background: RGBA) -> RGBA {
+        if pixel.a == 255 { return pixel }
+        let alpha = Int(pixel.a)
+        func mix(_ a: UInt8, _ b: UInt8) -> UInt8 { UInt8((Int(a) * alpha + Int(b) * (255 - alpha) + 127) / 255) }
+        return RGBA(mix(pixel.r, background.r), mix(pixel.g, background.g), mix(pixel.b, background.b))
+    }
+}
