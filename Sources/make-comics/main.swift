@@ -1,0 +1,47 @@
+// make-comics: draws the shipped comics into an assets folder.
+//   swift run -c release make-comics assets                 the PNG files
+//   swift run -c release make-comics --sheet sheet.png      all of them on one page, to look at
+import Foundation
+import TerminalUI
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let all = comics + randomFaces
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("make-comics: \(message)\n".utf8))
+    exit(1)
+}
+
+func drawn(_ comic: Comic) -> RGBAImage {
+    var canvas = Canvas(width: comicWidth, height: comicHeight, background: RGBA(255, 255, 255))
+    comic.draw(&canvas)
+    return canvas.picture
+}
+
+if arguments.first == "--sheet", arguments.count == 2 {
+    let columns = 4, rows = (all.count + 3) / 4, gap = 8
+    var sheet = RGBAImage(
+        width: columns * (comicWidth + gap) + gap, height: rows * (comicHeight + gap) + gap, fill: RGBA(255, 255, 255)
+    )
+    for (index, comic) in all.enumerated() {
+        let picture = drawn(comic)
+        let left = gap + (index % columns) * (comicWidth + gap), top = gap + (index / columns) * (comicHeight + gap)
+        for y in 0..<comicHeight { for x in 0..<comicWidth { sheet[left + x, top + y] = picture[x, y] } }
+    }
+    do { try PNGCodec.encode(sheet, layout: .rgb).write(to: URL(fileURLWithPath: arguments[1])) } catch { fail("\(error)") }
+    exit(0)
+}
+guard arguments.count <= 1, arguments.first?.hasPrefix("-") != true else {
+    fail("usage: make-comics [ASSETS_FOLDER] | --sheet FILE.png   (default folder: assets)")
+}
+let root = URL(fileURLWithPath: arguments.first ?? "assets")
+for comic in all {
+    let url = root.appendingPathComponent(comic.path)
+    do {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try PNGCodec.encode(drawn(comic), layout: .rgb).write(to: url)
+        print("wrote \(url.path)")
+    } catch {
+        fail("\(url.path): \(error)")
+    }
+}
