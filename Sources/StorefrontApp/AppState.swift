@@ -33,11 +33,15 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var catalogName: String
     public var currencyCode: String
     public var localeIdentifier: String
+    /// The store calendar's zone: times on screen are shown in it.
+    public var timeZone: TimeZone
 
     public init(
         status: StoreStatus, rows: [ProductRow], pending: [StoreTransaction], policy: PurchaseOutcome,
-        clockDescription: String, catalogName: String, currencyCode: String = "USD", localeIdentifier: String = "en_US"
+        clockDescription: String, catalogName: String, currencyCode: String = "USD", localeIdentifier: String = "en_US",
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!
     ) {
+        self.timeZone = timeZone
         self.status = status
         self.rows = rows
         self.pending = pending

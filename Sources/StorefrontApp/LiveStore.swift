@@ -21,7 +21,7 @@ public final class LiveStore: StoreServing {
             status: try store.status(), rows: try store.productRows(),
             pending: try store.pending() + store.delayed(), policy: try store.policy(),
             clockDescription: setting.summary, catalogName: catalog.name, currencyCode: catalog.currencyCode,
-            localeIdentifier: catalog.localeIdentifier
+            localeIdentifier: catalog.localeIdentifier, timeZone: calendar.timeZone
         )
     }
 

@@ -274,7 +274,7 @@ func title(_ productID: String, in state: AppState) -> String {
 
 func formatDay(_ date: Date, _ state: AppState) -> String {
     var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone.current
+    calendar.timeZone = state.snapshot?.timeZone ?? TimeZone(identifier: "UTC")!
     return SubscriptionMath.formatDay(date, calendar: calendar)
 }
 

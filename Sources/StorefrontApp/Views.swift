@@ -231,29 +231,29 @@ private func drawMessage(_ screen: inout Screen, in frame: Rect, lines: [String]
     }
 }
 
-private func stateWords(_ transaction: StoreTransaction) -> String {
+private func stateWords(_ transaction: StoreTransaction, _ timeZone: TimeZone) -> String {
     switch transaction.state {
     case .deferred: return "Waiting for approval"
     case .interrupted: return "Needs action"
     case .purchasing:
         guard let due = transaction.dueAt else { return "Purchasing…" }
-        return "Purchasing… (\(transaction.dueApproves == true ? "approves" : "declines") at \(clockTime(due)))"
+        return "Purchasing… (\(transaction.dueApproves == true ? "approves" : "declines") at \(clockTime(due, timeZone)))"
     default: return transaction.state.rawValue
     }
 }
 
-func clockTime(_ date: Date) -> String {
+func clockTime(_ date: Date, _ timeZone: TimeZone) -> String {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone.current
+    formatter.timeZone = timeZone
     formatter.dateFormat = "HH:mm:ss"
     return formatter.string(from: date)
 }
 
-func clockDateTime(_ date: Date) -> String {
+func clockDateTime(_ date: Date, _ timeZone: TimeZone) -> String {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone.current
+    formatter.timeZone = timeZone
     formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
     return formatter.string(from: date)
 }
@@ -273,13 +273,13 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
         screen.write(TextWidth.truncate(value, to: max(0, width - x - 1)), x: x, y: y, style: style)
         y += 1
     }
-    line("Clock ", "\(clockDateTime(snapshot.status.now)) · \(snapshot.clockDescription)")
+    line("Clock ", "\(clockDateTime(snapshot.status.now, snapshot.timeZone)) · \(snapshot.clockDescription)")
     line("Next purchase ", snapshot.policy.description, theme.action)
     line("Pending ", snapshot.pending.isEmpty ? "none" : "\(snapshot.pending.count)")
     let pendingRoom = max(1, min(snapshot.pending.count, (area.maxY - y) / 2))
     for (index, transaction) in snapshot.pending.enumerated().prefix(pendingRoom) where y < area.maxY {
         let isSelected = index == state.pendingSelection
-        let text = "\(isSelected ? "▸" : " ") \(transaction.id.prefix(8))  \(title(transaction.productID, in: state))  \(stateWords(transaction))"
+        let text = "\(isSelected ? "▸" : " ") \(transaction.id.prefix(8))  \(title(transaction.productID, in: state))  \(stateWords(transaction, snapshot.timeZone))"
         screen.write(TextWidth.pad(text, to: width - 1), x: 1, y: y, style: isSelected ? theme.selected : theme.waiting)
         y += 1
     }
@@ -289,7 +289,7 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     let room = area.maxY - y
     guard room > 0 else { return }
     for event in state.log.suffix(room) {
-        let text = "\(clockTime(event.at))  \(event.transactionID.prefix(8))  \(title(event.productID, in: state))  \(eventWords(event))"
+        let text = "\(clockTime(event.at, snapshot.timeZone))  \(event.transactionID.prefix(8))  \(title(event.productID, in: state))  \(eventWords(event))"
         let style: Style = event.state == .failed ? Style(foreground: theme.color(theme.depth == .eight ? 1 : 203)) : event.state == .purchased || event.state == .restored ? theme.owned : .plain
         screen.write(TextWidth.truncate(text, to: width - 2), x: 1, y: y, style: style)
         y += 1

@@ -100,11 +100,11 @@ public final class CursesTerminal: FrameRendering, EventListening {
             for x in 0..<screen.size.columns {
                 let cell = screen[x, y]
                 if cell.isContinuation { continue }
-                if let previous, previous[x, y] == cell, (x + 1 >= screen.size.columns || previous[x + 1, y] == screen[x + 1, y]) {
+                // Unchanged, and still the same width (a wide character's right half is unchanged too).
+                if let previous, previous[x, y] == cell,
+                   x + 1 >= screen.size.columns || previous[x + 1, y].isContinuation == screen[x + 1, y].isContinuation {
                     continue
                 }
-                // The bottom-right cell of the screen scrolls some terminals: ncurses handles it
-                // with insert mode, but never for a wide character there.
                 put(cell, x: x, y: y, window: window)
                 written += 1
             }
