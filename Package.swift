@@ -42,9 +42,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore"]),
+        // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
+        .target(name: "TestSupport", dependencies: ["StoreCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
-        .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI"]),
+        .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["storefront", "StoreCore"]),
     ],
     swiftLanguageModes: [.v6]

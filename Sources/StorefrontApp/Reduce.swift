@@ -254,7 +254,7 @@ private func reduceMouse(_ state: inout AppState, _ event: MouseEvent) -> [Effec
         return []
     }
     guard state.route == .products, let rows = state.snapshot?.rows else { return [] }
-    let layout = ProductListLayout(size: state.size, count: rows.count, selection: state.selection)
+    let layout = ProductListLayout(size: state.size, snapshot: state.snapshot, selection: state.selection)
     switch event.kind {
     case .scrollUp: state.selection = clamp(state.selection - 1, count: rows.count)
     case .scrollDown: state.selection = clamp(state.selection + 1, count: rows.count)

@@ -15,46 +15,60 @@ public enum PictureResult: Sendable {
 public typealias PictureLookup = (String?) -> PictureResult
 
 /// Colours and emphasis, readable with no colour at all (bold and reverse carry the meaning).
+/// Each colour names its 256-colour shade and its 8-colour fallback.
 struct Theme {
     let depth: ColorDepth
     var colored: Bool { depth != .none }
 
-    func color(_ index: UInt8) -> Color { colored ? .indexed(index) : .default }
-    var titleBar: Style { colored ? Style(foreground: .indexed(231), background: .indexed(24), bold: true) : Style(bold: true, reverse: true) }
-    var footer: Style { colored ? Style(foreground: .indexed(250), background: .indexed(236)) : Style(reverse: true) }
-    var subscribed: Style { Style(foreground: color(depth == .eight ? 2 : 77), bold: true) }
-    var notSubscribed: Style { Style(foreground: color(depth == .eight ? 3 : 179), bold: true) }
-    var selected: Style { colored ? Style(foreground: .indexed(231), background: .indexed(depth == .eight ? 4 : 25), bold: true) : Style(bold: true, reverse: true) }
-    var dim: Style { colored ? Style(foreground: .indexed(depth == .eight ? 7 : 245)) : Style(dim: true) }
-    var action: Style { Style(foreground: color(depth == .eight ? 6 : 80), bold: true) }
-    var owned: Style { Style(foreground: color(depth == .eight ? 2 : 77), bold: true) }
-    var waiting: Style { Style(foreground: color(depth == .eight ? 3 : 214), bold: true) }
+    func color(_ shade: UInt8, _ basic: UInt8) -> Color {
+        switch depth {
+        case .none: .default
+        case .eight: .indexed(basic)
+        case .palette256: .indexed(shade)
+        }
+    }
+
+    var titleBar: Style { colored ? Style(foreground: color(231, 7), background: color(24, 4), bold: true) : Style(bold: true, reverse: true) }
+    var footer: Style { colored ? Style(foreground: color(250, 0), background: color(236, 7)) : Style(reverse: true) }
+    var subscribed: Style { Style(foreground: color(77, 2), bold: true) }
+    var notSubscribed: Style { Style(foreground: color(179, 3), bold: true) }
+    var selected: Style { colored ? Style(foreground: color(231, 7), background: color(25, 4), bold: true) : Style(bold: true, reverse: true) }
+    var dim: Style { colored ? Style(foreground: color(245, 7)) : Style(dim: true) }
+    var action: Style { Style(foreground: color(80, 6), bold: true) }
+    var owned: Style { Style(foreground: color(77, 2), bold: true) }
+    var waiting: Style { Style(foreground: color(214, 3), bold: true) }
+    var failed: Style { Style(foreground: color(203, 1)) }
     var title: Style { Style(bold: true) }
     func banner(_ kind: Banner.Kind) -> Style {
         guard colored else { return Style(bold: true) }
         switch kind {
-        case .info: return Style(foreground: .indexed(231), background: .indexed(depth == .eight ? 4 : 31))
-        case .success: return Style(foreground: .indexed(depth == .eight ? 0 : 16), background: .indexed(depth == .eight ? 2 : 114))
-        case .failure: return Style(foreground: .indexed(231), background: .indexed(depth == .eight ? 1 : 160), bold: true)
+        case .info: return Style(foreground: color(231, 7), background: color(31, 4))
+        case .success: return Style(foreground: color(16, 0), background: color(114, 2))
+        case .failure: return Style(foreground: color(231, 7), background: color(160, 1), bold: true)
         }
     }
 }
 
-/// Where the product list's rows are, for drawing and for mouse hits.
+/// Where the product list's rows and columns are, for drawing and for mouse hits.
 struct ProductListLayout {
     let top: Int
     let visible: Int
     let offset: Int
     let actionColumn: Int
     let actionWidth: Int
+    /// Names are padded to one column so that descriptions line up.
+    let nameWidth: Int
 
-    init(size: Size, count: Int, selection: Int) {
+    init(size: Size, snapshot: StoreSnapshot?, selection: Int) {
         top = size.rows >= 12 ? 3 : 2
         visible = max(1, size.rows - 2 - top)
         offset = (selection / visible) * visible
-        actionWidth = min(24, max(8, size.columns / 3))
+        let rows = snapshot?.rows ?? []
+        let widest = snapshot.map { snapshot in rows.map { TextWidth.of(actionText($0, snapshot)) }.max() ?? 8 } ?? 8
+        actionWidth = min(widest + 2, max(8, size.columns / 2))
         actionColumn = size.columns - actionWidth
-        _ = count
+        let longestName = rows.map { TextWidth.of($0.product.title) }.max() ?? 0
+        nameWidth = max(1, min(longestName, actionColumn - 3, max(12, size.columns * 2 / 5)))
     }
 
     func row(atY y: Int) -> Int? {
@@ -86,7 +100,8 @@ public func render(_ state: AppState, depth: ColorDepth, pictures: PictureLookup
     if let banner = state.banner, state.route != .signIn {
         screen.write(TextWidth.pad(" " + banner.text, to: width), x: 0, y: height - 2, style: theme.banner(banner.kind))
     }
-    screen.write(TextWidth.pad(" " + footer(for: state), to: width), x: 0, y: height - 1, style: theme.footer)
+    let keys = TextWidth.of(" " + footer(for: state)) <= width ? footer(for: state) : compactFooter(for: state)
+    screen.write(TextWidth.pad(" " + keys, to: width), x: 0, y: height - 1, style: theme.footer)
     if state.showsHelp { drawHelp(&screen, theme) }
     return screen
 }
@@ -113,7 +128,8 @@ private func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Th
     }
 }
 
-func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot) -> String {
+/// What a row's action column says. `compact` leaves out the views left beside the pack.
+func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot, compact: Bool = false) -> String {
     if let pending = row.pending {
         switch pending {
         case .deferred: return "Waiting for approval"
@@ -125,7 +141,7 @@ func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot) -> String {
     switch row.action {
     case .owned: return "✓"
     case .buy:
-        if row.product.kind == .consumable {
+        if row.product.kind == .consumable, !compact {
             return "\(snapshot.status.isSubscribed ? "∞" : String(snapshot.status.randomViewsRemaining)) left · \(price) Buy"
         }
         return "\(price) Buy"
@@ -137,7 +153,7 @@ func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot) -> String {
 
 private func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
     guard let snapshot = state.snapshot else { return }
-    let layout = ProductListLayout(size: state.size, count: snapshot.rows.count, selection: state.selection)
+    let layout = ProductListLayout(size: state.size, snapshot: snapshot, selection: state.selection)
     let width = state.size.columns
     for line in 0..<layout.visible {
         let index = layout.offset + line
@@ -147,14 +163,16 @@ private func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Th
         let isSelected = index == state.selection
         let base = isSelected ? theme.selected : Style.plain
         screen.write(String(repeating: " ", count: width), x: 0, y: y, style: base)
-        let nameWidth = max(1, layout.actionColumn - 3)
-        let name = TextWidth.truncate(row.product.title, to: nameWidth)
+        let name = TextWidth.pad(row.product.title, to: layout.nameWidth)
         var x = screen.write((isSelected ? "▸ " : "  ") + name, x: 0, y: y, style: isSelected ? base : theme.title)
         if !row.product.description.isEmpty, layout.actionColumn - x > 6 {
             let room = layout.actionColumn - x - 3
             x = screen.write("  " + TextWidth.truncate(row.product.description, to: room), x: x, y: y, style: isSelected ? base : theme.dim)
         }
-        let action = TextWidth.truncate(actionText(row, snapshot), to: layout.actionWidth - 1)
+        let full = actionText(row, snapshot)
+        let action = TextWidth.truncate(
+            TextWidth.of(full) < layout.actionWidth ? full : actionText(row, snapshot, compact: true), to: layout.actionWidth - 1
+        )
         let actionStyle: Style
         if isSelected {
             actionStyle = base
@@ -273,9 +291,9 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
         screen.write(TextWidth.truncate(value, to: max(0, width - x - 1)), x: x, y: y, style: style)
         y += 1
     }
-    line("Clock ", "\(clockDateTime(snapshot.status.now, snapshot.timeZone)) · \(snapshot.clockDescription)")
-    line("Next purchase ", snapshot.policy.description, theme.action)
-    line("Pending ", snapshot.pending.isEmpty ? "none" : "\(snapshot.pending.count)")
+    line("Clock          ", "\(clockDateTime(snapshot.status.now, snapshot.timeZone)) · \(snapshot.clockDescription)")
+    line("Next purchase  ", snapshot.policy.description, theme.action)
+    line("Pending        ", snapshot.pending.isEmpty ? "none" : "\(snapshot.pending.count)")
     let pendingRoom = max(1, min(snapshot.pending.count, (area.maxY - y) / 2))
     for (index, transaction) in snapshot.pending.enumerated().prefix(pendingRoom) where y < area.maxY {
         let isSelected = index == state.pendingSelection
@@ -290,7 +308,7 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     guard room > 0 else { return }
     for event in state.log.suffix(room) {
         let text = "\(clockTime(event.at, snapshot.timeZone))  \(event.transactionID.prefix(8))  \(title(event.productID, in: state))  \(eventWords(event))"
-        let style: Style = event.state == .failed ? Style(foreground: theme.color(theme.depth == .eight ? 1 : 203)) : event.state == .purchased || event.state == .restored ? theme.owned : .plain
+        let style: Style = event.state == .failed ? theme.failed : event.state == .purchased || event.state == .restored ? theme.owned : .plain
         screen.write(TextWidth.truncate(text, to: width - 2), x: 1, y: y, style: style)
         y += 1
     }
@@ -301,7 +319,7 @@ private func drawSignIn(_ screen: inout Screen, _ state: AppState, _ theme: Them
     let width = min(area.width, 46)
     let x = (area.width - width) / 2
     var y = area.y
-    let current = state.snapshot?.status.user.map { "Signed in as \($0)" } ?? "Sign in to subscribe (A1)"
+    let current = state.snapshot?.status.user.map { "Signed in as \($0)" } ?? "Sign in or sign up to buy subscriptions"
     if area.height >= 8 {
         screen.write(TextWidth.truncate(current, to: width), x: x, y: y, style: theme.dim)
         y += 2
@@ -347,6 +365,18 @@ func footer(for state: AppState) -> String {
     case .random: return "n next  b buy views  t transactions  q back  ? help"
     case .transactions: return "↑↓ select  a approve  x decline  s resolve  p policy  d +1 day  m +1 month  h +1 hour  0 real time  q back"
     case .signIn: return "Tab next  ⏎ choose  Esc back"
+    }
+}
+
+/// The same keys, without words, for narrow windows.
+func compactFooter(for state: AppState) -> String {
+    if state.showsHelp { return "any key" }
+    switch state.route {
+    case .products: return "↑↓ ⏎ b r n t u ? q"
+    case .detail: return "b r t q ?"
+    case .random: return "n b t q ?"
+    case .transactions: return "↑↓ a x s p d m h 0 q"
+    case .signIn: return "Tab ⏎ Esc"
     }
 }
 

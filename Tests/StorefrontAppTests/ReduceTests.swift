@@ -1,0 +1,196 @@
+// Key sequences through reduce, with whole-state assertions (T2, Q1, Q4).
+import Foundation
+import StoreCore
+import Testing
+@testable import StorefrontApp
+import TerminalUI
+
+@Suite("Reduce")
+struct ReduceTests {
+    @Test("T2 arrows and j/k move within the list; q quits")
+    func movement() throws {
+        let harness = try Harness()
+        var expected = harness.state
+        harness.press(.down, .character("j"), .down, .down, .down)
+        expected.selection = 3
+        #expect(harness.state == expected)
+        harness.press(.up, .character("k"), .up, .up)
+        expected.selection = 0
+        #expect(harness.state == expected)
+        harness.press(.end)
+        expected.selection = 3
+        #expect(harness.state == expected)
+        harness.press(.character("q"))
+        expected.isRunning = false
+        #expect(harness.state == expected)
+        #expect(harness.effects == [.quit])
+    }
+
+    @Test("T2 Enter opens a comic, q goes back; Esc quits from the list")
+    func navigation() throws {
+        let harness = try Harness()
+        var expected = harness.state
+        harness.press(.down, .enter)
+        expected.selection = 1
+        expected.route = .detail("comic.cat")
+        #expect(harness.state == expected)
+        harness.press(.escape)
+        expected.route = .products
+        #expect(harness.state == expected)
+        harness.press(.character("t"))
+        expected.route = .transactions
+        #expect(harness.state == expected)
+        harness.press(.character("q"), .escape)
+        expected.route = .products
+        expected.isRunning = false
+        #expect(harness.state == expected)
+    }
+
+    @Test("Q1 Q4 a deferred purchase approved from the transaction manager")
+    func deferredApproved() throws {
+        let harness = try Harness()
+        try harness.store.setPolicy(.defer)
+        try harness.refresh()
+        harness.press(.down, .down, .character("b"))
+        var expected = harness.state
+        let pending = try #require(harness.state.snapshot?.pending.first)
+        #expect(pending.state == .deferred)
+        #expect(harness.state.banner == Banner("Random Comics ×5: waiting for approval (Ask to Buy) — t to approve or decline"))
+        #expect(harness.state.log.map(\.state) == [.purchasing, .deferred])
+        #expect(harness.state.snapshot?.rows[2].pending == .deferred)
+
+        harness.press(.character("t"))
+        expected.route = .transactions
+        expected.banner = nil
+        #expect(harness.state == expected)
+
+        harness.press(.character("a"))
+        #expect(harness.effects.last == .approve(pending.id))
+        expected.banner = Banner("Purchased Random Comics ×5 ✓", kind: .success)
+        expected.log += harness.state.log.suffix(1)
+        expected.snapshot = try harness.live.snapshot()
+        #expect(harness.state == expected)
+        #expect(harness.state.log.map(\.state) == [.purchasing, .deferred, .purchased])
+        #expect(harness.state.snapshot?.pending.isEmpty == true)
+        #expect(harness.state.snapshot?.status.randomViewsRemaining == 5)
+    }
+
+    @Test("Q4 a declined request and a cancelled interruption fail with their reasons")
+    func declined() throws {
+        let harness = try Harness()
+        try harness.store.buy("comic.owl", outcome: .defer)
+        try harness.store.buy("comic.cat", outcome: .interrupt)
+        try harness.refresh()
+        harness.press(.character("t"), .character("x"))
+        #expect(harness.state.banner == Banner("Night Shift failed: the request to buy was declined (declined)", kind: .failure))
+        harness.press(.character("s"))
+        #expect(harness.state.banner == Banner("Purchased Cat Judge ✓", kind: .success))
+        #expect(harness.state.snapshot?.status.owned == ["comic.cat"])
+    }
+
+    @Test("Q4 every failure reason reaches the screen in words", arguments: FailureReason.policyReasons)
+    func failures(reason: FailureReason) throws {
+        let harness = try Harness()
+        try harness.store.setPolicy(.fail(reason))
+        try harness.refresh()
+        harness.press(.character("b"))
+        #expect(harness.state.banner == Banner("Night Shift failed: \(reason.explanation) (\(reason.rawValue))", kind: .failure))
+        #expect(harness.state.snapshot?.rows[0].action == .buy)
+        #expect(harness.lines()[12].hasPrefix(" Night Shift failed: "))
+    }
+
+    @Test("Q4 p cycles the outcome policy through every choice and back")
+    func policyCycle() throws {
+        let harness = try Harness(route: .transactions)
+        var seen: [PurchaseOutcome] = []
+        for _ in policyChoices {
+            harness.press(.character("p"))
+            seen.append(try harness.store.policy())
+        }
+        #expect(seen == Array(policyChoices.dropFirst()) + [policyChoices[0]])
+        harness.press(.character("P"))
+        #expect(try harness.store.policy() == policyChoices.last)
+    }
+
+    @Test("Q5 the manager moves the clock; a delayed approval lands when it passes")
+    func clockKeys() throws {
+        let harness = try Harness(size: Size(columns: 80, rows: 14), route: .transactions)
+        try harness.store.buy("pack", outcome: .delayed(after: .seconds(90), approve: true))
+        try harness.refresh()
+        #expect(harness.lines()[5].contains("Purchasing… (approves at 12:01:30)"))
+        // The manual clock stands in for the state folder's; the store sees the move on its tick.
+        harness.temporary.clock.advance(seconds: 120)
+        for action in harness.live.tick() { harness.send(action) }
+        #expect(harness.state.snapshot?.status.randomViewsRemaining == 5)
+        #expect(harness.state.log.last?.state == .purchased)
+    }
+
+    @Test("A1 signing up from the form lands on the list, signed in")
+    func signUpForm() throws {
+        let harness = try Harness(route: .signIn)
+        harness.type("zoe")
+        harness.press(.tab)
+        harness.type("secret")
+        harness.press(.tab, .tab)
+        #expect(harness.state.form.focus == .signUp)
+        harness.press(.enter)
+        #expect(harness.effects == [.signUp(name: "zoe", password: "secret")])
+        #expect(harness.state.route == .products)
+        #expect(harness.state.banner == Banner("Signed in as zoe", kind: .success))
+        #expect(harness.state.snapshot?.status.user == "zoe")
+        #expect(harness.state.form == SignInForm())
+    }
+
+    @Test("A1 a wrong password shows on the form and changes nothing")
+    func wrongPassword() throws {
+        let harness = try Harness(user: "ann")
+        try harness.store.signOut()
+        try harness.refresh()
+        harness.press(.character("u"))
+        harness.type("ann")
+        harness.press(.tab)
+        harness.type("nope")
+        harness.press(.enter)
+        #expect(harness.state.route == .signIn)
+        #expect(harness.state.form.error == "wrong password for \"ann\"")
+        #expect(try harness.store.currentUser() == nil)
+    }
+
+    @Test("R3 buying a subscription as a guest leads to the sign-in form")
+    func subscriptionNeedsAccount() throws {
+        let harness = try Harness()
+        harness.press(.end, .character("b"))
+        #expect(harness.state.route == .signIn)
+        #expect(harness.state.form.error == "Subscriptions need an account: sign in or sign up")
+        #expect(harness.effects.isEmpty)
+    }
+
+    @Test("T2 a click selects a row, a click on its price buys, a double-click opens")
+    func mouse() throws {
+        let harness = try Harness()
+        harness.send(.mouse(MouseEvent(.click, x: 5, y: 4)))
+        #expect(harness.state.selection == 1)
+        #expect(harness.effects.isEmpty)
+        harness.send(.mouse(MouseEvent(.click, x: 55, y: 4)))
+        #expect(harness.effects == [.buy("comic.cat")])
+        harness.send(.mouse(MouseEvent(.doubleClick, x: 5, y: 3)))
+        #expect(harness.state.route == .detail("comic.owl"))
+        harness.send(.mouse(MouseEvent(.click, x: 5, y: 40)))
+        #expect(harness.state.selection == 0)
+    }
+
+    @Test("A5 restore says what came back")
+    func restore() throws {
+        let harness = try Harness(user: "ann")
+        harness.press(.character("b"))
+        harness.press(.character("r"))
+        #expect(harness.state.banner == Banner("Restored 1 comic: Night Shift", kind: .success))
+    }
+
+    @Test("Ctrl-C or SIGTERM ends the loop")
+    func interrupt() throws {
+        let harness = try Harness()
+        harness.send(.interrupt)
+        #expect(!harness.state.isRunning)
+    }
+}

@@ -1,0 +1,60 @@
+// A real store on a temporary folder, seen through the screen's eyes.
+import Foundation
+import StoreCore
+@testable import StorefrontApp
+import TerminalUI
+@_exported import TestSupport
+
+let appCatalog = Catalog(
+    name: "Comics", bonusDays: 1,
+    products: [
+        Product(id: "comic.owl", kind: .nonConsumable, title: "Night Shift", description: "An owl bakes bread.", price: Decimal(string: "0.99")!, image: "owl.png"),
+        Product(id: "comic.cat", kind: .nonConsumable, title: "Cat Judge", description: "Order in the court.", price: Decimal(string: "1.49")!, image: "cat.png"),
+        Product(id: "pack", kind: .consumable, title: "Random Comics ×5", description: "Five random views.", price: Decimal(string: "0.99")!, quantity: 5),
+        Product(id: "sub3", kind: .nonRenewingSubscription, title: "3 Months of Comics", description: "Everything, 3 months.", price: Decimal(string: "2.99")!, months: 3),
+    ]
+)
+
+/// A store, its screen-side wrapper, and an app state loaded from it.
+final class Harness {
+    let temporary = TemporaryState()
+    let store: Store
+    let live: LiveStore
+    var state: AppState
+    /// Effects the reducer asked for, in order.
+    var effects: [Effect] = []
+
+    init(size: Size = Size(columns: 60, rows: 14), catalog: Catalog = appCatalog, user: String? = nil, route: Route = .products) throws {
+        store = try temporary.store(catalog: catalog, randomIndex: { _ in 0 })
+        if let user { try store.signUp(user, password: "pw") }
+        live = LiveStore(store: store)
+        state = AppState(route: route, size: size)
+        state.snapshot = try live.snapshot()
+    }
+
+    /// Sends an action, performs its effects against the store, and feeds the answers back.
+    func send(_ action: Action) {
+        for effect in reduce(&state, action) {
+            effects.append(effect)
+            for next in live.perform(effect) { send(next) }
+        }
+    }
+
+    func press(_ keys: Key...) { for key in keys { send(.key(key)) } }
+
+    func type(_ text: String) { for character in text { send(.key(.character(character))) } }
+
+    func refresh() throws { state.snapshot = try live.snapshot() }
+
+    func screen(depth: ColorDepth = .none, pictures: PictureLookup = { _ in .none }) -> Screen {
+        render(state, depth: depth, pictures: pictures)
+    }
+
+    func lines(pictures: PictureLookup = { _ in .none }) -> [String] {
+        screen(pictures: pictures).lines.map { line in
+            var trimmed = line
+            while trimmed.hasSuffix(" ") { trimmed.removeLast() }
+            return trimmed
+        }
+    }
+}

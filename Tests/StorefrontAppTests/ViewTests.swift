@@ -1,0 +1,240 @@
+// Frames rendered from states and compared as text (T1, R1–R3, R6–R8, T3's sizes).
+import Foundation
+import StoreCore
+import Testing
+@testable import StorefrontApp
+import TerminalUI
+
+@Suite("Views")
+struct ViewTests {
+    @Test("R1 R3 the guest's product list: prices with Buy, subscriptions ask to sign in")
+    func guestList() throws {
+        let harness = try Harness()
+        #expect(harness.lines() == [
+            " Comics                                               guest",
+            " Not Subscribed",
+            "",
+            "▸ Night Shift         An owl bakes b…             $0.99 Buy",
+            "  Cat Judge           Order in the c…             $1.49 Buy",
+            "  Random Comics ×5    Five random vi…    0 left · $0.99 Buy",
+            "  3 Months of Comics  Everything, 3 …  Sign in to subscribe",
+            "", "", "", "", "", "",
+            " ↑↓ ⏎ b r n t u ? q",
+        ])
+    }
+
+    @Test("R1 R2 R3 R6 bought comic checked; subscribed: every comic checked, Renew, the header")
+    func subscribedList() throws {
+        let harness = try Harness(user: "ann")
+        harness.press(.character("b"))
+        #expect(harness.lines()[3] == "▸ Night Shift         An owl bakes bre…                   ✓")
+        #expect(harness.lines()[4] == "  Cat Judge           Order in the cou…           $1.49 Buy")
+        #expect(harness.lines()[6] == "  3 Months of Comics  Everything, 3 mo…     $2.99 Subscribe")
+        #expect(harness.lines()[12] == " Purchased Night Shift ✓")
+        harness.press(.down, .down, .down, .character("b"))
+        #expect(harness.lines() == [
+            " Comics                                                 ann",
+            " Subscribed! Expires: 16/04/2026 (91 Days)",
+            "",
+            "  Night Shift         An owl bakes bre…                   ✓",
+            "  Cat Judge           Order in the cou…                   ✓",
+            "  Random Comics ×5    Five random view…  ∞ left · $0.99 Buy",
+            "▸ 3 Months of Comics  Everything, 3 mo…         $2.99 Renew",
+            "", "", "", "", "",
+            " Purchased 3 Months of Comics ✓",
+            " ↑↓ ⏎ b r n t u ? q",
+        ])
+    }
+
+    @Test("R6 the header says less than a day in words, and Not Subscribed at the second of expiry")
+    func headerAtExpiry() throws {
+        let harness = try Harness(user: "ann")
+        harness.press(.down, .down, .down, .character("b"))
+        harness.temporary.clock.set(utc(2026, 4, 16, 11, 59, 59))
+        try harness.refresh()
+        #expect(harness.lines()[1] == " Subscribed! Expires: 16/04/2026 (less than 1 Day: 1s left)")
+        harness.temporary.clock.set(utc(2026, 4, 16, 12))
+        try harness.refresh()
+        #expect(harness.lines()[1] == " Not Subscribed")
+        #expect(harness.lines()[6].hasSuffix("$2.99 Subscribe"))
+    }
+
+    @Test("rows in flight say so: purchasing, waiting for approval, needs action")
+    func inFlight() throws {
+        let harness = try Harness()
+        try harness.store.buy("comic.owl", outcome: .delayed(after: .seconds(60), approve: true))
+        try harness.store.buy("comic.cat", outcome: .defer)
+        try harness.store.buy("pack", outcome: .interrupt)
+        try harness.refresh()
+        let lines = harness.lines()
+        #expect(lines[3].hasSuffix("Purchasing…"))
+        #expect(lines[4].hasSuffix("Waiting for approval"))
+        #expect(lines[5].hasSuffix("Needs action"))
+    }
+
+    @Test("R8 a locked comic says Purchase to see comic!")
+    func lockedDetail() throws {
+        let harness = try Harness()
+        harness.press(.enter)
+        #expect(harness.lines() == [
+            " Comics › Night Shift                                 guest",
+            " Not Subscribed",
+            " Night Shift",
+            " An owl bakes bread.",
+            " ┌────────────────────────────────────────────────────────┐",
+            " │                                                        │",
+            " │                                                        │",
+            " │                 Purchase to see comic!                 │",
+            " │                      b Buy $0.99                       │",
+            " │                                                        │",
+            " │                                                        │",
+            " └────────────────────────────────────────────────────────┘",
+            "",
+            " b buy  r restore  t transactions  q back  ? help",
+        ])
+    }
+
+    @Test("T4 an unlocked comic shows its picture; a bad one a framed placeholder with file and reason")
+    func unlockedDetail() throws {
+        let harness = try Harness()
+        harness.press(.character("b"), .enter)
+        let picture = Picture(RGBAImage(width: 8, height: 8, fill: RGBA(255, 255, 255)))
+        let drawn = harness.lines(pictures: { _ in .picture(picture) })
+        #expect(drawn.contains { $0.contains("@@@@") })
+        #expect(!drawn.joined().contains("Purchase to see comic!"))
+        let colour = harness.screen(depth: .palette256, pictures: { _ in .picture(picture) })
+        #expect(colour.cells.contains { $0.text == "▀" && $0.style.foreground == .indexed(231) })
+        let broken = harness.lines(pictures: { path in .failure(file: path ?? "", reason: "Not a PNG file") })
+        #expect(broken.contains { $0.contains("[ picture unavailable ]") })
+        #expect(broken.contains { $0.contains("owl.png") })
+        #expect(broken.contains { $0.contains("Not a PNG file") })
+    }
+
+    @Test("R7 the random viewer: views left, the comic, and at zero how to get more")
+    func randomViewer() throws {
+        let harness = try Harness()
+        harness.press(.character("n"))
+        var lines = harness.lines()
+        #expect(lines[2] == " Random comics left: 0")
+        #expect(lines.contains { $0.contains("No random comics left") })
+        #expect(lines.contains { $0.contains("b Buy Random Comics ×5") })
+        harness.press(.character("b"))
+        harness.press(.character("n"))
+        lines = harness.lines()
+        #expect(lines[2] == " Random comics left: 4")
+        #expect(lines[12].contains("Night Shift"))
+    }
+
+    @Test("T1 the transaction manager: clock, policy, pending list and the live log")
+    func transactionManager() throws {
+        let harness = try Harness()
+        try harness.store.setPolicy(.defer)
+        try harness.refresh()
+        harness.press(.down, .down, .character("b"), .character("t"))
+        let id = try #require(harness.state.snapshot?.pending.first?.id.prefix(8))
+        #expect(harness.lines() == [
+            " Comics › Transactions                                guest",
+            " Not Subscribed",
+            " Clock          2026-01-15 12:00:00 · real time (no offset)",
+            " Next purchase  defer",
+            " Pending        1",
+            " ▸ \(id)  Random Comics ×5  Waiting for approval",
+            " Log",
+            " 12:00:00  \(id)  Random Comics ×5  purchasing",
+            " 12:00:00  \(id)  Random Comics ×5  deferred",
+            "", "", "", "",
+            " ↑↓ a x s p d m h 0 q",
+        ])
+    }
+
+    @Test("T1 sign in screen, with the typed name and a masked password")
+    func signIn() throws {
+        let harness = try Harness(route: .signIn)
+        harness.type("ann")
+        harness.press(.tab)
+        harness.type("pw")
+        let lines = harness.lines()
+        #expect(lines[2] == "       Sign in or sign up to buy subscriptions")
+        #expect(lines[4] == "       Name ann")
+        #expect(lines[5] == "       Password ••_")
+        #expect(lines[6] == "       [Sign in] [Sign up] [Guest]")
+    }
+
+    @Test("T3 at 20×6 the list still works; below it says too small and recovers")
+    func smallSizes() throws {
+        let harness = try Harness(size: Size(columns: 20, rows: 6))
+        #expect(harness.lines() == [
+            " Comics       guest",
+            " Not Subscribed",
+            "▸ Night … $0.99 Buy",
+            "  Cat Ju… $1.49 Buy",
+            "",
+            " ↑↓ ⏎ b r n t u ? q",
+        ])
+        harness.send(.resize(Size(columns: 19, rows: 5)))
+        #expect(harness.lines() == ["Window too small", "need 20×6", "now 19×5", "", ""])
+        harness.send(.resize(Size(columns: 2, rows: 1)))
+        #expect(harness.lines() == ["W…"])
+        harness.send(.resize(Size(columns: 20, rows: 6)))
+        #expect(harness.lines()[0] == " Comics       guest")
+        // Moving past the visible rows pages the list.
+        harness.press(.down, .down)
+        #expect(harness.lines()[2] == "▸ Random… $0.99 Buy")
+    }
+
+    @Test("T3 a large 200×60 window")
+    func largeSize() throws {
+        let harness = try Harness(size: Size(columns: 200, rows: 60))
+        let lines = harness.screen().lines
+        #expect(lines.count == 60 && lines.allSatisfy { TextWidth.of($0) == 200 })
+        #expect(lines[3].hasPrefix("▸ Night Shift         An owl bakes bread."))
+        #expect(lines[3].hasSuffix("$0.99 Buy "))
+        #expect(lines[59].hasPrefix(" ↑↓ move  ⏎ open  b buy  r restore  n random  t transactions  u account  ? help  q quit"))
+    }
+
+    @Test("wide-character names are laid out by column width")
+    func wideNames() throws {
+        let catalog = Catalog(name: "漫画店", products: [
+            Product(id: "c1", kind: .nonConsumable, title: "夜勤のフクロウ", description: "パン屋の夜", price: Decimal(string: "120")!, image: "a.png"),
+            Product(id: "c2", kind: .nonConsumable, title: "قصص القطط", description: "قاضي", price: Decimal(string: "1")!, image: "b.png"),
+        ])
+        let harness = try Harness(catalog: catalog)
+        let lines = harness.screen().lines
+        #expect(lines.allSatisfy { TextWidth.of($0) == 60 })
+        #expect(lines[0].hasPrefix(" 漫画店"))
+        #expect(lines[3].hasPrefix("▸ 夜勤のフクロウ  パン屋の夜"))
+        #expect(lines[4].hasPrefix("  قصص القطط       قاضي"))
+        // Descriptions line up whatever the names' widths, and prices end at the same column.
+        let column = { (line: String, text: String) in TextWidth.of(String(line[..<line.range(of: text)!.lowerBound])) }
+        #expect(column(lines[3], "パン屋の夜") == column(lines[4], "قاضي"))
+        #expect(lines[3].hasSuffix("$120.00 Buy ") && lines[4].hasSuffix("$1.00 Buy "))
+    }
+
+    @Test("the help overlay lists every key and any key closes it")
+    func help() throws {
+        let harness = try Harness(size: Size(columns: 60, rows: 18))
+        harness.press(.character("?"))
+        let text = harness.lines().joined(separator: "\n")
+        for key in ["open", "buy", "restore", "random comic", "transactions", "account", "approve", "decline", "resolve", "outcome policy", "+1 day", "+1 month", "real time"] {
+            #expect(text.contains(key), "help lacks \(key)")
+        }
+        #expect(harness.lines()[17] == " any key: close help")
+        harness.press(.character("x"))
+        #expect(!harness.state.showsHelp)
+    }
+
+    @Test("without colour the frame uses no colours; with 8 colours only the first eight")
+    func colourDepths() throws {
+        let harness = try Harness(user: "ann")
+        harness.press(.character("b"))
+        let plain = harness.screen(depth: .none)
+        #expect(plain.cells.allSatisfy { $0.style.foreground == .default && $0.style.background == .default })
+        #expect(plain.cells.contains { $0.style.isReverse })
+        let eight = harness.screen(depth: .eight)
+        for cell in eight.cells {
+            for color in [cell.style.foreground, cell.style.background] {
+                if case .indexed(let index) = color { #expect(index <= 7, "cell \(cell)") }
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+// Helpers the test targets share: a temporary state folder, a manual clock, a UTC calendar, a small catalog.
+import Foundation
+import StoreCore
+
+/// 2026-01-15 12:00:00 UTC: a fixed start so that month ends and leap years are where tests expect.
+public let startDate = utc(2026, 1, 15, 12)
+
+public func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Date {
+    var components = DateComponents()
+    (components.year, components.month, components.day) = (year, month, day)
+    (components.hour, components.minute, components.second) = (hour, minute, second)
+    return utcCalendar.date(from: components)!
+}
+
+public let utcCalendar: Calendar = {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
+    return calendar
+}()
+
+public let testCatalog = Catalog(
+    name: "Test", bonusDays: 1,
+    products: [
+        Product(id: "comic.a", kind: .nonConsumable, title: "Comic A", description: "", price: Decimal(string: "0.99")!, image: "a.png"),
+        Product(id: "comic.b", kind: .nonConsumable, title: "Comic B", description: "", price: Decimal(string: "0.99")!, image: "b.png"),
+        Product(id: "comic.c", kind: .nonConsumable, title: "Comic C", description: "", price: Decimal(string: "0.99")!, image: "c.png"),
+        Product(id: "pack", kind: .consumable, title: "Pack", description: "", price: Decimal(string: "0.99")!, quantity: 5),
+        Product(id: "sub3", kind: .nonRenewingSubscription, title: "3 Months", description: "", price: Decimal(string: "2.99")!, months: 3),
+        Product(id: "sub6", kind: .nonRenewingSubscription, title: "6 Months", description: "", price: Decimal(string: "4.99")!, months: 6),
+    ]
+)
+
+/// A state folder in the system's temporary folder, removed when the value goes.
+public final class TemporaryState {
+    public let url: URL
+    public let directory: StateDirectory
+    public let clock: ManualClock
+
+    public init(start: Date = startDate) {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-tests-\(UUID().uuidString)")
+        directory = StateDirectory(url)
+        clock = ManualClock(start)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    public func store(
+        device: String = "phone", catalog: Catalog = testCatalog, randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }
+    ) throws -> Store {
+        try Store(
+            stateDirectory: directory, device: device, catalog: catalog, clock: clock, calendar: utcCalendar,
+            passwordHasher: .fastForTests, randomIndex: randomIndex
+        )
+    }
+
+    /// A store on `device` signed in as `user` (created if need be).
+    public func signedIn(_ user: String, device: String = "phone") throws -> Store {
+        let store = try self.store(device: device)
+        do {
+            try store.signUp(user, password: "secret")
+        } catch StoreError.accountExists {
+            try store.signIn(user, password: "secret")
+        }
+        return store
+    }
+}
+
+/// The error a throwing call ends with, or nil.
+public func error<T>(_ body: () throws -> T) -> StoreError? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as StoreError {
+        return error
+    } catch {
+        return nil
+    }
+}
