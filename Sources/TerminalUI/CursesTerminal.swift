@@ -210,7 +210,7 @@ public final class CursesTerminal: FrameRendering, EventListening {
 
     private func characterKey(_ value: UInt32) -> TerminalEvent {
         switch value {
-        case 27: return .key(.escape)
+        case 27: return escapeOrUnknownSequence()
         case 10, 13: return .key(.enter)
         case 9: return .key(.tab)
         case 8, 127: return .key(.backspace)
@@ -219,6 +219,32 @@ public final class CursesTerminal: FrameRendering, EventListening {
             guard let scalar = Unicode.Scalar(value) else { return .timeout }
             return .key(.character(Character(scalar)))
         }
+    }
+
+    /// Esc alone, or the start of a key sequence this terminal type does not describe (ncurses
+    /// waited ESCDELAY and gave up): such a sequence is read to its end and ignored, so that an
+    /// unknown key never reads as Esc, which would quit.
+    private func escapeOrUnknownSequence() -> TerminalEvent {
+        let window = sf_stdscr()
+        wtimeout(window, 0)
+        var next: wint_t = 0
+        let result = wget_wch(window, &next)
+        guard result != ERR else { return .key(.escape) }
+        if result == OK, next == 91 || next == 79 {  // "[" or "O": a CSI or SS3 sequence
+            for _ in 0..<16 {
+                var byte: wint_t = 0
+                guard wget_wch(window, &byte) == OK else { break }
+                if byte >= 0x40 && byte <= 0x7E { break }
+            }
+            return .timeout
+        }
+        if result == OK, next == 27 {
+            // Esc pressed twice, or Esc and then a key's sequence: this one is Esc, the next is read next.
+            unget_wch(wchar_t(27))
+            return .key(.escape)
+        }
+        // Alt and a key: ignored, like the sequences.
+        return .timeout
     }
 
     /// A UTF-8 character type, so that ncursesw writes wide characters: the user's locale when it
@@ -240,6 +266,12 @@ public enum TerminalSignals {
     public static func install() {
         guard !installed else { return }
         installed = true
+        // A parent may have blocked these (a test runner's thread, a supervisor): the screen needs
+        // SIGWINCH to see resizes and SIGINT/SIGTERM to leave cleanly.
+        var wanted = sigset_t()
+        sigemptyset(&wanted)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] { sigaddset(&wanted, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &wanted, nil)
         for signal in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { _ in TerminalSignals.interruptFlag = 1 }

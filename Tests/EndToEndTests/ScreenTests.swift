@@ -1,0 +1,130 @@
+// The screen program as a person uses it, in tmux (T1–T5, T4's pictures).
+import Foundation
+import Testing
+
+@Suite("storefront screen in tmux", .serialized)
+struct ScreenTests {
+    @Test("sign up, buy a comic and see its checkmark, subscribe: header, every comic checked, Renew")
+    func purchaseFlow() throws {
+        let session = try Session()
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("Sign in or sign up to buy subscriptions")
+        try tmux.type("alice")
+        try tmux.send("Tab")
+        try tmux.type("secret")
+        try tmux.send("Tab", "Tab", "Enter")
+        try tmux.waitFor("Signed in as alice")
+        try tmux.send("b")
+        let bought = try tmux.waitFor("Purchased Night Shift ✓")
+        let owlRow = try #require(bought.split(separator: "\n").first { $0.contains("Night Shift ") && !$0.contains("Purchased") })
+        #expect(owlRow.hasSuffix("✓"), "\(owlRow)")
+        try tmux.send("End", "Up", "b")
+        let subscribed = try tmux.waitFor("Subscribed! Expires:")
+        let rows = subscribed.split(separator: "\n").filter { $0.contains("  ") && !$0.contains("Subscribed!") }
+        for comic in ["Night Shift", "Monday Coffee", "Cat Judge", "Moon Pizza"] {
+            let row = try #require(rows.first { $0.contains(comic) })
+            #expect(row.hasSuffix("✓"), "\(row)")
+        }
+        #expect(rows.filter { $0.contains("Renew") }.count == 2)
+        // The command line sees what the screen did.
+        #expect(try session.object(["status"])["subscribed"] as? Bool == true)
+        try tmux.send("q")
+    }
+
+    @Test("a deferred purchase approved from a second process shows up within a second")
+    func approveFromAnotherProcess() throws {
+        let session = try Session()
+        try session.signUp("kid")
+        try session.run(["policy", "set", "defer"]).expectSuccess()
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("Not Subscribed")
+        try tmux.send("Down", "Down", "Down", "Down", "Down", "Down", "Down", "Down", "b")
+        try tmux.waitFor("Waiting for approval")
+        let id = try #require(try session.array(["pending"]).first?["id"] as? String)
+        try session.run(["approve", id]).expectSuccess()
+        let started = Date()
+        try tmux.waitUntil(seconds: 5, description: "5 views left") { $0.contains("5 left") && !$0.contains("Waiting for approval") }
+        #expect(Date().timeIntervalSince(started) < 1.5)
+        try tmux.send("t")
+        try tmux.waitFor("purchased")
+    }
+
+    @Test("T3 resize to 20×6 and back; below that it says too small")
+    func resize() throws {
+        let session = try Session()
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("Sign in")
+        try tmux.send("Escape")
+        try tmux.waitFor("Random Comics")
+        try tmux.resize(columns: 20, rows: 6)
+        try tmux.waitFor("↑↓ ⏎ b r n t u ? q")
+        try tmux.resize(columns: 15, rows: 4)
+        try tmux.waitFor("need 20×6")
+        try tmux.resize(columns: 100, rows: 30)
+        let restored = try tmux.waitFor("6 Months of Comics")
+        #expect(!restored.contains("Window too small"))
+        try tmux.send("q")
+    }
+
+    @Test("T3 Ctrl-C gives the terminal back in cooked mode with echo on")
+    func ctrlC() throws {
+        let session = try Session()
+        // A script, as a person's shell would run it: the shell ignores the Ctrl-C meant for the
+        // program (an interactive shell does), then reports how the program ended and the modes.
+        let script = session.stateDirectory.appendingPathComponent("run.sh")
+        try "trap '' INT\n\(session.screenCommand())\necho EXITED=$?\nstty -a\nsleep 60\n".write(to: script, atomically: true, encoding: .utf8)
+        let tmux = try TmuxSession(command: "sh '\(script.path)'")
+        try tmux.waitFor("Sign in")
+        try tmux.send("C-c")
+        let after = try tmux.waitFor("EXITED=")
+        #expect(after.contains("EXITED=0"), "\(after)")
+        let modes = after.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        #expect(modes.contains("icanon") && !modes.contains("-icanon"), "\(after)")
+        #expect(modes.contains("echo") && !modes.contains("-echo"), "\(after)")
+    }
+
+    @Test("T4 an unlocked comic shows coloured half blocks; NO_COLOR shows the character ramp")
+    func pictures() throws {
+        let session = try Session()
+        try session.run(["buy", "com.storefront.comic.catjudge"]).expectSuccess()
+        let colour = try TmuxSession(command: session.screenCommand())
+        try colour.waitFor("Sign in")
+        try colour.send("Escape")
+        try colour.waitFor("Random Comics")
+        try colour.send("Down", "Down", "Enter")
+        let coloured = try colour.waitUntil(colors: true, description: "half blocks in colour") {
+            $0.contains("▀") && $0.contains("38;5;") && $0.contains("48;5;")
+        }
+        #expect(coloured.contains("Order in the court"))
+        try colour.send("q", "q")
+
+        let plain = try TmuxSession(command: session.screenCommand(extraEnvironment: ["NO_COLOR": "1"]))
+        try plain.waitFor("Sign in")
+        try plain.send("Escape")
+        try plain.waitFor("Random Comics")
+        try plain.send("Down", "Down", "Enter")
+        let ramp = try plain.waitUntil(colors: true, description: "the character ramp") { screen in
+            screen.contains("Order in the court") && ["@", "%", "#", "*", "+", "="].filter { screen.contains($0) }.count >= 3
+        }
+        #expect(!ramp.contains("▀"))
+        #expect(!ramp.contains("38;5;") && !ramp.contains("48;5;"))
+    }
+
+    @Test("T4 a corrupt comic image shows a placeholder with the file and the reason, not a crash")
+    func corruptImage() throws {
+        let session = try Session()
+        let assets = session.stateDirectory.appendingPathComponent("assets")
+        try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("assets"), to: assets)
+        try Data("not a png at all".utf8).write(to: assets.appendingPathComponent("comics/night-shift.png"))
+        session.environment["STOREFRONT_ASSETS"] = assets.path
+        try session.run(["buy", "com.storefront.comic.nightshift"]).expectSuccess()
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("Sign in")
+        try tmux.send("Escape")
+        try tmux.waitFor("Random Comics")
+        try tmux.send("Enter")
+        let screen = try tmux.waitFor("picture unavailable")
+        #expect(screen.contains("comics/night-shift.png"))
+        #expect(screen.contains("Not a PNG file"))
+    }
+}
