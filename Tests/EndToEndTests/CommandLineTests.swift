@@ -287,3 +287,27 @@ final class Locked<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
     func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
 }
+
+@Suite("storefront show-image")
+struct ShowImageTests {
+    @Test("T4 plain characters when not a terminal; ANSI colours with --color; bad files exit 2 with the reason")
+    func showImage() throws {
+        let session = try Session()
+        let file = repositoryRoot.appendingPathComponent("assets/random/joy.png").path
+        let plain = try session.run(["show-image", file, "--width", "30", "--height", "10"])
+        plain.expectSuccess()
+        #expect(!plain.stdout.contains("\u{1B}["))
+        let lines = plain.stdout.split(separator: "\n")
+        #expect(lines.count == 10 && lines.allSatisfy { $0.count == 30 })
+        let colour = try session.run(["show-image", file, "--width", "30", "--height", "10", "--color"])
+        #expect(colour.stdout.contains("▀") && colour.stdout.contains("38;5;") && colour.stdout.contains("48;5;"))
+        let eight = try session.run(["show-image", file, "--width", "30", "--height", "10", "--depth", "8"])
+        #expect(!eight.stdout.contains("38;5;") && eight.stdout.contains("\u{1B}[0;3"))
+        let text = session.stateDirectory.appendingPathComponent("notes.png")
+        try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
+        try Data("these are notes, not a picture".utf8).write(to: text)
+        let bad = try session.run(["show-image", text.path])
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "storefront: notes.png: not a usable PNG (Not a PNG file)\n")
+    }
+}
