@@ -33,6 +33,15 @@ let package = Package(
         .target(name: "StorefrontApp", dependencies: ["StoreCore", "TerminalUI"]),
         // Draws the shipped comics (assets/comics, assets/random): `swift run make-comics assets`.
         .executableTarget(name: "make-comics", dependencies: ["TerminalUI"]),
+        // Benchmarks: `swift build -c release && .build/release/storefront-bench` (BENCHMARKS.md).
+        .executableTarget(
+            name: "ncurses-floor", path: "Benchmarks/ncurses-floor", linkerSettings: [.linkedLibrary("ncursesw")]
+        ),
+        .executableTarget(
+            name: "storefront-bench",
+            dependencies: ["StoreCore", "TerminalUI", "StorefrontApp", "CPNG", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/storefront-bench"
+        ),
         .executableTarget(
             name: "storefront",
             dependencies: [

@@ -173,7 +173,7 @@ public final class Store {
     public func productRows() throws(StoreError) -> [ProductRow] {
         let status = try status()
         let inFlight = try device.transactions(
-            where: "user = ? AND state IN ('purchasing', 'deferred', 'interrupted')", [status.user ?? ""]
+            where: "state IN ('purchasing', 'deferred', 'interrupted') AND +user = ?", [status.user ?? ""]
         )
         return catalog.products.map { product in
             let action: ProductAction
@@ -209,14 +209,17 @@ public final class Store {
         try device.transactions(user: try profileKey)
     }
 
+    // The open-transaction queries say `+user` so that SQLite searches the few open ones by state
+    // rather than the profile's whole history by user: start-up must not grow with history.
+
     /// Deferred and interrupted transactions of the current profile.
     public func pending() throws(StoreError) -> [StoreTransaction] {
-        try device.transactions(where: "user = ? AND state IN ('deferred', 'interrupted')", [try profileKey])
+        try device.transactions(where: "state IN ('deferred', 'interrupted') AND +user = ?", [try profileKey])
     }
 
     /// Purchases waiting for a delayed outcome.
     public func delayed() throws(StoreError) -> [StoreTransaction] {
-        try device.transactions(where: "user = ? AND state = 'purchasing' AND dueAt IS NOT NULL", [try profileKey])
+        try device.transactions(where: "state = 'purchasing' AND dueAt IS NOT NULL AND +user = ?", [try profileKey])
     }
 
     /// Finds a transaction by its id or a unique prefix of it.

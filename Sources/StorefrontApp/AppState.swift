@@ -35,6 +35,9 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var localeIdentifier: String
     /// The store calendar's zone: times on screen are shown in it.
     public var timeZone: TimeZone
+    /// Prices formatted for the catalog's currency and locale, by product id (formatted once per
+    /// snapshot, not once per frame).
+    public var displayPrices: [String: String]
 
     public init(
         status: StoreStatus, rows: [ProductRow], pending: [StoreTransaction], policy: PurchaseOutcome,
@@ -42,6 +45,8 @@ public struct StoreSnapshot: Equatable, Sendable {
         timeZone: TimeZone = TimeZone(identifier: "UTC")!
     ) {
         self.timeZone = timeZone
+        let formatter = PriceFormatter(currencyCode: currencyCode, localeIdentifier: localeIdentifier)
+        displayPrices = Dictionary(rows.map { ($0.product.id, formatter.string(for: $0.product.price)) }) { first, _ in first }
         self.status = status
         self.rows = rows
         self.pending = pending
@@ -53,6 +58,10 @@ public struct StoreSnapshot: Equatable, Sendable {
     }
 
     public func product(_ id: String) -> Product? { rows.first { $0.product.id == id }?.product }
+
+    public func displayPrice(_ product: Product) -> String {
+        displayPrices[product.id] ?? PriceFormatter(currencyCode: currencyCode, localeIdentifier: localeIdentifier).string(for: product.price)
+    }
 }
 
 public struct Banner: Equatable, Sendable {

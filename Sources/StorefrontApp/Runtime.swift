@@ -45,6 +45,8 @@ public final class App {
     /// Called with every event the terminal gave (scenario recording).
     public var onEvent: ((TerminalEvent) -> Void)?
     public var tickMilliseconds = 250
+    /// Stops after drawing the first frame (start-up benchmarks).
+    public var exitsAfterFirstFrame = false
 
     public init(store: StoreServing, terminal: FrameRendering & EventListening, pictures: PictureCache, route: Route) {
         self.store = store
@@ -58,6 +60,7 @@ public final class App {
         load()
         while state.isRunning {
             draw()
+            if exitsAfterFirstFrame { return }
             let event = terminal.nextEvent(timeoutMilliseconds: tickMilliseconds)
             onEvent?(event)
             handle(event)

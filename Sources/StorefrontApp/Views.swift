@@ -137,7 +137,7 @@ func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot, compact: Bool = fa
         default: return "Purchasing…"
         }
     }
-    let price = PriceFormatter(currencyCode: snapshot.currencyCode, localeIdentifier: snapshot.localeIdentifier).string(for: row.product.price)
+    let price = snapshot.displayPrice(row.product)
     switch row.action {
     case .owned: return "✓"
     case .buy:
@@ -203,7 +203,7 @@ private func drawDetail(
         drawPicture(&screen, pictures(product.image), in: frame, depth: depth, theme: theme, name: product.image)
     } else {
         // R8.
-        let price = PriceFormatter(currencyCode: snapshot.currencyCode, localeIdentifier: snapshot.localeIdentifier).string(for: product.price)
+        let price = snapshot.displayPrice(product)
         drawMessage(&screen, in: frame, lines: ["Purchase to see comic!", "b  Buy \(price)"], theme: theme)
     }
 }

@@ -60,6 +60,11 @@ public final class DeviceDatabase: Sendable {
                 CREATE INDEX eventByTransaction ON event(transactionID, sequence);
                 """)
         }
+        migrator.registerMigration("v2: index open transactions") { db in
+            // recover() and the in-flight rows look for the few transactions still open; without
+            // this they scanned the whole history, so start-up grew with it.
+            try db.execute(sql: "CREATE INDEX txnByState ON txn(state, user)")
+        }
         return migrator
     }
 

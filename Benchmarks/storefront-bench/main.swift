@@ -1,0 +1,224 @@
+// storefront-bench: every figure beside the limit it is measured against, as a ratio.
+//   swift build -c release && .build/release/storefront-bench
+// Medians of repeated runs; wall-clock time on this machine, so re-run for a fair comparison.
+import CPNG
+import Foundation
+import GRDB
+import StoreCore
+import StorefrontApp
+import TerminalUI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+let repository = binaries.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-bench-\(getpid())")
+try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: scratch) }
+
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func median(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<runs { times.append(try seconds(body)) }
+    times.sort()
+    return times[times.count / 2]
+}
+
+func ms(_ value: Double) -> String { String(format: "%.3f ms", value * 1000) }
+func ratio(_ value: Double, _ limit: Double) -> String { String(format: "%.2f×", value / limit) }
+func row(_ name: String, _ figure: String, _ against: String, _ ratio: String, _ target: String) {
+    print("| \(name) | \(figure) | \(against) | \(ratio) | \(target) |")
+}
+
+print("| measure | figure | limit it is measured against | ratio | target |")
+print("|---|---|---|---|---|")
+
+// MARK: Images: decode + scale + draw, against libpng's decode alone.
+
+let comic = try PNGCodec.decode(contentsOf: repository.appendingPathComponent("assets/comics/cat-judge.png"))
+let big = Scaler.scale(comic, toWidth: 1024, height: 1024)
+let bigFile = scratch.appendingPathComponent("big.png")
+try PNGCodec.encode(big, layout: .rgba).write(to: bigFile)
+
+func libpngDecodeAlone() {
+    var image = png_image()
+    image.version = sf_png_image_version
+    guard png_image_begin_read_from_file(&image, bigFile.path) != 0 else { fatalError("libpng") }
+    image.format = sf_png_format_rgba
+    var buffer = [UInt8](repeating: 0, count: Int(image.width * image.height * 4))
+    buffer.withUnsafeMutableBytes { _ = png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+}
+
+let decodeAlone = median(15) { libpngDecodeAlone() }
+for (columns, rows) in [(80, 24), (200, 60)] {
+    var screen = Screen(size: Size(columns: columns, rows: rows))
+    let pipeline = try median(15) {
+        let picture = Picture(try PNGCodec.decode(contentsOf: bigFile))
+        screen.draw(picture, in: screen.bounds, depth: .palette256)
+    }
+    row("image pipeline 1024² → \(columns)×\(rows) (decode+scale+draw)", ms(pipeline), "libpng decode alone \(ms(decodeAlone))", ratio(pipeline, decodeAlone), "≤ 1.3×")
+    let picture = Picture(try PNGCodec.decode(contentsOf: bigFile))
+    screen.draw(picture, in: screen.bounds, depth: .palette256)
+    let redraw = median(50) { screen.draw(picture, in: screen.bounds, depth: .palette256) }
+    row("redraw from the cache at \(columns)×\(rows)", ms(redraw), "5 ms", ratio(redraw, 0.005), "< 5 ms")
+}
+
+// MARK: The screen: one arrow key, against a full repaint.
+
+setenv("LINES", "24", 1)
+setenv("COLUMNS", "80", 1)
+let terminalOutput = scratch.appendingPathComponent("terminal.out")
+FileManager.default.createFile(atPath: terminalOutput.path, contents: nil)
+let catalog = try CatalogLoader.load(contentsOf: repository.appendingPathComponent("assets/catalog.json")).catalog
+var utc = Calendar(identifier: .gregorian)
+utc.timeZone = TimeZone(identifier: "UTC")!
+do {
+    let store = try Store(
+        stateDirectory: StateDirectory(scratch.appendingPathComponent("screen")), device: "bench", catalog: catalog,
+        clock: ManualClock(Date(timeIntervalSince1970: 1_780_000_000)), calendar: utc
+    )
+    let terminal = try CursesTerminal(terminalType: "xterm-256color", output: terminalOutput.path, input: "/dev/null")
+    let app = App(store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: repository.appendingPathComponent("assets")), route: .products)
+    app.load()
+    app.draw()
+    func written() -> Int { (try? FileManager.default.attributesOfItem(atPath: terminalOutput.path)[.size] as? Int) ?? 0 }
+    var keyBytes: [Int] = []
+    var downward = true
+    let keyTime = median(201) {
+        let before = written()
+        app.handle(.key(downward ? .down : .up))
+        app.draw()
+        downward.toggle()
+        fflush(nil)
+        keyBytes.append(written() - before)
+    }
+    keyBytes.sort()
+    var fullBytes: [Int] = []
+    let fullTime = median(21) {
+        let before = written()
+        terminal.invalidate()
+        app.draw()
+        fflush(nil)
+        fullBytes.append(written() - before)
+    }
+    fullBytes.sort()
+    row("one arrow key in the product list (80×24)", ms(keyTime), "full repaint \(ms(fullTime))", ratio(keyTime, fullTime), "< 1 ms")
+    row("bytes written for one arrow key", "\(keyBytes[keyBytes.count / 2]) B", "full repaint \(fullBytes[fullBytes.count / 2]) B", ratio(Double(keyBytes[keyBytes.count / 2]), Double(fullBytes[fullBytes.count / 2])), "< 300 B")
+    terminal.restore()
+}
+
+// MARK: Start to first full frame, against a minimal C ncurses program; peak memory.
+
+/// Runs `command` on a pseudo-terminal (script(1)); returns the wall time and the peak RSS of the
+/// processes it waited for.
+func onTerminal(_ command: String, environment: [String: String]) -> (Double, Int) {
+    var pid: pid_t = 0
+    let arguments: [String] = ["/usr/bin/script", "-qfec", command, "/dev/null"]
+    let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { (argv + envp).forEach { free($0) } }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let start = DispatchTime.now().uptimeNanoseconds
+    posix_spawn(&pid, "/usr/bin/script", &actions, nil, argv, envp)
+    var status: Int32 = 0
+    var usage = rusage()
+    wait4(pid, &status, 0, &usage)
+    posix_spawn_file_actions_destroy(&actions)
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    var children = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &children)
+    return (elapsed, children.ru_maxrss * 1024)
+}
+
+let screenEnvironment = [
+    "TERM": "xterm-256color", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "HOME": scratch.path,
+    "STOREFRONT_STATE_DIR": scratch.appendingPathComponent("start").path, "STOREFRONT_ASSETS": repository.appendingPathComponent("assets").path,
+    "STOREFRONT_EXIT_AFTER_FIRST_FRAME": "1", "STOREFRONT_PASSWORD": "bench",
+]
+_ = onTerminal("'\(binaries.appendingPathComponent("storefront").path)' account signup bench", environment: screenEnvironment)
+let floorTimes = (0..<15).map { _ in onTerminal(binaries.appendingPathComponent("ncurses-floor").path, environment: screenEnvironment).0 }.sorted()
+var peak = 0
+let screenTimes = (0..<15).map { _ -> Double in
+    // GNU time reports the screen program's own peak (the sign-up above ran scrypt's 32 MiB).
+    let report = scratch.appendingPathComponent("peak.txt")
+    let (time, _) = onTerminal("/usr/bin/time -f %M -o '\(report.path)' '\(binaries.appendingPathComponent("storefront").path)'", environment: screenEnvironment)
+    let kilobytes = Int((try? String(contentsOf: report, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+    peak = max(peak, kilobytes * 1024)
+    return time
+}.sorted()
+let floorTime = floorTimes[floorTimes.count / 2], screenTime = screenTimes[screenTimes.count / 2]
+row("start to first full frame (script(1) pty, 80×24)", ms(screenTime), "C ncurses one frame \(ms(floorTime))", ratio(screenTime, floorTime), "≤ 1.5×")
+row("peak memory of the screen program, default catalog", String(format: "%.1f MB", Double(peak) / 1e6), "30 MB", ratio(Double(peak), 30e6), "< 30 MB")
+
+// MARK: Durable purchases, against raw SQLite single-row commits with the same journal settings.
+
+do {
+    let folder = StateDirectory(scratch.appendingPathComponent("durable"))
+    let store = try Store(
+        stateDirectory: folder, device: "bench", catalog: catalog, clock: ManualClock(Date(timeIntervalSince1970: 1_780_000_000)),
+        calendar: utc, passwordHasher: PasswordHasher(cost: 16)
+    )
+    try store.signUp("bench", password: "bench")
+    let count = 200
+    let storeTime = try seconds { for _ in 0..<count { try store.buy("com.storefront.sub.3months") } }
+    var configuration = Configuration()
+    configuration.journalMode = .wal
+    configuration.prepareDatabase { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+    let raw = try DatabaseQueue(path: scratch.appendingPathComponent("raw.sqlite").path, configuration: configuration)
+    try raw.write { try $0.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, value TEXT)") }
+    let rawTime = try seconds { for index in 0..<count { try raw.write { try $0.execute(sql: "INSERT INTO t(value) VALUES (?)", arguments: ["\(index)"]) } } }
+    let storeRate = Double(count) / storeTime, rawRate = Double(count) / rawTime
+    row("durable subscription purchases per second (account, receipt + device)", String(format: "%.0f /s", storeRate), String(format: "raw SQLite commits %.0f /s", rawRate), ratio(storeRate, rawRate), "≥ 0.5×")
+}
+
+// MARK: The receipt: expiry from 1,000,000 transactions; status with 100,000 in the history.
+
+do {
+    let start = Date(timeIntervalSince1970: 1_700_000_000)
+    let entries = (0..<1_000_000).map { index in
+        ReceiptEntry(
+            transactionID: String(format: "%016x", index), account: "a", productID: "sub3", kind: .nonRenewingSubscription,
+            months: index % 2 == 0 ? 3 : 6, bonusDays: 1, purchaseDate: start.addingTimeInterval(Double(index) * 3600), device: "d"
+        )
+    }.shuffled()
+    let recompute = median(5) { _ = SubscriptionMath.recomputeExpiry(from: entries, calendar: utc) }
+    row("expiry recomputed from a 1,000,000-transaction receipt (in memory)", ms(recompute), "200 ms", ratio(recompute, 0.2), "< 200 ms")
+}
+
+do {
+    func statusTime(history: Int) throws -> Double {
+        let folder = StateDirectory(scratch.appendingPathComponent("history-\(history)"))
+        _ = try Store(stateDirectory: folder, device: "big", catalog: catalog, clock: SystemClock(), calendar: utc)
+        let queue = try DatabaseQueue(path: try folder.deviceDatabase("big").path)
+        try queue.write { db in
+            for index in 0..<history {
+                let id = String(format: "%016x", index)
+                try db.execute(
+                    sql: """
+                        INSERT INTO txn (id, user, productID, kind, quantity, months, bonusDays, state, createdAt, purchaseDate, finished)
+                        VALUES (?, '', 'com.storefront.randomviews', 'consumable', 5, 0, 0, 'purchased', ?, ?, 1)
+                        """,
+                    arguments: [id, 1_700_000_000 + index, 1_700_000_000 + index]
+                )
+                try db.execute(sql: "INSERT INTO event(transactionID, state, at) VALUES (?, 'purchased', ?)", arguments: [id, 1_700_000_000 + index])
+            }
+        }
+        return try median(9) {
+            let store = try Store(stateDirectory: folder, device: "big", catalog: catalog, clock: SystemClock(), calendar: utc)
+            try store.recover()
+            _ = try store.status()
+            _ = try store.productRows()
+        }
+    }
+    let empty = try statusTime(history: 0), full = try statusTime(history: 100_000)
+    row("open + recover + status, 100,000 transactions in the history", ms(full), "the same with none \(ms(empty))", ratio(full, empty), "flat")
+}
