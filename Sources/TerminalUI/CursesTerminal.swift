@@ -170,9 +170,18 @@ public final class CursesTerminal: FrameRendering, EventListening {
         var character: wint_t = 0
         let result = wget_wch(window, &character)
         if TerminalSignals.takeInterrupt() { return .interrupt }
-        if result == ERR { return .timeout }
+        if result == ERR { return inputIsGone() ? .interrupt : .timeout }
         if result == sf_key_code_yes() { return functionKey(Int32(character)) }
         return characterKey(UInt32(character))
+    }
+
+    /// The terminal hung up (its window closed, its tmux server killed): leave instead of polling
+    /// a dead terminal for ever.
+    private func inputIsGone() -> Bool {
+        guard let input = files.last else { return false }
+        var descriptor = pollfd(fd: fileno(input), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        return descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
     }
 
     private func functionKey(_ code: Int32) -> TerminalEvent {
