@@ -26,13 +26,14 @@ public final class Store {
     public init(
         stateDirectory: StateDirectory, device deviceName: String, catalog: Catalog, clock: any StoreClock,
         calendar: Calendar, passwordHasher: PasswordHasher = PasswordHasher(),
-        randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }
+        randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }, server: ServerDatabase? = nil
     ) throws(StoreError) {
         let deviceURL = try stateDirectory.deviceDatabase(deviceName)
         try stateDirectory.prepare()
         self.catalog = catalog
         self.deviceName = deviceName
-        self.server = try ServerDatabase(url: stateDirectory.serverDatabase)
+        // The caller may already have the server open (the command line reads the clock from it).
+        self.server = if let server { server } else { try ServerDatabase(url: stateDirectory.serverDatabase) }
         self.device = try DeviceDatabase(url: deviceURL)
         self.clock = clock
         self.calendar = calendar

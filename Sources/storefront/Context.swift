@@ -65,7 +65,7 @@ struct Context {
         })
         let store = try Store(
             stateDirectory: stateDirectory, device: options.device, catalog: loaded.catalog, clock: clock,
-            calendar: calendar
+            calendar: calendar, server: server
         )
         if let outcome = options.outcome {
             store.outcomeOverride = try parseOutcome(outcome)

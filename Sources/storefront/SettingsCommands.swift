@@ -151,17 +151,12 @@ struct ResetDevice: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        do {
+        // Without opening the device's database: "deleting the app" must work on a corrupt one too.
+        try reportingFailures {
             let directory = StateDirectory(try Context.resolveStateDirectory(common))
             try directory.removeDevice(common.device)
             let json = JSON.object([("device", .string(common.device))])
             print(common.json ? json.rendered() : "device \"\(common.device)\" reset")
-        } catch let failure as CommandFailure {
-            printError("storefront: \(failure.message)")
-            throw ExitCode(failure.status)
-        } catch let error as StoreError {
-            printError("storefront: \(error.description)")
-            throw ExitCode(error.exitStatus)
         }
     }
 }
@@ -183,7 +178,7 @@ struct CatalogCommand: ParsableCommand {
         func run() throws {
             var options = common
             if let file { options.catalog = file }
-            do {
+            try reportingFailures {
                 let loaded = try Context.loadCatalog(options)
                 for warning in loaded.warnings { printError(warning.description) }
                 let json = JSON.object([
@@ -192,9 +187,6 @@ struct CatalogCommand: ParsableCommand {
                 ])
                 print(common.json ? json.rendered() : "ok: \(loaded.catalog.products.count) products, \(loaded.warnings.count) warning(s)")
                 if strict, !loaded.warnings.isEmpty { throw ExitCode(2) }
-            } catch let failure as CommandFailure {
-                printError("storefront: \(failure.message)")
-                throw ExitCode(failure.status)
             }
         }
     }

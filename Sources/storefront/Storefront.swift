@@ -23,11 +23,18 @@ struct Storefront: ParsableCommand {
     )
 }
 
-/// Runs a subcommand body, turning every error into one line on standard error and its status.
+/// Runs a subcommand body against the store, reporting errors as `reportingFailures` does.
 func perform(_ options: CommonOptions, recover: Bool = true, _ body: (Context) throws -> Void) throws {
-    do {
+    try reportingFailures {
         let context = try Context.open(options, recover: recover)
         try body(context)
+    }
+}
+
+/// Turns every error into one line on standard error and its exit status.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
     } catch let failure as CommandFailure {
         printError("storefront: \(failure.message)")
         throw ExitCode(failure.status)

@@ -58,6 +58,43 @@ public struct StateDirectory: Sendable {
     }
 }
 
+/// One SQLite file and its connection, with reads and writes whose errors name the file.
+struct SQLiteFile: Sendable {
+    let path: String
+    let queue: DatabaseQueue
+
+    init(url: URL, migrator: DatabaseMigrator) throws(StoreError) {
+        path = url.path
+        queue = try DatabaseOpener.open(url, migrator: migrator)
+    }
+}
+
+/// The server and device databases: each is one SQLite file read and written the same way.
+protocol SQLiteBacked {
+    var file: SQLiteFile { get }
+}
+
+extension SQLiteBacked {
+    public var path: String { file.path }
+
+    /// An IMMEDIATE transaction (GRDB's default for writers): two processes never deadlock.
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try file.queue.write(body)
+        } catch {
+            throw DatabaseOpener.translate(error, path: file.path)
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try file.queue.read(body)
+        } catch {
+            throw DatabaseOpener.translate(error, path: file.path)
+        }
+    }
+}
+
 enum DatabaseOpener {
     /// Opens (creating if needed) a database in WAL mode with full fsync on commit, waiting for
     /// other processes' locks instead of failing (P3), and migrates it.

@@ -5,13 +5,11 @@
 import Foundation
 import GRDB
 
-public final class DeviceDatabase: Sendable {
-    public let path: String
-    let queue: DatabaseQueue
+public final class DeviceDatabase: SQLiteBacked, Sendable {
+    let file: SQLiteFile
 
     public init(url: URL) throws(StoreError) {
-        path = url.path
-        queue = try DatabaseOpener.open(url, migrator: Self.migrator)
+        file = try SQLiteFile(url: url, migrator: Self.migrator)
     }
 
     static var migrator: DatabaseMigrator {
@@ -68,23 +66,6 @@ public final class DeviceDatabase: Sendable {
         return migrator
     }
 
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try queue.write(body)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw DatabaseOpener.translate(error, path: path)
-        }
-    }
-
-    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try queue.read(body)
-        } catch {
-            throw DatabaseOpener.translate(error, path: path)
-        }
-    }
 
     // MARK: Meta
 

@@ -3,13 +3,11 @@
 import Foundation
 import GRDB
 
-public final class ServerDatabase: Sendable {
-    public let path: String
-    let queue: DatabaseQueue
+public final class ServerDatabase: SQLiteBacked, Sendable {
+    let file: SQLiteFile
 
     public init(url: URL) throws(StoreError) {
-        path = url.path
-        queue = try DatabaseOpener.open(url, migrator: Self.migrator)
+        file = try SQLiteFile(url: url, migrator: Self.migrator)
     }
 
     static var migrator: DatabaseMigrator {
@@ -46,21 +44,6 @@ public final class ServerDatabase: Sendable {
         return migrator
     }
 
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try queue.write(body)
-        } catch {
-            throw DatabaseOpener.translate(error, path: path)
-        }
-    }
-
-    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try queue.read(body)
-        } catch {
-            throw DatabaseOpener.translate(error, path: path)
-        }
-    }
 
     // MARK: Accounts
 
