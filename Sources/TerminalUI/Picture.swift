@@ -105,40 +105,81 @@ public enum Scaler {
 
     /// Area averaging (a box filter): each output pixel is the coverage-weighted mean of the input
     /// pixels under it, colours weighted by alpha so that transparent pixels do not darken edges.
+    /// Separable: rows first into a narrow buffer, then columns, in Float over flat arrays.
     public static func scale(_ image: RGBAImage, toWidth width: Int, height: Int) -> RGBAImage {
         guard width > 0, height > 0, image.width > 0, image.height > 0 else { return RGBAImage(width: 0, height: 0, pixels: []) }
         if width == image.width && height == image.height { return image }
-        let xSpans = spans(source: image.width, target: width)
-        let ySpans = spans(source: image.height, target: height)
-        var output = [UInt8](repeating: 0, count: width * height * 4)
+        let columns = FlatSpans(spans(source: image.width, target: width))
+        let rows = FlatSpans(spans(source: image.height, target: height))
+        // Pass 1: each source row narrowed to `width` pixels of premultiplied (r, g, b, a).
+        var narrow = [Float](repeating: 0, count: width * image.height * 4)
         image.pixels.withUnsafeBufferPointer { source in
-            for (oy, ySpan) in ySpans.enumerated() {
-                for (ox, xSpan) in xSpans.enumerated() {
-                    var r = 0.0, g = 0.0, b = 0.0, a = 0.0, area = 0.0
-                    for (sy, wy) in ySpan {
-                        let row = sy * image.width
-                        for (sx, wx) in xSpan {
-                            let weight = wx * wy
-                            let base = (row + sx) * 4
-                            let alpha = Double(source[base + 3]) * weight
-                            r += Double(source[base]) * alpha
-                            g += Double(source[base + 1]) * alpha
-                            b += Double(source[base + 2]) * alpha
+            narrow.withUnsafeMutableBufferPointer { out in
+                for y in 0..<image.height {
+                    let rowBase = y * image.width * 4
+                    for ox in 0..<width {
+                        var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                        for entry in columns.range(ox) {
+                            let base = rowBase + columns.index[entry] * 4
+                            let alpha = Float(source[base + 3]) * columns.weight[entry]
+                            r += Float(source[base]) * alpha
+                            g += Float(source[base + 1]) * alpha
+                            b += Float(source[base + 2]) * alpha
                             a += alpha
-                            area += weight
                         }
+                        let o = (y * width + ox) * 4
+                        out[o] = r; out[o + 1] = g; out[o + 2] = b; out[o + 3] = a
                     }
-                    let base = (oy * width + ox) * 4
-                    if a > 0 {
-                        output[base] = UInt8(min(255, (r / a).rounded()))
-                        output[base + 1] = UInt8(min(255, (g / a).rounded()))
-                        output[base + 2] = UInt8(min(255, (b / a).rounded()))
+                }
+            }
+        }
+        // Pass 2: columns of the narrow buffer down to `height`.
+        let area = Float(image.width) / Float(width) * Float(image.height) / Float(height)
+        var output = [UInt8](repeating: 0, count: width * height * 4)
+        narrow.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { out in
+                for oy in 0..<height {
+                    for ox in 0..<width {
+                        var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                        for entry in rows.range(oy) {
+                            let base = (rows.index[entry] * width + ox) * 4
+                            let weight = rows.weight[entry]
+                            r += source[base] * weight
+                            g += source[base + 1] * weight
+                            b += source[base + 2] * weight
+                            a += source[base + 3] * weight
+                        }
+                        let o = (oy * width + ox) * 4
+                        if a > 0 {
+                            out[o] = UInt8(min(255, (r / a).rounded()))
+                            out[o + 1] = UInt8(min(255, (g / a).rounded()))
+                            out[o + 2] = UInt8(min(255, (b / a).rounded()))
+                        }
+                        out[o + 3] = UInt8(min(255, (a / area).rounded()))
                     }
-                    output[base + 3] = UInt8(min(255, (a / area).rounded()))
                 }
             }
         }
         return RGBAImage(width: width, height: height, pixels: output)
+    }
+
+    /// Spans laid out flat: output i covers entries offsets[i]..<offsets[i+1].
+    struct FlatSpans {
+        var offsets: [Int] = [0]
+        var index: [Int] = []
+        var weight: [Float] = []
+
+        init(_ spans: [[(Int, Double)]]) {
+            for span in spans {
+                for (position, covered) in span {
+                    index.append(position)
+                    weight.append(Float(covered))
+                }
+                offsets.append(index.count)
+            }
+        }
+
+        func range(_ output: Int) -> Range<Int> { offsets[output]..<offsets[output + 1] }
     }
 
     /// For each output index, the input indices it covers and how much of each.
