@@ -56,7 +56,10 @@ let package = Package(
         .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "TestSupport"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["storefront", "StoreCore"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["storefront", "StoreCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

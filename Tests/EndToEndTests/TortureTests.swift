@@ -1,0 +1,90 @@
+// Proof that nothing is lost: purchases on two devices of one account, each process killed with
+// SIGKILL at a random moment, then the invariants (P1, Q3, R4, A6). Bounded: about 150 kills.
+import Foundation
+import GRDB
+import Testing
+
+@Suite("torture", .serialized)
+struct TortureTests {
+    /// Starts `storefront ARGUMENTS`, kills it with SIGKILL after `microseconds` if still running.
+    func killed(_ session: Session, _ arguments: [String], after microseconds: UInt32, fault: Bool) throws -> Bool {
+        let process = Process()
+        process.executableURL = storefrontBinary
+        process.arguments = arguments
+        // Some processes also die by the fault injection, right between payment and delivery:
+        // the window a random kill rarely hits.
+        process.environment = session.environment.merging(fault ? ["STOREFRONT_FAULT": "crash-before-finish"] : [:]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        usleep(microseconds)
+        let wasRunning = process.isRunning
+        if wasRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return wasRunning && process.terminationReason == .uncaughtSignal
+    }
+
+    @Test("P1 Q3 SIGKILL at random moments: every purchase delivered exactly once, balances and expiry exact, databases intact")
+    func crashConsistency() throws {
+        let session = try Session()
+        try session.signUp("alice", device: "phone")
+        try session.signIn("alice", device: "tablet")
+        var generator = SystemRandomNumberGenerator()
+        let products = [
+            "com.storefront.randomviews", "com.storefront.randomviews", "com.storefront.randomviews",
+            "com.storefront.sub.3months", "com.storefront.sub.6months",
+            "com.storefront.comic.nightshift", "com.storefront.comic.catjudge", "com.storefront.comic.moonpizza",
+        ]
+        var kills = 0
+        for round in 0..<160 {
+            let device = round % 2 == 0 ? "phone" : "tablet"
+            var arguments = ["buy", products.randomElement(using: &generator)!, "--device", device]
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0: arguments += ["--outcome", "defer"]
+            case 1: arguments = ["pending", "--device", device]  // recovery alone, killed too
+            case 2: arguments = ["restore", "--device", device]
+            default: break
+            }
+            if round % 7 == 6, let waiting = try session.array(["pending", "--device", device]).first?["id"] as? String {
+                arguments = ["approve", waiting, "--device", device]
+            }
+            let fault = Int.random(in: 0..<5, using: &generator) == 0
+            if try killed(session, arguments, after: UInt32.random(in: 20_000...250_000, using: &generator), fault: fault) { kills += 1 }
+            if round % 20 == 19 { try session.run(["clock", "advance", "\(Int.random(in: 1...40, using: &generator))d"]).expectSuccess() }
+        }
+        // A debug build's command takes about 100 ms: kills from 20 to 250 ms land before, during
+        // and after the work, so that both killed and completed purchases are plenty.
+        #expect(kills >= 30, "only \(kills) processes were killed mid-way")
+        var completedPacks = 0
+
+        // The next command of any kind finishes what was left.
+        for device in ["phone", "tablet"] {
+            try session.run(["restore", "--device", device]).expectSuccess()
+            let history = try session.array(["history", "--device", device])
+            let delivered = history.filter { ["purchased", "restored"].contains($0["state"] as? String) }
+            #expect(delivered.allSatisfy { $0["finished"] as? Bool == true }, "unfinished on \(device)")
+            #expect(!history.contains { $0["state"] as? String == "purchasing" && $0["dueAt"] is NSNull }, "a purchase stuck in purchasing on \(device)")
+            let packs = history.filter { $0["product"] as? String == "com.storefront.randomviews" && $0["state"] as? String == "purchased" }
+            completedPacks += packs.count
+            let status = try session.object(["status", "--device", device])
+            // R4: the balance is exactly the approved packs of this device, never credited twice.
+            #expect(status["randomViewsRemaining"] as? Int == 5 * packs.count, "\(device): \(packs.count) packs")
+            let receipt = try session.object(["receipt", "--device", device])
+            #expect(receipt["consistent"] as? Bool == true)
+            #expect(receipt["deviceExpiry"] as? String == receipt["storedExpiry"] as? String)
+            // Every purchase this device saw reach `purchased` is on the account's receipt, once.
+            let entries = try #require(receipt["entries"] as? [[String: Any]])
+            let receiptIDs = entries.compactMap { $0["id"] as? String }
+            #expect(Set(receiptIDs).count == receiptIDs.count)
+            for transaction in history where transaction["state"] as? String == "purchased" {
+                #expect(receiptIDs.contains(transaction["id"] as? String ?? ""), "missing from the receipt: \(transaction)")
+            }
+        }
+        #expect(completedPacks >= 5, "only \(completedPacks) packs were bought: the kills came too early to prove anything")
+        for file in ["server.sqlite", "devices/phone.sqlite", "devices/tablet.sqlite"] {
+            let queue = try DatabaseQueue(path: session.stateDirectory.appendingPathComponent(file).path)
+            #expect(try queue.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok", "\(file)")
+        }
+    }
+}
