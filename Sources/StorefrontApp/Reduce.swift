@@ -259,7 +259,8 @@ private func reduceMouse(_ state: inout AppState, _ event: MouseEvent) -> [Effec
     case .scrollUp: state.selection = clamp(state.selection - 1, count: rows.count)
     case .scrollDown: state.selection = clamp(state.selection + 1, count: rows.count)
     case .click, .doubleClick:
-        guard let index = layout.row(atY: event.y) else { return [] }
+        // A click below the last row, or on a window too small to show the list, does nothing.
+        guard !state.isTooSmall, let index = layout.row(atY: event.y), rows.indices.contains(index) else { return [] }
         state.selection = index
         state.banner = nil
         if event.kind == .doubleClick { return open(&state, rows[index]) }

@@ -194,3 +194,16 @@ struct ReduceTests {
         #expect(!harness.state.isRunning)
     }
 }
+
+@Suite("Reduce, cases the fuzzer found")
+struct FuzzFoundTests {
+    @Test("a click below the last product does nothing (was: index out of range)")
+    func clickBelowTheList() throws {
+        let harness = try Harness(size: Size(columns: 60, rows: 30))
+        let before = harness.state
+        harness.send(.mouse(MouseEvent(.click, x: 5, y: 20)))
+        harness.send(.mouse(MouseEvent(.doubleClick, x: 55, y: 25)))
+        #expect(harness.state == before)
+        #expect(harness.effects.isEmpty)
+    }
+}
