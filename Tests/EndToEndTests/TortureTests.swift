@@ -56,10 +56,16 @@ struct TortureTests {
         // A debug build's command takes about 100 ms: kills from 20 to 250 ms land before, during
         // and after the work, so that both killed and completed purchases are plenty.
         #expect(kills >= 30, "only \(kills) processes were killed mid-way")
-        var completedPacks = 0
 
-        // The next command of any kind finishes what was left.
-        for device in ["phone", "tablet"] {
+        let completedPacks = try checkInvariants(session, devices: ["phone", "tablet"])
+        #expect(completedPacks >= 5, "only \(completedPacks) packs were bought: the kills came too early to prove anything")
+    }
+
+    /// After the storm: the next command finishes what was left, then every invariant is checked.
+    /// Returns how many packs were bought, so that a caller can tell the run proved something.
+    func checkInvariants(_ session: Session, devices: [String]) throws -> Int {
+        var completedPacks = 0
+        for device in devices {
             try session.run(["restore", "--device", device]).expectSuccess()
             let history = try session.array(["history", "--device", device])
             let delivered = history.filter { ["purchased", "restored"].contains($0["state"] as? String) }
@@ -81,10 +87,45 @@ struct TortureTests {
                 #expect(receiptIDs.contains(transaction["id"] as? String ?? ""), "missing from the receipt: \(transaction)")
             }
         }
-        #expect(completedPacks >= 5, "only \(completedPacks) packs were bought: the kills came too early to prove anything")
-        for file in ["server.sqlite", "devices/phone.sqlite", "devices/tablet.sqlite"] {
+        for file in ["server.sqlite"] + devices.map({ "devices/\($0).sqlite" }) {
             let queue = try DatabaseQueue(path: session.stateDirectory.appendingPathComponent(file).path)
             #expect(try queue.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok", "\(file)")
         }
+        return completedPacks
+    }
+
+    @Test("P3 several processes buying, approving and restoring on one account and one device at once")
+    func concurrency() throws {
+        let session = try Session()
+        try session.signUp("alice", device: "phone")
+        let environment = session.environment, folder = session.stateDirectory
+        let failures = Locked([String]())
+        let group = DispatchGroup()
+        for worker in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                guard let shell = try? Session(sharing: folder, environment: environment) else { return }
+                for round in 0..<12 {
+                    let arguments: [String]
+                    switch (worker + round) % 4 {
+                    case 0: arguments = ["buy", "com.storefront.randomviews", "--device", "phone"]
+                    case 1: arguments = ["buy", "com.storefront.sub.3months", "--device", "phone"]
+                    case 2: arguments = ["buy", "com.storefront.randomviews", "--device", "phone", "--outcome", "defer"]
+                    default:
+                        // Approve whatever is waiting (another worker may get there first), or restore.
+                        let waiting = (try? shell.run(["pending", "--json", "--device", "phone"]).array())?.first?["id"] as? String
+                        arguments = waiting.map { ["approve", $0, "--device", "phone"] } ?? ["restore", "--device", "phone"]
+                    }
+                    guard let result = try? shell.run(arguments) else { continue }
+                    // Losing a race to approve is a clean refusal (exit 1, "not waiting"), nothing else.
+                    if result.status != 0, !result.stderr.contains("not waiting for approval") {
+                        failures.withLock { $0.append("\(arguments): \(result)") }
+                    }
+                }
+            }
+        }
+        group.wait()
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let packs = try checkInvariants(session, devices: ["phone"])
+        #expect(packs >= 12)
     }
 }
