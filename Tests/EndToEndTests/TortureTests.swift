@@ -129,3 +129,68 @@ struct TortureTests {
         #expect(packs >= 12)
     }
 }
+
+@Suite("bad input corpus", .serialized)
+struct BadInputTests {
+    /// The bytes of every database in the state folder.
+    func databases(_ session: Session) throws -> [String: Data] {
+        var result: [String: Data] = [:]
+        let root = session.stateDirectory
+        for file in ["server.sqlite", "devices/default.sqlite"] {
+            let path = root.appendingPathComponent(file).path
+            // Fold the WAL into the file first so that the comparison sees everything.
+            let queue = try DatabaseQueue(path: path)
+            try queue.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            try queue.close()
+            result[file] = try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        return result
+    }
+
+    @Test("absurd arguments: a clear line, a non-zero exit, and the databases byte-identical")
+    func absurdArguments() throws {
+        let session = try Session()
+        try session.signUp("alice")
+        try session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
+        let before = try databases(session)
+        let cases: [[String]] = [
+            ["buy", ""], ["buy", String(repeating: "x", count: 10_000)], ["approve", ""], ["status", "--device", ""],
+            ["clock", "advance", "99999999d"], ["clock", "advance", "-1d"], ["clock", "set", "0000-99-99"],
+            ["clock", "rate", "0"], ["clock", "rate", "1e308"], ["policy", "set", "delay=:approve"],
+            ["buy", "com.storefront.randomviews", "--outcome", "fail="], ["show-image", "/nonexistent.png"],
+            ["show-image", "/etc/hostname", "--width", "0"], ["status", "--clock", "warp"],
+            ["products", "--catalog", "/nonexistent.json"], ["status", "--device", "a/b"],
+            ["account", "signup", "bad name"], ["account", "signup", String(repeating: "n", count: 65)],
+        ]
+        for arguments in cases {
+            let result = try session.run(arguments)
+            #expect(result.status != 0, "\(arguments) succeeded")
+            #expect(!result.signalled, "\(arguments) crashed")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count >= 1 && lines.count <= 4, "\(arguments): \(result.stderr)")
+        }
+        let after = try databases(session)
+        for (file, bytes) in before {
+            let changed = zip(bytes, after[file] ?? Data()).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+            #expect(bytes == after[file], "\(file): \(bytes.count) → \(after[file]?.count ?? 0) bytes, differing at \(changed.prefix(12))")
+        }
+    }
+
+    @Test("a garbage or truncated server database is reported with exit 3 and left as it was")
+    func brokenServer() throws {
+        let session = try Session()
+        try session.signUp("alice")
+        try session.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
+        let file = session.stateDirectory.appendingPathComponent("server.sqlite")
+        _ = try databases(session)
+        let whole = try Data(contentsOf: file)
+        for broken in [whole.prefix(whole.count / 3), Data(repeating: 0x00, count: 4096) + whole.dropFirst(4096)] {
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+            try broken.write(to: file)
+            let result = try session.run(["status"])
+            #expect(result.status == 3, "\(result)")
+            #expect(result.stderr.contains("server.sqlite"), "\(result.stderr)")
+            #expect(try Data(contentsOf: file) == broken)
+        }
+    }
+}

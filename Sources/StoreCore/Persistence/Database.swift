@@ -108,13 +108,21 @@ enum DatabaseOpener {
         }
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
-        configuration.journalMode = .wal
+        // WAL set by hand: GRDB's `.wal` setting creates and drops a table on every open to make
+        // sure the -shm file exists, which bumps the schema cookie: a write by every command, even
+        // one that changes nothing. The mode is persistent, so asking for it is enough.
         configuration.prepareDatabase { db in
+            if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+            }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try migrator.migrate(queue)
+            // Look before migrating: an up-to-date database is then only read.
+            if try !queue.read({ try migrator.hasCompletedMigrations($0) }) {
+                try migrator.migrate(queue)
+            }
             return queue
         } catch {
             throw translate(error, path: path)
