@@ -194,3 +194,30 @@ struct BadInputTests {
         }
     }
 }
+
+extension TortureTests {
+    @Test("a full disk, simulated by a file size limit: a clear error, exit 3, and nothing lost")
+    func fullDisk() throws {
+        let session = try Session()
+        try session.signUp("alice", device: "phone")
+        try session.run(["buy", "com.storefront.randomviews", "--device", "phone"]).expectSuccess()
+        // The shell ignores SIGXFSZ so that writes past the limit fail with EFBIG instead of killing.
+        let script = session.stateDirectory.appendingPathComponent("limited.sh")
+        let command = "'\(storefrontBinary.path)' buy com.storefront.randomviews --device phone"
+        try "trap '' XFSZ\nulimit -f 100\nfor i in $(seq 1 60); do \(command) >/dev/null 2>>\"$0.err\" || exit $?; done\n"
+            .write(to: script, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [script.path]
+        process.environment = session.environment
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 3, "status \(process.terminationStatus)")
+        let errors = try String(contentsOf: URL(fileURLWithPath: script.path + ".err"), encoding: .utf8)
+        #expect(errors.contains("cannot write"), "\(errors)")
+        #expect(errors.contains("the next command completes it"), "\(errors)")
+        #expect(errors.split(separator: "\n").count == 1, "\(errors)")
+        // Without the limit, the next command finishes what was cut, and every invariant holds.
+        _ = try checkInvariants(session, devices: ["phone"])
+    }
+}

@@ -137,8 +137,12 @@ enum DatabaseOpener {
                 return .corruptDatabase(path: path, reason: error.message ?? "\(error.resultCode)")
             case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM:
                 return .storage(path: path, reason: "cannot write (\(error.message ?? "\(error.resultCode)")); check the folder's permissions")
-            case .SQLITE_FULL:
-                return .storage(path: path, reason: "the disk is full; nothing was changed")
+            case .SQLITE_FULL, .SQLITE_IOERR:
+                // What was committed is kept: a purchase cut here is finished by the next command.
+                return .storage(
+                    path: path,
+                    reason: "cannot write (\(error.message ?? "disk I/O error"): the disk may be full or a file size limit reached); what was already committed is kept and the next command completes it"
+                )
             default:
                 return .storage(path: path, reason: error.message ?? "\(error.resultCode)")
             }
