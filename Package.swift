@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["storefront", "StoreCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["storefront", "StoreCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 // The screen program as a person uses it, in tmux (T1–T5, T4's pictures).
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("storefront screen in tmux", .serialized)
 struct ScreenTests {
@@ -126,5 +127,37 @@ struct ScreenTests {
         let screen = try tmux.waitFor("picture unavailable")
         #expect(screen.contains("comics/night-shift.png"))
         #expect(screen.contains("Not a PNG file"))
+    }
+}
+
+extension ScreenTests {
+    @Test("random keys and resizes against the real binary: it never dies, and quits cleanly")
+    func fuzzInTmux() throws {
+        let session = try Session()
+        try session.signUp("alice")
+        let script = session.stateDirectory.appendingPathComponent("run.sh")
+        try "\(session.screenCommand())\necho EXITED=$?\nsleep 60\n".write(to: script, atomically: true, encoding: .utf8)
+        let tmux = try TmuxSession(command: "sh '\(script.path)'")
+        try tmux.waitFor("Not Subscribed")
+        var generator = SeededGenerator(seed: 7)
+        // Everything but the keys that leave: q, Esc and Ctrl-C.
+        let keys = ["Up", "Down", "Left", "Right", "Enter", "PageUp", "PageDown", "Home", "End", "Tab", "BTab", "b", "r", "t",
+                    "n", "u", "a", "x", "s", "p", "P", "d", "m", "h", "0", "?", "j", "k", " ", "z", "F5", "BSpace", "DC", "IC"]
+        for step in 0..<400 {
+            if step % 50 == 49 {
+                try tmux.resize(columns: Int.random(in: 10...160, using: &generator), rows: Int.random(in: 3...50, using: &generator))
+            }
+            try tmux.send(keys.randomElement(using: &generator)!)
+        }
+        try tmux.resize(columns: 100, rows: 30)
+        // Back to the list from wherever the keys left it, then quit.
+        try tmux.send("Escape")
+        usleep(100_000)
+        try tmux.send("Escape")
+        usleep(100_000)
+        try tmux.send("Escape", "q", "q")
+        let after = try tmux.waitFor("EXITED=", seconds: 15)
+        #expect(after.contains("EXITED=0"), "\(after)")
+        #expect(try session.array(["history"]).allSatisfy { $0["finished"] as? Bool == true || $0["state"] as? String != "purchased" })
     }
 }
