@@ -11,10 +11,15 @@ public final class LiveStore: StoreServing {
     public init(store: Store) {
         self.store = store
         calendar = store.calendar
-        store.observe { [unowned self] event in events.append(event) }
+        // Weak: a store outlives the screens that watch it, and cannot forget an observer.
+        store.observe { [weak self] event in self?.events.append(event) }
     }
 
-    public func snapshot() throws -> StoreSnapshot {
+    public func snapshot() throws -> StoreSnapshot { try Self.snapshot(of: store) }
+
+    /// What the store says now, for anyone who only needs to look (scenario checks).
+    public static func snapshot(of store: Store) throws -> StoreSnapshot {
+        let calendar = store.calendar
         let setting = try store.server.clockSetting()
         let catalog = store.catalog
         return StoreSnapshot(

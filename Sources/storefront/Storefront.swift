@@ -17,7 +17,7 @@ struct Storefront: ParsableCommand {
         subcommands: [
             Screen.self, Products.self, Account.self, Buy.self, Pending.self, Approve.self, Decline.self,
             Resolve.self, Restore.self, Status.self, Random.self, History.self, Receipt.self, ClockCommand.self,
-            Policy.self, ResetDevice.self, CatalogCommand.self, ShowImage.self,
+            Policy.self, ResetDevice.self, CatalogCommand.self, ShowImage.self, ScenarioCommand.self,
         ],
         defaultSubcommand: Screen.self
     )

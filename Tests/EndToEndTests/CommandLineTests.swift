@@ -311,3 +311,24 @@ struct ShowImageTests {
         #expect(bad.stderr == "storefront: notes.png: not a usable PNG (Not a PNG file)\n")
     }
 }
+
+@Suite("storefront scenario check")
+struct ScenarioCommandTests {
+    @Test("the shipped scenarios pass; a wrong one exits 1 naming its line; --json")
+    func check() throws {
+        let session = try Session()
+        let shipped = try session.run(["scenario", "check"])
+        #expect(shipped.status == 0, "\(shipped)")
+        #expect(shipped.stdout.contains("in-app-rage.scenario"))
+        #expect(shipped.stdout.hasSuffix(" passed, 0 failed\n"))
+        let file = session.stateDirectory.appendingPathComponent("wrong.scenario")
+        try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
+        try "buy \"Night Shift\"\nexpect row \"Night Shift\" shows Buy\n".write(to: file, atomically: true, encoding: .utf8)
+        let wrong = try session.run(["scenario", "check", file.path])
+        #expect(wrong.status == 1)
+        #expect(wrong.stdout.contains("✗ line 2: expect row \"Night Shift\" shows Buy — the row shows \"✓\""), "\(wrong.stdout)")
+        let json = try session.run(["scenario", "check", file.path, "--json"]).array()
+        #expect(json.first?["passed"] as? Bool == false)
+        #expect((json.first?["expectations"] as? [[String: Any]])?.first?["line"] as? Int == 2)
+    }
+}

@@ -1,0 +1,176 @@
+// Scenarios: small plain-text files, one step a line, that say what happens in the store and what
+// a person should then see. `storefront scenario check` runs them headless.
+import Foundation
+import StoreCore
+
+public struct ScenarioStep: Equatable, Sendable {
+    public enum Kind: Equatable, Sendable {
+        case device(String)
+        case signUp(String, password: String)
+        case signIn(String, password: String)
+        case signOut
+        case policy(PurchaseOutcome)
+        case buy(String, outcome: PurchaseOutcome?)
+        case approve(String?), decline(String?), resolve(String?)
+        case restore
+        case resetDevice
+        case advance(StoreDuration)
+        case setClock(Date)
+        case random
+        /// The next purchase dies between payment and delivery (Q3); `restart` recovers it.
+        case crashAfterPayment
+        case restart
+        /// For `scenario play`: shown to the audience, ignored by `check`.
+        case caption(String), pause, open(String)
+        case expectHeader(String)
+        case expectRow(String, shows: String)
+        case expectState(TransactionState)
+        case expectReason(FailureReason)
+        case expectViews(Int)
+        case expectOwned(String, Bool)
+        case expectUser(String?)
+        case expectError(String)
+    }
+
+    public var line: Int
+    public var text: String
+    public var kind: Kind
+
+    public var isExpectation: Bool {
+        switch kind {
+        case .expectHeader, .expectRow, .expectState, .expectReason, .expectViews, .expectOwned, .expectUser, .expectError: true
+        default: false
+        }
+    }
+}
+
+public struct ScenarioError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let file: String
+    public let line: Int
+    public let message: String
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+
+    public init(file: String, line: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+}
+
+public enum ScenarioParser {
+    public static func parse(_ text: String, file: String) throws(ScenarioError) -> [ScenarioStep] {
+        var steps: [ScenarioStep] = []
+        for (index, rawLine) in text.components(separatedBy: "\n").enumerated() {
+            let line = strip(rawLine)
+            guard !line.isEmpty else { continue }
+            let number = index + 1
+            do {
+                steps.append(ScenarioStep(line: number, text: line, kind: try kind(of: line)))
+            } catch {
+                throw ScenarioError(file: file, line: number, message: error.message)
+            }
+        }
+        return steps
+    }
+
+    struct Problem: Error { let message: String }
+
+    /// The line without its comment (a `#` outside quotes).
+    static func strip(_ line: String) -> String {
+        var inQuotes = false
+        var result = ""
+        for character in line {
+            if character == "\"" { inQuotes.toggle() }
+            if character == "#", !inQuotes { break }
+            result.append(character)
+        }
+        return result.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Splits into words, keeping "quoted phrases" whole.
+    static func words(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var inQuotes = false
+        for character in line {
+            if character == "\"" {
+                if inQuotes { words.append(current); current = "" }
+                inQuotes.toggle()
+            } else if character == " ", !inQuotes {
+                if !current.isEmpty { words.append(current); current = "" }
+            } else {
+                current.append(character)
+            }
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
+
+    static func kind(of line: String) throws(Problem) -> ScenarioStep.Kind {
+        let w = words(line)
+        func word(_ index: Int, _ what: String) throws(Problem) -> String {
+            guard index < w.count else { throw Problem(message: "\"\(line)\": expected \(what)") }
+            return w[index]
+        }
+        func outcome(_ text: String) throws(Problem) -> PurchaseOutcome {
+            do { return try PurchaseOutcome(parsing: text) } catch { throw Problem(message: error.description) }
+        }
+        func password(after index: Int) -> String {
+            w.count > index + 1 && w[index] == "password" ? w[index + 1] : "secret"
+        }
+        let lower = w.map { $0.lowercased() }
+        switch (lower.first ?? "", lower.count > 1 ? lower[1] : "") {
+        case ("device", _): return .device(try word(1, "a device name"))
+        case ("sign", "up"): return .signUp(try word(2, "an account name"), password: password(after: 3))
+        case ("sign", "in"): return .signIn(try word(2, "an account name"), password: password(after: 3))
+        case ("sign", "out"): return .signOut
+        case ("policy", _): return .policy(try outcome(try word(1, "an outcome")))
+        case ("buy", _):
+            let product = try word(1, "a product (its id or \"its title\")")
+            if w.count >= 4, lower[2] == "with" { return .buy(product, outcome: try outcome(w[3])) }
+            return .buy(product, outcome: nil)
+        case ("approve", _): return .approve(w.count > 1 && lower[1] != "last" ? w[1] : nil)
+        case ("decline", _): return .decline(w.count > 1 && lower[1] != "last" ? w[1] : nil)
+        case ("resolve", _): return .resolve(w.count > 1 && lower[1] != "last" ? w[1] : nil)
+        case ("restore", _): return .restore
+        case ("reset", "device"): return .resetDevice
+        case ("advance", _), ("clock", "advance"):
+            let text = try word(lower[0] == "clock" ? 2 : 1, "a duration like 1d or 3mo")
+            do { return .advance(try StoreDuration(parsing: text)) } catch { throw Problem(message: error.description) }
+        case ("clock", "set"), ("clock", "freeze"):
+            let text = try word(2, "an ISO 8601 time")
+            let formatter = ISO8601DateFormatter()
+            guard let date = formatter.date(from: text) else { throw Problem(message: "\"\(text)\" is not an ISO 8601 time like 2026-01-15T12:00:00Z") }
+            return .setClock(date)
+        case ("random", _): return .random
+        case ("crash", _): return .crashAfterPayment
+        case ("restart", _): return .restart
+        case ("caption", _): return .caption(w.dropFirst().joined(separator: " "))
+        case ("pause", _): return .pause
+        case ("open", _): return .open(try word(1, "a screen: list, detail, random, transactions"))
+        case ("expect", "header"): return .expectHeader(try word(2, "the header text in quotes"))
+        case ("expect", "row"):
+            guard w.count >= 5, lower[3] == "shows" else { throw Problem(message: "\"\(line)\": expected expect row \"TITLE\" shows TEXT") }
+            return .expectRow(w[2], shows: w[4...].joined(separator: " "))
+        case ("expect", "transaction"):
+            let what = try word(2, "state or reason")
+            let value = try word(3, "a value")
+            if what == "state" {
+                guard let state = TransactionState(rawValue: value) else { throw Problem(message: "unknown state \"\(value)\"") }
+                return .expectState(state)
+            }
+            guard let reason = FailureReason(rawValue: value) else { throw Problem(message: "unknown reason \"\(value)\"") }
+            return .expectReason(reason)
+        case ("expect", "views"):
+            guard let count = Int(try word(2, "a number")) else { throw Problem(message: "\"\(w[2])\" is not a number") }
+            return .expectViews(count)
+        case ("expect", "owned"): return .expectOwned(try word(2, "a product"), true)
+        case ("expect", "not"): return .expectOwned(try word(3, "a product"), false)
+        case ("expect", "user"):
+            let name = try word(2, "a name or guest")
+            return .expectUser(name == "guest" ? nil : name)
+        case ("expect", "error"): return .expectError(try word(2, "part of the message"))
+        default: throw Problem(message: "\"\(line)\" is not a step I know (see README: Scenarios)")
+        }
+    }
+}

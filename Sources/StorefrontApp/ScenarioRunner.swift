@@ -1,0 +1,194 @@
+// Runs a scenario against a real store in its own temporary state, with a manual clock, and
+// reports each expectation with its line.
+import Foundation
+import StoreCore
+
+public struct ExpectationResult: Equatable, Sendable {
+    public var line: Int
+    public var text: String
+    public var passed: Bool
+    /// What was seen instead, when it failed.
+    public var detail: String?
+}
+
+public struct ScenarioResult: Equatable, Sendable {
+    public var file: String
+    public var expectations: [ExpectationResult]
+    /// A step that could not run at all (an unknown product, a bad file): the scenario stops there.
+    public var error: ScenarioError?
+    public var passed: Bool { error == nil && expectations.allSatisfy(\.passed) }
+
+    public init(file: String, expectations: [ExpectationResult], error: ScenarioError?) {
+        self.file = file
+        self.expectations = expectations
+        self.error = error
+    }
+}
+
+public final class ScenarioRunner {
+    struct SimulatedCrash: Error, CustomStringConvertible {
+        var description: String { "the app died between payment and delivery (crash after payment)" }
+    }
+
+    private let catalog: Catalog
+    private let directory: StateDirectory
+    private let clock: ManualClock
+    private let calendar: Calendar
+    private var deviceName = "phone"
+    private var store: Store
+    private var lastTransaction: StoreTransaction?
+    private var lastError: String?
+    private var crashesNext = false
+    /// After a simulated crash nothing runs, recovery included, until `restart`.
+    private var isDown = false
+
+    /// Every scenario starts on 15 January 2026 at noon UTC, on device "phone", as a guest.
+    public static let start = Date(timeIntervalSince1970: 1_768_478_400)
+
+    public init(catalog: Catalog, stateDirectory: URL) throws {
+        self.catalog = catalog
+        directory = StateDirectory(stateDirectory)
+        clock = ManualClock(Self.start)
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        calendar = utc
+        store = try Self.open(directory, "phone", catalog, clock, utc)
+    }
+
+    static func open(_ directory: StateDirectory, _ device: String, _ catalog: Catalog, _ clock: ManualClock, _ calendar: Calendar) throws -> Store {
+        // Scenario accounts are throwaway: a cheap hash keeps a long scenario quick.
+        let store = try Store(
+            stateDirectory: directory, device: device, catalog: catalog, clock: clock, calendar: calendar,
+            passwordHasher: PasswordHasher(cost: 1 << 10), randomIndex: { _ in 0 }
+        )
+        try store.recover()
+        return store
+    }
+
+    public func run(_ steps: [ScenarioStep], file: String) -> ScenarioResult {
+        var result = ScenarioResult(file: file, expectations: [], error: nil)
+        for step in steps {
+            do {
+                if !isDown { try store.recover() }
+                if step.isExpectation {
+                    result.expectations.append(try check(step))
+                } else {
+                    try perform(step)
+                }
+            } catch let error as ScenarioError {
+                result.error = ScenarioError(file: file, line: error.line, message: error.message)
+                return result
+            } catch {
+                result.error = ScenarioError(file: file, line: step.line, message: "\(error)")
+                return result
+            }
+        }
+        return result
+    }
+
+    private func product(_ name: String, line: Int) throws -> Product {
+        let lowered = name.lowercased()
+        if let product = catalog.products.first(where: { $0.id == name || $0.title.lowercased() == lowered }) { return product }
+        throw ScenarioError(file: "", line: line, message: "no product \"\(name)\" in the catalog (use its id or its title)")
+    }
+
+    /// Runs a store call; a refusal is remembered for `expect error`, not a scenario failure.
+    private func attempt(_ body: () throws -> Void) throws {
+        lastError = nil
+        do {
+            try body()
+        } catch let error as StoreError {
+            lastError = error.description
+        }
+    }
+
+    private func pendingID(_ given: String?) throws -> String {
+        if let given { return given }
+        if let waiting = try store.pending().last ?? store.delayed().last { return waiting.id }
+        return lastTransaction?.id ?? ""
+    }
+
+    private func perform(_ step: ScenarioStep) throws {
+        switch step.kind {
+        case .device(let name):
+            deviceName = name
+            store = try Self.open(directory, name, catalog, clock, calendar)
+        case .signUp(let name, let password): try attempt { try store.signUp(name, password: password) }
+        case .signIn(let name, let password): try attempt { try store.signIn(name, password: password) }
+        case .signOut: try store.signOut()
+        case .policy(let outcome): try store.setPolicy(outcome)
+        case .buy(let name, let outcome):
+            let product = try product(name, line: step.line)
+            if crashesNext {
+                crashesNext = false
+                store.afterDurablePurchase = { _ in throw SimulatedCrash() }
+            }
+            defer { store.afterDurablePurchase = nil }
+            try attempt { lastTransaction = try store.buy(product.id, outcome: outcome) }
+            if lastError != nil, let last = try store.history().last {
+                lastTransaction = last
+                isDown = lastError?.contains(SimulatedCrash().description) == true
+            }
+            if let failed = lastTransaction, failed.state == .failed, let reason = failed.reason {
+                lastError = "purchase of \(product.id) failed (\(reason.rawValue): \(reason.explanation))"
+            }
+        case .approve(let id): try attempt { lastTransaction = try store.approve(try pendingID(id)) }
+        case .decline(let id): try attempt { lastTransaction = try store.decline(try pendingID(id)) }
+        case .resolve(let id): try attempt { lastTransaction = try store.resolve(try pendingID(id)) }
+        case .restore: try attempt { _ = try store.restore() }
+        case .resetDevice:
+            try directory.removeDevice(deviceName)
+            store = try Self.open(directory, deviceName, catalog, clock, calendar)
+        case .advance(let duration): clock.advance(duration, calendar: calendar)
+        case .setClock(let date): clock.set(date)
+        case .random: try attempt { _ = try store.showRandomComic() }
+        case .crashAfterPayment: crashesNext = true
+        case .restart:
+            isDown = false
+            store = try Self.open(directory, deviceName, catalog, clock, calendar)
+        case .caption, .pause, .open: break
+        default: break
+        }
+        if let id = lastTransaction?.id { lastTransaction = try? store.transaction(id) }
+    }
+
+    private func check(_ step: ScenarioStep) throws -> ExpectationResult {
+        var result = ExpectationResult(line: step.line, text: step.text, passed: false, detail: nil)
+        if let id = lastTransaction?.id { lastTransaction = try? store.transaction(id) }
+        let status = try store.status()
+        switch step.kind {
+        case .expectHeader(let header):
+            result.passed = status.header == header
+            result.detail = "the header says \"\(status.header)\""
+        case .expectRow(let title, let shows):
+            let product = try product(title, line: step.line)
+            let snapshot = try LiveStore.snapshot(of: store)
+            guard let row = snapshot.rows.first(where: { $0.product.id == product.id }) else { break }
+            let text = actionText(row, snapshot)
+            result.passed = text.contains(shows)
+            result.detail = "the row shows \"\(text)\""
+        case .expectState(let state):
+            result.passed = lastTransaction?.state == state
+            result.detail = "the last transaction is \(lastTransaction?.state.rawValue ?? "none")"
+        case .expectReason(let reason):
+            result.passed = lastTransaction?.reason == reason
+            result.detail = "its reason is \(lastTransaction?.reason?.rawValue ?? "none")"
+        case .expectViews(let count):
+            result.passed = status.randomViewsRemaining == count
+            result.detail = "\(status.randomViewsRemaining) views left"
+        case .expectOwned(let title, let owned):
+            let product = try product(title, line: step.line)
+            result.passed = status.owned.contains(product.id) == owned
+            result.detail = "owned: \(status.owned.isEmpty ? "nothing" : status.owned.joined(separator: ", "))"
+        case .expectUser(let user):
+            result.passed = status.user == user
+            result.detail = "signed in: \(status.user ?? "guest")"
+        case .expectError(let text):
+            result.passed = lastError?.contains(text) == true
+            result.detail = "the last step said \(lastError.map { "\"\($0)\"" } ?? "nothing wrong")"
+        default: break
+        }
+        if result.passed { result.detail = nil }
+        return result
+    }
+}

@@ -1,0 +1,94 @@
+// `storefront scenario check FILE…`: runs scenarios headless, each in its own temporary state.
+import ArgumentParser
+import Foundation
+import StoreCore
+import StorefrontApp
+
+struct ScenarioCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scenario",
+        abstract: "Scenarios: plain-text demos and edge-case tests (assets/scenarios).",
+        subcommands: [Check.self]
+    )
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run scenarios without a screen; each expectation passes or fails with its line. Exit 1 if any failed."
+        )
+        @Argument(help: "Scenario files (default: every .scenario in the shipped assets/scenarios).") var files: [String] = []
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try reportingFailures {
+                let loaded = try Context.loadCatalog(common)
+                var paths = files
+                if paths.isEmpty, let assets = Context.locateAssets(common.assets) {
+                    let folder = assets.appendingPathComponent("scenarios")
+                    paths = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+                        .filter { $0.hasSuffix(".scenario") }.sorted().map { folder.appendingPathComponent($0).path }
+                }
+                guard !paths.isEmpty else { throw CommandFailure(message: "no scenario files given or shipped", status: 2) }
+                var results: [ScenarioResult] = []
+                for path in paths { results.append(try Self.check(path, catalog: loaded.catalog)) }
+                Self.print(results, json: common.json)
+                let failed = results.filter { !$0.passed }
+                if results.contains(where: { $0.error != nil && $0.expectations.isEmpty && $0.error?.line == 0 }) {
+                    throw ExitCode(2)
+                }
+                if !failed.isEmpty { throw ExitCode(1) }
+            }
+        }
+
+        static func check(_ path: String, catalog: Catalog) throws -> ScenarioResult {
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let text: String
+            do {
+                text = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                return ScenarioResult(file: name, expectations: [], error: ScenarioError(file: name, line: 0, message: "cannot be read"))
+            }
+            let steps: [ScenarioStep]
+            do {
+                steps = try ScenarioParser.parse(text, file: name)
+            } catch {
+                return ScenarioResult(file: name, expectations: [], error: error)
+            }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-scenario-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            return try ScenarioRunner(catalog: catalog, stateDirectory: folder).run(steps, file: name)
+        }
+
+        static func print(_ results: [ScenarioResult], json: Bool) {
+            if json {
+                let value = JSON.array(results.map { result in
+                    .object([
+                        ("file", .string(result.file)), ("passed", .bool(result.passed)),
+                        ("error", .optional(result.error?.description)),
+                        ("expectations", .array(result.expectations.map { expectation in
+                            .object([
+                                ("line", .int(expectation.line)), ("text", .string(expectation.text)),
+                                ("passed", .bool(expectation.passed)), ("detail", .optional(expectation.detail)),
+                            ])
+                        })),
+                    ])
+                })
+                Swift.print(value.rendered())
+                return
+            }
+            var passed = 0, failed = 0
+            for result in results {
+                Swift.print(result.file)
+                for expectation in result.expectations {
+                    if expectation.passed { passed += 1 } else { failed += 1 }
+                    let mark = expectation.passed ? "✓" : "✗"
+                    Swift.print("  \(mark) line \(expectation.line): \(expectation.text)" + (expectation.detail.map { " — \($0)" } ?? ""))
+                }
+                if let error = result.error {
+                    failed += 1
+                    Swift.print("  ✗ \(error.description)")
+                }
+            }
+            Swift.print("scenarios: \(passed) passed, \(failed) failed")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+// Scenarios: every shipped one passes headless; a wrong expectation fails with its line.
+import Foundation
+import StoreCore
+import Testing
+@testable import StorefrontApp
+
+let shippedFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("assets")
+
+func runScenario(_ text: String, file: String = "test.scenario") throws -> ScenarioResult {
+    let catalog = try CatalogLoader.load(contentsOf: shippedFolder.appendingPathComponent("catalog.json")).catalog
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try ScenarioRunner(catalog: catalog, stateDirectory: folder).run(try ScenarioParser.parse(text, file: file), file: file)
+}
+
+@Suite("Scenarios")
+struct ScenarioTests {
+    static let shipped: [String] = (try? FileManager.default.contentsOfDirectory(atPath: shippedFolder.appendingPathComponent("scenarios").path))?
+        .filter { $0.hasSuffix(".scenario") }.sorted() ?? []
+
+    @Test("every shipped scenario passes", arguments: shipped)
+    func shippedScenario(name: String) throws {
+        let text = try String(contentsOf: shippedFolder.appendingPathComponent("scenarios/\(name)"), encoding: .utf8)
+        let result = try runScenario(text, file: name)
+        #expect(result.error == nil, "\(String(describing: result.error))")
+        #expect(!result.expectations.isEmpty)
+        for expectation in result.expectations where !expectation.passed {
+            Issue.record("\(name):\(expectation.line): \(expectation.text) — \(expectation.detail ?? "")")
+        }
+    }
+
+    @Test("the shipped set tells the whole story")
+    func shippedSet() {
+        for name in ["in-app-rage", "ask-to-buy", "failures", "interrupted", "slow-card", "expiry", "second-device", "delete-and-restore", "crash-after-payment"] {
+            #expect(Self.shipped.contains("\(name).scenario"), "\(name) is missing")
+        }
+    }
+
+    @Test("a deliberately wrong expectation fails with its line number and what was seen")
+    func wrongExpectation() throws {
+        let result = try runScenario("""
+            # a comment
+            buy "Night Shift"
+            expect row "Night Shift" shows ✓
+
+            expect views 3
+            expect header "Subscribed! Expires: 01/01/2030 (9 Days)"
+            """)
+        #expect(!result.passed)
+        #expect(result.expectations.map(\.passed) == [true, false, false])
+        #expect(result.expectations[1].line == 5)
+        #expect(result.expectations[1].detail == "0 views left")
+        #expect(result.expectations[2].detail == "the header says \"Not Subscribed\"")
+    }
+
+    @Test("errors in a scenario name the file, the line and what was expected")
+    func parseErrors() {
+        #expect(throws: ScenarioError(file: "s.scenario", line: 2, message: "\"fly away\" is not a step I know (see README: Scenarios)")) {
+            try ScenarioParser.parse("sign out\nfly away", file: "s.scenario")
+        }
+        #expect(throws: ScenarioError.self) { try ScenarioParser.parse("advance soon", file: "s.scenario") }
+        #expect(throws: ScenarioError.self) { try ScenarioParser.parse("expect row \"X\" says Buy", file: "s.scenario") }
+    }
+
+    @Test("an unknown product stops the scenario at its line")
+    func unknownProduct() throws {
+        let result = try runScenario("buy \"Nope\"\nexpect views 0")
+        #expect(result.error == ScenarioError(file: "test.scenario", line: 1, message: "no product \"Nope\" in the catalog (use its id or its title)"))
+    }
+}
