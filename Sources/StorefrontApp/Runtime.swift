@@ -86,6 +86,22 @@ public final class App {
         }
     }
 
+    /// For scenario play: a caption or a result in the banner line.
+    public func showBanner(_ text: String, kind: Banner.Kind = .info) {
+        state.banner = Banner(text, kind: kind)
+    }
+
+    /// For scenario play: go to a screen as its key would.
+    public func show(_ route: Route) {
+        state.showsHelp = false
+        state.route = route
+    }
+
+    /// Picks up what changed in the store (another step, another process).
+    public func refresh() {
+        for action in store.tick() { dispatch(action) }
+    }
+
     public func draw() {
         let frame = render(state, depth: terminal.colorDepth, pictures: pictures.lookup)
         terminal.render(frame)

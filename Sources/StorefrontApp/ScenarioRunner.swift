@@ -35,7 +35,8 @@ public final class ScenarioRunner {
     private let clock: ManualClock
     private let calendar: Calendar
     private var deviceName = "phone"
-    private var store: Store
+    /// The store the scenario acts on now (a `device` or `restart` step opens another).
+    public private(set) var store: Store
     private var lastTransaction: StoreTransaction?
     private var lastError: String?
     private var crashesNext = false
@@ -69,12 +70,7 @@ public final class ScenarioRunner {
         var result = ScenarioResult(file: file, expectations: [], error: nil)
         for step in steps {
             do {
-                if !isDown { try store.recover() }
-                if step.isExpectation {
-                    result.expectations.append(try check(step))
-                } else {
-                    try perform(step)
-                }
+                if let expectation = try self.step(step) { result.expectations.append(expectation) }
             } catch let error as ScenarioError {
                 result.error = ScenarioError(file: file, line: error.line, message: error.message)
                 return result
@@ -84,6 +80,19 @@ public final class ScenarioRunner {
             }
         }
         return result
+    }
+
+    /// Runs one step; an expectation comes back with its result (`scenario play` goes step by step).
+    public func step(_ step: ScenarioStep) throws -> ExpectationResult? {
+        if !isDown { try store.recover() }
+        if step.isExpectation { return try check(step) }
+        try perform(step)
+        return nil
+    }
+
+    public func product(named name: String) -> Product? {
+        let lowered = name.lowercased()
+        return catalog.products.first { $0.id == name || $0.title.lowercased() == lowered }
     }
 
     private func product(_ name: String, line: Int) throws -> Product {

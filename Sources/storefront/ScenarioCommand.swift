@@ -8,8 +8,50 @@ struct ScenarioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenario",
         abstract: "Scenarios: plain-text demos and edge-case tests (assets/scenarios).",
-        subcommands: [Check.self]
+        subcommands: [Check.self, Play.self]
     )
+
+    struct Play: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Play a scenario on the screen for an audience: captions in the banner, pauses wait for space, q stops."
+        )
+        @Argument(help: "The scenario file.") var file: String
+        @Option(help: "Pace: 1 is a demo, 2 twice as fast, 0.5 slower.") var speed: Double = 1
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try requireTerminal()
+            try reportingFailures {
+                guard speed > 0, speed <= 100 else { throw CommandFailure(message: "--speed must be more than 0 and at most 100", status: 2) }
+                let loaded = try Context.loadCatalog(common)
+                let name = URL(fileURLWithPath: file).lastPathComponent
+                let text: String
+                do {
+                    text = try String(contentsOfFile: file, encoding: .utf8)
+                } catch {
+                    throw CommandFailure(message: "\(file): cannot be read", status: 2)
+                }
+                let steps: [ScenarioStep]
+                do {
+                    steps = try ScenarioParser.parse(text, file: name)
+                } catch {
+                    throw CommandFailure(message: "\(error)", status: 2)
+                }
+                // Its own temporary state, as `check` does: a demo never touches a real store.
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-play-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let runner = try ScenarioRunner(catalog: loaded.catalog, stateDirectory: folder)
+                var failed = 0
+                try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
+                    let player = ScenarioPlayer(runner: runner, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot), speed: speed)
+                    player.play(steps, file: name)
+                    failed = player.failed
+                }
+                if failed > 0 { throw ExitCode(1) }
+            }
+        }
+    }
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -197,16 +197,7 @@ struct Screen: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
-        guard isatty(STDOUT_FILENO) != 0, isatty(STDIN_FILENO) != 0, !term.isEmpty, term != "dumb" else {
-            // T5: no terminal to draw on.
-            printError("""
-                storefront: the screen needs a terminal (standard input and output a TTY, TERM not dumb). \
-                Without one, use the subcommands: storefront products, buy, pending, approve, status, … \
-                (`storefront --help` lists them all).
-                """)
-            throw ExitCode(1)
-        }
+        try requireTerminal()
         try perform(common) { context in
             try ScreenProgram(context: context).run()
         }

@@ -161,3 +161,37 @@ extension ScreenTests {
         #expect(try session.array(["history"]).allSatisfy { $0["finished"] as? Bool == true || $0["state"] as? String != "purchased" })
     }
 }
+
+extension ScreenTests {
+    @Test("scenario play: a short scenario plays to the end with its captions and screens; q quits")
+    func scenarioPlay() throws {
+        let session = try Session()
+        let file = session.stateDirectory.appendingPathComponent("demo.scenario")
+        try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
+        try """
+            caption "A reader buys a comic"
+            sign up alice password secret
+            buy "Cat Judge"
+            expect row "Cat Judge" shows ✓
+            pause
+            open random
+            buy "Random Comics ×5"
+            random
+            expect views 4
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let script = session.stateDirectory.appendingPathComponent("play.sh")
+        try "\(session.screenCommand().replacingOccurrences(of: "'\(storefrontBinary.path)'", with: "'\(storefrontBinary.path)' scenario play '\(file.path)' --speed 3"))\necho EXITED=$?\nsleep 60\n"
+            .write(to: script, atomically: true, encoding: .utf8)
+        let tmux = try TmuxSession(command: "sh '\(script.path)'")
+        try tmux.waitFor("A reader buys a comic")
+        let checked = try tmux.waitFor("Paused — space to continue")
+        let catRow = try #require(checked.split(separator: "\n").first { $0.contains("Cat Judge ") })
+        #expect(catRow.hasSuffix("✓"), "\(catRow)")
+        try tmux.send("Space")
+        try tmux.waitFor("Random comics left")
+        try tmux.waitFor("Scenario finished: 2 passed, 0 failed")
+        try tmux.send("q")
+        let after = try tmux.waitFor("EXITED=")
+        #expect(after.contains("EXITED=0"), "\(after)")
+    }
+}

@@ -1,0 +1,123 @@
+// Plays a scenario on the screen for an audience: the selection walks to each product before it
+// is bought, captions show in the banner, each expectation shows its ✓ or ✗, `pause` waits for
+// space, and q stops. The pace is the terminal's input timeout, so keys work at any moment.
+import Foundation
+import StoreCore
+import TerminalUI
+
+public final class ScenarioPlayer {
+    private let runner: ScenarioRunner
+    private let terminal: FrameRendering & EventListening
+    private let pictures: PictureCache
+    private var app: App
+    private var playedStore: ObjectIdentifier
+    /// 1 is the demo pace; larger is faster.
+    public var speed: Double
+    public private(set) var passed = 0
+    public private(set) var failed = 0
+
+    public init(runner: ScenarioRunner, terminal: FrameRendering & EventListening, pictures: PictureCache, speed: Double) {
+        self.runner = runner
+        self.terminal = terminal
+        self.pictures = pictures
+        self.speed = max(0.05, speed)
+        app = App(store: LiveStore(store: runner.store), terminal: terminal, pictures: pictures, route: .products)
+        playedStore = ObjectIdentifier(runner.store)
+        app.load()
+    }
+
+    /// Plays every step; returns false when the viewer stopped it with q.
+    @discardableResult
+    public func play(_ steps: [ScenarioStep], file: String) -> Bool {
+        for step in steps {
+            guard perform(step) else { return false }
+        }
+        app.showBanner("Scenario finished: \(passed) passed, \(failed) failed — q to quit", kind: failed == 0 ? .success : .failure)
+        return waitForKey(["q"]) != nil
+    }
+
+    private func perform(_ step: ScenarioStep) -> Bool {
+        switch step.kind {
+        case .caption(let text):
+            app.showBanner(text)
+            return wait(seconds: 2)
+        case .pause:
+            app.showBanner("Paused — space to continue, q to stop")
+            return waitForKey([" "]) == " "
+        case .open(let screen):
+            switch screen.lowercased() {
+            case "random": app.show(.random)
+            case "transactions": app.show(.transactions)
+            default: app.show(.products)
+            }
+            return wait(seconds: 0.8)
+        case .buy(let name, _):
+            // The audience sees the selection walk to the row, then the purchase.
+            app.show(.products)
+            if let product = runner.product(named: name),
+               let target = app.state.snapshot?.rows.firstIndex(where: { $0.product.id == product.id }) {
+                while app.state.selection != target {
+                    app.dispatch(.key(app.state.selection < target ? .down : .up))
+                    guard wait(seconds: 0.15) else { return false }
+                }
+            }
+            return run(step)
+        default:
+            return run(step)
+        }
+    }
+
+    /// Runs a step through the scenario runner, then shows what it did.
+    private func run(_ step: ScenarioStep) -> Bool {
+        do {
+            if let expectation = try runner.step(step) {
+                if expectation.passed { passed += 1 } else { failed += 1 }
+                let mark = expectation.passed ? "✓" : "✗"
+                app.showBanner("\(mark) line \(expectation.line): \(expectation.text)\(expectation.detail.map { " — \($0)" } ?? "")",
+                               kind: expectation.passed ? .success : .failure)
+            }
+        } catch {
+            failed += 1
+            app.showBanner("✗ line \(step.line): \(error)", kind: .failure)
+        }
+        if ObjectIdentifier(runner.store) != playedStore {
+            // A `device`, `restart` or `reset device` step: watch the store the scenario now uses.
+            let route = app.state.route
+            app = App(store: LiveStore(store: runner.store), terminal: terminal, pictures: pictures, route: route)
+            playedStore = ObjectIdentifier(runner.store)
+            app.load()
+        }
+        app.refresh()
+        return wait(seconds: step.isExpectation ? 1.2 : 0.8)
+    }
+
+    /// Shows the screen for `seconds` at the current speed; false when q (or Ctrl-C) stops it.
+    private func wait(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds / speed)
+        repeat {
+            app.draw()
+            let remaining = Int(max(1, deadline.timeIntervalSinceNow * 1000))
+            switch terminal.nextEvent(timeoutMilliseconds: min(remaining, 100)) {
+            case .key(.character("q")), .key(.escape), .interrupt: return false
+            case .key(.character(" ")): return true
+            case .resize(let size): app.dispatch(.resize(size))
+            default: break
+            }
+        } while Date() < deadline
+        return true
+    }
+
+    /// Waits for one of `keys` (q always stops). Returns the key, or nil when stopped.
+    private func waitForKey(_ keys: Set<Character>) -> Character? {
+        while true {
+            app.draw()
+            switch terminal.nextEvent(timeoutMilliseconds: 250) {
+            case .key(.character(let character)) where keys.contains(character): return character
+            case .key(.character("q")), .key(.escape), .interrupt: return nil
+            case .resize(let size): app.dispatch(.resize(size))
+            case .timeout: app.refresh()
+            default: break
+            }
+        }
+    }
+}
