@@ -42,8 +42,10 @@ public final class App {
     private let pictures: PictureCache
     /// Called with every frame (scenario recording and tests watch the screen through it).
     public var onFrame: ((Screen) -> Void)?
-    /// Called with every event the terminal gave (scenario recording).
+    /// Called with every event the terminal gave.
     public var onEvent: ((TerminalEvent) -> Void)?
+    /// Called with every effect before it is performed (scenario recording).
+    public var onEffect: ((Effect) -> Void)?
     public var tickMilliseconds = 250
     /// Stops after drawing the first frame (start-up benchmarks).
     public var exitsAfterFirstFrame = false
@@ -111,6 +113,7 @@ public final class App {
     public func dispatch(_ action: Action) {
         let effects = reduce(&state, action)
         for effect in effects where effect != .quit {
+            onEffect?(effect)
             for next in store.perform(effect) { dispatch(next) }
         }
     }

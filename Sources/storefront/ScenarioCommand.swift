@@ -8,8 +8,52 @@ struct ScenarioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenario",
         abstract: "Scenarios: plain-text demos and edge-case tests (assets/scenarios).",
-        subcommands: [Check.self, Play.self]
+        subcommands: [Check.self, Play.self, Record.self]
     )
+
+    struct Record: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Open the screen on a fresh store and write what you do as a scenario (q to finish)."
+        )
+        @Argument(help: "The scenario file to write.") var file: String
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try requireTerminal()
+            try reportingFailures {
+                let loaded = try Context.loadCatalog(common)
+                // A fresh store on the scenarios' own calendar and start, so that the recording
+                // plays back to the same state.
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-record-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let directory = StateDirectory(folder)
+                try directory.prepare()
+                let server = try ServerDatabase(url: directory.serverDatabase)
+                try server.setClockSetting(ClockSetting(mode: .frozen, frozenAt: ScenarioRunner.start))
+                var utc = Calendar(identifier: .gregorian)
+                utc.timeZone = TimeZone(identifier: "UTC")!
+                let store = try Store(
+                    stateDirectory: directory, device: "phone", catalog: loaded.catalog,
+                    clock: SettingClock(read: { (try? server.clockSetting()) ?? .standard }), calendar: utc,
+                    passwordHasher: PasswordHasher(cost: 1 << 10), randomIndex: { _ in 0 }, server: server
+                )
+                let recorder = ScenarioRecorder(catalog: loaded.catalog, title: "Recorded \(ISO8601DateFormatter().string(from: Date()))")
+                try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
+                    let app = App(store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: loaded.imageRoot), route: .signIn)
+                    app.onEffect = { recorder.record($0) }
+                    app.run()
+                }
+                recorder.finish(with: try store.status())
+                do {
+                    try recorder.text.write(toFile: file, atomically: true, encoding: .utf8)
+                } catch {
+                    throw CommandFailure(message: "\(file): cannot be written", status: 3)
+                }
+                print("recorded \(recorder.lines.count) lines to \(file)")
+            }
+        }
+    }
 
     struct Play: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -195,3 +195,39 @@ extension ScreenTests {
         #expect(after.contains("EXITED=0"), "\(after)")
     }
 }
+
+extension ScreenTests {
+    @Test("scenario record: what a person does in tmux becomes a scenario that plays back to the same state")
+    func scenarioRecord() throws {
+        let session = try Session()
+        let file = session.stateDirectory.appendingPathComponent("recorded.scenario")
+        try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
+        let script = session.stateDirectory.appendingPathComponent("record.sh")
+        try "\(session.screenCommand().replacingOccurrences(of: "'\(storefrontBinary.path)'", with: "'\(storefrontBinary.path)' scenario record '\(file.path)'"))\necho EXITED=$?\nsleep 60\n"
+            .write(to: script, atomically: true, encoding: .utf8)
+        let tmux = try TmuxSession(command: "sh '\(script.path)'")
+        try tmux.waitFor("Sign in or sign up")
+        try tmux.type("rita")
+        try tmux.send("Tab")
+        try tmux.type("pw")
+        try tmux.send("Tab", "Tab", "Enter")
+        try tmux.waitFor("Signed in as rita")
+        try tmux.send("b")
+        try tmux.waitFor("Purchased Night Shift")
+        try tmux.send("End", "Up", "Up", "b")
+        try tmux.waitFor("Purchased Random Comics")
+        try tmux.send("End", "b")
+        try tmux.waitFor("Subscribed! Expires:")
+        try tmux.send("q")
+        let after = try tmux.waitFor("EXITED=")
+        #expect(after.contains("EXITED=0"), "\(after)")
+        let recorded = try String(contentsOf: file, encoding: .utf8)
+        #expect(recorded.contains("sign up rita"))
+        #expect(recorded.contains("buy \"Night Shift\""))
+        #expect(recorded.contains("expect views 5"))
+        #expect(recorded.contains("expect header \"Subscribed! Expires: 16/07/2026 (182 Days)\""), "\(recorded)")
+        let replay = try session.run(["scenario", "check", file.path])
+        #expect(replay.status == 0, "\(replay)")
+        #expect(replay.stdout.contains(" passed, 0 failed"))
+    }
+}

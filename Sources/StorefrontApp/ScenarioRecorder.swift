@@ -1,0 +1,47 @@
+// Records what a person does on the screen as a scenario, so that a bug found by hand becomes a
+// repeatable test: every effect becomes a step, and the final state becomes expectations.
+import Foundation
+import StoreCore
+
+public final class ScenarioRecorder {
+    private let catalog: Catalog
+    public private(set) var lines: [String]
+
+    public init(catalog: Catalog, title: String) {
+        self.catalog = catalog
+        lines = ["# \(title)", "# Recorded with `storefront scenario record`; replay with `storefront scenario check` or `play`."]
+    }
+
+    func title(_ id: String) -> String { "\"\(catalog.product(id)?.title ?? id)\"" }
+
+    public func record(_ effect: Effect) {
+        switch effect {
+        case .buy(let id): lines.append("buy \(title(id))")
+        // Ids differ from run to run; the pending one acted on is the last, as the screen selects it.
+        case .approve: lines.append("approve last")
+        case .decline: lines.append("decline last")
+        case .resolve: lines.append("resolve last")
+        case .restore: lines.append("restore")
+        case .showRandom: lines.append("random")
+        case .setPolicy(let policy): lines.append("policy \(policy)")
+        case .advanceClock(let duration): lines.append("advance \(duration)")
+        case .realClock: lines.append("# (the clock went back to real time here; scenarios keep their own)")
+        case .signIn(let name, let password): lines.append("sign in \(name) password \"\(password)\"")
+        case .signUp(let name, let password): lines.append("sign up \(name) password \"\(password)\"")
+        case .signOut: lines.append("sign out")
+        case .quit: break
+        }
+    }
+
+    /// Expectations that pin down where the session ended.
+    public func finish(with status: StoreStatus) {
+        lines.append("")
+        lines.append("# Where the session ended:")
+        lines.append("expect user \(status.user ?? "guest")")
+        lines.append("expect header \"\(status.header)\"")
+        lines.append("expect views \(status.randomViewsRemaining)")
+        for id in status.owned { lines.append("expect owned \(title(id))") }
+    }
+
+    public var text: String { lines.joined(separator: "\n") + "\n" }
+}
