@@ -255,24 +255,17 @@ private func stateWords(_ transaction: StoreTransaction, _ timeZone: TimeZone) -
     case .interrupted: return "Needs action"
     case .purchasing:
         guard let due = transaction.dueAt else { return "Purchasing…" }
-        return "Purchasing… (\(transaction.dueApproves == true ? "approves" : "declines") at \(clockTime(due, timeZone)))"
+        return "Purchasing… (\(transaction.dueApproves == true ? "approves" : "declines") at \(clockText(due, timeZone)))"
     default: return transaction.state.rawValue
     }
 }
 
-func clockTime(_ date: Date, _ timeZone: TimeZone) -> String {
+/// A store time as the transaction manager shows it: "12:00:00", or with the date first.
+func clockText(_ date: Date, _ timeZone: TimeZone, withDate: Bool = false) -> String {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
     formatter.timeZone = timeZone
-    formatter.dateFormat = "HH:mm:ss"
-    return formatter.string(from: date)
-}
-
-func clockDateTime(_ date: Date, _ timeZone: TimeZone) -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = timeZone
-    formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    formatter.dateFormat = withDate ? "yyyy-MM-dd HH:mm:ss" : "HH:mm:ss"
     return formatter.string(from: date)
 }
 
@@ -291,7 +284,7 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
         screen.write(TextWidth.truncate(value, to: max(0, width - x - 1)), x: x, y: y, style: style)
         y += 1
     }
-    line("Clock          ", "\(clockDateTime(snapshot.status.now, snapshot.timeZone)) · \(snapshot.clockDescription)")
+    line("Clock          ", "\(clockText(snapshot.status.now, snapshot.timeZone, withDate: true)) · \(snapshot.clockDescription)")
     line("Next purchase  ", snapshot.policy.description, theme.action)
     line("Pending        ", snapshot.pending.isEmpty ? "none" : "\(snapshot.pending.count)")
     let pendingRoom = max(1, min(snapshot.pending.count, (area.maxY - y) / 2))
@@ -307,7 +300,7 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     let room = area.maxY - y
     guard room > 0 else { return }
     for event in state.log.suffix(room) {
-        let text = "\(clockTime(event.at, snapshot.timeZone))  \(event.transactionID.prefix(8))  \(title(event.productID, in: state))  \(eventWords(event))"
+        let text = "\(clockText(event.at, snapshot.timeZone))  \(event.transactionID.prefix(8))  \(title(event.productID, in: state))  \(eventWords(event))"
         let style: Style = event.state == .failed ? theme.failed : event.state == .purchased || event.state == .restored ? theme.owned : .plain
         screen.write(TextWidth.truncate(text, to: width - 2), x: 1, y: y, style: style)
         y += 1

@@ -4,6 +4,24 @@ import Foundation
 import StoreCore
 import StorefrontApp
 
+/// A scenario file's name and steps, or the one line that says why not.
+func loadScenario(_ path: String) throws(ScenarioError) -> (name: String, steps: [ScenarioStep]) {
+    let name = URL(fileURLWithPath: path).lastPathComponent
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        throw ScenarioError(file: name, line: 0, message: "cannot be read")
+    }
+    return (name, try ScenarioParser.parse(text, file: name))
+}
+
+/// A temporary state folder for one scenario, removed after `body`: a scenario never touches a
+/// real store.
+func withScenarioFolder<T>(_ body: (URL) throws -> T) throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-scenario-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try body(folder)
+}
+
 struct ScenarioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenario",
@@ -24,33 +42,32 @@ struct ScenarioCommand: ParsableCommand {
                 let loaded = try Context.loadCatalog(common)
                 // A fresh store on the scenarios' own calendar and start, so that the recording
                 // plays back to the same state.
-                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-record-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                defer { try? FileManager.default.removeItem(at: folder) }
-                let directory = StateDirectory(folder)
-                try directory.prepare()
-                let server = try ServerDatabase(url: directory.serverDatabase)
-                try server.setClockSetting(ClockSetting(mode: .frozen, frozenAt: ScenarioRunner.start))
-                var utc = Calendar(identifier: .gregorian)
-                utc.timeZone = TimeZone(identifier: "UTC")!
-                let store = try Store(
-                    stateDirectory: directory, device: "phone", catalog: loaded.catalog,
-                    clock: SettingClock(read: { (try? server.clockSetting()) ?? .standard }), calendar: utc,
-                    passwordHasher: PasswordHasher(cost: 1 << 10), randomIndex: { _ in 0 }, server: server
-                )
-                let recorder = ScenarioRecorder(catalog: loaded.catalog, title: "Recorded \(ISO8601DateFormatter().string(from: Date()))")
-                try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
-                    let app = App(store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: loaded.imageRoot), route: .signIn)
-                    app.onEffect = { recorder.record($0) }
-                    app.run()
+                try withScenarioFolder { folder in
+                    let directory = StateDirectory(folder)
+                    try directory.prepare()
+                    let server = try ServerDatabase(url: directory.serverDatabase)
+                    try server.setClockSetting(ClockSetting(mode: .frozen, frozenAt: ScenarioRunner.start))
+                    var utc = Calendar(identifier: .gregorian)
+                    utc.timeZone = TimeZone(identifier: "UTC")!
+                    let store = try Store(
+                        stateDirectory: directory, device: "phone", catalog: loaded.catalog,
+                        clock: SettingClock(read: { (try? server.clockSetting()) ?? .standard }), calendar: utc,
+                        passwordHasher: PasswordHasher(cost: 1 << 10), randomIndex: { _ in 0 }, server: server
+                    )
+                    let recorder = ScenarioRecorder(catalog: loaded.catalog, title: "Recorded \(ISO8601DateFormatter().string(from: Date()))")
+                    try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
+                        let app = App(store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: loaded.imageRoot), route: .signIn)
+                        app.onEffect = { recorder.record($0) }
+                        app.run()
+                    }
+                    recorder.finish(with: try store.status())
+                    do {
+                        try recorder.text.write(toFile: file, atomically: true, encoding: .utf8)
+                    } catch {
+                        throw CommandFailure(message: "\(file): cannot be written", status: 3)
+                    }
+                    print("recorded \(recorder.lines.count) lines to \(file)")
                 }
-                recorder.finish(with: try store.status())
-                do {
-                    try recorder.text.write(toFile: file, atomically: true, encoding: .utf8)
-                } catch {
-                    throw CommandFailure(message: "\(file): cannot be written", status: 3)
-                }
-                print("recorded \(recorder.lines.count) lines to \(file)")
             }
         }
     }
@@ -68,31 +85,22 @@ struct ScenarioCommand: ParsableCommand {
             try reportingFailures {
                 guard speed > 0, speed <= 100 else { throw CommandFailure(message: "--speed must be more than 0 and at most 100", status: 2) }
                 let loaded = try Context.loadCatalog(common)
-                let name = URL(fileURLWithPath: file).lastPathComponent
-                let text: String
+                let scenario: (name: String, steps: [ScenarioStep])
                 do {
-                    text = try String(contentsOfFile: file, encoding: .utf8)
-                } catch {
-                    throw CommandFailure(message: "\(file): cannot be read", status: 2)
+                    scenario = try loadScenario(file)
+                } catch let error as ScenarioError {
+                    throw CommandFailure(message: error.description, status: 2)
                 }
-                let steps: [ScenarioStep]
-                do {
-                    steps = try ScenarioParser.parse(text, file: name)
-                } catch {
-                    throw CommandFailure(message: "\(error)", status: 2)
+                try withScenarioFolder { folder in
+                    let runner = try ScenarioRunner(catalog: loaded.catalog, stateDirectory: folder)
+                    var failed = 0
+                    try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
+                        let player = ScenarioPlayer(runner: runner, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot), speed: speed)
+                        player.play(scenario.steps, file: scenario.name)
+                        failed = player.failed
+                    }
+                    if failed > 0 { throw ExitCode(1) }
                 }
-                // Its own temporary state, as `check` does: a demo never touches a real store.
-                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-play-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                defer { try? FileManager.default.removeItem(at: folder) }
-                let runner = try ScenarioRunner(catalog: loaded.catalog, stateDirectory: folder)
-                var failed = 0
-                try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
-                    let player = ScenarioPlayer(runner: runner, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot), speed: speed)
-                    player.play(steps, file: name)
-                    failed = player.failed
-                }
-                if failed > 0 { throw ExitCode(1) }
             }
         }
     }
@@ -126,22 +134,15 @@ struct ScenarioCommand: ParsableCommand {
         }
 
         static func check(_ path: String, catalog: Catalog) throws -> ScenarioResult {
-            let name = URL(fileURLWithPath: path).lastPathComponent
-            let text: String
+            let scenario: (name: String, steps: [ScenarioStep])
             do {
-                text = try String(contentsOfFile: path, encoding: .utf8)
+                scenario = try loadScenario(path)
             } catch {
-                return ScenarioResult(file: name, expectations: [], error: ScenarioError(file: name, line: 0, message: "cannot be read"))
+                return ScenarioResult(file: error.file, expectations: [], error: error)
             }
-            let steps: [ScenarioStep]
-            do {
-                steps = try ScenarioParser.parse(text, file: name)
-            } catch {
-                return ScenarioResult(file: name, expectations: [], error: error)
+            return try withScenarioFolder { folder in
+                try ScenarioRunner(catalog: catalog, stateDirectory: folder).run(scenario.steps, file: scenario.name)
             }
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-scenario-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: folder) }
-            return try ScenarioRunner(catalog: catalog, stateDirectory: folder).run(steps, file: name)
         }
 
         static func print(_ results: [ScenarioResult], json: Bool) {
