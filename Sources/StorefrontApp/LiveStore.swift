@@ -11,6 +11,8 @@ public final class LiveStore: StoreServing {
     public init(store: Store) {
         self.store = store
         calendar = store.calendar
+        // The log opens with the device's recent past, then follows every change.
+        events = (try? store.device.recentEvents(limit: 50)) ?? []
         // Weak: a store outlives the screens that watch it, and cannot forget an observer.
         store.observe { [weak self] event in self?.events.append(event) }
     }

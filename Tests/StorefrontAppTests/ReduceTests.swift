@@ -207,3 +207,19 @@ struct FuzzFoundTests {
         #expect(harness.effects.isEmpty)
     }
 }
+
+@Suite("The transaction log")
+struct TransactionLogTests {
+    @Test("Q2 the manager's log opens with the device's recent past, then follows every change")
+    func recentPast() throws {
+        let harness = try Harness()
+        try harness.store.buy("comic.owl")
+        try harness.store.buy("pack", outcome: .fail(.network))
+        // A screen opened now starts from what already happened on this device.
+        let screen = LiveStore(store: harness.store)
+        var state = AppState(route: .transactions, size: Size(columns: 60, rows: 14))
+        for action in screen.tick() { _ = reduce(&state, action) }
+        #expect(state.log.map(\.state) == [.purchasing, .purchased, .purchasing, .failed])
+        #expect(state.log.last?.reason == .network)
+    }
+}

@@ -224,6 +224,20 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         }
     }
 
+    /// The last `limit` events, oldest first: what a screen shows of the past when it opens.
+    public func recentEvents(limit: Int) throws(StoreError) -> [TransactionEvent] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT event.*, txn.productID FROM event JOIN txn ON txn.id = event.transactionID
+                    ORDER BY sequence DESC LIMIT ?
+                    """,
+                arguments: [limit]
+            ).map(Self.makeEvent).reversed()
+        }
+    }
+
     static func makeEvent(_ row: Row) -> TransactionEvent {
         TransactionEvent(
             sequence: row["sequence"], transactionID: row["transactionID"], productID: row["productID"],
