@@ -189,9 +189,13 @@ do {
             transactionID: String(format: "%016x", index), account: "a", productID: "sub3", kind: .nonRenewingSubscription,
             months: index % 2 == 0 ? 3 : 6, bonusDays: 1, purchaseDate: start.addingTimeInterval(Double(index) * 3600), device: "d"
         )
-    }.shuffled()
-    let recompute = median(5) { _ = SubscriptionMath.recomputeExpiry(from: entries, calendar: utc) }
-    row("expiry recomputed from a 1,000,000-transaction receipt (in memory)", ms(recompute), "200 ms", ratio(recompute, 0.2), "< 200 ms")
+    }
+    // In purchase order, as the server hands a receipt over; then shuffled, which forces a sort.
+    let inOrder = median(5) { _ = SubscriptionMath.recomputeExpiry(from: entries, calendar: utc) }
+    row("expiry recomputed from a 1,000,000-transaction receipt (in order, as stored)", ms(inOrder), "200 ms", ratio(inOrder, 0.2), "< 200 ms")
+    let shuffled = entries.shuffled()
+    let recompute = median(3) { _ = SubscriptionMath.recomputeExpiry(from: shuffled, calendar: utc) }
+    row("the same receipt shuffled (sorted first)", ms(recompute), "200 ms", ratio(recompute, 0.2), "< 200 ms")
 }
 
 do {

@@ -117,3 +117,27 @@ struct BonusOrderTests {
         #expect(expiry == utc(2027, 3, 1))
     }
 }
+
+@Suite("Fixed-offset calendar arithmetic")
+struct FixedOffsetTests {
+    @Test("R5 the fast path gives Calendar's answers, over many dates, months and zones", arguments: ["UTC", "Asia/Tokyo", "Asia/Kolkata", "Etc/GMT+5"])
+    func matchesCalendar(zone: String) throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: zone))
+        let offset = try #require(FixedOffsetArithmetic.offset(of: calendar))
+        var generator = SeededGenerator(seed: 42)
+        for _ in 0..<3000 {
+            let date = Date(timeIntervalSince1970: TimeInterval(Int64.random(in: 0...4_102_444_800, using: &generator)))
+            let months = Int.random(in: 0...30, using: &generator), days = Int.random(in: 0...3, using: &generator)
+            let expected = StoreDuration(days: days).added(to: StoreDuration(months: months).added(to: date, calendar: calendar), calendar: calendar)
+            #expect(FixedOffsetArithmetic.adding(months: months, days: days, to: date, offset: offset) == expected, "\(date) + \(months)mo + \(days)d in \(zone)")
+        }
+    }
+
+    @Test("zones with daylight saving, or whose offset changed since 1970, go through Calendar", arguments: ["Europe/Paris", "America/New_York", "Pacific/Kiritimati"])
+    func daylightSaving(zone: String) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: zone)!
+        #expect(FixedOffsetArithmetic.offset(of: calendar) == nil)
+    }
+}
