@@ -100,6 +100,11 @@ public struct ClockSetting: Sendable, Equatable, Codable {
         return next
     }
 
+    /// The store's time moved forward by `duration`, calendar units included (Q5).
+    public func advanced(by duration: StoreDuration, real: Date, calendar: Calendar) -> ClockSetting {
+        setting(now: duration.added(to: now(real: real), calendar: calendar), real: real)
+    }
+
     public func frozen(real: Date) -> ClockSetting {
         ClockSetting(mode: .frozen, frozenAt: now(real: real))
     }

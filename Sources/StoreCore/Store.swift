@@ -79,6 +79,15 @@ public final class Store {
 
     public func now() -> Date { clock.now() }
 
+    // MARK: The clock (Q5)
+
+    /// Changes the clock the state folder shares, then settles what came due by the new time.
+    @discardableResult
+    public func changeClock(_ change: (ClockSetting, Date) throws -> ClockSetting) throws -> RecoveryReport {
+        try server.setClockSetting(try change(try server.clockSetting(), Date()))
+        return try recover()
+    }
+
     // MARK: Policy (Q4)
 
     public func policy() throws(StoreError) -> PurchaseOutcome {

@@ -44,10 +44,8 @@ public final class LiveStore: StoreServing {
             case .showRandom: actions.append(.randomShown(try store.showRandomComic()))
             case .setPolicy(let policy): try store.setPolicy(policy)
             case .advanceClock(let duration):
-                try changeClock { setting, real in
-                    setting.setting(now: duration.added(to: setting.now(real: real), calendar: calendar), real: real)
-                }
-            case .realClock: try changeClock { _, _ in ClockSetting(mode: .offset) }
+                try store.changeClock { setting, real in setting.advanced(by: duration, real: real, calendar: calendar) }
+            case .realClock: try store.changeClock { _, _ in ClockSetting.standard }
             case .signIn(let name, let password):
                 try store.signIn(name, password: password)
                 actions.append(.signedIn(name))
@@ -75,12 +73,6 @@ public final class LiveStore: StoreServing {
             return [.failed("\(error)")]
         }
         return changes()
-    }
-
-    private func changeClock(_ change: (ClockSetting, Date) -> ClockSetting) throws {
-        let server = store.server
-        try server.setClockSetting(change(try server.clockSetting(), Date()))
-        try store.recover()
     }
 
     /// New events, and the snapshot when it differs from the last one handed out.

@@ -90,7 +90,11 @@ struct Context {
 
     /// Q3 and Q5: finish what an earlier run left and fire delayed outcomes that are due.
     func recover() throws {
-        let report = try store.recover()
+        report(try store.recover())
+    }
+
+    /// Says on standard error what recovery completed, so that a script's log shows it.
+    func report(_ report: RecoveryReport) {
         if !report.redelivered.isEmpty {
             printError("storefront: delivered \(report.redelivered.count) unfinished transaction(s): \(report.redelivered.joined(separator: ", "))")
         }

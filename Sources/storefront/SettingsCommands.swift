@@ -17,9 +17,7 @@ struct ClockCommand: ParsableCommand {
     )
 
     static func change(_ context: Context, _ change: (ClockSetting, Date) throws -> ClockSetting) throws {
-        let server = context.store.server
-        try server.setClockSetting(try change(try server.clockSetting(), Date()))
-        try context.recover()
+        context.report(try context.store.changeClock(change))
         try show(context)
     }
 
@@ -51,8 +49,7 @@ struct ClockCommand: ParsableCommand {
             try perform(common) { context in
                 let duration = try Context.parseDuration(duration)
                 try ClockCommand.change(context) { setting, real in
-                    let now = setting.now(real: real)
-                    return setting.setting(now: duration.added(to: now, calendar: context.calendar), real: real)
+                    setting.advanced(by: duration, real: real, calendar: context.calendar)
                 }
             }
         }
@@ -74,7 +71,7 @@ struct ClockCommand: ParsableCommand {
     struct Real: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Go back to real time.")
         @OptionGroup var common: CommonOptions
-        func run() throws { try perform(common) { try ClockCommand.change($0) { _, _ in ClockSetting(mode: .offset) } } }
+        func run() throws { try perform(common) { try ClockCommand.change($0) { _, _ in ClockSetting.standard } } }
     }
 
     struct Freeze: ParsableCommand {
