@@ -40,10 +40,6 @@ public final class App {
     private let store: StoreServing
     private let terminal: FrameRendering & EventListening
     private let pictures: PictureCache
-    /// Called with every frame (scenario recording and tests watch the screen through it).
-    public var onFrame: ((Screen) -> Void)?
-    /// Called with every event the terminal gave.
-    public var onEvent: ((TerminalEvent) -> Void)?
     /// Called with every effect before it is performed (scenario recording).
     public var onEffect: ((Effect) -> Void)?
     public var tickMilliseconds = 250
@@ -64,7 +60,6 @@ public final class App {
             draw()
             if exitsAfterFirstFrame { return }
             let event = terminal.nextEvent(timeoutMilliseconds: tickMilliseconds)
-            onEvent?(event)
             handle(event)
         }
     }
@@ -107,7 +102,6 @@ public final class App {
     public func draw() {
         let frame = render(state, depth: terminal.colorDepth, pictures: pictures.lookup)
         terminal.render(frame)
-        onFrame?(frame)
     }
 
     public func dispatch(_ action: Action) {
