@@ -46,6 +46,7 @@ struct Context {
     let stateDirectory: StateDirectory
     let loaded: LoadedCatalog
     let calendar: Calendar
+    let iso: ISO8601DateFormatter
 
     var json: Bool { options.json }
 
@@ -74,7 +75,10 @@ struct Context {
         if let user = options.user {
             try store.actAs(user, password: try readPassword())
         }
-        let context = Context(options: options, store: store, stateDirectory: stateDirectory, loaded: loaded, calendar: calendar)
+        let context = Context(
+            options: options, store: store, stateDirectory: stateDirectory, loaded: loaded, calendar: calendar,
+            iso: isoFormatter(calendar.timeZone)
+        )
         if recover { try context.recover() }
         return context
     }
@@ -105,8 +109,12 @@ struct Context {
 
     func formatDate(_ date: Date?) -> JSON {
         guard let date else { return .null }
-        return .string(Self.isoFormatter(calendar.timeZone).string(from: date))
+        return .string(isoText(date))
     }
+
+    /// ISO 8601 in the store calendar's zone, with one formatter for the whole command (a history
+    /// prints several dates per transaction).
+    func isoText(_ date: Date) -> String { iso.string(from: date) }
 
     func price(_ product: Product) -> String { loaded.catalog.priceFormatter.string(for: product.price) }
 

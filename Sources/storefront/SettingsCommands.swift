@@ -30,7 +30,7 @@ struct ClockCommand: ParsableCommand {
                 ("now", context.formatDate(now)), ("mode", .string(setting.mode.rawValue)),
                 ("offsetSeconds", .int(Int(setting.offset))), ("rate", .int(Int(setting.rate))),
             ]),
-            text: "\(Context.isoFormatter(context.calendar.timeZone).string(from: now))  (\(setting.summary))"
+            text: "\(context.isoText(now))  (\(setting.summary))"
         )
     }
 

@@ -269,9 +269,9 @@ struct Receipt: ParsableCommand {
                 })),
             ])
             let lines = report.entries.map { entry in
-                "\(entry.transactionID)  \(entry.productID)  \(Context.isoFormatter(context.calendar.timeZone).string(from: entry.purchaseDate))  on \(entry.device)"
+                "\(entry.transactionID)  \(entry.productID)  \(context.isoText(entry.purchaseDate))  on \(entry.device)"
             }
-            let expiry = report.storedExpiry.map { Context.isoFormatter(context.calendar.timeZone).string(from: $0) } ?? "none"
+            let expiry = report.storedExpiry.map { context.isoText($0) } ?? "none"
             output(context, json: json, text: (lines + ["stored expiry: \(expiry) (\(report.isConsistent ? "matches" : "DOES NOT MATCH") the receipt)"]).joined(separator: "\n"))
             if !report.isConsistent {
                 throw CommandFailure(message: "the stored expiry differs from the receipt's", status: 1)

@@ -76,7 +76,7 @@ extension Context {
         var text = "\(transaction.id)  \(title)  \(transaction.states.map(\.rawValue).joined(separator: " → "))"
         if let reason = transaction.reason { text += " (\(reason.rawValue): \(reason.explanation))" }
         if let due = transaction.dueAt, transaction.state == .purchasing {
-            text += " (\(transaction.dueApproves == true ? "approves" : "declines") at \(Self.isoFormatter(calendar.timeZone).string(from: due)))"
+            text += " (\(transaction.dueApproves == true ? "approves" : "declines") at \(isoText(due)))"
         }
         return text
     }
