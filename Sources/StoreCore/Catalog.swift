@@ -207,7 +207,10 @@ public enum CatalogLoader {
         guard !id.trimmingCharacters(in: .whitespaces).isEmpty else { throw fields.error("\"id\" is empty") }
         entry += " \"\(id)\""
         fields = Fields(values: values, entry: entry, file: fileName)
-        let known: Set = ["id", "kind", "title", "description", "price", "image", "quantity", "months", "$comment"]
+        let known: Set = [
+            "id", "kind", "title", "description", "price", "image", "quantity", "months", "period", "group", "rank",
+            "introOffer", "unlocks", "$comment",
+        ]
         for key in values.keys.sorted() where !known.contains(key) {
             warnings.append(CatalogWarning(file: fileName, entry: entry, message: "unknown key \"\(key)\" is ignored"))
         }
@@ -239,12 +242,60 @@ public enum CatalogLoader {
                 throw fields.error("a non-renewing subscription needs \"months\"")
             }
             if months <= 0 || months > 120 { throw fields.error("months \(months) must be between 1 and 120") }
+        case .autoRenewableSubscription:
+            break
         }
         if kind != .nonRenewingSubscription { months = 0 }
+        let terms = kind == .autoRenewableSubscription ? try autoRenewTerms(fields) : nil
         return Product(
             id: id, kind: kind, title: title, description: description, price: price, image: image,
-            quantity: kind == .consumable ? quantity : 0, months: months
+            quantity: kind == .consumable ? quantity : 0, months: months, autoRenew: terms
         )
+    }
+
+    /// period, group, rank, introOffer and unlocks of an auto-renewable subscription.
+    private static func autoRenewTerms(_ fields: Fields) throws(CatalogError) -> AutoRenewTerms {
+        guard let periodText = try fields.string("period") else {
+            throw fields.error("an auto-renewable subscription needs a \"period\" such as \"P1M\"")
+        }
+        let period: SubscriptionPeriod
+        do { period = try SubscriptionPeriod(parsing: periodText) } catch { throw fields.error("period: \(error)") }
+        guard let group = try fields.string("group"), !group.isEmpty else {
+            throw fields.error("an auto-renewable subscription needs a \"group\"")
+        }
+        let rank = try fields.integer("rank") ?? 1
+        if rank < 1 { throw fields.error("rank \(rank) must be at least 1 (1 is the highest level)") }
+        var unlocks: [String] = []
+        if let raw = fields.values["unlocks"], !(raw is NSNull) {
+            guard let list = raw as? [Any], let names = list as? [String] else {
+                throw fields.error("\"unlocks\" must be an array of strings")
+            }
+            unlocks = names
+        }
+        var offer: IntroductoryOffer?
+        if let raw = fields.values["introOffer"], !(raw is NSNull) {
+            guard let values = raw as? [String: Any] else { throw fields.error("\"introOffer\" must be an object") }
+            let inner = Fields(values: values, entry: (fields.entry ?? "") + " introOffer", file: fields.file)
+            guard let modeText = try inner.string("mode"), let mode = IntroductoryOffer.Mode(rawValue: modeText) else {
+                let modes = IntroductoryOffer.Mode.allCases.map(\.rawValue).joined(separator: ", ")
+                throw inner.error("\"mode\" must be one of \(modes)")
+            }
+            guard let offerPeriodText = try inner.string("period") else { throw inner.error("has no \"period\"") }
+            let offerPeriod: SubscriptionPeriod
+            do { offerPeriod = try SubscriptionPeriod(parsing: offerPeriodText) } catch { throw inner.error("period: \(error)") }
+            let periods = try inner.integer("periods") ?? 1
+            if periods < 1 || periods > 99 { throw inner.error("periods \(periods) must be between 1 and 99") }
+            var offerPrice: Decimal = 0
+            if mode != .freeTrial {
+                guard let text = try inner.priceText() else { throw inner.error("a paid offer needs a \"price\"") }
+                guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), value >= 0,
+                      text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+                else { throw inner.error("price \"\(text)\" is not a decimal number like \"0.99\"") }
+                offerPrice = value
+            }
+            offer = IntroductoryOffer(mode: mode, period: offerPeriod, periods: periods, price: offerPrice)
+        }
+        return AutoRenewTerms(period: period, group: group, rank: rank, introductoryOffer: offer, unlocks: unlocks)
     }
 
     /// Typed access to one JSON object's fields, with errors that name the entry.

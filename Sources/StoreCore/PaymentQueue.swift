@@ -19,13 +19,14 @@ extension Store {
             if product.kind == .nonConsumable, try device.profile(user ?? "").owned.contains(product.id) {
                 throw StoreError.alreadyOwned(productID: product.id)
             }
+            if product.kind == .autoRenewableSubscription, let user { try checkNotSubscribed(product, account: user) }
             let chosen = outcome ?? outcomeOverride
             let outcome = if let chosen { chosen } else { try policy() }
             let now = now()
             var transaction = StoreTransaction(
                 id: makeTransactionID(), user: user, productID: product.id, kind: product.kind,
                 quantity: product.quantity, months: product.months,
-                bonusDays: product.isSubscription ? catalog.bonusDays : 0, state: .purchasing, reason: nil,
+                bonusDays: product.kind == .nonRenewingSubscription ? catalog.bonusDays : 0, state: .purchasing, reason: nil,
                 createdAt: now, purchaseDate: nil, dueAt: nil, dueApproves: nil, isFinished: false,
                 originalID: nil, steps: []
             )
@@ -117,6 +118,7 @@ extension Store {
             }
             report.settled = try settleDueTransactions()
             report.redelivered = try deliverUnfinished()
+            if let user = try currentUser() { report.renewals = try settlePlans(account: user).map(\.transactionID) }
             return report
         }
     }
@@ -147,7 +149,9 @@ extension Store {
     /// Payment taken: record it on the receipt, mark it purchased, then deliver and finish.
     private func settlePurchased(_ id: String, at date: Date) throws(StoreError) {
         let transaction = try self.transaction(id)
-        if let user = transaction.user {
+        if let user = transaction.user, transaction.kind == .autoRenewableSubscription {
+            try startPlan(transaction, account: user, at: date)
+        } else if let user = transaction.user {
             let entry = ReceiptEntry(
                 transactionID: transaction.id, account: user, productID: transaction.productID,
                 kind: transaction.kind, quantity: transaction.quantity, months: transaction.months,
@@ -212,6 +216,9 @@ extension Store {
                 }
             case .nonRenewingSubscription:
                 try DeviceDatabase.raiseExpiry(db, user: user, to: serverExpiry)
+            case .autoRenewableSubscription:
+                // The plan lives on the account server; the device reads it from there.
+                break
             }
             try db.execute(sql: "UPDATE txn SET finished = 1 WHERE id = ?", arguments: [id])
         }
@@ -289,8 +296,12 @@ public struct RecoveryReport: Sendable, Equatable {
     public var settled: [String] = []
     /// Purchased or restored but not finished: delivered now.
     public var redelivered: [String] = []
+    /// Auto-renewable plan lines the clock's passing wrote (renewals, billing failures, expiries).
+    public var renewals: [String] = []
 
-    public var isEmpty: Bool { reconciled.isEmpty && abandoned.isEmpty && settled.isEmpty && redelivered.isEmpty }
+    public var isEmpty: Bool {
+        reconciled.isEmpty && abandoned.isEmpty && settled.isEmpty && redelivered.isEmpty && renewals.isEmpty
+    }
 }
 
 public struct RestoreResult: Sendable, Equatable {

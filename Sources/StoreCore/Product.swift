@@ -5,6 +5,7 @@ public enum ProductKind: String, Sendable, Codable, CaseIterable {
     case nonConsumable
     case consumable
     case nonRenewingSubscription
+    case autoRenewableSubscription
 }
 
 public struct Product: Sendable, Equatable, Identifiable {
@@ -20,10 +21,12 @@ public struct Product: Sendable, Equatable, Identifiable {
     public let quantity: Int
     /// Calendar months a non-renewing subscription adds (R5).
     public let months: Int
+    /// Period, group, rank, offer and entitlements of an auto-renewable subscription.
+    public let autoRenew: AutoRenewTerms?
 
     public init(
         id: String, kind: ProductKind, title: String, description: String, price: Decimal,
-        image: String? = nil, quantity: Int = 0, months: Int = 0
+        image: String? = nil, quantity: Int = 0, months: Int = 0, autoRenew: AutoRenewTerms? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -33,9 +36,11 @@ public struct Product: Sendable, Equatable, Identifiable {
         self.image = image
         self.quantity = quantity
         self.months = months
+        self.autoRenew = autoRenew
     }
 
-    public var isSubscription: Bool { kind == .nonRenewingSubscription }
+    /// Either kind of subscription: both need an account (A1).
+    public var isSubscription: Bool { kind == .nonRenewingSubscription || kind == .autoRenewableSubscription }
 }
 
 /// A picture the random viewer can show (R7).

@@ -16,6 +16,9 @@ public final class Store {
     /// Called after a transaction is durably `purchased` and before its content is delivered.
     /// Fault injection: a hook that kills the process here leaves work for `recover()` (Q3).
     public var afterDurablePurchase: ((StoreTransaction) throws -> Void)?
+    /// Auto-renewable periods as the App Store sandbox times them, at this many store seconds per
+    /// real second; nil follows the clock (sandbox periods while it is accelerated).
+    public var sandboxRateOverride: Double?
     /// Acts as this account without changing who the device remembers (`--user`).
     private var sessionUser: String?
     private let randomIndex: (Int) -> Int
@@ -84,6 +87,8 @@ public final class Store {
     /// Changes the clock the state folder shares, then settles what came due by the new time.
     @discardableResult
     public func changeClock(_ change: (ClockSetting, Date) throws -> ClockSetting) throws -> RecoveryReport {
+        // Plans renew under the clock they ran on: settle them before it changes.
+        try settleAllPlans()
         try server.setClockSetting(try change(try server.clockSetting(), Date()))
         return try recover()
     }
@@ -170,12 +175,16 @@ public final class Store {
         let now = now()
         let subscribed = SubscriptionMath.isActive(expiry: profile.expiry, now: now)
         let comics = catalog.comics.map(\.id)
+        let plans = try user.map { account throws(StoreError) in try planStatuses(account: account) } ?? []
+        let entitlements = Array(Set(plans.flatMap(\.unlocks))).sorted()
+        let allComics = subscribed || entitlements.contains(AutoRenewTerms.allComics)
         return StoreStatus(
             user: user, device: deviceName, now: now, expiry: profile.expiry, isSubscribed: subscribed,
             daysRemaining: SubscriptionMath.daysRemaining(expiry: profile.expiry, now: now),
             header: SubscriptionMath.header(expiry: profile.expiry, now: now, calendar: calendar),
-            owned: profile.owned, unlocked: subscribed ? comics : comics.filter(profile.owned.contains),
-            randomViewsRemaining: profile.randomViews, lastRandomComic: profile.lastRandom
+            owned: profile.owned, unlocked: allComics ? comics : comics.filter(profile.owned.contains),
+            randomViewsRemaining: profile.randomViews, lastRandomComic: profile.lastRandom, plans: plans,
+            entitlements: entitlements
         )
     }
 
@@ -194,6 +203,8 @@ public final class Store {
                 action = .buy
             case .nonRenewingSubscription:
                 action = status.user == nil ? .signInRequired : status.isSubscribed ? .renew : .subscribe
+            case .autoRenewableSubscription:
+                action = status.user == nil ? .signInRequired : Self.planAction(product, plans: status.plans, catalog: catalog)
             }
             let pending = inFlight.last { $0.productID == product.id }
             return ProductRow(product: product, action: action, pending: pending?.state, pendingID: pending?.id)
@@ -204,11 +215,13 @@ public final class Store {
 
     public func receipt() throws(StoreError) -> ReceiptReport {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        try settlePlans(account: user)
         let entries = try server.receipt(account: user)
         return ReceiptReport(
             account: user, entries: entries, storedExpiry: try server.storedExpiry(account: user),
             recomputedExpiry: SubscriptionMath.recomputeExpiry(from: entries, calendar: calendar),
-            deviceExpiry: try device.profile(user).expiry
+            deviceExpiry: try device.profile(user).expiry, storedPlans: try server.plans(account: user),
+            recomputedPlans: PlanState.replay(try server.planLines(account: user))
         )
     }
 
@@ -252,11 +265,27 @@ public final class Store {
         return String(format: "%016llx", generator.next() as UInt64)
     }
 
+    /// What an auto-renewable row offers, given the plan its group has.
+    static func planAction(_ product: Product, plans: [PlanStatus], catalog: Catalog) -> ProductAction {
+        guard let terms = product.autoRenew,
+              let plan = plans.first(where: { $0.group == terms.group && ($0.hasAccess || $0.phase == .billingRetry) })
+        else { return .subscribe }
+        if plan.productID == product.id { return plan.autoRenew && plan.nextProductID == nil ? .subscribed : .resubscribe }
+        if plan.nextProductID == product.id { return .scheduled }
+        guard let current = catalog.product(plan.productID)?.autoRenew else { return .upgrade }
+        if terms.rank < current.rank { return .upgrade }
+        if terms.rank > current.rank { return .downgrade }
+        return .crossgrade
+    }
+
     func chooseRandom(_ count: Int) -> Int { min(max(randomIndex(count), 0), count - 1) }
 }
 
 public enum ProductAction: String, Sendable, Codable {
     case buy, owned, subscribe, renew, signInRequired
+    /// Auto-renewable: the plan one has (auto-renew on), the plan one has with auto-renew off or a
+    /// change pending, the plan a downgrade switches to, and moves within the group.
+    case subscribed, resubscribe, scheduled, upgrade, downgrade, crossgrade
 }
 
 public struct ProductRow: Sendable, Equatable {
@@ -282,6 +311,10 @@ public struct StoreStatus: Sendable, Equatable {
     public var unlocked: [String]
     public var randomViewsRemaining: Int
     public var lastRandomComic: String?
+    /// The account's auto-renewable plans, one per group (issue 5).
+    public var plans: [PlanStatus] = []
+    /// What the active plans unlock, as the catalog names it.
+    public var entitlements: [String] = []
 }
 
 public struct ReceiptReport: Sendable, Equatable {
@@ -290,9 +323,12 @@ public struct ReceiptReport: Sendable, Equatable {
     public var storedExpiry: Date?
     public var recomputedExpiry: Date?
     public var deviceExpiry: Date?
+    /// Auto-renewable plans as stored and as the receipt's plan lines give them.
+    public var storedPlans: [String: PlanState] = [:]
+    public var recomputedPlans: [String: PlanState] = [:]
 
     /// A6 holds.
-    public var isConsistent: Bool { storedExpiry == recomputedExpiry }
+    public var isConsistent: Bool { storedExpiry == recomputedExpiry && storedPlans == recomputedPlans }
 }
 
 /// Levenshtein distance, for "did you mean" on a mistyped product id.

@@ -18,6 +18,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case wrongPassword(String)
     case notSignedIn
     case invalidDeviceName(String)
+    case alreadySubscribed(productID: String)
+    /// An auto-renewable plan cannot take this action now; the text says why and what can be done.
+    case planRefused(String)
     case corruptDatabase(path: String, reason: String)
     case storage(path: String, reason: String)
 
@@ -56,6 +59,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "not signed in (`storefront account login NAME`)"
         case .invalidDeviceName(let name):
             "\"\(name)\" is not a valid device name (1 to 64 letters, digits, '.', '_' or '-', not starting with '.')"
+        case .alreadySubscribed(let id):
+            "already subscribed to \"\(id)\" with auto-renew on (`storefront subscriptions` shows the plan)"
+        case .planRefused(let text):
+            text
         case .corruptDatabase(let path, let reason):
             "\(path) is not a usable database (\(reason)); it was left untouched: move it aside to start afresh"
         case .storage(let path, let reason):
@@ -71,7 +78,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             2
         case .corruptDatabase, .storage:
             3
-        case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn:
+        case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
+             .alreadySubscribed, .planRefused:
             1
         }
     }

@@ -94,7 +94,9 @@ public enum SubscriptionMath {
 }
 
 /// One line of an account's receipt: what was bought, when, and the terms it was bought on (the
-/// months and bonus days are kept so that a later catalog change cannot rewrite the past).
+/// months and bonus days are kept so that a later catalog change cannot rewrite the past). An
+/// auto-renewable subscription adds lines for everything that changes its state (renewals,
+/// cancellations, refunds, billing failures), so that its state is a fold over the receipt.
 public struct ReceiptEntry: Sendable, Equatable, Codable {
     public var transactionID: String
     public var account: String
@@ -105,10 +107,28 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
     public var bonusDays: Int
     public var purchaseDate: Date
     public var device: String
+    /// What the line records; `purchase` for everything but auto-renewable subscriptions.
+    public var event: ReceiptEvent
+    /// The subscription group of an auto-renewable line.
+    public var group: String?
+    /// The end of the period a purchase or renewal pays for.
+    public var expiresDate: Date?
+    /// The introductory offer this period was sold on, if any.
+    public var offer: IntroductoryOffer.Mode?
+    /// What was charged (negative for a prorated credit); nil where the line charges nothing.
+    public var price: Decimal?
+    /// The transaction a line is about: the original purchase of a renewal, the refunded one.
+    public var reference: String?
+    /// Grace period end of a billing failure.
+    public var until: Date?
+    /// Why: an expiry's cause, a note for people.
+    public var note: String?
 
     public init(
         transactionID: String, account: String, productID: String, kind: ProductKind, quantity: Int = 0,
-        months: Int = 0, bonusDays: Int = 0, purchaseDate: Date, device: String
+        months: Int = 0, bonusDays: Int = 0, purchaseDate: Date, device: String, event: ReceiptEvent = .purchase,
+        group: String? = nil, expiresDate: Date? = nil, offer: IntroductoryOffer.Mode? = nil, price: Decimal? = nil,
+        reference: String? = nil, until: Date? = nil, note: String? = nil
     ) {
         self.transactionID = transactionID
         self.account = account
@@ -119,7 +139,38 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
         self.bonusDays = bonusDays
         self.purchaseDate = purchaseDate
         self.device = device
+        self.event = event
+        self.group = group
+        self.expiresDate = expiresDate
+        self.offer = offer
+        self.price = price
+        self.reference = reference
+        self.until = until
+        self.note = note
     }
+}
+
+/// The kinds of receipt line.
+public enum ReceiptEvent: String, Sendable, Codable, CaseIterable {
+    /// A purchase; for an auto-renewable subscription, the start of a plan (or an upgrade).
+    case purchase
+    /// A period renewed.
+    case renewal
+    /// A prorated refund of what was left of a period when an upgrade replaced it.
+    case credit
+    /// Auto-renew turned off / back on.
+    case cancel
+    case renewOn = "renew-on"
+    /// A transaction refunded: its access ends at once.
+    case refund
+    /// The plan ended now (by hand, after billing retry gave up, at the sandbox's renewal limit).
+    case expire
+    /// A renewal could not be charged: billing retry, with access kept until `until` (grace).
+    case billingFailure = "billing-failure"
+    /// Billing works again; a renewal follows.
+    case billingRecovered = "billing-recovered"
+    /// The plan switches to `productID` at the next renewal (a downgrade).
+    case change
 }
 
 /// Calendar arithmetic for a Gregorian calendar whose time zone never changes its offset (UTC,

@@ -38,6 +38,12 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// Prices formatted for the catalog's currency and locale, by product id (formatted once per
     /// snapshot, not once per frame).
     public var displayPrices: [String: String]
+    /// How renewals are charged (the transaction manager toggles it).
+    public var billing = BillingSetting()
+    /// One line per auto-renewable plan of the account (`PlanStatus.summary`).
+    public var planSummaries: [String] = []
+    /// "1 week free" beside a plan whose introductory offer the account can still use.
+    public var offerNotes: [String: String] = [:]
 
     public init(
         status: StoreStatus, rows: [ProductRow], pending: [StoreTransaction], policy: PurchaseOutcome,
@@ -46,7 +52,14 @@ public struct StoreSnapshot: Equatable, Sendable {
     ) {
         self.timeZone = timeZone
         let formatter = PriceFormatter(currencyCode: currencyCode, localeIdentifier: localeIdentifier)
-        displayPrices = Dictionary(rows.map { ($0.product.id, formatter.string(for: $0.product.price)) }) { first, _ in first }
+        displayPrices = Dictionary(rows.map { row in
+            let price = formatter.string(for: row.product.price)
+            // An auto-renewable price is per period: "$5.99/month", "$4.99/3 months".
+            let period = row.product.autoRenew.map { terms in
+                "/" + (terms.period.value == 1 ? terms.period.unit.rawValue : terms.period.phrase)
+            } ?? ""
+            return (row.product.id, price + period)
+        }) { first, _ in first }
         self.status = status
         self.rows = rows
         self.pending = pending
@@ -115,7 +128,19 @@ public enum Action: Equatable, Sendable {
     case restored(RestoreResult)
     case randomShown(RandomComicResult)
     case signedIn(String?)
+    /// A plan action went through; the plan's summary after it.
+    case planChanged(String)
     case failed(String)
+}
+
+/// What the transaction manager (and a scenario) can do to an auto-renewable plan.
+public enum PlanCommand: String, Sendable, Equatable, CaseIterable {
+    case cancel
+    case renewOn = "renew-on"
+    case expire
+    case forceRenew = "force-renew"
+    /// Refunds the transaction that pays for the current period.
+    case refund
 }
 
 public enum Effect: Equatable, Sendable {
@@ -126,6 +151,9 @@ public enum Effect: Equatable, Sendable {
     case restore
     case showRandom
     case setPolicy(PurchaseOutcome)
+    /// An action on the auto-renewable plan of the product's group.
+    case plan(PlanCommand, productID: String)
+    case setBilling(BillingSetting)
     case advanceClock(StoreDuration)
     case realClock
     case signIn(name: String, password: String)

@@ -24,12 +24,22 @@ public final class LiveStore: StoreServing {
         let calendar = store.calendar
         let setting = try store.server.clockSetting()
         let catalog = store.catalog
-        return StoreSnapshot(
-            status: try store.status(), rows: try store.productRows(),
+        let status = try store.status()
+        var snapshot = StoreSnapshot(
+            status: status, rows: try store.productRows(),
             pending: try store.pending() + store.delayed(), policy: try store.policy(),
             clockDescription: setting.summary, catalogName: catalog.name, currencyCode: catalog.currencyCode,
             localeIdentifier: catalog.localeIdentifier, timeZone: calendar.timeZone
         )
+        snapshot.billing = try store.billing()
+        snapshot.planSummaries = status.plans.map { $0.summary(calendar: calendar, catalog: catalog) }
+        let usedOffers = Set(status.plans.filter(\.introOfferUsed).map(\.group))
+        let formatter = catalog.priceFormatter
+        for product in catalog.products {
+            guard let terms = product.autoRenew, let offer = terms.introductoryOffer, !usedOffers.contains(terms.group) else { continue }
+            snapshot.offerNotes[product.id] = offer.phrase(formattedPrice: formatter.string(for: offer.price))
+        }
+        return snapshot
     }
 
     public func perform(_ effect: Effect) -> [Action] {
@@ -43,6 +53,20 @@ public final class LiveStore: StoreServing {
             case .restore: actions.append(.restored(try store.restore()))
             case .showRandom: actions.append(.randomShown(try store.showRandomComic()))
             case .setPolicy(let policy): try store.setPolicy(policy)
+            case .setBilling(let billing): try store.setBilling(billing)
+            case .plan(let command, let productID):
+                let plan: PlanStatus
+                switch command {
+                case .cancel: plan = try store.cancelPlan(productID)
+                case .renewOn: plan = try store.renewPlanOn(productID)
+                case .expire: plan = try store.expirePlan(productID)
+                case .forceRenew: plan = try store.forceRenewPlan(productID)
+                case .refund:
+                    let current = try store.subscriptions().first { $0.productID == productID || $0.hasAccess }
+                    guard let current else { throw StoreError.planRefused("no plan to refund") }
+                    plan = try store.refund(current.transactionID)
+                }
+                actions.append(.planChanged(plan.summary(calendar: calendar, catalog: store.catalog)))
             case .advanceClock(let duration):
                 try store.changeClock { setting, real in setting.advanced(by: duration, real: real, calendar: calendar) }
             case .realClock: try store.changeClock { _, _ in ClockSetting.standard }

@@ -40,6 +40,9 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
         state.selection = 0
         state.banner = Banner(user.map { "Signed in as \($0)" } ?? "Continuing as a guest", kind: .success)
         return []
+    case .planChanged(let summary):
+        state.banner = Banner(summary, kind: .success)
+        return []
     case .failed(let message):
         if state.route == .signIn {
             state.form.error = message
@@ -110,7 +113,7 @@ private func open(_ state: inout AppState, _ row: ProductRow) -> [Effect] {
         return []
     case .consumable:
         return openRandom(&state)
-    case .nonRenewingSubscription:
+    case .nonRenewingSubscription, .autoRenewableSubscription:
         return buy(&state, row.product.id)
     }
 }
@@ -137,7 +140,13 @@ private func buy(_ state: inout AppState, _ productID: String) -> [Effect] {
         state.form.error = "Subscriptions need an account: sign in or sign up"
         state.route = .signIn
         return []
-    case .buy, .subscribe, .renew:
+    case .subscribed:
+        state.banner = Banner("Subscribed to \(row.product.title) ✓ — t to manage the plan")
+        return []
+    case .scheduled:
+        state.banner = Banner("\(row.product.title) starts at the next renewal — b on the current plan keeps it")
+        return []
+    case .buy, .subscribe, .renew, .resubscribe, .upgrade, .downgrade, .crossgrade:
         state.banner = Banner("Purchasing \(row.product.title)…")
         return [.buy(productID)]
     }
@@ -195,10 +204,38 @@ private func reduceTransactions(_ state: inout AppState, _ key: Key) -> [Effect]
     case .character("h"): return [.advanceClock(.seconds(3600))]
     case .character("0"): return [.realClock]
     case .character("r"): return [.restore]
+    case .character("c"): return planEffect(&state, .cancel)
+    case .character("o"): return planEffect(&state, .renewOn)
+    case .character("e"): return planEffect(&state, .expire)
+    case .character("w"): return planEffect(&state, .forceRenew)
+    case .character("f"): return planEffect(&state, .refund)
+    case .character("B"):
+        var billing = state.snapshot?.billing ?? BillingSetting()
+        billing.failing.toggle()
+        return [.setBilling(billing)]
+    case .character("g"):
+        var billing = state.snapshot?.billing ?? BillingSetting()
+        billing.graceDays = billing.graceDays == nil ? 16 : nil
+        return [.setBilling(billing)]
     case let key where isBack(key): state.route = .products
     default: break
     }
     return []
+}
+
+/// The plan the transaction manager acts on: the first that still has access or is in billing
+/// retry, else the latest one.
+func managedPlan(_ state: AppState) -> PlanStatus? {
+    let plans = state.snapshot?.status.plans ?? []
+    return plans.first { $0.hasAccess || $0.phase == .billingRetry } ?? plans.last
+}
+
+private func planEffect(_ state: inout AppState, _ command: PlanCommand) -> [Effect] {
+    guard let plan = managedPlan(state) else {
+        state.banner = Banner("No auto-renewable plan yet: subscribe to one first")
+        return []
+    }
+    return [.plan(command, productID: plan.productID)]
 }
 
 private func reduceSignIn(_ state: inout AppState, _ key: Key) -> [Effect] {

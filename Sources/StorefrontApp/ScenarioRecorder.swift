@@ -25,6 +25,10 @@ public final class ScenarioRecorder {
         case .showRandom: lines.append("random")
         case .setPolicy(let policy): lines.append("policy \(policy)")
         case .advanceClock(let duration): lines.append("advance \(duration)")
+        case .plan(let command, let id): lines.append("\(command.rawValue) \(title(id))")
+        case .setBilling(let billing):
+            lines.append("billing \(billing.failing ? "fail" : "ok")")
+            lines.append("grace \(billing.graceDays.map { "\($0)d" } ?? "off")")
         case .realClock: lines.append("# (the clock went back to real time here; scenarios keep their own)")
         case .signIn(let name, let password): lines.append("sign in \(name) password \"\(password)\"")
         case .signUp(let name, let password): lines.append("sign up \(name) password \"\(password)\"")

@@ -123,10 +123,24 @@ private func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Th
     let rightWidth = TextWidth.of(right)
     screen.write(TextWidth.truncate(" " + name + place, to: max(1, width - rightWidth - 2)), x: 0, y: 0, style: theme.titleBar)
     screen.write(right, x: width - rightWidth - 1, y: 0, style: theme.titleBar)
-    if let status = state.snapshot?.status {
+    guard let snapshot = state.snapshot else { return }
+    let status = snapshot.status
+    let sellsNonRenewing = snapshot.rows.contains { $0.product.kind == .nonRenewingSubscription }
+    let plan = managedPlan(state)
+    let planLine = plan.flatMap { plan in
+        status.plans.firstIndex(of: plan).flatMap { snapshot.planSummaries.indices.contains($0) ? snapshot.planSummaries[$0] : nil }
+    }
+    if sellsNonRenewing || planLine == nil {
         screen.write(TextWidth.truncate(" " + status.header, to: width), x: 0, y: 1, style: status.isSubscribed ? theme.subscribed : theme.notSubscribed)
+        // The auto-renewable plan goes on the spare line under the header when there is one.
+        if let planLine, let plan, state.size.rows >= 12, state.route == .products {
+            screen.write(TextWidth.truncate(" Plan: " + planLine, to: width), x: 0, y: 2, style: plan.hasAccess ? theme.subscribed : theme.notSubscribed)
+        }
+    } else if let planLine, let plan {
+        screen.write(TextWidth.truncate(" " + planLine, to: width), x: 0, y: 1, style: plan.hasAccess ? theme.subscribed : theme.notSubscribed)
     }
 }
+
 
 /// What a row's action column says. `compact` leaves out the views left beside the pack.
 func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot, compact: Bool = false) -> String {
@@ -145,9 +159,17 @@ func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot, compact: Bool = fa
             return "\(snapshot.status.isSubscribed ? "∞" : String(snapshot.status.randomViewsRemaining)) left · \(price) Buy"
         }
         return "\(price) Buy"
-    case .subscribe: return "\(price) Subscribe"
+    case .subscribe:
+        if let offer = snapshot.offerNotes[row.product.id], !compact { return "\(offer), then \(price) Subscribe" }
+        return "\(price) Subscribe"
     case .renew: return "\(price) Renew"
     case .signInRequired: return "Sign in to subscribe"
+    case .subscribed: return "✓ Subscribed"
+    case .resubscribe: return "\(price) Resubscribe"
+    case .scheduled: return "Starts at renewal"
+    case .upgrade: return "\(price) Upgrade"
+    case .downgrade: return "\(price) Downgrade"
+    case .crossgrade: return "\(price) Switch"
     }
 }
 
@@ -179,7 +201,8 @@ private func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Th
         } else if row.pending != nil {
             actionStyle = theme.waiting
         } else {
-            actionStyle = row.action == .owned ? theme.owned : row.action == .signInRequired ? theme.dim : theme.action
+            actionStyle = row.action == .owned || row.action == .subscribed ? theme.owned
+                : row.action == .signInRequired || row.action == .scheduled ? theme.dim : theme.action
         }
         screen.write(action, x: width - TextWidth.of(action) - 1, y: y, style: actionStyle)
     }
@@ -287,6 +310,11 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     line("Clock          ", "\(clockText(snapshot.status.now, snapshot.timeZone, withDate: true)) · \(snapshot.clockDescription)")
     line("Next purchase  ", snapshot.policy.description, theme.action)
     line("Pending        ", snapshot.pending.isEmpty ? "none" : "\(snapshot.pending.count)")
+    if !snapshot.status.plans.isEmpty || snapshot.rows.contains(where: { $0.product.kind == .autoRenewableSubscription }) {
+        for summary in snapshot.planSummaries { line("Plan           ", summary, theme.action) }
+        let grace = snapshot.billing.graceDays.map { "grace \($0) days" } ?? "no grace period"
+        line("Renewals       ", "\(snapshot.billing.failing ? "billing fails (retry)" : "billing works") · \(grace)")
+    }
     let pendingRoom = max(1, min(snapshot.pending.count, (area.maxY - y) / 2))
     for (index, transaction) in snapshot.pending.enumerated().prefix(pendingRoom) where y < area.maxY {
         let isSelected = index == state.pendingSelection

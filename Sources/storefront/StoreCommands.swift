@@ -23,6 +23,8 @@ struct Products: ParsableCommand {
                 case .nonConsumable: fields.append(("image", .optional(product.image)))
                 case .consumable: fields.append(("quantity", .int(product.quantity)))
                 case .nonRenewingSubscription: fields.append(("months", .int(product.months)))
+                case .autoRenewableSubscription:
+                    if let terms = product.autoRenew { fields += planTermsJSON(terms) }
                 }
                 return JSON.object(fields)
             })
@@ -35,6 +37,12 @@ struct Products: ParsableCommand {
                 case .subscribe: action = "\(context.price(row.product))  Subscribe"
                 case .renew: action = "\(context.price(row.product))  Renew"
                 case .signInRequired: action = "\(context.price(row.product))  (sign in to subscribe)"
+                case .subscribed: action = "✓ subscribed"
+                case .resubscribe: action = "\(context.price(row.product))  Resubscribe"
+                case .scheduled: action = "starts at the next renewal"
+                case .upgrade: action = "\(context.price(row.product))  Upgrade"
+                case .downgrade: action = "\(context.price(row.product))  Downgrade"
+                case .crossgrade: action = "\(context.price(row.product))  Switch"
                 }
                 let pending = row.pending.map { "  [\($0.rawValue)]" } ?? ""
                 return row.product.title.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(action)\(pending)  \(row.product.id)"
@@ -202,13 +210,18 @@ struct Status: ParsableCommand {
                 ("header", .string(status.header)), ("owned", .strings(status.owned)), ("unlocked", .strings(status.unlocked)),
                 ("randomViewsRemaining", .int(status.randomViewsRemaining)), ("lastRandomComic", .optional(status.lastRandomComic)),
                 ("policy", .string(try context.store.policy().description)), ("now", context.formatDate(status.now)),
+                ("plans", .array(status.plans.filter(\.hasAccess).map { planJSON($0, context) })),
+                ("entitlements", .strings(status.entitlements)),
             ])
-            let text = """
+            var text = """
                 \(status.header)
                 user: \(status.user ?? "guest")   device: \(status.device)
                 owned: \(status.owned.isEmpty ? "none" : status.owned.joined(separator: ", "))
                 random views left: \(status.isSubscribed ? "unlimited" : String(status.randomViewsRemaining))
                 """
+            for plan in status.plans where plan.hasAccess {
+                text += "\nplan: " + plan.summary(calendar: context.calendar, catalog: context.store.catalog)
+            }
             output(context, json: json, text: text)
         }
     }
@@ -261,20 +274,37 @@ struct Receipt: ParsableCommand {
                 ("deviceExpiry", context.formatDate(report.deviceExpiry)),
                 ("consistent", .bool(report.isConsistent)),
                 ("entries", .array(report.entries.map { entry in
-                    .object([
+                    var fields: [(String, JSON)] = [
                         ("id", .string(entry.transactionID)), ("product", .string(entry.productID)), ("kind", .string(entry.kind.rawValue)),
                         ("months", .int(entry.months)), ("bonusDays", .int(entry.bonusDays)),
                         ("purchaseDate", context.formatDate(entry.purchaseDate)), ("device", .string(entry.device)),
-                    ])
+                    ]
+                    if entry.kind == .autoRenewableSubscription {
+                        fields += [
+                            ("event", .string(entry.event.rawValue)), ("group", .optional(entry.group)),
+                            ("expiresDate", context.formatDate(entry.expiresDate)), ("offer", .optional(entry.offer?.rawValue)),
+                            ("price", .optional(entry.price.map(PriceFormatter.plain))), ("reference", .optional(entry.reference)),
+                            ("graceUntil", context.formatDate(entry.until)), ("note", .optional(entry.note)),
+                        ]
+                    }
+                    return .object(fields)
                 })),
             ])
             let lines = report.entries.map { entry in
-                "\(entry.transactionID)  \(entry.productID)  \(context.isoText(entry.purchaseDate))  on \(entry.device)"
+                var line = "\(entry.transactionID)  \(entry.productID)  \(context.isoText(entry.purchaseDate))  on \(entry.device)"
+                if entry.kind == .autoRenewableSubscription {
+                    line += "  \(entry.event.rawValue)"
+                    if let expires = entry.expiresDate { line += " until \(context.isoText(expires))" }
+                    if let offer = entry.offer { line += " (\(offer.rawValue))" }
+                    if let price = entry.price { line += " \(PriceFormatter.plain(price))" }
+                    if let note = entry.note { line += " — \(note)" }
+                }
+                return line
             }
             let expiry = report.storedExpiry.map { context.isoText($0) } ?? "none"
             output(context, json: json, text: (lines + ["stored expiry: \(expiry) (\(report.isConsistent ? "matches" : "DOES NOT MATCH") the receipt)"]).joined(separator: "\n"))
             if !report.isConsistent {
-                throw CommandFailure(message: "the stored expiry differs from the receipt's", status: 1)
+                throw CommandFailure(message: "the stored expiry or plans differ from the receipt's", status: 1)
             }
         }
     }

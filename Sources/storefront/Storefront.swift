@@ -18,6 +18,8 @@ struct Storefront: ParsableCommand {
             Screen.self, Products.self, Account.self, Buy.self, Pending.self, Approve.self, Decline.self,
             Resolve.self, Restore.self, Status.self, Random.self, History.self, Receipt.self, ClockCommand.self,
             Policy.self, ResetDevice.self, CatalogCommand.self, ShowImage.self, ScenarioCommand.self,
+            Subscriptions.self, Cancel.self, RenewOn.self, Refund.self, Expire.self, ForceRenew.self, Billing.self,
+            Grace.self,
         ],
         defaultSubcommand: Screen.self
     )

@@ -41,6 +41,25 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v2-auto-renewable") { db in
+            try db.execute(sql: """
+                ALTER TABLE receipt ADD COLUMN event TEXT NOT NULL DEFAULT 'purchase';
+                ALTER TABLE receipt ADD COLUMN groupID TEXT;
+                ALTER TABLE receipt ADD COLUMN expiresDate INTEGER;
+                ALTER TABLE receipt ADD COLUMN offer TEXT;
+                ALTER TABLE receipt ADD COLUMN price TEXT;
+                ALTER TABLE receipt ADD COLUMN reference TEXT;
+                ALTER TABLE receipt ADD COLUMN until INTEGER;
+                ALTER TABLE receipt ADD COLUMN note TEXT;
+                CREATE TABLE plan (
+                    account TEXT NOT NULL COLLATE NOCASE,
+                    groupID TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    PRIMARY KEY (account, groupID)
+                );
+                CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                """)
+        }
         return migrator
     }
 
@@ -80,17 +99,7 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
                     """,
                 arguments: [entry.account]
             )
-            try db.execute(
-                sql: """
-                    INSERT OR IGNORE INTO receipt
-                    (transactionID, account, productID, kind, quantity, months, bonusDays, purchaseDate, device)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    entry.transactionID, entry.account, entry.productID, entry.kind.rawValue, entry.quantity,
-                    entry.months, entry.bonusDays, entry.purchaseDate.storeSeconds, entry.device,
-                ]
-            )
+            try Self.insert(db, entry)
             let inserted = db.changesCount == 1
             let stored = try Self.storedExpiry(db, account: entry.account)
             guard inserted, entry.months > 0 else { return stored }
@@ -156,14 +165,38 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
     static func receipt(_ db: Database, account: String) throws -> [ReceiptEntry] {
         try Row.fetchAll(
             db, sql: "SELECT * FROM receipt WHERE account = ? ORDER BY purchaseDate, transactionID", arguments: [account]
-        ).map { row in
-            ReceiptEntry(
-                transactionID: row["transactionID"], account: row["account"], productID: row["productID"],
-                kind: ProductKind(rawValue: row["kind"]) ?? .nonConsumable, quantity: row["quantity"],
-                months: row["months"], bonusDays: row["bonusDays"],
-                purchaseDate: Date(storeSeconds: row["purchaseDate"]), device: row["device"]
-            )
-        }
+        ).map(Self.entry)
+    }
+
+    static func insert(_ db: Database, _ entry: ReceiptEntry) throws {
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO receipt
+                (transactionID, account, productID, kind, quantity, months, bonusDays, purchaseDate, device,
+                 event, groupID, expiresDate, offer, price, reference, until, note)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                entry.transactionID, entry.account, entry.productID, entry.kind.rawValue, entry.quantity,
+                entry.months, entry.bonusDays, entry.purchaseDate.storeSeconds, entry.device,
+                entry.event.rawValue, entry.group, entry.expiresDate?.storeSeconds, entry.offer?.rawValue,
+                entry.price.map(PriceFormatter.plain), entry.reference, entry.until?.storeSeconds, entry.note,
+            ]
+        )
+    }
+
+    static func entry(_ row: Row) -> ReceiptEntry {
+        ReceiptEntry(
+            transactionID: row["transactionID"], account: row["account"], productID: row["productID"],
+            kind: ProductKind(rawValue: row["kind"]) ?? .nonConsumable, quantity: row["quantity"],
+            months: row["months"], bonusDays: row["bonusDays"],
+            purchaseDate: Date(storeSeconds: row["purchaseDate"]), device: row["device"],
+            event: ReceiptEvent(rawValue: row["event"]) ?? .purchase, group: row["groupID"],
+            expiresDate: (row["expiresDate"] as Int64?).map(Date.init(storeSeconds:)),
+            offer: (row["offer"] as String?).flatMap(IntroductoryOffer.Mode.init(rawValue:)),
+            price: (row["price"] as String?).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) },
+            reference: row["reference"], until: (row["until"] as Int64?).map(Date.init(storeSeconds:)), note: row["note"]
+        )
     }
 
     // MARK: Clock

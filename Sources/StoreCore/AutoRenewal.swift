@@ -1,0 +1,440 @@
+// Auto-renewable subscriptions (issue 5): the state of one account's plan in one subscription
+// group, as a fold over the receipt lines that change it, and the rules that write those lines as
+// the clock passes period ends (renewals, billing failures, the sandbox's renewal limit) and as
+// people act (subscribe, upgrade, cancel, refund, expire, force a renewal).
+//
+// The fold is the only way state changes: the server applies each line it records to the stored
+// state, and `PlanState.replay` applies the whole receipt to nothing. Their agreeing is A6 for
+// these plans, and it fails the moment a rule changes state without writing a line.
+import Foundation
+
+public struct PlanState: Sendable, Equatable, Codable {
+    public var group: String
+    public var productID: String
+    /// The line that pays for the current period.
+    public var transactionID: String
+    /// The purchase that started the plan; kept through renewals and upgrades.
+    public var originalTransactionID: String
+    public var periodStart: Date
+    public var expiresDate: Date
+    /// What the current period cost (0 in a free trial), for prorating an upgrade.
+    public var periodPrice: Decimal
+    /// Period ends are counted from here so that month ends clamp and come back (31 Jan → 28 Feb
+    /// → 31 Mar) instead of drifting to the 28th.
+    public var anchor: Date
+    public var periodsSinceAnchor: Int
+    /// The introductory offer the current period is on, and how many offer periods follow it.
+    public var offer: IntroductoryOffer.Mode?
+    public var offerPeriodsLeft: Int
+    public var autoRenew: Bool
+    /// A downgrade waiting for the next renewal.
+    public var nextProductID: String?
+    /// Renewals since the plan started (the sandbox stops at 12).
+    public var renewals: Int
+    /// When a renewal could not be charged; nil while billing works.
+    public var billingFailedAt: Date?
+    /// Access continues until here after a billing failure (billing grace period).
+    public var graceUntil: Date?
+    /// An introductory offer has been used in this group by this account.
+    public var introOfferUsed: Bool
+    /// Ended before its period ran out (refund, expire, billing retry gave up), and why.
+    public var endedAt: Date?
+    public var endReason: String?
+
+    /// Has access at `now`: in a paid or offer period, or in a billing grace period.
+    public func hasAccess(at now: Date) -> Bool {
+        guard endedAt == nil else { return false }
+        if now < expiresDate, billingFailedAt == nil { return true }
+        if billingFailedAt != nil, let graceUntil { return now < graceUntil }
+        return false
+    }
+
+    public func phase(at now: Date) -> PlanPhase {
+        if endedAt != nil { return .expired }
+        if billingFailedAt != nil { return hasAccess(at: now) ? .gracePeriod : .billingRetry }
+        guard now < expiresDate else { return .expired }
+        if offer == .freeTrial { return autoRenew ? .trial : .trialCancelled }
+        if offer != nil { return autoRenew ? .introductoryOffer : .cancelled }
+        return autoRenew ? .active : .cancelled
+    }
+
+    /// The state after one more receipt line. Lines of other groups and accounts are the caller's
+    /// to filter out.
+    public static func apply(_ state: PlanState?, _ line: ReceiptEntry) -> PlanState? {
+        let at = line.purchaseDate
+        switch line.event {
+        case .purchase:
+            return PlanState(
+                group: line.group ?? "", productID: line.productID, transactionID: line.transactionID,
+                originalTransactionID: line.reference ?? line.transactionID, periodStart: at,
+                expiresDate: line.expiresDate ?? at, periodPrice: line.price ?? 0, anchor: at, periodsSinceAnchor: 1,
+                offer: line.offer, offerPeriodsLeft: line.offer == nil ? 0 : max(line.quantity - 1, 0), autoRenew: true,
+                nextProductID: nil, renewals: 0, billingFailedAt: nil, graceUntil: nil,
+                introOfferUsed: (state?.introOfferUsed ?? false) || line.offer != nil, endedAt: nil, endReason: nil
+            )
+        default:
+            break
+        }
+        guard var state else { return nil }
+        switch line.event {
+        case .purchase, .credit:
+            break
+        case .renewal:
+            if state.continues(at: at, productID: line.productID, offer: line.offer) {
+                state.periodsSinceAnchor += 1
+            } else {
+                state.anchor = at
+                state.periodsSinceAnchor = 1
+            }
+            if line.offer != nil { state.offerPeriodsLeft = max(state.offerPeriodsLeft - 1, 0) } else { state.offerPeriodsLeft = 0 }
+            state.offer = line.offer
+            state.productID = line.productID
+            state.transactionID = line.transactionID
+            state.periodStart = at
+            state.expiresDate = line.expiresDate ?? at
+            state.periodPrice = line.price ?? 0
+            state.renewals += 1
+            state.billingFailedAt = nil
+            state.graceUntil = nil
+            if state.nextProductID == line.productID { state.nextProductID = nil }
+        case .cancel:
+            state.autoRenew = false
+        case .renewOn:
+            state.autoRenew = true
+        case .refund:
+            if line.reference == state.transactionID {
+                state.endedAt = at
+                state.endReason = "refunded"
+                state.autoRenew = false
+            }
+        case .expire:
+            state.endedAt = at
+            state.endReason = line.note ?? "expired"
+            state.autoRenew = false
+        case .billingFailure:
+            state.billingFailedAt = at
+            state.graceUntil = line.until
+        case .billingRecovered:
+            state.billingFailedAt = nil
+            state.graceUntil = nil
+        case .change:
+            state.nextProductID = line.productID == state.productID ? nil : line.productID
+            state.autoRenew = true
+        }
+        return state
+    }
+
+    /// A renewal at `at` continues the current run of equal periods: it starts where the last
+    /// period ended, on the same product and the same side of the introductory offer.
+    func continues(at: Date, productID: String, offer: IntroductoryOffer.Mode?) -> Bool {
+        at == expiresDate && productID == self.productID && (offer == nil) == (self.offer == nil)
+    }
+
+    /// A6 for auto-renewable plans: every group's state from the receipt alone, lines in the order
+    /// they were recorded.
+    public static func replay(_ lines: [ReceiptEntry]) -> [String: PlanState] {
+        var plans: [String: PlanState] = [:]
+        for line in lines where line.kind == .autoRenewableSubscription {
+            let group = line.group ?? ""
+            plans[group] = apply(plans[group], line)
+        }
+        return plans
+    }
+}
+
+public enum PlanPhase: String, Sendable, Codable {
+    case trial
+    /// In a free trial with auto-renew off: access to the trial's end, then nothing.
+    case trialCancelled = "trial-cancelled"
+    case introductoryOffer = "introductory-offer"
+    case active
+    /// Auto-renew off: access continues to the period's end.
+    case cancelled
+    case gracePeriod = "grace-period"
+    case billingRetry = "billing-retry"
+    case expired
+}
+
+/// How renewals are charged, as the account server is set (`storefront billing`, `storefront grace`).
+public struct BillingSetting: Sendable, Equatable, Codable {
+    /// Renewals fail to charge (an expired card): billing retry.
+    public var failing: Bool
+    /// Access kept after a failed renewal; nil turns the billing grace period off.
+    public var graceDays: Int?
+
+    public init(failing: Bool = false, graceDays: Int? = nil) {
+        self.failing = failing
+        self.graceDays = graceDays
+    }
+}
+
+/// The rules that write plan lines. Pure: it reads the state and the time it is given and returns
+/// the lines to record, in order; nothing is stored here.
+public struct AutoRenewal {
+    public var calendar: Calendar
+    /// Store seconds per real second when the clock is accelerated: periods then last as long as
+    /// the App Store sandbox makes them (1 month = 5 real minutes) and a plan renews 12 times.
+    public var sandboxRate: Double?
+    public var billing: BillingSetting
+    public var product: (String) -> Product?
+    /// Billing retry gives up this long after the failed renewal (the App Store tries for 60 days).
+    public static let retryDays = 60
+    public static let sandboxRenewalLimit = 12
+
+    public init(calendar: Calendar, sandboxRate: Double?, billing: BillingSetting, product: @escaping (String) -> Product?) {
+        self.calendar = calendar
+        self.sandboxRate = sandboxRate
+        self.billing = billing
+        self.product = product
+    }
+
+    /// `from` + `count` periods: calendar arithmetic, or sandbox minutes on an accelerated clock.
+    public func end(from start: Date, period: SubscriptionPeriod, count: Int) -> Date {
+        if let sandboxRate {
+            return start.addingTimeInterval((Double(period.sandboxSeconds * count) * sandboxRate).rounded()).wholeSeconds
+        }
+        return period.duration(times: count).added(to: start, calendar: calendar).wholeSeconds
+    }
+
+    private func days(_ count: Int, after date: Date) -> Date {
+        if let sandboxRate {
+            // The sandbox shortens retry and grace as it shortens periods: a day as 1/30 of a month.
+            return date.addingTimeInterval((Double(count * 10) * sandboxRate).rounded()).wholeSeconds
+        }
+        return StoreDuration(days: count).added(to: date, calendar: calendar).wholeSeconds
+    }
+
+    /// A line with the fields every plan line has.
+    private func line(
+        _ event: ReceiptEvent, _ state: PlanState?, productID: String, group: String, at: Date, context: LineContext
+    ) -> ReceiptEntry {
+        ReceiptEntry(
+            transactionID: context.makeID(), account: context.account, productID: productID,
+            kind: .autoRenewableSubscription, purchaseDate: at, device: context.device, event: event, group: group,
+            reference: state?.originalTransactionID
+        )
+    }
+
+    public struct LineContext {
+        public var account: String
+        public var device: String
+        public var makeID: () -> String
+
+        public init(account: String, device: String, makeID: @escaping () -> String) {
+            self.account = account
+            self.device = device
+            self.makeID = makeID
+        }
+    }
+
+    // MARK: The clock passing
+
+    /// Every line the time between the plan's state and `now` writes: renewals at each period end,
+    /// billing failures, recoveries and expiries, each dated when it happened.
+    public func advance(_ initial: PlanState, to now: Date, context: LineContext) -> [ReceiptEntry] {
+        var lines: [ReceiptEntry] = []
+        var state = initial
+        func add(_ line: ReceiptEntry) {
+            lines.append(line)
+            state = PlanState.apply(state, line) ?? state
+        }
+        // A bound on the loop: a weekly plan advanced by a century is 5,218 renewals.
+        for _ in 0..<100_000 {
+            guard state.endedAt == nil else { break }
+            if let failedAt = state.billingFailedAt {
+                let giveUp = days(Self.retryDays, after: failedAt)
+                if giveUp <= now {
+                    var expiry = line(.expire, state, productID: state.productID, group: state.group, at: giveUp, context: context)
+                    expiry.note = "billing retry gave up after \(Self.retryDays) days"
+                    add(expiry)
+                    continue
+                }
+                guard !billing.failing, state.autoRenew else { break }
+                add(line(.billingRecovered, state, productID: state.productID, group: state.group, at: now, context: context))
+                // Recovered within the grace period: no days lost, the period runs from the old date.
+                let inGrace = state.graceUntil.map { now < $0 } ?? false
+                add(renewal(state, at: inGrace ? state.expiresDate : now, context: context))
+                continue
+            }
+            guard state.autoRenew, state.expiresDate <= now else { break }
+            let at = state.expiresDate
+            if sandboxRate != nil, state.renewals >= Self.sandboxRenewalLimit {
+                var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
+                expiry.note = "the sandbox renews a plan \(Self.sandboxRenewalLimit) times at most"
+                add(expiry)
+                continue
+            }
+            if billing.failing {
+                var failure = line(.billingFailure, state, productID: state.productID, group: state.group, at: at, context: context)
+                failure.until = billing.graceDays.map { days($0, after: at) }
+                add(failure)
+                continue
+            }
+            add(renewal(state, at: at, context: context))
+        }
+        return lines
+    }
+
+    /// The renewal line of a period starting at `at`: the next offer period while one is left,
+    /// else the plan's product (or the one a downgrade switches to) at full price.
+    func renewal(_ state: PlanState, at: Date, context: LineContext) -> ReceiptEntry {
+        let productID = state.nextProductID.flatMap { product($0) != nil ? $0 : nil } ?? state.productID
+        guard let product = product(productID), let terms = product.autoRenew else {
+            var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
+            expiry.note = "\(productID) is no longer in the catalog"
+            return expiry
+        }
+        var renewal = line(.renewal, state, productID: productID, group: state.group, at: at, context: context)
+        if let offer = terms.introductoryOffer, state.offer == .payAsYouGo, state.offerPeriodsLeft > 0, productID == state.productID {
+            renewal.offer = .payAsYouGo
+            renewal.price = offer.price
+            renewal.expiresDate = state.continues(at: at, productID: productID, offer: .payAsYouGo)
+                ? end(from: state.anchor, period: offer.period, count: state.periodsSinceAnchor + 1)
+                : end(from: at, period: offer.period, count: 1)
+            return renewal
+        }
+        renewal.price = product.price
+        renewal.expiresDate = state.continues(at: at, productID: productID, offer: nil)
+            ? end(from: state.anchor, period: terms.period, count: state.periodsSinceAnchor + 1)
+            : end(from: at, period: terms.period, count: 1)
+        return renewal
+    }
+
+    // MARK: People acting
+
+    /// What buying `product` at `at` writes: a new plan (on the introductory offer if the
+    /// account has not used one in the group), an upgrade or same-length crossgrade at once with
+    /// a prorated credit for what was left, or a downgrade or other crossgrade at the next renewal.
+    public func subscribe(
+        _ product: Product, state: PlanState?, at: Date, transactionID: String, context: LineContext
+    ) -> [ReceiptEntry] {
+        guard let terms = product.autoRenew else { return [] }
+        var purchase = ReceiptEntry(
+            transactionID: transactionID, account: context.account, productID: product.id,
+            kind: .autoRenewableSubscription, purchaseDate: at, device: context.device, event: .purchase,
+            group: terms.group, price: product.price
+        )
+        guard let state, state.hasAccess(at: at) || state.billingFailedAt != nil && state.endedAt == nil else {
+            if let offer = terms.introductoryOffer, !(state?.introOfferUsed ?? false) {
+                purchase.offer = offer.mode
+                purchase.price = offer.price
+                switch offer.mode {
+                case .payAsYouGo:
+                    purchase.quantity = offer.periods
+                    purchase.expiresDate = end(from: at, period: offer.period, count: 1)
+                case .freeTrial, .payUpFront:
+                    purchase.quantity = 1
+                    purchase.expiresDate = end(from: at, period: offer.period, count: offer.periods)
+                }
+            } else {
+                purchase.expiresDate = end(from: at, period: terms.period, count: 1)
+            }
+            return [purchase]
+        }
+        let current = self.product(state.productID)
+        if state.productID == product.id {
+            // Buying the plan one has: turns auto-renew back on, or cancels a pending downgrade.
+            if state.nextProductID != nil {
+                return [line(.change, state, productID: product.id, group: terms.group, at: at, context: context)]
+            }
+            return state.autoRenew ? [] : [line(.renewOn, state, productID: product.id, group: terms.group, at: at, context: context)]
+        }
+        let currentRank = current?.autoRenew?.rank ?? Int.max
+        let samePeriod = current?.autoRenew?.period.approximateDays == terms.period.approximateDays
+        let now = terms.rank < currentRank || (terms.rank == currentRank && samePeriod) || state.billingFailedAt != nil
+        guard now else {
+            return [line(.change, state, productID: product.id, group: terms.group, at: at, context: context)]
+        }
+        var lines: [ReceiptEntry] = []
+        let total = state.expiresDate.timeIntervalSince(state.periodStart)
+        let left = state.expiresDate.timeIntervalSince(at)
+        if state.periodPrice > 0, total > 0, left > 0, state.billingFailedAt == nil {
+            var credit = line(.credit, state, productID: state.productID, group: terms.group, at: at, context: context)
+            credit.reference = state.transactionID
+            credit.price = -Self.cents(state.periodPrice * Decimal(left / total))
+            credit.note = "prorated refund for the rest of the period"
+            lines.append(credit)
+        }
+        purchase.reference = state.originalTransactionID
+        purchase.expiresDate = end(from: at, period: terms.period, count: 1)
+        lines.append(purchase)
+        return lines
+    }
+
+    static func cents(_ value: Decimal) -> Decimal {
+        var input = value
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &input, 2, .plain)
+        return rounded
+    }
+
+    /// Every plan that has access or is in billing retry can be acted on; an ended one cannot.
+    public enum Refusal: Error, Equatable {
+        case noPlan
+        case expired
+        case alreadyCancelled
+        case alreadyRenewing
+        case notAPlanPeriod
+        case alreadyRefunded
+    }
+
+    private func live(_ state: PlanState?, at: Date) throws(Refusal) -> PlanState {
+        guard let state else { throw .noPlan }
+        guard state.hasAccess(at: at) || (state.endedAt == nil && state.billingFailedAt != nil) else { throw .expired }
+        return state
+    }
+
+    /// Auto-renew off: access continues to the period's end. In billing retry, the plan ends now.
+    public func cancel(_ state: PlanState?, at: Date, context: LineContext) throws(Refusal) -> [ReceiptEntry] {
+        let state = try live(state, at: at)
+        guard state.autoRenew else { throw .alreadyCancelled }
+        var lines = [line(.cancel, state, productID: state.productID, group: state.group, at: at, context: context)]
+        if state.billingFailedAt != nil {
+            var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
+            expiry.note = "cancelled during billing retry"
+            lines.append(expiry)
+        }
+        return lines
+    }
+
+    public func renewOn(_ state: PlanState?, at: Date, context: LineContext) throws(Refusal) -> [ReceiptEntry] {
+        let state = try live(state, at: at)
+        guard !state.autoRenew else { throw .alreadyRenewing }
+        return [line(.renewOn, state, productID: state.productID, group: state.group, at: at, context: context)]
+    }
+
+    public func expire(_ state: PlanState?, at: Date, context: LineContext) throws(Refusal) -> [ReceiptEntry] {
+        let state = try live(state, at: at)
+        var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
+        expiry.note = "expired by hand"
+        return [expiry]
+    }
+
+    /// Renews now, whatever is left of the period (Xcode's "renew subscription now"); in billing
+    /// retry or grace, the charge succeeds. A new run of periods starts now.
+    public func forceRenew(_ state: PlanState?, at: Date, context: LineContext) throws(Refusal) -> [ReceiptEntry] {
+        var state = try live(state, at: at)
+        var lines: [ReceiptEntry] = []
+        if state.billingFailedAt != nil {
+            let recovered = line(.billingRecovered, state, productID: state.productID, group: state.group, at: at, context: context)
+            lines.append(recovered)
+            state = PlanState.apply(state, recovered) ?? state
+        }
+        lines.append(renewal(state, at: at, context: context))
+        return lines
+    }
+
+    /// Refunds one purchase or renewal line: if it pays for the current period, access ends now.
+    public func refund(
+        _ refunded: ReceiptEntry, state: PlanState?, receipt: [ReceiptEntry], at: Date, context: LineContext
+    ) throws(Refusal) -> [ReceiptEntry] {
+        guard refunded.event == .purchase || refunded.event == .renewal else { throw .notAPlanPeriod }
+        if receipt.contains(where: { $0.event == .refund && $0.reference == refunded.transactionID }) {
+            throw .alreadyRefunded
+        }
+        var refund = line(.refund, state, productID: refunded.productID, group: refunded.group ?? "", at: at, context: context)
+        refund.reference = refunded.transactionID
+        refund.price = refunded.price.map { -$0 }
+        return [refund]
+    }
+}

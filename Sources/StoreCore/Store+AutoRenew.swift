@@ -1,0 +1,254 @@
+// Auto-renewable subscriptions through the store: plans advance as the clock passes their period
+// ends (whenever the store acts, and in `recover()`), and people act on them by product.
+import Foundation
+
+extension Store {
+    /// The renewal rules as the state folder is set now: billing, grace, and sandbox periods
+    /// while the clock is accelerated.
+    func autoRenewal() throws(StoreError) -> AutoRenewal {
+        let clockSetting = try server.clockSetting()
+        let rate = sandboxRateOverride ?? (clockSetting.mode == .rate ? clockSetting.rate : nil)
+        let catalog = catalog
+        return AutoRenewal(
+            calendar: calendar, sandboxRate: rate, billing: try server.billingSetting(), product: { catalog.product($0) }
+        )
+    }
+
+    func lineContext(account: String) -> AutoRenewal.LineContext {
+        AutoRenewal.LineContext(account: account, device: deviceName, makeID: { [unowned self] in makeTransactionID() })
+    }
+
+    /// Writes every renewal, billing failure and expiry the clock has passed for `account`.
+    @discardableResult
+    func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry] {
+        let rules = try autoRenewal()
+        let now = now()
+        let context = lineContext(account: account)
+        func due(_ plans: [String: PlanState]) -> [ReceiptEntry] {
+            plans.keys.sorted().flatMap { rules.advance(plans[$0]!, to: now, context: context) }
+        }
+        // Read first: a screen tick with nothing due writes nothing.
+        guard !due(try server.plans(account: account)).isEmpty else { return [] }
+        return try writePlans(account: account, refused: "settle") { plans, _ in due(plans) }
+    }
+
+    /// `ServerDatabase.updatePlans` with its errors as the store reports them.
+    @discardableResult
+    func writePlans(
+        account: String, refused action: String, subject: String = "the plan",
+        _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
+    ) throws(StoreError) -> [ReceiptEntry] {
+        do {
+            return try server.updatePlans(account: account, body)
+        } catch let refusal as AutoRenewal.Refusal {
+            throw StoreError.planRefused(Self.explain(refusal, action: action, subject: subject))
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.storage(path: server.path, reason: "\(error)")
+        }
+    }
+
+    /// Settles every account's plans under the current settings, before a setting changes.
+    public func settleAllPlans() throws(StoreError) {
+        for account in try server.accountsWithPlans() { try settlePlans(account: account) }
+    }
+
+    /// Changes how renewals are charged, after settling what the old setting decided.
+    public func setBilling(_ setting: BillingSetting) throws(StoreError) {
+        try settleAllPlans()
+        try server.setBillingSetting(setting)
+        try settleAllPlans()
+    }
+
+    public func billing() throws(StoreError) -> BillingSetting { try server.billingSetting() }
+
+    /// The signed-in account's plans, one per subscription group it ever subscribed in.
+    public func subscriptions() throws(StoreError) -> [PlanStatus] {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        try settlePlans(account: user)
+        return try planStatuses(account: user)
+    }
+
+    func planStatuses(account: String) throws(StoreError) -> [PlanStatus] {
+        let plans = try server.plans(account: account)
+        let now = now()
+        return plans.keys.sorted().map { PlanStatus(plans[$0]!, catalog: catalog, now: now) }
+    }
+
+    /// Starts, upgrades or schedules a change of plan for a purchase whose payment was taken at `at`.
+    func startPlan(_ transaction: StoreTransaction, account: String, at: Date) throws(StoreError) {
+        let product = try product(transaction.productID)
+        guard let group = product.autoRenew?.group else { return }
+        let rules = try autoRenewal()
+        let context = lineContext(account: account)
+        try writePlans(account: account, refused: "subscribe") { plans, receipt in
+            var state = plans[group]
+            // Periods that ended before the purchase renew (or fail) first, each at its date.
+            let settled = state.map { rules.advance($0, to: at, context: context) } ?? []
+            for line in settled { state = PlanState.apply(state, line) }
+            // Recording twice (recovery after a crash) adds nothing.
+            if try receipt().contains(where: { $0.transactionID == transaction.id }) { return settled }
+            return settled + rules.subscribe(product, state: state, at: at, transactionID: transaction.id, context: context)
+        }
+    }
+
+    /// Refuses a new purchase of the plan one already has (with auto-renew on).
+    func checkNotSubscribed(_ product: Product, account: String) throws(StoreError) {
+        guard let group = product.autoRenew?.group else { return }
+        try settlePlans(account: account)
+        guard let state = try server.plans(account: account)[group], state.productID == product.id,
+              state.hasAccess(at: now()), state.autoRenew, state.nextProductID == nil
+        else { return }
+        throw StoreError.alreadySubscribed(productID: product.id)
+    }
+
+    // MARK: Actions on a plan, by any product of its group
+
+    public func cancelPlan(_ productID: String) throws(StoreError) -> PlanStatus {
+        try act(on: productID, "cancel") { rules, state, now, context throws(AutoRenewal.Refusal) in
+            try rules.cancel(state, at: now, context: context)
+        }
+    }
+
+    public func renewPlanOn(_ productID: String) throws(StoreError) -> PlanStatus {
+        try act(on: productID, "turn auto-renew on for") { rules, state, now, context throws(AutoRenewal.Refusal) in
+            try rules.renewOn(state, at: now, context: context)
+        }
+    }
+
+    public func expirePlan(_ productID: String) throws(StoreError) -> PlanStatus {
+        try act(on: productID, "expire") { rules, state, now, context throws(AutoRenewal.Refusal) in
+            try rules.expire(state, at: now, context: context)
+        }
+    }
+
+    public func forceRenewPlan(_ productID: String) throws(StoreError) -> PlanStatus {
+        try act(on: productID, "renew") { rules, state, now, context throws(AutoRenewal.Refusal) in
+            try rules.forceRenew(state, at: now, context: context)
+        }
+    }
+
+    /// Refunds a plan purchase or renewal by its receipt id (or a unique prefix of 4+ characters).
+    public func refund(_ id: String) throws(StoreError) -> PlanStatus {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        return try withDeviceLock { () throws(StoreError) -> PlanStatus in
+            try settlePlans(account: user)
+            let lines = try server.planLines(account: user)
+            let matches = lines.filter { $0.transactionID == id || (id.count >= 4 && $0.transactionID.hasPrefix(id)) }
+            let exact = matches.first { $0.transactionID == id }
+            guard let line = exact ?? (matches.count == 1 ? matches[0] : nil) else {
+                if matches.count > 1 { throw StoreError.ambiguousTransaction(id, matches: matches.map(\.transactionID)) }
+                throw StoreError.planRefused(
+                    "no auto-renewable subscription transaction \"\(id)\" on \(user)'s receipt (`storefront receipt` lists them)"
+                )
+            }
+            let rules = try autoRenewal()
+            let now = now()
+            let group = line.group ?? ""
+            try writePlans(account: user, refused: "refund", subject: line.transactionID) { plans, receipt in
+                try rules.refund(line, state: plans[group], receipt: try receipt(), at: now, context: lineContext(account: user))
+            }
+            guard let state = try server.plans(account: user)[group] else { throw StoreError.planRefused("no plan") }
+            return PlanStatus(state, catalog: catalog, now: now)
+        }
+    }
+
+    private func act(
+        on productID: String, _ verb: String,
+        _ rule: (AutoRenewal, PlanState?, Date, AutoRenewal.LineContext) throws(AutoRenewal.Refusal) -> [ReceiptEntry]
+    ) throws(StoreError) -> PlanStatus {
+        let product = try product(productID)
+        guard let group = product.autoRenew?.group else {
+            throw StoreError.planRefused("\"\(product.id)\" is not an auto-renewable subscription")
+        }
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        return try withDeviceLock { () throws(StoreError) -> PlanStatus in
+            try settlePlans(account: user)
+            let rules = try autoRenewal()
+            let now = now()
+            try writePlans(account: user, refused: verb, subject: "the \(group) plan") { plans, _ in
+                try rule(rules, plans[group], now, lineContext(account: user))
+            }
+            guard let state = try server.plans(account: user)[group] else { throw StoreError.planRefused("no plan") }
+            return PlanStatus(state, catalog: catalog, now: now)
+        }
+    }
+
+    static func explain(_ refusal: AutoRenewal.Refusal, action: String, subject: String) -> String {
+        let why = switch refusal {
+        case .noPlan: "there is no plan in that group yet (subscribe with `storefront buy PRODUCT`)"
+        case .expired: "it has expired (subscribe again with `storefront buy PRODUCT`)"
+        case .alreadyCancelled: "auto-renew is already off (`storefront renew-on PRODUCT` turns it back on)"
+        case .alreadyRenewing: "auto-renew is already on"
+        case .notAPlanPeriod: "only a purchase or a renewal can be refunded"
+        case .alreadyRefunded: "it was refunded already"
+        }
+        return "cannot \(action) \(subject): \(why)"
+    }
+}
+
+/// What `storefront subscriptions` and the screen say about one plan.
+public struct PlanStatus: Sendable, Equatable {
+    public var group: String
+    public var productID: String
+    public var title: String
+    public var phase: PlanPhase
+    public var hasAccess: Bool
+    public var autoRenew: Bool
+    /// The end of the current period.
+    public var expiresDate: Date
+    /// When it renews next, if it will.
+    public var renewsAt: Date?
+    public var graceUntil: Date?
+    public var billingFailedAt: Date?
+    public var nextProductID: String?
+    public var renewals: Int
+    public var offer: IntroductoryOffer.Mode?
+    public var introOfferUsed: Bool
+    public var unlocks: [String]
+    public var transactionID: String
+    public var originalTransactionID: String
+    public var endedAt: Date?
+    public var endReason: String?
+
+    public init(_ state: PlanState, catalog: Catalog, now: Date) {
+        let product = catalog.product(state.productID)
+        group = state.group
+        productID = state.productID
+        title = product?.title ?? state.productID
+        phase = state.phase(at: now)
+        hasAccess = state.hasAccess(at: now)
+        autoRenew = state.autoRenew
+        expiresDate = state.expiresDate
+        renewsAt = state.autoRenew && state.endedAt == nil && state.billingFailedAt == nil && now < state.expiresDate
+            ? state.expiresDate : nil
+        graceUntil = state.graceUntil
+        billingFailedAt = state.billingFailedAt
+        nextProductID = state.nextProductID
+        renewals = state.renewals
+        offer = state.offer
+        introOfferUsed = state.introOfferUsed
+        unlocks = hasAccess ? product?.autoRenew?.unlocks ?? [] : []
+        transactionID = state.transactionID
+        originalTransactionID = state.originalTransactionID
+        endedAt = state.endedAt
+        endReason = state.endReason
+    }
+
+    /// One line for the screen and the command line: "All Access (Monthly): free trial, renews 07/02/2026".
+    public func summary(calendar: Calendar, catalog: Catalog) -> String {
+        let day = { (date: Date) in SubscriptionMath.formatDay(date, calendar: calendar) }
+        let next = nextProductID.map { " → \(catalog.product($0)?.title ?? $0) at renewal" } ?? ""
+        switch phase {
+        case .trial: return "\(title): free trial, renews \(day(expiresDate))\(next)"
+        case .introductoryOffer: return "\(title): introductory offer, renews \(day(expiresDate))\(next)"
+        case .active: return "\(title): renews \(day(expiresDate))\(next)"
+        case .trialCancelled: return "\(title): free trial, cancelled, ends \(day(expiresDate))"
+        case .cancelled: return "\(title): cancelled, ends \(day(expiresDate))"
+        case .gracePeriod: return "\(title): billing problem, grace period until \(day(graceUntil ?? expiresDate))"
+        case .billingRetry: return "\(title): billing retry since \(day(billingFailedAt ?? expiresDate)), no access"
+        case .expired: return "\(title): expired \(day(endedAt ?? expiresDate))" + (endReason.map { " (\($0))" } ?? "")
+        }
+    }
+}

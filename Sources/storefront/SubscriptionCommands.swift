@@ -1,0 +1,179 @@
+// Auto-renewable subscriptions on the command line (issue 5): the plans of the signed-in account,
+// the actions Xcode's transaction manager offers on them, and how renewals are charged.
+import ArgumentParser
+import Foundation
+import StoreCore
+
+func planTermsJSON(_ terms: AutoRenewTerms) -> [(String, JSON)] {
+    var fields: [(String, JSON)] = [
+        ("period", .string(terms.period.description)), ("group", .string(terms.group)), ("rank", .int(terms.rank)),
+        ("unlocks", .strings(terms.unlocks)),
+    ]
+    if let offer = terms.introductoryOffer {
+        fields.append(("introOffer", .object([
+            ("mode", .string(offer.mode.rawValue)), ("period", .string(offer.period.description)),
+            ("periods", .int(offer.periods)), ("price", .string(PriceFormatter.plain(offer.price))),
+        ])))
+    } else {
+        fields.append(("introOffer", .null))
+    }
+    return fields
+}
+
+func planJSON(_ plan: PlanStatus, _ context: Context) -> JSON {
+    .object([
+        ("group", .string(plan.group)), ("product", .string(plan.productID)), ("title", .string(plan.title)),
+        ("phase", .string(plan.phase.rawValue)), ("hasAccess", .bool(plan.hasAccess)), ("autoRenew", .bool(plan.autoRenew)),
+        ("expires", context.formatDate(plan.expiresDate)), ("renewsAt", context.formatDate(plan.renewsAt)),
+        ("graceUntil", context.formatDate(plan.graceUntil)), ("billingFailedAt", context.formatDate(plan.billingFailedAt)),
+        ("nextProduct", .optional(plan.nextProductID)), ("renewals", .int(plan.renewals)),
+        ("offer", .optional(plan.offer?.rawValue)), ("introOfferUsed", .bool(plan.introOfferUsed)),
+        ("unlocks", .strings(plan.unlocks)), ("transaction", .string(plan.transactionID)),
+        ("originalTransaction", .string(plan.originalTransactionID)), ("endedAt", context.formatDate(plan.endedAt)),
+        ("endReason", .optional(plan.endReason)),
+    ])
+}
+
+private func show(_ plan: PlanStatus, _ context: Context) {
+    output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
+}
+
+struct Subscriptions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The signed-in account's auto-renewable plans, one per subscription group, after every renewal the clock has passed."
+    )
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let plans = try context.store.subscriptions()
+            let billing = try context.store.billing()
+            let json = JSON.object([
+                ("plans", .array(plans.map { planJSON($0, context) })),
+                ("billing", .string(billing.failing ? "fail" : "ok")),
+                ("graceDays", billing.graceDays.map(JSON.int) ?? .null),
+            ])
+            let lines = plans.map { "\($0.group): " + $0.summary(calendar: context.calendar, catalog: context.store.catalog) }
+            output(context, json: json, text: lines.isEmpty ? "no auto-renewable plans" : lines.joined(separator: "\n"))
+        }
+    }
+}
+
+struct Cancel: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Turn auto-renew off for the plan of PRODUCT's group: access continues to the end of the period."
+    )
+    @Argument(help: "Any product of the plan's subscription group.") var product: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in show(try context.store.cancelPlan(product), context) }
+    }
+}
+
+struct RenewOn: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "renew-on", abstract: "Turn auto-renew back on for the plan of PRODUCT's group.")
+    @Argument(help: "Any product of the plan's subscription group.") var product: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in show(try context.store.renewPlanOn(product), context) }
+    }
+}
+
+struct Expire: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "End the plan of PRODUCT's group now (auto-renew off).")
+    @Argument(help: "Any product of the plan's subscription group.") var product: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in show(try context.store.expirePlan(product), context) }
+    }
+}
+
+struct ForceRenew: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "force-renew",
+        abstract: "Renew the plan of PRODUCT's group now; a new period starts (and a billing retry succeeds)."
+    )
+    @Argument(help: "Any product of the plan's subscription group.") var product: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in show(try context.store.forceRenewPlan(product), context) }
+    }
+}
+
+struct Refund: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Refund an auto-renewable purchase or renewal by its receipt id: if it pays for the current period, access ends now."
+    )
+    @Argument(help: "The id on the receipt (`storefront receipt`), or its first characters.") var id: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in show(try context.store.refund(id), context) }
+    }
+}
+
+struct Billing: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "How renewals are charged: `ok`, or `fail` (billing retry; with a grace period, access continues for a while).",
+        discussion: "With no argument, shows the setting. Renewals already due are settled under the old setting first."
+    )
+    @Argument(help: "ok or fail.") var setting: String?
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            var billing = try context.store.billing()
+            if let setting {
+                switch setting.lowercased() {
+                case "ok": billing.failing = false
+                case "fail", "failing": billing.failing = true
+                default: throw CommandFailure(message: "billing takes ok or fail, not \"\(setting)\"", status: 2)
+                }
+                try context.store.setBilling(billing)
+            }
+            showBilling(billing, context)
+        }
+    }
+}
+
+struct Grace: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The billing grace period: `off`, `on` (16 days), or a number of days such as 3d, 16d or 28d."
+    )
+    @Argument(help: "off, on or DAYSd.") var setting: String?
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            var billing = try context.store.billing()
+            if let setting {
+                let text = setting.lowercased()
+                switch text {
+                case "off": billing.graceDays = nil
+                case "on": billing.graceDays = 16
+                default:
+                    let digits = text.hasSuffix("d") ? String(text.dropLast()) : text
+                    guard let days = Int(digits), (1...60).contains(days) else {
+                        throw CommandFailure(message: "grace takes off, on or a number of days from 1d to 60d, not \"\(setting)\"", status: 2)
+                    }
+                    billing.graceDays = days
+                }
+                try context.store.setBilling(billing)
+            }
+            showBilling(billing, context)
+        }
+    }
+}
+
+private func showBilling(_ billing: BillingSetting, _ context: Context) {
+    output(
+        context,
+        json: .object([("billing", .string(billing.failing ? "fail" : "ok")), ("graceDays", billing.graceDays.map(JSON.int) ?? .null)]),
+        text: "renewals \(billing.failing ? "fail to charge (billing retry)" : "charge normally"); "
+            + (billing.graceDays.map { "grace period \($0) days" } ?? "no grace period")
+    )
+}
