@@ -250,10 +250,10 @@ public struct AutoRenewal {
                     continue
                 }
                 guard !billing.failing, state.autoRenew else { break }
-                add(line(.billingRecovered, state, productID: state.productID, group: state.group, at: now, context: context))
                 // Recovered within the grace period: no days lost, the period runs from the old date.
-                let inGrace = state.graceUntil.map { now < $0 } ?? false
-                add(renewal(state, at: inGrace ? state.expiresDate : now, context: context))
+                let start = state.graceUntil.map { now < $0 } ?? false ? state.expiresDate : now
+                add(line(.billingRecovered, state, productID: state.productID, group: state.group, at: now, context: context))
+                add(renewal(state, at: start, context: context))
                 continue
             }
             guard state.autoRenew, state.expiresDate <= now else { break }

@@ -30,6 +30,31 @@ public let testCatalog = Catalog(
     ]
 )
 
+/// RW Selfies' four auto-renewable plans in one group (issue 5), plus a comic and a plan of
+/// another group that unlocks every comic.
+public let selfiesCatalog = Catalog(
+    name: "Selfies",
+    products: [
+        Product(id: "allaccess", kind: .autoRenewableSubscription, title: "All Access (Weekly)", description: "",
+                price: Decimal(string: "1.99")!, autoRenew: AutoRenewTerms(period: .week, group: "selfies", rank: 1, unlocks: ["all-selfies"])),
+        Product(id: "allaccess.monthly", kind: .autoRenewableSubscription, title: "All Access (Monthly)", description: "",
+                price: Decimal(string: "5.99")!, autoRenew: AutoRenewTerms(
+                    period: .month, group: "selfies", rank: 1,
+                    introductoryOffer: IntroductoryOffer(mode: .freeTrial, period: .week), unlocks: ["all-selfies"])),
+        Product(id: "oneaweek", kind: .autoRenewableSubscription, title: "One a Week (Weekly)", description: "",
+                price: Decimal(string: "0.99")!, autoRenew: AutoRenewTerms(period: .week, group: "selfies", rank: 2, unlocks: ["one-selfie-a-week"])),
+        Product(id: "oneaweek.monthly", kind: .autoRenewableSubscription, title: "One a Week (Monthly)", description: "",
+                price: Decimal(string: "2.99")!, autoRenew: AutoRenewTerms(
+                    period: .month, group: "selfies", rank: 2,
+                    introductoryOffer: IntroductoryOffer(mode: .freeTrial, period: .week), unlocks: ["one-selfie-a-week"])),
+        Product(id: "comics.yearly", kind: .autoRenewableSubscription, title: "Comics (Yearly)", description: "",
+                price: Decimal(string: "9.99")!, autoRenew: AutoRenewTerms(
+                    period: .year, group: "comics", introductoryOffer: IntroductoryOffer(mode: .payAsYouGo, period: .year, periods: 2, price: Decimal(string: "4.99")!),
+                    unlocks: [AutoRenewTerms.allComics])),
+        Product(id: "comic.a", kind: .nonConsumable, title: "Comic A", description: "", price: Decimal(string: "0.99")!, image: "a.png"),
+    ]
+)
+
 /// A state folder in the system's temporary folder, removed when the value goes.
 public final class TemporaryState {
     public let url: URL
@@ -54,8 +79,8 @@ public final class TemporaryState {
     }
 
     /// A store on `device` signed in as `user` (created if need be).
-    public func signedIn(_ user: String, device: String = "phone") throws -> Store {
-        let store = try self.store(device: device)
+    public func signedIn(_ user: String, device: String = "phone", catalog: Catalog = testCatalog) throws -> Store {
+        let store = try self.store(device: device, catalog: catalog)
         do {
             try store.signUp(user, password: "secret")
         } catch StoreError.accountExists {
