@@ -30,6 +30,12 @@ public struct ScenarioStep: Equatable, Sendable {
         case expectOwned(String, Bool)
         case expectUser(String?)
         case expectError(String)
+        /// Auto-renewable plans (issue 5).
+        case plan(PlanCommand, String)
+        case billing(failing: Bool)
+        case grace(days: Int?)
+        /// Part of the plan's summary: "free trial, renews 07/02/2026", "grace period", "expired".
+        case expectPlan(String)
     }
 
     public var line: Int
@@ -38,7 +44,8 @@ public struct ScenarioStep: Equatable, Sendable {
 
     public var isExpectation: Bool {
         switch kind {
-        case .expectHeader, .expectRow, .expectState, .expectReason, .expectViews, .expectOwned, .expectUser, .expectError: true
+        case .expectHeader, .expectRow, .expectState, .expectReason, .expectViews, .expectOwned, .expectUser, .expectError,
+             .expectPlan: true
         default: false
         }
     }
@@ -170,6 +177,24 @@ public enum ScenarioParser {
             let name = try word(2, "a name or guest")
             return .expectUser(name == "guest" ? nil : name)
         case ("expect", "error"): return .expectError(try word(2, "part of the message"))
+        case ("expect", "plan"): return .expectPlan(try word(2, "part of the plan's summary in quotes"))
+        case ("cancel", _), ("renew-on", _), ("expire", _), ("force-renew", _), ("refund", _):
+            let command = PlanCommand(rawValue: lower[0])!
+            return .plan(command, try word(1, "a product of the plan's group"))
+        case ("billing", _):
+            switch try word(1, "ok or fail") {
+            case "ok": return .billing(failing: false)
+            case "fail": return .billing(failing: true)
+            default: throw Problem(message: "billing takes ok or fail")
+            }
+        case ("grace", _):
+            let text = try word(1, "off, on or a number of days like 16d").lowercased()
+            if text == "off" { return .grace(days: nil) }
+            if text == "on" { return .grace(days: 16) }
+            guard let days = Int(text.hasSuffix("d") ? String(text.dropLast()) : text), (1...60).contains(days) else {
+                throw Problem(message: "grace takes off, on or a number of days from 1d to 60d")
+            }
+            return .grace(days: days)
         default: throw Problem(message: "\"\(line)\" is not a step I know (see README: Scenarios)")
         }
     }

@@ -155,6 +155,30 @@ public final class ScenarioRunner {
         case .restart:
             isDown = false
             store = try Self.open(directory, deviceName, catalog, clock, calendar)
+        case .plan(let command, let name):
+            let product = try product(name, line: step.line)
+            try attempt {
+                switch command {
+                case .cancel: _ = try store.cancelPlan(product.id)
+                case .renewOn: _ = try store.renewPlanOn(product.id)
+                case .expire: _ = try store.expirePlan(product.id)
+                case .forceRenew: _ = try store.forceRenewPlan(product.id)
+                case .refund:
+                    let group = product.autoRenew?.group
+                    guard let plan = try store.subscriptions().first(where: { $0.group == group }) else {
+                        throw StoreError.planRefused("no plan in the group of \(product.id) to refund")
+                    }
+                    _ = try store.refund(plan.transactionID)
+                }
+            }
+        case .billing(let failing):
+            var billing = try store.billing()
+            billing.failing = failing
+            try store.setBilling(billing)
+        case .grace(let days):
+            var billing = try store.billing()
+            billing.graceDays = days
+            try store.setBilling(billing)
         case .caption, .pause, .open: break
         default: break
         }
@@ -164,6 +188,8 @@ public final class ScenarioRunner {
     private func check(_ step: ScenarioStep) throws -> ExpectationResult {
         var result = ExpectationResult(line: step.line, text: step.text, passed: false, detail: nil)
         if let id = lastTransaction?.id { lastTransaction = try? store.transaction(id) }
+        // What the clock has passed renews first, as the screen's next tick would.
+        if try store.currentUser() != nil { _ = try store.subscriptions() }
         let status = try store.status()
         switch step.kind {
         case .expectHeader(let header):
@@ -192,6 +218,10 @@ public final class ScenarioRunner {
         case .expectUser(let user):
             result.passed = status.user == user
             result.detail = "signed in: \(status.user ?? "guest")"
+        case .expectPlan(let text):
+            let summaries = status.plans.map { $0.summary(calendar: calendar, catalog: catalog) }
+            result.passed = summaries.contains { $0.contains(text) }
+            result.detail = summaries.isEmpty ? "there is no plan" : "the plan says \"\(summaries.joined(separator: "; "))\""
         case .expectError(let text):
             result.passed = lastError?.contains(text) == true
             result.detail = "the last step said \(lastError.map { "\"\($0)\"" } ?? "nothing wrong")"

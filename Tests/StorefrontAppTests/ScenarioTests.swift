@@ -7,8 +7,8 @@ import Testing
 let shippedFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("assets")
 
-func runScenario(_ text: String, file: String = "test.scenario") throws -> ScenarioResult {
-    let catalog = try CatalogLoader.load(contentsOf: shippedFolder.appendingPathComponent("catalog.json")).catalog
+func runScenario(_ text: String, file: String = "test.scenario", catalog catalogFile: String = "catalog.json") throws -> ScenarioResult {
+    let catalog = try CatalogLoader.load(contentsOf: shippedFolder.appendingPathComponent(catalogFile)).catalog
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
     return try ScenarioRunner(catalog: catalog, stateDirectory: folder).run(try ScenarioParser.parse(text, file: file), file: file)
@@ -28,6 +28,25 @@ struct ScenarioTests {
         for expectation in result.expectations where !expectation.passed {
             Issue.record("\(name):\(expectation.line): \(expectation.text) — \(expectation.detail ?? "")")
         }
+    }
+
+    static let selfies: [String] = (try? FileManager.default.contentsOfDirectory(atPath: shippedFolder.appendingPathComponent("scenarios/selfies").path))?
+        .filter { $0.hasSuffix(".scenario") }.sorted() ?? []
+
+    @Test("every shipped RW Selfies scenario passes on assets/selfies.json (issue 5)", arguments: selfies)
+    func selfiesScenario(name: String) throws {
+        let text = try String(contentsOf: shippedFolder.appendingPathComponent("scenarios/selfies/\(name)"), encoding: .utf8)
+        let result = try runScenario(text, file: name, catalog: "selfies.json")
+        #expect(result.error == nil, "\(String(describing: result.error))")
+        #expect(result.expectations.count >= 5)
+        for expectation in result.expectations where !expectation.passed {
+            Issue.record("\(name):\(expectation.line): \(expectation.text) — \(expectation.detail ?? "")")
+        }
+    }
+
+    @Test("the selfies set is there")
+    func selfiesSet() {
+        #expect(Self.selfies == ["billing.scenario", "trial-and-renewals.scenario", "upgrade.scenario"])
     }
 
     @Test("the shipped set tells the whole story")
