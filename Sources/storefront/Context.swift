@@ -13,7 +13,7 @@ struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The device: a named local profile (A3).", valueName: "name"))
     var device: String = "default"
 
-    @Option(help: ArgumentHelp("A catalog file (default: the shipped assets/catalog.json).", valueName: "file"))
+    @Option(help: ArgumentHelp("A catalog file (default: $STOREFRONT_CATALOG, else the shipped assets/catalog.json).", valueName: "file"))
     var catalog: String?
 
     @Option(help: ArgumentHelp("The folder of shipped assets (default: $STOREFRONT_ASSETS, else found beside the program).", valueName: "dir"))
@@ -130,7 +130,8 @@ struct Context {
     static func loadCatalog(_ options: CommonOptions) throws -> LoadedCatalog {
         let assets = locateAssets(options.assets)
         let catalogURL: URL
-        if let catalog = options.catalog {
+        let named = options.catalog ?? ProcessInfo.processInfo.environment["STOREFRONT_CATALOG"].flatMap { $0.isEmpty ? nil : $0 }
+        if let catalog = named {
             catalogURL = URL(fileURLWithPath: catalog)
         } else if let assets {
             catalogURL = assets.appendingPathComponent("catalog.json")

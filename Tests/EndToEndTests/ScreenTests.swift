@@ -231,3 +231,29 @@ extension ScreenTests {
         #expect(replay.stdout.contains(" passed, 0 failed"))
     }
 }
+
+@Suite("storefront screen with auto-renewable plans", .serialized)
+struct PlanScreenTests {
+    @Test("subscribe to a plan with a trial on the screen, see it in the header, cancel it in the transaction manager")
+    func trialAndCancel() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        try session.signUp("ann")
+        let tmux = try TmuxSession(command: session.screenCommand())
+        let list = try tmux.waitFor("1 week free, then $5.99/month Subscribe")
+        #expect(list.contains("Not Subscribed"))
+        try tmux.send("Down", "Enter")
+        let subscribed = try tmux.waitFor("All Access (Monthly): free trial, renews 22/01/2026")
+        #expect(subscribed.contains("✓ Subscribed"))
+        #expect(subscribed.contains("$0.99/week Downgrade"))
+        try tmux.send("t")
+        try tmux.waitFor("billing works · no grace period")
+        try tmux.send("c")
+        try tmux.waitFor("free trial, cancelled, ends 22/01/2026")
+        let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        #expect(plan["autoRenew"] as? Bool == false)
+        try tmux.send("B")
+        try tmux.waitFor("billing fails (retry)")
+        try tmux.send("q")
+    }
+}
