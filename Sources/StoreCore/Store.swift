@@ -198,7 +198,7 @@ public final class Store {
             let action: ProductAction
             switch product.kind {
             case .nonConsumable:
-                action = status.owned.contains(product.id) || status.isSubscribed ? .owned : .buy
+                action = status.unlocked.contains(product.id) ? .owned : .buy
             case .consumable:
                 action = .buy
             case .nonRenewingSubscription:

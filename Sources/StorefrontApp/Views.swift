@@ -384,9 +384,18 @@ func footer(for state: AppState) -> String {
     case .products: return "↑↓ move  ⏎ open  b buy  r restore  n random  t transactions  u account  ? help  q quit"
     case .detail: return "b buy  r restore  t transactions  q back  ? help"
     case .random: return "n next  b buy views  t transactions  q back  ? help"
-    case .transactions: return "↑↓ select  a approve  x decline  s resolve  p policy  d +1 day  m +1 month  h +1 hour  0 real time  q back"
+    case .transactions:
+        if sellsPlans(state) {
+            return "↑↓ a x s  p policy  d m h 0 clock  c cancel  o renew-on  w renew now  e expire  f refund  B billing  g grace  q back"
+        }
+        return "↑↓ select  a approve  x decline  s resolve  p policy  d +1 day  m +1 month  h +1 hour  0 real time  q back"
     case .signIn: return "Tab next  ⏎ choose  Esc back"
     }
+}
+
+/// The catalog has auto-renewable plans: the transaction manager offers their keys.
+func sellsPlans(_ state: AppState) -> Bool {
+    state.snapshot?.rows.contains { $0.product.kind == .autoRenewableSubscription } ?? false
 }
 
 /// The same keys, without words, for narrow windows.
@@ -396,7 +405,7 @@ func compactFooter(for state: AppState) -> String {
     case .products: return "↑↓ ⏎ b r n t u ? q"
     case .detail: return "b r t q ?"
     case .random: return "n b t q ?"
-    case .transactions: return "↑↓ a x s p d m h 0 q"
+    case .transactions: return sellsPlans(state) ? "↑↓ a x s p d m h 0 c o w e f B g q" : "↑↓ a x s p d m h 0 q"
     case .signIn: return "Tab ⏎ Esc"
     }
 }
@@ -413,6 +422,8 @@ let helpLines: [String] = [
     "  ↑ ↓  select pending   a approve   x decline",
     "  s    resolve (accept) p P  outcome policy",
     "  d +1 day  m +1 month  h +1 hour  0 real time",
+    "  Plans: c cancel  o renew-on  w renew now",
+    "  e expire  f refund  B billing fails/works  g grace",
     "Mouse: click selects, click the price buys,",
     "double-click opens.   ? this help",
 ]
