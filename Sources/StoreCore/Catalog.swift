@@ -15,6 +15,12 @@ public struct Catalog: Sendable, Equatable {
     public var defaultPolicy: PurchaseOutcome
     public var products: [Product]
     public var randomComics: [RandomComic]
+    /// An accelerated clock a fresh state folder starts with (a `.storekit` file's `_timeRate`).
+    public var clockRate: Double?
+    /// How renewals are charged in a fresh state folder (a `.storekit` file's billing settings).
+    public var billing: BillingSetting?
+    /// Where the catalog came from, for people: "Storefront catalog", "Xcode StoreKit configuration 3.0".
+    public var format = "Storefront catalog"
 
     public init(
         name: String = "Catalog", currencyCode: String = "USD", localeIdentifier: String = "en_US",
@@ -74,14 +80,21 @@ public struct LoadedCatalog: Sendable {
     public let warnings: [CatalogWarning]
     /// The folder that image paths are relative to.
     public let imageRoot: URL
+
+    public init(catalog: Catalog, warnings: [CatalogWarning], imageRoot: URL) {
+        self.catalog = catalog
+        self.warnings = warnings
+        self.imageRoot = imageRoot
+    }
 }
 
 public enum CatalogLoader {
     /// Reads and checks a catalog file. Images are looked up under `imageRoot` (default: the
     /// catalog's folder); a missing image is a warning unless `imagesRequired` (C5).
     public static func load(
-        contentsOf url: URL, imageRoot: URL? = nil, imagesRequired: Bool = false
+        contentsOf url: URL, imageRoot: URL? = nil, imagesRequired: Bool = false, storeKit: StoreKitOptions = StoreKitOptions()
     ) throws(CatalogError) -> LoadedCatalog {
+        if StoreKitCatalog.isStoreKit(url) { return try StoreKitCatalog.load(contentsOf: url, options: storeKit) }
         let name = url.lastPathComponent
         let data: Data
         do {

@@ -16,6 +16,7 @@ extension Store {
         return try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let user = try currentUser()
             if product.isSubscription, user == nil { throw StoreError.signInRequired(productID: product.id) }
+            if product.kind == .nonRenewingSubscription, product.months <= 0 { throw StoreError.unknownDuration(productID: product.id) }
             if product.kind == .nonConsumable, try device.profile(user ?? "").owned.contains(product.id) {
                 throw StoreError.alreadyOwned(productID: product.id)
             }

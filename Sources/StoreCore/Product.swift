@@ -23,6 +23,10 @@ public struct Product: Sendable, Equatable, Identifiable {
     public let months: Int
     /// Period, group, rank, offer and entitlements of an auto-renewable subscription.
     public let autoRenew: AutoRenewTerms?
+    /// Where a non-renewing subscription's months came from when the catalog format has no field
+    /// for them (a `.storekit` file): "--months", "side file", "inferred from …"; nil when the
+    /// catalog states them. Months are 0 while nobody has said.
+    public var monthsSource: String?
 
     public init(
         id: String, kind: ProductKind, title: String, description: String, price: Decimal,
@@ -71,8 +75,13 @@ public struct PriceFormatter: Sendable {
         formatter.numberStyle = .currency
         formatter.locale = Locale(identifier: localeIdentifier)
         formatter.currencyCode = currencyCode
-        return formatter.string(from: price as NSDecimalNumber) ?? "\(price) \(currencyCode)"
+        let text = formatter.string(from: price as NSDecimalNumber) ?? "\(price) \(currencyCode)"
+        // A terminal lays text out left to right and counts direction marks differently from one
+        // program to the next: the marks an Arabic or Hebrew locale adds are left out.
+        return String(String.UnicodeScalarView(text.unicodeScalars.filter { !Self.directionMarks.contains($0.value) }))
     }
+
+    static let directionMarks: Set<UInt32> = [0x200E, 0x200F, 0x061C, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
 
     /// The price as a plain decimal string for JSON: "0.99", never "0.98999999".
     public static func plain(_ price: Decimal) -> String {

@@ -19,6 +19,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case notSignedIn
     case invalidDeviceName(String)
     case alreadySubscribed(productID: String)
+    /// A non-renewing subscription of a `.storekit` file whose months nobody has given.
+    case unknownDuration(productID: String)
     /// An auto-renewable plan cannot take this action now; the text says why and what can be done.
     case planRefused(String)
     case corruptDatabase(path: String, reason: String)
@@ -63,6 +65,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "already subscribed to \"\(id)\" with auto-renew on (`storefront subscriptions` shows the plan)"
         case .planRefused(let text):
             text
+        case .unknownDuration(let id):
+            "the .storekit file does not say how long \"\(id)\" lasts: pass --months \(id)=N or put it in the side file"
         case .corruptDatabase(let path, let reason):
             "\(path) is not a usable database (\(reason)); it was left untouched: move it aside to start afresh"
         case .storage(let path, let reason):
@@ -79,7 +83,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .corruptDatabase, .storage:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused:
+             .alreadySubscribed, .planRefused, .unknownDuration:
             1
         }
     }

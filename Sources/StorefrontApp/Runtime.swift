@@ -18,13 +18,23 @@ public protocol StoreServing: AnyObject {
 public final class PictureCache {
     private let root: URL
     private var cache: [String: PictureResult] = [:]
+    /// Titles by product id, for the initials of generated pictures.
+    private let titles: [String: String]
 
-    public init(root: URL) { self.root = root }
+    public init(root: URL, catalog: Catalog? = nil) {
+        self.root = root
+        titles = Dictionary((catalog?.products ?? []).map { ($0.id, $0.title) }) { first, _ in first }
+    }
 
     public func lookup(_ path: String?) -> PictureResult {
         guard let path else { return .none }
         if let known = cache[path] { return known }
         let result: PictureResult
+        if let id = Placeholder.productID(of: path) {
+            result = .picture(Picture(PlaceholderPicture.image(title: titles[id] ?? id, id: id)))
+            cache[path] = result
+            return result
+        }
         do {
             result = .picture(Picture(try PNGCodec.decode(contentsOf: root.appendingPathComponent(path))))
         } catch {

@@ -16,6 +16,12 @@ struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A catalog file (default: $STOREFRONT_CATALOG, else the shipped assets/catalog.json).", valueName: "file"))
     var catalog: String?
 
+    @Option(name: .customLong("months"), help: ArgumentHelp("How many months a non-renewing subscription of a .storekit file lasts (repeatable).", valueName: "product=N"))
+    var months: [String] = []
+
+    @Option(help: ArgumentHelp("The storefront's locale for names and prices (default: the catalog's), such as ar_SA or zh_CN.", valueName: "locale"))
+    var locale: String?
+
     @Option(help: ArgumentHelp("The folder of shipped assets (default: $STOREFRONT_ASSETS, else found beside the program).", valueName: "dir"))
     var assets: String?
 
@@ -68,6 +74,8 @@ struct Context {
             stateDirectory: stateDirectory, device: options.device, catalog: loaded.catalog, clock: clock,
             calendar: calendar, server: server
         )
+        // A .storekit file's time rate and billing settings start a fresh state folder.
+        try server.adoptDefaults(clockRate: loaded.catalog.clockRate, billing: loaded.catalog.billing)
         if let outcome = options.outcome {
             store.outcomeOverride = try parseOutcome(outcome)
         }
@@ -116,7 +124,12 @@ struct Context {
     /// prints several dates per transaction).
     func isoText(_ date: Date) -> String { iso.string(from: date) }
 
-    func price(_ product: Product) -> String { loaded.catalog.priceFormatter.string(for: product.price) }
+    /// The price as the screen shows it; per period for an auto-renewable plan ("$4.99/month").
+    func price(_ product: Product) -> String {
+        let price = loaded.catalog.priceFormatter.string(for: product.price)
+        guard let period = product.autoRenew?.period else { return price }
+        return price + "/" + (period.value == 1 ? period.unit.rawValue : period.phrase)
+    }
 
     static func isoFormatter(_ timeZone: TimeZone) -> ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
@@ -141,8 +154,23 @@ struct Context {
                 status: 2
             )
         }
+        var storeKit = StoreKitOptions(locale: options.locale)
+        for item in options.months {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, let months = Int(parts[1]), (1...120).contains(months) else {
+                throw CommandFailure(message: "--months \"\(item)\" should look like PRODUCT=3 (1 to 120 months)", status: 2)
+            }
+            storeKit.months[parts[0]] = months
+        }
+        if !storeKit.months.isEmpty, !StoreKitCatalog.isStoreKit(catalogURL) {
+            throw CommandFailure(message: "--months is for .storekit files; \(catalogURL.lastPathComponent) states its months itself", status: 2)
+        }
         do {
-            return try CatalogLoader.load(contentsOf: catalogURL)
+            let loaded = try CatalogLoader.load(contentsOf: catalogURL, storeKit: storeKit)
+            guard let locale = options.locale else { return loaded }
+            var catalog = loaded.catalog
+            catalog.localeIdentifier = locale
+            return LoadedCatalog(catalog: catalog, warnings: loaded.warnings, imageRoot: loaded.imageRoot)
         } catch {
             throw CommandFailure(message: error.description, status: 2)
         }

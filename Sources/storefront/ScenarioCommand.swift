@@ -56,7 +56,7 @@ struct ScenarioCommand: ParsableCommand {
                     )
                     let recorder = ScenarioRecorder(catalog: loaded.catalog, title: "Recorded \(ISO8601DateFormatter().string(from: Date()))")
                     try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
-                        let app = App(store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: loaded.imageRoot), route: .signIn)
+                        let app = App(store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), route: .signIn)
                         app.onEffect = { recorder.record($0) }
                         app.run()
                     }
@@ -95,7 +95,7 @@ struct ScenarioCommand: ParsableCommand {
                     let runner = try ScenarioRunner(catalog: loaded.catalog, stateDirectory: folder)
                     var failed = 0
                     try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
-                        let player = ScenarioPlayer(runner: runner, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot), speed: speed)
+                        let player = ScenarioPlayer(runner: runner, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), speed: speed)
                         player.play(scenario.steps, file: scenario.name)
                         failed = player.failed
                     }

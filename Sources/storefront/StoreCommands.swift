@@ -16,13 +16,16 @@ struct Products: ParsableCommand {
                 var fields: [(String, JSON)] = [
                     ("id", .string(product.id)), ("kind", .string(product.kind.rawValue)), ("title", .string(product.title)),
                     ("description", .string(product.description)), ("price", .string(PriceFormatter.plain(product.price))),
-                    ("currency", .string(catalog.currencyCode)), ("displayPrice", .string(context.price(product))),
+                    ("currency", .string(catalog.currencyCode)),
+                    ("displayPrice", .string(catalog.priceFormatter.string(for: product.price))),
                     ("action", .string(row.action.rawValue)), ("pending", .optional(row.pending?.rawValue)),
                 ]
                 switch product.kind {
                 case .nonConsumable: fields.append(("image", .optional(product.image)))
                 case .consumable: fields.append(("quantity", .int(product.quantity)))
-                case .nonRenewingSubscription: fields.append(("months", .int(product.months)))
+                case .nonRenewingSubscription:
+                    fields.append(("months", product.months > 0 ? .int(product.months) : .null))
+                    fields.append(("monthsSource", .string(product.monthsSource ?? "catalog")))
                 case .autoRenewableSubscription:
                     if let terms = product.autoRenew { fields += planTermsJSON(terms) }
                 }
@@ -44,7 +47,10 @@ struct Products: ParsableCommand {
                 case .downgrade: action = "\(context.price(row.product))  Downgrade"
                 case .crossgrade: action = "\(context.price(row.product))  Switch"
                 }
-                let pending = row.pending.map { "  [\($0.rawValue)]" } ?? ""
+                var pending = row.pending.map { "  [\($0.rawValue)]" } ?? ""
+                if let source = row.product.monthsSource {
+                    pending += row.product.months > 0 ? "  (\(row.product.months) months, \(source))" : "  (duration \(source))"
+                }
                 return row.product.title.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(action)\(pending)  \(row.product.id)"
             }.joined(separator: "\n")
             output(context, json: json, text: text)

@@ -83,6 +83,28 @@ extension ServerDatabase {
         try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT account FROM plan ORDER BY account") }
     }
 
+    /// Sets the clock rate and billing a catalog asks for, in a state folder that has neither set
+    /// yet (a `.storekit` file's `_timeRate` and billing settings); later runs keep what is there.
+    public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date = Date()) throws(StoreError) {
+        guard clockRate != nil || billing != nil else { return }
+        let clockText = clockRate.map { rate in
+            String(decoding: (try? JSONEncoder().encode(ClockSetting.standard.accelerated(rate: rate, real: real))) ?? Data(), as: UTF8.self)
+        }
+        let billingText = billing.map { String(decoding: (try? JSONEncoder().encode($0)) ?? Data(), as: UTF8.self) }
+        try write { db in
+            let fresh = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM clock") == 0
+                && (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM setting WHERE key = 'billing'")) == 0
+            guard fresh else { return }
+            if let clockText {
+                try db.execute(sql: "INSERT INTO clock(id, setting) VALUES (1, ?)", arguments: [clockText])
+            }
+            try db.execute(
+                sql: "INSERT INTO setting(key, value) VALUES ('billing', ?)",
+                arguments: [billingText ?? String(decoding: (try? JSONEncoder().encode(BillingSetting())) ?? Data(), as: UTF8.self)]
+            )
+        }
+    }
+
     public func billingSetting() throws(StoreError) -> BillingSetting {
         try read { db in
             guard let text = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'billing'"),

@@ -1,0 +1,474 @@
+// Xcode StoreKit configuration files (`.storekit`, issue 6) read as catalogs: every version seen
+// (1.0 to 5.0 and later), every key optional, unknown keys ignored. Like the catalog reader this
+// walks JSONSerialization's objects so that each complaint names its JSON path:
+// `subscriptionGroups[1].subscriptions[0].recurringSubscriptionPeriod: "P5Q" is not a period`.
+import Foundation
+
+/// What the command line adds to a `.storekit` file, which has no field for some of what the
+/// store needs.
+public struct StoreKitOptions: Sendable, Equatable {
+    /// Months of each non-renewing subscription (`--months PRODUCT=N`), over the side file and inference.
+    public var months: [String: Int]
+    /// The storefront's locale, over the file's `_locale` (tests; `--locale`).
+    public var locale: String?
+
+    public init(months: [String: Int] = [:], locale: String? = nil) {
+        self.months = months
+        self.locale = locale
+    }
+}
+
+public enum StoreKitCatalog {
+    /// The file a `.storekit` folder holds.
+    public static let folderEntry = "Configuration.storekit"
+
+    /// True when `url` names a StoreKit configuration (by its extension).
+    public static func isStoreKit(_ url: URL) -> Bool { url.pathExtension.lowercased() == "storekit" }
+
+    /// The Storefront side file beside a `.storekit`: `Products.storekit` → `Products.storefront.json`.
+    public static func sideFile(for url: URL) -> URL {
+        url.deletingPathExtension().appendingPathExtension("storefront.json")
+    }
+
+    public static func load(contentsOf url: URL, options: StoreKitOptions = StoreKitOptions()) throws(CatalogError) -> LoadedCatalog {
+        var isFolder: ObjCBool = false
+        var file = url
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            file = url.appendingPathComponent(folderEntry)
+            guard FileManager.default.fileExists(atPath: file.path) else {
+                throw CatalogError(file: url.path, entry: nil, message: "is a folder without \(folderEntry) in it")
+            }
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw CatalogError(file: file.path, entry: nil, message: "cannot be read (\(CatalogLoader.reason(error)))")
+        }
+        let side = sideFile(for: url)
+        var extras = SideFile()
+        if FileManager.default.fileExists(atPath: side.path) {
+            extras = try SideFile.read(side)
+        }
+        let name = isFolder.boolValue ? url.lastPathComponent + "/" + folderEntry : url.lastPathComponent
+        let (catalog, warnings) = try parse(data, fileName: name, options: options, side: extras)
+        return LoadedCatalog(catalog: catalog, warnings: warnings, imageRoot: url.deletingLastPathComponent())
+    }
+
+    /// What a Storefront side file may add: months of non-renewing subscriptions, images, what
+    /// plans unlock, random views per consumable.
+    public struct SideFile: Sendable, Equatable {
+        public var months: [String: Int] = [:]
+        public var images: [String: String] = [:]
+        public var unlocks: [String: [String]] = [:]
+        public var quantities: [String: Int] = [:]
+
+        public init() {}
+
+        static func read(_ url: URL) throws(CatalogError) -> SideFile {
+            let fail = { (message: String) in CatalogError(file: url.lastPathComponent, entry: nil, message: message) }
+            guard let data = try? Data(contentsOf: url) else { throw fail("cannot be read") }
+            guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+                throw fail("is not a JSON object (expected {\"months\": {\"PRODUCT\": 3}, \"images\": {…}})")
+            }
+            var side = SideFile()
+            func table<T>(_ key: String, _ convert: (Any) -> T?) throws(CatalogError) -> [String: T] {
+                guard let raw = root[key] else { return [:] }
+                guard let object = raw as? [String: Any] else { throw fail("\"\(key)\" must be an object by product id") }
+                var result: [String: T] = [:]
+                for (id, value) in object {
+                    guard let converted = convert(value) else { throw fail("\(key).\(id): \(value) is not valid here") }
+                    result[id] = converted
+                }
+                return result
+            }
+            side.months = try table("months") { ($0 as? NSNumber).map(\.intValue).flatMap { (1...120).contains($0) ? $0 : nil } }
+            side.images = try table("images") { $0 as? String }
+            side.unlocks = try table("unlocks") { $0 as? [String] }
+            side.quantities = try table("quantities") { ($0 as? NSNumber).map(\.intValue).flatMap { $0 >= 1 ? $0 : nil } }
+            return side
+        }
+    }
+
+    // MARK: Parsing
+
+    public static func parse(
+        _ data: Data, fileName: String, options: StoreKitOptions = StoreKitOptions(), side: SideFile = SideFile()
+    ) throws(CatalogError) -> (Catalog, [CatalogWarning]) {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            throw CatalogError(file: fileName, entry: nil, message: "is not valid JSON" + (detail.map { " (\($0))" } ?? ""))
+        }
+        let root = try Node(object, path: "", file: fileName).object()
+        var warnings: [CatalogWarning] = []
+        var catalog = Catalog(products: [])
+        catalog.name = fileName
+        let version = try root.child("version")?.objectOrNil()
+        let major = try version?.child("major")?.integer() ?? 1
+        let minor = try version?.child("minor")?.integer() ?? 0
+        catalog.format = "Xcode StoreKit configuration \(major).\(minor)"
+
+        // Settings: the storefront, its locale, and what the test session was set to do.
+        let settings = try root.child("settings")?.objectOrNil()
+        let storefront = try settings?.child("_storefront")?.stringOrNil()?.uppercased() ?? "USA"
+        let country = Storefronts.country(storefront)
+        if country == nil {
+            warnings.append(CatalogWarning(file: fileName, entry: "settings._storefront", message: "unknown storefront \"\(storefront)\": prices are shown in US dollars"))
+        }
+        let fileLocale = try settings?.child("_locale")?.stringOrNil()
+        catalog.localeIdentifier = options.locale ?? fileLocale ?? country?.locale ?? "en_US"
+        catalog.currencyCode = country?.currency ?? "USD"
+        if try settings?.child("_askToBuyEnabled")?.boolean() == true { catalog.defaultPolicy = .defer }
+        if try settings?.child("_failTransactionsEnabled")?.boolean() == true { catalog.defaultPolicy = .fail(.unknown) }
+        if let errors = try settings?.child("_storeKitErrors")?.arrayOrNil() {
+            for error in errors {
+                let entry = try error.object()
+                if try entry.child("name")?.stringOrNil() == "Purchase", try entry.child("enabled")?.boolean() == true {
+                    catalog.defaultPolicy = .fail(.unknown)
+                }
+            }
+        }
+        switch try settings?.child("_timeRate")?.integer() ?? 0 {
+        case 0: break
+        case 1: catalog.clockRate = 86_400
+        case let rate:
+            catalog.clockRate = ClockSetting.sandboxRate
+            warnings.append(CatalogWarning(
+                file: fileName, entry: "settings._timeRate",
+                message: "Xcode time rate \(rate) is run as the sandbox's rate (one month of subscription in five minutes)"
+            ))
+        }
+        let billingIssues = try settings?.child("_renewalBillingIssuesEnabled")?.boolean() ?? false
+        let grace = try settings?.child("_billingGracePeriodEnabled")?.boolean() ?? false
+        if billingIssues || grace { catalog.billing = BillingSetting(failing: billingIssues, graceDays: grace ? 16 : nil) }
+
+        var seen: [String: String] = [:]
+        func add(_ product: Product, path: String) throws(CatalogError) {
+            if let first = seen[product.id] {
+                throw CatalogError(file: fileName, entry: path, message: "duplicate product id \"\(product.id)\" (first used by \(first))")
+            }
+            seen[product.id] = path
+            catalog.products.append(product)
+        }
+        let reader = ProductReader(locale: catalog.localeIdentifier, options: options, side: side, file: fileName)
+        for (index, node) in (try root.child("products")?.arrayOrNil() ?? []).enumerated() {
+            try add(try reader.product(node, defaultType: nil, warnings: &warnings), path: "products[\(index)]")
+        }
+        for (index, node) in (try root.child("nonRenewingSubscriptions")?.arrayOrNil() ?? []).enumerated() {
+            try add(try reader.product(node, defaultType: "NonRenewingSubscription", warnings: &warnings), path: "nonRenewingSubscriptions[\(index)]")
+        }
+        for (groupIndex, groupNode) in (try root.child("subscriptionGroups")?.arrayOrNil() ?? []).enumerated() {
+            let group = try groupNode.object()
+            let name = try group.child("name")?.stringOrNil()
+            let id = try group.child("id")?.stringOrNil() ?? name ?? "group \(groupIndex + 1)"
+            let title = name.flatMap { $0.isEmpty ? nil : $0 } ?? id
+            for (index, node) in (try group.child("subscriptions")?.arrayOrNil() ?? []).enumerated() {
+                let product = try reader.product(
+                    node, defaultType: "RecurringSubscription", group: (id, title, index + 1), warnings: &warnings
+                )
+                try add(product, path: "subscriptionGroups[\(groupIndex)].subscriptions[\(index)]")
+            }
+        }
+        guard !catalog.products.isEmpty else {
+            throw CatalogError(file: fileName, entry: nil, message: "has no products (no \"products\", \"nonRenewingSubscriptions\" or \"subscriptionGroups\" entries)")
+        }
+        for id in Set(options.months.keys).subtracting(seen.keys).sorted() {
+            throw CatalogError(file: fileName, entry: nil, message: "--months names \"\(id)\", which is not a product of this file")
+        }
+        return (catalog, warnings)
+    }
+
+    /// One product entry of any kind.
+    struct ProductReader {
+        let locale: String
+        let options: StoreKitOptions
+        let side: SideFile
+        let file: String
+
+        func product(
+            _ node: Node, defaultType: String?, group: (id: String, title: String, position: Int)? = nil,
+            warnings: inout [CatalogWarning]
+        ) throws(CatalogError) -> Product {
+            let entry = try node.object()
+            guard let id = try entry.child("productID")?.stringOrNil(), !id.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw node.error("has no \"productID\"")
+            }
+            let typeName = try entry.child("type")?.stringOrNil() ?? defaultType
+            let kind: ProductKind
+            switch typeName {
+            case "Consumable": kind = .consumable
+            case "NonConsumable": kind = .nonConsumable
+            case "NonRenewingSubscription": kind = .nonRenewingSubscription
+            case "RecurringSubscription", "AutoRenewableSubscription": kind = .autoRenewableSubscription
+            case nil: throw node.error("has no \"type\"")
+            case let other?:
+                throw (entry.child("type") ?? node).error("\"\(other)\" is not a product type (Consumable, NonConsumable, NonRenewingSubscription, RecurringSubscription)")
+            }
+            if group == nil, kind == .autoRenewableSubscription {
+                throw node.error("a RecurringSubscription belongs in a subscription group")
+            }
+            let price = try self.price(entry.child("displayPrice"), missing: node, warnings: &warnings)
+            let (title, description) = try localized(entry.child("localizations"), id: id)
+            var months = 0
+            var monthsSource: String?
+            var terms: AutoRenewTerms?
+            switch kind {
+            case .nonRenewingSubscription:
+                let reference = try entry.child("referenceName")?.stringOrNil()
+                if let given = options.months[id] {
+                    (months, monthsSource) = (given, "--months")
+                } else if let given = side.months[id] {
+                    (months, monthsSource) = (given, "side file")
+                } else if let (inferred, source) = Self.inferMonths(id: id, names: [reference, title].compactMap { $0 }) {
+                    (months, monthsSource) = (inferred, source)
+                } else {
+                    monthsSource = "unknown: say it with --months \(id)=N or in the side file"
+                    warnings.append(CatalogWarning(
+                        file: file, entry: node.path,
+                        message: "\"\(id)\" states no duration; it cannot be bought until you give one (--months \(id)=N)"
+                    ))
+                }
+            case .autoRenewableSubscription:
+                guard let group else { break }
+                let periodNode = entry.child("recurringSubscriptionPeriod")
+                guard let periodText = try periodNode?.stringOrNil(), let periodNode else {
+                    throw node.error("has no \"recurringSubscriptionPeriod\"")
+                }
+                let period = try Self.period(periodText, periodNode)
+                let rank = try entry.child("groupNumber")?.integer() ?? group.position
+                if rank < 1 { throw (entry.child("groupNumber") ?? node).error("\(rank) is not a level (1 is the highest)") }
+                terms = AutoRenewTerms(
+                    period: period, group: group.id, rank: rank,
+                    introductoryOffer: try offer(entry.child("introductoryOffer"), period: period),
+                    unlocks: side.unlocks[id] ?? [group.title]
+                )
+            case .consumable, .nonConsumable:
+                break
+            }
+            var product = Product(
+                id: id, kind: kind, title: title, description: description, price: price,
+                image: side.images[id] ?? (kind == .nonConsumable ? Placeholder.path(for: id) : nil),
+                quantity: kind == .consumable ? side.quantities[id] ?? 1 : 0, months: months, autoRenew: terms
+            )
+            product.monthsSource = monthsSource
+            return product
+        }
+
+        func price(_ node: Node?, missing parent: Node, warnings: inout [CatalogWarning]) throws(CatalogError) -> Decimal {
+            guard let node, !(node.value is NSNull) else {
+                warnings.append(CatalogWarning(file: file, entry: parent.path, message: "has no \"displayPrice\"; it is free"))
+                return 0
+            }
+            let text: String
+            if let string = node.value as? String {
+                text = string.trimmingCharacters(in: .whitespaces)
+            } else if let number = node.value as? NSNumber, !Node.isBoolean(number) {
+                text = number.stringValue
+            } else {
+                throw node.error("must be a price such as \"0.99\"")
+            }
+            guard text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil,
+                  let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+            else { throw node.error("\"\(text)\" is not a price such as \"0.99\"") }
+            return price
+        }
+
+        /// The display name and description for the storefront's locale: the exact locale, then
+        /// the same language, then US English, then any English, then the first; empty strings
+        /// fall through to the next, and the product id stands in for a name nobody gave.
+        func localized(_ node: Node?, id: String) throws(CatalogError) -> (String, String) {
+            var entries: [(locale: String, name: String, description: String)] = []
+            for item in try node?.arrayOrNil() ?? [] {
+                let object = try item.object()
+                entries.append((
+                    try object.child("locale")?.stringOrNil() ?? "",
+                    try object.child("displayName")?.stringOrNil() ?? "",
+                    try object.child("description")?.stringOrNil() ?? ""
+                ))
+            }
+            func normal(_ text: String) -> String { text.replacingOccurrences(of: "-", with: "_").lowercased() }
+            func language(_ text: String) -> String { String(normal(text).split(separator: "_").first ?? "") }
+            let wanted = normal(locale)
+            let ranked = entries.enumerated().sorted { a, b in
+                func rank(_ entry: (locale: String, name: String, description: String)) -> Int {
+                    if normal(entry.locale) == wanted { return 0 }
+                    if language(entry.locale) == language(wanted) { return 1 }
+                    if normal(entry.locale) == "en_us" { return 2 }
+                    if language(entry.locale) == "en" { return 3 }
+                    return 4
+                }
+                return (rank(a.element), a.offset) < (rank(b.element), b.offset)
+            }.map(\.element)
+            let name = ranked.first { !$0.name.trimmingCharacters(in: .whitespaces).isEmpty }?.name ?? id
+            let description = ranked.first { !$0.description.trimmingCharacters(in: .whitespaces).isEmpty }?.description ?? ""
+            return (name, description)
+        }
+
+        func offer(_ node: Node?, period: SubscriptionPeriod) throws(CatalogError) -> IntroductoryOffer? {
+            guard let node, let object = try node.objectOrNil() else { return nil }
+            let modeNode = object.child("paymentMode")
+            let mode: IntroductoryOffer.Mode
+            switch try modeNode?.stringOrNil() {
+            case "free", "freeTrial": mode = .freeTrial
+            case "payAsYouGo": mode = .payAsYouGo
+            case "payUpFront": mode = .payUpFront
+            case nil: throw node.error("has no \"paymentMode\"")
+            case let other?: throw (modeNode ?? node).error("\"\(other)\" is not a payment mode (free, payAsYouGo, payUpFront)")
+            }
+            let offerPeriod = try object.child("subscriptionPeriod").map { node throws(CatalogError) in
+                try Self.period(try node.stringOrNil() ?? "", node)
+            } ?? period
+            let periods = try object.child("numberOfPeriods")?.integer() ?? 1
+            if periods < 1 || periods > 99 { throw (object.child("numberOfPeriods") ?? node).error("\(periods) periods: expected 1 to 99") }
+            var ignored: [CatalogWarning] = []
+            let price = mode == .freeTrial ? 0 : try self.price(object.child("displayPrice"), missing: node, warnings: &ignored)
+            return IntroductoryOffer(mode: mode, period: offerPeriod, periods: periods, price: price)
+        }
+
+        static func period(_ text: String, _ node: Node) throws(CatalogError) -> SubscriptionPeriod {
+            do {
+                return try SubscriptionPeriod(parsing: text)
+            } catch {
+                throw node.error("\"\(text)\" is not a period (expected P3D, P1W, P1M, P2M, P3M, P6M or P1Y)")
+            }
+        }
+
+        /// Months stated in a product's id or names: "3months", "6 Months", "1 Year", "annual".
+        static func inferMonths(id: String, names: [String]) -> (Int, String)? {
+            let sources = [(id, "inferred from the id")] + names.map { ($0, "inferred from \"\($0)\"") }
+            for (text, source) in sources {
+                let lower = text.lowercased()
+                let pattern = #"([0-9]{1,3})[\s._-]*(months?|mos?|mths?|years?|yrs?)(?![a-z])"#
+                if let match = lower.range(of: pattern, options: .regularExpression) {
+                    let part = String(lower[match])
+                    let digits = part.prefix { $0.isNumber }
+                    guard let count = Int(digits), count > 0 else { continue }
+                    let isYears = part.contains("y")
+                    let months = isYears ? count * 12 : count
+                    if months <= 120 { return (months, source) }
+                }
+                let words: [(String, Int)] = [
+                    ("semiannual", 6), ("semi-annual", 6), ("halfyear", 6), ("half-year", 6), ("half year", 6),
+                    ("annual", 12), ("yearly", 12), ("quarterly", 3), ("monthly", 1),
+                ]
+                for (word, months) in words where lower.contains(word) { return (months, source) }
+            }
+            return nil
+        }
+    }
+
+    /// A JSON value and where it is, for errors that name the path.
+    struct Node {
+        let value: Any
+        let path: String
+        let file: String
+
+        init(_ value: Any, path: String, file: String) {
+            self.value = value
+            self.path = path
+            self.file = file
+        }
+
+        func error(_ message: String) -> CatalogError {
+            CatalogError(file: file, entry: path.isEmpty ? nil : path, message: message)
+        }
+
+        static func isBoolean(_ value: Any) -> Bool { String(describing: type(of: value)).contains("Boolean") }
+
+        func object() throws(CatalogError) -> Object {
+            guard let object = value as? [String: Any] else { throw error("must be a JSON object") }
+            return Object(values: object, node: self)
+        }
+
+        func objectOrNil() throws(CatalogError) -> Object? {
+            value is NSNull ? nil : try object()
+        }
+
+        func arrayOrNil() throws(CatalogError) -> [Node]? {
+            if value is NSNull { return nil }
+            guard let array = value as? [Any] else { throw error("must be an array") }
+            return array.enumerated().map { Node($0.element, path: "\(path)[\($0.offset)]", file: file) }
+        }
+
+        func stringOrNil() throws(CatalogError) -> String? {
+            if value is NSNull { return nil }
+            guard let text = value as? String else { throw error("must be a string") }
+            return text
+        }
+
+        func integer() throws(CatalogError) -> Int? {
+            if value is NSNull { return nil }
+            if let number = value as? NSNumber, !Self.isBoolean(value), number.doubleValue.rounded() == number.doubleValue, abs(number.doubleValue) < 1e9 {
+                return number.intValue
+            }
+            if let text = value as? String, let number = Int(text) { return number }
+            throw error("must be a whole number")
+        }
+
+        func boolean() throws(CatalogError) -> Bool? {
+            if value is NSNull { return nil }
+            if let number = value as? NSNumber { return number.boolValue }
+            throw error("must be true or false")
+        }
+    }
+
+    struct Object {
+        let values: [String: Any]
+        let node: Node
+
+        func child(_ key: String) -> Node? {
+            guard let value = values[key] else { return nil }
+            return Node(value, path: node.path.isEmpty ? key : "\(node.path).\(key)", file: node.file)
+        }
+    }
+}
+
+/// App Store storefronts by their three-letter code: the country's locale and currency.
+enum Storefronts {
+    struct Country {
+        let locale: String
+        let currency: String
+    }
+
+    static func country(_ code: String) -> Country? {
+        guard let locale = locales[code.uppercased()] else { return nil }
+        return Country(locale: locale, currency: currencies[code.uppercased()] ?? "USD")
+    }
+
+    static let locales: [String: String] = [
+        "USA": "en_US", "GBR": "en_GB", "CAN": "en_CA", "AUS": "en_AU", "NZL": "en_NZ", "IRL": "en_IE", "IND": "en_IN",
+        "SGP": "en_SG", "ZAF": "en_ZA", "PHL": "en_PH", "FRA": "fr_FR", "DEU": "de_DE", "AUT": "de_AT", "CHE": "de_CH",
+        "ITA": "it_IT", "ESP": "es_ES", "MEX": "es_MX", "ARG": "es_AR", "CHL": "es_CL", "COL": "es_CO", "PER": "es_PE",
+        "BRA": "pt_BR", "PRT": "pt_PT", "NLD": "nl_NL", "BEL": "nl_BE", "LUX": "fr_LU", "SWE": "sv_SE", "NOR": "nb_NO",
+        "DNK": "da_DK", "FIN": "fi_FI", "ISL": "is_IS", "POL": "pl_PL", "CZE": "cs_CZ", "SVK": "sk_SK", "HUN": "hu_HU",
+        "ROU": "ro_RO", "BGR": "bg_BG", "GRC": "el_GR", "TUR": "tr_TR", "RUS": "ru_RU", "UKR": "uk_UA", "ISR": "he_IL",
+        "SAU": "ar_SA", "ARE": "ar_AE", "EGY": "ar_EG", "QAT": "ar_QA", "KWT": "ar_KW", "CHN": "zh_CN", "TWN": "zh_TW",
+        "HKG": "zh_HK", "JPN": "ja_JP", "KOR": "ko_KR", "THA": "th_TH", "VNM": "vi_VN", "IDN": "id_ID", "MYS": "ms_MY",
+        "PAK": "ur_PK", "NGA": "en_NG", "KEN": "en_KE",
+    ]
+
+    static let currencies: [String: String] = [
+        "USA": "USD", "GBR": "GBP", "CAN": "CAD", "AUS": "AUD", "NZL": "NZD", "IRL": "EUR", "IND": "INR", "SGP": "SGD",
+        "ZAF": "ZAR", "PHL": "PHP", "FRA": "EUR", "DEU": "EUR", "AUT": "EUR", "CHE": "CHF", "ITA": "EUR", "ESP": "EUR",
+        "MEX": "MXN", "ARG": "ARS", "CHL": "CLP", "COL": "COP", "PER": "PEN", "BRA": "BRL", "PRT": "EUR", "NLD": "EUR",
+        "BEL": "EUR", "LUX": "EUR", "SWE": "SEK", "NOR": "NOK", "DNK": "DKK", "FIN": "EUR", "ISL": "ISK", "POL": "PLN",
+        "CZE": "CZK", "SVK": "EUR", "HUN": "HUF", "ROU": "RON", "BGR": "BGN", "GRC": "EUR", "TUR": "TRY", "RUS": "RUB",
+        "UKR": "UAH", "ISR": "ILS", "SAU": "SAR", "ARE": "AED", "EGY": "EGP", "QAT": "QAR", "KWT": "KWD", "CHN": "CNY",
+        "TWN": "TWD", "HKG": "HKD", "JPN": "JPY", "KOR": "KRW", "THA": "THB", "VNM": "VND", "IDN": "IDR", "MYS": "MYR",
+        "PAK": "PKR", "NGA": "NGN", "KEN": "KES",
+    ]
+}
+
+/// Generated pictures for products that have none: a path the picture cache draws itself.
+public enum Placeholder {
+    public static let scheme = "placeholder:"
+
+    public static func path(for productID: String) -> String { scheme + productID }
+
+    public static func productID(of path: String) -> String? {
+        path.hasPrefix(scheme) ? String(path.dropFirst(scheme.count)) : nil
+    }
+}

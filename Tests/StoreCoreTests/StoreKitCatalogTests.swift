@@ -1,0 +1,236 @@
+// Issue 6: Xcode StoreKit configuration files read as catalogs — the real samples, each version's
+// layout, localizations, settings, durations of non-renewing subscriptions, and bad files.
+import Foundation
+import Testing
+import TestSupport
+@testable import StoreCore
+
+let storeKitFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/storekit")
+
+@Suite("StoreKit configuration files")
+struct StoreKitCatalogTests {
+    func load(_ name: String, _ options: StoreKitOptions = StoreKitOptions()) throws -> LoadedCatalog {
+        try CatalogLoader.load(contentsOf: storeKitFixtures.appendingPathComponent(name), storeKit: options)
+    }
+
+    func parse(_ text: String, _ options: StoreKitOptions = StoreKitOptions()) throws(CatalogError) -> Catalog {
+        try StoreKitCatalog.parse(Data(text.utf8), fileName: "Bad.storekit", options: options).0
+    }
+
+    func parseError(_ text: String, _ options: StoreKitOptions = StoreKitOptions()) -> String? {
+        do {
+            _ = try parse(text, options)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    /// Kind, price, currency and period of every product, in file order.
+    func summary(_ catalog: Catalog) -> [String] {
+        catalog.products.map { product in
+            var text = "\(product.id) \(product.kind.rawValue) \(PriceFormatter.plain(product.price)) \(catalog.currencyCode)"
+            if let terms = product.autoRenew {
+                text += " \(terms.period) \(terms.group)#\(terms.rank)"
+                if let offer = terms.introductoryOffer {
+                    text += " \(offer.mode.rawValue) \(offer.period)×\(offer.periods) \(PriceFormatter.plain(offer.price))"
+                }
+            }
+            if product.kind == .nonRenewingSubscription { text += " \(product.months)mo" }
+            return text
+        }
+    }
+
+    @Test("Apple's Food Truck sample (2.0): pay-as-you-go and pay-up-front offers, Arabic localizations")
+    func foodTruck() throws {
+        let loaded = try load("samples/food-truck.storekit")
+        #expect(loaded.catalog.format == "Xcode StoreKit configuration 2.0")
+        #expect(summary(loaded.catalog) == [
+            "feature.annualhistory nonConsumable 0.99 USD",
+            "socialfeedplus.monthly autoRenewableSubscription 4.99 USD P1M 20947887#1 payAsYouGo P1M×3 2.49",
+            "socialfeedplus.yearly autoRenewableSubscription 49.99 USD P1Y 20947887#1 payUpFront P3M×1 8.99",
+        ])
+        #expect(loaded.catalog.products[1].title == "Social Feed+ Monthly Plan")
+        #expect(loaded.catalog.products[1].autoRenew?.unlocks == ["Social Feed+"])
+        let arabic = try load("samples/food-truck.storekit", StoreKitOptions(locale: "ar_SA"))
+        #expect(arabic.catalog.products[0].title == "سجل تاريخ لمدة عام")
+        #expect(arabic.catalog.currencyCode == "USD", "the storefront is still the USA: prices stay in dollars")
+    }
+
+    @Test("Apple's SKDemo sample (2.0): all four kinds; the non-renewing one's year read from its name; _timeRate 15")
+    func skDemo() throws {
+        let loaded = try load("samples/skdemo.storekit")
+        #expect(summary(loaded.catalog) == [
+            "nonconsumable.car nonConsumable 1.99 USD", "nonconsumable.utilityvehicle nonConsumable 2.99 USD",
+            "nonconsumable.racecar nonConsumable 4.99 USD", "consumable.fuel.octane87 consumable 0.99 USD",
+            "consumable.fuel.octane89 consumable 1.99 USD", "consumable.fuel.octane91 consumable 2.99 USD",
+            "nonRenewing.standard nonRenewingSubscription 9.99 USD 12mo",
+            "subscription.standard autoRenewableSubscription 2.99 USD P1M 3F19ED53#3",
+            "subscription.premium autoRenewableSubscription 3.99 USD P1M 3F19ED53#2",
+            "subscription.pro autoRenewableSubscription 4.99 USD P1M 3F19ED53#1 payUpFront P2M×1 1.99",
+        ])
+        #expect(loaded.catalog.product("nonRenewing.standard")?.monthsSource == "inferred from \"Standard 1 Year Service Access\"")
+        #expect(loaded.catalog.clockRate == ClockSetting.sandboxRate)
+        #expect(loaded.warnings.map(\.entry) == ["settings._timeRate"])
+        #expect(loaded.catalog.product("nonconsumable.car")?.image == "placeholder:nonconsumable.car")
+    }
+
+    @Test("Apple's Backyard Birds sample (3.0): six consumables, three tiers with free trials, _storeKitErrors read")
+    func backyardBirds() throws {
+        let loaded = try load("samples/backyard-birds.storekit")
+        let catalog = loaded.catalog
+        #expect(catalog.products.count == 9)
+        #expect(catalog.products.filter { $0.kind == .consumable }.count == 6)
+        #expect(summary(catalog).suffix(3) == [
+            "pass.individual autoRenewableSubscription 4.99 USD P1M 6F3A93AB#3 freeTrial P1M×1 0.00",
+            "pass.family autoRenewableSubscription 7.99 USD P1M 6F3A93AB#2 freeTrial P1M×1 0.00",
+            "pass.premium autoRenewableSubscription 11.99 USD P1M 6F3A93AB#1 freeTrial P1M×1 0.00",
+        ])
+        #expect(catalog.defaultPolicy == .approve && catalog.localeIdentifier == "en_US" && catalog.clockRate == nil)
+        #expect(loaded.warnings.isEmpty)
+    }
+
+    @Test("1.0 layout: no identifier, empty settings, null referenceName, null offer")
+    func versionOne() throws {
+        let catalog = try load("v1.storekit").catalog
+        #expect(catalog.format == "Xcode StoreKit configuration 1.0")
+        #expect(summary(catalog) == [
+            "com.example.comics.owl nonConsumable 0.99 USD", "com.example.comics.sample consumable 0.00 USD",
+            "com.example.comics.3months nonRenewingSubscription 2.99 USD 3mo",
+            "com.example.comics.club.weekly autoRenewableSubscription 4.99 USD P1W 20000001#1",
+        ])
+        #expect(catalog.product("com.example.comics.3months")?.monthsSource == "inferred from the id")
+    }
+
+    @Test("4.0 layout in Japan: appPolicies ignored, yen prices with no decimals, Japanese names, half-year inferred")
+    func versionFourJapan() throws {
+        let catalog = try load("v4-japan.storekit").catalog
+        #expect(catalog.currencyCode == "JPY" && catalog.localeIdentifier == "ja_JP")
+        #expect(catalog.product("jp.example.pass.halfyear")?.title == "6か月パス")
+        #expect(catalog.product("jp.example.pass.halfyear")?.months == 6)
+        #expect(catalog.priceFormatter.string(for: catalog.products[1].price) == "¥4,900")
+        let english = try load("v4-japan.storekit", StoreKitOptions(locale: "en_GB")).catalog
+        #expect(english.product("jp.example.pass.halfyear")?.title == "6 Months Pass", "no en_GB: US English next")
+        #expect(english.product("jp.example.comic.catjudge")?.title == "猫の裁判", "only Japanese given: the first")
+    }
+
+    @Test("5.0 layout: settings become the defer policy, billing retry with grace, one second a day; empty names show the id")
+    func versionFiveSettings() throws {
+        let loaded = try load("v5-settings.storekit")
+        let catalog = loaded.catalog
+        #expect(catalog.defaultPolicy == .defer)
+        #expect(catalog.billing == BillingSetting(failing: true, graceDays: 16))
+        #expect(catalog.clockRate == 86_400)
+        #expect(catalog.currencyCode == "GBP" && catalog.localeIdentifier == "en_GB")
+        #expect(catalog.product("com.example.annual_pass")?.title == "com.example.annual_pass")
+        #expect(catalog.product("com.example.annual_pass")?.months == 12)
+        let weekend = try #require(catalog.product("com.example.weekend"))
+        #expect(weekend.title == "com.example.weekend" && weekend.months == 0)
+        #expect(weekend.monthsSource?.hasPrefix("unknown") == true)
+        #expect(loaded.warnings.map(\.entry) == ["nonRenewingSubscriptions[1]"])
+        #expect(summary(catalog).suffix(2) == [
+            "com.example.plus.monthly autoRenewableSubscription 9.99 GBP P1M 5E000001#2 payAsYouGo P1M×3 0.99",
+            "com.example.plus.yearly autoRenewableSubscription 89.99 GBP P1Y 5E000001#1 freeTrial P2W×1 0.00",
+        ])
+        let given = try load("v5-settings.storekit", StoreKitOptions(months: ["com.example.weekend": 1, "com.example.annual_pass": 24])).catalog
+        #expect(given.product("com.example.weekend")?.months == 1 && given.product("com.example.weekend")?.monthsSource == "--months")
+        #expect(given.product("com.example.annual_pass")?.months == 24, "--months wins over inference")
+    }
+
+    @Test("A non-renewing subscription nobody gave a duration cannot be bought, with advice")
+    func unknownDurationRefused() throws {
+        let state = TemporaryState()
+        let catalog = try load("v5-settings.storekit").catalog
+        let store = try state.store(catalog: catalog)
+        try store.signUp("ann", password: "pw")
+        #expect(error { try store.buy("com.example.weekend") } == .unknownDuration(productID: "com.example.weekend"))
+        #expect(try store.buy("com.example.annual_pass", outcome: .approve).state == .purchased)
+        #expect(try store.status().expiry == utc(2027, 1, 15, 12))
+    }
+
+    @Test("Arabic and Chinese storefronts: names, currencies and digits")
+    func nonEnglish() throws {
+        let arabic = try load("arabic.storekit").catalog
+        #expect(arabic.products[0].title == "بومة الليل")
+        #expect(arabic.currencyCode == "SAR")
+        let price = arabic.priceFormatter.string(for: arabic.products[0].price)
+        #expect(price.contains("٣٫٩٩"), "Arabic-Indic digits: \(price)")
+        #expect(!price.unicodeScalars.contains { $0.value == 0x200F }, "no direction marks for the terminal")
+        let chinese = try load("chinese.storekit").catalog
+        #expect(chinese.products.map(\.title) == ["猫法官", "随机漫画 ×5"], "zh_Hans matches zh_CN by language")
+        #expect(chinese.currencyCode == "CNY")
+        #expect(chinese.priceFormatter.string(for: chinese.products[1].price) == "¥12.00")
+    }
+
+    @Test("A .storekit folder holding Configuration.storekit loads; one without it is refused")
+    func folderForm() throws {
+        #expect(try load("Folder.storekit").catalog.products.map(\.title) == ["From a folder"])
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("Empty-\(UUID().uuidString).storekit")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        #expect(throws: CatalogError.self) { try CatalogLoader.load(contentsOf: empty) }
+    }
+
+    @Test("The side file gives months, images, entitlements and views per pack")
+    func sideFile() throws {
+        let catalog = try load("sidefile.storekit").catalog
+        #expect(catalog.product("com.example.season")?.months == 4 && catalog.product("com.example.season")?.monthsSource == "side file")
+        #expect(catalog.product("com.example.nightshift")?.image == "comics/night-shift.png")
+        #expect(catalog.product("com.example.views")?.quantity == 5)
+        #expect(catalog.product("com.example.comics.monthly")?.autoRenew?.unlocks == [AutoRenewTerms.allComics])
+        #expect(catalog.product("com.example.comics.monthly")?.autoRenew?.group == "All Comics", "no id: the name")
+    }
+
+    @Test("Months are read from ids and names as people write them")
+    func inference() {
+        let cases: [(String, [String], Int?)] = [
+            ("com.x.sub.3months", [], 3), ("com.x.sub", ["6 Months of Comics"], 6), ("com.x.annual", [], 12),
+            ("com.x.sub.1year", [], 12), ("com.x.2yr", [], 24), ("com.x.quarterly", [], 3), ("com.x.monthly", [], 1),
+            ("com.x.pass", ["Half-Year Pass"], 6), ("com.x.12mo", [], 12), ("com.x.pass", ["Weekend Pass"], nil),
+            ("com.x.moon", [], nil), ("com.x.v2", ["Premium"], nil),
+        ]
+        for (id, names, months) in cases {
+            #expect(StoreKitCatalog.ProductReader.inferMonths(id: id, names: names)?.0 == months, "\(id) \(names)")
+        }
+    }
+
+    @Test("Every key is optional and unknown keys are ignored")
+    func minimal() throws {
+        let catalog = try parse(#"{"products": [{"productID": "a", "type": "NonConsumable", "someday": {"new": true}}], "future": 1}"#)
+        #expect(catalog.products[0].title == "a" && catalog.products[0].price == 0)
+        #expect(catalog.format == "Xcode StoreKit configuration 1.0")
+    }
+
+    @Test("A malformed file names the file and the JSON path", arguments: [
+        (#"{"subscriptionGroups": [{"name": "A", "subscriptions": []}, {"name": "B", "subscriptions": [{"productID": "s", "recurringSubscriptionPeriod": "P5Q"}]}]}"#,
+         #"Bad.storekit: subscriptionGroups[1].subscriptions[0].recurringSubscriptionPeriod: "P5Q" is not a period (expected P3D, P1W, P1M, P2M, P3M, P6M or P1Y)"#),
+        (#"{"products": [{"productID": "a", "type": "NonConsumable", "displayPrice": "1,99"}]}"#,
+         #"Bad.storekit: products[0].displayPrice: "1,99" is not a price such as "0.99""#),
+        (#"{"products": [{"productID": "a", "type": "Subscription"}]}"#,
+         #"Bad.storekit: products[0].type: "Subscription" is not a product type (Consumable, NonConsumable, NonRenewingSubscription, RecurringSubscription)"#),
+        (#"{"products": [{"type": "Consumable"}]}"#, "Bad.storekit: products[0]: has no \"productID\""),
+        (#"{"products": [{"productID": "a", "type": "Consumable"}, {"productID": "a", "type": "Consumable"}]}"#,
+         #"Bad.storekit: products[1]: duplicate product id "a" (first used by products[0])"#),
+        (#"{"products": {"productID": "a"}}"#, "Bad.storekit: products: must be an array"),
+        (#"{"products": [{"productID": "a", "type": "RecurringSubscription", "recurringSubscriptionPeriod": "P1M"}]}"#,
+         "Bad.storekit: products[0]: a RecurringSubscription belongs in a subscription group"),
+        (#"{"subscriptionGroups": [{"subscriptions": [{"productID": "s", "recurringSubscriptionPeriod": "P1M", "introductoryOffer": {"paymentMode": "halfOff"}}]}]}"#,
+         #"Bad.storekit: subscriptionGroups[0].subscriptions[0].introductoryOffer.paymentMode: "halfOff" is not a payment mode (free, payAsYouGo, payUpFront)"#),
+        (#"{"settings": {"_askToBuyEnabled": "yes"}, "products": [{"productID": "a", "type": "Consumable"}]}"#,
+         "Bad.storekit: settings._askToBuyEnabled: must be true or false"),
+        (#"{"version": {"major": 3}}"#, "Bad.storekit: has no products (no \"products\", \"nonRenewingSubscriptions\" or \"subscriptionGroups\" entries)"),
+        ("{\"products\": [", "Bad.storekit: is not valid JSON"),
+        ("[1, 2]", "Bad.storekit: must be a JSON object"),
+    ] as [(String, String)])
+    func malformed(text: String, message: String) {
+        let description = parseError(text)
+        #expect(description?.hasPrefix(message) == true, "\(description ?? "loaded")")
+    }
+
+    @Test("--months for a product the file does not have is refused")
+    func monthsForUnknown() {
+        #expect(parseError(#"{"products": [{"productID": "a", "type": "Consumable"}]}"#, StoreKitOptions(months: ["b": 3]))
+            == "Bad.storekit: --months names \"b\", which is not a product of this file")
+    }
+}
