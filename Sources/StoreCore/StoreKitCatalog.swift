@@ -105,7 +105,7 @@ public enum StoreKitCatalog {
         let root = try Node(object, path: "", file: fileName).object()
         var warnings: [CatalogWarning] = []
         var catalog = Catalog(products: [])
-        catalog.name = fileName
+        catalog.name = (fileName as NSString).deletingPathExtension.replacingOccurrences(of: "/Configuration", with: "")
         let version = try root.child("version")?.objectOrNil()
         let major = try version?.child("major")?.integer() ?? 1
         let minor = try version?.child("minor")?.integer() ?? 0

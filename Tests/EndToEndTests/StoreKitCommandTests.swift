@@ -1,0 +1,148 @@
+// Issue 6 through the real binary: `storefront --catalog Products.storekit`, headless and on the
+// screen, and bad `.storekit` files refused with one line that leaves the state as it was.
+import Foundation
+import Testing
+
+let storeKitFolder = repositoryRoot.appendingPathComponent("Tests/Fixtures/storekit")
+
+@Suite("storefront with .storekit files", .serialized)
+struct StoreKitCommandTests {
+    @Test("products --json lists every product of every sample and fixture with its kind, price, currency and period",
+          arguments: [
+            ("samples/skdemo.storekit", 10, "USD"), ("samples/food-truck.storekit", 3, "USD"),
+            ("samples/backyard-birds.storekit", 9, "USD"), ("v1.storekit", 4, "USD"), ("v4-japan.storekit", 2, "JPY"),
+            ("v5-settings.storekit", 4, "GBP"), ("arabic.storekit", 1, "SAR"), ("chinese.storekit", 2, "CNY"),
+            ("Folder.storekit", 1, "USD"), ("sidefile.storekit", 4, "USD"),
+          ] as [(String, Int, String)])
+    func products(file: String, count: Int, currency: String) throws {
+        let session = try Session()
+        let result = try session.run(["products", "--json", "--catalog", storeKitFolder.appendingPathComponent(file).path])
+        #expect(result.status == 0, "\(result)")
+        let rows = try result.array()
+        #expect(rows.count == count)
+        for row in rows {
+            #expect(row["currency"] as? String == currency)
+            #expect((row["price"] as? String)?.range(of: #"^[0-9]+\.[0-9]{2,}$"#, options: .regularExpression) != nil)
+            let kind = row["kind"] as? String
+            #expect(["nonConsumable", "consumable", "nonRenewingSubscription", "autoRenewableSubscription"].contains(kind))
+            if kind == "autoRenewableSubscription" { #expect((row["period"] as? String)?.hasPrefix("P") == true) }
+            if kind == "nonRenewingSubscription" { #expect(row["monthsSource"] is String) }
+        }
+    }
+
+    @Test("the exact rows of Apple's Food Truck sample")
+    func foodTruckExactly() throws {
+        let session = try Session()
+        let rows = try session.array(["products", "--catalog", storeKitFolder.appendingPathComponent("samples/food-truck.storekit").path])
+        let monthly = try #require(rows.first { $0["id"] as? String == "socialfeedplus.monthly" })
+        #expect(monthly["price"] as? String == "4.99" && monthly["displayPrice"] as? String == "$4.99")
+        #expect(monthly["period"] as? String == "P1M" && monthly["rank"] as? Int == 1)
+        let offer = try #require(monthly["introOffer"] as? [String: Any])
+        #expect(offer["mode"] as? String == "payAsYouGo" && offer["periods"] as? Int == 3 && offer["price"] as? String == "2.49")
+    }
+
+    @Test("--months gives a duration; buying one without is refused with advice; the trial of a .storekit plan works")
+    func monthsAndBuying() throws {
+        let session = try Session()
+        let catalog = storeKitFolder.appendingPathComponent("v5-settings.storekit").path
+        session.environment["STOREFRONT_CATALOG"] = catalog
+        try session.signUp("ann")
+        let refused = try session.run(["buy", "com.example.weekend"])
+        #expect(refused.status == 1 && refused.stderr.contains("--months com.example.weekend=N"), "\(refused)")
+        let bought = try session.run(["buy", "com.example.weekend", "--months", "com.example.weekend=1", "--outcome", "approve", "--json"])
+        #expect(bought.status == 0, "\(bought)")
+        #expect(try session.object(["status"])["expires"] as? String == "2026-02-15T12:00:00Z")
+        let bad = try session.run(["products", "--months", "weekend"])
+        #expect(bad.status == 2 && bad.stderr.contains("PRODUCT=3"))
+        try session.run(["buy", "com.example.plus.yearly", "--outcome", "approve"]).expectSuccess()
+        let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        #expect(plan["phase"] as? String == "trial" && plan["expires"] as? String == "2026-01-29T12:00:00Z")
+    }
+
+    @Test("a fresh state folder takes the file's settings: Ask to Buy, billing trouble, the time rate")
+    func settingsAdopted() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-fresh-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let session = try Session(existing: folder, environment: [
+            "STOREFRONT_STATE_DIR": folder.path, "TZ": "UTC", "PATH": "/usr/bin:/bin", "HOME": folder.path,
+            "STOREFRONT_CATALOG": storeKitFolder.appendingPathComponent("v5-settings.storekit").path,
+        ])
+        #expect(try session.object(["policy"])["policy"] as? String == "defer")
+        #expect(try session.object(["billing"])["billing"] as? String == "fail")
+        #expect(try session.object(["grace"])["graceDays"] as? Int == 16)
+        #expect((try session.object(["clock"])["mode"] as? String) == "rate")
+    }
+
+    @Test("bad .storekit files: one line naming the file and the JSON path, exit 2, the databases byte-identical")
+    func badFiles() throws {
+        let session = try Session()
+        try session.signUp("alice")
+        try session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
+        let before = try BadInputTests().databases(session)
+        let folder = session.stateDirectory.appendingPathComponent("bad")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let cases: [(String, String, String)] = [
+            ("period.storekit", #"{"subscriptionGroups": [{"subscriptions": [{"productID": "s", "recurringSubscriptionPeriod": "P5Q"}]}]}"#,
+             #"period.storekit: subscriptionGroups[0].subscriptions[0].recurringSubscriptionPeriod: "P5Q" is not a period"#),
+            ("truncated.storekit", #"{"products": [{"productID": "a", "#, "truncated.storekit: is not valid JSON"),
+            ("empty.storekit", "", "empty.storekit: is not valid JSON"),
+            ("price.storekit", #"{"products": [{"productID": "a", "type": "Consumable", "displayPrice": "free"}]}"#,
+             #"price.storekit: products[0].displayPrice: "free" is not a price"#),
+            ("binary.storekit", String(decoding: [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10], as: UTF8.self), "binary.storekit: is not valid JSON"),
+            ("nothing.storekit", "{}", "nothing.storekit: has no products"),
+        ]
+        for (name, text, message) in cases {
+            let file = folder.appendingPathComponent(name)
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            for arguments in [["products"], ["buy", "a"], ["status"]] {
+                let result = try session.run(arguments + ["--catalog", file.path])
+                #expect(result.status == 2, "\(name) \(arguments): \(result)")
+                let lines = result.stderr.split(separator: "\n")
+                #expect(lines.count == 1 && lines[0].contains(message), "\(name): \(result.stderr)")
+            }
+        }
+        let missing = try session.run(["products", "--catalog", folder.appendingPathComponent("Missing.storekit").path])
+        #expect(missing.status == 2 && missing.stderr.contains("Missing.storekit: cannot be read"), "\(missing)")
+        let after = try BadInputTests().databases(session)
+        #expect(before == after)
+    }
+}
+
+@Suite("storefront screen with a .storekit file", .serialized)
+struct StoreKitScreenTests {
+    @Test("Apple's SKDemo on the screen: its products, and a bought car shows its generated picture")
+    func skDemo() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = storeKitFolder.appendingPathComponent("samples/skdemo.storekit").path
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("Sign in")
+        try tmux.send("Escape")
+        let list = try tmux.waitFor("Sport Utility Vehicle")
+        for name in ["Car", "Race Car", "Fuel87", "Standard 1 Year Service Access", "Premium", "Pro"] {
+            #expect(list.contains(name), "\(name) missing")
+        }
+        #expect(list.contains("skdemo"))
+        try tmux.send("Enter")
+        try tmux.waitFor("Purchase to see comic!")
+        try tmux.send("b")
+        let bought = try tmux.waitFor("Purchased Car ✓")
+        #expect(bought.split(separator: "\n").filter { $0.contains("▀") }.count >= 8, "\(bought)")
+        try tmux.send("q")
+    }
+
+    @Test("an Arabic storefront on the screen: names and digits line up by column width")
+    func arabic() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = storeKitFolder.appendingPathComponent("arabic.storekit").path
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("Sign in")
+        try tmux.send("Escape")
+        let list = try tmux.waitFor("بومة الليل")
+        let row = try #require(list.split(separator: "\n").first { $0.contains("بومة الليل") })
+        // The locale puts a no-break space between the number and the currency.
+        #expect(row.hasSuffix("٣٫٩٩\u{A0}ر.س. Buy"), "\(row)")
+        let header = try #require(list.split(separator: "\n").first)
+        #expect(row.count == header.count, "the row fills the width as the title bar does: one column per letter")
+        try tmux.send("q")
+    }
+}
