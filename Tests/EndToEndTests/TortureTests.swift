@@ -221,3 +221,55 @@ extension TortureTests {
         _ = try checkInvariants(session, devices: ["phone"])
     }
 }
+
+extension BadInputTests {
+    /// Runs the binary as someone the folder's permissions apply to: as itself, or, when the tests
+    /// run as root (whom permissions do not stop), as nobody through util-linux's setpriv.
+    func runUnprivileged(_ session: Session, _ arguments: [String]) throws -> RunResult {
+        let process = Process()
+        if getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", storefrontBinary.path] + arguments
+        } else {
+            process.executableURL = storefrontBinary
+            process.arguments = arguments
+        }
+        process.environment = session.environment.merging(["HOME": "/tmp"]) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return RunResult(status: process.terminationStatus, stdout: "", stderr: stderr, signalled: process.terminationReason == .uncaughtSignal)
+    }
+
+    @Test("a read-only state folder: a clear line naming the file, exit 3, and every byte left as it was")
+    func readOnlyStateFolder() throws {
+        #expect(getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "setpriv (util-linux) is needed to drop root")
+        let session = try Session()
+        try session.signUp("alice")
+        try session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
+        let before = try databases(session)
+        let files = [session.stateDirectory] + (FileManager.default.enumerator(at: session.stateDirectory, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL } ?? [])
+        for file in files.reversed() {
+            let isFolder = (try? file.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
+            try FileManager.default.setAttributes([.posixPermissions: isFolder ? 0o555 : 0o444], ofItemAtPath: file.path)
+        }
+        defer {
+            for file in files {
+                let isFolder = (try? file.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
+                try? FileManager.default.setAttributes([.posixPermissions: isFolder ? 0o755 : 0o644], ofItemAtPath: file.path)
+            }
+        }
+        for arguments in [["buy", "com.storefront.randomviews"], ["status"], ["clock", "advance", "1d"], ["account", "signup", "bob"]] {
+            let result = try runUnprivileged(session, arguments)
+            #expect(result.status == 3, "\(arguments): \(result)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains("check the folder's permissions"), "\(arguments): \(result.stderr)")
+        }
+        for file in files { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path) }
+        #expect(try databases(session) == before)
+    }
+}
