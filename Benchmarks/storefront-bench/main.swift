@@ -74,7 +74,7 @@ for (columns, rows) in [(80, 24), (200, 60)] {
 setenv("LINES", "24", 1)
 setenv("COLUMNS", "80", 1)
 let terminalOutput = scratch.appendingPathComponent("terminal.out")
-FileManager.default.createFile(atPath: terminalOutput.path, contents: nil)
+_ = FileManager.default.createFile(atPath: terminalOutput.path, contents: nil)
 let catalog = try CatalogLoader.load(contentsOf: repository.appendingPathComponent("assets/catalog.json")).catalog
 var utc = Calendar(identifier: .gregorian)
 utc.timeZone = TimeZone(identifier: "UTC")!

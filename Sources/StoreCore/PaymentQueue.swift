@@ -216,7 +216,7 @@ extension Store {
                     )
                 }
             case .nonRenewingSubscription:
-                try DeviceDatabase.raiseExpiry(db, user: user, to: serverExpiry)
+                _ = try DeviceDatabase.raiseExpiry(db, user: user, to: serverExpiry)
             case .autoRenewableSubscription:
                 // The plan lives on the account server; the device reads it from there.
                 break

@@ -105,28 +105,25 @@ extension Store {
 
     // MARK: Actions on a plan, by any product of its group
 
-    public func cancelPlan(_ productID: String) throws(StoreError) -> PlanStatus {
-        try act(on: productID, "cancel") { rules, state, now, context throws(AutoRenewal.Refusal) in
-            try rules.cancel(state, at: now, context: context)
+    /// Cancels, turns back on, expires or renews now the plan of `productID`'s group.
+    public func perform(_ action: PlanAction, on productID: String) throws(StoreError) -> PlanStatus {
+        try act(on: productID, action.verb) { rules, state, now, context throws(AutoRenewal.Refusal) in
+            switch action {
+            case .cancel: try rules.cancel(state, at: now, context: context)
+            case .renewOn: try rules.renewOn(state, at: now, context: context)
+            case .expire: try rules.expire(state, at: now, context: context)
+            case .forceRenew: try rules.forceRenew(state, at: now, context: context)
+            }
         }
     }
 
-    public func renewPlanOn(_ productID: String) throws(StoreError) -> PlanStatus {
-        try act(on: productID, "turn auto-renew on for") { rules, state, now, context throws(AutoRenewal.Refusal) in
-            try rules.renewOn(state, at: now, context: context)
+    /// Refunds what pays for the current period of the plan of `productID`'s group.
+    public func refundCurrentPeriod(of productID: String) throws(StoreError) -> PlanStatus {
+        let group = try product(productID).autoRenew?.group
+        guard let plan = try subscriptions().first(where: { $0.group == group }) else {
+            throw StoreError.planRefused("no plan in the group of \(productID) to refund")
         }
-    }
-
-    public func expirePlan(_ productID: String) throws(StoreError) -> PlanStatus {
-        try act(on: productID, "expire") { rules, state, now, context throws(AutoRenewal.Refusal) in
-            try rules.expire(state, at: now, context: context)
-        }
-    }
-
-    public func forceRenewPlan(_ productID: String) throws(StoreError) -> PlanStatus {
-        try act(on: productID, "renew") { rules, state, now, context throws(AutoRenewal.Refusal) in
-            try rules.forceRenew(state, at: now, context: context)
-        }
+        return try refund(plan.transactionID)
     }
 
     /// Refunds a plan purchase or renewal by its receipt id (or a unique prefix of 4+ characters).
@@ -185,6 +182,23 @@ extension Store {
         case .alreadyRefunded: "it was refunded already"
         }
         return "cannot \(action) \(subject): \(why)"
+    }
+}
+
+/// What a person can do to a plan, besides buying and refunding.
+public enum PlanAction: String, Sendable, CaseIterable {
+    case cancel
+    case renewOn = "renew-on"
+    case expire
+    case forceRenew = "force-renew"
+
+    var verb: String {
+        switch self {
+        case .cancel: "cancel"
+        case .renewOn: "turn auto-renew on for"
+        case .expire: "expire"
+        case .forceRenew: "renew"
+        }
     }
 }
 

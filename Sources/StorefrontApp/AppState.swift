@@ -141,6 +141,9 @@ public enum PlanCommand: String, Sendable, Equatable, CaseIterable {
     case forceRenew = "force-renew"
     /// Refunds the transaction that pays for the current period.
     case refund
+
+    /// The store's action, for all but a refund.
+    public var action: PlanAction? { PlanAction(rawValue: rawValue) }
 }
 
 public enum Effect: Equatable, Sendable {

@@ -55,17 +55,7 @@ public final class LiveStore: StoreServing {
             case .setPolicy(let policy): try store.setPolicy(policy)
             case .setBilling(let billing): try store.setBilling(billing)
             case .plan(let command, let productID):
-                let plan: PlanStatus
-                switch command {
-                case .cancel: plan = try store.cancelPlan(productID)
-                case .renewOn: plan = try store.renewPlanOn(productID)
-                case .expire: plan = try store.expirePlan(productID)
-                case .forceRenew: plan = try store.forceRenewPlan(productID)
-                case .refund:
-                    let current = try store.subscriptions().first { $0.productID == productID || $0.hasAccess }
-                    guard let current else { throw StoreError.planRefused("no plan to refund") }
-                    plan = try store.refund(current.transactionID)
-                }
+                let plan = try command.action.map { try store.perform($0, on: productID) } ?? store.refundCurrentPeriod(of: productID)
                 actions.append(.planChanged(plan.summary(calendar: calendar, catalog: store.catalog)))
             case .advanceClock(let duration):
                 try store.changeClock { setting, real in setting.advanced(by: duration, real: real, calendar: calendar) }

@@ -158,18 +158,7 @@ public final class ScenarioRunner {
         case .plan(let command, let name):
             let product = try product(name, line: step.line)
             try attempt {
-                switch command {
-                case .cancel: _ = try store.cancelPlan(product.id)
-                case .renewOn: _ = try store.renewPlanOn(product.id)
-                case .expire: _ = try store.expirePlan(product.id)
-                case .forceRenew: _ = try store.forceRenewPlan(product.id)
-                case .refund:
-                    let group = product.autoRenew?.group
-                    guard let plan = try store.subscriptions().first(where: { $0.group == group }) else {
-                        throw StoreError.planRefused("no plan in the group of \(product.id) to refund")
-                    }
-                    _ = try store.refund(plan.transactionID)
-                }
+                _ = try command.action.map { try store.perform($0, on: product.id) } ?? store.refundCurrentPeriod(of: product.id)
             }
         case .billing(let failing):
             var billing = try store.billing()

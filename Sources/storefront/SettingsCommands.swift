@@ -178,11 +178,28 @@ struct CatalogCommand: ParsableCommand {
             try reportingFailures {
                 let loaded = try Context.loadCatalog(options)
                 for warning in loaded.warnings { printError(warning.description) }
+                let catalog = loaded.catalog
+                var settings: [String] = []
+                if catalog.defaultPolicy != .approve { settings.append("policy \(catalog.defaultPolicy)") }
+                if let rate = catalog.clockRate { settings.append("clock ×\(Int(rate))") }
+                if let billing = catalog.billing {
+                    settings.append("billing \(billing.failing ? "fails" : "ok")" + (billing.graceDays.map { ", grace \($0) days" } ?? ""))
+                }
+                let durations = catalog.products.compactMap { product in
+                    product.monthsSource.map { "\(product.id): " + (product.months > 0 ? "\(product.months) months (\($0))" : $0) }
+                }
                 let json = JSON.object([
-                    ("products", .int(loaded.catalog.products.count)),
+                    ("format", .string(catalog.format)), ("products", .int(catalog.products.count)),
+                    ("currency", .string(catalog.currencyCode)), ("locale", .string(catalog.localeIdentifier)),
+                    ("settings", .strings(settings)), ("durations", .strings(durations)),
                     ("warnings", .strings(loaded.warnings.map(\.description))),
                 ])
-                print(common.json ? json.rendered() : "ok: \(loaded.catalog.products.count) products, \(loaded.warnings.count) warning(s)")
+                var lines = [
+                    "ok: \(catalog.format), \(catalog.products.count) products in \(catalog.currencyCode) (\(catalog.localeIdentifier)), \(loaded.warnings.count) warning(s)"
+                ]
+                if !settings.isEmpty { lines.append("a fresh state folder starts with: " + settings.joined(separator: "; ")) }
+                lines += durations.map { "  " + $0 }
+                print(common.json ? json.rendered() : lines.joined(separator: "\n"))
                 if strict, !loaded.warnings.isEmpty { throw ExitCode(2) }
             }
         }

@@ -279,6 +279,7 @@ struct Receipt: ParsableCommand {
                 ("recomputedExpiry", context.formatDate(report.recomputedExpiry)),
                 ("deviceExpiry", context.formatDate(report.deviceExpiry)),
                 ("consistent", .bool(report.isConsistent)),
+                ("plansConsistent", .bool(report.storedPlans == report.recomputedPlans)),
                 ("entries", .array(report.entries.map { entry in
                     var fields: [(String, JSON)] = [
                         ("id", .string(entry.transactionID)), ("product", .string(entry.productID)), ("kind", .string(entry.kind.rawValue)),
@@ -308,7 +309,9 @@ struct Receipt: ParsableCommand {
                 return line
             }
             let expiry = report.storedExpiry.map { context.isoText($0) } ?? "none"
-            output(context, json: json, text: (lines + ["stored expiry: \(expiry) (\(report.isConsistent ? "matches" : "DOES NOT MATCH") the receipt)"]).joined(separator: "\n"))
+            let plans = report.storedPlans.isEmpty ? "" : "; \(report.storedPlans.count) auto-renewable plan(s)"
+            let verdict = "stored expiry: \(expiry)\(plans) (\(report.isConsistent ? "matches" : "DOES NOT MATCH") the receipt)"
+            output(context, json: json, text: (lines + [verdict]).joined(separator: "\n"))
             if !report.isConsistent {
                 throw CommandFailure(message: "the stored expiry or plans differ from the receipt's", status: 1)
             }

@@ -59,49 +59,50 @@ struct Subscriptions: ParsableCommand {
     }
 }
 
-struct Cancel: ParsableCommand {
+/// cancel, renew-on, expire and force-renew: one action on the plan of a product's group.
+protocol PlanActionCommand: ParsableCommand {
+    static var action: PlanAction { get }
+    var product: String { get }
+    var common: CommonOptions { get }
+}
+
+extension PlanActionCommand {
+    func run() throws {
+        try perform(common) { context in show(try context.store.perform(Self.action, on: product), context) }
+    }
+}
+
+struct Cancel: PlanActionCommand {
     static let configuration = CommandConfiguration(
         abstract: "Turn auto-renew off for the plan of PRODUCT's group: access continues to the end of the period."
     )
+    static let action = PlanAction.cancel
     @Argument(help: "Any product of the plan's subscription group.") var product: String
     @OptionGroup var common: CommonOptions
-
-    func run() throws {
-        try perform(common) { context in show(try context.store.cancelPlan(product), context) }
-    }
 }
 
-struct RenewOn: ParsableCommand {
+struct RenewOn: PlanActionCommand {
     static let configuration = CommandConfiguration(commandName: "renew-on", abstract: "Turn auto-renew back on for the plan of PRODUCT's group.")
+    static let action = PlanAction.renewOn
     @Argument(help: "Any product of the plan's subscription group.") var product: String
     @OptionGroup var common: CommonOptions
-
-    func run() throws {
-        try perform(common) { context in show(try context.store.renewPlanOn(product), context) }
-    }
 }
 
-struct Expire: ParsableCommand {
+struct Expire: PlanActionCommand {
     static let configuration = CommandConfiguration(abstract: "End the plan of PRODUCT's group now (auto-renew off).")
+    static let action = PlanAction.expire
     @Argument(help: "Any product of the plan's subscription group.") var product: String
     @OptionGroup var common: CommonOptions
-
-    func run() throws {
-        try perform(common) { context in show(try context.store.expirePlan(product), context) }
-    }
 }
 
-struct ForceRenew: ParsableCommand {
+struct ForceRenew: PlanActionCommand {
     static let configuration = CommandConfiguration(
         commandName: "force-renew",
         abstract: "Renew the plan of PRODUCT's group now; a new period starts (and a billing retry succeeds)."
     )
+    static let action = PlanAction.forceRenew
     @Argument(help: "Any product of the plan's subscription group.") var product: String
     @OptionGroup var common: CommonOptions
-
-    func run() throws {
-        try perform(common) { context in show(try context.store.forceRenewPlan(product), context) }
-    }
 }
 
 struct Refund: ParsableCommand {

@@ -31,7 +31,7 @@ struct AutoRenewTests {
         // The one trial of the group is used first, and lapses.
         let trial = try store.buy("allaccess.monthly")
         #expect(try plan(store).phase == .trial)
-        _ = try store.cancelPlan("allaccess.monthly")
+        _ = try store.perform(.cancel, on: "allaccess.monthly")
         state.clock.set(utc(2026, 1, 31, 10))
         #expect(try plan(store).phase == .expired)
         let second = try store.buy("allaccess.monthly")
@@ -72,7 +72,7 @@ struct AutoRenewTests {
         let ann = try store(state, "ann")
         try ann.buy("oneaweek.monthly")
         #expect(try lines(ann, "ann").last?.offer == .freeTrial)
-        _ = try ann.expirePlan("oneaweek.monthly")
+        _ = try ann.perform(.expire, on: "oneaweek.monthly")
         try ann.buy("allaccess.monthly")
         #expect(try lines(ann, "ann").last?.offer == nil, "another product of the same group: no second trial")
         let bob = try store(state, "bob", device: "tablet")
@@ -98,9 +98,9 @@ struct AutoRenewTests {
         let store = try store(state, "carol")
         try store.buy("allaccess")
         state.clock.advance(.days(2), calendar: utcCalendar)
-        let cancelled = try store.cancelPlan("oneaweek")
+        let cancelled = try store.perform(.cancel, on: "oneaweek")
         #expect(cancelled.phase == .cancelled && cancelled.hasAccess && cancelled.renewsAt == nil)
-        #expect(error { try store.cancelPlan("allaccess") } == .planRefused(
+        #expect(error { try store.perform(.cancel, on: "allaccess") } == .planRefused(
             "cannot cancel the selfies plan: auto-renew is already off (`storefront renew-on PRODUCT` turns it back on)"))
         state.clock.set(startDate.addingTimeInterval(7 * 86_400 - 1))
         #expect(try plan(store).hasAccess)
@@ -110,7 +110,7 @@ struct AutoRenewTests {
         #expect(try store.status().entitlements.isEmpty)
         state.clock.advance(.months(2), calendar: utcCalendar)
         #expect(try lines(store, "carol").map(\.event) == [.purchase, .cancel])
-        #expect(error { try store.renewPlanOn("allaccess") } != nil, "an ended plan cannot be turned back on")
+        #expect(error { try store.perform(.renewOn, on: "allaccess") } != nil, "an ended plan cannot be turned back on")
     }
 
     @Test("Turning auto-renew back on before the end keeps the plan renewing")
@@ -118,8 +118,8 @@ struct AutoRenewTests {
         let state = TemporaryState()
         let store = try store(state, "carol")
         try store.buy("allaccess")
-        _ = try store.cancelPlan("allaccess")
-        let on = try store.renewPlanOn("allaccess")
+        _ = try store.perform(.cancel, on: "allaccess")
+        let on = try store.perform(.renewOn, on: "allaccess")
         #expect(on.phase == .active && on.renewsAt == startDate.addingTimeInterval(7 * 86_400))
         state.clock.advance(.days(15), calendar: utcCalendar)
         #expect(try plan(store).renewals == 2)
@@ -150,12 +150,12 @@ struct AutoRenewTests {
         let store = try store(state, "erin")
         try store.buy("allaccess")
         state.clock.advance(.days(3), calendar: utcCalendar)
-        let renewed = try store.forceRenewPlan("allaccess")
+        let renewed = try store.perform(.forceRenew, on: "allaccess")
         #expect(renewed.renewals == 1 && renewed.expiresDate == startDate.addingTimeInterval(10 * 86_400))
-        let expired = try store.expirePlan("allaccess")
+        let expired = try store.perform(.expire, on: "allaccess")
         #expect(!expired.hasAccess && expired.endReason == "expired by hand")
-        #expect(error { try store.forceRenewPlan("allaccess") } != nil)
-        #expect(error { try store.expirePlan("comic.a") } == .planRefused("\"comic.a\" is not an auto-renewable subscription"))
+        #expect(error { try store.perform(.forceRenew, on: "allaccess") } != nil)
+        #expect(error { try store.perform(.expire, on: "comic.a") } == .planRefused("\"comic.a\" is not an auto-renewable subscription"))
     }
 
     @Test("On an accelerated clock a plan renews as the sandbox does (1 week = 3 minutes) 12 times, then expires")
@@ -293,10 +293,10 @@ struct AutoRenewTests {
             let product = products[Int.random(in: 0..<products.count, using: &random)]
             switch Int.random(in: 0..<12, using: &random) {
             case 0, 1: _ = try? store.buy(product, outcome: Bool.random(using: &random) ? .approve : .defer)
-            case 2: _ = try? store.cancelPlan(product)
-            case 3: _ = try? store.renewPlanOn(product)
-            case 4: _ = try? store.expirePlan(product)
-            case 5: _ = try? store.forceRenewPlan(product)
+            case 2: _ = try? store.perform(.cancel, on: product)
+            case 3: _ = try? store.perform(.renewOn, on: product)
+            case 4: _ = try? store.perform(.expire, on: product)
+            case 5: _ = try? store.perform(.forceRenew, on: product)
             case 6:
                 if let line = try store.receipt().entries.filter({ $0.event == .renewal || $0.event == .purchase }).randomElement(using: &random) {
                     _ = try? store.refund(line.transactionID)
