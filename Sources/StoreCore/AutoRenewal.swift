@@ -332,8 +332,9 @@ public struct AutoRenewal {
             return [purchase]
         }
         let current = self.product(state.productID)
-        if state.productID == product.id {
+        if state.productID == product.id, state.billingFailedAt == nil {
             // Buying the plan one has: turns auto-renew back on, or cancels a pending downgrade.
+            // (In billing retry it is a new payment: the plan starts again below.)
             if state.nextProductID != nil {
                 return [line(.change, state, productID: product.id, group: terms.group, at: at, context: context)]
             }

@@ -270,7 +270,9 @@ public final class Store {
         guard let terms = product.autoRenew,
               let plan = plans.first(where: { $0.group == terms.group && ($0.hasAccess || $0.phase == .billingRetry) })
         else { return .subscribe }
-        if plan.productID == product.id { return plan.autoRenew && plan.nextProductID == nil ? .subscribed : .resubscribe }
+        if plan.productID == product.id {
+            return plan.autoRenew && plan.nextProductID == nil && plan.phase != .billingRetry ? .subscribed : .resubscribe
+        }
         if plan.nextProductID == product.id { return .scheduled }
         guard let current = catalog.product(plan.productID)?.autoRenew else { return .upgrade }
         if terms.rank < current.rank { return .upgrade }

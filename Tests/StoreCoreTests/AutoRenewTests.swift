@@ -194,6 +194,22 @@ struct AutoRenewTests {
         #expect(try lines(store, "gus").map(\.event) == [.purchase, .billingFailure, .billingRecovered, .renewal])
     }
 
+    @Test("In billing retry, buying the plan again is a new payment: the plan starts again now")
+    func buyAgainInRetry() throws {
+        let state = TemporaryState()
+        let store = try store(state, "gil")
+        let first = try store.buy("allaccess")
+        try store.setBilling(BillingSetting(failing: true))
+        state.clock.advance(.days(9), calendar: utcCalendar)
+        #expect(try plan(store).phase == .billingRetry)
+        #expect(try store.productRows().first { $0.product.id == "allaccess" }?.action == .resubscribe)
+        try store.buy("allaccess")
+        let again = try plan(store)
+        #expect(again.phase == .active && again.expiresDate == startDate.addingTimeInterval(16 * 86_400))
+        #expect(again.originalTransactionID == first.id)
+        #expect(try store.receipt().isConsistent)
+    }
+
     @Test("Billing retry with a grace period: access continues; recovered in grace, no days are lost")
     func billingGrace() throws {
         let state = TemporaryState()
