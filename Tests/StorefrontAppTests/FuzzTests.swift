@@ -54,4 +54,46 @@ struct FuzzTests {
             #expect(screen.lines.contains { $0.hasPrefix("▸ ") }, "step \(step): the selected row is not on screen")
         }
     }
+
+    /// Without u (the account form, where Enter may sign out), so that the plans keep an owner.
+    static let planKeys: [Key] = keys.filter { $0 != .character("u") } + [
+        .character("c"), .character("o"), .character("w"), .character("e"), .character("f"), .character("B"), .character("g"),
+    ]
+
+    @Test("3,000 random events on auto-renewable plans: the plan line agrees with the store and the receipt replays every plan")
+    func fuzzPlans() throws {
+        var generator = SeededGenerator(seed: 5)
+        let harness = try Harness(size: Size(columns: 80, rows: 24), catalog: selfiesCatalog, user: "ann")
+        var compared = 0
+        for step in 0..<3_000 {
+            let roll = Int.random(in: 0..<100, using: &generator)
+            if roll < 90 {
+                harness.send(.key(Self.planKeys.randomElement(using: &generator)!))
+            } else if roll < 95 {
+                harness.send(.resize(Size(columns: Int.random(in: 0...160, using: &generator), rows: Int.random(in: 0...50, using: &generator))))
+            } else {
+                for action in harness.live.tick() { harness.send(action) }
+            }
+            harness.state.isRunning = true
+            let state = harness.state
+            let screen = harness.screen(depth: .palette256)
+            #expect(screen.size == state.size, "step \(step)")
+            guard step % 10 == 0, !state.isTooSmall, !state.showsHelp, let snapshot = state.snapshot else { continue }
+            // Line 1 is the plan the transaction manager acts on, as the store has it now.
+            let status = try harness.store.status()
+            let plan = status.plans.first { $0.hasAccess || $0.phase == .billingRetry } ?? status.plans.last
+            let expected = plan.map { $0.summary(calendar: harness.store.calendar, catalog: selfiesCatalog) } ?? status.header
+            if snapshot.status.plans == status.plans {
+                compared += 1
+                #expect(screen.lines[1].trimmingCharacters(in: .whitespaces) == TextWidth.truncate(" " + expected, to: state.size.columns).trimmingCharacters(in: .whitespaces), "step \(step): \(screen.lines[1])")
+            }
+            // The keys may sign ann out; her plans are on the server whoever the device shows.
+            if step % 100 == 0 {
+                let server = harness.store.server
+                #expect(try server.plans(account: "ann") == PlanState.replay(try server.planLines(account: "ann")), "step \(step)")
+            }
+        }
+        #expect(try harness.store.server.planLines(account: "ann").count > 10, "the run did something")
+        #expect(compared > 100, "the plan line was compared \(compared) times")
+    }
 }
