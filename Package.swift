@@ -53,7 +53,9 @@ let package = Package(
         ),
         // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
         .target(name: "TestSupport", dependencies: ["StoreCore"], path: "Tests/TestSupport"),
-        .testTarget(name: "StoreCoreTests", dependencies: ["StoreCore", "TestSupport"]),
+        .testTarget(
+            name: "StoreCoreTests", dependencies: ["StoreCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),
         .testTarget(

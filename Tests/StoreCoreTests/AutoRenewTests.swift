@@ -66,6 +66,17 @@ struct AutoRenewTests {
         #expect(try plan(store).phase == .active)
     }
 
+    @Test("A monthly plan whose one-week trial ends on 31 January renews on month ends after it")
+    func trialEndsOnMonthEnd() throws {
+        let state = TemporaryState()
+        let store = try store(state, "cy", at: utc(2026, 1, 24, 9))
+        try store.buy("oneaweek.monthly")
+        state.clock.set(utc(2026, 6, 1))
+        let renewals = try lines(store, "cy").filter { $0.event == .renewal }
+        #expect(renewals.map(\.purchaseDate) == [utc(2026, 1, 31, 9), utc(2026, 2, 28, 9), utc(2026, 3, 31, 9), utc(2026, 4, 30, 9), utc(2026, 5, 31, 9)])
+        #expect(try plan(store).expiresDate == utc(2026, 6, 30, 9))
+    }
+
     @Test("The introductory offer is used once per group per account; another account still has it")
     func trialOnce() throws {
         let state = TemporaryState()

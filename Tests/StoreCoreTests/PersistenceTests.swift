@@ -1,5 +1,6 @@
 // P1–P3: SQLite state that survives crashes and is never silently replaced.
 import Foundation
+import GRDB
 import Testing
 @testable import StoreCore
 
@@ -19,6 +20,29 @@ struct PersistenceTests {
         #expect(try reopened.status().owned == ["comic.a"])
         #expect(try reopened.status().randomViewsRemaining == 5)
         #expect(try reopened.policy() == .defer)
+    }
+
+    @Test("P1 a state folder from before auto-renewable plans upgrades in place: its receipt and expiry are kept")
+    func upgradesFromFirstSchema() throws {
+        let state = TemporaryState()
+        try state.directory.prepare()
+        // The server as the first release left it: only the v1 tables.
+        let queue = try DatabaseQueue(path: state.directory.serverDatabase.path)
+        try ServerDatabase.migrator.migrate(queue, upTo: "v1")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO receipt (transactionID, account, productID, kind, quantity, months, bonusDays, purchaseDate, device)
+                VALUES ('0123456789abcdef', 'ann', 'sub3', 'nonRenewingSubscription', 0, 3, 1, ?, 'phone');
+                INSERT INTO subscription (account, expiry) VALUES ('ann', ?);
+                """, arguments: [startDate.storeSeconds, utc(2026, 4, 16, 12).storeSeconds])
+        }
+        try queue.close()
+        let server = try ServerDatabase(url: state.directory.serverDatabase)
+        let receipt = try server.receipt(account: "ann")
+        #expect(receipt.map(\.event) == [.purchase] && receipt.first?.months == 3 && receipt.first?.group == nil)
+        #expect(try server.storedExpiry(account: "ann") == utc(2026, 4, 16, 12))
+        #expect(try server.plans(account: "ann").isEmpty)
+        #expect(SubscriptionMath.recomputeExpiry(from: receipt, calendar: utcCalendar) == utc(2026, 4, 16, 12))
     }
 
     @Test("P2 a corrupt device database is reported and left untouched", arguments: ["device", "server"])
