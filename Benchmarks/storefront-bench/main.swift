@@ -226,3 +226,52 @@ do {
     let empty = try statusTime(history: 0), full = try statusTime(history: 100_000)
     row("open + recover + status, 100,000 transactions in the history", ms(full), "the same with none \(ms(empty))", ratio(full, empty), "flat")
 }
+
+// MARK: Auto-renewable plans: the fold over 1,000,000 plan lines; ten years of weekly renewals
+// written by one command; status with a long plan history.
+
+do {
+    let start = Date(timeIntervalSince1970: 1_700_000_000)
+    let week = 7 * 86_400.0
+    var lines = [ReceiptEntry(
+        transactionID: "p", account: "a", productID: "weekly", kind: .autoRenewableSubscription, purchaseDate: start, device: "d",
+        event: .purchase, group: "g", expiresDate: start.addingTimeInterval(week), price: Decimal(string: "1.99")
+    )]
+    lines += (1..<1_000_000).map { index in
+        ReceiptEntry(
+            transactionID: String(format: "%016x", index), account: "a", productID: "weekly", kind: .autoRenewableSubscription,
+            purchaseDate: start.addingTimeInterval(Double(index) * week), device: "d", event: .renewal, group: "g",
+            expiresDate: start.addingTimeInterval(Double(index + 1) * week), price: Decimal(string: "1.99"), reference: "p"
+        )
+    }
+    let replay = median(5) { _ = PlanState.replay(lines) }
+    row("plans recomputed from 1,000,000 plan lines (A6 for plans)", ms(replay), "200 ms", ratio(replay, 0.2), "< 200 ms")
+}
+
+do {
+    let selfies = try CatalogLoader.load(contentsOf: repository.appendingPathComponent("assets/selfies.json")).catalog
+    let clock = ManualClock(Date(timeIntervalSince1970: 1_780_000_000))
+    func planStore(_ name: String) throws -> Store {
+        let store = try Store(
+            stateDirectory: StateDirectory(scratch.appendingPathComponent(name)), device: "bench", catalog: selfies, clock: clock,
+            calendar: utc, passwordHasher: PasswordHasher(cost: 16)
+        )
+        try store.signUp("bench", password: "bench")
+        try store.buy("com.storefront.selfies.sub.allaccess")
+        return store
+    }
+    let one = try planStore("plan-one")
+    let purchase = try seconds { try one.buy("com.storefront.selfies.sub.allaccess.monthly") }
+    let decade = try planStore("plan-decade")
+    clock.advance(StoreDuration(years: 10), calendar: utc)
+    let settle = try seconds { _ = try decade.subscriptions() }
+    let written = try decade.server.planLines(account: "bench").count
+    row("ten years of weekly renewals written by one command (\(written) lines)", ms(settle), "one durable purchase \(ms(purchase))", ratio(settle, purchase), "one commit")
+    let folder = StateDirectory(scratch.appendingPathComponent("plan-decade"))
+    let status = try median(9) {
+        let store = try Store(stateDirectory: folder, device: "bench", catalog: selfies, clock: clock, calendar: utc)
+        try store.recover()
+        _ = try store.status()
+    }
+    row("open + recover + status with those \(written) plan lines", ms(status), "200 ms", ratio(status, 0.2), "flat: the plan is stored folded")
+}

@@ -61,67 +61,75 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// The state after one more receipt line. Lines of other groups and accounts are the caller's
     /// to filter out.
     public static func apply(_ state: PlanState?, _ line: ReceiptEntry) -> PlanState? {
+        if line.event == .purchase { return started(by: line, previous: state) }
+        guard var state else { return nil }
+        state.apply(line)
+        return state
+    }
+
+    /// The plan a purchase line starts (a new plan, or an upgrade that replaces the old one).
+    static func started(by line: ReceiptEntry, previous: PlanState?) -> PlanState {
+        let at = line.purchaseDate
+        return PlanState(
+            group: line.group ?? "", productID: line.productID, transactionID: line.transactionID,
+            originalTransactionID: line.reference ?? line.transactionID, periodStart: at,
+            expiresDate: line.expiresDate ?? at, periodPrice: line.price ?? 0, anchor: at, periodsSinceAnchor: 1,
+            offer: line.offer, offerPeriodsLeft: line.offer == nil ? 0 : max(line.quantity - 1, 0), autoRenew: true,
+            nextProductID: nil, renewals: 0, billingFailedAt: nil, graceUntil: nil,
+            introOfferUsed: (previous?.introOfferUsed ?? false) || line.offer != nil, endedAt: nil, endReason: nil
+        )
+    }
+
+    /// One line that is not a purchase, applied in place.
+    mutating func apply(_ line: ReceiptEntry) {
         let at = line.purchaseDate
         switch line.event {
         case .purchase:
-            return PlanState(
-                group: line.group ?? "", productID: line.productID, transactionID: line.transactionID,
-                originalTransactionID: line.reference ?? line.transactionID, periodStart: at,
-                expiresDate: line.expiresDate ?? at, periodPrice: line.price ?? 0, anchor: at, periodsSinceAnchor: 1,
-                offer: line.offer, offerPeriodsLeft: line.offer == nil ? 0 : max(line.quantity - 1, 0), autoRenew: true,
-                nextProductID: nil, renewals: 0, billingFailedAt: nil, graceUntil: nil,
-                introOfferUsed: (state?.introOfferUsed ?? false) || line.offer != nil, endedAt: nil, endReason: nil
-            )
-        default:
-            break
-        }
-        guard var state else { return nil }
-        switch line.event {
-        case .purchase, .credit:
+            self = Self.started(by: line, previous: self)
+        case .credit:
             break
         case .renewal:
-            if state.continues(at: at, productID: line.productID, offer: line.offer) {
-                state.periodsSinceAnchor += 1
+            if continues(at: at, productID: line.productID, offer: line.offer) {
+                periodsSinceAnchor += 1
             } else {
-                state.anchor = at
-                state.periodsSinceAnchor = 1
+                anchor = at
+                periodsSinceAnchor = 1
             }
-            if line.offer != nil { state.offerPeriodsLeft = max(state.offerPeriodsLeft - 1, 0) } else { state.offerPeriodsLeft = 0 }
-            state.offer = line.offer
-            state.productID = line.productID
-            state.transactionID = line.transactionID
-            state.periodStart = at
-            state.expiresDate = line.expiresDate ?? at
-            state.periodPrice = line.price ?? 0
-            state.renewals += 1
-            state.billingFailedAt = nil
-            state.graceUntil = nil
-            if state.nextProductID == line.productID { state.nextProductID = nil }
+            offerPeriodsLeft = line.offer != nil ? max(offerPeriodsLeft - 1, 0) : 0
+            offer = line.offer
+            if productID != line.productID { productID = line.productID }
+            transactionID = line.transactionID
+            periodStart = at
+            expiresDate = line.expiresDate ?? at
+            periodPrice = line.price ?? 0
+            renewals += 1
+            billingFailedAt = nil
+            graceUntil = nil
+            if nextProductID == line.productID { nextProductID = nil }
         case .cancel:
-            state.autoRenew = false
+            autoRenew = false
         case .renewOn:
-            state.autoRenew = true
+            autoRenew = true
         case .refund:
-            if line.reference == state.transactionID {
-                state.endedAt = at
-                state.endReason = "refunded"
-                state.autoRenew = false
+            if line.reference == transactionID {
+                endedAt = at
+                endReason = "refunded"
+                autoRenew = false
             }
         case .expire:
-            state.endedAt = at
-            state.endReason = line.note ?? "expired"
-            state.autoRenew = false
+            endedAt = at
+            endReason = line.note ?? "expired"
+            autoRenew = false
         case .billingFailure:
-            state.billingFailedAt = at
-            state.graceUntil = line.until
+            billingFailedAt = at
+            graceUntil = line.until
         case .billingRecovered:
-            state.billingFailedAt = nil
-            state.graceUntil = nil
+            billingFailedAt = nil
+            graceUntil = nil
         case .change:
-            state.nextProductID = line.productID == state.productID ? nil : line.productID
-            state.autoRenew = true
+            nextProductID = line.productID == productID ? nil : line.productID
+            autoRenew = true
         }
-        return state
     }
 
     /// A renewal at `at` continues the current run of equal periods: it starts where the last
@@ -134,10 +142,25 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// they were recorded.
     public static func replay(_ lines: [ReceiptEntry]) -> [String: PlanState] {
         var plans: [String: PlanState] = [:]
-        for line in lines where line.kind == .autoRenewableSubscription {
-            let group = line.group ?? ""
-            plans[group] = apply(plans[group], line)
+        // Lines of one group come in runs: the state of the run's group is kept in a local and
+        // mutated in place, and goes back to the dictionary when the group changes.
+        var group: String?
+        var current: PlanState?
+        // By index rather than `for line in lines`, which copies every line (seven strings) out of the array.
+        for index in lines.indices where lines[index].kind == .autoRenewableSubscription {
+            let lineGroup = lines[index].group ?? ""
+            if lineGroup != group {
+                if let group { plans[group] = current }
+                group = lineGroup
+                current = plans[lineGroup]
+            }
+            if lines[index].event == .purchase {
+                current = started(by: lines[index], previous: current)
+            } else {
+                current?.apply(lines[index])
+            }
         }
+        if let group { plans[group] = current }
         return plans
     }
 }

@@ -83,14 +83,14 @@ public struct PriceFormatter: Sendable {
 
     static let directionMarks: Set<UInt32> = [0x200E, 0x200F, 0x061C, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
 
-    /// The price as a plain decimal string for JSON: "0.99", never "0.98999999".
+    /// The price as a plain decimal string for JSON and the receipt: "0.99", "4900.00", never
+    /// "0.98999999" (Decimal's own digits, with at least two after the point). No formatter: the
+    /// receipt writes one per line.
     public static func plain(_ price: Decimal) -> String {
-        let formatter = NumberFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.minimumFractionDigits = 2
-        formatter.maximumFractionDigits = 6
-        formatter.minimumIntegerDigits = 1
-        formatter.usesGroupingSeparator = false
-        return formatter.string(from: price as NSDecimalNumber) ?? "\(price)"
+        var text = price.description
+        guard let dot = text.firstIndex(of: ".") else { return text + ".00" }
+        let fraction = text.distance(from: dot, to: text.endIndex) - 1
+        if fraction < 2 { text += String(repeating: "0", count: 2 - fraction) }
+        return text
     }
 }

@@ -34,6 +34,11 @@ struct CatalogTests {
         #expect(PriceFormatter(currencyCode: "EUR", localeIdentifier: "de_DE").string(for: Decimal(string: "0.99")!).contains("0,99"))
         #expect(PriceFormatter.plain(Decimal(string: "0.99")!) == "0.99")
         #expect(PriceFormatter.plain(Decimal(string: "5")!) == "5.00")
+        #expect(PriceFormatter.plain(Decimal(string: "4900")!) == "4900.00")
+        #expect(PriceFormatter.plain(Decimal(string: "0.5")!) == "0.50")
+        #expect(PriceFormatter.plain(Decimal(string: "-0.71")!) == "-0.71")
+        #expect(PriceFormatter.plain(Decimal(string: "0.0000001")!) == "0.0000001")
+        #expect(PriceFormatter.plain(Decimal(string: "1234567.125")!) == "1234567.125")
     }
 
     struct BadCase: Sendable, CustomTestStringConvertible {
