@@ -355,20 +355,23 @@ public struct AutoRenewal {
             return [purchase]
         }
         let current = self.product(state.productID)
+        // A line that stands for the purchase carries its transaction id, so that recovery after a
+        // crash finds it on the receipt whatever kind of line it is.
+        func purchaseLine(_ event: ReceiptEvent) -> ReceiptEntry {
+            var entry = line(event, state, productID: product.id, group: terms.group, at: at, context: context)
+            entry.transactionID = transactionID
+            return entry
+        }
         if state.productID == product.id, state.billingFailedAt == nil {
             // Buying the plan one has: turns auto-renew back on, or cancels a pending downgrade.
             // (In billing retry it is a new payment: the plan starts again below.)
-            if state.nextProductID != nil {
-                return [line(.change, state, productID: product.id, group: terms.group, at: at, context: context)]
-            }
-            return state.autoRenew ? [] : [line(.renewOn, state, productID: product.id, group: terms.group, at: at, context: context)]
+            if state.nextProductID != nil { return [purchaseLine(.change)] }
+            return state.autoRenew ? [] : [purchaseLine(.renewOn)]
         }
         let currentRank = current?.autoRenew?.rank ?? Int.max
         let samePeriod = current?.autoRenew?.period.approximateDays == terms.period.approximateDays
         let now = terms.rank < currentRank || (terms.rank == currentRank && samePeriod) || state.billingFailedAt != nil
-        guard now else {
-            return [line(.change, state, productID: product.id, group: terms.group, at: at, context: context)]
-        }
+        guard now else { return [purchaseLine(.change)] }
         var lines: [ReceiptEntry] = []
         let total = state.expiresDate.timeIntervalSince(state.periodStart)
         let left = state.expiresDate.timeIntervalSince(at)

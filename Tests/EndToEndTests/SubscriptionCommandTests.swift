@@ -103,4 +103,19 @@ struct SubscriptionCommandTests {
         let lines = try #require(try session.object(["receipt"])["entries"] as? [[String: Any]])
         #expect(lines.filter { $0["event"] as? String == "renewal" }.count == 12)
     }
+
+    @Test("Q3 a plan purchase killed after payment is finished by the next command, and the plan is there once")
+    func crashAfterPayment() throws {
+        let session = try selfies()
+        let crashed = try session.run(["buy", weekly], environment: ["STOREFRONT_FAULT": "crash-before-finish"])
+        #expect(crashed.signalled && crashed.status == 9, "\(crashed)")
+        let next = try session.run(["subscriptions", "--json"])
+        #expect(next.stderr.contains("delivered 1 unfinished transaction(s)"), "\(next)")
+        let current = try plan(session)
+        #expect(current["product"] as? String == weekly && current["phase"] as? String == "active")
+        #expect(try session.array(["history"]).allSatisfy { $0["finished"] as? Bool == true && $0["state"] as? String == "purchased" })
+        let receipt = try session.object(["receipt"])
+        #expect((receipt["entries"] as? [[String: Any]])?.filter { $0["event"] as? String == "purchase" }.count == 1)
+        #expect(receipt["consistent"] as? Bool == true)
+    }
 }
