@@ -196,16 +196,20 @@ public enum StoreKitCatalog {
             guard let id = try entry.child("productID")?.stringOrNil(), !id.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw node.error("has no \"productID\"")
             }
-            let typeName = try entry.child("type")?.stringOrNil() ?? defaultType
+            var typeName = try entry.child("type")?.stringOrNil() ?? defaultType
+            if typeName == nil {
+                // Every key is optional: an entry of "products" that does not say is a non-consumable.
+                typeName = "NonConsumable"
+                warnings.append(CatalogWarning(file: file, entry: node.path, message: "has no \"type\"; read as NonConsumable"))
+            }
             let kind: ProductKind
             switch typeName {
             case "Consumable": kind = .consumable
             case "NonConsumable": kind = .nonConsumable
             case "NonRenewingSubscription": kind = .nonRenewingSubscription
             case "RecurringSubscription", "AutoRenewableSubscription": kind = .autoRenewableSubscription
-            case nil: throw node.error("has no \"type\"")
-            case let other?:
-                throw (entry.child("type") ?? node).error("\"\(other)\" is not a product type (Consumable, NonConsumable, NonRenewingSubscription, RecurringSubscription)")
+            case let other:
+                throw (entry.child("type") ?? node).error("\"\(other ?? "")\" is not a product type (Consumable, NonConsumable, NonRenewingSubscription, RecurringSubscription)")
             }
             if group == nil, kind == .autoRenewableSubscription {
                 throw node.error("a RecurringSubscription belongs in a subscription group")

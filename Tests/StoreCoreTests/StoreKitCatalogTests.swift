@@ -197,8 +197,9 @@ struct StoreKitCatalogTests {
 
     @Test("Every key is optional and unknown keys are ignored")
     func minimal() throws {
-        let catalog = try parse(#"{"products": [{"productID": "a", "type": "NonConsumable", "someday": {"new": true}}], "future": 1}"#)
+        let catalog = try parse(#"{"products": [{"productID": "a", "type": "NonConsumable", "someday": {"new": true}}, {"productID": "b"}], "future": 1}"#)
         #expect(catalog.products[0].title == "a" && catalog.products[0].price == 0)
+        #expect(catalog.products[1].kind == .nonConsumable, "no type: a non-consumable")
         #expect(catalog.format == "Xcode StoreKit configuration 1.0")
     }
 
