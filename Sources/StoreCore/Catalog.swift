@@ -95,6 +95,7 @@ public enum CatalogLoader {
         contentsOf url: URL, imageRoot: URL? = nil, imagesRequired: Bool = false, storeKit: StoreKitOptions = StoreKitOptions()
     ) throws(CatalogError) -> LoadedCatalog {
         if StoreKitCatalog.isStoreKit(url) { return try StoreKitCatalog.load(contentsOf: url, options: storeKit) }
+        try requireFile(url)
         let name = url.lastPathComponent
         let data: Data
         do {
@@ -127,6 +128,17 @@ public enum CatalogLoader {
         let message = "image \"\(image)\" is missing (looked in \(root.path))"
         if required { throw CatalogError(file: file, entry: entry, message: message) }
         warnings.append(CatalogWarning(file: file, entry: entry, message: message))
+    }
+
+    /// A folder or a device is not a catalog: say so rather than pass on what reading it says.
+    static func requireFile(_ url: URL) throws(CatalogError) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return }
+        if isFolder.boolValue { throw CatalogError(file: url.path, entry: nil, message: "is a folder, not a catalog file") }
+        let type = (try? FileManager.default.attributesOfItem(atPath: url.path)[.type]) as? FileAttributeType
+        if let type, type != .typeRegular, type != .typeSymbolicLink {
+            throw CatalogError(file: url.path, entry: nil, message: "is not a regular file")
+        }
     }
 
     static func reason(_ error: Error) -> String {

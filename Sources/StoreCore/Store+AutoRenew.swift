@@ -136,9 +136,7 @@ extension Store {
             let exact = matches.first { $0.transactionID == id }
             guard let line = exact ?? (matches.count == 1 ? matches[0] : nil) else {
                 if matches.count > 1 { throw StoreError.ambiguousTransaction(id, matches: matches.map(\.transactionID)) }
-                throw StoreError.planRefused(
-                    "no auto-renewable subscription transaction \"\(id)\" on \(user)'s receipt (`storefront receipt` lists them)"
-                )
+                throw StoreError.unknownPlanTransaction(id, account: user)
             }
             let rules = try autoRenewal()
             let now = now()

@@ -19,6 +19,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case notSignedIn
     case invalidDeviceName(String)
     case alreadySubscribed(productID: String)
+    /// No plan purchase or renewal with this id on the account's receipt.
+    case unknownPlanTransaction(String, account: String)
     /// A non-renewing subscription of a `.storekit` file whose months nobody has given.
     case unknownDuration(productID: String)
     /// An auto-renewable plan cannot take this action now; the text says why and what can be done.
@@ -61,6 +63,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "not signed in (`storefront account login NAME`)"
         case .invalidDeviceName(let name):
             "\"\(name)\" is not a valid device name (1 to 64 letters, digits, '.', '_' or '-', not starting with '.')"
+        case .unknownPlanTransaction(let id, let account):
+            "no auto-renewable subscription transaction \"\(id)\" on \(account)'s receipt (`storefront receipt` lists them)"
         case .alreadySubscribed(let id):
             "already subscribed to \"\(id)\" with auto-renew on (`storefront subscriptions` shows the plan)"
         case .planRefused(let text):
@@ -77,7 +81,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Bad input (2), storage trouble (3), or the request could not be done (1).
     public var exitStatus: Int32 {
         switch self {
-        case .unknownProduct, .unknownTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
+        case .unknownProduct, .unknownTransaction, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
              .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
             2
         case .corruptDatabase, .storage:

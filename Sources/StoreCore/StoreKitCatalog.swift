@@ -45,6 +45,7 @@ public enum StoreKitCatalog {
         } catch {
             throw CatalogError(file: file.path, entry: nil, message: "cannot be read (\(CatalogLoader.reason(error)))")
         }
+        try CatalogLoader.requireFile(file)
         let side = sideFile(for: url)
         var extras = SideFile()
         if FileManager.default.fileExists(atPath: side.path) {

@@ -154,6 +154,9 @@ struct Context {
                 status: 2
             )
         }
+        if let locale = options.locale, locale.range(of: #"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$"#, options: .regularExpression) == nil {
+            throw CommandFailure(message: "--locale \"\(locale)\" is not a locale such as en_US, ar_SA or zh_Hans_CN", status: 2)
+        }
         var storeKit = StoreKitOptions(locale: options.locale)
         for item in options.months {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)

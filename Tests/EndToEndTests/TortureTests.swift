@@ -161,6 +161,10 @@ struct BadInputTests {
             ["show-image", "/etc/hostname", "--width", "0"], ["status", "--clock", "warp"],
             ["products", "--catalog", "/nonexistent.json"], ["status", "--device", "a/b"],
             ["account", "signup", "bad name"], ["account", "signup", String(repeating: "n", count: 65)],
+            ["refund", ""], ["refund", "zzzz"], ["cancel", ""], ["force-renew", "com.storefront.comic.nightshift"],
+            ["grace", "0d"], ["grace", "999d"], ["billing", "maybe"], ["products", "--months", "x=0"],
+            ["products", "--months", "com.storefront.sub.3months=4"], ["products", "--locale", ""],
+            ["products", "--catalog", "/"], ["products", "--catalog", "/dev/null"], ["subscriptions", "--catalog", "/nonexistent.storekit"],
         ]
         for arguments in cases {
             let result = try session.run(arguments)
