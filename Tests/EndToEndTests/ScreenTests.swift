@@ -77,7 +77,8 @@ struct ScreenTests {
         let tmux = try TmuxSession(command: "sh '\(script.path)'")
         try tmux.waitFor("Sign in")
         try tmux.send("C-c")
-        let after = try tmux.waitFor("EXITED=")
+        // Wait for stty's report too: "EXITED=" alone can be captured before stty has printed.
+        let after = try tmux.waitUntil(description: "EXITED= and stty's modes") { $0.contains("EXITED=") && $0.contains("icanon") && $0.contains("echoe") }
         #expect(after.contains("EXITED=0"), "\(after)")
         let modes = after.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
         #expect(modes.contains("icanon") && !modes.contains("-icanon"), "\(after)")
@@ -191,7 +192,8 @@ extension ScreenTests {
         try tmux.waitFor("Random comics left")
         try tmux.waitFor("Scenario finished: 2 passed, 0 failed")
         try tmux.send("q")
-        let after = try tmux.waitFor("EXITED=")
+        // Wait for stty's report too: "EXITED=" alone can be captured before stty has printed.
+        let after = try tmux.waitUntil(description: "EXITED= and stty's modes") { $0.contains("EXITED=") && $0.contains("icanon") && $0.contains("echoe") }
         #expect(after.contains("EXITED=0"), "\(after)")
     }
 }
@@ -219,7 +221,8 @@ extension ScreenTests {
         try tmux.send("End", "b")
         try tmux.waitFor("Subscribed! Expires:")
         try tmux.send("q")
-        let after = try tmux.waitFor("EXITED=")
+        // Wait for stty's report too: "EXITED=" alone can be captured before stty has printed.
+        let after = try tmux.waitUntil(description: "EXITED= and stty's modes") { $0.contains("EXITED=") && $0.contains("icanon") && $0.contains("echoe") }
         #expect(after.contains("EXITED=0"), "\(after)")
         let recorded = try String(contentsOf: file, encoding: .utf8)
         #expect(recorded.contains("sign up rita"))
