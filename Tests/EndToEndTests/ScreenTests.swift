@@ -192,8 +192,7 @@ extension ScreenTests {
         try tmux.waitFor("Random comics left")
         try tmux.waitFor("Scenario finished: 2 passed, 0 failed")
         try tmux.send("q")
-        // Wait for stty's report too: "EXITED=" alone can be captured before stty has printed.
-        let after = try tmux.waitUntil(description: "EXITED= and stty's modes") { $0.contains("EXITED=") && $0.contains("icanon") && $0.contains("echoe") }
+        let after = try tmux.waitFor("EXITED=")
         #expect(after.contains("EXITED=0"), "\(after)")
     }
 }
@@ -221,8 +220,7 @@ extension ScreenTests {
         try tmux.send("End", "b")
         try tmux.waitFor("Subscribed! Expires:")
         try tmux.send("q")
-        // Wait for stty's report too: "EXITED=" alone can be captured before stty has printed.
-        let after = try tmux.waitUntil(description: "EXITED= and stty's modes") { $0.contains("EXITED=") && $0.contains("icanon") && $0.contains("echoe") }
+        let after = try tmux.waitFor("EXITED=")
         #expect(after.contains("EXITED=0"), "\(after)")
         let recorded = try String(contentsOf: file, encoding: .utf8)
         #expect(recorded.contains("sign up rita"))
