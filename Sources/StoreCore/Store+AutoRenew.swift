@@ -21,14 +21,17 @@ extension Store {
     /// Writes every renewal, billing failure and expiry the clock has passed for `account`.
     @discardableResult
     func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry] {
+        // Read first: a screen tick with no plan, or nothing due, writes nothing (and an account
+        // without plans reads nothing more).
+        let stored = try server.plans(account: account)
+        guard !stored.isEmpty else { return [] }
         let rules = try autoRenewal()
         let now = now()
         let context = lineContext(account: account)
         func due(_ plans: [String: PlanState]) -> [ReceiptEntry] {
             plans.keys.sorted().flatMap { rules.advance(plans[$0]!, to: now, context: context) }
         }
-        // Read first: a screen tick with nothing due writes nothing.
-        guard !due(try server.plans(account: account)).isEmpty else { return [] }
+        guard !due(stored).isEmpty else { return [] }
         return try writePlans(account: account, refused: "settle") { plans, _ in due(plans) }
     }
 

@@ -144,7 +144,7 @@ public enum StoreKitCatalog {
         }
         let billingIssues = try settings?.child("_renewalBillingIssuesEnabled")?.boolean() ?? false
         let grace = try settings?.child("_billingGracePeriodEnabled")?.boolean() ?? false
-        if billingIssues || grace { catalog.billing = BillingSetting(failing: billingIssues, graceDays: grace ? 16 : nil) }
+        if billingIssues || grace { catalog.billing = BillingSetting(failing: billingIssues, graceDays: grace ? BillingSetting.defaultGraceDays : nil) }
 
         var seen: [String: String] = [:]
         func add(_ product: Product, path: String) throws(CatalogError) {

@@ -52,6 +52,9 @@ public struct SubscriptionPeriod: Sendable, Equatable, Hashable, Codable, Custom
         "\(value) \(unit.rawValue)\(value == 1 ? "" : "s")"
     }
 
+    /// "month" for one, "3 months" for more: what a price is per ("$4.99/month").
+    public var unitPhrase: String { value == 1 ? unit.rawValue : phrase }
+
     /// "Weekly", "Monthly", "Every 3 months".
     public var adjective: String {
         switch (value, unit) {
@@ -123,7 +126,7 @@ public struct IntroductoryOffer: Sendable, Equatable, Codable {
         let total = SubscriptionPeriod(period.value * periods, period.unit).phrase
         switch mode {
         case .freeTrial: return "\(total) free"
-        case .payAsYouGo: return "\(total) at \(formattedPrice) a \(period.value == 1 ? period.unit.rawValue : period.phrase)"
+        case .payAsYouGo: return "\(total) at \(formattedPrice) a \(period.unitPhrase)"
         case .payUpFront: return "\(total) for \(formattedPrice)"
         }
     }

@@ -55,9 +55,7 @@ public struct StoreSnapshot: Equatable, Sendable {
         displayPrices = Dictionary(rows.map { row in
             let price = formatter.string(for: row.product.price)
             // An auto-renewable price is per period: "$5.99/month", "$4.99/3 months".
-            let period = row.product.autoRenew.map { terms in
-                "/" + (terms.period.value == 1 ? terms.period.unit.rawValue : terms.period.phrase)
-            } ?? ""
+            let period = row.product.autoRenew.map { "/" + $0.period.unitPhrase } ?? ""
             return (row.product.id, price + period)
         }) { first, _ in first }
         self.status = status

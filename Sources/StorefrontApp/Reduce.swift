@@ -215,7 +215,7 @@ private func reduceTransactions(_ state: inout AppState, _ key: Key) -> [Effect]
         return [.setBilling(billing)]
     case .character("g"):
         var billing = state.snapshot?.billing ?? BillingSetting()
-        billing.graceDays = billing.graceDays == nil ? 16 : nil
+        billing.graceDays = billing.graceDays == nil ? BillingSetting.defaultGraceDays : nil
         return [.setBilling(billing)]
     case let key where isBack(key): state.route = .products
     default: break

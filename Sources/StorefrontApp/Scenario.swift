@@ -182,19 +182,11 @@ public enum ScenarioParser {
             let command = PlanCommand(rawValue: lower[0])!
             return .plan(command, try word(1, "a product of the plan's group"))
         case ("billing", _):
-            switch try word(1, "ok or fail") {
-            case "ok": return .billing(failing: false)
-            case "fail": return .billing(failing: true)
-            default: throw Problem(message: "billing takes ok or fail")
-            }
+            let text = try word(1, "ok or fail")
+            do { return .billing(failing: try BillingSetting.failing(parsing: text)) } catch { throw Problem(message: error.description) }
         case ("grace", _):
-            let text = try word(1, "off, on or a number of days like 16d").lowercased()
-            if text == "off" { return .grace(days: nil) }
-            if text == "on" { return .grace(days: 16) }
-            guard let days = Int(text.hasSuffix("d") ? String(text.dropLast()) : text), (1...60).contains(days) else {
-                throw Problem(message: "grace takes off, on or a number of days from 1d to 60d")
-            }
-            return .grace(days: days)
+            let text = try word(1, "off, on or a number of days like 16d")
+            do { return .grace(days: try BillingSetting.graceDays(parsing: text)) } catch { throw Problem(message: error.description) }
         default: throw Problem(message: "\"\(line)\" is not a step I know (see README: Scenarios)")
         }
     }

@@ -128,7 +128,7 @@ struct Context {
     func price(_ product: Product) -> String {
         let price = loaded.catalog.priceFormatter.string(for: product.price)
         guard let period = product.autoRenew?.period else { return price }
-        return price + "/" + (period.value == 1 ? period.unit.rawValue : period.phrase)
+        return price + "/" + period.unitPhrase
     }
 
     static func isoFormatter(_ timeZone: TimeZone) -> ISO8601DateFormatter {

@@ -126,47 +126,42 @@ struct Billing: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        try perform(common) { context in
-            var billing = try context.store.billing()
-            if let setting {
-                switch setting.lowercased() {
-                case "ok": billing.failing = false
-                case "fail", "failing": billing.failing = true
-                default: throw CommandFailure(message: "billing takes ok or fail, not \"\(setting)\"", status: 2)
-                }
-                try context.store.setBilling(billing)
-            }
-            showBilling(billing, context)
+        try changeBilling(common, setting) { billing, text throws(BillingSetting.ParseError) in
+            billing.failing = try BillingSetting.failing(parsing: text)
         }
     }
 }
 
 struct Grace: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The billing grace period: `off`, `on` (16 days), or a number of days such as 3d, 16d or 28d."
+        abstract: "The billing grace period: `off`, `on` (\(BillingSetting.defaultGraceDays) days), or a number of days such as 3d, 16d or 28d."
     )
     @Argument(help: "off, on or DAYSd.") var setting: String?
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        try perform(common) { context in
-            var billing = try context.store.billing()
-            if let setting {
-                let text = setting.lowercased()
-                switch text {
-                case "off": billing.graceDays = nil
-                case "on": billing.graceDays = 16
-                default:
-                    let digits = text.hasSuffix("d") ? String(text.dropLast()) : text
-                    guard let days = Int(digits), (1...60).contains(days) else {
-                        throw CommandFailure(message: "grace takes off, on or a number of days from 1d to 60d, not \"\(setting)\"", status: 2)
-                    }
-                    billing.graceDays = days
-                }
-                try context.store.setBilling(billing)
-            }
-            showBilling(billing, context)
+        try changeBilling(common, setting) { billing, text throws(BillingSetting.ParseError) in
+            billing.graceDays = try BillingSetting.graceDays(parsing: text)
         }
+    }
+}
+
+/// Shows the billing setting, after changing it with `change` when a setting was given.
+private func changeBilling(
+    _ common: CommonOptions, _ setting: String?,
+    _ change: (inout BillingSetting, String) throws(BillingSetting.ParseError) -> Void
+) throws {
+    try perform(common) { context in
+        var billing = try context.store.billing()
+        if let setting {
+            do throws(BillingSetting.ParseError) {
+                try change(&billing, setting)
+            } catch {
+                throw CommandFailure(message: error.description, status: 2)
+            }
+            try context.store.setBilling(billing)
+        }
+        showBilling(billing, context)
     }
 }
 
