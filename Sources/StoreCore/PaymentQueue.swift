@@ -37,13 +37,16 @@ extension Store {
             }
             let added = transaction
             try device.write { db in try DeviceDatabase.insert(db, added) }
+            try crashPoints(.purchaseRecorded)
             switch outcome {
             case .approve:
                 try settlePurchased(transaction.id, at: now)
             case .defer:
                 try setState(transaction.id, .deferred, at: now)
+                try crashPoints(.purchaseWaiting)
             case .interrupt:
                 try setState(transaction.id, .interrupted, at: now)
+                try crashPoints(.purchaseWaiting)
             case .fail(let reason):
                 try setState(transaction.id, .failed, reason: reason, at: now, finished: true)
             case .delayed:
@@ -160,18 +163,12 @@ extension Store {
             )
             try server.record(entry, calendar: calendar)
         }
+        if transaction.user != nil { try crashPoints(.paymentRecorded) }
         try markPurchased(id, at: date)
         try publishEvents()
-        if let afterDurablePurchase {
-            do {
-                try afterDurablePurchase(try self.transaction(id))
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                throw StoreError.storage(path: device.path, reason: "stopped before delivery: \(error)")
-            }
-        }
+        try crashPoints(.purchaseMarked)
         try deliver(id)
+        try crashPoints(.purchaseDelivered)
     }
 
     private func markPurchased(_ id: String, at date: Date) throws(StoreError) {
@@ -243,7 +240,9 @@ extension Store {
                     dueAt: nil, dueApproves: nil, isFinished: false, originalID: item.transactionID, steps: []
                 )
                 try device.write { db in try DeviceDatabase.insert(db, restored) }
+                try crashPoints(.restoreRecorded)
                 try deliver(restored.id)
+                try crashPoints(.restoreDelivered)
                 restoredIDs.append(restored.id)
             }
             let expiry = try device.raiseExpiry(user: user, to: try server.storedExpiry(account: user))

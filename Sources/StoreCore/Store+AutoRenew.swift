@@ -32,7 +32,9 @@ extension Store {
             plans.keys.sorted().flatMap { rules.advance(plans[$0]!, to: now, context: context) }
         }
         guard !due(stored).isEmpty else { return [] }
-        return try writePlans(account: account, refused: "settle") { plans, _ in due(plans) }
+        let lines = try writePlans(account: account, refused: "settle") { plans, _ in due(plans) }
+        if !lines.isEmpty { try crashPoints(.renewalsRecorded) }
+        return lines
     }
 
     /// `ServerDatabase.updatePlans` with its errors as the store reports them.

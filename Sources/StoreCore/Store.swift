@@ -13,9 +13,9 @@ public final class Store {
     public var passwordHasher: PasswordHasher
     /// Overrides the device's policy for purchases made through this store value (`--outcome`).
     public var outcomeOverride: PurchaseOutcome?
-    /// Called after a transaction is durably `purchased` and before its content is delivered.
-    /// Fault injection: a hook that kills the process here leaves work for `recover()` (Q3).
-    public var afterDurablePurchase: ((StoreTransaction) throws -> Void)?
+    /// Called at every durability step (`CrashPoint`). Fault injection: a hook that kills the
+    /// process, or throws, at one of them leaves work for `recover()` (Q3).
+    public var crashPoints: (CrashPoint) throws(StoreError) -> Void = { _ in }
     /// Auto-renewable periods as the App Store sandbox times them, at this many store seconds per
     /// real second; nil follows the clock (sandbox periods while it is accelerated).
     public var sandboxRateOverride: Double?

@@ -25,6 +25,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownDuration(productID: String)
     /// An auto-renewable plan cannot take this action now; the text says why and what can be done.
     case planRefused(String)
+    /// A simulated crash at a durability step (tests and the scenario player's `crash` step).
+    case stopped(at: CrashPoint)
     case corruptDatabase(path: String, reason: String)
     case storage(path: String, reason: String)
 
@@ -71,6 +73,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             text
         case .unknownDuration(let id):
             "the .storekit file does not say how long \"\(id)\" lasts: pass --months \(id)=N or put it in the side file"
+        case .stopped(let point):
+            "the app died at \(point.rawValue): \(point.summary) (a simulated crash; the next start completes it)"
         case .corruptDatabase(let path, let reason):
             "\(path) is not a usable database (\(reason)); it was left untouched: move it aside to start afresh"
         case .storage(let path, let reason):
@@ -84,7 +88,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .unknownProduct, .unknownTransaction, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
              .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
             2
-        case .corruptDatabase, .storage:
+        case .corruptDatabase, .storage, .stopped:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
              .alreadySubscribed, .planRefused, .unknownDuration:

@@ -26,10 +26,6 @@ public struct ScenarioResult: Equatable, Sendable {
 }
 
 public final class ScenarioRunner {
-    struct SimulatedCrash: Error, CustomStringConvertible {
-        var description: String { "the app died between payment and delivery (crash after payment)" }
-    }
-
     private let catalog: Catalog
     private let directory: StateDirectory
     private let clock: ManualClock
@@ -130,13 +126,15 @@ public final class ScenarioRunner {
             let product = try product(name, line: step.line)
             if crashesNext {
                 crashesNext = false
-                store.afterDurablePurchase = { _ in throw SimulatedCrash() }
+                store.crashPoints = { point throws(StoreError) in
+                    if point == .purchaseMarked { throw StoreError.stopped(at: point) }
+                }
             }
-            defer { store.afterDurablePurchase = nil }
+            defer { store.crashPoints = { _ in } }
             try attempt { lastTransaction = try store.buy(product.id, outcome: outcome) }
             if lastError != nil, let last = try store.history().last {
                 lastTransaction = last
-                isDown = lastError?.contains(SimulatedCrash().description) == true
+                isDown = lastError == StoreError.stopped(at: .purchaseMarked).description
             }
             if let failed = lastTransaction, failed.state == .failed, let reason = failed.reason {
                 lastError = "purchase of \(product.id) failed (\(reason.rawValue): \(reason.explanation))"

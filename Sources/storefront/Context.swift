@@ -79,7 +79,7 @@ struct Context {
         if let outcome = options.outcome {
             store.outcomeOverride = try parseOutcome(outcome)
         }
-        store.afterDurablePurchase = try faultHook()
+        store.crashPoints = try crashHook()
         if let user = options.user {
             try store.actAs(user, password: try readPassword())
         }
@@ -277,15 +277,19 @@ struct Context {
 
     // MARK: Environment
 
-    /// STOREFRONT_FAULT=crash-before-finish: die like `kill -9` right after a transaction is
-    /// durably purchased, before it is delivered and finished (Q3's test).
-    static func faultHook() throws -> ((StoreTransaction) throws -> Void)? {
-        guard let fault = ProcessInfo.processInfo.environment["STOREFRONT_FAULT"], !fault.isEmpty else { return nil }
-        guard fault == "crash-before-finish" else {
-            throw CommandFailure(message: "unknown STOREFRONT_FAULT \"\(fault)\" (expected crash-before-finish)", status: 2)
+    /// STOREFRONT_FAULT=crash-at:POINT: die like `kill -9` at that durability step
+    /// (`storefront crash-points` lists them). `crash-before-finish` is the older name of
+    /// `crash-at:purchase-marked`.
+    static func crashHook() throws -> (CrashPoint) throws(StoreError) -> Void {
+        guard let fault = ProcessInfo.processInfo.environment["STOREFRONT_FAULT"], !fault.isEmpty else { return { _ in } }
+        let name = fault == "crash-before-finish" ? CrashPoint.purchaseMarked.rawValue
+            : fault.hasPrefix("crash-at:") ? String(fault.dropFirst("crash-at:".count)) : ""
+        guard let target = CrashPoint(rawValue: name) else {
+            let names = CrashPoint.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CommandFailure(message: "unknown STOREFRONT_FAULT \"\(fault)\" (expected crash-at:POINT, POINT one of \(names))", status: 2)
         }
-        return { _ in
-            kill(getpid(), SIGKILL)
+        return { point in
+            if point == target { kill(getpid(), SIGKILL) }
         }
     }
 

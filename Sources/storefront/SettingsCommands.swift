@@ -217,3 +217,22 @@ struct Screen: ParsableCommand {
         }
     }
 }
+
+struct CrashPoints: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crash-points",
+        abstract: "List the durability steps STOREFRONT_FAULT=crash-at:POINT can stop a command at.",
+        discussion: "Each is a point just after a durable write; the next command completes what a crash there cut."
+    )
+    @Flag(help: "Print JSON for scripts.") var json = false
+
+    func run() throws {
+        let points = CrashPoint.allCases
+        if json {
+            print(JSON.array(points.map { .object([("name", .string($0.rawValue)), ("leaves", .string($0.summary))]) }).rendered())
+        } else {
+            let width = points.map(\.rawValue.count).max() ?? 0
+            for point in points { print(point.rawValue.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + point.summary) }
+        }
+    }
+}

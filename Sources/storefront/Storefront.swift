@@ -2,6 +2,9 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct Storefront: ParsableCommand {
@@ -19,10 +22,59 @@ struct Storefront: ParsableCommand {
             Resolve.self, Restore.self, Status.self, Random.self, History.self, Receipt.self, ClockCommand.self,
             Policy.self, ResetDevice.self, CatalogCommand.self, ShowImage.self, ScenarioCommand.self,
             Subscriptions.self, Cancel.self, RenewOn.self, Refund.self, Expire.self, ForceRenew.self, Billing.self,
-            Grace.self,
+            Grace.self, CrashPoints.self,
         ],
         defaultSubcommand: Screen.self
     )
+
+    /// Parses, then runs. Every usage error is one line and exit status 2 (the parser's own is 64
+    /// with the usage text), and a word that names no subcommand says so instead of being read as
+    /// an argument of the screen.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let first = arguments.first, !first.hasPrefix("-"), !isSubcommandName(first) {
+            printError("storefront: unknown subcommand \"\(first)\" (`storefront --help` lists them)")
+            Glibc.exit(2)
+        }
+        let command: ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            exitWithParseError(error, arguments: arguments)
+        }
+        do {
+            var command = command
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    static func isSubcommandName(_ word: String) -> Bool {
+        word == "help" || configuration.subcommands.contains { $0._commandName == word }
+    }
+
+    /// Help and version requests print as the parser prints them (exit 0); anything else is a usage
+    /// error: its message on one line, exit 2.
+    static func exitWithParseError(_ error: Error, arguments: [String]) -> Never {
+        let code = exitCode(for: error)
+        guard code != .success else { exit(withError: error) }
+        let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad arguments"
+        printError("storefront: \(message) (`\(commandPath(arguments).joined(separator: " ")) --help` shows the usage)")
+        Glibc.exit(2)
+    }
+
+    /// The subcommand names the arguments start with: ["storefront", "clock", "advance"].
+    static func commandPath(_ arguments: [String]) -> [String] {
+        var path = ["storefront"]
+        var level: [ParsableCommand.Type] = configuration.subcommands
+        for word in arguments {
+            guard let command = level.first(where: { $0._commandName == word }) else { break }
+            path.append(word)
+            level = command.configuration.subcommands
+        }
+        return path
+    }
 }
 
 /// Runs a subcommand body against the store, reporting errors as `reportingFailures` does.

@@ -197,6 +197,14 @@ struct CommandLineTests {
             (["approve", "ffffffffffff"], [:], "no transaction \"ffffffffffff\""),
             (["clock", "set", "yesterday"], [:], "\"yesterday\" is not an ISO 8601 time"),
             (["status", "--device", "../x"], [:], "\"../x\" is not a valid device name"),
+            // L1: usage errors are bad input too: one line and exit 2, never the parser's 64.
+            (["buy"], [:], "Missing expected argument '<product>' (`storefront buy --help` shows the usage)"),
+            (["buy", comic, "--bogus"], [:], "Unknown option '--bogus'"),
+            (["clock", "advance"], [:], "(`storefront clock advance --help` shows the usage)"),
+            (["clock", "advance", "1d", "2d"], [:], "Unexpected argument '2d'"),
+            (["status", "--device"], [:], "Missing value for '--device <name>'"),
+            (["bogus"], [:], "unknown subcommand \"bogus\" (`storefront --help` lists them)"),
+            (["statsu", "--json"], [:], "unknown subcommand \"statsu\""),
         ]
         for (arguments, environment, message) in cases {
             let result = try session.run(arguments, environment: environment)

@@ -71,17 +71,18 @@ final class TmuxSession {
         try tmux(["resize-window", "-t", "0", "-x", "\(columns)", "-y", "\(rows)"])
     }
 
-    /// Waits until the screen contains `text` (or `predicate` holds), up to `seconds`.
+    /// Waits until the screen contains `text` (or `predicate` holds). `seconds` is a ceiling for a
+    /// screen that never comes, generous so that a loaded machine never fails a test by its speed.
     @discardableResult
     func waitFor(
-        _ text: String, seconds: Double = 10, colors: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+        _ text: String, seconds: Double = 60, colors: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> String {
         try waitUntil(seconds: seconds, colors: colors, description: text, sourceLocation: sourceLocation) { $0.contains(text) }
     }
 
     @discardableResult
     func waitUntil(
-        seconds: Double = 10, colors: Bool = false, description: String, sourceLocation: SourceLocation = #_sourceLocation,
+        seconds: Double = 60, colors: Bool = false, description: String, sourceLocation: SourceLocation = #_sourceLocation,
         _ predicate: (String) -> Bool
     ) throws -> String {
         let deadline = Date().addingTimeInterval(seconds)

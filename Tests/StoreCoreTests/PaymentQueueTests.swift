@@ -124,7 +124,7 @@ struct PaymentQueueTests {
     func redelivery() throws {
         let state = TemporaryState()
         let crashing = try state.signedIn("ann")
-        crashing.afterDurablePurchase = { _ in throw SimulatedCrash() }
+        crashing.crashPoints = { point throws(StoreError) in if point == .purchaseMarked { throw .stopped(at: point) } }
         #expect(throws: StoreError.self) { try crashing.buy("pack") }
         #expect(throws: StoreError.self) { try crashing.buy("sub3") }
         let pending = try crashing.history()

@@ -1,0 +1,48 @@
+// The durability steps of every kind of purchase, by name. Between two steps the state on disk is
+// one that `recover()` completes (DECISIONS.md, "The order of a purchase"); a test stops the
+// process at each step in turn (`STOREFRONT_FAULT=crash-at:NAME`) and checks the state the next
+// command leaves, so the proof does not depend on where a random kill happens to land.
+
+/// A point just after a durable write, where a crash leaves work for recovery.
+public enum CrashPoint: String, CaseIterable, Sendable {
+    /// The device has the new transaction as `purchasing`; the server knows nothing yet.
+    case purchaseRecorded = "purchase-recorded"
+    /// A purchase waits for a decision (`deferred` or `interrupted`) on the device.
+    case purchaseWaiting = "purchase-waiting"
+    /// The payment is on the account's receipt (or its plan lines); the device still says `purchasing`.
+    case paymentRecorded = "payment-recorded"
+    /// The device says `purchased`; the content is not delivered and the transaction not finished.
+    case purchaseMarked = "purchase-marked"
+    /// Delivered and finished: the purchase is complete.
+    case purchaseDelivered = "purchase-delivered"
+    /// Restore wrote a `restored` transaction; its content is not delivered yet.
+    case restoreRecorded = "restore-recorded"
+    /// Restore delivered one transaction; others may follow.
+    case restoreDelivered = "restore-delivered"
+    /// Renewals, billing failures or expiries the clock passed are on the receipt.
+    case renewalsRecorded = "renewals-recorded"
+
+    /// What the step leaves on disk, for `storefront --list-crash-points`.
+    public var summary: String {
+        switch self {
+        case .purchaseRecorded: "the device has the transaction as purchasing; nothing charged yet"
+        case .purchaseWaiting: "a deferred or interrupted purchase is waiting on the device"
+        case .paymentRecorded: "the payment is on the account's receipt; the device still says purchasing"
+        case .purchaseMarked: "the device says purchased; content not delivered, transaction not finished"
+        case .purchaseDelivered: "content delivered and the transaction finished"
+        case .restoreRecorded: "a restored transaction is written; its content not delivered"
+        case .restoreDelivered: "one restored transaction delivered and finished"
+        case .renewalsRecorded: "renewals the clock passed are on the receipt"
+        }
+    }
+}
+
+/// Called at every crash point the store passes. The default does nothing; the command line's
+/// `STOREFRONT_FAULT=crash-at:NAME` kills the process at the named one.
+public struct CrashPoints: Sendable {
+    public var reach: @Sendable (CrashPoint) -> Void
+
+    public init(reach: @escaping @Sendable (CrashPoint) -> Void) { self.reach = reach }
+
+    public static let none = CrashPoints { _ in }
+}

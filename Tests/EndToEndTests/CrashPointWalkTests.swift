@@ -1,0 +1,131 @@
+// Q3 P1 A4 A5 with real processes: `STOREFRONT_FAULT=crash-at:POINT` kills the binary with SIGKILL
+// at each named durability step, for every kind of purchase, bought at once or approved after
+// Ask to Buy; the next command on that device, and the account's other device, then show exactly
+// the completed purchase (or, cut before the store answered, nothing charged).
+import Foundation
+import StoreCore
+import Testing
+
+@Suite("crash points, walked with SIGKILL")
+struct CrashPointWalkTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        let product: String
+        let deferred: Bool
+        let point: CrashPoint
+        var testDescription: String { "\(product)\(deferred ? " (Ask to Buy)" : "") at \(point.rawValue)" }
+        var isPlan: Bool { product.contains("selfies") }
+    }
+
+    static let products = [
+        "com.storefront.randomviews", "com.storefront.comic.nightshift", "com.storefront.sub.3months",
+        "com.storefront.selfies.sub.oneaweek",
+    ]
+    static let cases: [Case] = products.flatMap { product in
+        [CrashPoint.purchaseRecorded, .paymentRecorded, .purchaseMarked, .purchaseDelivered].map { Case(product: product, deferred: false, point: $0) }
+            + [CrashPoint.purchaseRecorded, .purchaseWaiting, .paymentRecorded, .purchaseMarked, .purchaseDelivered]
+            .map { Case(product: product, deferred: true, point: $0) }
+    }
+
+    func session(plan: Bool) throws -> Session {
+        let session = try Session()
+        if plan { session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path }
+        try session.signUp("alice", device: "phone")
+        try session.signIn("alice", device: "tablet")
+        return session
+    }
+
+    @Test("the crash-points command lists every point")
+    func listed() throws {
+        let session = try Session()
+        let listed = try session.array(["crash-points"]).compactMap { $0["name"] as? String }
+        #expect(listed == CrashPoint.allCases.map(\.rawValue))
+        let unknown = try session.run(["status"], environment: ["STOREFRONT_FAULT": "crash-at:nowhere"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("purchase-marked"), "\(unknown)")
+    }
+
+    @Test("Q3 SIGKILL at each point of each kind of purchase: the next command completes it exactly once", arguments: cases)
+    func walk(_ example: Case) throws {
+        let session = try session(plan: example.isPlan)
+        let crash = ["STOREFRONT_FAULT": "crash-at:\(example.point.rawValue)"]
+        let killed: RunResult
+        if example.deferred {
+            let bought = try session.run(
+                ["buy", example.product, "--device", "phone", "--outcome", "defer"],
+                environment: example.point == .purchaseRecorded || example.point == .purchaseWaiting ? crash : [:]
+            )
+            if example.point == .purchaseRecorded || example.point == .purchaseWaiting {
+                killed = bought
+            } else {
+                bought.expectSuccess()
+                let id = try #require(try session.array(["pending", "--device", "phone"]).first?["id"] as? String)
+                killed = try session.run(["approve", id, "--device", "phone"], environment: crash)
+            }
+        } else {
+            killed = try session.run(["buy", example.product, "--device", "phone"], environment: crash)
+        }
+        #expect(killed.signalled && killed.status == SIGKILL, "not killed at \(example.point.rawValue): \(killed)")
+
+        // The next command on the phone completes what the crash cut; Ask to Buy is then approved.
+        let history = try session.array(["history", "--device", "phone"])
+        let charged = example.point != .purchaseRecorded
+        if example.point == .purchaseWaiting {
+            #expect(history.map { $0["state"] as? String } == ["deferred"])
+            let id = try #require(history.first?["id"] as? String)
+            try session.run(["approve", id, "--device", "phone"]).expectSuccess()
+        }
+        let final = try session.array(["history", "--device", "phone"])
+        #expect(final.count == 1, "\(final)")
+        let transaction = try #require(final.first)
+        if charged {
+            #expect(transaction["state"] as? String == "purchased" && transaction["finished"] as? Bool == true, "\(transaction)")
+        } else {
+            #expect(transaction["state"] as? String == "failed" && transaction["reason"] as? String == "network", "\(transaction)")
+        }
+
+        // The receipt has it exactly once (or not at all), and recomputes to what is stored (A6).
+        let receipt = try session.object(["receipt", "--device", "phone"])
+        #expect(receipt["consistent"] as? Bool == true, "\(receipt)")
+        let ids = (receipt["entries"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        #expect(ids.filter { $0 == transaction["id"] as? String }.count == (charged ? 1 : 0), "\(ids)")
+
+        // Both devices show the content exactly once.
+        try session.run(["restore", "--device", "tablet"]).expectSuccess()
+        for device in ["phone", "tablet"] {
+            let status = try session.object(["status", "--device", device])
+            switch example.product {
+            case Self.products[0]:
+                // Consumables belong to the device that bought them (R4): five views once, on the phone.
+                #expect(status["randomViewsRemaining"] as? Int == (charged && device == "phone" ? 5 : 0), "\(device): \(status)")
+            case Self.products[1]:
+                #expect((status["owned"] as? [String] ?? []) == (charged ? [example.product] : []), "\(device): \(status)")
+            case Self.products[2]:
+                #expect((status["expires"] as? String) == (charged ? "2026-04-16T12:00:00Z" : nil), "\(device): \(status)")
+            default:
+                let plans = status["plans"] as? [[String: Any]] ?? []
+                #expect(plans.map { $0["product"] as? String } == (charged ? [example.product] : []), "\(device): \(status)")
+            }
+        }
+    }
+
+    @Test("A5 SIGKILL during restore, at each of its points: the next command delivers what was restored", arguments: [CrashPoint.restoreRecorded, .restoreDelivered])
+    func restore(_ point: CrashPoint) throws {
+        let session = try session(plan: false)
+        try session.run(["buy", "com.storefront.comic.nightshift", "--device", "tablet"]).expectSuccess()
+        let killed = try session.run(["restore", "--device", "phone"], environment: ["STOREFRONT_FAULT": "crash-at:\(point.rawValue)"])
+        #expect(killed.signalled, "\(killed)")
+        let history = try session.array(["history", "--device", "phone"])
+        #expect(history.map { "\($0["state"] as? String ?? "") \($0["finished"] as? Bool ?? false)" } == ["restored true"], "\(history)")
+        #expect(try session.object(["status", "--device", "phone"])["owned"] as? [String] == ["com.storefront.comic.nightshift"])
+    }
+
+    @Test("SIGKILL just after renewals are written: the next command shows them once, and the receipt recomputes")
+    func renewal() throws {
+        let session = try session(plan: true)
+        try session.run(["buy", "com.storefront.selfies.sub.oneaweek", "--device", "phone"]).expectSuccess()
+        let killed = try session.run(["clock", "advance", "3w", "--device", "phone"], environment: ["STOREFRONT_FAULT": "crash-at:renewals-recorded"])
+        #expect(killed.signalled, "\(killed)")
+        let plans = try session.object(["subscriptions", "--device", "tablet"])["plans"] as? [[String: Any]] ?? []
+        #expect(plans.first?["renewals"] as? Int == 3, "\(plans)")
+        #expect(try session.object(["receipt", "--device", "phone"])["consistent"] as? Bool == true)
+    }
+}
