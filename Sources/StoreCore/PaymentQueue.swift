@@ -6,7 +6,6 @@
 // delivery and `finished` in one device transaction. Any crash leaves a state that `recover()`
 // completes: delivery is idempotent per transaction (Q3).
 import Foundation
-import GRDB
 
 extension Store {
     /// Adds a payment for `productID` and runs the queue as far as the outcome allows.
@@ -36,7 +35,7 @@ extension Store {
                 transaction.dueApproves = approve
             }
             let added = transaction
-            try device.write { db in try DeviceDatabase.insert(db, added) }
+            try device.insert(added)
             try crashPoints(.purchaseRecorded)
             switch outcome {
             case .approve:
@@ -106,7 +105,7 @@ extension Store {
         try withDeviceLock { () throws(StoreError) -> RecoveryReport in
             var report = RecoveryReport()
             // A purchase the server recorded but whose device state was not written yet.
-            let undecided = try device.transactions(where: "state IN ('purchasing', 'deferred', 'interrupted')")
+            let undecided = try device.transactions(.open)
             for transaction in undecided where transaction.user != nil {
                 if try server.hasReceiptEntry(transactionID: transaction.id) {
                     try markPurchased(transaction.id, at: transaction.dueAt ?? now())
@@ -115,7 +114,7 @@ extension Store {
             }
             // Under the device lock no other process is mid-purchase, so a `purchasing` one with
             // no due time was cut off before the store answered: no payment was taken.
-            let orphans = try device.transactions(where: "state = 'purchasing' AND dueAt IS NULL")
+            let orphans = try device.transactions(.orphaned)
             for orphan in orphans {
                 try setState(orphan.id, .failed, reason: .network, at: now(), finished: true)
                 report.abandoned.append(orphan.id)
@@ -130,9 +129,7 @@ extension Store {
     /// Settles delayed purchases whose due time the clock has passed, each at its due time.
     @discardableResult
     func settleDueTransactions() throws(StoreError) -> [String] {
-        let due = try device.transactions(
-            where: "state = 'purchasing' AND dueAt IS NOT NULL AND dueAt <= ?", [now().storeSeconds]
-        )
+        let due = try device.transactions(.due(by: now()))
         for transaction in due {
             let at = transaction.dueAt ?? now()
             if transaction.dueApproves == true {
@@ -145,7 +142,7 @@ extension Store {
     }
 
     private func deliverUnfinished() throws(StoreError) -> [String] {
-        let unfinished = try device.transactions(where: "finished = 0 AND state IN ('purchased', 'restored')")
+        let unfinished = try device.transactions(.undelivered)
         for transaction in unfinished { try deliver(transaction.id) }
         return unfinished.map(\.id)
     }
@@ -172,54 +169,22 @@ extension Store {
     }
 
     private func markPurchased(_ id: String, at date: Date) throws(StoreError) {
-        try device.write { db in
-            try DeviceDatabase.setState(db, id: id, state: .purchased, reason: nil, at: date, purchaseDate: date)
-        }
+        try device.setState(id, .purchased, at: date, purchaseDate: date)
     }
 
     private func setState(
         _ id: String, _ state: TransactionState, reason: FailureReason? = nil, at date: Date, finished: Bool? = nil
     ) throws(StoreError) {
-        try device.write { db in
-            try DeviceDatabase.setState(db, id: id, state: state, reason: reason, at: date, finished: finished)
-        }
+        try device.setState(id, state, reason: reason, at: date, finished: finished)
     }
 
-    /// Delivers a purchased or restored transaction's content and finishes it, in one device
-    /// transaction, so content is given exactly once however often this runs (Q3).
+    /// Delivers a purchased or restored transaction's content and finishes it, exactly once (Q3).
     func deliver(_ id: String) throws(StoreError) {
-        guard let transaction = try device.transaction(id: id), !transaction.isFinished,
-              transaction.state.deliversContent
-        else { return }
-        let user = transaction.user ?? ""
+        guard let transaction = try device.transaction(id: id), !transaction.isFinished, transaction.state.deliversContent else { return }
         // A4: the device takes the later of its own and the server's expiry.
         let serverExpiry = transaction.kind == .nonRenewingSubscription && transaction.user != nil
-            ? try server.storedExpiry(account: user) : nil
-        try device.write { db in
-            let finished = try Bool.fetchOne(db, sql: "SELECT finished FROM txn WHERE id = ?", arguments: [id]) ?? true
-            guard !finished else { return }
-            try DeviceDatabase.ensureProfile(db, user: user)
-            switch transaction.kind {
-            case .nonConsumable:
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO owned(user, productID, transactionID) VALUES (?, ?, ?)",
-                    arguments: [user, transaction.productID, transaction.originalID ?? transaction.id]
-                )
-            case .consumable:
-                if transaction.state == .purchased {
-                    try db.execute(
-                        sql: "UPDATE profile SET randomViews = randomViews + ? WHERE user = ?",
-                        arguments: [transaction.quantity, user]
-                    )
-                }
-            case .nonRenewingSubscription:
-                _ = try DeviceDatabase.raiseExpiry(db, user: user, to: serverExpiry)
-            case .autoRenewableSubscription:
-                // The plan lives on the account server; the device reads it from there.
-                break
-            }
-            try db.execute(sql: "UPDATE txn SET finished = 1 WHERE id = ?", arguments: [id])
-        }
+            ? try server.storedExpiry(account: transaction.user ?? "") : nil
+        try device.deliver(id, serverExpiry: serverExpiry)
     }
 
     // MARK: Restore (A5)
@@ -239,7 +204,7 @@ extension Store {
                     months: 0, bonusDays: 0, state: .restored, reason: nil, createdAt: now, purchaseDate: now,
                     dueAt: nil, dueApproves: nil, isFinished: false, originalID: item.transactionID, steps: []
                 )
-                try device.write { db in try DeviceDatabase.insert(db, restored) }
+                try device.insert(restored)
                 try crashPoints(.restoreRecorded)
                 try deliver(restored.id)
                 try crashPoints(.restoreDelivered)
@@ -260,24 +225,7 @@ extension Store {
         let user = try profileKey
         let packID = catalog.products.first { $0.kind == .consumable }?.id
         return try withDeviceLock { () throws(StoreError) -> RandomComicResult in
-            let now = now()
-            let comic = try device.write { db throws -> RandomComic in
-                try DeviceDatabase.ensureProfile(db, user: user)
-                let row = try Row.fetchOne(db, sql: "SELECT * FROM profile WHERE user = ?", arguments: [user])
-                let expiry = (row?["expiry"] as Int64?).map(Date.init(storeSeconds:))
-                let last: String? = row?["lastRandom"]
-                if !SubscriptionMath.isActive(expiry: expiry, now: now) {
-                    try db.execute(
-                        sql: "UPDATE profile SET randomViews = randomViews - 1 WHERE user = ? AND randomViews > 0",
-                        arguments: [user]
-                    )
-                    guard db.changesCount == 1 else { throw StoreError.noRandomViews(packID: packID) }
-                }
-                let candidates = pool.count >= 2 ? pool.filter { $0.id != last } : pool
-                let comic = candidates[chooseRandom(candidates.count)]
-                try db.execute(sql: "UPDATE profile SET lastRandom = ? WHERE user = ?", arguments: [comic.id, user])
-                return comic
-            }
+            let comic = try device.showRandom(user: user, now: now(), pool: pool, packID: packID, choose: chooseRandom)
             let status = try status()
             return RandomComicResult(
                 comic: comic, randomViewsRemaining: status.randomViewsRemaining, isSubscribed: status.isSubscribed,

@@ -43,11 +43,7 @@ public final class Store {
         self.passwordHasher = passwordHasher
         self.randomIndex = randomIndex
         self.lock = DeviceLock(path: deviceURL.path + ".lock")
-        publishedThrough = try latestEventSequence()
-    }
-
-    private func latestEventSequence() throws(StoreError) -> Int64 {
-        try device.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM event") ?? 0 }
+        publishedThrough = try device.latestEventSequence()
     }
 
     // MARK: Observers (Q2)
@@ -96,10 +92,12 @@ public final class Store {
     // MARK: Policy (Q4)
 
     public func policy() throws(StoreError) -> PurchaseOutcome {
-        guard let text = try device.meta("policy"), let policy = try? PurchaseOutcome(parsing: text) else {
-            return catalog.defaultPolicy
+        guard let text = try device.meta("policy") else { return catalog.defaultPolicy }
+        do {
+            return try PurchaseOutcome(parsing: text)
+        } catch {
+            throw StoreError.corruptDatabase(path: device.path, reason: CorruptValue(table: "meta", column: "value", value: text).description + " (the policy)")
         }
-        return policy
     }
 
     public func setPolicy(_ policy: PurchaseOutcome) throws(StoreError) {
@@ -191,9 +189,7 @@ public final class Store {
     /// The catalog in order, each with the action its row offers now (R1–R4).
     public func productRows() throws(StoreError) -> [ProductRow] {
         let status = try status()
-        let inFlight = try device.transactions(
-            where: "state IN ('purchasing', 'deferred', 'interrupted') AND +user = ?", [status.user ?? ""]
-        )
+        let inFlight = try device.transactions(.inFlight(user: status.user ?? ""))
         return catalog.products.map { product in
             let action: ProductAction
             switch product.kind {
@@ -229,20 +225,17 @@ public final class Store {
 
     /// Every transaction of the current profile on this device, oldest first.
     public func history() throws(StoreError) -> [StoreTransaction] {
-        try device.transactions(user: try profileKey)
+        try device.transactions(.profile(try profileKey))
     }
-
-    // The open-transaction queries say `+user` so that SQLite searches the few open ones by state
-    // rather than the profile's whole history by user: start-up must not grow with history.
 
     /// Deferred and interrupted transactions of the current profile.
     public func pending() throws(StoreError) -> [StoreTransaction] {
-        try device.transactions(where: "state IN ('deferred', 'interrupted') AND +user = ?", [try profileKey])
+        try device.transactions(.waiting(user: try profileKey))
     }
 
     /// Purchases waiting for a delayed outcome.
     public func delayed() throws(StoreError) -> [StoreTransaction] {
-        try device.transactions(where: "state = 'purchasing' AND dueAt IS NOT NULL AND +user = ?", [try profileKey])
+        try device.transactions(.delayed(user: try profileKey))
     }
 
     /// Finds a transaction by its id or a unique prefix of it.

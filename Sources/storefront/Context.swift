@@ -66,6 +66,9 @@ struct Context {
         try stateDirectory.prepare()
         let server = try ServerDatabase(url: stateDirectory.serverDatabase)
         let override = try options.clock.map { try parseClockOverride($0, calendar: calendar) }
+        // Read once here so that a corrupt setting stops the command (P2); the clock reads it again
+        // at every tick so that a screen follows another process's change.
+        _ = try server.clockSetting()
         let clock = SettingClock(read: {
             if let override { return override }
             return (try? server.clockSetting()) ?? .standard

@@ -292,3 +292,54 @@ extension BadInputTests {
         #expect(try databases(session) == before)
     }
 }
+
+extension BadInputTests {
+    struct StoredValue: CustomTestStringConvertible, Sendable {
+        let file: String, table: String, column: String, value: String, command: [String]
+        var plans = false
+        var testDescription: String { "\(table).\(column) = \(value)" }
+    }
+
+    static let storedValues: [StoredValue] = [
+        StoredValue(file: "devices/default.sqlite", table: "txn", column: "kind", value: "'gift'", command: ["history"]),
+        StoredValue(file: "devices/default.sqlite", table: "txn", column: "state", value: "'limbo'", command: ["history"]),
+        StoredValue(file: "devices/default.sqlite", table: "txn", column: "reason", value: "'tired'", command: ["history"]),
+        StoredValue(file: "devices/default.sqlite", table: "txn", column: "finished", value: "'yes'", command: ["history"]),
+        StoredValue(file: "devices/default.sqlite", table: "event", column: "state", value: "'limbo'", command: ["history"]),
+        StoredValue(file: "devices/default.sqlite", table: "event", column: "reason", value: "'tired'", command: ["history"]),
+        StoredValue(file: "devices/default.sqlite", table: "meta", column: "value", value: "'sometimes'", command: ["status"]),
+        StoredValue(file: "server.sqlite", table: "receipt", column: "kind", value: "'gift'", command: ["receipt"]),
+        StoredValue(file: "server.sqlite", table: "receipt", column: "event", value: "'bonus'", command: ["receipt"], plans: true),
+        StoredValue(file: "server.sqlite", table: "receipt", column: "offer", value: "'halfPrice'", command: ["receipt"], plans: true),
+        StoredValue(file: "server.sqlite", table: "receipt", column: "price", value: "'cheap'", command: ["receipt"], plans: true),
+        StoredValue(file: "server.sqlite", table: "plan", column: "state", value: "'{}'", command: ["status"], plans: true),
+        StoredValue(file: "server.sqlite", table: "clock", column: "setting", value: "'{\"mode\":\"warp\"}'", command: ["status"]),
+        StoredValue(file: "server.sqlite", table: "setting", column: "value", value: "'{\"failing\":\"maybe\"}'", command: ["subscriptions"], plans: true),
+    ]
+
+    @Test("P2 a value Storefront never writes, in any enum or JSON column, exits 3 naming the table and column; nothing is rewritten", arguments: storedValues)
+    func unknownStoredValue(_ example: StoredValue) throws {
+        let session = try Session()
+        if example.plans { session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path }
+        try session.signUp("alice")
+        try session.run(["policy", "set", "approve"]).expectSuccess()
+        try session.run(["billing", "ok"]).expectSuccess()
+        let product = example.plans ? "com.storefront.selfies.sub.allaccess.monthly" : "com.storefront.randomviews"
+        try session.run(["buy", product]).expectSuccess()
+        let path = session.stateDirectory.appendingPathComponent(example.file).path
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            let filter = example.table == "meta" ? " WHERE key = 'policy'" : example.table == "setting" ? " WHERE key = 'billing'" : ""
+            try db.execute(sql: "UPDATE \(example.table) SET \(example.column) = \(example.value)\(filter)")
+            #expect(db.changesCount >= 1, "nothing to corrupt in \(example.table)")
+        }
+        try queue.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        try queue.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let result = try session.run(example.command)
+        #expect(result.status == 3, "\(result)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("\(example.table).\(example.column)") && lines[0].contains(example.file), "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+}

@@ -178,7 +178,7 @@ struct PaymentQueueTests {
             state: .purchasing, reason: nil, createdAt: startDate, purchaseDate: nil, dueAt: nil, dueApproves: nil,
             isFinished: false, originalID: nil, steps: []
         )
-        try store.device.write { db in try DeviceDatabase.insert(db, orphan) }
+        try store.device.insert(orphan)
         #expect(try store.recover().abandoned == ["orphan"])
         #expect(try store.transaction("orphan").reason == .network)
         #expect(try store.server.receipt(account: "ann").isEmpty)

@@ -131,6 +131,8 @@ enum DatabaseOpener {
 
     static func translate(_ error: Error, path: String) -> StoreError {
         if let error = error as? StoreError { return error }
+        if let corrupt = error as? CorruptValue { return .corruptDatabase(path: path, reason: corrupt.description) }
+        if error is RowDecodingError { return .corruptDatabase(path: path, reason: "\(error)") }
         if let error = error as? DatabaseError {
             switch error.resultCode {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_FORMAT:

@@ -70,18 +70,15 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     // MARK: Meta
 
     func meta(_ key: String) throws(StoreError) -> String? {
-        try read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+        try read { db in try MetaRecord.fetchOne(db, key: key)?.value }
     }
 
     func setMeta(_ key: String, _ value: String?) throws(StoreError) {
         try write { db in
             if let value {
-                try db.execute(
-                    sql: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    arguments: [key, value]
-                )
+                try MetaRecord(key: key, value: value).upsert(db)
             } else {
-                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
+                _ = try MetaRecord.deleteOne(db, key: key)
             }
         }
     }
@@ -98,20 +95,21 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     func profile(_ user: String) throws(StoreError) -> Profile {
         try read { db in
             var profile = Profile()
-            if let row = try Row.fetchOne(db, sql: "SELECT * FROM profile WHERE user = ?", arguments: [user]) {
-                profile.randomViews = row["randomViews"]
-                profile.expiry = (row["expiry"] as Int64?).map(Date.init(storeSeconds:))
-                profile.lastRandom = row["lastRandom"]
+            if let record = try ProfileRecord.fetchOne(db, key: user) {
+                profile.randomViews = record.randomViews
+                profile.expiry = record.expiry
+                profile.lastRandom = record.lastRandom
             }
-            profile.owned = try String.fetchAll(
-                db, sql: "SELECT productID FROM owned WHERE user = ? ORDER BY rowid", arguments: [user]
-            )
+            profile.owned = try OwnedRecord.filter(OwnedRecord.Columns.user == user).order(Column.rowID).fetchAll(db).map(\.productID)
             return profile
         }
     }
 
-    static func ensureProfile(_ db: Database, user: String) throws {
-        try db.execute(sql: "INSERT OR IGNORE INTO profile(user) VALUES (?)", arguments: [user])
+    static func ensureProfile(_ db: Database, user: String) throws -> ProfileRecord {
+        if let existing = try ProfileRecord.fetchOne(db, key: user) { return existing }
+        let profile = ProfileRecord(user: user)
+        try profile.insert(db)
+        return profile
     }
 
     /// Takes the later of the device's and the given expiry (A4, A5). Returns the result.
@@ -121,22 +119,68 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     }
 
     static func raiseExpiry(_ db: Database, user: String, to expiry: Date?) throws -> Date? {
-        try ensureProfile(db, user: user)
-        if let expiry {
-            try db.execute(
-                sql: "UPDATE profile SET expiry = MAX(COALESCE(expiry, ?), ?) WHERE user = ?",
-                arguments: [expiry.storeSeconds, expiry.storeSeconds, user]
-            )
+        var profile = try ensureProfile(db, user: user)
+        guard let expiry, profile.expiry.map({ expiry > $0 }) ?? true else { return profile.expiry }
+        profile.expiry = expiry.wholeSeconds
+        try profile.update(db, columns: [ProfileRecord.Columns.expiry])
+        return profile.expiry
+    }
+
+    /// Delivers a purchased or restored transaction's content and finishes it, in one device
+    /// transaction, so content is given exactly once however often this runs (Q3). `serverExpiry`
+    /// is the account's stored expiry, for a non-renewing subscription (A4).
+    func deliver(_ id: String, serverExpiry: Date?) throws(StoreError) {
+        try write { db in
+            guard var record = try TransactionRecord.fetchOne(db, key: id), !record.transaction.isFinished,
+                  record.transaction.state.deliversContent
+            else { return }
+            let transaction = record.transaction
+            let user = transaction.user ?? ""
+            var profile = try Self.ensureProfile(db, user: user)
+            switch transaction.kind {
+            case .nonConsumable:
+                try OwnedRecord(user: user, productID: transaction.productID, transactionID: transaction.originalID ?? transaction.id)
+                    .insert(db, onConflict: .ignore)
+            case .consumable:
+                if transaction.state == .purchased {
+                    profile.randomViews += transaction.quantity
+                    try profile.update(db, columns: [ProfileRecord.Columns.randomViews])
+                }
+            case .nonRenewingSubscription:
+                _ = try Self.raiseExpiry(db, user: user, to: serverExpiry)
+            case .autoRenewableSubscription:
+                // The plan lives on the account server; the device reads it from there.
+                break
+            }
+            record.transaction.isFinished = true
+            try record.update(db, columns: [TransactionRecord.Columns.finished])
         }
-        return try Int64.fetchOne(db, sql: "SELECT expiry FROM profile WHERE user = ?", arguments: [user])
-            .map(Date.init(storeSeconds:))
+    }
+
+    /// Shows one random comic to `user` (R7): free while subscribed at `now`, else it uses one
+    /// view. Never the last one shown again when `pool` has two or more. Throws `noRandomViews`
+    /// when none are left, changing nothing.
+    func showRandom(
+        user: String, now: Date, pool: [RandomComic], packID: String?, choose: (Int) -> Int
+    ) throws(StoreError) -> RandomComic {
+        try write { db in
+            var profile = try Self.ensureProfile(db, user: user)
+            if !SubscriptionMath.isActive(expiry: profile.expiry, now: now) {
+                guard profile.randomViews > 0 else { throw StoreError.noRandomViews(packID: packID) }
+                profile.randomViews -= 1
+            }
+            let candidates = pool.count >= 2 ? pool.filter { $0.id != profile.lastRandom } : pool
+            let comic = candidates[choose(candidates.count)]
+            profile.lastRandom = comic.id
+            try profile.update(db, columns: [ProfileRecord.Columns.randomViews, ProfileRecord.Columns.lastRandom])
+            return comic
+        }
     }
 
     // MARK: Transactions
 
     static func transaction(_ db: Database, id: String) throws -> StoreTransaction? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM txn WHERE id = ?", arguments: [id]) else { return nil }
-        return try makeTransaction(db, row)
+        try TransactionRecord.fetchOne(db, key: id).map { try withSteps(db, $0) }
     }
 
     func transaction(id: String) throws(StoreError) -> StoreTransaction? {
@@ -148,128 +192,129 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         try read { db in
             let escaped = prefix.replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-            return try String.fetchAll(
-                db, sql: "SELECT id FROM txn WHERE id LIKE ? ESCAPE '\\' ORDER BY rowid LIMIT 10",
-                arguments: [escaped + "%"]
+            return try TransactionRecord.filter(TransactionRecord.Columns.id.like(escaped + "%", escape: "\\"))
+                .order(Column.rowID).limit(10).fetchAll(db).map(\.transaction.id)
+        }
+    }
+
+    /// Which transactions a query asks for.
+    enum Selection {
+        /// Every transaction of one profile, oldest first.
+        case profile(String)
+        /// Not yet decided (purchasing, deferred, interrupted), of every profile: what recovery looks at.
+        case open
+        /// Not yet decided, of one profile: the rows' "in flight" marks.
+        case inFlight(user: String)
+        /// Deferred or interrupted, of one profile: `pending`.
+        case waiting(user: String)
+        /// Waiting for a delayed outcome, of one profile.
+        case delayed(user: String)
+        /// Purchasing with no due time: cut off before the store answered, once no process holds the lock.
+        case orphaned
+        /// Delayed outcomes due by this time.
+        case due(by: Date)
+        /// Purchased or restored but not finished.
+        case undelivered
+    }
+
+    func transactions(_ selection: Selection) throws(StoreError) -> [StoreTransaction] {
+        try read { db in try Self.request(selection).order(Column.rowID).fetchAll(db).map { try Self.withSteps(db, $0) } }
+    }
+
+    // The open-transaction queries say `+user` so that SQLite searches the few open ones by state
+    // rather than the profile's whole history by user: start-up must not grow with history.
+    static func request(_ selection: Selection) -> QueryInterfaceRequest<TransactionRecord> {
+        typealias Columns = TransactionRecord.Columns
+        let open: [TransactionState] = [.purchasing, .deferred, .interrupted]
+        let ofUser = { (user: String) in SQL("+user = \(user)").sqlExpression }
+        switch selection {
+        case .profile(let user):
+            return TransactionRecord.filter(Columns.user == user)
+        case .open:
+            return TransactionRecord.filter(open.map(\.rawValue).contains(Columns.state))
+        case .inFlight(let user):
+            return TransactionRecord.filter(open.map(\.rawValue).contains(Columns.state)).filter(ofUser(user))
+        case .waiting(let user):
+            return TransactionRecord.filter([TransactionState.deferred, .interrupted].map(\.rawValue).contains(Columns.state)).filter(ofUser(user))
+        case .delayed(let user):
+            return TransactionRecord.filter(Columns.state == TransactionState.purchasing.rawValue && Columns.dueAt != nil).filter(ofUser(user))
+        case .orphaned:
+            return TransactionRecord.filter(Columns.state == TransactionState.purchasing.rawValue && Columns.dueAt == nil)
+        case .due(let date):
+            return TransactionRecord.filter(
+                Columns.state == TransactionState.purchasing.rawValue && Columns.dueAt != nil && Columns.dueAt <= date.storeSeconds
             )
+        case .undelivered:
+            return TransactionRecord.filter(Columns.finished == false && [TransactionState.purchased, .restored].map(\.rawValue).contains(Columns.state))
         }
     }
 
-    func transactions(user: String) throws(StoreError) -> [StoreTransaction] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM txn WHERE user = ? ORDER BY rowid", arguments: [user])
-                .map { try Self.makeTransaction(db, $0) }
+    func insert(_ transaction: StoreTransaction) throws(StoreError) {
+        try write { db in
+            try TransactionRecord(transaction).insert(db)
+            try Self.appendEvent(db, id: transaction.id, step: TransactionStep(state: transaction.state, reason: transaction.reason, at: transaction.createdAt))
         }
     }
 
-    func transactions(where condition: String, _ arguments: StatementArguments = []) throws(StoreError) -> [StoreTransaction] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM txn WHERE \(condition) ORDER BY rowid", arguments: arguments)
-                .map { try Self.makeTransaction(db, $0) }
+    /// Moves a transaction to `state` and logs the event, in one transaction. A settled purchase
+    /// (`purchaseDate`) and a final state (`finished`) say so; any due time is cleared.
+    func setState(
+        _ id: String, _ state: TransactionState, reason: FailureReason? = nil, at date: Date, purchaseDate: Date? = nil,
+        finished: Bool? = nil
+    ) throws(StoreError) {
+        try write { db in
+            guard var record = try TransactionRecord.fetchOne(db, key: id) else { return }
+            record.transaction.state = state
+            record.transaction.reason = reason
+            if let purchaseDate { record.transaction.purchaseDate = purchaseDate }
+            if let finished { record.transaction.isFinished = finished }
+            record.transaction.dueAt = nil
+            record.transaction.dueApproves = nil
+            try record.update(db)
+            try Self.appendEvent(db, id: id, step: TransactionStep(state: state, reason: reason, at: date))
         }
     }
 
-    static func insert(_ db: Database, _ transaction: StoreTransaction) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO txn (id, user, productID, kind, quantity, months, bonusDays, state, reason, createdAt,
-                                 purchaseDate, dueAt, dueApproves, finished, originalID)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                transaction.id, transaction.user ?? "", transaction.productID, transaction.kind.rawValue,
-                transaction.quantity, transaction.months, transaction.bonusDays, transaction.state.rawValue,
-                transaction.reason?.rawValue, transaction.createdAt.storeSeconds,
-                transaction.purchaseDate?.storeSeconds, transaction.dueAt?.storeSeconds,
-                transaction.dueApproves, transaction.isFinished, transaction.originalID,
-            ]
-        )
-        try appendEvent(db, id: transaction.id, state: transaction.state, reason: transaction.reason, at: transaction.createdAt)
+    static func appendEvent(_ db: Database, id: String, step: TransactionStep) throws {
+        try EventRecord(transactionID: id, step: step).insert(db)
     }
 
-    /// Moves a transaction to `state` and logs the event, in the caller's transaction.
-    static func setState(
-        _ db: Database, id: String, state: TransactionState, reason: FailureReason?, at: Date,
-        purchaseDate: Date? = nil, finished: Bool? = nil
-    ) throws {
-        try db.execute(
-            sql: """
-                UPDATE txn SET state = ?, reason = ?, purchaseDate = COALESCE(?, purchaseDate),
-                               finished = COALESCE(?, finished), dueAt = NULL, dueApproves = NULL
-                WHERE id = ?
-                """,
-            arguments: [state.rawValue, reason?.rawValue, purchaseDate?.storeSeconds, finished, id]
-        )
-        try appendEvent(db, id: id, state: state, reason: reason, at: at)
-    }
-
-    static func appendEvent(_ db: Database, id: String, state: TransactionState, reason: FailureReason?, at: Date) throws {
-        try db.execute(
-            sql: "INSERT INTO event(transactionID, state, reason, at) VALUES (?, ?, ?, ?)",
-            arguments: [id, state.rawValue, reason?.rawValue, at.storeSeconds]
-        )
+    /// The last event's sequence number (0 when there is none).
+    func latestEventSequence() throws(StoreError) -> Int64 {
+        try read { db in try EventRecord.select(max(EventRecord.Columns.sequence), as: Int64?.self).fetchOne(db).flatMap { $0 } ?? 0 }
     }
 
     /// Events after `sequence`, oldest first: how a screen follows changes made by other processes.
     public func events(after sequence: Int64, limit: Int = 1000) throws(StoreError) -> [TransactionEvent] {
         try read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT event.*, txn.productID FROM event JOIN txn ON txn.id = event.transactionID
-                    WHERE sequence > ? ORDER BY sequence LIMIT ?
-                    """,
-                arguments: [sequence, limit]
-            ).map(Self.makeEvent)
+            try Self.events(EventRecord.filter(EventRecord.Columns.sequence > sequence).order(EventRecord.Columns.sequence).limit(limit), db)
         }
     }
 
     /// The last `limit` events, oldest first: what a screen shows of the past when it opens.
     public func recentEvents(limit: Int) throws(StoreError) -> [TransactionEvent] {
         try read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT event.*, txn.productID FROM event JOIN txn ON txn.id = event.transactionID
-                    ORDER BY sequence DESC LIMIT ?
-                    """,
-                arguments: [limit]
-            ).map(Self.makeEvent).reversed()
+            try Self.events(EventRecord.order(EventRecord.Columns.sequence.desc).limit(limit), db).reversed()
         }
     }
 
-    static func makeEvent(_ row: Row) -> TransactionEvent {
-        TransactionEvent(
-            sequence: row["sequence"], transactionID: row["transactionID"], productID: row["productID"],
-            state: TransactionState(rawValue: row["state"]) ?? .failed,
-            reason: (row["reason"] as String?).flatMap(FailureReason.init(rawValue:)),
-            at: Date(storeSeconds: row["at"])
-        )
-    }
-
-    static func makeTransaction(_ db: Database, _ row: Row) throws -> StoreTransaction {
-        let id: String = row["id"]
-        let steps = try Row.fetchAll(
-            db, sql: "SELECT state, reason, at FROM event WHERE transactionID = ? ORDER BY sequence", arguments: [id]
-        ).map { step in
-            TransactionStep(
-                state: TransactionState(rawValue: step["state"]) ?? .failed,
-                reason: (step["reason"] as String?).flatMap(FailureReason.init(rawValue:)),
-                at: Date(storeSeconds: step["at"])
+    private static func events(_ request: QueryInterfaceRequest<EventRecord>, _ db: Database) throws -> [TransactionEvent] {
+        let rows = try request.including(required: EventRecord.transaction.select(Column("productID")).forKey("txn"))
+            .asRequest(of: Row.self).fetchAll(db)
+        return try rows.map { row in
+            let event = try EventRecord(row: row)
+            let productID = try (row.scopes["txn"] ?? Row()).text("productID", of: TransactionRecord.databaseTableName)
+            return TransactionEvent(
+                sequence: event.sequence ?? 0, transactionID: event.transactionID, productID: productID,
+                state: event.step.state, reason: event.step.reason, at: event.step.at
             )
         }
-        let user: String = row["user"]
-        return StoreTransaction(
-            id: id, user: user.isEmpty ? nil : user, productID: row["productID"],
-            kind: ProductKind(rawValue: row["kind"]) ?? .nonConsumable, quantity: row["quantity"],
-            months: row["months"], bonusDays: row["bonusDays"],
-            state: TransactionState(rawValue: row["state"]) ?? .failed,
-            reason: (row["reason"] as String?).flatMap(FailureReason.init(rawValue:)),
-            createdAt: Date(storeSeconds: row["createdAt"]),
-            purchaseDate: (row["purchaseDate"] as Int64?).map(Date.init(storeSeconds:)),
-            dueAt: (row["dueAt"] as Int64?).map(Date.init(storeSeconds:)),
-            dueApproves: row["dueApproves"], isFinished: row["finished"], originalID: row["originalID"],
-            steps: steps
-        )
+    }
+
+    static func withSteps(_ db: Database, _ record: TransactionRecord) throws -> StoreTransaction {
+        var transaction = record.transaction
+        transaction.steps = try EventRecord.filter(EventRecord.Columns.transactionID == transaction.id)
+            .order(EventRecord.Columns.sequence).fetchAll(db).map(\.step)
+        return transaction
     }
 }

@@ -28,24 +28,14 @@ extension ServerDatabase {
         var plans = plans
         var changed: Set<String> = []
         for line in lines {
-            try insert(db, line)
-            guard db.changesCount == 1 else { continue }
+            guard try insert(db, line) else { continue }
             let group = line.group ?? ""
             plans[group] = PlanState.apply(plans[group], line)
             changed.insert(group)
         }
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
         for group in changed.sorted() {
             guard let state = plans[group], let account = lines.first?.account else { continue }
-            let text = String(decoding: try encoder.encode(state), as: UTF8.self)
-            try db.execute(
-                sql: """
-                    INSERT INTO plan(account, groupID, state) VALUES (?, ?, ?)
-                    ON CONFLICT(account, groupID) DO UPDATE SET state = excluded.state
-                    """,
-                arguments: [account, group, text]
-            )
+            try PlanRecord(account: account, state: state).upsert(db)
         }
     }
 
@@ -55,12 +45,9 @@ extension ServerDatabase {
     }
 
     static func plans(_ db: Database, account: String) throws -> [String: PlanState] {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
         var plans: [String: PlanState] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT groupID, state FROM plan WHERE account = ?", arguments: [account]) {
-            let text: String = row["state"]
-            plans[row["groupID"]] = try decoder.decode(PlanState.self, from: Data(text.utf8))
+        for record in try PlanRecord.filter(PlanRecord.Columns.account == account).fetchAll(db) {
+            plans[record.state.group] = record.state
         }
         return plans
     }
@@ -72,55 +59,40 @@ extension ServerDatabase {
     }
 
     static func planLines(_ db: Database, account: String) throws -> [ReceiptEntry] {
-        try Row.fetchAll(
-            db, sql: "SELECT * FROM receipt WHERE account = ? AND kind = ? ORDER BY rowid",
-            arguments: [account, ProductKind.autoRenewableSubscription.rawValue]
-        ).map(Self.entry)
+        try ReceiptRecord.filter(
+            ReceiptRecord.Columns.account == account && ReceiptRecord.Columns.kind == ProductKind.autoRenewableSubscription.rawValue
+        ).order(Column.rowID).fetchAll(db).map(\.entry)
     }
 
     /// Accounts with any plan, for settling every account before a setting changes.
     public func accountsWithPlans() throws(StoreError) -> [String] {
-        try read { db in try String.fetchAll(db, sql: "SELECT DISTINCT account FROM plan ORDER BY account") }
+        try read { db in
+            try PlanRecord.select(PlanRecord.Columns.account, as: String.self).distinct().order(PlanRecord.Columns.account).fetchAll(db)
+        }
     }
 
     /// Sets the clock rate and billing a catalog asks for, in a state folder that has neither set
     /// yet (a `.storekit` file's `_timeRate` and billing settings); later runs keep what is there.
     public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date = Date()) throws(StoreError) {
         guard clockRate != nil || billing != nil else { return }
-        let clockText = clockRate.map { rate in
-            String(decoding: (try? JSONEncoder().encode(ClockSetting.standard.accelerated(rate: rate, real: real))) ?? Data(), as: UTF8.self)
-        }
-        let billingText = billing.map { String(decoding: (try? JSONEncoder().encode($0)) ?? Data(), as: UTF8.self) }
         try write { db in
-            let fresh = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM clock") == 0
-                && (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM setting WHERE key = 'billing'")) == 0
+            let fresh = try ClockRecord.fetchCount(db) == 0 && !SettingRecord.exists(db, key: SettingRecord.billing)
             guard fresh else { return }
-            if let clockText {
-                try db.execute(sql: "INSERT INTO clock(id, setting) VALUES (1, ?)", arguments: [clockText])
-            }
-            try db.execute(
-                sql: "INSERT INTO setting(key, value) VALUES ('billing', ?)",
-                arguments: [billingText ?? String(decoding: (try? JSONEncoder().encode(BillingSetting())) ?? Data(), as: UTF8.self)]
-            )
+            if let clockRate { try ClockRecord(ClockSetting.standard.accelerated(rate: clockRate, real: real)).insert(db) }
+            try SettingRecord(key: SettingRecord.billing, value: try StoredJSON.text(billing ?? BillingSetting(), dates: .foundationDefault)).insert(db)
         }
     }
 
     public func billingSetting() throws(StoreError) -> BillingSetting {
         try read { db in
-            guard let text = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'billing'"),
-                  let setting = try? JSONDecoder().decode(BillingSetting.self, from: Data(text.utf8))
-            else { return BillingSetting() }
-            return setting
+            try SettingRecord.filter(key: SettingRecord.billing).asRequest(of: Row.self).fetchOne(db)
+                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) } ?? BillingSetting()
         }
     }
 
     public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) {
-        let text = String(decoding: (try? JSONEncoder().encode(setting)) ?? Data(), as: UTF8.self)
         try write { db in
-            try db.execute(
-                sql: "INSERT INTO setting(key, value) VALUES ('billing', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [text]
-            )
+            try SettingRecord(key: SettingRecord.billing, value: try StoredJSON.text(setting, dates: .foundationDefault)).upsert(db)
         }
     }
 }

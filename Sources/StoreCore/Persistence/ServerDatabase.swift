@@ -67,19 +67,13 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
     // MARK: Accounts
 
     func passwordHash(account: String) throws(StoreError) -> (name: String, hash: String)? {
-        try read { db in
-            try Row.fetchOne(db, sql: "SELECT name, passwordHash FROM account WHERE name = ?", arguments: [account])
-                .map { ($0["name"], $0["passwordHash"]) }
-        }
+        try read { db in try AccountRecord.fetchOne(db, key: account).map { ($0.name, $0.passwordHash) } }
     }
 
     /// Creates the account; false when the name is taken (whatever its case).
     func createAccount(name: String, passwordHash: String, at date: Date) throws(StoreError) -> Bool {
         try write { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO account(name, passwordHash, createdAt) VALUES (?, ?, ?)",
-                arguments: [name, passwordHash, date.storeSeconds]
-            )
+            try AccountRecord(name: name, passwordHash: passwordHash, createdAt: date.storeSeconds).insert(db, onConflict: .ignore)
             return db.changesCount == 1
         }
     }
@@ -91,23 +85,14 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
     @discardableResult
     func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
         try write { db in
-            let latest = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT purchaseDate, transactionID FROM receipt
-                    WHERE account = ? AND months > 0 ORDER BY purchaseDate DESC, transactionID DESC LIMIT 1
-                    """,
-                arguments: [entry.account]
-            )
-            try Self.insert(db, entry)
-            let inserted = db.changesCount == 1
+            typealias Columns = ReceiptRecord.Columns
+            let latest = try ReceiptRecord.filter(Columns.account == entry.account && Columns.months > 0)
+                .order(Columns.purchaseDate.desc, Columns.transactionID.desc).fetchOne(db)?.entry
+            let inserted = try Self.insert(db, entry)
             let stored = try Self.storedExpiry(db, account: entry.account)
             guard inserted, entry.months > 0 else { return stored }
             let expiry: Date?
-            let sortsLast = latest.map { row in
-                let date: Int64 = row["purchaseDate"], id: String = row["transactionID"]
-                return (entry.purchaseDate.storeSeconds, entry.transactionID) > (date, id)
-            } ?? true
+            let sortsLast = latest.map { (entry.purchaseDate.storeSeconds, entry.transactionID) > ($0.purchaseDate.storeSeconds, $0.transactionID) } ?? true
             if sortsLast {
                 // The usual case: the new purchase is the latest on the receipt, so R5 applied to
                 // the stored expiry gives what A6's full recomputation would.
@@ -119,20 +104,13 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
                 // A purchase that lands out of order (a delayed approval settled late): replay all.
                 expiry = SubscriptionMath.recomputeExpiry(from: try Self.receipt(db, account: entry.account), calendar: calendar)
             }
-            if let expiry {
-                try db.execute(
-                    sql: "INSERT INTO subscription(account, expiry) VALUES (?, ?) ON CONFLICT(account) DO UPDATE SET expiry = excluded.expiry",
-                    arguments: [entry.account, expiry.storeSeconds]
-                )
-            }
+            if let expiry { try SubscriptionRecord(account: entry.account, expiry: expiry.storeSeconds).upsert(db) }
             return expiry
         }
     }
 
     func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool {
-        try read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM receipt WHERE transactionID = ?", arguments: [transactionID]) ?? false
-        }
+        try read { db in try ReceiptRecord.exists(db, key: transactionID) }
     }
 
     public func receipt(account: String) throws(StoreError) -> [ReceiptEntry] {
@@ -146,79 +124,43 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
     /// Non-consumables on the account's receipt, in purchase order (A2, A5).
     func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)] {
         try read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT productID, MIN(transactionID) AS transactionID FROM receipt
-                    WHERE account = ? AND kind = ? GROUP BY productID ORDER BY MIN(rowid)
-                    """,
-                arguments: [account, ProductKind.nonConsumable.rawValue]
-            ).map { ($0["productID"], $0["transactionID"]) }
+            typealias Columns = ReceiptRecord.Columns
+            let first = try ReceiptRecord.filter(Columns.account == account && Columns.kind == ProductKind.nonConsumable.rawValue)
+                .order(Column.rowID).fetchAll(db)
+            var seen: Set<String> = []
+            var owned: [(productID: String, transactionID: String)] = []
+            for record in first where seen.insert(record.entry.productID).inserted {
+                // The lowest id of the product's purchases, as before: the one restores point at.
+                let lowest = first.filter { $0.entry.productID == record.entry.productID }.map(\.entry.transactionID).min()!
+                owned.append((record.entry.productID, lowest))
+            }
+            return owned
         }
     }
 
     static func storedExpiry(_ db: Database, account: String) throws -> Date? {
-        try Int64.fetchOne(db, sql: "SELECT expiry FROM subscription WHERE account = ?", arguments: [account])
-            .map(Date.init(storeSeconds:))
+        try SubscriptionRecord.fetchOne(db, key: account).map { Date(storeSeconds: $0.expiry) }
     }
 
     static func receipt(_ db: Database, account: String) throws -> [ReceiptEntry] {
-        try Row.fetchAll(
-            db, sql: "SELECT * FROM receipt WHERE account = ? ORDER BY purchaseDate, transactionID", arguments: [account]
-        ).map(Self.entry)
+        try ReceiptRecord.filter(ReceiptRecord.Columns.account == account)
+            .order(ReceiptRecord.Columns.purchaseDate, ReceiptRecord.Columns.transactionID).fetchAll(db).map(\.entry)
     }
 
-    static func insert(_ db: Database, _ entry: ReceiptEntry) throws {
-        // Cached: ten years of weekly renewals are 522 inserts in one transaction.
-        try db.cachedStatement(
-            sql: """
-                INSERT OR IGNORE INTO receipt
-                (transactionID, account, productID, kind, quantity, months, bonusDays, purchaseDate, device,
-                 event, groupID, expiresDate, offer, price, reference, until, note)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(
-            arguments: [
-                entry.transactionID, entry.account, entry.productID, entry.kind.rawValue, entry.quantity,
-                entry.months, entry.bonusDays, entry.purchaseDate.storeSeconds, entry.device,
-                entry.event.rawValue, entry.group, entry.expiresDate?.storeSeconds, entry.offer?.rawValue,
-                entry.price.map(PriceFormatter.plain), entry.reference, entry.until?.storeSeconds, entry.note,
-            ]
-        )
-    }
-
-    static func entry(_ row: Row) -> ReceiptEntry {
-        ReceiptEntry(
-            transactionID: row["transactionID"], account: row["account"], productID: row["productID"],
-            kind: ProductKind(rawValue: row["kind"]) ?? .nonConsumable, quantity: row["quantity"],
-            months: row["months"], bonusDays: row["bonusDays"],
-            purchaseDate: Date(storeSeconds: row["purchaseDate"]), device: row["device"],
-            event: ReceiptEvent(rawValue: row["event"]) ?? .purchase, group: row["groupID"],
-            expiresDate: (row["expiresDate"] as Int64?).map(Date.init(storeSeconds:)),
-            offer: (row["offer"] as String?).flatMap(IntroductoryOffer.Mode.init(rawValue:)),
-            price: (row["price"] as String?).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) },
-            reference: row["reference"], until: (row["until"] as Int64?).map(Date.init(storeSeconds:)), note: row["note"]
-        )
+    /// Adds a line; false when a line with its transaction id is there already.
+    @discardableResult
+    static func insert(_ db: Database, _ entry: ReceiptEntry) throws -> Bool {
+        try ReceiptRecord(entry).insert(db, onConflict: .ignore)
+        return db.changesCount == 1
     }
 
     // MARK: Clock
 
     public func clockSetting() throws(StoreError) -> ClockSetting {
-        try read { db in
-            guard let text = try String.fetchOne(db, sql: "SELECT setting FROM clock WHERE id = 1"),
-                  let setting = try? JSONDecoder().decode(ClockSetting.self, from: Data(text.utf8))
-            else { return ClockSetting.standard }
-            return setting
-        }
+        try read { db in try ClockRecord.fetchOne(db)?.setting ?? .standard }
     }
 
     public func setClockSetting(_ setting: ClockSetting) throws(StoreError) {
-        let text = String(decoding: (try? JSONEncoder().encode(setting)) ?? Data(), as: UTF8.self)
-        try write { db in
-            try db.execute(
-                sql: "INSERT INTO clock(id, setting) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET setting = excluded.setting",
-                arguments: [text]
-            )
-        }
+        try write { db in try ClockRecord(setting).upsert(db) }
     }
 }

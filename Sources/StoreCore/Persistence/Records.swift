@@ -1,0 +1,330 @@
+// What the tables hold, as GRDB records, and the one rule for reading them back: a stored value
+// Storefront does not know is a corrupt database (P2), reported with the table and column that hold
+// it, never read as a default.
+import Foundation
+import GRDB
+
+/// A stored value that is not one Storefront writes.
+struct CorruptValue: Error, CustomStringConvertible {
+    let table: String
+    let column: String
+    let value: String
+
+    var description: String { "\(table).\(column) holds \"\(value.prefix(40))\", which is not a value Storefront writes" }
+}
+
+extension Row {
+    /// A raw-value enum from `column` of `table`.
+    func stored<T: RawRepresentable>(_ column: String, of table: String, as type: T.Type = T.self) throws -> T where T.RawValue == String {
+        let raw = try text(column, of: table)
+        guard let value = T(rawValue: raw) else { throw CorruptValue(table: table, column: column, value: raw) }
+        return value
+    }
+
+    /// The same, where the column may be NULL.
+    func storedIfPresent<T: RawRepresentable>(_ column: String, of table: String, as type: T.Type = T.self) throws -> T? where T.RawValue == String {
+        guard let raw = try optionalText(column, of: table) else { return nil }
+        guard let value = T(rawValue: raw) else { throw CorruptValue(table: table, column: column, value: raw) }
+        return value
+    }
+
+    /// A JSON document Storefront wrote (a plan's state, a setting).
+    func storedJSON<T: Decodable>(_ column: String, of table: String, dates: StoredJSON.Dates, as type: T.Type = T.self) throws -> T {
+        let raw = try text(column, of: table)
+        let decoder = JSONDecoder()
+        if dates == .unixSeconds { decoder.dateDecodingStrategy = .secondsSince1970 }
+        do {
+            return try decoder.decode(T.self, from: Data(raw.utf8))
+        } catch {
+            throw CorruptValue(table: table, column: column, value: raw)
+        }
+    }
+
+    func text(_ column: String, of table: String) throws -> String { try required(optionalText(column, of: table), column, table) }
+
+    func optionalText(_ column: String, of table: String) throws -> String? {
+        try value(column, of: table) { if case .string(let text) = $0 { text } else { nil } }
+    }
+
+    func integer(_ column: String, of table: String) throws -> Int64 { try required(optionalInteger(column, of: table), column, table) }
+
+    func optionalInteger(_ column: String, of table: String) throws -> Int64? {
+        try value(column, of: table) { if case .int64(let number) = $0 { number } else { nil } }
+    }
+
+    /// The column's value as `extract` reads its storage; nil for NULL. A missing column or a value
+    /// of another type is corrupt.
+    private func value<T>(_ column: String, of table: String, _ extract: (DatabaseValue.Storage) -> T?) throws -> T? {
+        guard let stored = self[column] as DatabaseValue? else { throw CorruptValue(table: table, column: column, value: "(missing column)") }
+        if stored.isNull { return nil }
+        guard let value = extract(stored.storage) else { throw CorruptValue(table: table, column: column, value: "\(stored)") }
+        return value
+    }
+
+    private func required<T>(_ value: T?, _ column: String, _ table: String) throws -> T {
+        guard let value else { throw CorruptValue(table: table, column: column, value: "NULL") }
+        return value
+    }
+
+    func date(_ column: String, of table: String) throws -> Date { Date(storeSeconds: try integer(column, of: table)) }
+
+    func optionalDate(_ column: String, of table: String) throws -> Date? {
+        try optionalInteger(column, of: table).map(Date.init(storeSeconds:))
+    }
+}
+
+/// JSON as Storefront stores it. Plans keep dates as Unix seconds; the clock and billing settings
+/// were first written with Foundation's default (seconds since 2001) and keep it, so that old state
+/// folders read the same.
+enum StoredJSON {
+    enum Dates { case unixSeconds, foundationDefault }
+
+    static func text<T: Encodable>(_ value: T, dates: Dates) throws -> String {
+        let encoder = JSONEncoder()
+        if dates == .unixSeconds { encoder.dateEncodingStrategy = .secondsSince1970 }
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+// MARK: The device
+
+// Records of plain text and numbers are Codable: GRDB reads them, and a NULL or a value of the
+// wrong type is a decoding error that reads as a corrupt database too.
+
+struct MetaRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "meta"
+    var key: String
+    var value: String
+}
+
+struct ProfileRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "profile"
+    enum Columns {
+        static let user = Column("user"), randomViews = Column("randomViews"), expiry = Column("expiry"), lastRandom = Column("lastRandom")
+    }
+    var user: String
+    var randomViews = 0
+    var expiry: Date?
+    var lastRandom: String?
+
+    init(user: String) { self.user = user }
+
+    init(row: Row) throws {
+        let table = Self.databaseTableName
+        user = try row.text("user", of: table)
+        randomViews = Int(try row.integer("randomViews", of: table))
+        expiry = try row.optionalDate("expiry", of: table)
+        lastRandom = try row.optionalText("lastRandom", of: table)
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container["user"] = user
+        container["randomViews"] = randomViews
+        container["expiry"] = expiry?.storeSeconds
+        container["lastRandom"] = lastRandom
+    }
+}
+
+struct OwnedRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "owned"
+    enum Columns { static let user = Column("user") }
+    var user: String
+    var productID: String
+    var transactionID: String
+}
+
+/// A transaction's row; its steps live in `event`.
+struct TransactionRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "txn"
+    enum Columns {
+        static let id = Column("id"), user = Column("user"), state = Column("state"), reason = Column("reason")
+        static let purchaseDate = Column("purchaseDate"), dueAt = Column("dueAt"), dueApproves = Column("dueApproves")
+        static let finished = Column("finished")
+    }
+    var transaction: StoreTransaction
+
+    init(_ transaction: StoreTransaction) { self.transaction = transaction }
+
+    init(row: Row) throws {
+        let table = Self.databaseTableName
+        let user = try row.text("user", of: table)
+        let dueApproves = try row.optionalInteger("dueApproves", of: table)
+        transaction = StoreTransaction(
+            id: try row.text("id", of: table), user: user.isEmpty ? nil : user, productID: try row.text("productID", of: table),
+            kind: try row.stored("kind", of: table), quantity: Int(try row.integer("quantity", of: table)),
+            months: Int(try row.integer("months", of: table)), bonusDays: Int(try row.integer("bonusDays", of: table)),
+            state: try row.stored("state", of: table), reason: try row.storedIfPresent("reason", of: table),
+            createdAt: try row.date("createdAt", of: table), purchaseDate: try row.optionalDate("purchaseDate", of: table),
+            dueAt: try row.optionalDate("dueAt", of: table), dueApproves: dueApproves.map { $0 != 0 },
+            isFinished: try row.integer("finished", of: table) != 0, originalID: try row.optionalText("originalID", of: table),
+            steps: []
+        )
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container["id"] = transaction.id
+        container["user"] = transaction.user ?? ""
+        container["productID"] = transaction.productID
+        container["kind"] = transaction.kind.rawValue
+        container["quantity"] = transaction.quantity
+        container["months"] = transaction.months
+        container["bonusDays"] = transaction.bonusDays
+        container["state"] = transaction.state.rawValue
+        container["reason"] = transaction.reason?.rawValue
+        container["createdAt"] = transaction.createdAt.storeSeconds
+        container["purchaseDate"] = transaction.purchaseDate?.storeSeconds
+        container["dueAt"] = transaction.dueAt?.storeSeconds
+        container["dueApproves"] = transaction.dueApproves
+        container["finished"] = transaction.isFinished
+        container["originalID"] = transaction.originalID
+    }
+}
+
+/// One state change of one transaction (Q2).
+struct EventRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "event"
+    enum Columns { static let sequence = Column("sequence"), transactionID = Column("transactionID") }
+    static let transaction = belongsTo(TransactionRecord.self, using: ForeignKey(["transactionID"], to: ["id"]))
+
+    var sequence: Int64?
+    var transactionID: String
+    var step: TransactionStep
+
+    init(transactionID: String, step: TransactionStep) {
+        self.transactionID = transactionID
+        self.step = step
+    }
+
+    init(row: Row) throws {
+        let table = Self.databaseTableName
+        sequence = try row.optionalInteger("sequence", of: table)
+        transactionID = try row.text("transactionID", of: table)
+        step = TransactionStep(
+            state: try row.stored("state", of: table), reason: try row.storedIfPresent("reason", of: table),
+            at: try row.date("at", of: table)
+        )
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container["sequence"] = sequence
+        container["transactionID"] = transactionID
+        container["state"] = step.state.rawValue
+        container["reason"] = step.reason?.rawValue
+        container["at"] = step.at.storeSeconds
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { sequence = inserted.rowID }
+}
+
+// MARK: The account server
+
+struct AccountRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "account"
+    var name: String
+    var passwordHash: String
+    /// Store seconds, as every date in these files.
+    var createdAt: Int64
+}
+
+/// One line of an account's receipt (A6).
+struct ReceiptRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "receipt"
+    enum Columns {
+        static let transactionID = Column("transactionID"), account = Column("account"), productID = Column("productID")
+        static let kind = Column("kind"), months = Column("months"), purchaseDate = Column("purchaseDate")
+    }
+    var entry: ReceiptEntry
+
+    init(_ entry: ReceiptEntry) { self.entry = entry }
+
+    init(row: Row) throws {
+        let table = Self.databaseTableName
+        let price = try row.optionalText("price", of: table).map { text in
+            guard let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw CorruptValue(table: table, column: "price", value: text)
+            }
+            return price
+        }
+        entry = ReceiptEntry(
+            transactionID: try row.text("transactionID", of: table), account: try row.text("account", of: table),
+            productID: try row.text("productID", of: table), kind: try row.stored("kind", of: table),
+            quantity: Int(try row.integer("quantity", of: table)), months: Int(try row.integer("months", of: table)),
+            bonusDays: Int(try row.integer("bonusDays", of: table)), purchaseDate: try row.date("purchaseDate", of: table),
+            device: try row.text("device", of: table), event: try row.stored("event", of: table),
+            group: try row.optionalText("groupID", of: table), expiresDate: try row.optionalDate("expiresDate", of: table),
+            offer: try row.storedIfPresent("offer", of: table), price: price,
+            reference: try row.optionalText("reference", of: table), until: try row.optionalDate("until", of: table),
+            note: try row.optionalText("note", of: table)
+        )
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container["transactionID"] = entry.transactionID
+        container["account"] = entry.account
+        container["productID"] = entry.productID
+        container["kind"] = entry.kind.rawValue
+        container["quantity"] = entry.quantity
+        container["months"] = entry.months
+        container["bonusDays"] = entry.bonusDays
+        container["purchaseDate"] = entry.purchaseDate.storeSeconds
+        container["device"] = entry.device
+        container["event"] = entry.event.rawValue
+        container["groupID"] = entry.group
+        container["expiresDate"] = entry.expiresDate?.storeSeconds
+        container["offer"] = entry.offer?.rawValue
+        container["price"] = entry.price.map(PriceFormatter.plain)
+        container["reference"] = entry.reference
+        container["until"] = entry.until?.storeSeconds
+        container["note"] = entry.note
+    }
+}
+
+/// An account's stored expiry of non-renewing subscriptions (A4, A6), in store seconds.
+struct SubscriptionRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "subscription"
+    var account: String
+    var expiry: Int64
+}
+
+/// An account's plan in one subscription group, folded from its plan lines.
+struct PlanRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "plan"
+    enum Columns { static let account = Column("account"), group = Column("groupID") }
+    var account: String
+    var state: PlanState
+
+    init(account: String, state: PlanState) { (self.account, self.state) = (account, state) }
+
+    init(row: Row) throws {
+        account = try row.text("account", of: Self.databaseTableName)
+        state = try row.storedJSON("state", of: Self.databaseTableName, dates: .unixSeconds)
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container["account"] = account
+        container["groupID"] = state.group
+        container["state"] = try StoredJSON.text(state, dates: .unixSeconds)
+    }
+}
+
+/// A setting of the whole state folder, as JSON: `billing` in `setting`, the clock in `clock`.
+struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "setting"
+    static let billing = "billing"
+    var key: String
+    var value: String
+}
+
+struct ClockRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "clock"
+    var setting: ClockSetting
+
+    init(_ setting: ClockSetting) { self.setting = setting }
+
+    init(row: Row) throws { setting = try row.storedJSON("setting", of: Self.databaseTableName, dates: .foundationDefault) }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container["id"] = 1
+        container["setting"] = try StoredJSON.text(setting, dates: .foundationDefault)
+    }
+}
