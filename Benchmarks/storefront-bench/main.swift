@@ -167,9 +167,9 @@ do {
         stateDirectory: folder, device: "bench", catalog: catalog, clock: ManualClock(Date(timeIntervalSince1970: 1_780_000_000)),
         calendar: utc, passwordHasher: PasswordHasher(cost: 16)
     )
-    try store.signUp("bench", password: "bench")
+    try store.accounts.signUp("bench", password: "bench")
     let count = 200
-    let storeTime = try seconds { for _ in 0..<count { try store.buy("com.storefront.sub.3months") } }
+    let storeTime = try seconds { for _ in 0..<count { try store.queue.buy("com.storefront.sub.3months") } }
     var configuration = Configuration()
     configuration.journalMode = .wal
     configuration.prepareDatabase { try $0.execute(sql: "PRAGMA synchronous = FULL") }
@@ -218,9 +218,9 @@ do {
         }
         return try median(9) {
             let store = try Store(stateDirectory: folder, device: "big", catalog: catalog, clock: SystemClock(), calendar: utc)
-            try store.recover()
-            _ = try store.status()
-            _ = try store.productRows()
+            try store.queue.recover()
+            _ = try store.entitlements.status()
+            _ = try store.entitlements.productRows()
         }
     }
     let empty = try statusTime(history: 0), full = try statusTime(history: 100_000)
@@ -256,22 +256,22 @@ do {
             stateDirectory: StateDirectory(scratch.appendingPathComponent(name)), device: "bench", catalog: selfies, clock: clock,
             calendar: utc, passwordHasher: PasswordHasher(cost: 16)
         )
-        try store.signUp("bench", password: "bench")
-        try store.buy("com.storefront.selfies.sub.allaccess")
+        try store.accounts.signUp("bench", password: "bench")
+        try store.queue.buy("com.storefront.selfies.sub.allaccess")
         return store
     }
     let one = try planStore("plan-one")
-    let purchase = try seconds { try one.buy("com.storefront.selfies.sub.allaccess.monthly") }
+    let purchase = try seconds { try one.queue.buy("com.storefront.selfies.sub.allaccess.monthly") }
     let decade = try planStore("plan-decade")
     clock.advance(StoreDuration(years: 10), calendar: utc)
-    let settle = try seconds { _ = try decade.subscriptions() }
+    let settle = try seconds { _ = try decade.plans.subscriptions() }
     let written = try decade.server.planLines(account: "bench").count
     row("ten years of weekly renewals written by one command (\(written) lines)", ms(settle), "one durable purchase \(ms(purchase))", ratio(settle, purchase), "one commit")
     let folder = StateDirectory(scratch.appendingPathComponent("plan-decade"))
     let status = try median(9) {
         let store = try Store(stateDirectory: folder, device: "bench", catalog: selfies, clock: clock, calendar: utc)
-        try store.recover()
-        _ = try store.status()
+        try store.queue.recover()
+        _ = try store.entitlements.status()
     }
     row("open + recover + status with those \(written) plan lines", ms(status), "200 ms", ratio(status, 0.2), "flat: the plan is stored folded")
 }

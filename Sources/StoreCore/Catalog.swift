@@ -357,3 +357,31 @@ public enum CatalogLoader {
         }
     }
 }
+
+extension Catalog {
+    /// The product with this id, or an error that suggests the nearest one.
+    public func require(_ id: String) throws(StoreError) -> Product {
+        if let product = product(id) { return product }
+        let lowered = id.lowercased()
+        let suggestion = products.first { $0.id.lowercased().hasSuffix(lowered) || $0.title.lowercased() == lowered }
+            ?? products.min { editDistance($0.id, id) < editDistance($1.id, id) }
+        throw StoreError.unknownProduct(id, suggestion: suggestion?.id)
+    }
+}
+
+/// Levenshtein distance, for "did you mean" on a mistyped product id.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    var row = Array(0...b.count)
+    for i in 1...a.count {
+        var previous = row[0]
+        row[0] = i
+        for j in stride(from: 1, through: b.count, by: 1) {
+            let saved = row[j]
+            row[j] = a[i - 1] == b[j - 1] ? previous : min(previous, row[j], row[j - 1]) + 1
+            previous = saved
+        }
+    }
+    return row[b.count]
+}

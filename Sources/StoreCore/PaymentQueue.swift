@@ -1,5 +1,6 @@
 // The mock payment queue (Q1–Q5): adding payments, the outcome policy, decisions on pending
-// ones, delivery and finishing, and recovery of what a crash left behind.
+// ones, delivery and finishing, restore, the device's transactions, and recovery of what a crash
+// left behind.
 //
 // Durability order for a purchase by an account: the receipt entry on the server (keyed by the
 // transaction id, so writing it twice is harmless), then the device's `purchased` state, then
@@ -7,11 +8,76 @@
 // completes: delivery is idempotent per transaction (Q3).
 import Foundation
 
-extension Store {
+public final class PaymentQueue: SessionRole {
+    let session: DeviceSession
+    private let plans: Plans
+    /// Overrides the device's policy for purchases made through this queue (`--outcome`).
+    public var outcomeOverride: PurchaseOutcome?
+
+    init(session: DeviceSession, plans: Plans) {
+        self.session = session
+        self.plans = plans
+    }
+
+    // MARK: Observers (Q2)
+
+    /// `handler` sees every state change from now on, in order, including those other processes
+    /// make on this device (delivered when this store next acts or `publishEvents()` is called).
+    public func observe(_ handler: @escaping (TransactionEvent) -> Void) { session.observe(handler) }
+
+    /// Hands observers the events they have not seen yet.
+    public func publishEvents() throws(StoreError) { try session.publishEvents() }
+
+    /// The device's last `limit` state changes, oldest first: what a log shows of the past.
+    public func recentEvents(limit: Int) throws(StoreError) -> [TransactionEvent] { try device.recentEvents(limit: limit) }
+
+    // MARK: Policy (Q4)
+
+    public func policy() throws(StoreError) -> PurchaseOutcome {
+        guard let text = try device.meta("policy") else { return catalog.defaultPolicy }
+        do {
+            return try PurchaseOutcome(parsing: text)
+        } catch {
+            throw StoreError.corruptDatabase(path: device.path, reason: CorruptValue(table: "meta", column: "value", value: text).description + " (the policy)")
+        }
+    }
+
+    public func setPolicy(_ policy: PurchaseOutcome) throws(StoreError) {
+        try device.setMeta("policy", policy.description)
+    }
+
+    // MARK: Transactions
+
+    /// Every transaction of the current profile on this device, oldest first.
+    public func history() throws(StoreError) -> [StoreTransaction] {
+        try device.transactions(.profile(try session.profileKey))
+    }
+
+    /// Deferred and interrupted transactions of the current profile.
+    public func pending() throws(StoreError) -> [StoreTransaction] {
+        try device.transactions(.waiting(user: try session.profileKey))
+    }
+
+    /// Purchases waiting for a delayed outcome.
+    public func delayed() throws(StoreError) -> [StoreTransaction] {
+        try device.transactions(.delayed(user: try session.profileKey))
+    }
+
+    /// Finds a transaction by its id or a unique prefix of it.
+    public func transaction(_ id: String) throws(StoreError) -> StoreTransaction {
+        if let exact = try device.transaction(id: id) { return exact }
+        let matches = id.count >= 4 ? try device.transactionIDs(matching: id) : []
+        if matches.count == 1, let found = try device.transaction(id: matches[0]) { return found }
+        if matches.count > 1 { throw StoreError.ambiguousTransaction(id, matches: matches) }
+        throw StoreError.unknownTransaction(id)
+    }
+
+    // MARK: Payments
+
     /// Adds a payment for `productID` and runs the queue as far as the outcome allows.
     @discardableResult
     public func buy(_ productID: String, outcome: PurchaseOutcome? = nil) throws(StoreError) -> StoreTransaction {
-        let product = try product(productID)
+        let product = try catalog.require(productID)
         return try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let user = try currentUser()
             if product.isSubscription, user == nil { throw StoreError.signInRequired(productID: product.id) }
@@ -19,12 +85,12 @@ extension Store {
             if product.kind == .nonConsumable, try device.profile(user ?? "").owned.contains(product.id) {
                 throw StoreError.alreadyOwned(productID: product.id)
             }
-            if product.kind == .autoRenewableSubscription, let user { try checkNotSubscribed(product, account: user) }
+            if product.kind == .autoRenewableSubscription, let user { try plans.checkNotSubscribed(product, account: user) }
             let chosen = outcome ?? outcomeOverride
             let outcome = if let chosen { chosen } else { try policy() }
             let now = now()
             var transaction = StoreTransaction(
-                id: makeTransactionID(), user: user, productID: product.id, kind: product.kind,
+                id: session.makeTransactionID(), user: user, productID: product.id, kind: product.kind,
                 quantity: product.quantity, months: product.months,
                 bonusDays: product.kind == .nonRenewingSubscription ? catalog.bonusDays : 0, state: .purchasing, reason: nil,
                 createdAt: now, purchaseDate: nil, dueAt: nil, dueApproves: nil, isFinished: false,
@@ -36,16 +102,16 @@ extension Store {
             }
             let added = transaction
             try device.insert(added)
-            try crashPoints(.purchaseRecorded)
+            try crashPoint(.purchaseRecorded)
             switch outcome {
             case .approve:
                 try settlePurchased(transaction.id, at: now)
             case .defer:
                 try setState(transaction.id, .deferred, at: now)
-                try crashPoints(.purchaseWaiting)
+                try crashPoint(.purchaseWaiting)
             case .interrupt:
                 try setState(transaction.id, .interrupted, at: now)
-                try crashPoints(.purchaseWaiting)
+                try crashPoint(.purchaseWaiting)
             case .fail(let reason):
                 try setState(transaction.id, .failed, reason: reason, at: now, finished: true)
             case .delayed:
@@ -121,7 +187,7 @@ extension Store {
             }
             report.settled = try settleDueTransactions()
             report.redelivered = try deliverUnfinished()
-            if let user = try currentUser() { report.renewals = try settlePlans(account: user).map(\.transactionID) }
+            if let user = try currentUser() { report.renewals = try plans.settle(account: user).map(\.transactionID) }
             return report
         }
     }
@@ -151,21 +217,21 @@ extension Store {
     private func settlePurchased(_ id: String, at date: Date) throws(StoreError) {
         let transaction = try self.transaction(id)
         if let user = transaction.user, transaction.kind == .autoRenewableSubscription {
-            try startPlan(transaction, account: user, at: date)
+            try plans.startPlan(transaction, account: user, at: date)
         } else if let user = transaction.user {
             let entry = ReceiptEntry(
                 transactionID: transaction.id, account: user, productID: transaction.productID,
                 kind: transaction.kind, quantity: transaction.quantity, months: transaction.months,
-                bonusDays: transaction.bonusDays, purchaseDate: date, device: deviceName
+                bonusDays: transaction.bonusDays, purchaseDate: date, device: session.deviceName
             )
             try server.record(entry, calendar: calendar)
         }
-        if transaction.user != nil { try crashPoints(.paymentRecorded) }
+        if transaction.user != nil { try crashPoint(.paymentRecorded) }
         try markPurchased(id, at: date)
-        try publishEvents()
-        try crashPoints(.purchaseMarked)
+        try session.publishEvents()
+        try crashPoint(.purchaseMarked)
         try deliver(id)
-        try crashPoints(.purchaseDelivered)
+        try crashPoint(.purchaseDelivered)
     }
 
     private func markPurchased(_ id: String, at date: Date) throws(StoreError) {
@@ -200,37 +266,18 @@ extension Store {
             var restoredIDs: [String] = []
             for item in owned {
                 let restored = StoreTransaction(
-                    id: makeTransactionID(), user: user, productID: item.productID, kind: .nonConsumable, quantity: 0,
+                    id: session.makeTransactionID(), user: user, productID: item.productID, kind: .nonConsumable, quantity: 0,
                     months: 0, bonusDays: 0, state: .restored, reason: nil, createdAt: now, purchaseDate: now,
                     dueAt: nil, dueApproves: nil, isFinished: false, originalID: item.transactionID, steps: []
                 )
                 try device.insert(restored)
-                try crashPoints(.restoreRecorded)
+                try crashPoint(.restoreRecorded)
                 try deliver(restored.id)
-                try crashPoints(.restoreDelivered)
+                try crashPoint(.restoreDelivered)
                 restoredIDs.append(restored.id)
             }
             let expiry = try device.raiseExpiry(user: user, to: try server.storedExpiry(account: user))
             return RestoreResult(restored: owned.map(\.productID), transactionIDs: restoredIDs, expiry: expiry)
-        }
-    }
-
-    // MARK: Random comics (R7)
-
-    /// Shows one random comic: free while subscribed, else it uses one view. Never the same comic
-    /// twice in a row when there are two or more; the last one shown is kept on the device.
-    public func showRandomComic() throws(StoreError) -> RandomComicResult {
-        let pool = catalog.randomPool
-        guard !pool.isEmpty else { throw StoreError.noRandomComics }
-        let user = try profileKey
-        let packID = catalog.products.first { $0.kind == .consumable }?.id
-        return try withDeviceLock { () throws(StoreError) -> RandomComicResult in
-            let comic = try device.showRandom(user: user, now: now(), pool: pool, packID: packID, choose: chooseRandom)
-            let status = try status()
-            return RandomComicResult(
-                comic: comic, randomViewsRemaining: status.randomViewsRemaining, isSubscribed: status.isSubscribed,
-                header: status.header
-            )
         }
     }
 }
@@ -258,9 +305,3 @@ public struct RestoreResult: Sendable, Equatable {
     public var expiry: Date?
 }
 
-public struct RandomComicResult: Sendable, Equatable {
-    public var comic: RandomComic
-    public var randomViewsRemaining: Int
-    public var isSubscribed: Bool
-    public var header: String
-}

@@ -12,9 +12,9 @@ public final class LiveStore: StoreServing {
         self.store = store
         calendar = store.calendar
         // The log opens with the device's recent past, then follows every change.
-        events = (try? store.device.recentEvents(limit: 50)) ?? []
+        events = (try? store.queue.recentEvents(limit: 50)) ?? []
         // Weak: a store outlives the screens that watch it, and cannot forget an observer.
-        store.observe { [weak self] event in self?.events.append(event) }
+        store.queue.observe { [weak self] event in self?.events.append(event) }
     }
 
     public func snapshot() throws -> StoreSnapshot { try Self.snapshot(of: store) }
@@ -22,16 +22,16 @@ public final class LiveStore: StoreServing {
     /// What the store says now, for anyone who only needs to look (scenario checks).
     public static func snapshot(of store: Store) throws -> StoreSnapshot {
         let calendar = store.calendar
-        let setting = try store.server.clockSetting()
+        let setting = try store.settings.clockSetting()
         let catalog = store.catalog
-        let status = try store.status()
+        let status = try store.entitlements.status()
         var snapshot = StoreSnapshot(
-            status: status, rows: try store.productRows(),
-            pending: try store.pending() + store.delayed(), policy: try store.policy(),
+            status: status, rows: try store.entitlements.productRows(),
+            pending: try store.queue.pending() + store.queue.delayed(), policy: try store.queue.policy(),
             clockDescription: setting.summary, catalogName: catalog.name, currencyCode: catalog.currencyCode,
             localeIdentifier: catalog.localeIdentifier, timeZone: calendar.timeZone
         )
-        snapshot.billing = try store.billing()
+        snapshot.billing = try store.settings.billing()
         snapshot.planSummaries = status.plans.map { $0.summary(calendar: calendar, catalog: catalog) }
         let usedOffers = Set(status.plans.filter(\.introOfferUsed).map(\.group))
         let formatter = catalog.priceFormatter
@@ -46,28 +46,28 @@ public final class LiveStore: StoreServing {
         var actions: [Action] = []
         do {
             switch effect {
-            case .buy(let id): actions.append(.purchased(try store.buy(id)))
-            case .approve(let id): actions.append(.settled(try store.approve(id)))
-            case .decline(let id): actions.append(.settled(try store.decline(id)))
-            case .resolve(let id): actions.append(.settled(try store.resolve(id)))
-            case .restore: actions.append(.restored(try store.restore()))
-            case .showRandom: actions.append(.randomShown(try store.showRandomComic()))
-            case .setPolicy(let policy): try store.setPolicy(policy)
-            case .setBilling(let billing): try store.setBilling(billing)
+            case .buy(let id): actions.append(.purchased(try store.queue.buy(id)))
+            case .approve(let id): actions.append(.settled(try store.queue.approve(id)))
+            case .decline(let id): actions.append(.settled(try store.queue.decline(id)))
+            case .resolve(let id): actions.append(.settled(try store.queue.resolve(id)))
+            case .restore: actions.append(.restored(try store.queue.restore()))
+            case .showRandom: actions.append(.randomShown(try store.randomComics.show()))
+            case .setPolicy(let policy): try store.queue.setPolicy(policy)
+            case .setBilling(let billing): try store.settings.setBilling(billing)
             case .plan(let command, let productID):
-                let plan = try command.action.map { try store.perform($0, on: productID) } ?? store.refundCurrentPeriod(of: productID)
+                let plan = try command.action.map { try store.plans.perform($0, on: productID) } ?? store.plans.refundCurrentPeriod(of: productID)
                 actions.append(.planChanged(plan.summary(calendar: calendar, catalog: store.catalog)))
             case .advanceClock(let duration):
-                try store.changeClock { setting, real in setting.advanced(by: duration, real: real, calendar: calendar) }
-            case .realClock: try store.changeClock { _, _ in ClockSetting.standard }
+                try store.settings.changeClock { setting, real in setting.advanced(by: duration, real: real, calendar: calendar) }
+            case .realClock: try store.settings.changeClock { _, _ in ClockSetting.standard }
             case .signIn(let name, let password):
-                try store.signIn(name, password: password)
+                try store.accounts.signIn(name, password: password)
                 actions.append(.signedIn(name))
             case .signUp(let name, let password):
-                try store.signUp(name, password: password)
+                try store.accounts.signUp(name, password: password)
                 actions.append(.signedIn(name))
             case .signOut:
-                try store.signOut()
+                try store.accounts.signOut()
                 actions.append(.signedIn(nil))
             case .quit: break
             }
@@ -81,8 +81,8 @@ public final class LiveStore: StoreServing {
 
     public func tick() -> [Action] {
         do {
-            try store.recover()
-            try store.publishEvents()
+            try store.queue.recover()
+            try store.queue.publishEvents()
         } catch {
             return [.failed("\(error)")]
         }
@@ -92,7 +92,7 @@ public final class LiveStore: StoreServing {
     /// New events, and the snapshot when it differs from the last one handed out.
     private func changes() -> [Action] {
         var actions: [Action] = []
-        try? store.publishEvents()
+        try? store.queue.publishEvents()
         if !events.isEmpty {
             actions.append(.events(events))
             events.removeAll()

@@ -58,7 +58,7 @@ public final class ScenarioRunner {
             stateDirectory: directory, device: device, catalog: catalog, clock: clock, calendar: calendar,
             passwordHasher: PasswordHasher(cost: 1 << 10), randomIndex: { _ in 0 }
         )
-        try store.recover()
+        try store.queue.recover()
         return store
     }
 
@@ -80,7 +80,7 @@ public final class ScenarioRunner {
 
     /// Runs one step; an expectation comes back with its result (`scenario play` goes step by step).
     public func step(_ step: ScenarioStep) throws -> ExpectationResult? {
-        if !isDown { try store.recover() }
+        if !isDown { try store.queue.recover() }
         if step.isExpectation { return try check(step) }
         try perform(step)
         return nil
@@ -109,7 +109,7 @@ public final class ScenarioRunner {
 
     private func pendingID(_ given: String?) throws -> String {
         if let given { return given }
-        if let waiting = try store.pending().last ?? store.delayed().last { return waiting.id }
+        if let waiting = try store.queue.pending().last ?? store.queue.delayed().last { return waiting.id }
         return lastTransaction?.id ?? ""
     }
 
@@ -118,10 +118,10 @@ public final class ScenarioRunner {
         case .device(let name):
             deviceName = name
             store = try Self.open(directory, name, catalog, clock, calendar)
-        case .signUp(let name, let password): try attempt { try store.signUp(name, password: password) }
-        case .signIn(let name, let password): try attempt { try store.signIn(name, password: password) }
-        case .signOut: try store.signOut()
-        case .policy(let outcome): try store.setPolicy(outcome)
+        case .signUp(let name, let password): try attempt { try store.accounts.signUp(name, password: password) }
+        case .signIn(let name, let password): try attempt { try store.accounts.signIn(name, password: password) }
+        case .signOut: try store.accounts.signOut()
+        case .policy(let outcome): try store.queue.setPolicy(outcome)
         case .buy(let name, let outcome):
             let product = try product(name, line: step.line)
             if crashesNext {
@@ -131,24 +131,24 @@ public final class ScenarioRunner {
                 }
             }
             defer { store.crashPoints = { _ in } }
-            try attempt { lastTransaction = try store.buy(product.id, outcome: outcome) }
-            if lastError != nil, let last = try store.history().last {
+            try attempt { lastTransaction = try store.queue.buy(product.id, outcome: outcome) }
+            if lastError != nil, let last = try store.queue.history().last {
                 lastTransaction = last
                 isDown = lastError == StoreError.stopped(at: .purchaseMarked).description
             }
             if let failed = lastTransaction, failed.state == .failed, let reason = failed.reason {
                 lastError = "purchase of \(product.id) failed (\(reason.rawValue): \(reason.explanation))"
             }
-        case .approve(let id): try attempt { lastTransaction = try store.approve(try pendingID(id)) }
-        case .decline(let id): try attempt { lastTransaction = try store.decline(try pendingID(id)) }
-        case .resolve(let id): try attempt { lastTransaction = try store.resolve(try pendingID(id)) }
-        case .restore: try attempt { _ = try store.restore() }
+        case .approve(let id): try attempt { lastTransaction = try store.queue.approve(try pendingID(id)) }
+        case .decline(let id): try attempt { lastTransaction = try store.queue.decline(try pendingID(id)) }
+        case .resolve(let id): try attempt { lastTransaction = try store.queue.resolve(try pendingID(id)) }
+        case .restore: try attempt { _ = try store.queue.restore() }
         case .resetDevice:
             try directory.removeDevice(deviceName)
             store = try Self.open(directory, deviceName, catalog, clock, calendar)
         case .advance(let duration): clock.advance(duration, calendar: calendar)
         case .setClock(let date): clock.set(date)
-        case .random: try attempt { _ = try store.showRandomComic() }
+        case .random: try attempt { _ = try store.randomComics.show() }
         case .crashAfterPayment: crashesNext = true
         case .restart:
             isDown = false
@@ -156,28 +156,28 @@ public final class ScenarioRunner {
         case .plan(let command, let name):
             let product = try product(name, line: step.line)
             try attempt {
-                _ = try command.action.map { try store.perform($0, on: product.id) } ?? store.refundCurrentPeriod(of: product.id)
+                _ = try command.action.map { try store.plans.perform($0, on: product.id) } ?? store.plans.refundCurrentPeriod(of: product.id)
             }
         case .billing(let failing):
-            var billing = try store.billing()
+            var billing = try store.settings.billing()
             billing.failing = failing
-            try store.setBilling(billing)
+            try store.settings.setBilling(billing)
         case .grace(let days):
-            var billing = try store.billing()
+            var billing = try store.settings.billing()
             billing.graceDays = days
-            try store.setBilling(billing)
+            try store.settings.setBilling(billing)
         case .caption, .pause, .open: break
         default: break
         }
-        if let id = lastTransaction?.id { lastTransaction = try? store.transaction(id) }
+        if let id = lastTransaction?.id { lastTransaction = try? store.queue.transaction(id) }
     }
 
     private func check(_ step: ScenarioStep) throws -> ExpectationResult {
         var result = ExpectationResult(line: step.line, text: step.text, passed: false, detail: nil)
-        if let id = lastTransaction?.id { lastTransaction = try? store.transaction(id) }
+        if let id = lastTransaction?.id { lastTransaction = try? store.queue.transaction(id) }
         // What the clock has passed renews first, as the screen's next tick would.
-        if try store.currentUser() != nil { _ = try store.subscriptions() }
-        let status = try store.status()
+        if try store.accounts.currentUser() != nil { _ = try store.plans.subscriptions() }
+        let status = try store.entitlements.status()
         switch step.kind {
         case .expectHeader(let header):
             result.passed = status.header == header

@@ -78,13 +78,13 @@ struct Context {
             calendar: calendar, server: server
         )
         // A .storekit file's time rate and billing settings start a fresh state folder.
-        try server.adoptDefaults(clockRate: loaded.catalog.clockRate, billing: loaded.catalog.billing)
+        try server.adoptDefaults(clockRate: loaded.catalog.clockRate, billing: loaded.catalog.billing, real: Date())
         if let outcome = options.outcome {
-            store.outcomeOverride = try parseOutcome(outcome)
+            store.queue.outcomeOverride = try parseOutcome(outcome)
         }
         store.crashPoints = try crashHook()
         if let user = options.user {
-            try store.actAs(user, password: try readPassword())
+            try store.accounts.actAs(user, password: try readPassword())
         }
         let context = Context(
             options: options, store: store, stateDirectory: stateDirectory, loaded: loaded, calendar: calendar,
@@ -105,7 +105,7 @@ struct Context {
 
     /// Q3 and Q5: finish what an earlier run left and fire delayed outcomes that are due.
     func recover() throws {
-        report(try store.recover())
+        report(try store.queue.recover())
     }
 
     /// Says on standard error what recovery completed, so that a script's log shows it.

@@ -60,7 +60,7 @@ struct ScenarioCommand: ParsableCommand {
                         app.onEffect = { recorder.record($0) }
                         app.run()
                     }
-                    recorder.finish(with: try store.status())
+                    recorder.finish(with: try store.entitlements.status())
                     do {
                         try recorder.text.write(toFile: file, atomically: true, encoding: .utf8)
                     } catch {

@@ -16,7 +16,7 @@ struct ScreenProgram {
         let environment = ProcessInfo.processInfo.environment
         try withScreen(log: context.stateDirectory.url.appendingPathComponent("storefront.log")) { terminal in
             let store = LiveStore(store: context.store)
-            let route: Route = try context.store.currentUser() == nil ? .signIn : .products
+            let route: Route = try context.store.accounts.currentUser() == nil ? .signIn : .products
             let app = App(store: store, terminal: terminal, pictures: PictureCache(root: context.loaded.imageRoot, catalog: context.loaded.catalog), route: route)
             // For the benchmark of start-up: stop once the first full frame is on the terminal.
             app.exitsAfterFirstFrame = environment["STOREFRONT_EXIT_AFTER_FIRST_FRAME"] == "1"

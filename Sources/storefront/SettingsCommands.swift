@@ -17,12 +17,12 @@ struct ClockCommand: ParsableCommand {
     )
 
     static func change(_ context: Context, _ change: (ClockSetting, Date) throws -> ClockSetting) throws {
-        context.report(try context.store.changeClock(change))
+        context.report(try context.store.settings.changeClock(change))
         try show(context)
     }
 
     static func show(_ context: Context) throws {
-        let setting = try context.store.server.clockSetting()
+        let setting = try context.store.settings.clockSetting()
         let now = context.store.now()
         output(
             context,
@@ -113,7 +113,7 @@ struct Policy: ParsableCommand {
     )
 
     static func show(_ context: Context) throws {
-        let policy = try context.store.policy().description
+        let policy = try context.store.queue.policy().description
         output(context, json: .object([("policy", .string(policy))]), text: policy)
     }
 
@@ -133,7 +133,7 @@ struct Policy: ParsableCommand {
 
         func run() throws {
             try perform(common) { context in
-                try context.store.setPolicy(try Context.parseOutcome(policy))
+                try context.store.queue.setPolicy(try Context.parseOutcome(policy))
                 try Policy.show(context)
             }
         }

@@ -9,7 +9,7 @@ struct Products: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
-            let rows = try context.store.productRows()
+            let rows = try context.store.entitlements.productRows()
             let catalog = context.store.catalog
             let json = JSON.array(rows.map { row in
                 let product = row.product
@@ -65,7 +65,7 @@ struct Account: ParsableCommand {
     )
 
     static func show(_ context: Context) throws {
-        let user = try context.store.currentUser()
+        let user = try context.store.accounts.currentUser()
         output(context, json: .object([("user", .optional(user))]), text: user.map { "signed in as \($0)" } ?? "not signed in (guest)")
     }
 
@@ -76,7 +76,7 @@ struct Account: ParsableCommand {
 
         func run() throws {
             try perform(common) { context in
-                try context.store.signUp(name, password: try Context.readPassword())
+                try context.store.accounts.signUp(name, password: try Context.readPassword())
                 try Account.show(context)
             }
         }
@@ -89,7 +89,7 @@ struct Account: ParsableCommand {
 
         func run() throws {
             try perform(common) { context in
-                try context.store.signIn(name, password: try Context.readPassword())
+                try context.store.accounts.signIn(name, password: try Context.readPassword())
                 try Account.show(context)
             }
         }
@@ -101,7 +101,7 @@ struct Account: ParsableCommand {
 
         func run() throws {
             try perform(common) { context in
-                try context.store.signOut()
+                try context.store.accounts.signOut()
                 try Account.show(context)
             }
         }
@@ -127,7 +127,7 @@ struct Buy: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
-            try context.report(try context.store.buy(product))
+            try context.report(try context.store.queue.buy(product))
         }
     }
 }
@@ -138,7 +138,7 @@ struct Pending: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
-            let pending = try context.store.pending() + context.store.delayed()
+            let pending = try context.store.queue.pending() + context.store.queue.delayed()
             let json = JSON.array(pending.map { transaction in
                 .object([
                     ("id", .string(transaction.id)), ("product", .string(transaction.productID)),
@@ -158,7 +158,7 @@ struct Approve: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        try perform(common) { context in try context.report(try context.store.approve(id)) }
+        try perform(common) { context in try context.report(try context.store.queue.approve(id)) }
     }
 }
 
@@ -169,7 +169,7 @@ struct Decline: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
-            let transaction = try context.store.decline(id)
+            let transaction = try context.store.queue.decline(id)
             // Declining is what was asked, so it exits 0; the state says failed.
             output(context, json: context.json(transaction), text: context.line(transaction))
         }
@@ -182,7 +182,7 @@ struct Resolve: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        try perform(common) { context in try context.report(try context.store.resolve(id)) }
+        try perform(common) { context in try context.report(try context.store.queue.resolve(id)) }
     }
 }
 
@@ -192,7 +192,7 @@ struct Restore: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
-            let result = try context.store.restore()
+            let result = try context.store.queue.restore()
             let expiry = result.expiry.map { "; subscription expires \(SubscriptionMath.formatDay($0, calendar: context.calendar))" } ?? ""
             output(
                 context,
@@ -209,13 +209,13 @@ struct Status: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
-            let status = try context.store.status()
+            let status = try context.store.entitlements.status()
             let json = JSON.object([
                 ("user", .optional(status.user)), ("device", .string(status.device)), ("subscribed", .bool(status.isSubscribed)),
                 ("expires", context.formatDate(status.expiry)), ("daysRemaining", .int(status.daysRemaining)),
                 ("header", .string(status.header)), ("owned", .strings(status.owned)), ("unlocked", .strings(status.unlocked)),
                 ("randomViewsRemaining", .int(status.randomViewsRemaining)), ("lastRandomComic", .optional(status.lastRandomComic)),
-                ("policy", .string(try context.store.policy().description)), ("now", context.formatDate(status.now)),
+                ("policy", .string(try context.store.queue.policy().description)), ("now", context.formatDate(status.now)),
                 ("plans", .array(status.plans.filter(\.hasAccess).map { planJSON($0, context) })),
                 ("entitlements", .strings(status.entitlements)),
             ])
@@ -239,7 +239,7 @@ struct Random: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
-            let result = try context.store.showRandomComic()
+            let result = try context.store.randomComics.show()
             output(
                 context,
                 json: .object([
@@ -258,7 +258,7 @@ struct History: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
-            let history = try context.store.history()
+            let history = try context.store.queue.history()
             output(context, json: .array(history.map(context.json)), text: history.isEmpty ? "no transactions" : history.map(context.line).joined(separator: "\n"))
         }
     }
@@ -272,7 +272,7 @@ struct Receipt: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
-            let report = try context.store.receipt()
+            let report = try context.store.entitlements.receipt()
             let json = JSON.object([
                 ("account", .string(report.account)),
                 ("storedExpiry", context.formatDate(report.storedExpiry)),

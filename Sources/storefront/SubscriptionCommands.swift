@@ -46,8 +46,8 @@ struct Subscriptions: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
-            let plans = try context.store.subscriptions()
-            let billing = try context.store.billing()
+            let plans = try context.store.plans.subscriptions()
+            let billing = try context.store.settings.billing()
             let json = JSON.object([
                 ("plans", .array(plans.map { planJSON($0, context) })),
                 ("billing", .string(billing.failing ? "fail" : "ok")),
@@ -68,7 +68,7 @@ protocol PlanActionCommand: ParsableCommand {
 
 extension PlanActionCommand {
     func run() throws {
-        try perform(common) { context in show(try context.store.perform(Self.action, on: product), context) }
+        try perform(common) { context in show(try context.store.plans.perform(Self.action, on: product), context) }
     }
 }
 
@@ -113,7 +113,7 @@ struct Refund: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        try perform(common) { context in show(try context.store.refund(id), context) }
+        try perform(common) { context in show(try context.store.plans.refund(id), context) }
     }
 }
 
@@ -152,14 +152,14 @@ private func changeBilling(
     _ change: (inout BillingSetting, String) throws(BillingSetting.ParseError) -> Void
 ) throws {
     try perform(common) { context in
-        var billing = try context.store.billing()
+        var billing = try context.store.settings.billing()
         if let setting {
             do throws(BillingSetting.ParseError) {
                 try change(&billing, setting)
             } catch {
                 throw CommandFailure(message: error.description, status: 2)
             }
-            try context.store.setBilling(billing)
+            try context.store.settings.setBilling(billing)
         }
         showBilling(billing, context)
     }

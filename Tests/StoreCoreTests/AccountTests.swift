@@ -9,22 +9,22 @@ struct AccountTests {
     func passwords() throws {
         let state = TemporaryState()
         let store = try state.store()
-        try store.signUp("ann", password: "correct horse")
-        try store.signUp("bob", password: "correct horse")
+        try store.accounts.signUp("ann", password: "correct horse")
+        try store.accounts.signUp("bob", password: "correct horse")
         let annHash = try #require(try store.server.passwordHash(account: "ann")?.hash)
         let bobHash = try #require(try store.server.passwordHash(account: "bob")?.hash)
         #expect(annHash.hasPrefix("scrypt$"))
         #expect(!annHash.contains("correct"))
         #expect(annHash != bobHash)  // salted
-        try store.signOut()
-        #expect(error { try store.signIn("ann", password: "wrong") } == .wrongPassword("ann"))
-        #expect(try store.currentUser() == nil)
-        #expect(error { try store.signIn("nobody", password: "x") } == .unknownAccount("nobody"))
-        #expect(error { try store.signUp("ANN", password: "x") } == .accountExists("ANN"))
-        #expect(error { try store.signUp("a b", password: "x") } == .invalidAccountName("a b"))
-        #expect(error { try store.signUp("carol", password: "") } == .emptyPassword)
-        try store.signIn("Ann", password: "correct horse")
-        #expect(try store.currentUser() == "ann")
+        try store.accounts.signOut()
+        #expect(error { try store.accounts.signIn("ann", password: "wrong") } == .wrongPassword("ann"))
+        #expect(try store.accounts.currentUser() == nil)
+        #expect(error { try store.accounts.signIn("nobody", password: "x") } == .unknownAccount("nobody"))
+        #expect(error { try store.accounts.signUp("ANN", password: "x") } == .accountExists("ANN"))
+        #expect(error { try store.accounts.signUp("a b", password: "x") } == .invalidAccountName("a b"))
+        #expect(error { try store.accounts.signUp("carol", password: "") } == .emptyPassword)
+        try store.accounts.signIn("Ann", password: "correct horse")
+        #expect(try store.accounts.currentUser() == "ann")
     }
 
     @Test("A1 the real hasher is slow and verifies")
@@ -42,40 +42,40 @@ struct AccountTests {
         let state = TemporaryState()
         let phone = try state.signedIn("ann", device: "phone")
         let tablet = try state.signedIn("ann", device: "tablet")
-        try phone.buy("sub3")
+        try phone.queue.buy("sub3")
         state.clock.advance(.days(10), calendar: utcCalendar)
-        try tablet.buy("sub6")
+        try tablet.queue.buy("sub6")
         // Phone's 16 Apr + 6 months + 1 day.
         let expected = utc(2026, 10, 17, 12)
-        #expect(try tablet.status().expiry == expected)
+        #expect(try tablet.entitlements.status().expiry == expected)
         #expect(try phone.server.storedExpiry(account: "ann") == expected)
         // The phone still knows its own until it restores (A5).
-        #expect(try phone.status().expiry == utc(2026, 4, 16, 12))
-        #expect(try phone.restore().expiry == expected)
+        #expect(try phone.entitlements.status().expiry == utc(2026, 4, 16, 12))
+        #expect(try phone.queue.restore().expiry == expected)
     }
 
     @Test("A5 restore on a reset device brings comics and expiry back, not consumables")
     func restoreAfterReset() throws {
         let state = TemporaryState()
         let phone = try state.signedIn("ann")
-        try phone.buy("comic.b")
-        try phone.buy("comic.a")
-        try phone.buy("pack")
-        try phone.buy("sub3")
+        try phone.queue.buy("comic.b")
+        try phone.queue.buy("comic.a")
+        try phone.queue.buy("pack")
+        try phone.queue.buy("sub3")
         try state.directory.removeDevice("phone")
         let fresh = try state.signedIn("ann")
-        #expect(try fresh.status().owned.isEmpty)
+        #expect(try fresh.entitlements.status().owned.isEmpty)
         var seen: [TransactionState] = []
-        fresh.observe { seen.append($0.state) }
-        let result = try fresh.restore()
+        fresh.queue.observe { seen.append($0.state) }
+        let result = try fresh.queue.restore()
         #expect(result.restored == ["comic.b", "comic.a"])
         #expect(seen == [.restored, .restored])
         #expect(result.expiry == utc(2026, 4, 16, 12))
-        let status = try fresh.status()
+        let status = try fresh.entitlements.status()
         #expect(status.owned == ["comic.b", "comic.a"])
         #expect(status.randomViewsRemaining == 0)
-        #expect(try fresh.history().allSatisfy { $0.state == .restored && $0.isFinished && $0.originalID != nil })
-        #expect(error { try state.store(device: "guest-device").restore() } == .notSignedIn)
+        #expect(try fresh.queue.history().allSatisfy { $0.state == .restored && $0.isFinished && $0.originalID != nil })
+        #expect(error { try state.store(device: "guest-device").queue.restore() } == .notSignedIn)
     }
 
     @Test("A3 deleting the app wipes one device and nothing else")
@@ -83,11 +83,11 @@ struct AccountTests {
         let state = TemporaryState()
         let phone = try state.store(device: "phone")
         let tablet = try state.store(device: "tablet")
-        try phone.buy("pack")
-        try tablet.buy("pack")
+        try phone.queue.buy("pack")
+        try tablet.queue.buy("pack")
         try state.directory.removeDevice("phone")
-        #expect(try state.store(device: "phone").status().randomViewsRemaining == 0)
-        #expect(try tablet.status().randomViewsRemaining == 5)
+        #expect(try state.store(device: "phone").entitlements.status().randomViewsRemaining == 0)
+        #expect(try tablet.entitlements.status().randomViewsRemaining == 5)
         #expect(state.directory.devices() == ["phone", "tablet"])
         #expect(error { try state.directory.removeDevice("../server") } == .invalidDeviceName("../server"))
     }
@@ -96,19 +96,19 @@ struct AccountTests {
     func separateProfiles() throws {
         let state = TemporaryState()
         let store = try state.signedIn("ann")
-        try store.buy("comic.a")
-        try store.buy("pack")
-        try store.buy("sub3")
-        try store.signUp("bob", password: "pw")
-        let bob = try store.status()
+        try store.queue.buy("comic.a")
+        try store.queue.buy("pack")
+        try store.queue.buy("sub3")
+        try store.accounts.signUp("bob", password: "pw")
+        let bob = try store.entitlements.status()
         #expect(bob.user == "bob")
         #expect(bob.owned.isEmpty && bob.randomViewsRemaining == 0 && !bob.isSubscribed)
-        #expect(try store.history().isEmpty)
-        try store.signOut()
-        #expect(try store.status().owned.isEmpty)
-        try store.signIn("ann", password: "secret")
-        #expect(try store.status().owned == ["comic.a"])
-        #expect(try store.receipt().entries.count == 3)
+        #expect(try store.queue.history().isEmpty)
+        try store.accounts.signOut()
+        #expect(try store.entitlements.status().owned.isEmpty)
+        try store.accounts.signIn("ann", password: "secret")
+        #expect(try store.entitlements.status().owned == ["comic.a"])
+        #expect(try store.entitlements.receipt().entries.count == 3)
     }
 
     @Test("A7 state folders and database files are readable by their owner only")
@@ -133,27 +133,27 @@ struct AccountTests {
             let store = devices[Int.random(in: 0..<devices.count, using: &generator)]
             switch Int.random(in: 0..<10, using: &generator) {
             case 0...3:
-                try store.buy(Bool.random(using: &generator) ? "sub3" : "sub6")
+                try store.queue.buy(Bool.random(using: &generator) ? "sub3" : "sub6")
             case 4:
-                try store.buy("sub3", outcome: .defer)
+                try store.queue.buy("sub3", outcome: .defer)
             case 5:
-                if let waiting = try store.pending().first { try store.approve(waiting.id) }
+                if let waiting = try store.queue.pending().first { try store.queue.approve(waiting.id) }
             case 6:
-                try store.buy("sub6", outcome: .delayed(after: .days(Int.random(in: 1...60, using: &generator)), approve: true))
+                try store.queue.buy("sub6", outcome: .delayed(after: .days(Int.random(in: 1...60, using: &generator)), approve: true))
             case 7:
-                try store.restore()
+                try store.queue.restore()
             default:
-                try store.buy("pack")
+                try store.queue.buy("pack")
             }
             // Jumps from minutes to most of a year, so that renewals are sometimes early, sometimes late.
             state.clock.advance(seconds: TimeInterval(Int.random(in: 60...(300 * 86_400), using: &generator)))
-            for device in devices { try device.recover() }
-            let report = try store.receipt()
+            for device in devices { try device.queue.recover() }
+            let report = try store.entitlements.receipt()
             #expect(report.storedExpiry == report.recomputedExpiry, "seed \(seed)")
         }
         for device in devices {
-            try device.restore()
-            let report = try device.receipt()
+            try device.queue.restore()
+            let report = try device.entitlements.receipt()
             #expect(report.isConsistent)
             #expect(report.deviceExpiry == report.storedExpiry)
         }

@@ -15,12 +15,12 @@ struct AutoRenewTests {
     }
 
     func plan(_ store: Store, _ group: String = "selfies") throws -> PlanStatus {
-        try #require(try store.subscriptions().first { $0.group == group })
+        try #require(try store.plans.subscriptions().first { $0.group == group })
     }
 
     /// The account's plan lines after settling what the clock has passed.
     func lines(_ store: Store, _ user: String) throws -> [ReceiptEntry] {
-        _ = try store.subscriptions()
+        _ = try store.plans.subscriptions()
         return try store.server.planLines(account: user)
     }
 
@@ -29,12 +29,12 @@ struct AutoRenewTests {
         let state = TemporaryState()
         let store = try store(state, "ann", at: utc(2025, 12, 1))
         // The one trial of the group is used first, and lapses.
-        let trial = try store.buy("allaccess.monthly")
+        let trial = try store.queue.buy("allaccess.monthly")
         #expect(try plan(store).phase == .trial)
-        _ = try store.perform(.cancel, on: "allaccess.monthly")
+        _ = try store.plans.perform(.cancel, on: "allaccess.monthly")
         state.clock.set(utc(2026, 1, 31, 10))
         #expect(try plan(store).phase == .expired)
-        let second = try store.buy("allaccess.monthly")
+        let second = try store.queue.buy("allaccess.monthly")
         #expect(try lines(store, "ann").last?.offer == nil, "the trial is used once per group")
         #expect(try lines(store, "ann").last?.expiresDate == utc(2026, 2, 28, 10))
         state.clock.set(utc(2027, 1, 31, 10))
@@ -55,7 +55,7 @@ struct AutoRenewTests {
     func trialThenMonthly() throws {
         let state = TemporaryState()
         let store = try store(state, "bob", at: utc(2026, 1, 31, 10))
-        try store.buy("allaccess.monthly")
+        try store.queue.buy("allaccess.monthly")
         let first = try lines(store, "bob")[0]
         #expect(first.offer == .freeTrial && first.price == 0 && first.expiresDate == utc(2026, 2, 7, 10))
         #expect(try plan(store).phase == .trial)
@@ -70,7 +70,7 @@ struct AutoRenewTests {
     func trialEndsOnMonthEnd() throws {
         let state = TemporaryState()
         let store = try store(state, "cy", at: utc(2026, 1, 24, 9))
-        try store.buy("oneaweek.monthly")
+        try store.queue.buy("oneaweek.monthly")
         state.clock.set(utc(2026, 6, 1))
         let renewals = try lines(store, "cy").filter { $0.event == .renewal }
         #expect(renewals.map(\.purchaseDate) == [utc(2026, 1, 31, 9), utc(2026, 2, 28, 9), utc(2026, 3, 31, 9), utc(2026, 4, 30, 9), utc(2026, 5, 31, 9)])
@@ -81,13 +81,13 @@ struct AutoRenewTests {
     func trialOnce() throws {
         let state = TemporaryState()
         let ann = try store(state, "ann")
-        try ann.buy("oneaweek.monthly")
+        try ann.queue.buy("oneaweek.monthly")
         #expect(try lines(ann, "ann").last?.offer == .freeTrial)
-        _ = try ann.perform(.expire, on: "oneaweek.monthly")
-        try ann.buy("allaccess.monthly")
+        _ = try ann.plans.perform(.expire, on: "oneaweek.monthly")
+        try ann.queue.buy("allaccess.monthly")
         #expect(try lines(ann, "ann").last?.offer == nil, "another product of the same group: no second trial")
         let bob = try store(state, "bob", device: "tablet")
-        try bob.buy("allaccess.monthly")
+        try bob.queue.buy("allaccess.monthly")
         #expect(try lines(bob, "bob").last?.offer == .freeTrial)
     }
 
@@ -95,8 +95,8 @@ struct AutoRenewTests {
     func payAsYouGo() throws {
         let state = TemporaryState()
         let store = try store(state, "ann")
-        try store.buy("comics.yearly")
-        #expect(try store.status().unlocked == ["comic.a"], "all-comics unlocks every comic")
+        try store.queue.buy("comics.yearly")
+        #expect(try store.entitlements.status().unlocked == ["comic.a"], "all-comics unlocks every comic")
         state.clock.set(StoreDuration(years: 3).added(to: startDate, calendar: utcCalendar))
         let charged = try lines(store, "ann").filter { $0.group == "comics" }.map { $0.price.map(PriceFormatter.plain) }
         #expect(charged == ["4.99", "4.99", "9.99", "9.99"])
@@ -107,30 +107,30 @@ struct AutoRenewTests {
     func cancelKeepsAccess() throws {
         let state = TemporaryState()
         let store = try store(state, "carol")
-        try store.buy("allaccess")
+        try store.queue.buy("allaccess")
         state.clock.advance(.days(2), calendar: utcCalendar)
-        let cancelled = try store.perform(.cancel, on: "oneaweek")
+        let cancelled = try store.plans.perform(.cancel, on: "oneaweek")
         #expect(cancelled.phase == .cancelled && cancelled.hasAccess && cancelled.renewsAt == nil)
-        #expect(error { try store.perform(.cancel, on: "allaccess") } == .planRefused(
+        #expect(error { try store.plans.perform(.cancel, on: "allaccess") } == .planRefused(
             "cannot cancel the selfies plan: auto-renew is already off (`storefront renew-on PRODUCT` turns it back on)"))
         state.clock.set(startDate.addingTimeInterval(7 * 86_400 - 1))
         #expect(try plan(store).hasAccess)
-        #expect(try store.status().entitlements == ["all-selfies"])
+        #expect(try store.entitlements.status().entitlements == ["all-selfies"])
         state.clock.advance(seconds: 1)
         #expect(try plan(store).phase == .expired)
-        #expect(try store.status().entitlements.isEmpty)
+        #expect(try store.entitlements.status().entitlements.isEmpty)
         state.clock.advance(.months(2), calendar: utcCalendar)
         #expect(try lines(store, "carol").map(\.event) == [.purchase, .cancel])
-        #expect(error { try store.perform(.renewOn, on: "allaccess") } != nil, "an ended plan cannot be turned back on")
+        #expect(error { try store.plans.perform(.renewOn, on: "allaccess") } != nil, "an ended plan cannot be turned back on")
     }
 
     @Test("Turning auto-renew back on before the end keeps the plan renewing")
     func renewOn() throws {
         let state = TemporaryState()
         let store = try store(state, "carol")
-        try store.buy("allaccess")
-        _ = try store.perform(.cancel, on: "allaccess")
-        let on = try store.perform(.renewOn, on: "allaccess")
+        try store.queue.buy("allaccess")
+        _ = try store.plans.perform(.cancel, on: "allaccess")
+        let on = try store.plans.perform(.renewOn, on: "allaccess")
         #expect(on.phase == .active && on.renewsAt == startDate.addingTimeInterval(7 * 86_400))
         state.clock.advance(.days(15), calendar: utcCalendar)
         #expect(try plan(store).renewals == 2)
@@ -140,14 +140,14 @@ struct AutoRenewTests {
     func refundEndsAccess() throws {
         let state = TemporaryState()
         let store = try store(state, "dave")
-        let bought = try store.buy("allaccess")
+        let bought = try store.queue.buy("allaccess")
         state.clock.advance(.days(8), calendar: utcCalendar)
         #expect(try plan(store).renewals == 1)
-        let old = try store.refund(bought.id)
+        let old = try store.plans.refund(bought.id)
         #expect(old.hasAccess, "the first week is over; refunding it leaves the current one")
-        #expect(error { try store.refund(bought.id) } != nil, "a line is refunded once")
+        #expect(error { try store.plans.refund(bought.id) } != nil, "a line is refunded once")
         let current = try plan(store).transactionID
-        let refunded = try store.refund(String(current.prefix(6)))
+        let refunded = try store.plans.refund(String(current.prefix(6)))
         #expect(!refunded.hasAccess && refunded.phase == .expired && refunded.endReason == "refunded")
         #expect(refunded.endedAt == state.clock.now())
         state.clock.advance(.months(1), calendar: utcCalendar)
@@ -159,14 +159,14 @@ struct AutoRenewTests {
     func expireAndForceRenew() throws {
         let state = TemporaryState()
         let store = try store(state, "erin")
-        try store.buy("allaccess")
+        try store.queue.buy("allaccess")
         state.clock.advance(.days(3), calendar: utcCalendar)
-        let renewed = try store.perform(.forceRenew, on: "allaccess")
+        let renewed = try store.plans.perform(.forceRenew, on: "allaccess")
         #expect(renewed.renewals == 1 && renewed.expiresDate == startDate.addingTimeInterval(10 * 86_400))
-        let expired = try store.perform(.expire, on: "allaccess")
+        let expired = try store.plans.perform(.expire, on: "allaccess")
         #expect(!expired.hasAccess && expired.endReason == "expired by hand")
-        #expect(error { try store.perform(.forceRenew, on: "allaccess") } != nil)
-        #expect(error { try store.perform(.expire, on: "comic.a") } == .planRefused("\"comic.a\" is not an auto-renewable subscription"))
+        #expect(error { try store.plans.perform(.forceRenew, on: "allaccess") } != nil)
+        #expect(error { try store.plans.perform(.expire, on: "comic.a") } == .planRefused("\"comic.a\" is not an auto-renewable subscription"))
     }
 
     @Test("On an accelerated clock a plan renews as the sandbox does (1 week = 3 minutes) 12 times, then expires")
@@ -174,7 +174,7 @@ struct AutoRenewTests {
         let state = TemporaryState()
         let store = try store(state, "fay")
         try store.server.setClockSetting(ClockSetting(mode: .rate, rate: ClockSetting.sandboxRate))
-        try store.buy("allaccess")
+        try store.queue.buy("allaccess")
         let period = 180 * ClockSetting.sandboxRate
         #expect(try plan(store).expiresDate == startDate.addingTimeInterval(period))
         state.clock.advance(.months(12), calendar: utcCalendar)
@@ -191,14 +191,14 @@ struct AutoRenewTests {
     func billingRetry() throws {
         let state = TemporaryState()
         let store = try store(state, "gus")
-        try store.buy("allaccess")
-        try store.setBilling(BillingSetting(failing: true))
+        try store.queue.buy("allaccess")
+        try store.settings.setBilling(BillingSetting(failing: true))
         state.clock.advance(.days(8), calendar: utcCalendar)
         let failing = try plan(store)
         #expect(failing.phase == .billingRetry && !failing.hasAccess)
         #expect(failing.billingFailedAt == startDate.addingTimeInterval(7 * 86_400))
         state.clock.advance(.days(1), calendar: utcCalendar)
-        try store.setBilling(BillingSetting(failing: false))
+        try store.settings.setBilling(BillingSetting(failing: false))
         let recovered = try plan(store)
         #expect(recovered.phase == .active)
         #expect(recovered.expiresDate == startDate.addingTimeInterval(16 * 86_400), "a new week from the recovery")
@@ -209,30 +209,30 @@ struct AutoRenewTests {
     func buyAgainInRetry() throws {
         let state = TemporaryState()
         let store = try store(state, "gil")
-        let first = try store.buy("allaccess")
-        try store.setBilling(BillingSetting(failing: true))
+        let first = try store.queue.buy("allaccess")
+        try store.settings.setBilling(BillingSetting(failing: true))
         state.clock.advance(.days(9), calendar: utcCalendar)
         #expect(try plan(store).phase == .billingRetry)
-        #expect(try store.productRows().first { $0.product.id == "allaccess" }?.action == .resubscribe)
-        try store.buy("allaccess")
+        #expect(try store.entitlements.productRows().first { $0.product.id == "allaccess" }?.action == .resubscribe)
+        try store.queue.buy("allaccess")
         let again = try plan(store)
         #expect(again.phase == .active && again.expiresDate == startDate.addingTimeInterval(16 * 86_400))
         #expect(again.originalTransactionID == first.id)
-        #expect(try store.receipt().isConsistent)
+        #expect(try store.entitlements.receipt().isConsistent)
     }
 
     @Test("Billing retry with a grace period: access continues; recovered in grace, no days are lost")
     func billingGrace() throws {
         let state = TemporaryState()
         let store = try store(state, "hal")
-        try store.buy("allaccess")
-        try store.setBilling(BillingSetting(failing: true, graceDays: 16))
+        try store.queue.buy("allaccess")
+        try store.settings.setBilling(BillingSetting(failing: true, graceDays: 16))
         state.clock.advance(.days(8), calendar: utcCalendar)
         let grace = try plan(store)
         #expect(grace.phase == .gracePeriod && grace.hasAccess)
         #expect(grace.graceUntil == startDate.addingTimeInterval(23 * 86_400))
         state.clock.advance(.days(2), calendar: utcCalendar)
-        try store.setBilling(BillingSetting(failing: false, graceDays: 16))
+        try store.settings.setBilling(BillingSetting(failing: false, graceDays: 16))
         #expect(try plan(store).expiresDate == startDate.addingTimeInterval(14 * 86_400), "the period runs from the failed date")
     }
 
@@ -240,8 +240,8 @@ struct AutoRenewTests {
     func billingGivesUp() throws {
         let state = TemporaryState()
         let store = try store(state, "ida")
-        try store.buy("allaccess")
-        try store.setBilling(BillingSetting(failing: true, graceDays: 3))
+        try store.queue.buy("allaccess")
+        try store.settings.setBilling(BillingSetting(failing: true, graceDays: 3))
         state.clock.advance(.days(12), calendar: utcCalendar)
         #expect(try plan(store).phase == .billingRetry)
         state.clock.advance(.days(70), calendar: utcCalendar)
@@ -254,22 +254,22 @@ struct AutoRenewTests {
     func upgradeAndDowngrade() throws {
         let state = TemporaryState()
         let store = try store(state, "jo")
-        let first = try store.buy("oneaweek")
-        #expect(try store.productRows().first { $0.product.id == "allaccess" }?.action == .upgrade)
+        let first = try store.queue.buy("oneaweek")
+        #expect(try store.entitlements.productRows().first { $0.product.id == "allaccess" }?.action == .upgrade)
         state.clock.advance(.days(2), calendar: utcCalendar)
-        try store.buy("allaccess")
+        try store.queue.buy("allaccess")
         let upgraded = try plan(store)
         #expect(upgraded.productID == "allaccess" && upgraded.originalTransactionID == first.id)
         #expect(upgraded.expiresDate == startDate.addingTimeInterval(9 * 86_400))
         let credit = try #require(try lines(store, "jo").first { $0.event == .credit })
         #expect(credit.price == Decimal(string: "-0.71"), "0.99 × 5/7 of the week left")
         #expect(credit.reference == first.id)
-        #expect(try store.productRows().first { $0.product.id == "oneaweek.monthly" }?.action == .downgrade)
-        let downgrade = try store.buy("oneaweek.monthly")
+        #expect(try store.entitlements.productRows().first { $0.product.id == "oneaweek.monthly" }?.action == .downgrade)
+        let downgrade = try store.queue.buy("oneaweek.monthly")
         #expect(try lines(store, "jo").last?.transactionID == downgrade.id, "recovery finds a downgrade on the receipt by its id")
         let scheduled = try plan(store)
         #expect(scheduled.productID == "allaccess" && scheduled.nextProductID == "oneaweek.monthly")
-        #expect(try store.productRows().first { $0.product.id == "oneaweek.monthly" }?.action == .scheduled)
+        #expect(try store.entitlements.productRows().first { $0.product.id == "oneaweek.monthly" }?.action == .scheduled)
         state.clock.set(startDate.addingTimeInterval(9 * 86_400))
         let switched = try plan(store)
         #expect(switched.productID == "oneaweek.monthly" && switched.nextProductID == nil && switched.offer == nil)
@@ -281,11 +281,11 @@ struct AutoRenewTests {
     func crossgrade() throws {
         let state = TemporaryState()
         let store = try store(state, "kim")
-        try store.buy("allaccess")
-        #expect(error { try store.buy("allaccess") } == .alreadySubscribed(productID: "allaccess"))
-        try store.buy("allaccess.monthly")
+        try store.queue.buy("allaccess")
+        #expect(error { try store.queue.buy("allaccess") } == .alreadySubscribed(productID: "allaccess"))
+        try store.queue.buy("allaccess.monthly")
         #expect(try plan(store).nextProductID == "allaccess.monthly")
-        try store.buy("allaccess")
+        try store.queue.buy("allaccess")
         #expect(try plan(store).nextProductID == nil, "buying the current plan again keeps it")
     }
 
@@ -293,20 +293,20 @@ struct AutoRenewTests {
     func deferredPlan() throws {
         let state = TemporaryState()
         let store = try store(state, "lee")
-        let asked = try store.buy("allaccess", outcome: .defer)
-        #expect(try store.subscriptions().isEmpty)
+        let asked = try store.queue.buy("allaccess", outcome: .defer)
+        #expect(try store.plans.subscriptions().isEmpty)
         state.clock.advance(.days(1), calendar: utcCalendar)
-        try store.approve(asked.id)
+        try store.queue.approve(asked.id)
         #expect(try plan(store).expiresDate == startDate.addingTimeInterval(8 * 86_400))
-        #expect(error { try store.buy("oneaweek", outcome: .approve) } == nil)
+        #expect(error { try store.queue.buy("oneaweek", outcome: .approve) } == nil)
     }
 
     @Test("Guests cannot subscribe (A1)")
     func guests() throws {
         let state = TemporaryState()
         let store = try state.store(catalog: selfiesCatalog)
-        #expect(error { try store.buy("allaccess") } == .signInRequired(productID: "allaccess"))
-        #expect(try store.productRows().first?.action == .signInRequired)
+        #expect(error { try store.queue.buy("allaccess") } == .signInRequired(productID: "allaccess"))
+        #expect(try store.entitlements.productRows().first?.action == .signInRequired)
     }
 
     @Test("A6 for plans: after any sequence of these actions the receipt gives back the stored plan", arguments: [1, 2, 3, 4] as [UInt64])
@@ -320,32 +320,32 @@ struct AutoRenewTests {
             let store = stores[Int.random(in: 0..<2, using: &random)]
             let product = products[Int.random(in: 0..<products.count, using: &random)]
             switch Int.random(in: 0..<12, using: &random) {
-            case 0, 1: _ = try? store.buy(product, outcome: Bool.random(using: &random) ? .approve : .defer)
-            case 2: _ = try? store.perform(.cancel, on: product)
-            case 3: _ = try? store.perform(.renewOn, on: product)
-            case 4: _ = try? store.perform(.expire, on: product)
-            case 5: _ = try? store.perform(.forceRenew, on: product)
+            case 0, 1: _ = try? store.queue.buy(product, outcome: Bool.random(using: &random) ? .approve : .defer)
+            case 2: _ = try? store.plans.perform(.cancel, on: product)
+            case 3: _ = try? store.plans.perform(.renewOn, on: product)
+            case 4: _ = try? store.plans.perform(.expire, on: product)
+            case 5: _ = try? store.plans.perform(.forceRenew, on: product)
             case 6:
-                if let line = try store.receipt().entries.filter({ $0.event == .renewal || $0.event == .purchase }).randomElement(using: &random) {
-                    _ = try? store.refund(line.transactionID)
+                if let line = try store.entitlements.receipt().entries.filter({ $0.event == .renewal || $0.event == .purchase }).randomElement(using: &random) {
+                    _ = try? store.plans.refund(line.transactionID)
                 }
             case 7:
                 billing.failing.toggle()
-                try store.setBilling(billing)
+                try store.settings.setBilling(billing)
             case 8:
                 billing.graceDays = [nil, 3, 16].randomElement(using: &random)!
-                try store.setBilling(billing)
+                try store.settings.setBilling(billing)
             case 9:
-                if let pending = try store.pending().first { _ = try? store.approve(pending.id) }
+                if let pending = try store.queue.pending().first { _ = try? store.queue.approve(pending.id) }
             default:
                 state.clock.advance(seconds: TimeInterval(Int.random(in: 3600...(40 * 86_400), using: &random)))
             }
             for store in stores {
-                let report = try store.receipt()
+                let report = try store.entitlements.receipt()
                 #expect(report.storedPlans == report.recomputedPlans, "seed \(seed), step \(step)")
                 if report.storedPlans != report.recomputedPlans { return }
             }
         }
-        #expect(try stores.map { try $0.receipt().entries.count }.reduce(0, +) > 20, "the history did something")
+        #expect(try stores.map { try $0.entitlements.receipt().entries.count }.reduce(0, +) > 20, "the history did something")
     }
 }

@@ -65,12 +65,12 @@ struct CrashPointTests {
     }
 
     static func seen(_ store: Store) throws -> Seen {
-        let status = try store.status()
+        let status = try store.entitlements.status()
         let plans = status.plans.map { "\($0.productID) \($0.phase) until \($0.expiresDate.timeIntervalSince1970) renewals \($0.renewals)" }
-        let receipt = try store.receipt()
+        let receipt = try store.entitlements.receipt()
         return Seen(
             status: "owned \(status.owned) unlocked \(status.unlocked.count) views \(status.randomViewsRemaining) expiry \(String(describing: status.expiry)) plans \(plans)",
-            history: try store.history().map { "\($0.productID) \($0.states.map(\.rawValue)) \($0.reason?.rawValue ?? "-") finished \($0.isFinished)" },
+            history: try store.queue.history().map { "\($0.productID) \($0.states.map(\.rawValue)) \($0.reason?.rawValue ?? "-") finished \($0.isFinished)" },
             receipt: receipt.entries.map { "\($0.productID) \($0.event.rawValue) \($0.purchaseDate.timeIntervalSince1970)" },
             consistent: receipt.isConsistent
         )
@@ -98,33 +98,33 @@ struct CrashPointTests {
         }
         switch story {
         case .pack, .comic, .sub3, .plan:
-            try crashing(phone) { _ = try $0.buy(story.productID, outcome: .approve) }
+            try crashing(phone) { _ = try $0.queue.buy(story.productID, outcome: .approve) }
         case .deferredPack, .deferredComic, .deferredSub3, .deferredPlan:
             try crashing(phone) { store in
-                let waiting = try store.buy(story.productID, outcome: .defer)
+                let waiting = try store.queue.buy(story.productID, outcome: .defer)
                 // A crash before the decision leaves nothing to approve on this store value.
-                _ = try store.approve(waiting.id)
+                _ = try store.queue.approve(waiting.id)
             }
         case .restore:
-            _ = try tablet.buy(story.productID, outcome: .approve)
-            try crashing(phone) { _ = try $0.restore() }
+            _ = try tablet.queue.buy(story.productID, outcome: .approve)
+            try crashing(phone) { _ = try $0.queue.restore() }
         case .renewal:
-            _ = try phone.buy(story.productID, outcome: .approve)
+            _ = try phone.queue.buy(story.productID, outcome: .approve)
             state.clock.advance(.months(2), calendar: utcCalendar)
-            try crashing(phone) { _ = try $0.recover() }
+            try crashing(phone) { _ = try $0.queue.recover() }
         }
         #expect(stopped == (crashAt != nil), "the step \(stopped ? "stopped" : "did not stop") at \(String(describing: crashAt))")
         if stopped {
             // The next command: a new process on the same device.
             phone = try state.store(device: "phone", catalog: catalog)
-            try phone.recover()
-            if completeAfterCrash, story.isDeferred, let waiting = try phone.pending().first {
-                _ = try phone.approve(waiting.id)
+            try phone.queue.recover()
+            if completeAfterCrash, story.isDeferred, let waiting = try phone.queue.pending().first {
+                _ = try phone.queue.approve(waiting.id)
             }
         }
         tablet = try state.store(device: "tablet", catalog: catalog)
-        try tablet.recover()
-        if story != .restore { _ = try tablet.restore() }
+        try tablet.queue.recover()
+        if story != .restore { _ = try tablet.queue.restore() }
         return (try seen(phone), try seen(tablet), passed)
     }
 
@@ -154,9 +154,9 @@ extension CrashPointTests {
         let state = TemporaryState()
         let phone = try state.signedIn("ann", device: "phone", catalog: catalog)
         let tablet = try state.signedIn("ann", device: "tablet", catalog: catalog)
-        try phone.recover()
-        try tablet.recover()
-        _ = try tablet.restore()
+        try phone.queue.recover()
+        try tablet.queue.recover()
+        _ = try tablet.queue.restore()
         return (try seen(phone), try seen(tablet), [])
     }
 }

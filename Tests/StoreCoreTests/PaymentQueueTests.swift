@@ -26,8 +26,8 @@ struct PaymentQueueTests {
         let state = TemporaryState()
         let store = try state.store()
         var seen: [TransactionState] = []
-        store.observe { seen.append($0.state) }
-        let transaction = try store.buy("comic.a", outcome: example.outcome)
+        store.queue.observe { seen.append($0.state) }
+        let transaction = try store.queue.buy("comic.a", outcome: example.outcome)
         #expect(transaction.states == example.states)
         #expect(transaction.reason == example.reason)
         #expect(seen == example.states)
@@ -38,7 +38,7 @@ struct PaymentQueueTests {
     func uniqueIDs() throws {
         let state = TemporaryState()
         let store = try state.store()
-        let ids = try (0..<50).map { _ in try store.buy("pack").id }
+        let ids = try (0..<50).map { _ in try store.queue.buy("pack").id }
         #expect(Set(ids).count == 50)
     }
 
@@ -46,78 +46,78 @@ struct PaymentQueueTests {
     func deferred() throws {
         let state = TemporaryState()
         let store = try state.store()
-        let first = try store.buy("pack", outcome: .defer)
-        let second = try store.buy("pack", outcome: .defer)
-        #expect(try store.pending().map(\.id) == [first.id, second.id])
+        let first = try store.queue.buy("pack", outcome: .defer)
+        let second = try store.queue.buy("pack", outcome: .defer)
+        #expect(try store.queue.pending().map(\.id) == [first.id, second.id])
         state.clock.advance(seconds: 3600)
-        let approved = try store.approve(String(first.id.prefix(6)))
+        let approved = try store.queue.approve(String(first.id.prefix(6)))
         #expect(approved.states == [.purchasing, .deferred, .purchased])
         #expect(approved.purchaseDate == startDate.addingTimeInterval(3600))
-        let declined = try store.decline(second.id)
+        let declined = try store.queue.decline(second.id)
         #expect(declined.states == [.purchasing, .deferred, .failed])
         #expect(declined.reason == .declined)
-        #expect(try store.status().randomViewsRemaining == 5)
-        #expect(try store.pending().isEmpty)
-        #expect(error { try store.approve(second.id) } == .notPending(id: second.id, state: .failed))
+        #expect(try store.entitlements.status().randomViewsRemaining == 5)
+        #expect(try store.queue.pending().isEmpty)
+        #expect(error { try store.queue.approve(second.id) } == .notPending(id: second.id, state: .failed))
     }
 
     @Test("Q4 an interrupted purchase completes when resolved, or fails as cancelled")
     func interrupted() throws {
         let state = TemporaryState()
         let store = try state.store()
-        let first = try store.buy("comic.a", outcome: .interrupt)
-        #expect(try store.productRows().first { $0.product.id == "comic.a" }?.pending == .interrupted)
-        #expect(try store.resolve(first.id).states == [.purchasing, .interrupted, .purchased])
-        #expect(try store.status().owned == ["comic.a"])
-        let second = try store.buy("comic.b", outcome: .interrupt)
-        let cancelled = try store.decline(second.id)
+        let first = try store.queue.buy("comic.a", outcome: .interrupt)
+        #expect(try store.entitlements.productRows().first { $0.product.id == "comic.a" }?.pending == .interrupted)
+        #expect(try store.queue.resolve(first.id).states == [.purchasing, .interrupted, .purchased])
+        #expect(try store.entitlements.status().owned == ["comic.a"])
+        let second = try store.queue.buy("comic.b", outcome: .interrupt)
+        let cancelled = try store.queue.decline(second.id)
         #expect(cancelled.reason == .cancelled)
-        #expect(error { try store.resolve(cancelled.id) } == .cannotResolve(id: cancelled.id, state: .failed))
+        #expect(error { try store.queue.resolve(cancelled.id) } == .cannotResolve(id: cancelled.id, state: .failed))
     }
 
     @Test("Q4 the device's policy decides, and can change at any time")
     func policy() throws {
         let state = TemporaryState()
         let store = try state.store()
-        #expect(try store.policy() == .approve)
-        try store.setPolicy(.fail(.paymentInvalid))
-        #expect(try store.buy("comic.a").reason == .paymentInvalid)
+        #expect(try store.queue.policy() == .approve)
+        try store.queue.setPolicy(.fail(.paymentInvalid))
+        #expect(try store.queue.buy("comic.a").reason == .paymentInvalid)
         // Another process on the same device sees the new policy.
-        #expect(try state.store().policy() == .fail(.paymentInvalid))
-        try store.setPolicy(.defer)
-        #expect(try store.buy("comic.a").state == .deferred)
-        store.outcomeOverride = .approve
-        #expect(try store.buy("comic.b").state == .purchased)
+        #expect(try state.store().queue.policy() == .fail(.paymentInvalid))
+        try store.queue.setPolicy(.defer)
+        #expect(try store.queue.buy("comic.a").state == .deferred)
+        store.queue.outcomeOverride = .approve
+        #expect(try store.queue.buy("comic.b").state == .purchased)
     }
 
     @Test("Q5 a delayed approval stays purchasing until the clock passes it, and is dated then")
     func delayed() throws {
         let state = TemporaryState()
         let store = try state.store()
-        let transaction = try store.buy("pack", outcome: .delayed(after: .seconds(90), approve: true))
+        let transaction = try store.queue.buy("pack", outcome: .delayed(after: .seconds(90), approve: true))
         #expect(transaction.state == .purchasing)
         state.clock.advance(seconds: 89)
-        #expect(try store.recover().settled.isEmpty)
-        #expect(try store.transaction(transaction.id).state == .purchasing)
+        #expect(try store.queue.recover().settled.isEmpty)
+        #expect(try store.queue.transaction(transaction.id).state == .purchasing)
         state.clock.advance(seconds: 3600)
-        #expect(try store.recover().settled == [transaction.id])
-        let settled = try store.transaction(transaction.id)
+        #expect(try store.queue.recover().settled == [transaction.id])
+        let settled = try store.queue.transaction(transaction.id)
         #expect(settled.state == .purchased)
         #expect(settled.purchaseDate == startDate.addingTimeInterval(90))
-        #expect(try store.status().randomViewsRemaining == 5)
+        #expect(try store.entitlements.status().randomViewsRemaining == 5)
     }
 
     @Test("Q5 a delayed decline fails as declined when due")
     func delayedDecline() throws {
         let state = TemporaryState()
         let store = try state.store()
-        let transaction = try store.buy("comic.a", outcome: .delayed(after: .days(1), approve: false))
+        let transaction = try store.queue.buy("comic.a", outcome: .delayed(after: .days(1), approve: false))
         state.clock.advance(.days(2), calendar: utcCalendar)
-        try store.recover()
-        let settled = try store.transaction(transaction.id)
+        try store.queue.recover()
+        let settled = try store.queue.transaction(transaction.id)
         #expect(settled.states == [.purchasing, .failed])
         #expect(settled.reason == .declined)
-        #expect(try store.status().owned.isEmpty)
+        #expect(try store.entitlements.status().owned.isEmpty)
     }
 
     @Test("Q3 a purchase cut off before delivery is delivered once at the next start")
@@ -125,48 +125,48 @@ struct PaymentQueueTests {
         let state = TemporaryState()
         let crashing = try state.signedIn("ann")
         crashing.crashPoints = { point throws(StoreError) in if point == .purchaseMarked { throw .stopped(at: point) } }
-        #expect(throws: StoreError.self) { try crashing.buy("pack") }
-        #expect(throws: StoreError.self) { try crashing.buy("sub3") }
-        let pending = try crashing.history()
+        #expect(throws: StoreError.self) { try crashing.queue.buy("pack") }
+        #expect(throws: StoreError.self) { try crashing.queue.buy("sub3") }
+        let pending = try crashing.queue.history()
         #expect(pending.map(\.state) == [.purchased, .purchased])
         #expect(pending.allSatisfy { !$0.isFinished })
-        #expect(try crashing.status().randomViewsRemaining == 0)
+        #expect(try crashing.entitlements.status().randomViewsRemaining == 0)
 
         let restarted = try state.store()
-        let report = try restarted.recover()
+        let report = try restarted.queue.recover()
         #expect(report.redelivered == pending.map(\.id))
-        #expect(try restarted.recover().isEmpty)
-        let status = try restarted.status()
+        #expect(try restarted.queue.recover().isEmpty)
+        let status = try restarted.entitlements.status()
         #expect(status.randomViewsRemaining == 5)
         #expect(status.expiry == utc(2026, 4, 16, 12))
-        #expect(try restarted.history().allSatisfy(\.isFinished))
+        #expect(try restarted.queue.history().allSatisfy(\.isFinished))
     }
 
     @Test("Q3 delivery is idempotent per transaction")
     func idempotentDelivery() throws {
         let state = TemporaryState()
         let store = try state.store()
-        let transaction = try store.buy("pack")
-        try store.deliver(transaction.id)
-        try store.deliver(transaction.id)
-        #expect(try store.status().randomViewsRemaining == 5)
+        let transaction = try store.queue.buy("pack")
+        try store.queue.deliver(transaction.id)
+        try store.queue.deliver(transaction.id)
+        #expect(try store.entitlements.status().randomViewsRemaining == 5)
     }
 
     @Test("Q3 a purchase the server recorded but the device did not is completed, never lost")
     func reconciles() throws {
         let state = TemporaryState()
         let store = try state.signedIn("ann")
-        let transaction = try store.buy("sub3", outcome: .defer)
+        let transaction = try store.queue.buy("sub3", outcome: .defer)
         // The crash came between the server's receipt and the device's state change.
         try store.server.record(
             ReceiptEntry(transactionID: transaction.id, account: "ann", productID: "sub3", kind: .nonRenewingSubscription,
                          months: 3, bonusDays: 1, purchaseDate: startDate, device: "phone"),
             calendar: utcCalendar
         )
-        let report = try state.store().recover()
+        let report = try state.store().queue.recover()
         #expect(report.reconciled == [transaction.id])
-        #expect(try store.transaction(transaction.id).state == .purchased)
-        #expect(try store.status().isSubscribed)
+        #expect(try store.queue.transaction(transaction.id).state == .purchased)
+        #expect(try store.entitlements.status().isSubscribed)
     }
 
     @Test("Q3 a purchase cut off before the store answered fails as a network error; nothing is charged")
@@ -179,8 +179,8 @@ struct PaymentQueueTests {
             isFinished: false, originalID: nil, steps: []
         )
         try store.device.insert(orphan)
-        #expect(try store.recover().abandoned == ["orphan"])
-        #expect(try store.transaction("orphan").reason == .network)
+        #expect(try store.queue.recover().abandoned == ["orphan"])
+        #expect(try store.queue.transaction("orphan").reason == .network)
         #expect(try store.server.receipt(account: "ann").isEmpty)
     }
 
@@ -188,10 +188,10 @@ struct PaymentQueueTests {
     func refusals() throws {
         let state = TemporaryState()
         let store = try state.store()
-        #expect(error { try store.buy("sub3") } == .signInRequired(productID: "sub3"))
-        try store.buy("comic.a")
-        #expect(error { try store.buy("comic.a") } == .alreadyOwned(productID: "comic.a"))
-        #expect(error { try store.buy("comic.z") } == .unknownProduct("comic.z", suggestion: "comic.a"))
-        #expect(try store.history().count == 1)
+        #expect(error { try store.queue.buy("sub3") } == .signInRequired(productID: "sub3"))
+        try store.queue.buy("comic.a")
+        #expect(error { try store.queue.buy("comic.a") } == .alreadyOwned(productID: "comic.a"))
+        #expect(error { try store.queue.buy("comic.z") } == .unknownProduct("comic.z", suggestion: "comic.a"))
+        #expect(try store.queue.history().count == 1)
     }
 }

@@ -11,15 +11,15 @@ struct PersistenceTests {
         let state = TemporaryState()
         do {
             let store = try state.signedIn("ann")
-            try store.buy("comic.a")
-            try store.buy("pack")
-            try store.setPolicy(.defer)
+            try store.queue.buy("comic.a")
+            try store.queue.buy("pack")
+            try store.queue.setPolicy(.defer)
         }
         let reopened = try state.store()
-        #expect(try reopened.currentUser() == "ann")
-        #expect(try reopened.status().owned == ["comic.a"])
-        #expect(try reopened.status().randomViewsRemaining == 5)
-        #expect(try reopened.policy() == .defer)
+        #expect(try reopened.accounts.currentUser() == "ann")
+        #expect(try reopened.entitlements.status().owned == ["comic.a"])
+        #expect(try reopened.entitlements.status().randomViewsRemaining == 5)
+        #expect(try reopened.queue.policy() == .defer)
     }
 
     @Test("P1 a state folder from before auto-renewable plans upgrades in place: its receipt and expiry are kept")
@@ -67,7 +67,7 @@ struct PersistenceTests {
         let state = TemporaryState()
         do {
             let store = try state.store()
-            for _ in 0..<20 { try store.buy("pack") }
+            for _ in 0..<20 { try store.queue.buy("pack") }
         }
         let file = try state.directory.deviceDatabase("phone")
         // Fold the WAL into the main file, then cut the file in the middle of a page.
@@ -77,8 +77,8 @@ struct PersistenceTests {
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
             do {
                 let store = try state.store()
-                _ = try store.history()
-                _ = try store.status()
+                _ = try store.queue.history()
+                _ = try store.entitlements.status()
             } catch let error as StoreError {
                 #expect(error.exitStatus == 3)
             }
@@ -98,17 +98,17 @@ struct PersistenceTests {
                         calendar: utcCalendar, passwordHasher: .fastForTests
                     )
                     for _ in 0..<10 {
-                        try store.buy("pack")
-                        _ = try? store.showRandomComic()
+                        try store.queue.buy("pack")
+                        _ = try? store.randomComics.show()
                     }
                 }
             }
             try await group.waitForAll()
         }
         let store = try state.store()
-        #expect(try store.history().count == 40)
-        #expect(try store.history().allSatisfy(\.isFinished))
+        #expect(try store.queue.history().count == 40)
+        #expect(try store.queue.history().allSatisfy(\.isFinished))
         // 40 packs of 5, 40 views used (a view never fails while any are left).
-        #expect(try store.status().randomViewsRemaining == 160)
+        #expect(try store.entitlements.status().randomViewsRemaining == 160)
     }
 }

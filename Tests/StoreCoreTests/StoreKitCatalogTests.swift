@@ -143,10 +143,10 @@ struct StoreKitCatalogTests {
         let state = TemporaryState()
         let catalog = try load("v5-settings.storekit").catalog
         let store = try state.store(catalog: catalog)
-        try store.signUp("ann", password: "pw")
-        #expect(error { try store.buy("com.example.weekend") } == .unknownDuration(productID: "com.example.weekend"))
-        #expect(try store.buy("com.example.annual_pass", outcome: .approve).state == .purchased)
-        #expect(try store.status().expiry == utc(2027, 1, 15, 12))
+        try store.accounts.signUp("ann", password: "pw")
+        #expect(error { try store.queue.buy("com.example.weekend") } == .unknownDuration(productID: "com.example.weekend"))
+        #expect(try store.queue.buy("com.example.annual_pass", outcome: .approve).state == .purchased)
+        #expect(try store.entitlements.status().expiry == utc(2027, 1, 15, 12))
     }
 
     @Test("Arabic and Chinese storefronts: names, currencies and digits")

@@ -48,7 +48,7 @@ struct FuzzTests {
         // The header says what the store says (R6): read from the store every 8th step, which keeps
         // the run near 30 s while still crossing every purchase, restore and clock move.
         guard step % 8 == 0 else { return }
-        let header = try harness.store.status().header
+        let header = try harness.store.entitlements.status().header
         #expect(screen.lines[1].trimmingCharacters(in: .whitespaces) == TextWidth.truncate(" " + header, to: state.size.columns).trimmingCharacters(in: .whitespaces), "step \(step): \(screen.lines[1])")
         if state.route == .products {
             #expect(screen.lines.contains { $0.hasPrefix("▸ ") }, "step \(step): the selected row is not on screen")
@@ -80,7 +80,7 @@ struct FuzzTests {
             #expect(screen.size == state.size, "step \(step)")
             guard step % 10 == 0, !state.isTooSmall, !state.showsHelp, let snapshot = state.snapshot else { continue }
             // Line 1 is the plan the transaction manager acts on, as the store has it now.
-            let status = try harness.store.status()
+            let status = try harness.store.entitlements.status()
             let plan = status.plans.first { $0.hasAccess || $0.phase == .billingRetry } ?? status.plans.last
             let expected = plan.map { $0.summary(calendar: harness.store.calendar, catalog: selfiesCatalog) } ?? status.header
             if snapshot.status.plans == status.plans {

@@ -49,7 +49,7 @@ struct ReduceTests {
     @Test("Q1 Q4 a deferred purchase approved from the transaction manager")
     func deferredApproved() throws {
         let harness = try Harness()
-        try harness.store.setPolicy(.defer)
+        try harness.store.queue.setPolicy(.defer)
         try harness.refresh()
         harness.press(.down, .down, .character("b"))
         var expected = harness.state
@@ -78,8 +78,8 @@ struct ReduceTests {
     @Test("Q4 a declined request and a cancelled interruption fail with their reasons")
     func declined() throws {
         let harness = try Harness()
-        try harness.store.buy("comic.owl", outcome: .defer)
-        try harness.store.buy("comic.cat", outcome: .interrupt)
+        try harness.store.queue.buy("comic.owl", outcome: .defer)
+        try harness.store.queue.buy("comic.cat", outcome: .interrupt)
         try harness.refresh()
         harness.press(.character("t"), .character("x"))
         #expect(harness.state.banner == Banner("Night Shift failed: the request to buy was declined (declined)", kind: .failure))
@@ -91,7 +91,7 @@ struct ReduceTests {
     @Test("Q4 every failure reason reaches the screen in words", arguments: FailureReason.policyReasons)
     func failures(reason: FailureReason) throws {
         let harness = try Harness()
-        try harness.store.setPolicy(.fail(reason))
+        try harness.store.queue.setPolicy(.fail(reason))
         try harness.refresh()
         harness.press(.character("b"))
         #expect(harness.state.banner == Banner("Night Shift failed: \(reason.explanation) (\(reason.rawValue))", kind: .failure))
@@ -105,17 +105,17 @@ struct ReduceTests {
         var seen: [PurchaseOutcome] = []
         for _ in policyChoices {
             harness.press(.character("p"))
-            seen.append(try harness.store.policy())
+            seen.append(try harness.store.queue.policy())
         }
         #expect(seen == Array(policyChoices.dropFirst()) + [policyChoices[0]])
         harness.press(.character("P"))
-        #expect(try harness.store.policy() == policyChoices.last)
+        #expect(try harness.store.queue.policy() == policyChoices.last)
     }
 
     @Test("Q5 the manager moves the clock; a delayed approval lands when it passes")
     func clockKeys() throws {
         let harness = try Harness(size: Size(columns: 80, rows: 14), route: .transactions)
-        try harness.store.buy("pack", outcome: .delayed(after: .seconds(90), approve: true))
+        try harness.store.queue.buy("pack", outcome: .delayed(after: .seconds(90), approve: true))
         try harness.refresh()
         #expect(harness.lines()[5].contains("Purchasing… (approves at 12:01:30)"))
         // The manual clock stands in for the state folder's; the store sees the move on its tick.
@@ -144,7 +144,7 @@ struct ReduceTests {
     @Test("A1 a wrong password shows on the form and changes nothing")
     func wrongPassword() throws {
         let harness = try Harness(user: "ann")
-        try harness.store.signOut()
+        try harness.store.accounts.signOut()
         try harness.refresh()
         harness.press(.character("u"))
         harness.type("ann")
@@ -153,7 +153,7 @@ struct ReduceTests {
         harness.press(.enter)
         #expect(harness.state.route == .signIn)
         #expect(harness.state.form.error == "wrong password for \"ann\"")
-        #expect(try harness.store.currentUser() == nil)
+        #expect(try harness.store.accounts.currentUser() == nil)
     }
 
     @Test("R3 buying a subscription as a guest leads to the sign-in form")
@@ -213,8 +213,8 @@ struct TransactionLogTests {
     @Test("Q2 the manager's log opens with the device's recent past, then follows every change")
     func recentPast() throws {
         let harness = try Harness()
-        try harness.store.buy("comic.owl")
-        try harness.store.buy("pack", outcome: .fail(.network))
+        try harness.store.queue.buy("comic.owl")
+        try harness.store.queue.buy("pack", outcome: .fail(.network))
         // A screen opened now starts from what already happened on this device.
         let screen = LiveStore(store: harness.store)
         var state = AppState(route: .transactions, size: Size(columns: 60, rows: 14))

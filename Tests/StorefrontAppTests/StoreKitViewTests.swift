@@ -27,7 +27,7 @@ struct StoreKitViewTests {
     func placeholderInDetail() throws {
         let catalog = try CatalogLoader.load(contentsOf: fixtures.appendingPathComponent("samples/skdemo.storekit")).catalog
         let harness = try Harness(size: Size(columns: 60, rows: 20), catalog: catalog)
-        try harness.store.buy("nonconsumable.car")
+        try harness.store.queue.buy("nonconsumable.car")
         try harness.refresh()
         harness.press(.enter)
         let cache = PictureCache(root: fixtures, catalog: catalog)

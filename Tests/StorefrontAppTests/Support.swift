@@ -26,7 +26,7 @@ final class Harness {
 
     init(size: Size = Size(columns: 60, rows: 14), catalog: Catalog = appCatalog, user: String? = nil, route: Route = .products) throws {
         store = try temporary.store(catalog: catalog, randomIndex: { _ in 0 })
-        if let user { try store.signUp(user, password: "pw") }
+        if let user { try store.accounts.signUp(user, password: "pw") }
         live = LiveStore(store: store)
         state = AppState(route: route, size: size)
         state.snapshot = try live.snapshot()

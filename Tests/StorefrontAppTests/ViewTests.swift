@@ -62,9 +62,9 @@ struct ViewTests {
     @Test("rows in flight say so: purchasing, waiting for approval, needs action")
     func inFlight() throws {
         let harness = try Harness()
-        try harness.store.buy("comic.owl", outcome: .delayed(after: .seconds(60), approve: true))
-        try harness.store.buy("comic.cat", outcome: .defer)
-        try harness.store.buy("pack", outcome: .interrupt)
+        try harness.store.queue.buy("comic.owl", outcome: .delayed(after: .seconds(60), approve: true))
+        try harness.store.queue.buy("comic.cat", outcome: .defer)
+        try harness.store.queue.buy("pack", outcome: .interrupt)
         try harness.refresh()
         let lines = harness.lines()
         #expect(lines[3].hasSuffix("Purchasing…"))
@@ -128,7 +128,7 @@ struct ViewTests {
     @Test("T1 the transaction manager: clock, policy, pending list and the live log")
     func transactionManager() throws {
         let harness = try Harness()
-        try harness.store.setPolicy(.defer)
+        try harness.store.queue.setPolicy(.defer)
         try harness.refresh()
         harness.press(.down, .down, .character("b"), .character("t"))
         let id = try #require(harness.state.snapshot?.pending.first?.id.prefix(8))

@@ -82,9 +82,9 @@ public final class TemporaryState {
     public func signedIn(_ user: String, device: String = "phone", catalog: Catalog = testCatalog) throws -> Store {
         let store = try self.store(device: device, catalog: catalog)
         do {
-            try store.signUp(user, password: "secret")
+            try store.accounts.signUp(user, password: "secret")
         } catch StoreError.accountExists {
-            try store.signIn(user, password: "secret")
+            try store.accounts.signIn(user, password: "secret")
         }
         return store
     }

@@ -7,7 +7,7 @@ extension ServerDatabase {
     /// Records plan lines and the states they lead to, in one transaction. `body` sees the
     /// account's plans and receipt as they are inside the transaction and returns the lines to add.
     @discardableResult
-    func updatePlans(
+    public func updatePlans(
         account: String, _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
     ) throws -> [ReceiptEntry] {
         do {
@@ -73,7 +73,7 @@ extension ServerDatabase {
 
     /// Sets the clock rate and billing a catalog asks for, in a state folder that has neither set
     /// yet (a `.storekit` file's `_timeRate` and billing settings); later runs keep what is there.
-    public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date = Date()) throws(StoreError) {
+    public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {
         guard clockRate != nil || billing != nil else { return }
         try write { db in
             let fresh = try ClockRecord.fetchCount(db) == 0 && !SettingRecord.exists(db, key: SettingRecord.billing)

@@ -1,10 +1,12 @@
-// The account server (A2): accounts, every account's receipt and stored expiry, and the clock
-// that all devices of a state directory share. An embedded SQLite file; no server process.
+// The embedded account server (A2): accounts, every account's receipt and stored expiry, and the
+// clock that all devices of a state directory share, in a SQLite file; no server process.
 import Foundation
 import GRDB
 
-public final class ServerDatabase: SQLiteBacked, Sendable {
+public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
     let file: SQLiteFile
+
+    public var location: String { path }
 
     public init(url: URL) throws(StoreError) {
         file = try SQLiteFile(url: url, migrator: Self.migrator)
@@ -66,12 +68,12 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
 
     // MARK: Accounts
 
-    func passwordHash(account: String) throws(StoreError) -> (name: String, hash: String)? {
+    public func passwordHash(account: String) throws(StoreError) -> (name: String, hash: String)? {
         try read { db in try AccountRecord.fetchOne(db, key: account).map { ($0.name, $0.passwordHash) } }
     }
 
     /// Creates the account; false when the name is taken (whatever its case).
-    func createAccount(name: String, passwordHash: String, at date: Date) throws(StoreError) -> Bool {
+    public func createAccount(name: String, passwordHash: String, at date: Date) throws(StoreError) -> Bool {
         try write { db in
             try AccountRecord(name: name, passwordHash: passwordHash, createdAt: date.storeSeconds).insert(db, onConflict: .ignore)
             return db.changesCount == 1
@@ -83,7 +85,7 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
     /// Records a purchase on the account's receipt and updates the stored expiry from it, in one
     /// transaction. Idempotent per transaction id. Returns the account's stored expiry after it.
     @discardableResult
-    func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
+    public func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
         try write { db in
             typealias Columns = ReceiptRecord.Columns
             let latest = try ReceiptRecord.filter(Columns.account == entry.account && Columns.months > 0)
@@ -109,7 +111,7 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
         }
     }
 
-    func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool {
+    public func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool {
         try read { db in try ReceiptRecord.exists(db, key: transactionID) }
     }
 
@@ -122,7 +124,7 @@ public final class ServerDatabase: SQLiteBacked, Sendable {
     }
 
     /// Non-consumables on the account's receipt, in purchase order (A2, A5).
-    func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)] {
+    public func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)] {
         try read { db in
             typealias Columns = ReceiptRecord.Columns
             let first = try ReceiptRecord.filter(Columns.account == account && Columns.kind == ProductKind.nonConsumable.rawValue)

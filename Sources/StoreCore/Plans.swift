@@ -1,8 +1,16 @@
 // Auto-renewable subscriptions through the store: plans advance as the clock passes their period
-// ends (whenever the store acts, and in `recover()`), and people act on them by product.
+// ends (whenever the store acts, and in `recover()`), and people act on them by product. The rules
+// themselves are `AutoRenewal`'s; this role applies them to the account server's plans.
 import Foundation
 
-extension Store {
+public final class Plans: SessionRole {
+    let session: DeviceSession
+    /// Auto-renewable periods as the App Store sandbox times them, at this many store seconds per
+    /// real second; nil follows the clock (sandbox periods while it is accelerated).
+    public var sandboxRateOverride: Double?
+
+    init(session: DeviceSession) { self.session = session }
+
     /// The renewal rules as the state folder is set now: billing, grace, and sandbox periods
     /// while the clock is accelerated.
     func autoRenewal() throws(StoreError) -> AutoRenewal {
@@ -15,12 +23,12 @@ extension Store {
     }
 
     func lineContext(account: String) -> AutoRenewal.LineContext {
-        AutoRenewal.LineContext(account: account, device: deviceName, makeID: { [unowned self] in makeTransactionID() })
+        AutoRenewal.LineContext(account: account, device: session.deviceName, makeID: { [session] in session.makeTransactionID() })
     }
 
     /// Writes every renewal, billing failure and expiry the clock has passed for `account`.
     @discardableResult
-    func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry] {
+    func settle(account: String) throws(StoreError) -> [ReceiptEntry] {
         // Read first: a screen tick with no plan, or nothing due, writes nothing (and an account
         // without plans reads nothing more).
         let stored = try server.plans(account: account)
@@ -33,7 +41,7 @@ extension Store {
         }
         guard !due(stored).isEmpty else { return [] }
         let lines = try writePlans(account: account, refused: "settle") { plans, _ in due(plans) }
-        if !lines.isEmpty { try crashPoints(.renewalsRecorded) }
+        if !lines.isEmpty { try crashPoint(.renewalsRecorded) }
         return lines
     }
 
@@ -50,28 +58,19 @@ extension Store {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.storage(path: server.path, reason: "\(error)")
+            throw StoreError.storage(path: server.location, reason: "\(error)")
         }
     }
 
     /// Settles every account's plans under the current settings, before a setting changes.
-    public func settleAllPlans() throws(StoreError) {
-        for account in try server.accountsWithPlans() { try settlePlans(account: account) }
+    public func settleAll() throws(StoreError) {
+        for account in try server.accountsWithPlans() { try settle(account: account) }
     }
-
-    /// Changes how renewals are charged, after settling what the old setting decided.
-    public func setBilling(_ setting: BillingSetting) throws(StoreError) {
-        try settleAllPlans()
-        try server.setBillingSetting(setting)
-        try settleAllPlans()
-    }
-
-    public func billing() throws(StoreError) -> BillingSetting { try server.billingSetting() }
 
     /// The signed-in account's plans, one per subscription group it ever subscribed in.
     public func subscriptions() throws(StoreError) -> [PlanStatus] {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
-        try settlePlans(account: user)
+        try settle(account: user)
         return try planStatuses(account: user)
     }
 
@@ -83,7 +82,7 @@ extension Store {
 
     /// Starts, upgrades or schedules a change of plan for a purchase whose payment was taken at `at`.
     func startPlan(_ transaction: StoreTransaction, account: String, at: Date) throws(StoreError) {
-        let product = try product(transaction.productID)
+        let product = try catalog.require(transaction.productID)
         guard let group = product.autoRenew?.group else { return }
         let rules = try autoRenewal()
         let context = lineContext(account: account)
@@ -101,7 +100,7 @@ extension Store {
     /// Refuses a new purchase of the plan one already has (with auto-renew on).
     func checkNotSubscribed(_ product: Product, account: String) throws(StoreError) {
         guard let group = product.autoRenew?.group else { return }
-        try settlePlans(account: account)
+        try settle(account: account)
         guard let state = try server.plans(account: account)[group], state.productID == product.id,
               state.hasAccess(at: now()), state.autoRenew, state.nextProductID == nil
         else { return }
@@ -124,7 +123,7 @@ extension Store {
 
     /// Refunds what pays for the current period of the plan of `productID`'s group.
     public func refundCurrentPeriod(of productID: String) throws(StoreError) -> PlanStatus {
-        let group = try product(productID).autoRenew?.group
+        let group = try catalog.require(productID).autoRenew?.group
         guard let plan = try subscriptions().first(where: { $0.group == group }) else {
             throw StoreError.planRefused("no plan in the group of \(productID) to refund")
         }
@@ -135,7 +134,7 @@ extension Store {
     public func refund(_ id: String) throws(StoreError) -> PlanStatus {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         return try withDeviceLock { () throws(StoreError) -> PlanStatus in
-            try settlePlans(account: user)
+            try settle(account: user)
             let lines = try server.planLines(account: user)
             let matches = lines.filter { $0.transactionID == id || (id.count >= 4 && $0.transactionID.hasPrefix(id)) }
             let exact = matches.first { $0.transactionID == id }
@@ -158,13 +157,13 @@ extension Store {
         on productID: String, _ verb: String,
         _ rule: (AutoRenewal, PlanState?, Date, AutoRenewal.LineContext) throws(AutoRenewal.Refusal) -> [ReceiptEntry]
     ) throws(StoreError) -> PlanStatus {
-        let product = try product(productID)
+        let product = try catalog.require(productID)
         guard let group = product.autoRenew?.group else {
             throw StoreError.planRefused("\"\(product.id)\" is not an auto-renewable subscription")
         }
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         return try withDeviceLock { () throws(StoreError) -> PlanStatus in
-            try settlePlans(account: user)
+            try settle(account: user)
             let rules = try autoRenewal()
             let now = now()
             try writePlans(account: user, refused: verb, subject: "the \(group) plan") { plans, _ in

@@ -1,0 +1,53 @@
+// The account server (A2) as the store sees it: accounts, each account's receipt and stored
+// expiry, its auto-renewable plans, and the settings every device shares (the clock, billing).
+// `ServerDatabase` is the embedded one, a SQLite file in the state folder; a client of `storefront
+// serve` is another. The payment queue, recovery, restore and plans do not know which they have.
+import Foundation
+
+public protocol AccountServer: AnyObject, Sendable {
+    /// Where it is, for messages: a file's path or a server's address.
+    var location: String { get }
+
+    // MARK: Accounts (A1)
+
+    /// The account's name as it was created and its password hash; nil when there is none.
+    func passwordHash(account: String) throws(StoreError) -> (name: String, hash: String)?
+    /// Creates the account; false when the name is taken, whatever its case.
+    func createAccount(name: String, passwordHash: String, at date: Date) throws(StoreError) -> Bool
+
+    // MARK: The receipt (A2, A4, A6)
+
+    /// Records a purchase and updates the stored expiry, atomically. Idempotent per transaction id
+    /// (W3: a retry after a lost answer adds nothing). Returns the stored expiry after it.
+    @discardableResult
+    func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date?
+    func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool
+    func receipt(account: String) throws(StoreError) -> [ReceiptEntry]
+    func storedExpiry(account: String) throws(StoreError) -> Date?
+    /// Non-consumables on the receipt, in purchase order, each with its first transaction (A5).
+    func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)]
+
+    // MARK: Plans (issue 5)
+
+    /// Each plan of the account, by subscription group, as its lines fold.
+    func plans(account: String) throws(StoreError) -> [String: PlanState]
+    /// The account's plan lines in the order they were recorded.
+    func planLines(account: String) throws(StoreError) -> [ReceiptEntry]
+    /// Adds plan lines atomically: `body` sees the plans and lines as they are at that moment and
+    /// returns the lines to add. An implementation may run `body` more than once (a retry after a
+    /// conflict), so it must only compute.
+    @discardableResult
+    func updatePlans(
+        account: String, _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
+    ) throws -> [ReceiptEntry]
+    func accountsWithPlans() throws(StoreError) -> [String]
+
+    // MARK: Settings every device shares (Q5, W7)
+
+    func clockSetting() throws(StoreError) -> ClockSetting
+    func setClockSetting(_ setting: ClockSetting) throws(StoreError)
+    func billingSetting() throws(StoreError) -> BillingSetting
+    func setBillingSetting(_ setting: BillingSetting) throws(StoreError)
+    /// A catalog's clock rate and billing, taken only by a server that has neither set yet.
+    func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError)
+}

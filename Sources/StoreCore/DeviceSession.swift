@@ -1,0 +1,86 @@
+// What every role of the store shares: one device's database and lock, the account server, the
+// catalog, the clock and calendar, who is signed in, the observers, and the crash points. The roles
+// (accounts, the payment queue, plans, entitlements, random comics, settings) each hold it.
+import Foundation
+
+final class DeviceSession {
+    let catalog: Catalog
+    let deviceName: String
+    let device: DeviceDatabase
+    let server: any AccountServer
+    let clock: any StoreClock
+    let calendar: Calendar
+    var crashPoints: (CrashPoint) throws(StoreError) -> Void = { _ in }
+    /// Acts as this account without changing who the device remembers (`--user`).
+    var sessionUser: String?
+    private let lock: DeviceLock
+    private var observers: [(TransactionEvent) -> Void] = []
+    private var publishedThrough: Int64 = 0
+
+    init(
+        catalog: Catalog, deviceName: String, device: DeviceDatabase, lockPath: String, server: any AccountServer,
+        clock: any StoreClock, calendar: Calendar
+    ) throws(StoreError) {
+        self.catalog = catalog
+        self.deviceName = deviceName
+        self.device = device
+        self.server = server
+        self.clock = clock
+        self.calendar = calendar
+        lock = DeviceLock(path: lockPath)
+        publishedThrough = try device.latestEventSequence()
+    }
+
+    func now() -> Date { clock.now() }
+
+    /// The account this device acts for, or nil for a guest.
+    func currentUser() throws(StoreError) -> String? {
+        if let sessionUser { return sessionUser }
+        return try device.meta("currentUser")
+    }
+
+    /// The current profile: the account's name, "" for a guest.
+    var profileKey: String {
+        get throws(StoreError) { try currentUser() ?? "" }
+    }
+
+    /// Runs `body` holding the device's lock (so that recovery never mistakes another process's
+    /// purchase in progress for a crash's leftovers), then tells observers what changed.
+    func withDeviceLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let result = try lock.withLock(body)
+        try publishEvents()
+        return result
+    }
+
+    func observe(_ handler: @escaping (TransactionEvent) -> Void) { observers.append(handler) }
+
+    func publishEvents() throws(StoreError) {
+        while true {
+            let events = try device.events(after: publishedThrough)
+            guard let last = events.last else { return }
+            for event in events { for observer in observers { observer(event) } }
+            publishedThrough = last.sequence
+        }
+    }
+
+    func makeTransactionID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(format: "%016llx", generator.next() as UInt64)
+    }
+}
+
+/// A role of the store: reads what it shares through its session.
+protocol SessionRole {
+    var session: DeviceSession { get }
+}
+
+extension SessionRole {
+    var catalog: Catalog { session.catalog }
+    var device: DeviceDatabase { session.device }
+    var server: any AccountServer { session.server }
+    var calendar: Calendar { session.calendar }
+    func now() -> Date { session.now() }
+    func currentUser() throws(StoreError) -> String? { try session.currentUser() }
+    func withDeviceLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try session.withDeviceLock(body) }
+    func crashPoint(_ point: CrashPoint) throws(StoreError) { try session.crashPoints(point) }
+}

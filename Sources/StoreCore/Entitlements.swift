@@ -1,0 +1,133 @@
+// What the signed-in account is entitled to on this device (R1–R4, R6, R7): the status the header
+// and the command line show, the action each product row offers, and the receipt that proves it (A6).
+import Foundation
+
+public final class Entitlements: SessionRole {
+    let session: DeviceSession
+    private let plans: Plans
+
+    init(session: DeviceSession, plans: Plans) {
+        self.session = session
+        self.plans = plans
+    }
+
+    public func status() throws(StoreError) -> StoreStatus {
+        let user = try currentUser()
+        let profile = try device.profile(user ?? "")
+        let now = now()
+        let subscribed = SubscriptionMath.isActive(expiry: profile.expiry, now: now)
+        let comics = catalog.comics.map(\.id)
+        let plans = try user.map { account throws(StoreError) in try self.plans.planStatuses(account: account) } ?? []
+        let entitlements = Array(Set(plans.flatMap(\.unlocks))).sorted()
+        let allComics = subscribed || entitlements.contains(AutoRenewTerms.allComics)
+        return StoreStatus(
+            user: user, device: session.deviceName, now: now, expiry: profile.expiry, isSubscribed: subscribed,
+            daysRemaining: SubscriptionMath.daysRemaining(expiry: profile.expiry, now: now),
+            header: SubscriptionMath.header(expiry: profile.expiry, now: now, calendar: calendar),
+            owned: profile.owned, unlocked: allComics ? comics : comics.filter(profile.owned.contains),
+            randomViewsRemaining: profile.randomViews, lastRandomComic: profile.lastRandom, plans: plans,
+            entitlements: entitlements
+        )
+    }
+
+    /// The catalog in order, each with the action its row offers now (R1–R4).
+    public func productRows() throws(StoreError) -> [ProductRow] {
+        let status = try status()
+        let inFlight = try device.transactions(.inFlight(user: status.user ?? ""))
+        return catalog.products.map { product in
+            let action: ProductAction
+            switch product.kind {
+            case .nonConsumable:
+                action = status.unlocked.contains(product.id) ? .owned : .buy
+            case .consumable:
+                action = .buy
+            case .nonRenewingSubscription:
+                action = status.user == nil ? .signInRequired : status.isSubscribed ? .renew : .subscribe
+            case .autoRenewableSubscription:
+                action = status.user == nil ? .signInRequired : Self.planAction(product, plans: status.plans, catalog: catalog)
+            }
+            let pending = inFlight.last { $0.productID == product.id }
+            return ProductRow(product: product, action: action, pending: pending?.state, pendingID: pending?.id)
+        }
+    }
+
+    // MARK: The receipt (A6)
+
+    public func receipt() throws(StoreError) -> ReceiptReport {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        try plans.settle(account: user)
+        let entries = try server.receipt(account: user)
+        return ReceiptReport(
+            account: user, entries: entries, storedExpiry: try server.storedExpiry(account: user),
+            recomputedExpiry: SubscriptionMath.recomputeExpiry(from: entries, calendar: calendar),
+            deviceExpiry: try device.profile(user).expiry, storedPlans: try server.plans(account: user),
+            recomputedPlans: PlanState.replay(try server.planLines(account: user))
+        )
+    }
+
+    /// What an auto-renewable row offers, given the plan its group has.
+    static func planAction(_ product: Product, plans: [PlanStatus], catalog: Catalog) -> ProductAction {
+        guard let terms = product.autoRenew,
+              let plan = plans.first(where: { $0.group == terms.group && ($0.hasAccess || $0.phase == .billingRetry) })
+        else { return .subscribe }
+        if plan.productID == product.id {
+            return plan.autoRenew && plan.nextProductID == nil && plan.phase != .billingRetry ? .subscribed : .resubscribe
+        }
+        if plan.nextProductID == product.id { return .scheduled }
+        guard let current = catalog.product(plan.productID)?.autoRenew else { return .upgrade }
+        if terms.rank < current.rank { return .upgrade }
+        if terms.rank > current.rank { return .downgrade }
+        return .crossgrade
+    }
+}
+
+public enum ProductAction: String, Sendable, Codable {
+    case buy, owned, subscribe, renew, signInRequired
+    /// Auto-renewable: the plan one has (auto-renew on), the plan one has with auto-renew off or a
+    /// change pending, the plan a downgrade switches to, and moves within the group.
+    case subscribed, resubscribe, scheduled, upgrade, downgrade, crossgrade
+}
+
+public struct ProductRow: Sendable, Equatable {
+    public var product: Product
+    public var action: ProductAction
+    /// A transaction of this product still in flight (purchasing, deferred, interrupted).
+    public var pending: TransactionState?
+    public var pendingID: String?
+}
+
+public struct StoreStatus: Sendable, Equatable {
+    public var user: String?
+    public var device: String
+    public var now: Date
+    public var expiry: Date?
+    public var isSubscribed: Bool
+    public var daysRemaining: Int
+    /// Exactly the R6 text.
+    public var header: String
+    /// Comics bought (R1), in the order they arrived.
+    public var owned: [String]
+    /// Comics that can be viewed now: owned, or all of them while subscribed (R2).
+    public var unlocked: [String]
+    public var randomViewsRemaining: Int
+    public var lastRandomComic: String?
+    /// The account's auto-renewable plans, one per group (issue 5).
+    public var plans: [PlanStatus] = []
+    /// What the active plans unlock, as the catalog names it.
+    public var entitlements: [String] = []
+}
+
+public struct ReceiptReport: Sendable, Equatable {
+    public var account: String
+    public var entries: [ReceiptEntry]
+    public var storedExpiry: Date?
+    public var recomputedExpiry: Date?
+    public var deviceExpiry: Date?
+    /// Auto-renewable plans as stored and as the receipt's plan lines give them.
+    public var storedPlans: [String: PlanState] = [:]
+    public var recomputedPlans: [String: PlanState] = [:]
+
+    /// A6 holds.
+    public var isConsistent: Bool { storedExpiry == recomputedExpiry && storedPlans == recomputedPlans }
+}
+

@@ -1,0 +1,36 @@
+// Settings the whole state folder shares (W7): the clock's timeline (Q5) and how renewals are
+// charged (billing, grace). A change first settles every plan under the setting it ran on, so that
+// renewals written lazily are exact.
+import Foundation
+
+public final class StoreSettings: SessionRole {
+    let session: DeviceSession
+    private let plans: Plans
+    private let queue: PaymentQueue
+
+    init(session: DeviceSession, plans: Plans, queue: PaymentQueue) {
+        self.session = session
+        self.plans = plans
+        self.queue = queue
+    }
+
+    public func clockSetting() throws(StoreError) -> ClockSetting { try server.clockSetting() }
+
+    /// Changes the clock the state folder shares, then settles what came due by the new time.
+    @discardableResult
+    public func changeClock(_ change: (ClockSetting, Date) throws -> ClockSetting) throws -> RecoveryReport {
+        // Plans renew under the clock they ran on: settle them before it changes.
+        try plans.settleAll()
+        try server.setClockSetting(try change(try server.clockSetting(), Date()))
+        return try queue.recover()
+    }
+
+    public func billing() throws(StoreError) -> BillingSetting { try server.billingSetting() }
+
+    /// Changes how renewals are charged, after settling what the old setting decided.
+    public func setBilling(_ setting: BillingSetting) throws(StoreError) {
+        try plans.settleAll()
+        try server.setBillingSetting(setting)
+        try plans.settleAll()
+    }
+}
