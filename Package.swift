@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["storefront", "StoreCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["storefront", "StoreCore", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -324,8 +324,11 @@ func banner(for transaction: StoreTransaction, title: String) -> Banner {
     case .deferred: return Banner("\(title): waiting for approval (Ask to Buy) — t to approve or decline")
     case .interrupted: return Banner("\(title): needs action — t, then s to accept or x to cancel")
     case .purchasing: return Banner("\(title): purchasing… (the card is slow)")
-    case .failed:
-        let reason = transaction.reason
-        return Banner("\(title) failed: \(reason?.explanation ?? "unknown error")\(reason.map { " (\($0.rawValue))" } ?? "")", kind: .failure)
+    case .failed: return Banner(Wording.purchaseFailed(title, reason: transaction.reason).capitalizingFirst, kind: .failure)
     }
+}
+
+extension String {
+    /// "Purchase of …" at the start of a banner.
+    var capitalizingFirst: String { prefix(1).uppercased() + dropFirst() }
 }

@@ -137,7 +137,7 @@ public final class ScenarioRunner {
                 isDown = lastError == StoreError.stopped(at: .purchaseMarked).description
             }
             if let failed = lastTransaction, failed.state == .failed, let reason = failed.reason {
-                lastError = "purchase of \(product.id) failed (\(reason.rawValue): \(reason.explanation))"
+                lastError = Wording.purchaseFailed(product.id, reason: reason)
             }
         case .approve(let id): try attempt { lastTransaction = try store.queue.approve(try pendingID(id)) }
         case .decline(let id): try attempt { lastTransaction = try store.queue.decline(try pendingID(id)) }

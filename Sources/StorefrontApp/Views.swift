@@ -142,35 +142,16 @@ private func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Th
 }
 
 
-/// What a row's action column says. `compact` leaves out the views left beside the pack.
+/// What a row's action column says. `compact` leaves out the views left beside the pack and the offer.
 func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot, compact: Bool = false) -> String {
-    if let pending = row.pending {
-        switch pending {
-        case .deferred: return "Waiting for approval"
-        case .interrupted: return "Needs action"
-        default: return "Purchasing…"
-        }
-    }
     let price = snapshot.displayPrice(row.product)
-    switch row.action {
-    case .owned: return "✓"
-    case .buy:
-        if row.product.kind == .consumable, !compact {
-            return "\(snapshot.status.isSubscribed ? "∞" : String(snapshot.status.randomViewsRemaining)) left · \(price) Buy"
-        }
-        return "\(price) Buy"
-    case .subscribe:
-        if let offer = snapshot.offerNotes[row.product.id], !compact { return "\(offer), then \(price) Subscribe" }
-        return "\(price) Subscribe"
-    case .renew: return "\(price) Renew"
-    case .signInRequired: return "Sign in to subscribe"
-    case .subscribed: return "✓ Subscribed"
-    case .resubscribe: return "\(price) Resubscribe"
-    case .scheduled: return "Starts at renewal"
-    case .upgrade: return "\(price) Upgrade"
-    case .downgrade: return "\(price) Downgrade"
-    case .crossgrade: return "\(price) Switch"
+    let label = Wording.action(row.action, price: price, pending: row.pending)
+    guard row.pending == nil, !compact else { return label }
+    if row.action == .buy, row.product.kind == .consumable {
+        return "\(snapshot.status.isSubscribed ? "∞" : String(snapshot.status.randomViewsRemaining)) left · \(label)"
     }
+    if row.action == .subscribe, let offer = snapshot.offerNotes[row.product.id] { return "\(offer), then \(label)" }
+    return label
 }
 
 private func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
@@ -273,14 +254,9 @@ private func drawMessage(_ screen: inout Screen, in frame: Rect, lines: [String]
 }
 
 private func stateWords(_ transaction: StoreTransaction, _ timeZone: TimeZone) -> String {
-    switch transaction.state {
-    case .deferred: return "Waiting for approval"
-    case .interrupted: return "Needs action"
-    case .purchasing:
-        guard let due = transaction.dueAt else { return "Purchasing…" }
-        return "Purchasing… (\(transaction.dueApproves == true ? "approves" : "declines") at \(clockText(due, timeZone)))"
-    default: return transaction.state.rawValue
-    }
+    let words = Wording.state(transaction.state)
+    guard transaction.state == .purchasing, let due = transaction.dueAt else { return words }
+    return "\(words) (\(Wording.due(approves: transaction.dueApproves == true, at: clockText(due, timeZone))))"
 }
 
 /// A store time as the transaction manager shows it: "12:00:00", or with the date first.
@@ -292,10 +268,7 @@ func clockText(_ date: Date, _ timeZone: TimeZone, withDate: Bool = false) -> St
     return formatter.string(from: date)
 }
 
-func eventWords(_ event: TransactionEvent) -> String {
-    guard let reason = event.reason else { return event.state.rawValue }
-    return "\(event.state.rawValue): \(reason.explanation)"
-}
+func eventWords(_ event: TransactionEvent) -> String { Wording.step(event.state, reason: event.reason) }
 
 private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ area: Rect) {
     guard let snapshot = state.snapshot else { return }

@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import TerminalUI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -231,8 +232,8 @@ struct CrashPoints: ParsableCommand {
         if json {
             print(JSON.array(points.map { .object([("name", .string($0.rawValue)), ("leaves", .string($0.summary))]) }).rendered())
         } else {
-            let width = points.map(\.rawValue.count).max() ?? 0
-            for point in points { print(point.rawValue.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + point.summary) }
+            let width = points.map { TextWidth.of($0.rawValue) }.max() ?? 0
+            for point in points { print(TextWidth.pad(point.rawValue, to: width) + "  " + point.summary) }
         }
     }
 }

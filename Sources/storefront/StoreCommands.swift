@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import TerminalUI
 
 struct Products: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The catalog, in order, with the action each row offers now.")
@@ -31,27 +32,14 @@ struct Products: ParsableCommand {
                 }
                 return JSON.object(fields)
             })
-            let width = rows.map { $0.product.title.count }.max() ?? 0
+            let width = rows.map { TextWidth.of($0.product.title) }.max() ?? 0
             let text = rows.map { row in
-                let action: String
-                switch row.action {
-                case .buy: action = "\(context.price(row.product))  Buy"
-                case .owned: action = "✓"
-                case .subscribe: action = "\(context.price(row.product))  Subscribe"
-                case .renew: action = "\(context.price(row.product))  Renew"
-                case .signInRequired: action = "\(context.price(row.product))  (sign in to subscribe)"
-                case .subscribed: action = "✓ subscribed"
-                case .resubscribe: action = "\(context.price(row.product))  Resubscribe"
-                case .scheduled: action = "starts at the next renewal"
-                case .upgrade: action = "\(context.price(row.product))  Upgrade"
-                case .downgrade: action = "\(context.price(row.product))  Downgrade"
-                case .crossgrade: action = "\(context.price(row.product))  Switch"
-                }
-                var pending = row.pending.map { "  [\($0.rawValue)]" } ?? ""
+                var pending = row.pending.map { "  [\(Wording.state($0))]" } ?? ""
                 if let source = row.product.monthsSource {
                     pending += row.product.months > 0 ? "  (\(row.product.months) months, \(source))" : "  (duration \(source))"
                 }
-                return row.product.title.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(action)\(pending)  \(row.product.id)"
+                let action = Wording.action(row.action, price: context.price(row.product))
+                return TextWidth.pad(row.product.title, to: width) + "  \(action)\(pending)  \(row.product.id)"
             }.joined(separator: "\n")
             output(context, json: json, text: text)
         }

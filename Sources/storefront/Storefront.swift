@@ -128,9 +128,9 @@ extension Context {
     func line(_ transaction: StoreTransaction) -> String {
         let title = store.catalog.product(transaction.productID)?.title ?? transaction.productID
         var text = "\(transaction.id)  \(title)  \(transaction.states.map(\.rawValue).joined(separator: " → "))"
-        if let reason = transaction.reason { text += " (\(reason.rawValue): \(reason.explanation))" }
+        if let reason = transaction.reason { text += " (\(Wording.reason(reason)))" }
         if let due = transaction.dueAt, transaction.state == .purchasing {
-            text += " (\(transaction.dueApproves == true ? "approves" : "declines") at \(isoText(due)))"
+            text += " (\(Wording.due(approves: transaction.dueApproves == true, at: isoText(due))))"
         }
         return text
     }
@@ -140,8 +140,7 @@ extension Context {
     func report(_ transaction: StoreTransaction) throws {
         output(self, json: json(transaction), text: line(transaction))
         if transaction.state == .failed {
-            let reason = transaction.reason.map { "\($0.rawValue): \($0.explanation)" } ?? "failed"
-            throw CommandFailure(message: "purchase of \(transaction.productID) failed (\(reason))", status: 1)
+            throw CommandFailure(message: Wording.purchaseFailed(transaction.productID, reason: transaction.reason), status: 1)
         }
     }
 }

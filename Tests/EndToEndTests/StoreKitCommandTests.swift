@@ -1,6 +1,7 @@
 // Issue 6 through the real binary: `storefront --catalog Products.storekit`, headless and on the
 // screen, and bad `.storekit` files refused with one line that leaves the state as it was.
 import Foundation
+import TerminalUI
 import Testing
 
 let storeKitFolder = repositoryRoot.appendingPathComponent("Tests/Fixtures/storekit")
@@ -144,5 +145,17 @@ struct StoreKitScreenTests {
         let header = try #require(list.split(separator: "\n").first)
         #expect(row.count == header.count, "the row fills the width as the title bar does: one column per letter")
         try tmux.send("q")
+    }
+
+    @Test("products pads names by terminal cells: Chinese names line up with Latin ones")
+    func wideNamesLineUp() throws {
+        let session = try Session()
+        let result = try session.run(["products", "--catalog", storeKitFolder.appendingPathComponent("chinese.storekit").path])
+        result.expectSuccess()
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count >= 2)
+        // Where the price starts, in cells: the same on every line.
+        let starts = lines.map { line in TextWidth.of(String(line.prefix { $0 != "¥" })) }
+        #expect(Set(starts).count == 1, "\(starts)\n\(result.stdout)")
     }
 }

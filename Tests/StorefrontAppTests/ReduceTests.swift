@@ -82,7 +82,7 @@ struct ReduceTests {
         try harness.store.queue.buy("comic.cat", outcome: .interrupt)
         try harness.refresh()
         harness.press(.character("t"), .character("x"))
-        #expect(harness.state.banner == Banner("Night Shift failed: the request to buy was declined (declined)", kind: .failure))
+        #expect(harness.state.banner == Banner("Purchase of Night Shift failed (declined: the request to buy was declined)", kind: .failure))
         harness.press(.character("s"))
         #expect(harness.state.banner == Banner("Purchased Cat Judge ✓", kind: .success))
         #expect(harness.state.snapshot?.status.owned == ["comic.cat"])
@@ -94,9 +94,9 @@ struct ReduceTests {
         try harness.store.queue.setPolicy(.fail(reason))
         try harness.refresh()
         harness.press(.character("b"))
-        #expect(harness.state.banner == Banner("Night Shift failed: \(reason.explanation) (\(reason.rawValue))", kind: .failure))
+        #expect(harness.state.banner == Banner("Purchase of Night Shift failed (\(reason.rawValue): \(reason.explanation))", kind: .failure))
         #expect(harness.state.snapshot?.rows[0].action == .buy)
-        #expect(harness.lines()[12].hasPrefix(" Night Shift failed: "))
+        #expect(harness.lines()[12].hasPrefix(" Purchase of Night Shift failed ("))
     }
 
     @Test("Q4 p cycles the outcome policy through every choice and back")
