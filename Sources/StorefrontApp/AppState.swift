@@ -116,6 +116,8 @@ public struct AppState: Equatable, Sendable {
 
 public enum Action: Equatable, Sendable {
     case key(Key)
+    /// What a key does (the key map's), sent directly by scenarios and the player.
+    case command(Command)
     case mouse(MouseEvent)
     case resize(Size)
     case interrupt

@@ -57,48 +57,56 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
             state.showsHelp = false
             return []
         }
-        if state.route == .signIn { return reduceSignIn(&state, key) }
-        if key == .character("?") {
+        guard let command = command(for: key, on: state.route, sellsPlans: sellsPlans(state)) else {
+            if state.route == .signIn, case .character(let character) = key { type(character, into: &state.form) }
+            if state.route != .signIn { state.banner = nil }
+            return []
+        }
+        return reduce(&state, .command(command))
+    case .command(let command):
+        if state.showsHelp {
+            state.showsHelp = false
+            return []
+        }
+        if command == .help {
             state.showsHelp = true
             return []
         }
-        state.banner = nil
+        if state.route != .signIn { state.banner = nil }
         switch state.route {
-        case .products: return reduceProducts(&state, key)
-        case .detail(let id): return reduceDetail(&state, key, productID: id)
-        case .random: return reduceRandom(&state, key)
-        case .transactions: return reduceTransactions(&state, key)
-        case .signIn: return []
+        case .products: return reduceProducts(&state, command)
+        case .detail(let id): return reduceDetail(&state, command, productID: id)
+        case .random: return reduceRandom(&state, command)
+        case .transactions: return reduceTransactions(&state, command)
+        case .signIn: return reduceSignIn(&state, command)
         }
     }
 }
 
 private func clamp(_ value: Int, count: Int) -> Int { count == 0 ? 0 : min(max(0, value), count - 1) }
 
-private func isBack(_ key: Key) -> Bool { key == .character("q") || key == .escape || key == .left }
-
-private func reduceProducts(_ state: inout AppState, _ key: Key) -> [Effect] {
+private func reduceProducts(_ state: inout AppState, _ command: Command) -> [Effect] {
     let rows = state.snapshot?.rows ?? []
-    switch key {
-    case .up, .character("k"): state.selection = clamp(state.selection - 1, count: rows.count)
-    case .down, .character("j"): state.selection = clamp(state.selection + 1, count: rows.count)
+    switch command {
+    case .up: state.selection = clamp(state.selection - 1, count: rows.count)
+    case .down: state.selection = clamp(state.selection + 1, count: rows.count)
     case .pageUp: state.selection = clamp(state.selection - 5, count: rows.count)
     case .pageDown: state.selection = clamp(state.selection + 5, count: rows.count)
-    case .home, .character("g"): state.selection = 0
-    case .end, .character("G"): state.selection = clamp(rows.count - 1, count: rows.count)
-    case .enter, .right:
+    case .top: state.selection = 0
+    case .bottom: state.selection = clamp(rows.count - 1, count: rows.count)
+    case .open:
         guard rows.indices.contains(state.selection) else { return [] }
         return open(&state, rows[state.selection])
-    case .character("b"):
+    case .buy:
         guard rows.indices.contains(state.selection) else { return [] }
         return buy(&state, rows[state.selection].product.id)
-    case .character("r"): return [.restore]
-    case .character("t"): state.route = .transactions
-    case .character("n"): return openRandom(&state)
-    case .character("u"):
+    case .restore: return [.restore]
+    case .transactions: state.route = .transactions
+    case .random: return openRandom(&state)
+    case .account:
         state.form = SignInForm()
         state.route = .signIn
-    case .character("q"), .escape:
+    case .quit:
         state.isRunning = false
         return [.quit]
     default: break
@@ -152,72 +160,66 @@ private func buy(_ state: inout AppState, _ productID: String) -> [Effect] {
     }
 }
 
-private func reduceDetail(_ state: inout AppState, _ key: Key, productID: String) -> [Effect] {
-    switch key {
-    case .character("b"): return buy(&state, productID)
-    case .character("t"): state.route = .transactions
-    case .character("r"): return [.restore]
-    case let key where isBack(key): state.route = .products
+private func reduceDetail(_ state: inout AppState, _ command: Command, productID: String) -> [Effect] {
+    switch command {
+    case .buy: return buy(&state, productID)
+    case .transactions: state.route = .transactions
+    case .restore: return [.restore]
+    case .back: state.route = .products
     default: break
     }
     return []
 }
 
-private func reduceRandom(_ state: inout AppState, _ key: Key) -> [Effect] {
-    switch key {
-    case .character("n"), .character(" "), .enter, .right: return [.showRandom]
-    case .character("b"):
+private func reduceRandom(_ state: inout AppState, _ command: Command) -> [Effect] {
+    switch command {
+    case .nextComic: return [.showRandom]
+    case .buyViews:
         guard let pack = state.snapshot?.rows.first(where: { $0.product.kind == .consumable }) else { return [] }
         return buy(&state, pack.product.id)
-    case .character("t"): state.route = .transactions
-    case let key where isBack(key): state.route = .products
+    case .transactions: state.route = .transactions
+    case .back: state.route = .products
     default: break
     }
     return []
 }
 
-private func reduceTransactions(_ state: inout AppState, _ key: Key) -> [Effect] {
+private func reduceTransactions(_ state: inout AppState, _ command: Command) -> [Effect] {
     let pending = state.snapshot?.pending ?? []
     let selected = pending.indices.contains(state.pendingSelection) ? pending[state.pendingSelection] : nil
-    switch key {
-    case .up, .character("k"): state.pendingSelection = clamp(state.pendingSelection - 1, count: pending.count)
-    case .down, .character("j"): state.pendingSelection = clamp(state.pendingSelection + 1, count: pending.count)
-    case .character("a"):
+    switch command {
+    case .up: state.pendingSelection = clamp(state.pendingSelection - 1, count: pending.count)
+    case .down: state.pendingSelection = clamp(state.pendingSelection + 1, count: pending.count)
+    case .approve:
         guard let selected else { state.banner = Banner("Nothing pending to approve"); return [] }
         return [.approve(selected.id)]
-    case .character("x"):
+    case .decline:
         guard let selected else { state.banner = Banner("Nothing pending to decline"); return [] }
         return [.decline(selected.id)]
-    case .character("s"):
+    case .resolve:
         guard let selected, selected.state == .interrupted else {
-            state.banner = Banner("Select an interrupted purchase (Needs action) to resolve")
+            state.banner = Banner("Select an interrupted purchase (\(Wording.state(.interrupted))) to resolve")
             return []
         }
         return [.resolve(selected.id)]
-    case .character("p"), .character("P"):
+    case .nextPolicy, .previousPolicy:
         let current = state.snapshot?.policy ?? .approve
         let index = policyChoices.firstIndex(of: current) ?? 0
-        let step = key == .character("p") ? 1 : policyChoices.count - 1
+        let step = command == .nextPolicy ? 1 : policyChoices.count - 1
         return [.setPolicy(policyChoices[(index + step) % policyChoices.count])]
-    case .character("+"), .character("d"): return [.advanceClock(.days(1))]
-    case .character("m"): return [.advanceClock(.months(1))]
-    case .character("h"): return [.advanceClock(.seconds(3600))]
-    case .character("0"): return [.realClock]
-    case .character("r"): return [.restore]
-    case .character("c"): return planEffect(&state, .cancel)
-    case .character("o"): return planEffect(&state, .renewOn)
-    case .character("e"): return planEffect(&state, .expire)
-    case .character("w"): return planEffect(&state, .forceRenew)
-    case .character("f"): return planEffect(&state, .refund)
-    case .character("B"):
+    case .advance(let duration): return [.advanceClock(duration)]
+    case .realTime: return [.realClock]
+    case .restore: return [.restore]
+    case .plan(let planCommand): return planEffect(&state, planCommand)
+    case .toggleBilling:
         var billing = state.snapshot?.billing ?? BillingSetting()
         billing.failing.toggle()
         return [.setBilling(billing)]
-    case .character("g"):
+    case .toggleGrace:
         var billing = state.snapshot?.billing ?? BillingSetting()
         billing.graceDays = billing.graceDays == nil ? BillingSetting.defaultGraceDays : nil
         return [.setBilling(billing)]
-    case let key where isBack(key): state.route = .products
+    case .back: state.route = .products
     default: break
     }
     return []
@@ -238,28 +240,22 @@ private func planEffect(_ state: inout AppState, _ command: PlanCommand) -> [Eff
     return [.plan(command, productID: plan.productID)]
 }
 
-private func reduceSignIn(_ state: inout AppState, _ key: Key) -> [Effect] {
+private func reduceSignIn(_ state: inout AppState, _ command: Command) -> [Effect] {
     var form = state.form
     defer { state.form = form }
     let fields = availableFields(state)
     let position = fields.firstIndex(of: form.focus) ?? 0
-    switch key {
-    case .tab, .down:
+    switch command {
+    case .nextField:
         form.focus = fields[(position + 1) % fields.count]
-    case .backTab, .up:
+    case .previousField:
         form.focus = fields[(position + fields.count - 1) % fields.count]
-    case .escape:
-        if state.snapshot == nil || state.snapshot?.status.user != nil || state.route == .signIn {
-            state.route = .products
-        }
-    case .backspace:
+    case .back:
+        state.route = .products
+    case .erase:
         if form.focus == .name, !form.name.isEmpty { form.name.removeLast() }
         if form.focus == .password, !form.password.isEmpty { form.password.removeLast() }
-    case .character(let character):
-        if form.focus == .name, form.name.count < 64 { form.name.append(character) }
-        if form.focus == .password, form.password.count < 128 { form.password.append(character) }
-        form.error = nil
-    case .enter:
+    case .choose:
         switch form.focus {
         case .name: form.focus = .password
         case .password, .signIn:
@@ -277,6 +273,13 @@ private func reduceSignIn(_ state: inout AppState, _ key: Key) -> [Effect] {
     default: break
     }
     return []
+}
+
+/// A character typed into the focused field of the sign-in form.
+private func type(_ character: Character, into form: inout SignInForm) {
+    if form.focus == .name, form.name.count < 64 { form.name.append(character) }
+    if form.focus == .password, form.password.count < 128 { form.password.append(character) }
+    form.error = nil
 }
 
 /// Sign out is offered only to someone signed in.

@@ -100,9 +100,8 @@ public func render(_ state: AppState, depth: ColorDepth, pictures: PictureLookup
     if let banner = state.banner, state.route != .signIn {
         screen.write(TextWidth.pad(" " + banner.text, to: width), x: 0, y: height - 2, style: theme.banner(banner.kind))
     }
-    let keys = TextWidth.of(" " + footer(for: state)) <= width ? footer(for: state) : compactFooter(for: state)
-    screen.write(TextWidth.pad(" " + keys, to: width), x: 0, y: height - 1, style: theme.footer)
-    if state.showsHelp { drawHelp(&screen, theme) }
+    screen.write(TextWidth.pad(" " + footer(for: state, width: width - 1), to: width), x: 0, y: height - 1, style: theme.footer)
+    if state.showsHelp { drawHelp(&screen, state, theme) }
     return screen
 }
 
@@ -351,19 +350,11 @@ private func drawSignIn(_ screen: inout Screen, _ state: AppState, _ theme: Them
     }
 }
 
-func footer(for state: AppState) -> String {
-    if state.showsHelp { return "any key: close help" }
-    switch state.route {
-    case .products: return "↑↓ move  ⏎ open  b buy  r restore  n random  t transactions  u account  ? help  q quit"
-    case .detail: return "b buy  r restore  t transactions  q back  ? help"
-    case .random: return "n next  b buy views  t transactions  q back  ? help"
-    case .transactions:
-        if sellsPlans(state) {
-            return "↑↓ a x s  p policy  d m h 0 clock  c cancel  o renew-on  w renew now  e expire  f refund  B billing  g grace  q back"
-        }
-        return "↑↓ select  a approve  x decline  s resolve  p policy  d +1 day  m +1 month  h +1 hour  0 real time  q back"
-    case .signIn: return "Tab next  ⏎ choose  Esc back"
-    }
+/// The footer for `state` at `width` cells: the key map's keys for the screen, spelled out as far
+/// as the width allows.
+func footer(for state: AppState, width: Int) -> String {
+    if state.showsHelp { return footerText([("any key", "closes help")], width: width) }
+    return footerText(footerItems(state.route, sellsPlans: sellsPlans(state)), width: width)
 }
 
 /// The catalog has auto-renewable plans: the transaction manager offers their keys.
@@ -371,43 +362,14 @@ func sellsPlans(_ state: AppState) -> Bool {
     state.snapshot?.rows.contains { $0.product.kind == .autoRenewableSubscription } ?? false
 }
 
-/// The same keys, without words, for narrow windows.
-func compactFooter(for state: AppState) -> String {
-    if state.showsHelp { return "any key" }
-    switch state.route {
-    case .products: return "↑↓ ⏎ b r n t u ? q"
-    case .detail: return "b r t q ?"
-    case .random: return "n b t q ?"
-    case .transactions: return sellsPlans(state) ? "↑↓ a x s p d m h 0 c o w e f B g q" : "↑↓ a x s p d m h 0 q"
-    case .signIn: return "Tab ⏎ Esc"
-    }
-}
-
-let helpLines: [String] = [
-    "Product list",
-    "  ↑ ↓ j k    move          ⏎ →   open",
-    "  b          buy           r     restore",
-    "  n          random comic  t     transactions",
-    "  u          account       q Esc quit",
-    "Comic and random viewer",
-    "  b buy   n next   q Esc ← back",
-    "Transaction manager",
-    "  ↑ ↓  select pending   a approve   x decline",
-    "  s    resolve (accept) p P  outcome policy",
-    "  d +1 day  m +1 month  h +1 hour  0 real time",
-    "  Plans: c cancel  o renew-on  w renew now",
-    "  e expire  f refund  B billing fails/works  g grace",
-    "Mouse: click selects, click the price buys,",
-    "double-click opens.   ? this help",
-]
-
-private func drawHelp(_ screen: inout Screen, _ theme: Theme) {
-    let width = min(screen.size.columns, (helpLines.map(TextWidth.of).max() ?? 0) + 4)
-    let height = min(screen.size.rows, helpLines.count + 2)
+private func drawHelp(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
+    let lines = helpLines(state.route, sellsPlans: sellsPlans(state))
+    let width = min(screen.size.columns, (lines.map(TextWidth.of).max() ?? 0) + 4)
+    let height = min(screen.size.rows, lines.count + 2)
     let frame = Rect(x: (screen.size.columns - width) / 2, y: (screen.size.rows - height) / 2, width: width, height: height)
     screen.fill(frame)
     screen.box(frame, style: theme.title, title: "Keys")
-    for (index, line) in helpLines.enumerated() where index + 1 < height - 1 {
+    for (index, line) in lines.enumerated() where index + 1 < height - 1 {
         screen.write(line, x: frame.x + 2, y: frame.y + 1 + index, style: line.hasPrefix(" ") ? .plain : theme.title, clip: frame.inset(by: 1))
     }
 }

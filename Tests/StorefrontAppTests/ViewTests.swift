@@ -19,7 +19,7 @@ struct ViewTests {
             "  Random Comics ×5    Five random vi…    0 left · $0.99 Buy",
             "  3 Months of Comics  Everything, 3 …  Sign in to subscribe",
             "", "", "", "", "", "",
-            " ↑↓ ⏎ b r n t u ? q",
+            " ↑↓ move  ⏎ open  b buy  r restore  n random  t u ? q",
         ])
     }
 
@@ -42,7 +42,7 @@ struct ViewTests {
             "▸ 3 Months of Comics  Everything, 3 mo…         $2.99 Renew",
             "", "", "", "", "",
             " Purchased 3 Months of Comics ✓",
-            " ↑↓ ⏎ b r n t u ? q",
+            " ↑↓ move  ⏎ open  b buy  r restore  n random  t u ? q",
         ])
     }
 
@@ -90,7 +90,7 @@ struct ViewTests {
             " │                                                        │",
             " └────────────────────────────────────────────────────────┘",
             "",
-            " b buy  r restore  t transactions  q back  ? help",
+            " b buy  r restore  t transactions  ? help  q back",
         ])
     }
 
@@ -143,7 +143,7 @@ struct ViewTests {
             " 12:00:00  \(id)  Random Comics ×5  purchasing",
             " 12:00:00  \(id)  Random Comics ×5  deferred",
             "", "", "", "",
-            " ↑↓ a x s p d m h 0 q",
+            " ↑↓ select  a approve  x decline  s resolve  p d m h 0 r ? q",
         ])
     }
 
@@ -215,12 +215,19 @@ struct ViewTests {
         let harness = try Harness(size: Size(columns: 60, rows: 18))
         harness.press(.character("?"))
         let text = harness.lines().joined(separator: "\n")
-        for key in ["open", "buy", "restore", "random comic", "transactions", "account", "approve", "decline", "resolve", "outcome policy", "+1 day", "+1 month", "real time"] {
-            #expect(text.contains(key), "help lacks \(key)")
+        // Every key the product list binds is in its help, as the key map names it.
+        for binding in keyMap where binding.places.contains(.products) && !binding.helpKeys.isEmpty && binding.command != .help {
+            #expect(text.contains(binding.helpKeys + " ") && text.contains(binding.label), "help lacks \(binding.helpKeys) \(binding.label)")
         }
-        #expect(harness.lines()[17] == " any key: close help")
+        #expect(harness.lines()[17] == " any key closes help")
         harness.press(.character("x"))
         #expect(!harness.state.showsHelp)
+        // The transaction manager's help has its own keys.
+        harness.press(.character("t"), .character("?"))
+        let manager = harness.lines().joined(separator: "\n")
+        for label in ["approve", "decline", "resolve", "policy", "+1 day", "+1 month", "+1 hour", "real time"] {
+            #expect(manager.contains(label), "help lacks \(label)")
+        }
     }
 
     @Test("without colour the frame uses no colours; with 8 colours only the first eight")
