@@ -100,6 +100,11 @@ public struct AppState: Equatable, Sendable {
     public var showsHelp = false
     /// The comic the random viewer shows, and what its header says.
     public var randomComic: RandomComic?
+    /// Decoded pictures by catalog path: the views draw only these (an effect decodes them).
+    public var pictures: [String: PictureResult] = [:]
+    /// The runtime's ticks so far, and the time of the last one (Q5: time is an input).
+    public var ticks = 0
+    public var lastTick: Date?
     public var isRunning = true
 
     public init(route: Route = .products, size: Size, snapshot: StoreSnapshot? = nil) {
@@ -121,6 +126,14 @@ public enum Action: Equatable, Sendable {
     case mouse(MouseEvent)
     case resize(Size)
     case interrupt
+    /// The input timeout passed: time to settle what came due and pick up other processes' changes.
+    case tick(Date)
+    /// A picture an effect decoded.
+    case pictureLoaded(String, PictureResult)
+    /// A caption or a result for the banner line (scenario play).
+    case showBanner(Banner)
+    /// Go to a screen as its key would (scenario play).
+    case navigate(Route)
     case loaded(StoreSnapshot)
     case events([TransactionEvent])
     case purchased(StoreTransaction)
@@ -147,6 +160,10 @@ public enum PlanCommand: String, Sendable, Equatable, CaseIterable {
 }
 
 public enum Effect: Equatable, Sendable {
+    /// Settle what came due by the store's clock and report what changed (on every tick).
+    case settle
+    /// Decode the picture at this catalog path.
+    case loadPicture(String)
     case buy(String)
     case approve(String)
     case decline(String)

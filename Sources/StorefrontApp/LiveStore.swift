@@ -69,7 +69,10 @@ public final class LiveStore: StoreServing {
             case .signOut:
                 try store.accounts.signOut()
                 actions.append(.signedIn(nil))
-            case .quit: break
+            case .settle:
+                try store.queue.recover()
+                try store.queue.publishEvents()
+            case .loadPicture, .quit: break
             }
         } catch let error as StoreError {
             actions.append(.failed(Self.words(error)))
@@ -77,16 +80,6 @@ public final class LiveStore: StoreServing {
             actions.append(.failed("\(error)"))
         }
         return changes() + actions
-    }
-
-    public func tick() -> [Action] {
-        do {
-            try store.queue.recover()
-            try store.queue.publishEvents()
-        } catch {
-            return [.failed("\(error)")]
-        }
-        return changes()
     }
 
     /// New events, and the snapshot when it differs from the last one handed out.

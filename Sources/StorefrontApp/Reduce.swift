@@ -5,7 +5,41 @@ import StoreCore
 import TerminalUI
 
 public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
+    let effects = reduceAction(&state, action)
+    return effects + requestPicture(&state)
+}
+
+/// The picture the screen now shows, when it is not decoded or asked for yet.
+private func requestPicture(_ state: inout AppState) -> [Effect] {
+    let path: String?
+    switch state.route {
+    case .detail(let id):
+        // A locked comic shows no picture (R8): nothing to decode.
+        path = state.snapshot?.status.unlocked.contains(id) == true ? state.snapshot?.product(id)?.image : nil
+    case .random: path = state.randomComic?.image
+    default: path = nil
+    }
+    guard let path, state.pictures[path] == nil else { return [] }
+    state.pictures[path] = .loading
+    return [.loadPicture(path)]
+}
+
+private func reduceAction(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
+    case .tick(let now):
+        state.ticks += 1
+        state.lastTick = now
+        return [.settle]
+    case .pictureLoaded(let path, let result):
+        state.pictures[path] = result
+        return []
+    case .showBanner(let banner):
+        state.banner = banner
+        return []
+    case .navigate(let route):
+        state.showsHelp = false
+        state.route = route
+        return []
     case .resize(let size):
         state.size = size
         return []
@@ -62,7 +96,7 @@ public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {
             if state.route != .signIn { state.banner = nil }
             return []
         }
-        return reduce(&state, .command(command))
+        return reduceAction(&state, .command(command))
     case .command(let command):
         if state.showsHelp {
             state.showsHelp = false

@@ -8,10 +8,9 @@ import TerminalUI
 /// The store as the screen uses it.
 public protocol StoreServing: AnyObject {
     func snapshot() throws -> StoreSnapshot
-    /// Runs one effect; what it produced comes back as actions (including `.failed`).
+    /// Runs one effect; what it produced comes back as actions (including `.failed`). `.settle`
+    /// settles what is due and returns what changed since the last call (new events, a new snapshot).
     func perform(_ effect: Effect) -> [Action]
-    /// Settles what is due and returns what changed since the last call (new events, a new snapshot).
-    func tick() -> [Action]
 }
 
 /// Decoded pictures by catalog path, decoded once (T4): a bad file is remembered as its error.
@@ -50,16 +49,22 @@ public final class App {
     private let store: StoreServing
     private let terminal: FrameRendering & EventListening
     private let pictures: PictureCache
+    /// The time each tick carries.
+    private let now: () -> Date
     /// Called with every effect before it is performed (scenario recording).
     public var onEffect: ((Effect) -> Void)?
     public var tickMilliseconds = 250
     /// Stops after drawing the first frame (start-up benchmarks).
     public var exitsAfterFirstFrame = false
 
-    public init(store: StoreServing, terminal: FrameRendering & EventListening, pictures: PictureCache, route: Route) {
+    public init(
+        store: StoreServing, terminal: FrameRendering & EventListening, pictures: PictureCache, route: Route,
+        now: @escaping () -> Date = Date.init
+    ) {
         self.store = store
         self.terminal = terminal
         self.pictures = pictures
+        self.now = now
         state = AppState(route: route, size: terminal.size)
     }
 
@@ -69,8 +74,7 @@ public final class App {
         while state.isRunning {
             draw()
             if exitsAfterFirstFrame { return }
-            let event = terminal.nextEvent(timeoutMilliseconds: tickMilliseconds)
-            handle(event)
+            handle(terminal.nextEvent(timeoutMilliseconds: tickMilliseconds))
         }
     }
 
@@ -80,7 +84,7 @@ public final class App {
         } catch {
             dispatch(.failed("\(error)"))
         }
-        for action in store.tick() { dispatch(action) }
+        refresh()
     }
 
     public func handle(_ event: TerminalEvent) {
@@ -89,35 +93,27 @@ public final class App {
         case .mouse(let mouse): dispatch(.mouse(mouse))
         case .resize(let size): dispatch(.resize(size))
         case .interrupt: dispatch(.interrupt)
-        case .timeout: for action in store.tick() { dispatch(action) }
+        case .timeout: refresh()
         }
     }
 
-    /// For scenario play: a caption or a result in the banner line.
-    public func showBanner(_ text: String, kind: Banner.Kind = .info) {
-        state.banner = Banner(text, kind: kind)
-    }
-
-    /// For scenario play: go to a screen as its key would.
-    public func show(_ route: Route) {
-        state.showsHelp = false
-        state.route = route
-    }
-
-    /// Picks up what changed in the store (another step, another process).
-    public func refresh() {
-        for action in store.tick() { dispatch(action) }
-    }
+    /// A tick: picks up what changed in the store (what came due, another step, another process).
+    public func refresh() { dispatch(.tick(now())) }
 
     public func draw() {
-        let frame = render(state, depth: terminal.colorDepth, pictures: pictures.lookup)
-        terminal.render(frame)
+        terminal.render(render(state, depth: terminal.colorDepth))
     }
 
+    /// Every change of state goes through `reduce`; its effects run here, and their answers come
+    /// back as actions. Pictures are decoded here; everything else is the store's.
     public func dispatch(_ action: Action) {
         let effects = reduce(&state, action)
         for effect in effects where effect != .quit {
             onEffect?(effect)
+            if case .loadPicture(let path) = effect {
+                dispatch(.pictureLoaded(path, pictures.lookup(path)))
+                continue
+            }
             for next in store.perform(effect) { dispatch(next) }
         }
     }

@@ -32,32 +32,32 @@ public final class ScenarioPlayer {
         for step in steps {
             guard perform(step) else { return false }
         }
-        app.showBanner("Scenario finished: \(passed) passed, \(failed) failed — q to quit", kind: failed == 0 ? .success : .failure)
+        app.dispatch(.showBanner(Banner("Scenario finished: \(passed) passed, \(failed) failed — q to quit", kind: failed == 0 ? .success : .failure)))
         return waitForKey(["q"]) != nil
     }
 
     private func perform(_ step: ScenarioStep) -> Bool {
         switch step.kind {
         case .caption(let text):
-            app.showBanner(text)
+            app.dispatch(.showBanner(Banner(text)))
             return wait(seconds: 2)
         case .pause:
-            app.showBanner("Paused — space to continue, q to stop")
+            app.dispatch(.showBanner(Banner("Paused — space to continue, q to stop")))
             return waitForKey([" "]) == " "
         case .open(let screen):
             switch screen.lowercased() {
-            case "random": app.show(.random)
-            case "transactions": app.show(.transactions)
-            default: app.show(.products)
+            case "random": app.dispatch(.navigate(.random))
+            case "transactions": app.dispatch(.navigate(.transactions))
+            default: app.dispatch(.navigate(.products))
             }
             return wait(seconds: 0.8)
         case .buy(let name, _):
             // The audience sees the selection walk to the row, then the purchase.
-            app.show(.products)
+            app.dispatch(.navigate(.products))
             if let product = runner.product(named: name),
                let target = app.state.snapshot?.rows.firstIndex(where: { $0.product.id == product.id }) {
                 while app.state.selection != target {
-                    app.dispatch(.key(app.state.selection < target ? .down : .up))
+                    app.dispatch(.command(app.state.selection < target ? .down : .up))
                     guard wait(seconds: 0.15) else { return false }
                 }
             }
@@ -73,12 +73,12 @@ public final class ScenarioPlayer {
             if let expectation = try runner.step(step) {
                 if expectation.passed { passed += 1 } else { failed += 1 }
                 let mark = expectation.passed ? "✓" : "✗"
-                app.showBanner("\(mark) line \(expectation.line): \(expectation.text)\(expectation.detail.map { " — \($0)" } ?? "")",
-                               kind: expectation.passed ? .success : .failure)
+                let text = "\(mark) line \(expectation.line): \(expectation.text)\(expectation.detail.map { " — \($0)" } ?? "")"
+                app.dispatch(.showBanner(Banner(text, kind: expectation.passed ? .success : .failure)))
             }
         } catch {
             failed += 1
-            app.showBanner("✗ line \(step.line): \(error)", kind: .failure)
+            app.dispatch(.showBanner(Banner("✗ line \(step.line): \(error)", kind: .failure)))
         }
         if ObjectIdentifier(runner.store) != playedStore {
             // A `device`, `restart` or `reset device` step: watch the store the scenario now uses.

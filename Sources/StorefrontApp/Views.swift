@@ -1,14 +1,26 @@
-// The views: render(state) -> Screen. Pure functions of the state and the decoded pictures, so
-// that tests compare whole frames as text.
+// The views: render(state) -> Screen. Pure functions of the state (decoded pictures included: an
+// effect decodes them into it), so that tests compare whole frames as text.
 import Foundation
 import StoreCore
 import TerminalUI
 
-/// A comic's picture as the views need it.
-public enum PictureResult: Sendable {
+/// A comic's picture as the views need it: decoded by an effect, kept in the state by path.
+public enum PictureResult: Equatable, Sendable {
     case picture(Picture)
     case failure(file: String, reason: String)
+    /// Asked for; the decoded picture has not arrived yet.
+    case loading
     case none
+
+    public static func == (lhs: PictureResult, rhs: PictureResult) -> Bool {
+        switch (lhs, rhs) {
+        // A decoded picture is one object, never changed: the same object is the same picture.
+        case (.picture(let left), .picture(let right)): left === right
+        case (.failure(let leftFile, let leftReason), .failure(let rightFile, let rightReason)): leftFile == rightFile && leftReason == rightReason
+        case (.loading, .loading), (.none, .none): true
+        default: false
+        }
+    }
 }
 
 /// Looks up the decoded picture for an image path of the catalog.
@@ -77,7 +89,8 @@ struct ProductListLayout {
     }
 }
 
-public func render(_ state: AppState, depth: ColorDepth, pictures: PictureLookup) -> Screen {
+public func render(_ state: AppState, depth: ColorDepth) -> Screen {
+    let pictures: PictureLookup = { path in path.map { state.pictures[$0] ?? .loading } ?? .none }
     var screen = Screen(size: state.size)
     let theme = Theme(depth: depth)
     if state.isTooSmall {
@@ -234,6 +247,8 @@ private func drawPicture(_ screen: inout Screen, _ result: PictureResult, in fra
         screen.draw(picture, in: frame, depth: depth)
     case .failure(let file, let reason):
         drawMessage(&screen, in: frame, lines: ["[ picture unavailable ]", file, reason], theme: theme)
+    case .loading:
+        drawMessage(&screen, in: frame, lines: ["[ loading… ]", name ?? ""], theme: theme)
     case .none:
         drawMessage(&screen, in: frame, lines: ["[ no picture ]", name ?? ""], theme: theme)
     }

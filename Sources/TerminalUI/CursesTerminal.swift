@@ -91,28 +91,13 @@ public final class CursesTerminal: FrameRendering, EventListening {
     @discardableResult
     public func render(_ screen: Screen) -> Int {
         let window = sf_stdscr()
-        var written = 0
-        if previous?.size != screen.size {
-            werase(window)
-            previous = nil
-        }
-        for y in 0..<screen.size.rows {
-            for x in 0..<screen.size.columns {
-                let cell = screen[x, y]
-                if cell.isContinuation { continue }
-                // Unchanged, and still the same width (a wide character's right half is unchanged too).
-                if let previous, previous[x, y] == cell,
-                   x + 1 >= screen.size.columns || previous[x + 1, y].isContinuation == screen[x + 1, y].isContinuation {
-                    continue
-                }
-                put(cell, x: x, y: y, window: window)
-                written += 1
-            }
-        }
+        if previous?.size != screen.size { werase(window) }
+        let changes = screen.changes(from: previous)
+        for change in changes { put(change.cell, x: change.x, y: change.y, window: window) }
         wnoutrefresh(window)
         doupdate()
         previous = screen
-        return written
+        return changes.count
     }
 
     /// Forgets the last frame so the next one is written whole (after a resize or a redraw key).

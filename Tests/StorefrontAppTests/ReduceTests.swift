@@ -120,7 +120,7 @@ struct ReduceTests {
         #expect(harness.lines()[5].contains("Purchasing… (approves at 12:01:30)"))
         // The manual clock stands in for the state folder's; the store sees the move on its tick.
         harness.temporary.clock.advance(seconds: 120)
-        for action in harness.live.tick() { harness.send(action) }
+        harness.tick()
         #expect(harness.state.snapshot?.status.randomViewsRemaining == 5)
         #expect(harness.state.log.last?.state == .purchased)
     }
@@ -218,7 +218,7 @@ struct TransactionLogTests {
         // A screen opened now starts from what already happened on this device.
         let screen = LiveStore(store: harness.store)
         var state = AppState(route: .transactions, size: Size(columns: 60, rows: 14))
-        for action in screen.tick() { _ = reduce(&state, action) }
+        for action in screen.perform(.settle) { _ = reduce(&state, action) }
         #expect(state.log.map(\.state) == [.purchasing, .purchased, .purchasing, .failed])
         #expect(state.log.last?.reason == .network)
     }

@@ -32,13 +32,24 @@ final class Harness {
         state.snapshot = try live.snapshot()
     }
 
-    /// Sends an action, performs its effects against the store, and feeds the answers back.
+    /// What `.loadPicture` effects decode to.
+    var pictures: PictureLookup = { _ in .none }
+
+    /// Sends an action, performs its effects against the store, and feeds the answers back, as
+    /// `App.dispatch` does.
     func send(_ action: Action) {
         for effect in reduce(&state, action) {
             effects.append(effect)
+            if case .loadPicture(let path) = effect {
+                send(.pictureLoaded(path, pictures(path)))
+                continue
+            }
             for next in live.perform(effect) { send(next) }
         }
     }
+
+    /// One tick of the runtime at the store's time.
+    func tick() { send(.tick(temporary.clock.now())) }
 
     func press(_ keys: Key...) { for key in keys { send(.key(key)) } }
 
@@ -46,11 +57,25 @@ final class Harness {
 
     func refresh() throws { state.snapshot = try live.snapshot() }
 
-    func screen(depth: ColorDepth = .none, pictures: PictureLookup = { _ in .none }) -> Screen {
-        render(state, depth: depth, pictures: pictures)
+    /// The frame for the state; `pictures`, when given, stands for every picture the state holds.
+    func screen(depth: ColorDepth = .none, pictures: PictureLookup? = nil) -> Screen {
+        var state = state
+        if let pictures {
+            for path in Array(state.pictures.keys) + [currentImage].compactMap({ $0 }) { state.pictures[path] = pictures(path) }
+        }
+        return render(state, depth: depth)
     }
 
-    func lines(pictures: PictureLookup = { _ in .none }) -> [String] {
+    /// The image the current screen shows, if any.
+    var currentImage: String? {
+        switch state.route {
+        case .detail(let id): state.snapshot?.product(id)?.image
+        case .random: state.randomComic?.image
+        default: nil
+        }
+    }
+
+    func lines(pictures: PictureLookup? = nil) -> [String] {
         screen(pictures: pictures).lines.map { line in
             var trimmed = line
             while trimmed.hasSuffix(" ") { trimmed.removeLast() }
