@@ -11,6 +11,12 @@ final class DeviceSession {
     let clock: any StoreClock
     let calendar: Calendar
     var crashPoints: (CrashPoint) throws(StoreError) -> Void = { _ in }
+    /// New transaction ids: 16 random hex digits, unique across devices and resets (the receipt
+    /// is keyed by them); tests may give a seeded source for stable screens.
+    var makeTransactionID: () -> String = {
+        var generator = SystemRandomNumberGenerator()
+        return String(format: "%016llx", generator.next() as UInt64)
+    }
     /// Acts as this account without changing who the device remembers (`--user`).
     var sessionUser: String?
     private let lock: DeviceLock
@@ -61,11 +67,6 @@ final class DeviceSession {
             for event in events { for observer in observers { observer(event) } }
             publishedThrough = last.sequence
         }
-    }
-
-    func makeTransactionID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return String(format: "%016llx", generator.next() as UInt64)
     }
 }
 

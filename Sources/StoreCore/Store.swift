@@ -40,7 +40,8 @@ public final class Store {
     public init(
         stateDirectory: StateDirectory, device deviceName: String, catalog: Catalog, clock: any StoreClock,
         calendar: Calendar, passwordHasher: PasswordHasher = PasswordHasher(),
-        randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }, server: (any AccountServer)? = nil
+        randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }, server: (any AccountServer)? = nil,
+        makeTransactionID: (() -> String)? = nil
     ) throws(StoreError) {
         let deviceURL = try stateDirectory.deviceDatabase(deviceName)
         try stateDirectory.prepare()
@@ -49,6 +50,7 @@ public final class Store {
             catalog: catalog, deviceName: deviceName, device: try DeviceDatabase(url: deviceURL), lockPath: deviceURL.path + ".lock",
             server: server, clock: clock, calendar: calendar
         )
+        if let makeTransactionID { session.makeTransactionID = makeTransactionID }
         accounts = Accounts(session: session, passwordHasher: passwordHasher)
         plans = Plans(session: session)
         queue = PaymentQueue(session: session, plans: plans)

@@ -24,7 +24,11 @@ final class Harness {
     /// Effects the reducer asked for, in order.
     var effects: [Effect] = []
 
-    init(size: Size = Size(columns: 60, rows: 14), catalog: Catalog = appCatalog, user: String? = nil, route: Route = .products) throws {
+    init(
+        size: Size = Size(columns: 60, rows: 14), catalog: Catalog = appCatalog, user: String? = nil, route: Route = .products,
+        seed: UInt64? = nil
+    ) throws {
+        if let seed { temporary.seedTransactionIDs(seed) }
         store = try temporary.store(catalog: catalog, randomIndex: { _ in 0 })
         if let user { try store.accounts.signUp(user, password: "pw") }
         live = LiveStore(store: store)

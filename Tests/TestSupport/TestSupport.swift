@@ -69,13 +69,22 @@ public final class TemporaryState {
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
+    /// Ids from a seeded generator, for screens that must look the same every run.
+    public var transactionIDs: (() -> String)?
+
     public func store(
         device: String = "phone", catalog: Catalog = testCatalog, randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }
     ) throws -> Store {
         try Store(
             stateDirectory: directory, device: device, catalog: catalog, clock: clock, calendar: utcCalendar,
-            passwordHasher: .fastForTests, randomIndex: randomIndex
+            passwordHasher: .fastForTests, randomIndex: randomIndex, makeTransactionID: transactionIDs
         )
+    }
+
+    /// Makes every store of this folder take its ids from a generator seeded with `seed`.
+    public func seedTransactionIDs(_ seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        transactionIDs = { String(format: "%016llx", generator.next()) }
     }
 
     /// A store on `device` signed in as `user` (created if need be).
