@@ -54,10 +54,10 @@ public final class ScenarioRunner {
 
     static func open(_ directory: StateDirectory, _ device: String, _ catalog: Catalog, _ clock: ManualClock, _ calendar: Calendar) throws -> Store {
         // Scenario accounts are throwaway: a cheap hash keeps a long scenario quick.
-        let store = try Store(
-            stateDirectory: directory, device: device, catalog: catalog, clock: clock, calendar: calendar,
-            passwordHasher: PasswordHasher(cost: 1 << 10), randomIndex: { _ in 0 }
-        )
+        let factory = try StoreFactory(stateDirectory: directory, catalog: catalog, calendar: calendar, time: .manual(clock))
+        factory.passwordHasher = PasswordHasher(cost: 1 << 10)
+        factory.randomIndex = { _ in 0 }
+        let store = try factory.open(device: device)
         try store.queue.recover()
         return store
     }

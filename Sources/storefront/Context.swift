@@ -63,20 +63,12 @@ struct Context {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone.current
         calendar.locale = Locale(identifier: "en_US_POSIX")
-        try stateDirectory.prepare()
-        let server = try ServerDatabase(url: stateDirectory.serverDatabase)
         let override = try options.clock.map { try parseClockOverride($0, calendar: calendar) }
-        // Read once here so that a corrupt setting stops the command (P2); the clock reads it again
-        // at every tick so that a screen follows another process's change.
-        _ = try server.clockSetting()
-        let clock = SettingClock(read: {
-            if let override { return override }
-            return (try? server.clockSetting()) ?? .standard
-        })
-        let store = try Store(
-            stateDirectory: stateDirectory, device: options.device, catalog: loaded.catalog, clock: clock,
-            calendar: calendar, server: server
-        )
+        // Refused before anything is created.
+        try StateDirectory.validate(device: options.device)
+        let factory = try StoreFactory(stateDirectory: stateDirectory, catalog: loaded.catalog, calendar: calendar, time: .shared(override: override))
+        let server = factory.server
+        let store = try factory.open(device: options.device)
         // A .storekit file's time rate and billing settings start a fresh state folder.
         try server.adoptDefaults(clockRate: loaded.catalog.clockRate, billing: loaded.catalog.billing, real: Date())
         if let outcome = options.outcome {

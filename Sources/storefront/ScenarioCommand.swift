@@ -43,17 +43,13 @@ struct ScenarioCommand: ParsableCommand {
                 // A fresh store on the scenarios' own calendar and start, so that the recording
                 // plays back to the same state.
                 try withScenarioFolder { folder in
-                    let directory = StateDirectory(folder)
-                    try directory.prepare()
-                    let server = try ServerDatabase(url: directory.serverDatabase)
-                    try server.setClockSetting(ClockSetting(mode: .frozen, frozenAt: ScenarioRunner.start))
                     var utc = Calendar(identifier: .gregorian)
                     utc.timeZone = TimeZone(identifier: "UTC")!
-                    let store = try Store(
-                        stateDirectory: directory, device: "phone", catalog: loaded.catalog,
-                        clock: SettingClock(read: { (try? server.clockSetting()) ?? .standard }), calendar: utc,
-                        passwordHasher: PasswordHasher(cost: 1 << 10), randomIndex: { _ in 0 }, server: server
-                    )
+                    let factory = try StoreFactory(stateDirectory: StateDirectory(folder), catalog: loaded.catalog, calendar: utc, time: .shared(override: nil))
+                    try factory.server.setClockSetting(ClockSetting(mode: .frozen, frozenAt: ScenarioRunner.start))
+                    factory.passwordHasher = PasswordHasher(cost: 1 << 10)
+                    factory.randomIndex = { _ in 0 }
+                    let store = try factory.open(device: "phone")
                     let recorder = ScenarioRecorder(catalog: loaded.catalog, title: "Recorded \(ISO8601DateFormatter().string(from: Date()))")
                     try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
                         let app = App(store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), route: .signIn)

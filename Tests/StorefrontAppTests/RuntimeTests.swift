@@ -12,21 +12,18 @@ struct RuntimeTests {
     /// screen program's is (so the clock keys move it).
     final class Rig {
         let temporary = TemporaryState()
-        let server: ServerDatabase
+        let server: any AccountServer
         let store: Store
         let terminal: ScriptedTerminal
         let app: App
 
         init(size: Size = Size(columns: 60, rows: 14), user: String? = "ann", events: [TerminalEvent]) throws {
-            try temporary.directory.prepare()
-            let server = try ServerDatabase(url: temporary.directory.serverDatabase)
-            try server.setClockSetting(ClockSetting(mode: .frozen, frozenAt: startDate))
-            self.server = server
-            store = try Store(
-                stateDirectory: temporary.directory, device: "phone", catalog: appCatalog,
-                clock: SettingClock(read: { (try? server.clockSetting()) ?? .standard }), calendar: utcCalendar,
-                passwordHasher: .fastForTests, randomIndex: { _ in 0 }, server: server
-            )
+            let factory = try StoreFactory(stateDirectory: temporary.directory, catalog: appCatalog, calendar: utcCalendar, time: .shared(override: nil))
+            try factory.server.setClockSetting(ClockSetting(mode: .frozen, frozenAt: startDate))
+            factory.passwordHasher = .fastForTests
+            factory.randomIndex = { _ in 0 }
+            server = factory.server
+            store = try factory.open(device: "phone")
             if let user { try store.accounts.signUp(user, password: "pw") }
             terminal = ScriptedTerminal(size: size, events: events)
             let store = store

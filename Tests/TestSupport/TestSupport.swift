@@ -75,10 +75,11 @@ public final class TemporaryState {
     public func store(
         device: String = "phone", catalog: Catalog = testCatalog, randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }
     ) throws -> Store {
-        try Store(
-            stateDirectory: directory, device: device, catalog: catalog, clock: clock, calendar: utcCalendar,
-            passwordHasher: .fastForTests, randomIndex: randomIndex, makeTransactionID: transactionIDs
-        )
+        let factory = try StoreFactory(stateDirectory: directory, catalog: catalog, calendar: utcCalendar, time: .manual(clock))
+        factory.passwordHasher = .fastForTests
+        factory.randomIndex = randomIndex
+        factory.makeTransactionID = transactionIDs
+        return try factory.open(device: device)
     }
 
     /// Makes every store of this folder take its ids from a generator seeded with `seed`.
