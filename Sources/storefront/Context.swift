@@ -16,8 +16,8 @@ struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A catalog file (default: $STOREFRONT_CATALOG, else the shipped assets/catalog.json).", valueName: "file"))
     var catalog: String?
 
-    @Option(name: .customLong("months"), help: ArgumentHelp("How many months a non-renewing subscription of a .storekit file lasts (repeatable).", valueName: "product=N"))
-    var months: [String] = []
+    @Option(name: .customLong("months"), help: ArgumentHelp("How many months a non-renewing subscription of a .storekit file lasts (repeatable).", valueName: "product=N"), transform: MonthsArgument.parse)
+    var months: [MonthsArgument] = []
 
     @Option(help: ArgumentHelp("The storefront's locale for names and prices (default: the catalog's), such as ar_SA or zh_CN.", valueName: "locale"))
     var locale: String?
@@ -28,11 +28,11 @@ struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Act as this account for this command only; the password comes from $STOREFRONT_PASSWORD or standard input.", valueName: "name"))
     var user: String?
 
-    @Option(help: ArgumentHelp("The outcome of purchases made by this command: approve, defer, fail=REASON, delay=DURATION:approve|decline, interrupt.", valueName: "outcome"))
-    var outcome: String?
+    @Option(help: ArgumentHelp("The outcome of purchases made by this command: approve, defer, fail=REASON, delay=DURATION:approve|decline, interrupt.", valueName: "outcome"), transform: OutcomeArgument.parse)
+    var outcome: OutcomeArgument?
 
-    @Option(help: ArgumentHelp("The clock for this command only: real, offset=DURATION, at=ISO8601 or rate=N (the stored timeline is not changed).", valueName: "clock"))
-    var clock: String?
+    @Option(help: ArgumentHelp("The clock for this command only: real, offset=DURATION, at=ISO8601 or rate=N (the stored timeline is not changed).", valueName: "clock"), transform: ClockArgument.parse)
+    var clock: ClockArgument?
 
     @Flag(help: "Print JSON for scripts.")
     var json = false
@@ -63,7 +63,7 @@ struct Context {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone.current
         calendar.locale = Locale(identifier: "en_US_POSIX")
-        let override = try options.clock.map { try parseClockOverride($0, calendar: calendar) }
+        let override = options.clock?.setting(real: Date(), calendar: calendar)
         // Refused before anything is created.
         try StateDirectory.validate(device: options.device)
         let factory = try StoreFactory(stateDirectory: stateDirectory, catalog: loaded.catalog, calendar: calendar, time: .shared(override: override))
@@ -71,9 +71,7 @@ struct Context {
         let store = try factory.open(device: options.device)
         // A .storekit file's time rate and billing settings start a fresh state folder.
         try server.adoptDefaults(clockRate: loaded.catalog.clockRate, billing: loaded.catalog.billing, real: Date())
-        if let outcome = options.outcome {
-            store.queue.outcomeOverride = try parseOutcome(outcome)
-        }
+        store.queue.outcomeOverride = options.outcome?.outcome
         store.crashPoints = try crashHook()
         if let user = options.user {
             try store.accounts.actAs(user, password: try readPassword())
@@ -138,7 +136,7 @@ struct Context {
     static func loadCatalog(_ options: CommonOptions) throws -> LoadedCatalog {
         let assets = locateAssets(options.assets)
         let catalogURL: URL
-        let named = options.catalog ?? ProcessInfo.processInfo.environment["STOREFRONT_CATALOG"].flatMap { $0.isEmpty ? nil : $0 }
+        let named = options.catalog ?? Environment.current.catalog
         if let catalog = named {
             catalogURL = URL(fileURLWithPath: catalog)
         } else if let assets {
@@ -153,13 +151,7 @@ struct Context {
             throw CommandFailure(message: "--locale \"\(locale)\" is not a locale such as en_US, ar_SA or zh_Hans_CN", status: 2)
         }
         var storeKit = StoreKitOptions(locale: options.locale)
-        for item in options.months {
-            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, let months = Int(parts[1]), (1...120).contains(months) else {
-                throw CommandFailure(message: "--months \"\(item)\" should look like PRODUCT=3 (1 to 120 months)", status: 2)
-            }
-            storeKit.months[parts[0]] = months
-        }
+        for item in options.months { storeKit.months[item.productID] = item.months }
         if !storeKit.months.isEmpty, !StoreKitCatalog.isStoreKit(catalogURL) {
             throw CommandFailure(message: "--months is for .storekit files; \(catalogURL.lastPathComponent) states its months itself", status: 2)
         }
@@ -178,9 +170,7 @@ struct Context {
     /// (a build tree, or an install's share/storefront/assets), then the current folder's.
     static func locateAssets(_ option: String?) -> URL? {
         if let option { return URL(fileURLWithPath: option) }
-        if let variable = ProcessInfo.processInfo.environment["STOREFRONT_ASSETS"], !variable.isEmpty {
-            return URL(fileURLWithPath: variable)
-        }
+        if let variable = Environment.current.assets { return URL(fileURLWithPath: variable) }
         let isAssets = { (url: URL) in FileManager.default.fileExists(atPath: url.appendingPathComponent("catalog.json").path) }
         if var folder = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {
             for _ in 0..<6 {
@@ -196,78 +186,16 @@ struct Context {
     }
 
     static func resolveStateDirectory(_ options: CommonOptions) throws -> URL {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = Environment.current
         if let path = options.stateDirectory { return URL(fileURLWithPath: path) }
-        if let path = environment["STOREFRONT_STATE_DIR"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        if let path = environment["XDG_STATE_HOME"], path.hasPrefix("/") {
+        if let path = environment.stateDirectory { return URL(fileURLWithPath: path) }
+        if let path = environment.xdgStateHome, path.hasPrefix("/") {
             return URL(fileURLWithPath: path).appendingPathComponent("storefront")
         }
-        guard let home = environment["HOME"], !home.isEmpty else {
+        guard let home = environment.home else {
             throw CommandFailure(message: "no state folder: pass --state-dir DIR or set STOREFRONT_STATE_DIR", status: 2)
         }
         return URL(fileURLWithPath: home).appendingPathComponent(".local/state/storefront")
-    }
-
-    // MARK: Parsing values
-
-    static func parseOutcome(_ text: String) throws -> PurchaseOutcome {
-        do {
-            return try PurchaseOutcome(parsing: text)
-        } catch {
-            throw CommandFailure(message: error.description, status: 2)
-        }
-    }
-
-    static func parseDuration(_ text: String) throws -> StoreDuration {
-        do {
-            return try StoreDuration(parsing: text)
-        } catch {
-            throw CommandFailure(message: error.description, status: 2)
-        }
-    }
-
-    static func parseDate(_ text: String, calendar: Calendar) throws -> Date {
-        let formatter = isoFormatter(calendar.timeZone)
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date.wholeSeconds }
-        // A bare date or a date and time without a zone are read in the local time zone.
-        for format in ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"] {
-            let local = DateFormatter()
-            local.locale = Locale(identifier: "en_US_POSIX")
-            local.timeZone = calendar.timeZone
-            local.dateFormat = format
-            if let date = local.date(from: text) { return date }
-        }
-        throw CommandFailure(message: "\"\(text)\" is not an ISO 8601 time (for example 2026-01-31T09:00:00Z or 2026-01-31)", status: 2)
-    }
-
-    static func parseClockOverride(_ text: String, calendar: Calendar) throws -> ClockSetting {
-        let real = Date()
-        if text == "real" { return ClockSetting(mode: .real) }
-        if text.hasPrefix("offset=") {
-            let value = String(text.dropFirst(7))
-            let negative = value.hasPrefix("-")
-            let duration = try parseDuration(negative || value.hasPrefix("+") ? String(value.dropFirst()) : value)
-            let target = duration.added(to: real, calendar: calendar)
-            let seconds = target.timeIntervalSince(real)
-            return ClockSetting(mode: .offset, offset: negative ? -seconds : seconds)
-        }
-        if text.hasPrefix("at=") {
-            return ClockSetting(mode: .frozen, frozenAt: try parseDate(String(text.dropFirst(3)), calendar: calendar))
-        }
-        if text.hasPrefix("rate=") {
-            return ClockSetting.standard.accelerated(rate: try parseRate(String(text.dropFirst(5))), real: real)
-        }
-        throw CommandFailure(message: "unknown clock \"\(text)\" (expected real, offset=DURATION, at=ISO8601 or rate=N)", status: 2)
-    }
-
-    static func parseRate(_ text: String) throws -> Double {
-        if text == "sandbox" { return ClockSetting.sandboxRate }
-        guard let rate = Double(text), rate > 0, rate <= 1_000_000 else {
-            throw CommandFailure(message: "\"\(text)\" is not a clock rate (a number from 0 to 1000000, or \"sandbox\")", status: 2)
-        }
-        return rate
     }
 
     // MARK: Environment
@@ -276,7 +204,7 @@ struct Context {
     /// (`storefront crash-points` lists them). `crash-before-finish` is the older name of
     /// `crash-at:purchase-marked`.
     static func crashHook() throws -> (CrashPoint) throws(StoreError) -> Void {
-        guard let fault = ProcessInfo.processInfo.environment["STOREFRONT_FAULT"], !fault.isEmpty else { return { _ in } }
+        guard let fault = Environment.current.fault else { return { _ in } }
         let name = fault == "crash-before-finish" ? CrashPoint.purchaseMarked.rawValue
             : fault.hasPrefix("crash-at:") ? String(fault.dropFirst("crash-at:".count)) : ""
         guard let target = CrashPoint(rawValue: name) else {
@@ -291,7 +219,7 @@ struct Context {
     /// The password: $STOREFRONT_PASSWORD, else typed (without echo on a terminal), else one line
     /// of standard input.
     static func readPassword() throws -> String {
-        if let password = ProcessInfo.processInfo.environment["STOREFRONT_PASSWORD"] { return password }
+        if let password = Environment.current.password { return password }
         if isatty(STDIN_FILENO) != 0, let typed = getpass("Password: ") {
             return String(cString: typed)
         }

@@ -13,13 +13,12 @@ struct ScreenProgram {
     let context: Context
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
         try withScreen(log: context.stateDirectory.url.appendingPathComponent("storefront.log")) { terminal in
             let store = LiveStore(store: context.store)
             let route: Route = try context.store.accounts.currentUser() == nil ? .signIn : .products
             let app = App(store: store, terminal: terminal, pictures: PictureCache(root: context.loaded.imageRoot, catalog: context.loaded.catalog), route: route)
             // For the benchmark of start-up: stop once the first full frame is on the terminal.
-            app.exitsAfterFirstFrame = environment["STOREFRONT_EXIT_AFTER_FIRST_FRAME"] == "1"
+            app.exitsAfterFirstFrame = Environment.current.exitsAfterFirstFrame
             app.run()
         }
     }
@@ -27,7 +26,7 @@ struct ScreenProgram {
 
 /// T5: the screen needs a terminal; without one, say so and point to the subcommands.
 func requireTerminal() throws {
-    let term = ProcessInfo.processInfo.environment["TERM"] ?? ""
+    let term = Environment.current.terminalType
     guard isatty(STDOUT_FILENO) != 0, isatty(STDIN_FILENO) != 0, !term.isEmpty, term != "dumb" else {
         printError("""
             storefront: the screen needs a terminal (standard input and output a TTY, TERM not dumb). \\
@@ -41,7 +40,7 @@ func requireTerminal() throws {
 /// Runs `body` with curses up and standard error going to `log`; the terminal is given back on
 /// every way out.
 func withScreen(log: URL, _ body: (CursesTerminal) throws -> Void) throws {
-    let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+    let noColor = Environment.current.noColor
     let savedError = dup(STDERR_FILENO)
     let logDescriptor = open(log.path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
     if logDescriptor >= 0 { dup2(logDescriptor, STDERR_FILENO) }

@@ -43,14 +43,13 @@ struct ClockCommand: ParsableCommand {
 
     struct Advance: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Move the store's time forward: 90m, 12h, 1d, 2w, 3mo, 1y, 1d12h.")
-        @Argument(help: "How far.") var duration: String
+        @Argument(help: "How far.", transform: DurationArgument.parse) var duration: DurationArgument
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try perform(common) { context in
-                let duration = try Context.parseDuration(duration)
                 try ClockCommand.change(context) { setting, real in
-                    setting.advanced(by: duration, real: real, calendar: context.calendar)
+                    setting.advanced(by: duration.duration, real: real, calendar: context.calendar)
                 }
             }
         }
@@ -58,13 +57,12 @@ struct ClockCommand: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Set the store's time (ISO 8601); it keeps running unless frozen.")
-        @Argument(help: "The time, e.g. 2026-01-31T09:00:00Z.") var time: String
+        @Argument(help: "The time, e.g. 2026-01-31T09:00:00Z.", transform: TimeArgument.parse) var time: TimeArgument
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try perform(common) { context in
-                let target = try Context.parseDate(time, calendar: context.calendar)
-                try ClockCommand.change(context) { setting, real in setting.setting(now: target, real: real) }
+                try ClockCommand.change(context) { setting, real in setting.setting(now: time.date, real: real) }
             }
         }
     }
@@ -77,14 +75,13 @@ struct ClockCommand: ParsableCommand {
 
     struct Freeze: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Stop the store's time (at TIME if given); only commands move it.")
-        @Argument(help: "Where to stop it (ISO 8601); default: now.") var time: String?
+        @Argument(help: "Where to stop it (ISO 8601); default: now.", transform: TimeArgument.parse) var time: TimeArgument?
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try perform(common) { context in
-                let target = try time.map { try Context.parseDate($0, calendar: context.calendar) }
                 try ClockCommand.change(context) { setting, real in
-                    ClockSetting(mode: .frozen, frozenAt: target ?? setting.now(real: real))
+                    ClockSetting(mode: .frozen, frozenAt: time?.date ?? setting.now(real: real))
                 }
             }
         }
@@ -94,13 +91,12 @@ struct ClockCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the store's time N times faster; \"sandbox\" is 8640× (one month of subscription in five minutes)."
         )
-        @Argument(help: "The rate.") var rate: String
+        @Argument(help: "The rate.", transform: RateArgument.parse) var rate: RateArgument
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try perform(common) { context in
-                let rate = try Context.parseRate(rate)
-                try ClockCommand.change(context) { setting, real in setting.accelerated(rate: rate, real: real) }
+                try ClockCommand.change(context) { setting, real in setting.accelerated(rate: rate.rate, real: real) }
             }
         }
     }
@@ -129,12 +125,12 @@ struct Policy: ParsableCommand {
             abstract: "Set the policy: approve, defer, fail=REASON, delay=DURATION:approve|decline, interrupt.",
             discussion: "Reasons: " + FailureReason.policyReasons.map(\.rawValue).joined(separator: ", ") + "."
         )
-        @Argument(help: "The outcome.") var policy: String
+        @Argument(help: "The outcome.", transform: OutcomeArgument.parse) var policy: OutcomeArgument
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try perform(common) { context in
-                try context.store.queue.setPolicy(try Context.parseOutcome(policy))
+                try context.store.queue.setPolicy(policy.outcome)
                 try Policy.show(context)
             }
         }

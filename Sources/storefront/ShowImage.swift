@@ -16,7 +16,7 @@ struct ShowImage: ParsableCommand {
     @Option(help: "Columns (default: the terminal's, else 80).") var width: Int?
     @Option(help: "Rows (default: the terminal's less two, else 24).") var height: Int?
     @Flag(help: "ANSI colours even when standard output is not a terminal.") var color = false
-    @Option(help: ArgumentHelp("Colours to use: 256, 8 or none.", valueName: "depth")) var depth: String?
+    @Option(help: ArgumentHelp("Colours to use: 256, 8 or none.", valueName: "depth"), transform: DepthArgument.parse) var depth: DepthArgument?
 
     func run() throws {
         let terminal = Self.terminalSize()
@@ -26,18 +26,8 @@ struct ShowImage: ParsableCommand {
             printError("storefront: --width and --height must be between 1 and 1000")
             throw ExitCode(2)
         }
-        let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-        let useColor = (color || isatty(STDOUT_FILENO) != 0) && !noColor
-        let colorDepth: ColorDepth
-        switch depth {
-        case nil: colorDepth = useColor ? .palette256 : .none
-        case "256": colorDepth = .palette256
-        case "8": colorDepth = .eight
-        case "none": colorDepth = .none
-        default:
-            printError("storefront: --depth takes 256, 8 or none")
-            throw ExitCode(2)
-        }
+        let useColor = (color || isatty(STDOUT_FILENO) != 0) && !Environment.current.noColor
+        let colorDepth = depth?.depth ?? (useColor ? .palette256 : .none)
         let image: RGBAImage
         do {
             image = try PNGCodec.decode(contentsOf: URL(fileURLWithPath: file))
