@@ -94,6 +94,13 @@ public struct ProductRow: Sendable, Equatable {
     /// A transaction of this product still in flight (purchasing, deferred, interrupted).
     public var pending: TransactionState?
     public var pendingID: String?
+
+    public init(product: Product, action: ProductAction, pending: TransactionState? = nil, pendingID: String? = nil) {
+        self.product = product
+        self.action = action
+        self.pending = pending
+        self.pendingID = pendingID
+    }
 }
 
 public struct StoreStatus: Sendable, Equatable {
@@ -115,6 +122,26 @@ public struct StoreStatus: Sendable, Equatable {
     public var plans: [PlanStatus] = []
     /// What the active plans unlock, as the catalog names it.
     public var entitlements: [String] = []
+
+    public init(
+        user: String?, device: String, now: Date, expiry: Date?, isSubscribed: Bool, daysRemaining: Int, header: String,
+        owned: [String], unlocked: [String], randomViewsRemaining: Int, lastRandomComic: String?, plans: [PlanStatus] = [],
+        entitlements: [String] = []
+    ) {
+        self.user = user
+        self.device = device
+        self.now = now
+        self.expiry = expiry
+        self.isSubscribed = isSubscribed
+        self.daysRemaining = daysRemaining
+        self.header = header
+        self.owned = owned
+        self.unlocked = unlocked
+        self.randomViewsRemaining = randomViewsRemaining
+        self.lastRandomComic = lastRandomComic
+        self.plans = plans
+        self.entitlements = entitlements
+    }
 }
 
 public struct ReceiptReport: Sendable, Equatable {

@@ -68,6 +68,24 @@ public struct StoreSnapshot: Equatable, Sendable {
         self.localeIdentifier = localeIdentifier
     }
 
+    /// While the store is being opened: the catalog's list, with no account and no labels yet.
+    public var isOpening = false
+
+    /// The first frame's snapshot: the catalog alone, drawn before any database is opened.
+    public static func opening(_ catalog: Catalog, timeZone: TimeZone) -> StoreSnapshot {
+        let status = StoreStatus(
+            user: nil, device: "", now: Date(timeIntervalSince1970: 0), expiry: nil, isSubscribed: false, daysRemaining: 0,
+            header: "Opening the store…", owned: [], unlocked: [], randomViewsRemaining: 0, lastRandomComic: nil
+        )
+        var snapshot = StoreSnapshot(
+            status: status, rows: catalog.products.map { ProductRow(product: $0, action: .buy) }, pending: [], policy: .approve,
+            clockDescription: "", catalogName: catalog.name, currencyCode: catalog.currencyCode,
+            localeIdentifier: catalog.localeIdentifier, timeZone: timeZone
+        )
+        snapshot.isOpening = true
+        return snapshot
+    }
+
     public func product(_ id: String) -> Product? { rows.first { $0.product.id == id }?.product }
 
     public func displayPrice(_ product: Product) -> String {
@@ -106,6 +124,8 @@ public struct AppState: Equatable, Sendable {
     public var ticks = 0
     public var lastTick: Date?
     public var isRunning = true
+    /// Go to the sign-in form when the store, once open, says nobody is signed in (the screen's start).
+    public var asksGuestsToSignIn = false
 
     public init(route: Route = .products, size: Size, snapshot: StoreSnapshot? = nil) {
         self.route = route

@@ -107,3 +107,37 @@ public final class LiveStore: StoreServing {
         }
     }
 }
+
+/// The store for a screen that draws before it opens: the first frame comes from the catalog
+/// alone, and the store is opened by the first effect (the first tick's `.settle`), so that the
+/// databases' opening, migration and recovery come after the first frame, not before it.
+public final class OpeningStore: StoreServing {
+    private let catalog: Catalog
+    private let timeZone: TimeZone
+    private let open: () throws -> Store
+    public private(set) var live: LiveStore?
+    /// Why the store could not be opened; the screen then ends and the program reports it.
+    public private(set) var failure: Error?
+
+    public init(catalog: Catalog, timeZone: TimeZone, open: @escaping () throws -> Store) {
+        self.catalog = catalog
+        self.timeZone = timeZone
+        self.open = open
+    }
+
+    public func snapshot() throws -> StoreSnapshot {
+        try live?.snapshot() ?? .opening(catalog, timeZone: timeZone)
+    }
+
+    public func perform(_ effect: Effect) -> [Action] {
+        if live == nil {
+            do {
+                live = LiveStore(store: try open())
+            } catch {
+                failure = error
+                return [.interrupt]
+            }
+        }
+        return live?.perform(effect) ?? []
+    }
+}

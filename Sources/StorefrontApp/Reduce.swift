@@ -25,6 +25,13 @@ private func requestPicture(_ state: inout AppState) -> [Effect] {
 }
 
 private func reduceAction(_ state: inout AppState, _ action: Action) -> [Effect] {
+    let effects = reduceAnswer(&state, action)
+    // Until the store has answered, nothing can be bought or changed: only the list and moving in it.
+    guard state.snapshot?.isOpening == true else { return effects }
+    return effects.filter { $0 == .settle || $0 == .quit }
+}
+
+private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect] {
     switch action {
     case .tick(let now):
         state.ticks += 1
@@ -48,6 +55,10 @@ private func reduceAction(_ state: inout AppState, _ action: Action) -> [Effect]
         return [.quit]
     case .loaded(let snapshot):
         state.snapshot = snapshot
+        if state.asksGuestsToSignIn, !snapshot.isOpening {
+            state.asksGuestsToSignIn = false
+            if snapshot.status.user == nil, state.route == .products { state.route = .signIn }
+        }
         state.selection = clamp(state.selection, count: snapshot.rows.count)
         state.pendingSelection = clamp(state.pendingSelection, count: snapshot.pending.count)
         if case .detail(let id) = state.route, snapshot.product(id) == nil { state.route = .products }
@@ -96,7 +107,7 @@ private func reduceAction(_ state: inout AppState, _ action: Action) -> [Effect]
             if state.route != .signIn { state.banner = nil }
             return []
         }
-        return reduceAction(&state, .command(command))
+        return reduceAnswer(&state, .command(command))
     case .command(let command):
         if state.showsHelp {
             state.showsHelp = false

@@ -68,23 +68,37 @@ public final class App {
         state = AppState(route: route, size: terminal.size)
     }
 
-    /// Runs until the user quits or an interrupt arrives.
+    /// Runs until the user quits or an interrupt arrives. The first frame is drawn from the first
+    /// snapshot, before the first tick (which may open the store).
     public func run() {
-        load()
+        loadSnapshot()
+        draw()
+        if exitsAfterFirstFrame { return }
+        refresh()
         while state.isRunning {
             draw()
-            if exitsAfterFirstFrame { return }
             handle(terminal.nextEvent(timeoutMilliseconds: tickMilliseconds))
         }
     }
 
+    /// Whether the store, once open, sends a guest to the sign-in form first.
+    public var asksGuestsToSignIn: Bool {
+        get { state.asksGuestsToSignIn }
+        set { state.asksGuestsToSignIn = newValue }
+    }
+
+    /// The store's snapshot, then a tick.
     public func load() {
+        loadSnapshot()
+        refresh()
+    }
+
+    private func loadSnapshot() {
         do {
             dispatch(.loaded(try store.snapshot()))
         } catch {
             dispatch(.failed("\(error)"))
         }
-        refresh()
     }
 
     public func handle(_ event: TerminalEvent) {

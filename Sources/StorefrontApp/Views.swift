@@ -157,6 +157,8 @@ private func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Th
 /// What a row's action column says. `compact` leaves out the views left beside the pack and the offer.
 func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot, compact: Bool = false) -> String {
     let price = snapshot.displayPrice(row.product)
+    // What the row offers depends on the account: until the store answers, the price alone.
+    if snapshot.isOpening { return price }
     let label = Wording.action(row.action, price: price, pending: row.pending)
     guard row.pending == nil, !compact else { return label }
     if row.action == .buy, row.product.kind == .consumable {

@@ -59,6 +59,11 @@ struct Context {
     static func open(_ options: CommonOptions, recover: Bool = true) throws -> Context {
         let loaded = try loadCatalog(options)
         reportWarnings(loaded.warnings)
+        return try open(options, loaded: loaded, password: try options.user.map { _ in try readPassword() }, recover: recover)
+    }
+
+    /// Opens the store for a catalog already loaded; `password` is for `--user`.
+    static func open(_ options: CommonOptions, loaded: LoadedCatalog, password: String?, recover: Bool = true) throws -> Context {
         let stateDirectory = StateDirectory(try resolveStateDirectory(options))
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone.current
@@ -74,7 +79,7 @@ struct Context {
         store.queue.outcomeOverride = options.outcome?.outcome
         store.crashPoints = try crashHook()
         if let user = options.user {
-            try store.accounts.actAs(user, password: try readPassword())
+            try store.accounts.actAs(user, password: password ?? "")
         }
         let context = Context(
             options: options, store: store, stateDirectory: stateDirectory, loaded: loaded, calendar: calendar,

@@ -10,17 +10,31 @@ import Glibc
 #endif
 
 struct ScreenProgram {
-    let context: Context
+    let options: CommonOptions
 
+    /// The catalog is read and the first frame drawn before any database is opened: the store
+    /// opens on the first tick, and the header and labels fill in when it answers. What must be
+    /// asked of a person (the password for --user) is asked before the screen takes the terminal.
     func run() throws {
-        try withScreen(log: context.stateDirectory.url.appendingPathComponent("storefront.log")) { terminal in
-            let store = LiveStore(store: context.store)
-            let route: Route = try context.store.accounts.currentUser() == nil ? .signIn : .products
-            let app = App(store: store, terminal: terminal, pictures: PictureCache(root: context.loaded.imageRoot, catalog: context.loaded.catalog), route: route)
+        let loaded = try Context.loadCatalog(options)
+        Context.reportWarnings(loaded.warnings)
+        let password = try options.user.map { _ in try Context.readPassword() }
+        let stateDirectory = StateDirectory(try Context.resolveStateDirectory(options))
+        try StateDirectory.validate(device: options.device)
+        try stateDirectory.prepare()
+        let opening = OpeningStore(catalog: loaded.catalog, timeZone: TimeZone.current) {
+            try Context.open(options, loaded: loaded, password: password).store
+        }
+        try withScreen(log: stateDirectory.url.appendingPathComponent("storefront.log")) { terminal in
+            let app = App(store: opening, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), route: .products)
+            app.asksGuestsToSignIn = true
             // For the benchmark of start-up: stop once the first full frame is on the terminal.
             app.exitsAfterFirstFrame = Environment.current.exitsAfterFirstFrame
             app.run()
         }
+        // The store could not be opened (a corrupt database, a locked folder): said once the
+        // terminal is back, with its exit status.
+        if let failure = opening.failure { throw failure }
     }
 }
 

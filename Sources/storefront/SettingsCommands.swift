@@ -209,9 +209,7 @@ struct Screen: ParsableCommand {
 
     func run() throws {
         try requireTerminal()
-        try perform(common) { context in
-            try ScreenProgram(context: context).run()
-        }
+        try reportingFailures { try ScreenProgram(options: common).run() }
     }
 }
 

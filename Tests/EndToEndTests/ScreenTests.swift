@@ -257,3 +257,26 @@ struct PlanScreenTests {
         try tmux.send("q")
     }
 }
+
+extension ScreenTests {
+    @Test("P2 T3 the screen draws the catalog before opening the store; a corrupt database then ends it with one line, exit 3 and a sane terminal")
+    func corruptDatabaseOnTheScreen() throws {
+        let session = try Session()
+        try session.signUp("alice")
+        let file = session.stateDirectory.appendingPathComponent("server.sqlite")
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        try Data(repeating: 0x41, count: 8192).write(to: file)
+        let script = session.stateDirectory.appendingPathComponent("run.sh")
+        let errors = session.stateDirectory.appendingPathComponent("errors.txt")
+        try "\(session.screenCommand(then: " 2>'\(errors.path)'"))\necho EXITED=$?\nstty -a\nsleep 60\n".write(to: script, atomically: true, encoding: .utf8)
+        let tmux = try TmuxSession(command: "sh '\(script.path)'")
+        let after = try tmux.waitUntil(description: "EXITED= and stty's modes") { $0.contains("EXITED=") && $0.contains("icanon") }
+        #expect(after.contains("EXITED=3"), "\(after)")
+        let modes = after.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        #expect(modes.contains("icanon") && modes.contains("echo"), "\(after)")
+        let text = try String(contentsOf: errors, encoding: .utf8)
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("server.sqlite") && lines[0].contains("not a usable database"), "\(text)")
+        #expect(try Data(contentsOf: file) == Data(repeating: 0x41, count: 8192), "the file was left as it was")
+    }
+}

@@ -33,8 +33,9 @@ struct RuntimeTests {
             )
         }
 
-        /// The frame drawn after the `index`th event (frame 0 is the first, before any event).
-        func frame(after index: Int) -> String { terminal.frames[index + 1].text }
+        /// The frame drawn after the `index`th event. Frame 0 is the first, drawn before the
+        /// first tick; frame 1 follows that tick.
+        func frame(after index: Int) -> String { terminal.frames[index + 2].text }
     }
 
     @Test("T1 T2 Q5 the real loop: a purchase, the clock keys, a resize and a quit, frame by frame")
@@ -53,8 +54,8 @@ struct RuntimeTests {
 
         #expect(!rig.app.state.isRunning)
         #expect(rig.terminal.remaining.isEmpty, "the loop read every event and stopped at q")
-        // One frame before the first event and one after each event but the last (the quit).
-        #expect(rig.terminal.frames.count == events.count)
+        // The first frame, one after the first tick, and one after each event but the last (the quit).
+        #expect(rig.terminal.frames.count == events.count + 1)
         #expect(rig.frame(after: 2).contains("Purchased Random Comics ×5 ✓"))
         #expect(rig.frame(after: 2).contains("5 left · $0.99 Buy"))
         #expect(try rig.store.entitlements.status().randomViewsRemaining == 5)
@@ -67,8 +68,8 @@ struct RuntimeTests {
         #expect(rig.frame(after: 8).contains("real time"), "0: back to real time")
         #expect(try rig.server.clockSetting() == .standard)
         // The resize redraws everything at the new size.
-        #expect(rig.terminal.frames[10].size == Size(columns: 80, rows: 24))
-        #expect(rig.terminal.writes[10].count == 80 * 24 - rig.terminal.frames[10].cells.filter(\.isContinuation).count)
+        #expect(rig.terminal.frames[11].size == Size(columns: 80, rows: 24))
+        #expect(rig.terminal.writes[11].count == 80 * 24 - rig.terminal.frames[11].cells.filter(\.isContinuation).count)
         #expect(rig.frame(after: 11).contains("Not Subscribed"), "q went back to the list")
     }
 
@@ -77,7 +78,7 @@ struct RuntimeTests {
         let rig = try Rig(events: [.key(.down), .key(.character("q"))])
         rig.app.run()
         let full = rig.terminal.writes[0].count
-        let arrow = rig.terminal.writes[1].count
+        let arrow = rig.terminal.writes[2].count
         #expect(full == 60 * 14)
         #expect(arrow > 0 && arrow < 150, "\(arrow) cells for one arrow key")
     }
