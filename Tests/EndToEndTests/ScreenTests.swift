@@ -71,15 +71,11 @@ struct ScreenTests {
         let session = try Session()
         // A script, as a person's shell would run it: the shell ignores the Ctrl-C meant for the
         // program (an interactive shell does), then reports how the program ended and the modes.
-        let script = session.stateDirectory.appendingPathComponent("run.sh")
-        try "trap '' INT\n\(session.screenCommand())\necho EXITED=$?\nstty -a\nsleep 60\n".write(to: script, atomically: true, encoding: .utf8)
-        let tmux = try TmuxSession(command: "sh '\(script.path)'")
+        let tmux = try session.scriptedScreen(ignoringInterrupts: true, modes: true)
         try tmux.waitFor("Sign in")
         try tmux.send("C-c")
-        // Wait for stty's report too: "EXITED=" alone can be captured before stty has printed.
-        let after = try tmux.waitUntil(description: "EXITED= and stty's modes") { $0.contains("EXITED=") && $0.contains("icanon") && $0.contains("echoe") }
+        let (after, modes) = try tmux.waitForExitAndModes()
         #expect(after.contains("EXITED=0"), "\(after)")
-        let modes = after.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
         #expect(modes.contains("icanon") && !modes.contains("-icanon"), "\(after)")
         #expect(modes.contains("echo") && !modes.contains("-echo"), "\(after)")
     }
@@ -135,9 +131,7 @@ extension ScreenTests {
     func fuzzInTmux() throws {
         let session = try Session()
         try session.signUp("alice")
-        let script = session.stateDirectory.appendingPathComponent("run.sh")
-        try "\(session.screenCommand())\necho EXITED=$?\nsleep 60\n".write(to: script, atomically: true, encoding: .utf8)
-        let tmux = try TmuxSession(command: "sh '\(script.path)'")
+        let tmux = try session.scriptedScreen()
         try tmux.waitFor("Not Subscribed")
         var generator = SeededGenerator(seed: 7)
         // Everything but the keys that leave: q, Esc and Ctrl-C.
@@ -179,10 +173,7 @@ extension ScreenTests {
             random
             expect views 4
             """.write(to: file, atomically: true, encoding: .utf8)
-        let script = session.stateDirectory.appendingPathComponent("play.sh")
-        try "\(session.screenCommand().replacingOccurrences(of: "'\(storefrontBinary.path)'", with: "'\(storefrontBinary.path)' scenario play '\(file.path)' --speed 3"))\necho EXITED=$?\nsleep 60\n"
-            .write(to: script, atomically: true, encoding: .utf8)
-        let tmux = try TmuxSession(command: "sh '\(script.path)'")
+        let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "3"]))
         try tmux.waitFor("A reader buys a comic")
         let checked = try tmux.waitFor("Paused — space to continue")
         let catRow = try #require(checked.split(separator: "\n").first { $0.contains("Cat Judge ") })
@@ -202,10 +193,7 @@ extension ScreenTests {
         let session = try Session()
         let file = session.stateDirectory.appendingPathComponent("recorded.scenario")
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
-        let script = session.stateDirectory.appendingPathComponent("record.sh")
-        try "\(session.screenCommand().replacingOccurrences(of: "'\(storefrontBinary.path)'", with: "'\(storefrontBinary.path)' scenario record '\(file.path)'"))\necho EXITED=$?\nsleep 60\n"
-            .write(to: script, atomically: true, encoding: .utf8)
-        let tmux = try TmuxSession(command: "sh '\(script.path)'")
+        let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "record", file.path]))
         try tmux.waitFor("Sign in or sign up")
         try tmux.type("rita")
         try tmux.send("Tab")
@@ -266,13 +254,10 @@ extension ScreenTests {
         let file = session.stateDirectory.appendingPathComponent("server.sqlite")
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
         try Data(repeating: 0x41, count: 8192).write(to: file)
-        let script = session.stateDirectory.appendingPathComponent("run.sh")
         let errors = session.stateDirectory.appendingPathComponent("errors.txt")
-        try "\(session.screenCommand(then: " 2>'\(errors.path)'"))\necho EXITED=$?\nstty -a\nsleep 60\n".write(to: script, atomically: true, encoding: .utf8)
-        let tmux = try TmuxSession(command: "sh '\(script.path)'")
-        let after = try tmux.waitUntil(description: "EXITED= and stty's modes") { $0.contains("EXITED=") && $0.contains("icanon") }
+        let tmux = try session.scriptedScreen(session.screenCommand(then: " 2>'\(errors.path)'"), modes: true)
+        let (after, modes) = try tmux.waitForExitAndModes()
         #expect(after.contains("EXITED=3"), "\(after)")
-        let modes = after.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
         #expect(modes.contains("icanon") && modes.contains("echo"), "\(after)")
         let text = try String(contentsOf: errors, encoding: .utf8)
         let lines = text.split(separator: "\n")

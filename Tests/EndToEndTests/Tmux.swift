@@ -99,10 +99,33 @@ final class TmuxSession {
 
 extension Session {
     /// The shell command that runs the screen program against this session's state folder.
-    func screenCommand(extraEnvironment: [String: String] = [:], then: String = "") -> String {
+    func screenCommand(arguments: [String] = [], extraEnvironment: [String: String] = [:], then: String = "") -> String {
         // Inside tmux the terminal type is tmux's own: its key sequences are what tmux sends.
         let variables = environment.merging(["TERM": "tmux-256color", "LANG": "C.UTF-8"]) { $1 }.merging(extraEnvironment) { $1 }
         let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
-        return "env -i \(assignments) '\(storefrontBinary.path)'\(then)"
+        let words = arguments.map { " '\($0)'" }.joined()
+        return "env -i \(assignments) '\(storefrontBinary.path)'\(words)\(then)"
+    }
+}
+
+extension Session {
+    /// Runs `command` (the screen by default) from a shell script in tmux, as a person's shell would:
+    /// when it ends the script prints `EXITED=status`, and with `modes` stty's report of the terminal.
+    func scriptedScreen(_ command: String? = nil, ignoringInterrupts: Bool = false, modes: Bool = false) throws -> TmuxSession {
+        let script = stateDirectory.appendingPathComponent("run-\(UUID().uuidString).sh")
+        let lines = (ignoringInterrupts ? ["trap '' INT"] : []) + [command ?? screenCommand(), "echo EXITED=$?"]
+            + (modes ? ["stty -a"] : []) + ["sleep 60"]
+        try (lines.joined(separator: "\n") + "\n").write(to: script, atomically: true, encoding: .utf8)
+        return try TmuxSession(command: "sh '\(script.path)'")
+    }
+}
+
+extension TmuxSession {
+    /// Waits for the script of `scriptedScreen(modes: true)` to report the exit and the modes; returns
+    /// the screen and the modes' words.
+    func waitForExitAndModes() throws -> (screen: String, modes: [String]) {
+        // Wait for stty's report too: "EXITED=" alone can be captured before stty has printed.
+        let screen = try waitUntil(description: "EXITED= and stty's modes") { $0.contains("EXITED=") && $0.contains("icanon") && $0.contains("echoe") }
+        return (screen, screen.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
     }
 }
