@@ -51,7 +51,8 @@ public struct StoreSnapshot: Equatable, Sendable {
         timeZone: TimeZone = TimeZone(identifier: "UTC")!
     ) {
         self.timeZone = timeZone
-        let formatter = PriceFormatter(currencyCode: currencyCode, localeIdentifier: localeIdentifier)
+        // Made only when there is a price to format: a formatter loads ICU.
+        lazy var formatter = PriceFormatter(currencyCode: currencyCode, localeIdentifier: localeIdentifier)
         displayPrices = Dictionary(rows.map { row in
             let price = formatter.string(for: row.product.price)
             // An auto-renewable price is per period: "$5.99/month", "$4.99/3 months".
@@ -68,7 +69,7 @@ public struct StoreSnapshot: Equatable, Sendable {
         self.localeIdentifier = localeIdentifier
     }
 
-    /// While the store is being opened: the catalog's list, with no account and no labels yet.
+    /// While the store is being opened: the catalog's list, with no account, prices or labels yet.
     public var isOpening = false
 
     /// The first frame's snapshot: the catalog alone, drawn before any database is opened.
@@ -78,10 +79,11 @@ public struct StoreSnapshot: Equatable, Sendable {
             header: "Opening the store…", owned: [], unlocked: [], randomViewsRemaining: 0, lastRandomComic: nil
         )
         var snapshot = StoreSnapshot(
-            status: status, rows: catalog.products.map { ProductRow(product: $0, action: .buy) }, pending: [], policy: .approve,
-            clockDescription: "", catalogName: catalog.name, currencyCode: catalog.currencyCode,
-            localeIdentifier: catalog.localeIdentifier, timeZone: timeZone
+            status: status, rows: [], pending: [], policy: .approve, clockDescription: "", catalogName: catalog.name,
+            currencyCode: catalog.currencyCode, localeIdentifier: catalog.localeIdentifier, timeZone: timeZone
         )
+        // Rows without prices: formatting them loads ICU, which can wait for the store's answer.
+        snapshot.rows = catalog.products.map { ProductRow(product: $0, action: .buy) }
         snapshot.isOpening = true
         return snapshot
     }

@@ -120,7 +120,7 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
 
 private func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
     let width = state.size.columns
-    let user = state.snapshot.map { $0.status.user ?? "guest" } ?? ""
+    let user = state.snapshot.map { $0.isOpening ? "" : $0.status.user ?? "guest" } ?? ""
     let name = state.snapshot?.catalogName ?? "Storefront"
     let place: String
     switch state.route {
@@ -156,9 +156,9 @@ private func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Th
 
 /// What a row's action column says. `compact` leaves out the views left beside the pack and the offer.
 func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot, compact: Bool = false) -> String {
+    // What the row offers depends on the account: until the store answers, nothing.
+    if snapshot.isOpening { return "" }
     let price = snapshot.displayPrice(row.product)
-    // What the row offers depends on the account: until the store answers, the price alone.
-    if snapshot.isOpening { return price }
     let label = Wording.action(row.action, price: price, pending: row.pending)
     guard row.pending == nil, !compact else { return label }
     if row.action == .buy, row.product.kind == .consumable {

@@ -20,6 +20,8 @@ struct SnapshotTests {
     }
 
     enum Shot: String, CaseIterable, CustomTestStringConvertible {
+        /// The first frame, drawn from the catalog before the store is open.
+        case opening
         case productsGuest = "products-guest"
         case productsSubscribed = "products-subscribed"
         case detailLocked = "detail-locked"
@@ -38,6 +40,10 @@ struct SnapshotTests {
         /// The screen in this state, at `size`.
         func harness(_ size: Size) throws -> Harness {
             switch self {
+            case .opening:
+                let harness = try Harness(size: size, seed: 1)
+                harness.state.snapshot = .opening(appCatalog, timeZone: TimeZone(identifier: "UTC")!)
+                return harness
             case .productsGuest:
                 return try Harness(size: size, seed: 1)
             case .productsSubscribed:
