@@ -4,6 +4,9 @@
 // the exact entry and field ("products[3] "comic.x": price "-1" is negative"): Codable's errors
 // name coding paths in a form no catalog author should have to read.
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 public struct Catalog: Sendable, Equatable {
     public var name: String
@@ -135,8 +138,10 @@ public enum CatalogLoader {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return }
         if isFolder.boolValue { throw CatalogError(file: url.path, entry: nil, message: "is a folder, not a catalog file") }
-        let type = (try? FileManager.default.attributesOfItem(atPath: url.path)[.type]) as? FileAttributeType
-        if let type, type != .typeRegular, type != .typeSymbolicLink {
+        // stat(2) rather than FileManager's attributes, which look up the owner's name (/etc/passwd)
+        // on the way to the screen's first frame.
+        var info = stat()
+        if stat(url.path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
             throw CatalogError(file: url.path, entry: nil, message: "is not a regular file")
         }
     }
@@ -247,7 +252,7 @@ public enum CatalogLoader {
         guard let title = try fields.string("title"), !title.isEmpty else { throw fields.error("has no \"title\"") }
         let description = try fields.string("description") ?? ""
         guard let priceText = try fields.priceText() else { throw fields.error("has no \"price\"") }
-        guard let price = Decimal(string: priceText, locale: Locale(identifier: "en_US_POSIX")),
+        guard let price = Decimal(string: priceText),
               priceText.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
         else {
             throw fields.error("price \"\(priceText)\" is not a decimal number like \"0.99\"")
@@ -313,7 +318,7 @@ public enum CatalogLoader {
             var offerPrice: Decimal = 0
             if mode != .freeTrial {
                 guard let text = try inner.priceText() else { throw inner.error("a paid offer needs a \"price\"") }
-                guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), value >= 0,
+                guard let value = Decimal(string: text), value >= 0,
                       text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
                 else { throw inner.error("price \"\(text)\" is not a decimal number like \"0.99\"") }
                 offerPrice = value

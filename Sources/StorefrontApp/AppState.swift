@@ -73,7 +73,10 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var isOpening = false
 
     /// The first frame's snapshot: the catalog alone, drawn before any database is opened.
-    public static func opening(_ catalog: Catalog, timeZone: TimeZone) -> StoreSnapshot {
+    public static func opening(_ catalog: Catalog) -> StoreSnapshot {
+        // No time is shown before the store answers: any zone will do, and the local one costs a
+        // look-up in ICU's data.
+        let timeZone = TimeZone(secondsFromGMT: 0) ?? .gmt
         let status = StoreStatus(
             user: nil, device: "", now: Date(timeIntervalSince1970: 0), expiry: nil, isSubscribed: false, daysRemaining: 0,
             header: "Opening the store…", owned: [], unlocked: [], randomViewsRemaining: 0, lastRandomComic: nil

@@ -113,20 +113,18 @@ public final class LiveStore: StoreServing {
 /// databases' opening, migration and recovery come after the first frame, not before it.
 public final class OpeningStore: StoreServing {
     private let catalog: Catalog
-    private let timeZone: TimeZone
     private let open: () throws -> Store
     public private(set) var live: LiveStore?
     /// Why the store could not be opened; the screen then ends and the program reports it.
     public private(set) var failure: Error?
 
-    public init(catalog: Catalog, timeZone: TimeZone, open: @escaping () throws -> Store) {
+    public init(catalog: Catalog, open: @escaping () throws -> Store) {
         self.catalog = catalog
-        self.timeZone = timeZone
         self.open = open
     }
 
     public func snapshot() throws -> StoreSnapshot {
-        try live?.snapshot() ?? .opening(catalog, timeZone: timeZone)
+        try live?.snapshot() ?? .opening(catalog)
     }
 
     public func perform(_ effect: Effect) -> [Action] {

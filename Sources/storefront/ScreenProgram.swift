@@ -22,7 +22,7 @@ struct ScreenProgram {
         let stateDirectory = StateDirectory(try Context.resolveStateDirectory(options))
         try StateDirectory.validate(device: options.device)
         try stateDirectory.prepare()
-        let opening = OpeningStore(catalog: loaded.catalog, timeZone: TimeZone.current) {
+        let opening = OpeningStore(catalog: loaded.catalog) {
             try Context.open(options, loaded: loaded, password: password).store
         }
         try withScreen(log: stateDirectory.url.appendingPathComponent("storefront.log")) { terminal in

@@ -42,7 +42,7 @@ struct SnapshotTests {
             switch self {
             case .opening:
                 let harness = try Harness(size: size, seed: 1)
-                harness.state.snapshot = .opening(appCatalog, timeZone: TimeZone(identifier: "UTC")!)
+                harness.state.snapshot = .opening(appCatalog)
                 return harness
             case .productsGuest:
                 return try Harness(size: size, seed: 1)
