@@ -43,8 +43,8 @@ func requireTerminal() throws {
     let term = Environment.current.terminalType
     guard isatty(STDOUT_FILENO) != 0, isatty(STDIN_FILENO) != 0, !term.isEmpty, term != "dumb" else {
         printError("""
-            storefront: the screen needs a terminal (standard input and output a TTY, TERM not dumb). \\
-            Without one, use the subcommands: storefront products, buy, pending, approve, status, … \\
+            storefront: the screen needs a terminal (standard input and output a TTY, TERM not dumb). \
+            Without one, use the subcommands: storefront products, buy, pending, approve, status, … \
             (`storefront --help` lists them all).
             """)
         throw ExitCode(1)

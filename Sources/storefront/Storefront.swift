@@ -38,7 +38,7 @@ struct Storefront: ParsableCommand {
         }
         let command: ParsableCommand
         do {
-            command = try parseAsRoot(arguments)
+            command = startsTheScreen(arguments) ? try Screen.parseAsRoot(arguments) : try parseAsRoot(arguments)
         } catch {
             exitWithParseError(error, arguments: arguments)
         }
@@ -50,6 +50,14 @@ struct Storefront: ParsableCommand {
         }
     }
 
+    /// No subcommand and no request for help: the screen, parsed on its own. Building the whole
+    /// command tree costs milliseconds of dynamic casts that the screen's first frame need not wait for.
+    static func startsTheScreen(_ arguments: [String]) -> Bool {
+        let rootOnly = ["-h", "--help", "help", "--version", "--experimental-dump-help"]
+        return (arguments.first.map { $0.hasPrefix("-") } ?? true)
+            && !arguments.contains { rootOnly.contains($0) || $0.hasPrefix("--generate-completion-script") }
+    }
+
     static func isSubcommandName(_ word: String) -> Bool {
         word == "help" || configuration.subcommands.contains { $0._commandName == word }
     }
@@ -57,9 +65,10 @@ struct Storefront: ParsableCommand {
     /// Help and version requests print as the parser prints them (exit 0); anything else is a usage
     /// error: its message on one line, exit 2.
     static func exitWithParseError(_ error: Error, arguments: [String]) -> Never {
-        let code = exitCode(for: error)
-        guard code != .success else { exit(withError: error) }
-        let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad arguments"
+        let parser: ParsableCommand.Type = startsTheScreen(arguments) ? Screen.self : Storefront.self
+        let code = parser.exitCode(for: error)
+        guard code != .success else { parser.exit(withError: error) }
+        let message = parser.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad arguments"
         printError("storefront: \(message) (`\(commandPath(arguments).joined(separator: " ")) --help` shows the usage)")
         Glibc.exit(2)
     }

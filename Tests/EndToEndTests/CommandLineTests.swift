@@ -267,6 +267,10 @@ struct CommandLineTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("the screen needs a terminal"))
         #expect(result.stderr.contains("storefront products"))
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+        // Options of the screen are the screen's: the same answer, parsed without the command tree.
+        let withOptions = try session.run(["--device", "tablet"])
+        #expect(withOptions.status == 1 && withOptions.stderr == result.stderr)
     }
 
     @Test("A7 the state folder and databases are readable by their owner only")
