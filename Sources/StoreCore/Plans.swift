@@ -86,13 +86,15 @@ public final class Plans: SessionRole {
         guard let group = product.autoRenew?.group else { return }
         let rules = try autoRenewal()
         let context = lineContext(account: account)
-        try writePlans(account: account, refused: "subscribe") { plans, receipt in
+        // Recording twice (recovery after a crash) adds nothing. Looked up by its key, not in the
+        // whole receipt; under the device's lock no other process records this transaction.
+        let recorded = try server.hasReceiptEntry(transactionID: transaction.id)
+        try writePlans(account: account, refused: "subscribe") { plans, _ in
             var state = plans[group]
             // Periods that ended before the purchase renew (or fail) first, each at its date.
             let settled = state.map { rules.advance($0, to: at, context: context) } ?? []
             for line in settled { state = PlanState.apply(state, line) }
-            // Recording twice (recovery after a crash) adds nothing.
-            if try receipt().contains(where: { $0.transactionID == transaction.id }) { return settled }
+            if recorded { return settled }
             return settled + rules.subscribe(product, state: state, at: at, transactionID: transaction.id, context: context)
         }
     }
