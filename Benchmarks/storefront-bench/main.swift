@@ -36,11 +36,17 @@ func row(_ name: String, _ figure: String, _ against: String, _ ratio: String, _
     print("| \(name) | \(figure) | \(against) | \(ratio) | \(target) |")
 }
 
+/// `storefront-bench [SECTION …]` runs only the sections named (images, screen, start, durable,
+/// receipt, plans): for profiling one of them.
+let sections = Set(CommandLine.arguments.dropFirst())
+func wants(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
+
 print("| measure | figure | limit it is measured against | ratio | target |")
 print("|---|---|---|---|---|")
 
 // MARK: Images: decode + scale + draw, against libpng's decode alone.
 
+if wants("images") {
 let comic = try PNGCodec.decode(contentsOf: repository.appendingPathComponent("assets/comics/cat-judge.png"))
 let big = Scaler.scale(comic, toWidth: 1024, height: 1024)
 let bigFile = scratch.appendingPathComponent("big.png")
@@ -68,6 +74,7 @@ for (columns, rows) in [(80, 24), (200, 60)] {
     let redraw = median(50) { screen.draw(picture, in: screen.bounds, depth: .palette256) }
     row("redraw from the cache at \(columns)×\(rows)", ms(redraw), "5 ms", ratio(redraw, 0.005), "< 5 ms")
 }
+}
 
 // MARK: The screen: one arrow key, against a full repaint.
 
@@ -78,7 +85,7 @@ _ = FileManager.default.createFile(atPath: terminalOutput.path, contents: nil)
 let catalog = try CatalogLoader.load(contentsOf: repository.appendingPathComponent("assets/catalog.json")).catalog
 var utc = Calendar(identifier: .gregorian)
 utc.timeZone = TimeZone(identifier: "UTC")!
-do {
+if wants("screen") {
     let store = try Store(
         stateDirectory: StateDirectory(scratch.appendingPathComponent("screen")), device: "bench", catalog: catalog,
         clock: ManualClock(Date(timeIntervalSince1970: 1_780_000_000)), calendar: utc
@@ -139,6 +146,7 @@ func onTerminal(_ command: String, environment: [String: String]) -> (Double, In
     return (elapsed, children.ru_maxrss * 1024)
 }
 
+if wants("start") {
 let screenEnvironment = [
     "TERM": "xterm-256color", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "HOME": scratch.path,
     "STOREFRONT_STATE_DIR": scratch.appendingPathComponent("start").path, "STOREFRONT_ASSETS": repository.appendingPathComponent("assets").path,
@@ -160,10 +168,11 @@ for _ in 0..<5 {
 let floorTime = floorTimes[floorTimes.count / 2], screenTime = screenTimes[screenTimes.count / 2]
 row("start to first full frame (script(1) pty, 80×24)", ms(screenTime), "C ncurses one frame \(ms(floorTime))", ratio(screenTime, floorTime), "≤ 1.5×")
 row("peak memory of the screen program, default catalog", String(format: "%.1f MB", Double(peak) / 1e6), "30 MB", ratio(Double(peak), 30e6), "< 30 MB")
+}
 
 // MARK: Durable purchases, against raw SQLite single-row commits with the same journal settings.
 
-do {
+if wants("durable") {
     let folder = StateDirectory(scratch.appendingPathComponent("durable"))
     let store = try Store(
         stateDirectory: folder, device: "bench", catalog: catalog, clock: ManualClock(Date(timeIntervalSince1970: 1_780_000_000)),
@@ -184,7 +193,7 @@ do {
 
 // MARK: The receipt: expiry from 1,000,000 transactions; status with 100,000 in the history.
 
-do {
+if wants("receipt") {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
     let entries = (0..<1_000_000).map { index in
         ReceiptEntry(
@@ -200,7 +209,7 @@ do {
     row("the same receipt shuffled (sorted first)", ms(recompute), "200 ms", ratio(recompute, 0.2), "< 200 ms")
 }
 
-do {
+if wants("receipt") {
     func statusTime(history: Int) throws -> Double {
         let folder = StateDirectory(scratch.appendingPathComponent("history-\(history)"))
         _ = try Store(stateDirectory: folder, device: "big", catalog: catalog, clock: SystemClock(), calendar: utc)
@@ -232,7 +241,7 @@ do {
 // MARK: Auto-renewable plans: the fold over 1,000,000 plan lines; ten years of weekly renewals
 // written by one command; status with a long plan history.
 
-do {
+if wants("plans") {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
     let week = 7 * 86_400.0
     var lines = [ReceiptEntry(
@@ -250,7 +259,7 @@ do {
     row("plans recomputed from 1,000,000 plan lines (A6 for plans)", ms(replay), "200 ms", ratio(replay, 0.2), "< 200 ms")
 }
 
-do {
+if wants("plans") {
     let selfies = try CatalogLoader.load(contentsOf: repository.appendingPathComponent("assets/selfies.json")).catalog
     let clock = ManualClock(Date(timeIntervalSince1970: 1_780_000_000))
     func planStore(_ name: String) throws -> Store {

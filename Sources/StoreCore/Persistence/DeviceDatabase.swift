@@ -285,27 +285,32 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     }
 
     /// Events after `sequence`, oldest first: how a screen follows changes made by other processes.
+    /// Asked twice a purchase, so its statement is cached.
     public func events(after sequence: Int64, limit: Int = 1000) throws(StoreError) -> [TransactionEvent] {
         try read { db in
-            try Self.events(EventRecord.filter(EventRecord.Columns.sequence > sequence).order(EventRecord.Columns.sequence).limit(limit), db)
+            try Self.events(
+                db.cachedStatement(sql: "SELECT event.*, txn.productID FROM event JOIN txn ON txn.id = event.transactionID WHERE sequence > ? ORDER BY sequence LIMIT ?"),
+                arguments: [sequence, limit]
+            )
         }
     }
 
     /// The last `limit` events, oldest first: what a screen shows of the past when it opens.
     public func recentEvents(limit: Int) throws(StoreError) -> [TransactionEvent] {
         try read { db in
-            try Self.events(EventRecord.order(EventRecord.Columns.sequence.desc).limit(limit), db).reversed()
+            try Self.events(
+                db.makeStatement(sql: "SELECT event.*, txn.productID FROM event JOIN txn ON txn.id = event.transactionID ORDER BY sequence DESC LIMIT ?"),
+                arguments: [limit]
+            ).reversed()
         }
     }
 
-    private static func events(_ request: QueryInterfaceRequest<EventRecord>, _ db: Database) throws -> [TransactionEvent] {
-        let rows = try request.including(required: EventRecord.transaction.select(Column("productID")).forKey("txn"))
-            .asRequest(of: Row.self).fetchAll(db)
-        return try rows.map { row in
+    private static func events(_ statement: Statement, arguments: StatementArguments) throws -> [TransactionEvent] {
+        try Row.fetchAll(statement, arguments: arguments).map { row in
             let event = try EventRecord(row: row)
-            let productID = try (row.scopes["txn"] ?? Row()).text("productID", of: TransactionRecord.databaseTableName)
             return TransactionEvent(
-                sequence: event.sequence ?? 0, transactionID: event.transactionID, productID: productID,
+                sequence: event.sequence ?? 0, transactionID: event.transactionID,
+                productID: try row.text("productID", of: TransactionRecord.databaseTableName),
                 state: event.step.state, reason: event.step.reason, at: event.step.at
             )
         }

@@ -184,7 +184,6 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
 struct EventRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "event"
     enum Columns { static let sequence = Column("sequence"), transactionID = Column("transactionID") }
-    static let transaction = belongsTo(TransactionRecord.self, using: ForeignKey(["transactionID"], to: ["id"]))
 
     var sequence: Int64?
     var transactionID: String

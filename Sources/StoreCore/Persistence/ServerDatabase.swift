@@ -145,8 +145,10 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
     }
 
     static func receipt(_ db: Database, account: String) throws -> [ReceiptEntry] {
-        try ReceiptRecord.filter(ReceiptRecord.Columns.account == account)
-            .order(ReceiptRecord.Columns.purchaseDate, ReceiptRecord.Columns.transactionID).fetchAll(db).map(\.entry)
+        // A cached statement: a purchase that lands out of order (several in one second) reads the
+        // receipt whole, and building the query anew each time cost a third of a purchase.
+        let statement = try db.cachedStatement(sql: "SELECT * FROM receipt WHERE account = ? ORDER BY purchaseDate, transactionID")
+        return try ReceiptRecord.fetchAll(statement, arguments: [account]).map(\.entry)
     }
 
     /// Adds a line; false when a line with its transaction id is there already.
