@@ -333,7 +333,7 @@ extension BadInputTests {
             try db.execute(sql: "UPDATE \(example.table) SET \(example.column) = \(example.value)\(filter)")
             #expect(db.changesCount >= 1, "nothing to corrupt in \(example.table)")
         }
-        try queue.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        _ = try queue.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         try queue.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let result = try session.run(example.command)

@@ -70,7 +70,7 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     // MARK: Meta
 
     func meta(_ key: String) throws(StoreError) -> String? {
-        try read { db in try MetaRecord.fetchOne(db, key: key)?.value }
+        try read { db in try MetaRecord.fetchOne(db, where: "key", is: key)?.value }
     }
 
     func setMeta(_ key: String, _ value: String?) throws(StoreError) {
@@ -95,18 +95,18 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     func profile(_ user: String) throws(StoreError) -> Profile {
         try read { db in
             var profile = Profile()
-            if let record = try ProfileRecord.fetchOne(db, key: user) {
+            if let record = try ProfileRecord.fetchOne(db, where: "user", is: user) {
                 profile.randomViews = record.randomViews
                 profile.expiry = record.expiry
                 profile.lastRandom = record.lastRandom
             }
-            profile.owned = try OwnedRecord.filter(OwnedRecord.Columns.user == user).order(Column.rowID).fetchAll(db).map(\.productID)
+            profile.owned = try OwnedRecord.fetchAll(db, where: "user", is: user).map(\.productID)
             return profile
         }
     }
 
     static func ensureProfile(_ db: Database, user: String) throws -> ProfileRecord {
-        if let existing = try ProfileRecord.fetchOne(db, key: user) { return existing }
+        if let existing = try ProfileRecord.fetchOne(db, where: "user", is: user) { return existing }
         let profile = ProfileRecord(user: user)
         try profile.insert(db)
         return profile
@@ -131,7 +131,7 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     /// is the account's stored expiry, for a non-renewing subscription (A4).
     func deliver(_ id: String, serverExpiry: Date?) throws(StoreError) {
         try write { db in
-            guard var record = try TransactionRecord.fetchOne(db, key: id), !record.transaction.isFinished,
+            guard var record = try TransactionRecord.fetchOne(db, where: "id", is: id), !record.transaction.isFinished,
                   record.transaction.state.deliversContent
             else { return }
             let transaction = record.transaction
@@ -180,7 +180,7 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     // MARK: Transactions
 
     static func transaction(_ db: Database, id: String) throws -> StoreTransaction? {
-        try TransactionRecord.fetchOne(db, key: id).map { try withSteps(db, $0) }
+        try TransactionRecord.fetchOne(db, where: "id", is: id).map { try withSteps(db, $0) }
     }
 
     func transaction(id: String) throws(StoreError) -> StoreTransaction? {
@@ -263,7 +263,7 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         finished: Bool? = nil
     ) throws(StoreError) {
         try write { db in
-            guard var record = try TransactionRecord.fetchOne(db, key: id) else { return }
+            guard var record = try TransactionRecord.fetchOne(db, where: "id", is: id) else { return }
             record.transaction.state = state
             record.transaction.reason = reason
             if let purchaseDate { record.transaction.purchaseDate = purchaseDate }
@@ -318,8 +318,7 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
 
     static func withSteps(_ db: Database, _ record: TransactionRecord) throws -> StoreTransaction {
         var transaction = record.transaction
-        transaction.steps = try EventRecord.filter(EventRecord.Columns.transactionID == transaction.id)
-            .order(EventRecord.Columns.sequence).fetchAll(db).map(\.step)
+        transaction.steps = try EventRecord.fetchAll(db, where: "transactionID", is: transaction.id, orderedBy: "sequence").map(\.step)
         return transaction
     }
 }

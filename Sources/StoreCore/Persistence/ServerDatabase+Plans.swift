@@ -46,7 +46,7 @@ extension ServerDatabase {
 
     static func plans(_ db: Database, account: String) throws -> [String: PlanState] {
         var plans: [String: PlanState] = [:]
-        for record in try PlanRecord.filter(PlanRecord.Columns.account == account).fetchAll(db) {
+        for record in try PlanRecord.fetchAll(db, where: "account", is: account) {
             plans[record.state.group] = record.state
         }
         return plans

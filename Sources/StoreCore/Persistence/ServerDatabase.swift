@@ -69,7 +69,7 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
     // MARK: Accounts
 
     public func passwordHash(account: String) throws(StoreError) -> (name: String, hash: String)? {
-        try read { db in try AccountRecord.fetchOne(db, key: account).map { ($0.name, $0.passwordHash) } }
+        try read { db in try AccountRecord.fetchOne(db, where: "name", is: account).map { ($0.name, $0.passwordHash) } }
     }
 
     /// Creates the account; false when the name is taken (whatever its case).
@@ -141,7 +141,7 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
     }
 
     static func storedExpiry(_ db: Database, account: String) throws -> Date? {
-        try SubscriptionRecord.fetchOne(db, key: account).map { Date(storeSeconds: $0.expiry) }
+        try SubscriptionRecord.fetchOne(db, where: "account", is: account).map { Date(storeSeconds: $0.expiry) }
     }
 
     static func receipt(_ db: Database, account: String) throws -> [ReceiptEntry] {
