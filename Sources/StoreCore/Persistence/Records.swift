@@ -140,7 +140,6 @@ struct ProfileRecord: FetchableRecord, PersistableRecord {
 
 struct OwnedRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "owned"
-    enum Columns { static let user = Column("user") }
     var user: String
     var productID: String
     var transactionID: String
