@@ -251,7 +251,7 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
     init(row: Row) throws {
         let table = Self.databaseTableName
         let price = try row.optionalText("price", of: table).map { text in
-            guard let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            guard let price = Decimal(string: text) else {
                 throw CorruptValue(table: table, column: "price", value: text)
             }
             return price
