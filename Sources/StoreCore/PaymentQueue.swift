@@ -34,12 +34,7 @@ public final class PaymentQueue: SessionRole {
     // MARK: Policy (Q4)
 
     public func policy() throws(StoreError) -> PurchaseOutcome {
-        guard let text = try device.meta("policy") else { return catalog.defaultPolicy }
-        do {
-            return try PurchaseOutcome(parsing: text)
-        } catch {
-            throw StoreError.corruptDatabase(path: device.path, reason: CorruptValue(table: "meta", column: "value", value: text).description + " (the policy)")
-        }
+        try device.policy() ?? catalog.defaultPolicy
     }
 
     public func setPolicy(_ policy: PurchaseOutcome) throws(StoreError) {
@@ -107,13 +102,13 @@ public final class PaymentQueue: SessionRole {
             case .approve:
                 try settlePurchased(transaction.id, at: now)
             case .defer:
-                try setState(transaction.id, .deferred, at: now)
+                try device.setState(transaction.id, .deferred, at: now)
                 try crashPoint(.purchaseWaiting)
             case .interrupt:
-                try setState(transaction.id, .interrupted, at: now)
+                try device.setState(transaction.id, .interrupted, at: now)
                 try crashPoint(.purchaseWaiting)
             case .fail(let reason):
-                try setState(transaction.id, .failed, reason: reason, at: now, finished: true)
+                try device.setState(transaction.id, .failed, reason: reason, at: now, finished: true)
             case .delayed:
                 // Stays `purchasing`; `recover()` settles it once the clock passes its due time.
                 try settleDueTransactions()
@@ -138,7 +133,7 @@ public final class PaymentQueue: SessionRole {
         try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let transaction = try undecided(id)
             let reason: FailureReason = transaction.state == .interrupted ? .cancelled : .declined
-            try setState(transaction.id, .failed, reason: reason, at: now(), finished: true)
+            try device.setState(transaction.id, .failed, reason: reason, at: now(), finished: true)
             return try self.transaction(transaction.id)
         }
     }
@@ -182,7 +177,7 @@ public final class PaymentQueue: SessionRole {
             // no due time was cut off before the store answered: no payment was taken.
             let orphans = try device.transactions(.orphaned)
             for orphan in orphans {
-                try setState(orphan.id, .failed, reason: .network, at: now(), finished: true)
+                try device.setState(orphan.id, .failed, reason: .network, at: now(), finished: true)
                 report.abandoned.append(orphan.id)
             }
             report.settled = try settleDueTransactions()
@@ -201,7 +196,7 @@ public final class PaymentQueue: SessionRole {
             if transaction.dueApproves == true {
                 try settlePurchased(transaction.id, at: at)
             } else {
-                try setState(transaction.id, .failed, reason: .declined, at: at, finished: true)
+                try device.setState(transaction.id, .failed, reason: .declined, at: at, finished: true)
             }
         }
         return due.map(\.id)
@@ -236,12 +231,6 @@ public final class PaymentQueue: SessionRole {
 
     private func markPurchased(_ id: String, at date: Date) throws(StoreError) {
         try device.setState(id, .purchased, at: date, purchaseDate: date)
-    }
-
-    private func setState(
-        _ id: String, _ state: TransactionState, reason: FailureReason? = nil, at date: Date, finished: Bool? = nil
-    ) throws(StoreError) {
-        try device.setState(id, state, reason: reason, at: date, finished: finished)
     }
 
     /// Delivers a purchased or restored transaction's content and finishes it, exactly once (Q3).

@@ -57,15 +57,17 @@ public final class App {
     /// Stops after drawing the first frame (start-up benchmarks).
     public var exitsAfterFirstFrame = false
 
+    /// `asksGuestsToSignIn`: once the store is open, a guest goes to the sign-in form first.
     public init(
         store: StoreServing, terminal: FrameRendering & EventListening, pictures: PictureCache, route: Route,
-        now: @escaping () -> Date = Date.init
+        asksGuestsToSignIn: Bool = false, now: @escaping () -> Date = Date.init
     ) {
         self.store = store
         self.terminal = terminal
         self.pictures = pictures
         self.now = now
         state = AppState(route: route, size: terminal.size)
+        state.asksGuestsToSignIn = asksGuestsToSignIn
     }
 
     /// Runs until the user quits or an interrupt arrives. The first frame is drawn from the first
@@ -79,12 +81,6 @@ public final class App {
             draw()
             handle(terminal.nextEvent(timeoutMilliseconds: tickMilliseconds))
         }
-    }
-
-    /// Whether the store, once open, sends a guest to the sign-in form first.
-    public var asksGuestsToSignIn: Bool {
-        get { state.asksGuestsToSignIn }
-        set { state.asksGuestsToSignIn = newValue }
     }
 
     /// The store's snapshot, then a tick.

@@ -50,9 +50,7 @@ struct TimeArgument: ParsedArgument {
     }
 
     static func date(_ text: String, timeZone: TimeZone) throws(ArgumentFailure) -> Date {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = timeZone
+        let formatter = Context.isoFormatter(timeZone)
         if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = formatter.date(from: text) { return date.wholeSeconds }

@@ -26,8 +26,10 @@ struct ScreenProgram {
             try Context.open(options, loaded: loaded, password: password).store
         }
         try withScreen(log: stateDirectory.url.appendingPathComponent("storefront.log")) { terminal in
-            let app = App(store: opening, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), route: .products)
-            app.asksGuestsToSignIn = true
+            let app = App(
+                store: opening, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog),
+                route: .products, asksGuestsToSignIn: true
+            )
             // For the benchmark of start-up: stop once the first full frame is on the terminal.
             app.exitsAfterFirstFrame = Environment.current.exitsAfterFirstFrame
             app.run()

@@ -73,6 +73,16 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         try read { db in try MetaRecord.fetchOne(db, where: "key", is: key)?.value }
     }
 
+    /// The device's outcome policy, if one was set; one that does not parse is a corrupt database.
+    func policy() throws(StoreError) -> PurchaseOutcome? {
+        guard let text = try meta("policy") else { return nil }
+        do {
+            return try PurchaseOutcome(parsing: text)
+        } catch {
+            throw StoreError.corruptDatabase(path: path, reason: CorruptValue(table: "meta", column: "value", value: text).description + " (the policy)")
+        }
+    }
+
     func setMeta(_ key: String, _ value: String?) throws(StoreError) {
         try write { db in
             if let value {
@@ -120,10 +130,14 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
 
     static func raiseExpiry(_ db: Database, user: String, to expiry: Date?) throws -> Date? {
         var profile = try ensureProfile(db, user: user)
-        guard let expiry, profile.expiry.map({ expiry > $0 }) ?? true else { return profile.expiry }
+        try raiseExpiry(db, of: &profile, to: expiry)
+        return profile.expiry
+    }
+
+    private static func raiseExpiry(_ db: Database, of profile: inout ProfileRecord, to expiry: Date?) throws {
+        guard let expiry, profile.expiry.map({ expiry > $0 }) ?? true else { return }
         profile.expiry = expiry.wholeSeconds
         try profile.update(db, columns: [ProfileRecord.Columns.expiry])
-        return profile.expiry
     }
 
     /// Delivers a purchased or restored transaction's content and finishes it, in one device
@@ -147,7 +161,7 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
                     try profile.update(db, columns: [ProfileRecord.Columns.randomViews])
                 }
             case .nonRenewingSubscription:
-                _ = try Self.raiseExpiry(db, user: user, to: serverExpiry)
+                try Self.raiseExpiry(db, of: &profile, to: serverExpiry)
             case .autoRenewableSubscription:
                 // The plan lives on the account server; the device reads it from there.
                 break

@@ -16,9 +16,7 @@ struct CorruptValue: Error, CustomStringConvertible {
 extension Row {
     /// A raw-value enum from `column` of `table`.
     func stored<T: RawRepresentable>(_ column: String, of table: String, as type: T.Type = T.self) throws -> T where T.RawValue == String {
-        let raw = try text(column, of: table)
-        guard let value = T(rawValue: raw) else { throw CorruptValue(table: table, column: column, value: raw) }
-        return value
+        try required(storedIfPresent(column, of: table), column, table)
     }
 
     /// The same, where the column may be NULL.
@@ -31,10 +29,8 @@ extension Row {
     /// A JSON document Storefront wrote (a plan's state, a setting).
     func storedJSON<T: Decodable>(_ column: String, of table: String, dates: StoredJSON.Dates, as type: T.Type = T.self) throws -> T {
         let raw = try text(column, of: table)
-        let decoder = JSONDecoder()
-        if dates == .unixSeconds { decoder.dateDecodingStrategy = .secondsSince1970 }
         do {
-            return try decoder.decode(T.self, from: Data(raw.utf8))
+            return try StoredJSON.value(T.self, from: raw, dates: dates)
         } catch {
             throw CorruptValue(table: table, column: column, value: raw)
         }
@@ -96,6 +92,12 @@ enum StoredJSON {
         let encoder = JSONEncoder()
         if dates == .unixSeconds { encoder.dateEncodingStrategy = .secondsSince1970 }
         return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func value<T: Decodable>(_ type: T.Type, from text: String, dates: Dates) throws -> T {
+        let decoder = JSONDecoder()
+        if dates == .unixSeconds { decoder.dateDecodingStrategy = .secondsSince1970 }
+        return try decoder.decode(T.self, from: Data(text.utf8))
     }
 }
 
