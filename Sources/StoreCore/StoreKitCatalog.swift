@@ -7,13 +7,15 @@ import Foundation
 /// What the command line adds to a `.storekit` file, which has no field for some of what the
 /// store needs.
 public struct StoreKitOptions: Sendable, Equatable {
-    /// Months of each non-renewing subscription (`--months PRODUCT=N`), over the side file and inference.
-    public var months: [String: Int]
+    /// The duration of each non-renewing subscription (`--duration PRODUCT=P7D`, `--months
+    /// PRODUCT=N`), over the side file and inference.
+    public var durations: [String: SubscriptionPeriod]
     /// The storefront's locale, over the file's `_locale` (tests; `--locale`).
     public var locale: String?
 
-    public init(months: [String: Int] = [:], locale: String? = nil) {
-        self.months = months
+    public init(durations: [String: SubscriptionPeriod] = [:], months: [String: Int] = [:], locale: String? = nil) {
+        self.durations = durations
+        for (id, count) in months where durations[id] == nil { self.durations[id] = SubscriptionPeriod(count, .month) }
         self.locale = locale
     }
 }
@@ -56,13 +58,15 @@ public enum StoreKitCatalog {
         return LoadedCatalog(catalog: catalog, warnings: warnings, imageRoot: url.deletingLastPathComponent())
     }
 
-    /// What a Storefront side file may add: months of non-renewing subscriptions, images, what
-    /// plans unlock, random views per consumable.
+    /// What a Storefront side file may add: durations of non-renewing subscriptions ("durations":
+    /// ISO 8601 periods, or "months"), images, what plans unlock, random views per consumable.
     public struct SideFile: Sendable, Equatable {
-        public var months: [String: Int] = [:]
+        public var durations: [String: SubscriptionPeriod] = [:]
         public var images: [String: String] = [:]
         public var unlocks: [String: [String]] = [:]
         public var quantities: [String: Int] = [:]
+        /// Prices of introductory offers the file leaves empty.
+        public var offerPrices: [String: Decimal] = [:]
 
         public init() {}
 
@@ -83,10 +87,18 @@ public enum StoreKitCatalog {
                 }
                 return result
             }
-            side.months = try table("months") { ($0 as? NSNumber).map(\.intValue).flatMap { (1...120).contains($0) ? $0 : nil } }
+            let months = try table("months") { ($0 as? NSNumber).map(\.intValue).flatMap { (1...120).contains($0) ? $0 : nil } }
+            side.durations = try table("durations") { ($0 as? String).flatMap { try? SubscriptionPeriod(parsing: $0) } }
+            for (id, count) in months where side.durations[id] == nil { side.durations[id] = SubscriptionPeriod(count, .month) }
             side.images = try table("images") { $0 as? String }
             side.unlocks = try table("unlocks") { $0 as? [String] }
             side.quantities = try table("quantities") { ($0 as? NSNumber).map(\.intValue).flatMap { $0 >= 1 ? $0 : nil } }
+            side.offerPrices = try table("offerPrices") { value in
+                guard let text = (value as? String) ?? (value as? NSNumber).map(\.stringValue),
+                      text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+                else { return nil }
+                return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+            }
             return side
         }
     }
@@ -96,13 +108,7 @@ public enum StoreKitCatalog {
     public static func parse(
         _ data: Data, fileName: String, options: StoreKitOptions = StoreKitOptions(), side: SideFile = SideFile()
     ) throws(CatalogError) -> (Catalog, [CatalogWarning]) {
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            throw CatalogError(file: fileName, entry: nil, message: "is not valid JSON" + (detail.map { " (\($0))" } ?? ""))
-        }
+        let object = try readObject(data, fileName: fileName)
         let root = try Node(object, path: "", file: fileName).object()
         var warnings: [CatalogWarning] = []
         var catalog = Catalog(products: [])
@@ -132,15 +138,14 @@ public enum StoreKitCatalog {
                 }
             }
         }
-        switch try settings?.child("_timeRate")?.integer() ?? 0 {
-        case 0: break
-        case 1: catalog.clockRate = 86_400
-        case let rate:
-            catalog.clockRate = ClockSetting.sandboxRate
-            warnings.append(CatalogWarning(
-                file: fileName, entry: "settings._timeRate",
-                message: "Xcode time rate \(rate) is run as the sandbox's rate (one month of subscription in five minutes)"
-            ))
+        if let (rate, node) = try Self.timeRateSetting(settings), rate != 0 {
+            switch XcodeTimeRate.clockRate(rate) {
+            case .exact(let clockRate):
+                catalog.clockRate = clockRate
+            case .nearest(let clockRate, let why):
+                catalog.clockRate = clockRate
+                warnings.append(CatalogWarning(file: fileName, entry: node.path, message: why))
+            }
         }
         let billingIssues = try settings?.child("_renewalBillingIssuesEnabled")?.boolean() ?? false
         let grace = try settings?.child("_billingGracePeriodEnabled")?.boolean() ?? false
@@ -173,13 +178,51 @@ public enum StoreKitCatalog {
                 try add(product, path: "subscriptionGroups[\(groupIndex)].subscriptions[\(index)]")
             }
         }
-        guard !catalog.products.isEmpty else {
-            throw CatalogError(file: fileName, entry: nil, message: "has no products (no \"products\", \"nonRenewingSubscriptions\" or \"subscriptionGroups\" entries)")
-        }
-        for id in Set(options.months.keys).subtracting(seen.keys).sorted() {
-            throw CatalogError(file: fileName, entry: nil, message: "--months names \"\(id)\", which is not a product of this file")
+        // An empty configuration, as Xcode makes a new one, opens as an empty store (C6).
+        for id in Set(options.durations.keys).subtracting(seen.keys).sorted() {
+            throw CatalogError(file: fileName, entry: nil, message: "--duration names \"\(id)\", which is not a product of this file")
         }
         return (catalog, warnings)
+    }
+
+    /// The file's top-level value: JSON, or a property list (XML or binary) as Xcode can also save
+    /// it. The same keys mean the same things in both.
+    static func readObject(_ data: Data, fileName: String) throws(CatalogError) -> Any {
+        let head = data.prefix(64)
+        let looksLikePlist = head.starts(with: Data("bplist".utf8))
+            || String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<?xml")
+            || String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<plist")
+        if looksLikePlist {
+            do {
+                return try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            } catch {
+                let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+                throw CatalogError(file: fileName, entry: nil, message: "is not a valid property list" + (detail.map { " (\($0))" } ?? ""))
+            }
+        }
+        do {
+            return try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            throw CatalogError(file: fileName, entry: nil, message: "is not valid JSON or a property list" + (detail.map { " (\($0))" } ?? ""))
+        }
+    }
+
+    /// `_timeRate`, else `_compatibilityTimeRate` (a number, or an object keyed by OS version:
+    /// the newest version's rate), with the node it came from.
+    static func timeRateSetting(_ settings: Object?) throws(CatalogError) -> (Int, Node)? {
+        if let node = settings?.child("_timeRate"), let rate = try node.integer() { return (rate, node) }
+        guard let node = settings?.child("_compatibilityTimeRate"), !(node.value is NSNull) else { return nil }
+        if node.value is [String: Any] {
+            let byVersion = try node.object()
+            let versions = byVersion.values.keys.sorted {
+                $0.compare($1, options: .numeric) == .orderedAscending
+            }
+            guard let newest = versions.last, let child = byVersion.child(newest), let rate = try child.integer() else { return nil }
+            return (rate, child)
+        }
+        guard let rate = try node.integer() else { return nil }
+        return (rate, node)
     }
 
     /// One product entry of any kind.
@@ -217,23 +260,23 @@ public enum StoreKitCatalog {
             }
             let price = try self.price(entry.child("displayPrice"), missing: node, warnings: &warnings)
             let (title, description) = try localized(entry.child("localizations"), id: id)
-            var months = 0
-            var monthsSource: String?
+            var duration: SubscriptionPeriod?
+            var durationSource: String?
             var terms: AutoRenewTerms?
             switch kind {
             case .nonRenewingSubscription:
                 let reference = try entry.child("referenceName")?.stringOrNil()
-                if let given = options.months[id] {
-                    (months, monthsSource) = (given, "--months")
-                } else if let given = side.months[id] {
-                    (months, monthsSource) = (given, "side file")
-                } else if let (inferred, source) = Self.inferMonths(id: id, names: [reference, title].compactMap { $0 }) {
-                    (months, monthsSource) = (inferred, source)
+                if let given = options.durations[id] {
+                    (duration, durationSource) = (given, "--duration")
+                } else if let given = side.durations[id] {
+                    (duration, durationSource) = (given, "side file")
+                } else if let (inferred, source) = DurationInference.infer(id: id, names: [reference, title].compactMap { $0 }) {
+                    (duration, durationSource) = (inferred, source)
                 } else {
-                    monthsSource = "unknown: say it with --months \(id)=N or in the side file"
+                    durationSource = "unknown: say it with --duration \(id)=P1M or in the side file"
                     warnings.append(CatalogWarning(
                         file: file, entry: node.path,
-                        message: "\"\(id)\" states no duration; it cannot be bought until you give one (--months \(id)=N)"
+                        message: "\"\(id)\" states no duration; it cannot be bought until you give one (--duration \(id)=P1M)"
                     ))
                 }
             case .autoRenewableSubscription:
@@ -247,7 +290,7 @@ public enum StoreKitCatalog {
                 if rank < 1 { throw (entry.child("groupNumber") ?? node).error("\(rank) is not a level (1 is the highest)") }
                 terms = AutoRenewTerms(
                     period: period, group: group.id, rank: rank,
-                    introductoryOffer: try offer(entry.child("introductoryOffer"), period: period),
+                    introductoryOffer: try offer(entry.child("introductoryOffer"), productID: id, period: period, warnings: &warnings),
                     unlocks: side.unlocks[id] ?? [group.title]
                 )
             case .consumable, .nonConsumable:
@@ -256,20 +299,31 @@ public enum StoreKitCatalog {
             var product = Product(
                 id: id, kind: kind, title: title, description: description, price: price,
                 image: side.images[id] ?? (kind == .nonConsumable ? Placeholder.path(for: id) : nil),
-                quantity: kind == .consumable ? side.quantities[id] ?? 1 : 0, months: months, autoRenew: terms
+                quantity: kind == .consumable ? side.quantities[id] ?? 1 : 0, duration: duration, autoRenew: terms
             )
-            product.monthsSource = monthsSource
+            product.durationSource = durationSource
             return product
         }
 
-        func price(_ node: Node?, missing parent: Node, warnings: inout [CatalogWarning]) throws(CatalogError) -> Decimal {
-            guard let node, !(node.value is NSNull) else {
-                warnings.append(CatalogWarning(file: file, entry: parent.path, message: "has no \"displayPrice\"; it is free"))
+        /// A `displayPrice`; missing, null or empty (as Xcode saves a price nobody typed) is
+        /// `fallback` (the side file's) or free, with a warning naming the path.
+        func price(
+            _ node: Node?, missing parent: Node, fallback: Decimal? = nil, warnings: inout [CatalogWarning]
+        ) throws(CatalogError) -> Decimal {
+            let given = (node?.value as? String)?.trimmingCharacters(in: .whitespaces)
+            guard let node, !(node.value is NSNull), given != "" else {
+                let path = node?.path ?? parent.path
+                let what = node == nil ? "has no \"displayPrice\"" : "\"displayPrice\" is empty"
+                if let fallback {
+                    warnings.append(CatalogWarning(file: file, entry: path, message: "\(what); the side file's price \(PriceFormatter.plain(fallback)) is used"))
+                    return fallback
+                }
+                warnings.append(CatalogWarning(file: file, entry: path, message: "\(what); it is free"))
                 return 0
             }
             let text: String
-            if let string = node.value as? String {
-                text = string.trimmingCharacters(in: .whitespaces)
+            if let given {
+                text = given
             } else if let number = node.value as? NSNumber, !Node.isBoolean(number) {
                 text = number.stringValue
             } else {
@@ -312,24 +366,43 @@ public enum StoreKitCatalog {
             return (name, description)
         }
 
-        func offer(_ node: Node?, period: SubscriptionPeriod) throws(CatalogError) -> IntroductoryOffer? {
+        /// An introductory offer. Every key is optional as Xcode writes it: no payment mode is a
+        /// free trial (pay as you go when a price is given), no period is the plan's, no count is
+        /// one, and a missing or empty price is the side file's or zero; each of those is a warning
+        /// that names its path.
+        func offer(
+            _ node: Node?, productID: String, period: SubscriptionPeriod, warnings: inout [CatalogWarning]
+        ) throws(CatalogError) -> IntroductoryOffer? {
             guard let node, let object = try node.objectOrNil() else { return nil }
             let modeNode = object.child("paymentMode")
+            let priceNode = object.child("displayPrice")
             let mode: IntroductoryOffer.Mode
             switch try modeNode?.stringOrNil() {
             case "free", "freeTrial": mode = .freeTrial
             case "payAsYouGo": mode = .payAsYouGo
             case "payUpFront": mode = .payUpFront
-            case nil: throw node.error("has no \"paymentMode\"")
+            case nil:
+                let priced = priceNode.map { !($0.value is NSNull) && ($0.value as? String)?.trimmingCharacters(in: .whitespaces) != "" } ?? false
+                mode = priced ? .payAsYouGo : .freeTrial
+                warnings.append(CatalogWarning(
+                    file: file, entry: node.path,
+                    message: "has no \"paymentMode\"; read as \(mode == .freeTrial ? "a free trial" : "pay as you go")"
+                ))
             case let other?: throw (modeNode ?? node).error("\"\(other)\" is not a payment mode (free, payAsYouGo, payUpFront)")
             }
-            let offerPeriod = try object.child("subscriptionPeriod").map { node throws(CatalogError) in
-                try Self.period(try node.stringOrNil() ?? "", node)
-            } ?? period
+            var offerPeriod = period
+            if let periodNode = object.child("subscriptionPeriod"), let text = try periodNode.stringOrNil(), !text.isEmpty {
+                offerPeriod = try Self.period(text, periodNode)
+            } else {
+                warnings.append(CatalogWarning(
+                    file: file, entry: node.path,
+                    message: "has no \"subscriptionPeriod\"; the plan's period \(period) is used"
+                ))
+            }
             let periods = try object.child("numberOfPeriods")?.integer() ?? 1
             if periods < 1 || periods > 99 { throw (object.child("numberOfPeriods") ?? node).error("\(periods) periods: expected 1 to 99") }
-            var ignored: [CatalogWarning] = []
-            let price = mode == .freeTrial ? 0 : try self.price(object.child("displayPrice"), missing: node, warnings: &ignored)
+            let price = mode == .freeTrial
+                ? 0 : try self.price(priceNode, missing: node, fallback: side.offerPrices[productID], warnings: &warnings)
             return IntroductoryOffer(mode: mode, period: offerPeriod, periods: periods, price: price)
         }
 
@@ -341,27 +414,9 @@ public enum StoreKitCatalog {
             }
         }
 
-        /// Months stated in a product's id or names: "3months", "6 Months", "1 Year", "annual".
+        /// Months stated in a product's id or names (the duration's months; tests).
         static func inferMonths(id: String, names: [String]) -> (Int, String)? {
-            let sources = [(id, "inferred from the id")] + names.map { ($0, "inferred from \"\($0)\"") }
-            for (text, source) in sources {
-                let lower = text.lowercased()
-                let pattern = #"([0-9]{1,3})[\s._-]*(months?|mos?|mths?|years?|yrs?)(?![a-z])"#
-                if let match = lower.range(of: pattern, options: .regularExpression) {
-                    let part = String(lower[match])
-                    let digits = part.prefix { $0.isNumber }
-                    guard let count = Int(digits), count > 0 else { continue }
-                    let isYears = part.contains("y")
-                    let months = isYears ? count * 12 : count
-                    if months <= 120 { return (months, source) }
-                }
-                let words: [(String, Int)] = [
-                    ("semiannual", 6), ("semi-annual", 6), ("halfyear", 6), ("half-year", 6), ("half year", 6),
-                    ("annual", 12), ("yearly", 12), ("quarterly", 3), ("monthly", 1),
-                ]
-                for (word, months) in words where lower.contains(word) { return (months, source) }
-            }
-            return nil
+            DurationInference.infer(id: id, names: names).map { ($0.0.duration().months, $0.1) }
         }
     }
 

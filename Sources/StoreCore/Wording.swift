@@ -4,6 +4,10 @@
 import Foundation
 
 public enum Wording {
+    /// An empty catalog (a new `.storekit` file): the screen's message and `products`' line.
+    public static let noProducts = "No products yet."
+    public static let noProductsAdvice = "This catalog has none; add some in Xcode's StoreKit editor or the catalog file."
+
     /// What a row offers, after its price: "Buy", "Subscribe", "✓ Subscribed". Nil where the label
     /// stands without a price.
     public static func verb(_ action: ProductAction) -> String {

@@ -162,7 +162,7 @@ func actionText(_ row: ProductRow, _ snapshot: StoreSnapshot, compact: Bool = fa
     let label = Wording.action(row.action, price: price, pending: row.pending)
     guard row.pending == nil, !compact else { return label }
     if row.action == .buy, row.product.kind == .consumable {
-        return "\(snapshot.status.isSubscribed ? "∞" : String(snapshot.status.randomViewsRemaining)) left · \(label)"
+        return "\(snapshot.status.hasPass ? "∞" : String(snapshot.status.randomViewsRemaining)) left · \(label)"
     }
     if row.action == .subscribe, let offer = snapshot.offerNotes[row.product.id] { return "\(offer), then \(label)" }
     return label
@@ -172,6 +172,12 @@ private func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Th
     guard let snapshot = state.snapshot else { return }
     let layout = ProductListLayout(size: state.size, snapshot: snapshot, selection: state.selection)
     let width = state.size.columns
+    if snapshot.rows.isEmpty, !snapshot.isOpening {
+        // An empty configuration, as Xcode makes a new one (C6).
+        let frame = Rect(x: 1, y: layout.top, width: width - 2, height: max(1, min(7, state.size.rows - layout.top - 1)))
+        drawMessage(&screen, in: frame, lines: [Wording.noProducts, Wording.noProductsAdvice], theme: theme)
+        return
+    }
     for line in 0..<layout.visible {
         let index = layout.offset + line
         guard index < snapshot.rows.count else { break }
@@ -229,14 +235,14 @@ private func drawDetail(
 private func drawRandom(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ area: Rect, _ pictures: PictureLookup, _ depth: ColorDepth) {
     guard let snapshot = state.snapshot else { return }
     let status = snapshot.status
-    let line = status.isSubscribed ? "Unlimited random comics while subscribed" : "Random comics left: \(status.randomViewsRemaining)"
-    screen.write(TextWidth.truncate(" " + line, to: area.width), x: 0, y: area.y, style: status.isSubscribed ? theme.subscribed : theme.title)
+    let line = status.hasPass ? "Unlimited random comics while subscribed" : "Random comics left: \(status.randomViewsRemaining)"
+    screen.write(TextWidth.truncate(" " + line, to: area.width), x: 0, y: area.y, style: status.hasPass ? theme.subscribed : theme.title)
     let frame = Rect(x: 1, y: area.y + 1, width: area.width - 2, height: area.height - 2)
     if let comic = state.randomComic {
         let caption = TextWidth.truncate(comic.title, to: area.width - 2)
         screen.write(caption, x: max(0, (area.width - TextWidth.of(caption)) / 2), y: area.maxY - 1, style: theme.title)
         drawPicture(&screen, pictures(comic.image), in: frame, depth: depth, theme: theme, name: comic.image)
-    } else if !status.isSubscribed, status.randomViewsRemaining == 0 {
+    } else if !status.hasPass, status.randomViewsRemaining == 0 {
         let pack = snapshot.rows.first { $0.product.kind == .consumable }?.product.title ?? "more views"
         drawMessage(&screen, in: frame, lines: ["No random comics left", "b  Buy \(pack)", "or subscribe"], theme: theme)
     }

@@ -23,6 +23,16 @@ struct ViewTests {
         ])
     }
 
+    @Test("C6 an empty configuration opens as an empty store that says there are no products yet; keys do nothing harmful")
+    func emptyCatalog() throws {
+        let harness = try Harness(catalog: Catalog(name: "New", products: []))
+        harness.press(.down, .enter, .character("b"), .up)
+        let lines = harness.lines()
+        #expect(lines[0].hasPrefix(" New"))
+        #expect(lines.contains { $0.contains("No products yet.") }, "\(lines.joined(separator: "\n"))")
+        #expect(harness.state.route == .products)
+    }
+
     @Test("R1 R2 R3 R6 bought comic checked; subscribed: every comic checked, Renew, the header")
     func subscribedList() throws {
         let harness = try Harness(user: "ann")
