@@ -238,7 +238,7 @@ public enum CatalogLoader {
         entry += " \"\(id)\""
         fields = Fields(values: values, entry: entry, file: fileName)
         let known: Set = [
-            "id", "kind", "title", "description", "price", "image", "quantity", "months", "period", "group", "rank",
+            "id", "kind", "title", "description", "price", "image", "quantity", "months", "duration", "period", "group", "rank",
             "introOffer", "unlocks", "$comment",
         ]
         for key in values.keys.sorted() where !known.contains(key) {
@@ -261,6 +261,7 @@ public enum CatalogLoader {
         let image = try fields.string("image")
         var quantity = try fields.integer("quantity") ?? 0
         var months = try fields.integer("months") ?? 0
+        var duration: SubscriptionPeriod?
         switch kind {
         case .nonConsumable:
             if image == nil { throw fields.error("a comic needs an \"image\"") }
@@ -268,10 +269,16 @@ public enum CatalogLoader {
             if values["quantity"] == nil { quantity = 5 }
             if quantity <= 0 { throw fields.error("quantity \(quantity) must be at least 1") }
         case .nonRenewingSubscription:
-            guard values["months"] != nil else {
-                throw fields.error("a non-renewing subscription needs \"months\"")
+            if let text = try fields.string("duration") {
+                // An ISO 8601 period of days, weeks, months or years (R5): "P7D", "P1Y".
+                do { duration = try SubscriptionPeriod(parsing: text) } catch { throw fields.error("duration: \(error)") }
+                if values["months"] != nil { throw fields.error("give \"duration\" or \"months\", not both") }
+            } else {
+                guard values["months"] != nil else {
+                    throw fields.error("a non-renewing subscription needs a \"duration\" such as \"P3M\" (or \"months\")")
+                }
+                if months <= 0 || months > 120 { throw fields.error("months \(months) must be between 1 and 120") }
             }
-            if months <= 0 || months > 120 { throw fields.error("months \(months) must be between 1 and 120") }
         case .autoRenewableSubscription:
             break
         }
@@ -279,7 +286,7 @@ public enum CatalogLoader {
         let terms = kind == .autoRenewableSubscription ? try autoRenewTerms(fields) : nil
         return Product(
             id: id, kind: kind, title: title, description: description, price: price, image: image,
-            quantity: kind == .consumable ? quantity : 0, months: months, autoRenew: terms
+            quantity: kind == .consumable ? quantity : 0, months: months, duration: duration, autoRenew: terms
         )
     }
 

@@ -15,19 +15,25 @@ public final class Entitlements: SessionRole {
         let user = try currentUser()
         let profile = try device.profile(user ?? "")
         let now = now()
-        let subscribed = SubscriptionMath.isActive(expiry: profile.expiry, now: now)
+        let passActive = SubscriptionMath.isActive(expiry: profile.expiry, now: now)
         let comics = catalog.comics.map(\.id)
         let plans = try user.map { account throws(StoreError) in try self.plans.planStatuses(account: account) } ?? []
         let entitlements = Array(Set(plans.flatMap(\.unlocks))).sorted()
-        let allComics = subscribed || entitlements.contains(AutoRenewTerms.allComics)
-        return StoreStatus(
-            user: user, device: session.deviceName, now: now, expiry: profile.expiry, isSubscribed: subscribed,
+        let allComics = passActive || entitlements.contains(AutoRenewTerms.allComics)
+        // R6: "subscribed" is any active subscription that gives access. The header speaks for
+        // the non-renewing pass while it runs, else for the plan that gives access longest.
+        let plan = plans.filter(\.hasAccess).max { $0.accessUntil < $1.accessUntil }
+        let headerExpiry = passActive ? profile.expiry : plan?.accessUntil ?? profile.expiry
+        var status = StoreStatus(
+            user: user, device: session.deviceName, now: now, expiry: profile.expiry, isSubscribed: passActive || plan != nil,
             daysRemaining: SubscriptionMath.daysRemaining(expiry: profile.expiry, now: now),
-            header: SubscriptionMath.header(expiry: profile.expiry, now: now, calendar: calendar),
+            header: SubscriptionMath.header(expiry: headerExpiry, now: now, calendar: calendar),
             owned: profile.owned, unlocked: allComics ? comics : comics.filter(profile.owned.contains),
             randomViewsRemaining: profile.randomViews, lastRandomComic: profile.lastRandom, plans: plans,
             entitlements: entitlements
         )
+        status.hasPass = passActive
+        return status
     }
 
     /// The catalog in order, each with the action its row offers now (R1–R4).
@@ -42,7 +48,7 @@ public final class Entitlements: SessionRole {
             case .consumable:
                 action = .buy
             case .nonRenewingSubscription:
-                action = status.user == nil ? .signInRequired : status.isSubscribed ? .renew : .subscribe
+                action = status.user == nil ? .signInRequired : status.hasPass ? .renew : .subscribe
             case .autoRenewableSubscription:
                 action = status.user == nil ? .signInRequired : Self.planAction(product, plans: status.plans, catalog: catalog)
             }
@@ -107,8 +113,12 @@ public struct StoreStatus: Sendable, Equatable {
     public var user: String?
     public var device: String
     public var now: Date
+    /// The non-renewing subscription's expiry (R5), and its whole days left.
     public var expiry: Date?
+    /// Any active subscription gives access: the pass, or an auto-renewable plan (R6).
     public var isSubscribed: Bool
+    /// The non-renewing pass is active: every comic, unlimited random views (R2, R7), Renew (R3).
+    public var hasPass = false
     public var daysRemaining: Int
     /// Exactly the R6 text.
     public var header: String
@@ -133,6 +143,7 @@ public struct StoreStatus: Sendable, Equatable {
         self.now = now
         self.expiry = expiry
         self.isSubscribed = isSubscribed
+        self.hasPass = isSubscribed
         self.daysRemaining = daysRemaining
         self.header = header
         self.owned = owned

@@ -76,7 +76,7 @@ public final class PaymentQueue: SessionRole {
         return try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let user = try currentUser()
             if product.isSubscription, user == nil { throw StoreError.signInRequired(productID: product.id) }
-            if product.kind == .nonRenewingSubscription, product.months <= 0 { throw StoreError.unknownDuration(productID: product.id) }
+            if product.kind == .nonRenewingSubscription, !product.hasDuration { throw StoreError.unknownDuration(productID: product.id) }
             if product.kind == .nonConsumable, try device.profile(user ?? "").owned.contains(product.id) {
                 throw StoreError.alreadyOwned(productID: product.id)
             }
@@ -86,7 +86,7 @@ public final class PaymentQueue: SessionRole {
             let now = now()
             var transaction = StoreTransaction(
                 id: session.makeTransactionID(), user: user, productID: product.id, kind: product.kind,
-                quantity: product.quantity, months: product.months,
+                quantity: product.quantity, months: product.months, days: product.days,
                 bonusDays: product.kind == .nonRenewingSubscription ? catalog.bonusDays : 0, state: .purchasing, reason: nil,
                 createdAt: now, purchaseDate: nil, dueAt: nil, dueApproves: nil, isFinished: false,
                 originalID: nil, steps: []
@@ -216,7 +216,7 @@ public final class PaymentQueue: SessionRole {
         } else if let user = transaction.user {
             let entry = ReceiptEntry(
                 transactionID: transaction.id, account: user, productID: transaction.productID,
-                kind: transaction.kind, quantity: transaction.quantity, months: transaction.months,
+                kind: transaction.kind, quantity: transaction.quantity, months: transaction.months, days: transaction.days,
                 bonusDays: transaction.bonusDays, purchaseDate: date, device: session.deviceName
             )
             try server.record(entry, calendar: calendar)

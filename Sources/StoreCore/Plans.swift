@@ -254,6 +254,10 @@ public struct PlanStatus: Sendable, Equatable {
         endReason = state.endReason
     }
 
+    /// Until when the plan gives access as things stand: its period's end, or the end of a
+    /// billing grace period that runs longer.
+    public var accessUntil: Date { max(expiresDate, graceUntil ?? expiresDate) }
+
     /// One line for the screen and the command line: "All Access (Monthly): free trial, renews 07/02/2026".
     public func summary(calendar: Calendar, catalog: Catalog) -> String {
         let day = { (date: Date) in SubscriptionMath.formatDay(date, calendar: calendar) }

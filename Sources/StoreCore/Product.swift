@@ -19,18 +19,26 @@ public struct Product: Sendable, Equatable, Identifiable {
     public let image: String?
     /// Random-comic views a consumable adds (R4).
     public let quantity: Int
-    /// Calendar months a non-renewing subscription adds (R5).
-    public let months: Int
+    /// How long a non-renewing subscription lasts (R5): an ISO 8601 period of days, weeks, months
+    /// or years; nil while nobody has said (a `.storekit` file has no field for it).
+    public let duration: SubscriptionPeriod?
+    /// Calendar months the duration adds (years as twelve, so that month ends clamp).
+    public var months: Int { duration?.duration().months ?? 0 }
+    /// Days the duration adds (weeks as seven): exact, no clamping.
+    public var days: Int { duration?.duration().days ?? 0 }
+    /// True when buying it extends the subscription: a non-renewing one with a known duration.
+    public var hasDuration: Bool { duration != nil }
     /// Period, group, rank, offer and entitlements of an auto-renewable subscription.
     public let autoRenew: AutoRenewTerms?
-    /// Where a non-renewing subscription's months came from when the catalog format has no field
-    /// for them (a `.storekit` file): "--months", "side file", "inferred from …"; nil when the
-    /// catalog states them. Months are 0 while nobody has said.
-    public var monthsSource: String?
+    /// Where a non-renewing subscription's duration came from when the catalog format has no field
+    /// for it (a `.storekit` file): "--duration", "side file", "inferred from …"; nil when the
+    /// catalog states it.
+    public var durationSource: String?
 
     public init(
         id: String, kind: ProductKind, title: String, description: String, price: Decimal,
-        image: String? = nil, quantity: Int = 0, months: Int = 0, autoRenew: AutoRenewTerms? = nil
+        image: String? = nil, quantity: Int = 0, months: Int = 0, duration: SubscriptionPeriod? = nil,
+        autoRenew: AutoRenewTerms? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -39,7 +47,7 @@ public struct Product: Sendable, Equatable, Identifiable {
         self.price = price
         self.image = image
         self.quantity = quantity
-        self.months = months
+        self.duration = duration ?? (months > 0 ? SubscriptionPeriod(months, .month) : nil)
         self.autoRenew = autoRenew
     }
 

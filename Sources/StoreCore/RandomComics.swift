@@ -26,7 +26,7 @@ public final class RandomComics: SessionRole {
             }
             let status = try entitlements.status()
             return RandomComicResult(
-                comic: comic, randomViewsRemaining: status.randomViewsRemaining, isSubscribed: status.isSubscribed,
+                comic: comic, randomViewsRemaining: status.randomViewsRemaining, isSubscribed: status.hasPass,
                 header: status.header
             )
         }

@@ -72,7 +72,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .planRefused(let text):
             text
         case .unknownDuration(let id):
-            "the .storekit file does not say how long \"\(id)\" lasts: pass --months \(id)=N or put it in the side file"
+            "the .storekit file does not say how long \"\(id)\" lasts: pass --duration \(id)=P1M (P7D, P2W, P1Y …) or put it in the side file"
         case .stopped(let point):
             "the app died at \(point.rawValue): \(point.summary) (a simulated crash; the next start completes it)"
         case .corruptDatabase(let path, let reason):

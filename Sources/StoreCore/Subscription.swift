@@ -3,18 +3,19 @@
 import Foundation
 
 public enum SubscriptionMath {
-    /// R5: expiry = (later of `purchaseDate` and the current expiry) + months + bonus days.
+    /// R5: expiry = (later of `purchaseDate` and the current expiry) + months + days + bonus days.
     /// Renewing early keeps what was left; after a lapse a new period starts at the purchase.
+    /// Months (and years, as twelve) clamp at month ends; days and weeks add exactly.
     public static func extend(
-        expiry current: Date?, purchaseDate: Date, months: Int, bonusDays: Int, calendar: Calendar
+        expiry current: Date?, purchaseDate: Date, months: Int, days: Int = 0, bonusDays: Int, calendar: Calendar
     ) -> Date {
         let start = max(current ?? purchaseDate, purchaseDate)
         if let offset = FixedOffsetArithmetic.offset(of: calendar) {
-            return FixedOffsetArithmetic.adding(months: months, days: bonusDays, to: start, offset: offset)
+            return FixedOffsetArithmetic.adding(months: months, days: days + bonusDays, to: start, offset: offset)
         }
-        // Months first, then the bonus days: 30 Jan + 1 month + 1 day is 1 Mar, not 28 Feb.
+        // Months first, then the days: 30 Jan + 1 month + 1 day is 1 Mar, not 28 Feb.
         let afterMonths = StoreDuration(months: months).added(to: start, calendar: calendar)
-        return StoreDuration(days: bonusDays).added(to: afterMonths, calendar: calendar)
+        return StoreDuration(days: days + bonusDays).added(to: afterMonths, calendar: calendar)
     }
 
     /// R6: active while now < expiry, to the second.
@@ -62,7 +63,7 @@ public enum SubscriptionMath {
         // (a copy) only when it is not.
         var previous = -1
         var isOrdered = true
-        for index in receipt.indices where receipt[index].months > 0 {
+        for index in receipt.indices where receipt[index].extendsExpiry {
             if previous >= 0, ordered(receipt[index], receipt[previous]) {
                 isOrdered = false
                 break
@@ -70,7 +71,7 @@ public enum SubscriptionMath {
             previous = index
         }
         if isOrdered { return chain(receipt, calendar: calendar) }
-        return chain(receipt.filter { $0.months > 0 }.sorted(by: ordered), calendar: calendar)
+        return chain(receipt.filter(\.extendsExpiry).sorted(by: ordered), calendar: calendar)
     }
 
     /// R5 applied along an ordered receipt.
@@ -78,13 +79,13 @@ public enum SubscriptionMath {
         var expiry: Date?
         // The calendar is asked once whether its offset is fixed, not once per entry.
         let offset = FixedOffsetArithmetic.offset(of: calendar)
-        for entry in entries where entry.months > 0 {
+        for entry in entries where entry.extendsExpiry {
             if let offset {
                 let start = max(expiry ?? entry.purchaseDate, entry.purchaseDate)
-                expiry = FixedOffsetArithmetic.adding(months: entry.months, days: entry.bonusDays, to: start, offset: offset)
+                expiry = FixedOffsetArithmetic.adding(months: entry.months, days: entry.days + entry.bonusDays, to: start, offset: offset)
             } else {
                 expiry = extend(
-                    expiry: expiry, purchaseDate: entry.purchaseDate, months: entry.months,
+                    expiry: expiry, purchaseDate: entry.purchaseDate, months: entry.months, days: entry.days,
                     bonusDays: entry.bonusDays, calendar: calendar
                 )
             }
@@ -104,6 +105,8 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
     public var kind: ProductKind
     public var quantity: Int
     public var months: Int
+    /// Days (weeks as seven) a non-renewing subscription adds after its months.
+    public var days: Int
     public var bonusDays: Int
     public var purchaseDate: Date
     public var device: String
@@ -126,7 +129,7 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
 
     public init(
         transactionID: String, account: String, productID: String, kind: ProductKind, quantity: Int = 0,
-        months: Int = 0, bonusDays: Int = 0, purchaseDate: Date, device: String, event: ReceiptEvent = .purchase,
+        months: Int = 0, days: Int = 0, bonusDays: Int = 0, purchaseDate: Date, device: String, event: ReceiptEvent = .purchase,
         group: String? = nil, expiresDate: Date? = nil, offer: IntroductoryOffer.Mode? = nil, price: Decimal? = nil,
         reference: String? = nil, until: Date? = nil, note: String? = nil
     ) {
@@ -136,6 +139,7 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
         self.kind = kind
         self.quantity = quantity
         self.months = months
+        self.days = days
         self.bonusDays = bonusDays
         self.purchaseDate = purchaseDate
         self.device = device
@@ -148,6 +152,9 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
         self.until = until
         self.note = note
     }
+
+    /// A line that extends the non-renewing expiry (R5): one with months or days.
+    public var extendsExpiry: Bool { months > 0 || days > 0 }
 }
 
 /// The kinds of receipt line.

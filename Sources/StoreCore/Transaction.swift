@@ -37,7 +37,10 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     public var productID: String
     public var kind: ProductKind
     public var quantity: Int
+    /// What a non-renewing subscription adds (R5): calendar months, then days (weeks as seven),
+    /// then the catalog's bonus days.
     public var months: Int
+    public var days: Int = 0
     public var bonusDays: Int
     public var state: TransactionState
     public var reason: FailureReason?

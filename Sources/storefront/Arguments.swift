@@ -142,3 +142,18 @@ struct MonthsArgument: ParsedArgument {
         self.months = months
     }
 }
+
+/// `--duration PRODUCT=P7D`: how long a non-renewing subscription of a .storekit file lasts, as an
+/// ISO 8601 period of days, weeks, months or years (R5).
+struct ProductDurationArgument: ParsedArgument {
+    let productID: String
+    let period: SubscriptionPeriod
+    init(parsing text: String) throws(ArgumentFailure) {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, let period = try? SubscriptionPeriod(parsing: parts[1]) else {
+            throw ArgumentFailure(description: "--duration \"\(text)\" should look like PRODUCT=P7D (P7D, P2W, P1M, P1Y)")
+        }
+        productID = parts[0]
+        self.period = period
+    }
+}

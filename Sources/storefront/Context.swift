@@ -19,6 +19,9 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("months"), help: ArgumentHelp("How many months a non-renewing subscription of a .storekit file lasts (repeatable).", valueName: "product=N"), transform: MonthsArgument.parse)
     var months: [MonthsArgument] = []
 
+    @Option(name: .customLong("duration"), help: ArgumentHelp("How long a non-renewing subscription of a .storekit file lasts, as P7D, P2W, P1M or P1Y (repeatable).", valueName: "product=period"), transform: ProductDurationArgument.parse)
+    var durations: [ProductDurationArgument] = []
+
     @Option(help: ArgumentHelp("The storefront's locale for names and prices (default: the catalog's), such as ar_SA or zh_CN.", valueName: "locale"))
     var locale: String?
 
@@ -156,9 +159,11 @@ struct Context {
             throw CommandFailure(message: "--locale \"\(locale)\" is not a locale such as en_US, ar_SA or zh_Hans_CN", status: 2)
         }
         var storeKit = StoreKitOptions(locale: options.locale)
-        for item in options.months { storeKit.months[item.productID] = item.months }
-        if !storeKit.months.isEmpty, !StoreKitCatalog.isStoreKit(catalogURL) {
-            throw CommandFailure(message: "--months is for .storekit files; \(catalogURL.lastPathComponent) states its months itself", status: 2)
+        for item in options.months { storeKit.durations[item.productID] = SubscriptionPeriod(item.months, .month) }
+        for item in options.durations { storeKit.durations[item.productID] = item.period }
+        if !storeKit.durations.isEmpty, !StoreKitCatalog.isStoreKit(catalogURL) {
+            let flag = options.durations.isEmpty ? "--months" : "--duration"
+            throw CommandFailure(message: "\(flag) is for .storekit files; \(catalogURL.lastPathComponent) states its durations itself", status: 2)
         }
         do {
             let loaded = try CatalogLoader.load(contentsOf: catalogURL, storeKit: storeKit)

@@ -183,7 +183,7 @@ struct CatalogCommand: ParsableCommand {
                     settings.append("billing \(billing.failing ? "fails" : "ok")" + (billing.graceDays.map { ", grace \($0) days" } ?? ""))
                 }
                 let durations = catalog.products.compactMap { product in
-                    product.monthsSource.map { "\(product.id): " + (product.months > 0 ? "\(product.months) months (\($0))" : $0) }
+                    product.durationSource.map { "\(product.id): " + (product.duration.map { "\($0) (\($0.phrase), " } ?? "") + $0 + (product.duration == nil ? "" : ")") }
                 }
                 let json = JSON.object([
                     ("format", .string(catalog.format)), ("products", .int(catalog.products.count)),

@@ -25,8 +25,8 @@ struct Products: ParsableCommand {
                 case .nonConsumable: fields.append(("image", .optional(product.image)))
                 case .consumable: fields.append(("quantity", .int(product.quantity)))
                 case .nonRenewingSubscription:
-                    fields.append(("months", product.months > 0 ? .int(product.months) : .null))
-                    fields.append(("monthsSource", .string(product.monthsSource ?? "catalog")))
+                    fields.append(("duration", .optional(product.duration?.description)))
+                    fields.append(("durationSource", .string(product.durationSource ?? "catalog")))
                 case .autoRenewableSubscription:
                     if let terms = product.autoRenew { fields += planTermsJSON(terms) }
                 }
@@ -35,13 +35,13 @@ struct Products: ParsableCommand {
             let width = rows.map { TextWidth.of($0.product.title) }.max() ?? 0
             let text = rows.map { row in
                 var pending = row.pending.map { "  [\(Wording.state($0))]" } ?? ""
-                if let source = row.product.monthsSource {
-                    pending += row.product.months > 0 ? "  (\(row.product.months) months, \(source))" : "  (duration \(source))"
+                if let source = row.product.durationSource {
+                    pending += row.product.duration.map { "  (\($0.phrase), \(source))" } ?? "  (duration \(source))"
                 }
                 let action = Wording.action(row.action, price: context.price(row.product))
                 return TextWidth.pad(row.product.title, to: width) + "  \(action)\(pending)  \(row.product.id)"
             }.joined(separator: "\n")
-            output(context, json: json, text: text)
+            output(context, json: json, text: rows.isEmpty ? "\(Wording.noProducts) \(Wording.noProductsAdvice)" : text)
         }
     }
 }
@@ -271,7 +271,7 @@ struct Receipt: ParsableCommand {
                 ("entries", .array(report.entries.map { entry in
                     var fields: [(String, JSON)] = [
                         ("id", .string(entry.transactionID)), ("product", .string(entry.productID)), ("kind", .string(entry.kind.rawValue)),
-                        ("months", .int(entry.months)), ("bonusDays", .int(entry.bonusDays)),
+                        ("months", .int(entry.months)), ("days", .int(entry.days)), ("bonusDays", .int(entry.bonusDays)),
                         ("purchaseDate", context.formatDate(entry.purchaseDate)), ("device", .string(entry.device)),
                     ]
                     if entry.kind == .autoRenewableSubscription {

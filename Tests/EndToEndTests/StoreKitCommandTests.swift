@@ -27,7 +27,7 @@ struct StoreKitCommandTests {
             let kind = row["kind"] as? String
             #expect(["nonConsumable", "consumable", "nonRenewingSubscription", "autoRenewableSubscription"].contains(kind))
             if kind == "autoRenewableSubscription" { #expect((row["period"] as? String)?.hasPrefix("P") == true) }
-            if kind == "nonRenewingSubscription" { #expect(row["monthsSource"] is String) }
+            if kind == "nonRenewingSubscription" { #expect(row["durationSource"] is String) }
         }
     }
 
@@ -49,15 +49,45 @@ struct StoreKitCommandTests {
         session.environment["STOREFRONT_CATALOG"] = catalog
         try session.signUp("ann")
         let refused = try session.run(["buy", "com.example.weekend"])
-        #expect(refused.status == 1 && refused.stderr.contains("--months com.example.weekend=N"), "\(refused)")
+        #expect(refused.status == 1 && refused.stderr.contains("--duration com.example.weekend=P1M"), "\(refused)")
         let bought = try session.run(["buy", "com.example.weekend", "--months", "com.example.weekend=1", "--outcome", "approve", "--json"])
         #expect(bought.status == 0, "\(bought)")
         #expect(try session.object(["status"])["expires"] as? String == "2026-02-15T12:00:00Z")
         let bad = try session.run(["products", "--months", "weekend"])
         #expect(bad.status == 2 && bad.stderr.contains("PRODUCT=3"))
+        // R5 for days: a weekend pass of P2D on top of what is left adds two days exactly.
+        let days = try session.run(["buy", "com.example.weekend", "--duration", "com.example.weekend=P2D", "--outcome", "approve"])
+        #expect(days.status == 0, "\(days)")
+        #expect(try session.object(["status"])["expires"] as? String == "2026-02-17T12:00:00Z")
+        let badPeriod = try session.run(["products", "--duration", "com.example.weekend=7days"])
+        #expect(badPeriod.status == 2 && badPeriod.stderr.contains("PRODUCT=P7D"), "\(badPeriod)")
         try session.run(["buy", "com.example.plus.yearly", "--outcome", "approve"]).expectSuccess()
         let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
         #expect(plan["phase"] as? String == "trial" && plan["expires"] as? String == "2026-01-29T12:00:00Z")
+    }
+
+    @Test("C6 an empty configuration: products --json is [], the text says there are none, status works; exit 0")
+    func emptyConfiguration() throws {
+        let session = try Session()
+        let file = storeKitFolder.appendingPathComponent("empty.storekit").path
+        let json = try session.run(["products", "--json", "--catalog", file])
+        #expect(json.status == 0 && json.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "\(json)")
+        let text = try session.run(["products", "--catalog", file])
+        #expect(text.status == 0 && text.stdout.hasPrefix("No products yet.") && text.stderr.isEmpty, "\(text)")
+        #expect(try session.run(["status", "--catalog", file]).status == 0)
+        let buy = try session.run(["buy", "anything", "--catalog", file])
+        #expect(buy.status == 2 && buy.stderr.contains("anything"), "\(buy)")
+    }
+
+    @Test("C6 a property-list .storekit and an offer with an empty price open, warning once per path on stderr")
+    func propertyListAndOfferWarnings() throws {
+        let session = try Session()
+        let plist = try session.run(["products", "--json", "--catalog", storeKitFolder.appendingPathComponent("plist.storekit").path])
+        #expect(plist.status == 0 && plist.stdout.contains("\"plus.monthly\""), "\(plist)")
+        let offers = try session.run(["products", "--catalog", storeKitFolder.appendingPathComponent("offer-keys.storekit").path])
+        #expect(offers.status == 0, "\(offers)")
+        let warnings = offers.stderr.split(separator: "\n")
+        #expect(warnings.count == 3 && warnings[0].contains("introductoryOffer.displayPrice: \"displayPrice\" is empty"), "\(offers.stderr)")
     }
 
     @Test("a fresh state folder takes the file's settings: Ask to Buy, billing trouble, the time rate")
@@ -90,7 +120,9 @@ struct StoreKitCommandTests {
             ("price.storekit", #"{"products": [{"productID": "a", "type": "Consumable", "displayPrice": "free"}]}"#,
              #"price.storekit: products[0].displayPrice: "free" is not a price"#),
             ("binary.storekit", String(decoding: [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10], as: UTF8.self), "binary.storekit: is not valid JSON"),
-            ("nothing.storekit", "{}", "nothing.storekit: has no products"),
+            ("broken-plist.storekit", #"<?xml version="1.0"?><plist><dict><key>products</key>"#, "broken-plist.storekit: is not a valid property list"),
+            ("offer.storekit", #"{"subscriptionGroups": [{"subscriptions": [{"productID": "s", "recurringSubscriptionPeriod": "P1M", "introductoryOffer": {"numberOfPeriods": 0}}]}]}"#,
+             "offer.storekit: subscriptionGroups[0].subscriptions[0].introductoryOffer.numberOfPeriods: 0 periods"),
         ]
         for (name, text, message) in cases {
             let file = folder.appendingPathComponent(name)

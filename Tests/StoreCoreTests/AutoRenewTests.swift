@@ -51,6 +51,23 @@ struct AutoRenewTests {
         #expect(try plan(store).renewals == 12)
     }
 
+    @Test("R6 with a catalog that sells only plans, an active plan is subscribed and the header speaks for it; not the pass's perks")
+    func subscribedByPlan() throws {
+        let state = TemporaryState()
+        let store = try store(state, "ann", at: utc(2026, 1, 31, 10))
+        #expect(try store.entitlements.status().header == "Not Subscribed")
+        try store.queue.buy("allaccess.monthly")
+        let status = try store.entitlements.status()
+        #expect(status.isSubscribed && !status.hasPass)
+        #expect(status.header == "Subscribed! Expires: 07/02/2026 (7 Days)", "the trial's end")
+        _ = try store.plans.perform(.cancel, on: "allaccess.monthly")
+        state.clock.set(utc(2026, 2, 7, 9, 59, 59))
+        #expect(try store.entitlements.status().isSubscribed, "cancelled: access to the period's end")
+        state.clock.set(utc(2026, 2, 7, 10))
+        let lapsed = try store.entitlements.status()
+        #expect(!lapsed.isSubscribed && lapsed.header == "Not Subscribed", "to the second (R6)")
+    }
+
     @Test("A monthly plan with a one-week trial bought on 31 January: trial to 7 Feb, then the 7th of each month")
     func trialThenMonthly() throws {
         let state = TemporaryState()

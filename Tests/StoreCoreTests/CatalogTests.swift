@@ -63,7 +63,7 @@ struct CatalogTests {
         BadCase(name: "price as a JSON number", json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":0.99}]}"#,
                 message: "c.json: products[0] \"p\": price must be a string"),
         BadCase(name: "subscription without months", json: #"{"products":[{"id":"s","kind":"nonRenewingSubscription","title":"S","price":"1"}]}"#,
-                message: "c.json: products[0] \"s\": a non-renewing subscription needs \"months\""),
+                message: "c.json: products[0] \"s\": a non-renewing subscription needs a \"duration\" such as \"P3M\""),
         BadCase(name: "comic without image", json: #"{"products":[{"id":"c","kind":"nonConsumable","title":"C","price":"1"}]}"#,
                 message: "c.json: products[0] \"c\": a comic needs an \"image\""),
         BadCase(name: "bad policy", json: #"{"policy":"maybe","products":[{"id":"p","kind":"consumable","title":"P","price":"1"}]}"#,

@@ -37,7 +37,7 @@ struct StoreKitCatalogTests {
                     text += " \(offer.mode.rawValue) \(offer.period)×\(offer.periods) \(PriceFormatter.plain(offer.price))"
                 }
             }
-            if product.kind == .nonRenewingSubscription { text += " \(product.months)mo" }
+            if product.kind == .nonRenewingSubscription { text += " \(product.duration?.description ?? "?")" }
             return text
         }
     }
@@ -65,14 +65,14 @@ struct StoreKitCatalogTests {
             "nonconsumable.car nonConsumable 1.99 USD", "nonconsumable.utilityvehicle nonConsumable 2.99 USD",
             "nonconsumable.racecar nonConsumable 4.99 USD", "consumable.fuel.octane87 consumable 0.99 USD",
             "consumable.fuel.octane89 consumable 1.99 USD", "consumable.fuel.octane91 consumable 2.99 USD",
-            "nonRenewing.standard nonRenewingSubscription 9.99 USD 12mo",
+            "nonRenewing.standard nonRenewingSubscription 9.99 USD P1Y",
             "subscription.standard autoRenewableSubscription 2.99 USD P1M 3F19ED53#3",
             "subscription.premium autoRenewableSubscription 3.99 USD P1M 3F19ED53#2",
             "subscription.pro autoRenewableSubscription 4.99 USD P1M 3F19ED53#1 payUpFront P2M×1 1.99",
         ])
-        #expect(loaded.catalog.product("nonRenewing.standard")?.monthsSource == "inferred from \"Standard 1 Year Service Access\"")
-        #expect(loaded.catalog.clockRate == ClockSetting.sandboxRate)
-        #expect(loaded.warnings.map(\.entry) == ["settings._timeRate"])
+        #expect(loaded.catalog.product("nonRenewing.standard")?.durationSource == "inferred from \"Standard 1 Year Service Access\"")
+        #expect(loaded.catalog.clockRate == 86_400, "_timeRate 15: a monthly renewal every 30 seconds")
+        #expect(loaded.warnings.isEmpty)
         #expect(loaded.catalog.product("nonconsumable.car")?.image == "placeholder:nonconsumable.car")
     }
 
@@ -97,10 +97,10 @@ struct StoreKitCatalogTests {
         #expect(catalog.format == "Xcode StoreKit configuration 1.0")
         #expect(summary(catalog) == [
             "com.example.comics.owl nonConsumable 0.99 USD", "com.example.comics.sample consumable 0.00 USD",
-            "com.example.comics.3months nonRenewingSubscription 2.99 USD 3mo",
+            "com.example.comics.3months nonRenewingSubscription 2.99 USD P3M",
             "com.example.comics.club.weekly autoRenewableSubscription 4.99 USD P1W 20000001#1",
         ])
-        #expect(catalog.product("com.example.comics.3months")?.monthsSource == "inferred from the id")
+        #expect(catalog.product("com.example.comics.3months")?.durationSource == "inferred from the id")
     }
 
     @Test("4.0 layout in Japan: appPolicies ignored, yen prices with no decimals, Japanese names, half-year inferred")
@@ -115,26 +115,26 @@ struct StoreKitCatalogTests {
         #expect(english.product("jp.example.comic.catjudge")?.title == "猫の裁判", "only Japanese given: the first")
     }
 
-    @Test("5.0 layout: settings become the defer policy, billing retry with grace, one second a day; empty names show the id")
+    @Test("5.0 layout: settings become the defer policy, billing retry with grace, one hour is one day; empty names show the id")
     func versionFiveSettings() throws {
         let loaded = try load("v5-settings.storekit")
         let catalog = loaded.catalog
         #expect(catalog.defaultPolicy == .defer)
         #expect(catalog.billing == BillingSetting(failing: true, graceDays: 16))
-        #expect(catalog.clockRate == 86_400)
+        #expect(catalog.clockRate == 24, "_timeRate 1 is SKTestTimeRateOneHourIsOneDay")
         #expect(catalog.currencyCode == "GBP" && catalog.localeIdentifier == "en_GB")
         #expect(catalog.product("com.example.annual_pass")?.title == "com.example.annual_pass")
         #expect(catalog.product("com.example.annual_pass")?.months == 12)
         let weekend = try #require(catalog.product("com.example.weekend"))
         #expect(weekend.title == "com.example.weekend" && weekend.months == 0)
-        #expect(weekend.monthsSource?.hasPrefix("unknown") == true)
+        #expect(weekend.durationSource?.hasPrefix("unknown") == true)
         #expect(loaded.warnings.map(\.entry) == ["nonRenewingSubscriptions[1]"])
         #expect(summary(catalog).suffix(2) == [
             "com.example.plus.monthly autoRenewableSubscription 9.99 GBP P1M 5E000001#2 payAsYouGo P1M×3 0.99",
             "com.example.plus.yearly autoRenewableSubscription 89.99 GBP P1Y 5E000001#1 freeTrial P2W×1 0.00",
         ])
         let given = try load("v5-settings.storekit", StoreKitOptions(months: ["com.example.weekend": 1, "com.example.annual_pass": 24])).catalog
-        #expect(given.product("com.example.weekend")?.months == 1 && given.product("com.example.weekend")?.monthsSource == "--months")
+        #expect(given.product("com.example.weekend")?.months == 1 && given.product("com.example.weekend")?.durationSource == "--duration")
         #expect(given.product("com.example.annual_pass")?.months == 24, "--months wins over inference")
     }
 
@@ -175,7 +175,7 @@ struct StoreKitCatalogTests {
     @Test("The side file gives months, images, entitlements and views per pack")
     func sideFile() throws {
         let catalog = try load("sidefile.storekit").catalog
-        #expect(catalog.product("com.example.season")?.months == 4 && catalog.product("com.example.season")?.monthsSource == "side file")
+        #expect(catalog.product("com.example.season")?.months == 4 && catalog.product("com.example.season")?.durationSource == "side file")
         #expect(catalog.product("com.example.nightshift")?.image == "comics/night-shift.png")
         #expect(catalog.product("com.example.views")?.quantity == 5)
         #expect(catalog.product("com.example.comics.monthly")?.autoRenew?.unlocks == [AutoRenewTerms.allComics])
@@ -220,8 +220,8 @@ struct StoreKitCatalogTests {
          #"Bad.storekit: subscriptionGroups[0].subscriptions[0].introductoryOffer.paymentMode: "halfOff" is not a payment mode (free, payAsYouGo, payUpFront)"#),
         (#"{"settings": {"_askToBuyEnabled": "yes"}, "products": [{"productID": "a", "type": "Consumable"}]}"#,
          "Bad.storekit: settings._askToBuyEnabled: must be true or false"),
-        (#"{"version": {"major": 3}}"#, "Bad.storekit: has no products (no \"products\", \"nonRenewingSubscriptions\" or \"subscriptionGroups\" entries)"),
-        ("{\"products\": [", "Bad.storekit: is not valid JSON"),
+        ("<?xml version=\"1.0\"?><plist><dict><key>products</key>", "Bad.storekit: is not a valid property list"),
+        ("{\"products\": [", "Bad.storekit: is not valid JSON or a property list"),
         ("[1, 2]", "Bad.storekit: must be a JSON object"),
     ] as [(String, String)])
     func malformed(text: String, message: String) {
@@ -232,6 +232,108 @@ struct StoreKitCatalogTests {
     @Test("--months for a product the file does not have is refused")
     func monthsForUnknown() {
         #expect(parseError(#"{"products": [{"productID": "a", "type": "Consumable"}]}"#, StoreKitOptions(months: ["b": 3]))
-            == "Bad.storekit: --months names \"b\", which is not a product of this file")
+            == "Bad.storekit: --duration names \"b\", which is not a product of this file")
+    }
+
+    // MARK: Issue 13: every real file opens
+
+    @Test("C6 an empty configuration, as Xcode creates it, is an empty store with no error")
+    func emptyConfiguration() throws {
+        let loaded = try load("empty.storekit")
+        #expect(loaded.catalog.products.isEmpty)
+        #expect(loaded.warnings.isEmpty)
+        #expect(loaded.catalog.format == "Xcode StoreKit configuration 4.0")
+    }
+
+    @Test("C6 a .storekit saved as an XML or binary property list reads as its JSON twin would")
+    func propertyLists() throws {
+        for name in ["plist.storekit", "binary-plist.storekit"] {
+            let loaded = try load(name)
+            #expect(summary(loaded.catalog) == [
+                "comic.lost_sock nonConsumable 0.99 EUR",
+                "coins.10 consumable 1.99 EUR",
+                "pass.week.1 nonRenewingSubscription 4.99 EUR P1W",
+                "plus.monthly autoRenewableSubscription 2.99 EUR P1M B0000010#1 freeTrial P1W×1 0.00",
+            ], "\(name)")
+            #expect(loaded.catalog.products[0].title == "Lost Sock")
+            #expect(loaded.catalog.defaultPolicy == .defer, "_askToBuyEnabled, a property-list boolean")
+            #expect(loaded.catalog.clockRate == 2880.0, "_timeRate 12: a monthly renewal every 15 minutes")
+        }
+    }
+
+    @Test("C6 every key of an offer is optional: an empty price, no mode, no period each warn with the JSON path")
+    func offerKeysOptional() throws {
+        let loaded = try load("offer-keys.storekit")
+        #expect(summary(loaded.catalog) == [
+            "pro.monthly autoRenewableSubscription 9.99 USD P1M 21000001#1 payAsYouGo P1M×3 0.00",
+            "pro.yearly autoRenewableSubscription 59.99 USD P1Y 21000001#2 freeTrial P1Y×1 0.00",
+        ])
+        #expect(loaded.warnings.map(\.description) == [
+            "offer-keys.storekit: warning: subscriptionGroups[0].subscriptions[0].introductoryOffer.displayPrice: \"displayPrice\" is empty; it is free",
+            "offer-keys.storekit: warning: subscriptionGroups[0].subscriptions[1].introductoryOffer: has no \"paymentMode\"; read as a free trial",
+            "offer-keys.storekit: warning: subscriptionGroups[0].subscriptions[1].introductoryOffer: has no \"subscriptionPeriod\"; the plan's period P1Y is used",
+        ])
+        #expect(loaded.catalog.clockRate == ClockSetting.sandboxRate, "_compatibilityTimeRate by version: the newest (17 → 13) wins")
+        var side = StoreKitCatalog.SideFile()
+        side.offerPrices = ["pro.monthly": Decimal(string: "4.99")!]
+        let data = try Data(contentsOf: storeKitFixtures.appendingPathComponent("offer-keys.storekit"))
+        let (catalog, warnings) = try StoreKitCatalog.parse(data, fileName: "offer-keys.storekit", side: side)
+        #expect(catalog.products[0].autoRenew?.introductoryOffer?.price == Decimal(string: "4.99"))
+        #expect(warnings[0].message == "\"displayPrice\" is empty; the side file's price 4.99 is used")
+    }
+
+    @Test("C6 _timeRate: every value of SKTestSession.TimeRate maps exactly; fixed rates and unknown values warn once")
+    func timeRates() throws {
+        let day = 86_400.0, month = 30 * 86_400.0
+        let exact: [(Int, Double)] = [
+            (1, day / 3600), (2, day / 1800), (3, day / 300), (4, day / 60), (5, day / 30), (6, day),
+            (10, month / 3600), (11, month / 1800), (12, month / 900), (13, month / 300), (15, month / 30),
+        ]
+        for (value, rate) in exact {
+            let catalog = try parse(#"{"settings": {"_timeRate": \#(value)}}"#)
+            #expect(catalog.clockRate == rate, "time rate \(value)")
+        }
+        #expect(try parse(#"{"settings": {"_timeRate": 0}}"#).clockRate == nil, "0 is real time")
+        #expect(try parse(#"{"settings": {"_timeRate": 13}}"#).clockRate == ClockSetting.sandboxRate, "monthly renewal every 5 minutes is the sandbox's rate")
+        for (value, rate) in [(1000, month / 900), (1001, month / 300), (1002, month / 60), (1003, month / 30), (1004, month / 10), (1005, month / 2), (14, month / 300), (7, day)] {
+            let (catalog, warnings) = try StoreKitCatalog.parse(Data(#"{"settings": {"_timeRate": \#(value)}}"#.utf8), fileName: "T.storekit")
+            #expect(catalog.clockRate == rate, "time rate \(value)")
+            #expect(warnings.count == 1 && warnings[0].entry == "settings._timeRate", "time rate \(value): \(warnings)")
+        }
+        #expect(try parse(#"{"settings": {"_compatibilityTimeRate": 6}}"#).clockRate == day, "a plain number")
+        #expect(try parse(#"{"settings": {"_timeRate": 10, "_compatibilityTimeRate": {"3": 6}}}"#).clockRate == month / 3600, "_timeRate wins")
+    }
+
+    @Test("R5 C6 durations are read from ids and names in English, Chinese, Japanese, Spanish, German and French")
+    func durationInference() {
+        let cases: [(String, [String], String?)] = [
+            ("pro.day.7", [], "P7D"), ("pro.month.1", [], "P1M"), ("pro.year.1", [], "P1Y"), ("pro.week.2", [], "P2W"),
+            ("com.x.pass", ["专业版7天使用许可"], "P7D"), ("com.x.pass", ["1 Year"], "P1Y"), ("com.x.pass", ["一年会员"], "P1Y"),
+            ("com.x.pass", ["三个月"], "P3M"), ("com.x.pass", ["十二个月"], "P12M"), ("com.x.pass", ["2周体验"], "P2W"),
+            ("com.x.pass", ["1ヶ月パス"], "P1M"), ("com.x.pass", ["7日間チケット"], "P7D"), ("com.x.pass", ["1年間プラン"], "P1Y"),
+            ("com.x.pass", ["Pase de 7 días"], "P7D"), ("com.x.pass", ["Suscripción de 3 meses"], "P3M"), ("com.x.pass", ["1 año"], "P1Y"),
+            ("com.x.pass", ["Plan anual"], "P1Y"), ("com.x.pass", ["12 Monate Zugang"], "P12M"), ("com.x.pass", ["7 Tage"], "P7D"),
+            ("com.x.pass", ["1 Jahr"], "P1Y"), ("com.x.pass", ["2 Wochen"], "P2W"), ("com.x.pass", ["Pass 1 an"], "P1Y"),
+            ("com.x.pass", ["3 mois"], "P3M"), ("com.x.pass", ["7 jours"], "P7D"), ("com.x.pass", ["Abonnement annuel"], "P1Y"),
+            ("com.x.pass", ["Weekly Pass"], "P1W"), ("com.x.sub.3months", [], "P3M"), ("com.x.2yr", [], "P2Y"),
+            ("com.x.pass", ["Weekend Pass"], nil), ("com.x.moon", [], nil), ("com.x.v2", ["Premium"], nil), ("com.x.pass", ["Pro"], nil),
+        ]
+        for (id, names, expected) in cases {
+            #expect(DurationInference.infer(id: id, names: names)?.0.description == expected, "\(id) \(names)")
+        }
+    }
+
+    @Test("R5 the side file and --duration give ISO 8601 periods; --duration wins")
+    func durationOptions() throws {
+        var side = StoreKitCatalog.SideFile()
+        side.durations = ["com.example.weekend": SubscriptionPeriod(2, .day)]
+        let data = try Data(contentsOf: storeKitFixtures.appendingPathComponent("v5-settings.storekit"))
+        let (fromSide, _) = try StoreKitCatalog.parse(data, fileName: "v5.storekit", side: side)
+        #expect(fromSide.product("com.example.weekend")?.duration == SubscriptionPeriod(2, .day))
+        #expect(fromSide.product("com.example.weekend")?.durationSource == "side file")
+        let (given, _) = try StoreKitCatalog.parse(
+            data, fileName: "v5.storekit", options: StoreKitOptions(durations: ["com.example.weekend": .week]), side: side
+        )
+        #expect(given.product("com.example.weekend")?.duration == .week && given.product("com.example.weekend")?.days == 7)
     }
 }

@@ -118,6 +118,44 @@ struct BonusOrderTests {
     }
 }
 
+@Suite("Subscription arithmetic, every unit")
+struct DurationUnitTests {
+    @Test("R5 days and weeks add exactly, months and years clamp; A6 replays a receipt of mixed units to the stored expiry",
+          arguments: ["UTC", "Europe/Paris"])
+    func everyUnit(zone: String) throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: zone))
+        func extend(_ from: Date, _ period: SubscriptionPeriod, bonus: Int = 0) -> Date {
+            let duration = period.duration()
+            return SubscriptionMath.extend(expiry: nil, purchaseDate: from, months: duration.months, days: duration.days, bonusDays: bonus, calendar: calendar)
+        }
+        let start = try #require(calendar.date(from: DateComponents(year: 2027, month: 1, day: 31, hour: 9)))
+        func day(_ y: Int, _ m: Int, _ d: Int) -> Date { calendar.date(from: DateComponents(year: y, month: m, day: d, hour: 9))! }
+        #expect(extend(start, SubscriptionPeriod(7, .day)) == day(2027, 2, 7))
+        #expect(extend(start, SubscriptionPeriod(2, .week)) == day(2027, 2, 14))
+        #expect(extend(start, SubscriptionPeriod(1, .month)) == day(2027, 2, 28), "31 Jan + 1 month clamps")
+        #expect(extend(start, SubscriptionPeriod(1, .year)) == day(2028, 1, 31))
+        #expect(extend(day(2028, 2, 29), SubscriptionPeriod(1, .year)) == day(2029, 2, 28), "29 Feb + 1 year clamps")
+        #expect(extend(start, SubscriptionPeriod(30, .day), bonus: 1) == day(2027, 3, 3))
+        // Days cross the change to summer time in Paris on 28 March 2027 as calendar days.
+        #expect(extend(day(2027, 3, 25), SubscriptionPeriod(7, .day)) == day(2027, 4, 1))
+        var receipt: [ReceiptEntry] = []
+        var stored: Date?
+        var now = start
+        for (index, period) in [SubscriptionPeriod(7, .day), .month, SubscriptionPeriod(2, .week), .year, SubscriptionPeriod(3, .day)].enumerated() {
+            let duration = period.duration()
+            let entry = ReceiptEntry(
+                transactionID: "t\(index)", account: "ann", productID: "p", kind: .nonRenewingSubscription,
+                months: duration.months, days: duration.days, bonusDays: 1, purchaseDate: now, device: "d"
+            )
+            receipt.append(entry)
+            stored = SubscriptionMath.extend(expiry: stored, purchaseDate: now, months: entry.months, days: entry.days, bonusDays: 1, calendar: calendar)
+            now = now.addingTimeInterval(Double(index + 1) * 20 * 86_400)
+        }
+        #expect(SubscriptionMath.recomputeExpiry(from: receipt, calendar: calendar) == stored)
+    }
+}
+
 @Suite("Fixed-offset calendar arithmetic")
 struct FixedOffsetTests {
     @Test("R5 the fast path gives Calendar's answers, over many dates, months and zones", arguments: ["UTC", "Asia/Tokyo", "Asia/Kolkata", "Etc/GMT+5"])

@@ -63,6 +63,9 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
             // this they scanned the whole history, so start-up grew with it.
             try db.execute(sql: "CREATE INDEX txnByState ON txn(state, user)")
         }
+        migrator.registerMigration("v3: durations in days") { db in
+            try db.execute(sql: "ALTER TABLE txn ADD COLUMN days INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 

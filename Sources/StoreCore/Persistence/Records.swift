@@ -166,7 +166,8 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         transaction = StoreTransaction(
             id: try row.text("id", of: table), user: user.isEmpty ? nil : user, productID: try row.text("productID", of: table),
             kind: try row.stored("kind", of: table), quantity: Int(try row.integer("quantity", of: table)),
-            months: Int(try row.integer("months", of: table)), bonusDays: Int(try row.integer("bonusDays", of: table)),
+            months: Int(try row.integer("months", of: table)), days: Int(try row.integer("days", of: table)),
+            bonusDays: Int(try row.integer("bonusDays", of: table)),
             state: try row.stored("state", of: table), reason: try row.storedIfPresent("reason", of: table),
             createdAt: try row.date("createdAt", of: table), purchaseDate: try row.optionalDate("purchaseDate", of: table),
             dueAt: try row.optionalDate("dueAt", of: table), dueApproves: dueApproves.map { $0 != 0 },
@@ -182,6 +183,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         container["kind"] = transaction.kind.rawValue
         container["quantity"] = transaction.quantity
         container["months"] = transaction.months
+        container["days"] = transaction.days
         container["bonusDays"] = transaction.bonusDays
         container["state"] = transaction.state.rawValue
         container["reason"] = transaction.reason?.rawValue
@@ -244,7 +246,7 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "receipt"
     enum Columns {
         static let transactionID = Column("transactionID"), account = Column("account"), productID = Column("productID")
-        static let kind = Column("kind"), months = Column("months"), purchaseDate = Column("purchaseDate")
+        static let kind = Column("kind"), months = Column("months"), days = Column("days"), purchaseDate = Column("purchaseDate")
     }
     var entry: ReceiptEntry
 
@@ -262,6 +264,7 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
             transactionID: try row.text("transactionID", of: table), account: try row.text("account", of: table),
             productID: try row.text("productID", of: table), kind: try row.stored("kind", of: table),
             quantity: Int(try row.integer("quantity", of: table)), months: Int(try row.integer("months", of: table)),
+            days: Int(try row.integer("days", of: table)),
             bonusDays: Int(try row.integer("bonusDays", of: table)), purchaseDate: try row.date("purchaseDate", of: table),
             device: try row.text("device", of: table), event: try row.stored("event", of: table),
             group: try row.optionalText("groupID", of: table), expiresDate: try row.optionalDate("expiresDate", of: table),
@@ -278,6 +281,7 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
         container["kind"] = entry.kind.rawValue
         container["quantity"] = entry.quantity
         container["months"] = entry.months
+        container["days"] = entry.days
         container["bonusDays"] = entry.bonusDays
         container["purchaseDate"] = entry.purchaseDate.storeSeconds
         container["device"] = entry.device

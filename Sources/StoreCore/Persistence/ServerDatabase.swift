@@ -62,6 +62,10 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
                 CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """)
         }
+        migrator.registerMigration("v3: durations in days") { db in
+            // Non-renewing subscriptions of days and weeks (R5): months stay months, days add after.
+            try db.execute(sql: "ALTER TABLE receipt ADD COLUMN days INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 
@@ -88,18 +92,18 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
     public func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
         try write { db in
             typealias Columns = ReceiptRecord.Columns
-            let latest = try ReceiptRecord.filter(Columns.account == entry.account && Columns.months > 0)
+            let latest = try ReceiptRecord.filter(Columns.account == entry.account && (Columns.months > 0 || Columns.days > 0))
                 .order(Columns.purchaseDate.desc, Columns.transactionID.desc).fetchOne(db)?.entry
             let inserted = try Self.insert(db, entry)
             let stored = try Self.storedExpiry(db, account: entry.account)
-            guard inserted, entry.months > 0 else { return stored }
+            guard inserted, entry.extendsExpiry else { return stored }
             let expiry: Date?
             let sortsLast = latest.map { (entry.purchaseDate.storeSeconds, entry.transactionID) > ($0.purchaseDate.storeSeconds, $0.transactionID) } ?? true
             if sortsLast {
                 // The usual case: the new purchase is the latest on the receipt, so R5 applied to
                 // the stored expiry gives what A6's full recomputation would.
                 expiry = SubscriptionMath.extend(
-                    expiry: stored, purchaseDate: entry.purchaseDate, months: entry.months,
+                    expiry: stored, purchaseDate: entry.purchaseDate, months: entry.months, days: entry.days,
                     bonusDays: entry.bonusDays, calendar: calendar
                 )
             } else {
