@@ -21,6 +21,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case restoreDelivered = "restore-delivered"
     /// Renewals, billing failures or expiries the clock passed are on the receipt.
     case renewalsRecorded = "renewals-recorded"
+    /// Renewals are written on the device as purchased transactions, not yet finished (Q6).
+    case renewalsReceived = "renewals-received"
 
     /// What the step leaves on disk, for `storefront --list-crash-points`.
     public var summary: String {
@@ -33,6 +35,7 @@ public enum CrashPoint: String, CaseIterable, Sendable {
         case .restoreRecorded: "a restored transaction is written; its content not delivered"
         case .restoreDelivered: "one restored transaction delivered and finished"
         case .renewalsRecorded: "renewals the clock passed are on the receipt"
+        case .renewalsReceived: "the device has the account's new renewals as purchased transactions; not finished"
         }
     }
 }

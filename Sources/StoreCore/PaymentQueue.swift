@@ -182,7 +182,10 @@ public final class PaymentQueue: SessionRole {
             }
             report.settled = try settleDueTransactions()
             report.redelivered = try deliverUnfinished()
-            if let user = try currentUser() { report.renewals = try plans.settle(account: user).map(\.transactionID) }
+            if let user = try currentUser() {
+                report.renewals = try plans.settle(account: user).map(\.transactionID)
+                report.received = try receiveRenewals(account: user)
+            }
             return report
         }
     }
@@ -200,6 +203,29 @@ public final class PaymentQueue: SessionRole {
             }
         }
         return due.map(\.id)
+    }
+
+    /// Q6: every renewal on the account's receipt reaches this device once, as a transaction of
+    /// its own (the renewal line's id, the first purchase's original id), purchased, then
+    /// delivered and finished. A crash in between leaves it unfinished: the next start finishes it.
+    private func receiveRenewals(account: String) throws(StoreError) -> [String] {
+        let renewals = try server.planLines(account: account).filter { $0.event == .renewal }
+        let known = try device.known(renewals.map(\.transactionID))
+        var received: [String] = []
+        for line in renewals where !known.contains(line.transactionID) {
+            let transaction = StoreTransaction(
+                id: line.transactionID, user: account, productID: line.productID, kind: .autoRenewableSubscription,
+                quantity: 0, months: 0, bonusDays: 0, state: .purchased, reason: nil, createdAt: line.purchaseDate,
+                purchaseDate: line.purchaseDate, dueAt: nil, dueApproves: nil, isFinished: false,
+                originalID: line.reference, steps: []
+            )
+            if try device.receive(transaction) { received.append(transaction.id) }
+        }
+        guard !received.isEmpty else { return [] }
+        try session.publishEvents()
+        try crashPoint(.renewalsReceived)
+        for id in received { try deliver(id) }
+        return received
     }
 
     private func deliverUnfinished() throws(StoreError) -> [String] {
@@ -282,9 +308,11 @@ public struct RecoveryReport: Sendable, Equatable {
     public var redelivered: [String] = []
     /// Auto-renewable plan lines the clock's passing wrote (renewals, billing failures, expiries).
     public var renewals: [String] = []
+    /// Renewals (of this or another device's settling) delivered to this device as transactions (Q6).
+    public var received: [String] = []
 
     public var isEmpty: Bool {
-        reconciled.isEmpty && abandoned.isEmpty && settled.isEmpty && redelivered.isEmpty && renewals.isEmpty
+        reconciled.isEmpty && abandoned.isEmpty && settled.isEmpty && redelivered.isEmpty && renewals.isEmpty && received.isEmpty
     }
 }
 

@@ -56,6 +56,10 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     public var steps: [TransactionStep]
 
     public var states: [TransactionState] { steps.map(\.state) }
+
+    /// A renewal of an auto-renewable plan, delivered to the device as StoreKit does (Q6): it
+    /// carries the plan's original purchase as `originalID`.
+    public var isRenewal: Bool { kind == .autoRenewableSubscription && state != .restored && originalID != nil }
 }
 
 /// What an observer is told: one state change of one transaction, in order (Q2).

@@ -128,6 +128,7 @@ extension Context {
             ("dueAt", formatDate(transaction.dueAt)),
             ("user", .optional(transaction.user)),
             ("originalID", .optional(transaction.originalID)),
+            ("transactionReason", .string(transaction.isRenewal ? "RENEWAL" : "PURCHASE")),
             ("steps", .array(transaction.steps.map { step in
                 .object([("state", .string(step.state.rawValue)), ("reason", .optional(step.reason?.rawValue)), ("at", formatDate(step.at))])
             })),
@@ -138,6 +139,7 @@ extension Context {
         let title = store.catalog.product(transaction.productID)?.title ?? transaction.productID
         var text = "\(transaction.id)  \(title)  \(transaction.states.map(\.rawValue).joined(separator: " → "))"
         if let reason = transaction.reason { text += " (\(Wording.reason(reason)))" }
+        if transaction.isRenewal { text += " (renewal)" }
         if let due = transaction.dueAt, transaction.state == .purchasing {
             text += " (\(Wording.due(approves: transaction.dueApproves == true, at: isoText(due))))"
         }

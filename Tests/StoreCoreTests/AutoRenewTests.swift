@@ -51,6 +51,62 @@ struct AutoRenewTests {
         #expect(try plan(store).renewals == 12)
     }
 
+    @Test("Q6 A6 a year of monthly renewals: one purchase and twelve renewals in each signed-in device's history, each delivered once, observers told")
+    func renewalsReachEveryDevice() throws {
+        let state = TemporaryState()
+        let phone = try store(state, "ann", at: utc(2025, 12, 1), device: "phone")
+        let tablet = try state.signedIn("ann", device: "tablet", catalog: selfiesCatalog)
+        // The group's one trial is used and lapses first, so the year is twelve paid renewals.
+        try phone.queue.buy("allaccess.monthly")
+        _ = try phone.plans.perform(.cancel, on: "allaccess.monthly")
+        state.clock.set(utc(2026, 1, 31, 10))
+        let purchase = try phone.queue.buy("allaccess.monthly")
+        var seen: [String] = []
+        tablet.queue.observe { event in if event.state == .purchased { seen.append(event.transactionID) } }
+        try tablet.queue.publishEvents()
+        // The clock passes a month at a time; each device settles as its screen ticks.
+        for month in 1...12 {
+            state.clock.set(utc(2026, 1, 31, 10).addingTimeInterval(Double(month) * 31 * 86_400))
+            try phone.queue.recover()
+            try tablet.queue.recover()
+            try tablet.queue.recover()
+        }
+        state.clock.set(utc(2027, 1, 31, 10))
+        try phone.queue.recover()
+        try tablet.queue.recover()
+        for store in [phone, tablet] {
+            let history = try store.queue.history().filter { $0.kind == .autoRenewableSubscription }
+            let renewals = history.filter(\.isRenewal)
+            #expect(renewals.count == 12, "\(store.session.deviceName): \(history.map(\.id))")
+            #expect(Set(renewals.map(\.id)).count == 12)
+            #expect(renewals.allSatisfy { $0.originalID == purchase.id && $0.isFinished && $0.states == [.purchased] })
+            #expect(renewals.map { $0.purchaseDate! } == renewals.map { $0.purchaseDate! }.sorted())
+            #expect(try store.entitlements.receipt().isConsistent)
+        }
+        let phoneIDs = try phone.queue.history().filter(\.isRenewal).map(\.id)
+        #expect(try tablet.queue.history().filter(\.isRenewal).map(\.id) == phoneIDs, "the same transaction ids on every device")
+        try tablet.queue.publishEvents()
+        #expect(seen.sorted() == phoneIDs.sorted(), "observers see each renewal once")
+        #expect(try phone.queue.recover().received.isEmpty, "nothing twice")
+    }
+
+    @Test("Q6 a crash after the renewals are written and before they are finished: the next start finishes each once")
+    func renewalCrash() throws {
+        let state = TemporaryState()
+        let phone = try store(state, "ann", at: utc(2026, 1, 31, 10), device: "phone")
+        try phone.queue.buy("allaccess.monthly")
+        state.clock.set(utc(2026, 4, 1))
+        phone.crashPoints = { point throws(StoreError) in if point == .renewalsReceived { throw .stopped(at: point) } }
+        #expect(throws: StoreError.self) { try phone.queue.recover() }
+        let next = try state.store(device: "phone", catalog: selfiesCatalog)
+        let cut = try next.queue.history().filter(\.isRenewal)
+        #expect(cut.count == 2 && cut.allSatisfy { !$0.isFinished }, "written, not finished")
+        let report = try next.queue.recover()
+        #expect(Set(report.redelivered) == Set(cut.map(\.id)) && report.received.isEmpty)
+        #expect(try next.queue.history().filter(\.isRenewal).allSatisfy(\.isFinished))
+        #expect(try next.queue.history().filter(\.isRenewal).count == 2)
+    }
+
     @Test("R6 with a catalog that sells only plans, an active plan is subscribed and the header speaks for it; not the pass's perks")
     func subscribedByPlan() throws {
         let state = TemporaryState()

@@ -42,7 +42,7 @@ struct CrashPointTests {
             case .restore:
                 [.restoreRecorded, .restoreDelivered]
             case .renewal:
-                [.renewalsRecorded]
+                [.renewalsRecorded, .renewalsReceived]
             }
         }
     }

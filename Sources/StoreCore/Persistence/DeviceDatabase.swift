@@ -266,6 +266,26 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         }
     }
 
+    /// Writes a transaction another device's store made for the account (a renewal, Q6), with its
+    /// event, unless this device has it already. True when it was new.
+    @discardableResult
+    func receive(_ transaction: StoreTransaction) throws(StoreError) -> Bool {
+        try write { db in
+            if try TransactionRecord.fetchOne(db, where: "id", is: transaction.id) != nil { return false }
+            try TransactionRecord(transaction).insert(db)
+            try Self.appendEvent(db, id: transaction.id, step: TransactionStep(state: transaction.state, reason: nil, at: transaction.createdAt))
+            return true
+        }
+    }
+
+    /// Which of `ids` this device has.
+    func known(_ ids: [String]) throws(StoreError) -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        return try read { db in
+            Set(try String.fetchAll(db, sql: "SELECT id FROM txn WHERE id IN (\(databaseQuestionMarks(count: ids.count)))", arguments: StatementArguments(ids)))
+        }
+    }
+
     func insert(_ transaction: StoreTransaction) throws(StoreError) {
         try write { db in
             try TransactionRecord(transaction).insert(db)
