@@ -22,6 +22,9 @@ public struct ScenarioStep: Equatable, Sendable {
         case restart
         /// For `scenario play`: shown to the audience, ignored by `check`.
         case caption(String), pause, open(String)
+        /// The catalog the scenario runs on: a file relative to the scenario, or a shipped name
+        /// (`catalog selfies.json`). Only as the first step.
+        case catalog(String)
         case expectHeader(String)
         case expectRow(String, shows: String)
         case expectState(TransactionState)
@@ -71,11 +74,16 @@ public enum ScenarioParser {
             let line = strip(rawLine)
             guard !line.isEmpty else { continue }
             let number = index + 1
+            let step: ScenarioStep
             do {
-                steps.append(ScenarioStep(line: number, text: line, kind: try kind(of: line)))
+                step = ScenarioStep(line: number, text: line, kind: try kind(of: line))
             } catch {
                 throw ScenarioError(file: file, line: number, message: error.message)
             }
+            if case .catalog = step.kind, !steps.isEmpty {
+                throw ScenarioError(file: file, line: number, message: "\"catalog\" must come before every other step")
+            }
+            steps.append(step)
         }
         return steps
     }
@@ -127,6 +135,7 @@ public enum ScenarioParser {
         }
         let lower = w.map { $0.lowercased() }
         switch (lower.first ?? "", lower.count > 1 ? lower[1] : "") {
+        case ("catalog", _): return .catalog(try word(1, "a catalog file"))
         case ("device", _): return .device(try word(1, "a device name"))
         case ("sign", "up"): return .signUp(try word(2, "an account name"), password: password(after: 3))
         case ("sign", "in"): return .signIn(try word(2, "an account name"), password: password(after: 3))

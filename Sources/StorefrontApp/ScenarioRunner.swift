@@ -166,7 +166,7 @@ public final class ScenarioRunner {
             var billing = try store.settings.billing()
             billing.graceDays = days
             try store.settings.setBilling(billing)
-        case .caption, .pause, .open: break
+        case .caption, .pause, .open, .catalog: break
         default: break
         }
         if let id = lastTransaction?.id { lastTransaction = try? store.queue.transaction(id) }

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StorefrontApp
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -177,8 +178,14 @@ struct Context {
     }
 
     /// --assets, then $STOREFRONT_ASSETS, then an `assets` folder beside the program or above it
-    /// (a build tree, or an install's share/storefront/assets), then the current folder's.
+    /// (a build tree, or an install's share/storefront/assets), then the current folder's, then
+    /// the copy carried inside the program, written out to the cache folder.
     static func locateAssets(_ option: String?) -> URL? {
+        if let found = locateAssetsFolder(option) { return found }
+        return try? ShippedAssets.materialize(in: ShippedAssets.cacheRoot(environment: ProcessInfo.processInfo.environment))
+    }
+
+    private static func locateAssetsFolder(_ option: String?) -> URL? {
         if let option { return URL(fileURLWithPath: option) }
         if let variable = Environment.current.assets { return URL(fileURLWithPath: variable) }
         let isAssets = { (url: URL) in FileManager.default.fileExists(atPath: url.appendingPathComponent("catalog.json").path) }

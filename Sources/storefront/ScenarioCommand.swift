@@ -13,6 +13,30 @@ func loadScenario(_ path: String) throws(ScenarioError) -> (name: String, steps:
     return (name, try ScenarioParser.parse(text, file: name))
 }
 
+/// The catalog a scenario runs on: the one its `catalog FILE` step names (beside the scenario,
+/// else a shipped file of that name), else the command line's. One clear line when it cannot be
+/// found or read.
+func scenarioCatalog(_ steps: [ScenarioStep], path: String, name: String, common: CommonOptions) throws -> LoadedCatalog {
+    guard case .catalog(let file)? = steps.first?.kind else { return try Context.loadCatalog(common) }
+    let beside = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file)
+    var candidates = [file.hasPrefix("/") ? URL(fileURLWithPath: file) : beside]
+    if let assets = Context.locateAssets(common.assets) { candidates.append(assets.appendingPathComponent(file)) }
+    guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
+        throw CommandFailure(message: "\(name):\(steps[0].line): catalog \"\(file)\" is neither beside the scenario nor a shipped catalog", status: 2)
+    }
+    var options = common
+    options.catalog = found.path
+    return try Context.loadCatalog(options)
+}
+
+/// Every shipped scenario, in the shipped folder and the folders under it, in order.
+func shippedScenarios(_ common: CommonOptions) -> [String] {
+    guard let assets = Context.locateAssets(common.assets) else { return [] }
+    let folder = assets.appendingPathComponent("scenarios")
+    let found = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
+    return found.filter { $0.hasSuffix(".scenario") }.sorted().map { folder.appendingPathComponent($0).path }
+}
+
 /// A temporary state folder for one scenario, removed after `body`: a scenario never touches a
 /// real store.
 func withScenarioFolder<T>(_ body: (URL) throws -> T) throws -> T {
@@ -80,13 +104,13 @@ struct ScenarioCommand: ParsableCommand {
             try requireTerminal()
             try reportingFailures {
                 guard speed > 0, speed <= 100 else { throw CommandFailure(message: "--speed must be more than 0 and at most 100", status: 2) }
-                let loaded = try Context.loadCatalog(common)
                 let scenario: (name: String, steps: [ScenarioStep])
                 do {
                     scenario = try loadScenario(file)
                 } catch let error as ScenarioError {
                     throw CommandFailure(message: error.description, status: 2)
                 }
+                let loaded = try scenarioCatalog(scenario.steps, path: file, name: scenario.name, common: common)
                 try withScenarioFolder { folder in
                     let runner = try ScenarioRunner(catalog: loaded.catalog, stateDirectory: folder)
                     var failed = 0
@@ -105,21 +129,15 @@ struct ScenarioCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run scenarios without a screen; each expectation passes or fails with its line. Exit 1 if any failed."
         )
-        @Argument(help: "Scenario files (default: every .scenario in the shipped assets/scenarios).") var files: [String] = []
+        @Argument(help: "Scenario files (default: every .scenario shipped in assets/scenarios and its folders).") var files: [String] = []
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try reportingFailures {
-                let loaded = try Context.loadCatalog(common)
-                var paths = files
-                if paths.isEmpty, let assets = Context.locateAssets(common.assets) {
-                    let folder = assets.appendingPathComponent("scenarios")
-                    paths = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
-                        .filter { $0.hasSuffix(".scenario") }.sorted().map { folder.appendingPathComponent($0).path }
-                }
+                let paths = files.isEmpty ? shippedScenarios(common) : files
                 guard !paths.isEmpty else { throw CommandFailure(message: "no scenario files given or shipped", status: 2) }
                 var results: [ScenarioResult] = []
-                for path in paths { results.append(try Self.check(path, catalog: loaded.catalog)) }
+                for path in paths { results.append(try Self.check(path, common: common)) }
                 Self.print(results, json: common.json)
                 let failed = results.filter { !$0.passed }
                 if results.contains(where: { $0.error != nil && $0.expectations.isEmpty && $0.error?.line == 0 }) {
@@ -129,13 +147,14 @@ struct ScenarioCommand: ParsableCommand {
             }
         }
 
-        static func check(_ path: String, catalog: Catalog) throws -> ScenarioResult {
+        static func check(_ path: String, common: CommonOptions) throws -> ScenarioResult {
             let scenario: (name: String, steps: [ScenarioStep])
             do {
                 scenario = try loadScenario(path)
             } catch {
                 return ScenarioResult(file: error.file, expectations: [], error: error)
             }
+            let catalog = try scenarioCatalog(scenario.steps, path: path, name: scenario.name, common: common).catalog
             return try withScenarioFolder { folder in
                 try ScenarioRunner(catalog: catalog, stateDirectory: folder).run(scenario.steps, file: scenario.name)
             }
