@@ -48,6 +48,10 @@ public protocol AccountServer: AnyObject, Sendable {
     func setClockSetting(_ setting: ClockSetting) throws(StoreError)
     func billingSetting() throws(StoreError) -> BillingSetting
     func setBillingSetting(_ setting: BillingSetting) throws(StoreError)
+    /// StoreKit errors set for the whole state folder (Q7); nil while nobody has set any, so that
+    /// the catalog's own apply.
+    func simulatedErrors() throws(StoreError) -> SimulatedErrors?
+    func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError)
     /// A catalog's clock rate and billing, taken only by a server that has neither set yet.
     func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError)
 }

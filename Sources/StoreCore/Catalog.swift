@@ -16,6 +16,9 @@ public struct Catalog: Sendable, Equatable {
     public var bonusDays: Int
     /// The outcome policy a device starts with (Q4).
     public var defaultPolicy: PurchaseOutcome
+    /// StoreKit errors the catalog's settings turn on (a `.storekit` file's `_storeKitErrors`),
+    /// used until the state folder sets its own (Q7).
+    public var simulatedErrors = SimulatedErrors()
     public var products: [Product]
     public var randomComics: [RandomComic]
     /// An accelerated clock a fresh state folder starts with (a `.storekit` file's `_timeRate`).

@@ -39,6 +39,16 @@ final class DeviceSession {
 
     func now() -> Date { clock.now() }
 
+    /// The StoreKit errors in force (Q7): the state folder's, else the catalog's.
+    func simulatedErrors() throws(StoreError) -> SimulatedErrors {
+        try server.simulatedErrors() ?? catalog.simulatedErrors
+    }
+
+    /// Throws the simulated error set for `api`, if any: the API fails as StoreKit's would.
+    func failIfSimulated(_ api: StoreKitAPI) throws(StoreError) {
+        if let error = try simulatedErrors()[api] { throw StoreError.simulated(api: api, error: error) }
+    }
+
     /// The account this device acts for, or nil for a guest.
     func currentUser() throws(StoreError) -> String? {
         if let sessionUser { return sessionUser }
@@ -84,4 +94,5 @@ extension SessionRole {
     func currentUser() throws(StoreError) -> String? { try session.currentUser() }
     func withDeviceLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try session.withDeviceLock(body) }
     func crashPoint(_ point: CrashPoint) throws(StoreError) { try session.crashPoints(point) }
+    func failIfSimulated(_ api: StoreKitAPI) throws(StoreError) { try session.failIfSimulated(api) }
 }

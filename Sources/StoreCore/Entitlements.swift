@@ -21,9 +21,11 @@ public final class Entitlements: SessionRole {
         let entitlements = Array(Set(plans.flatMap(\.unlocks))).sorted()
         let allComics = passActive || entitlements.contains(AutoRenewTerms.allComics)
         // R6: "subscribed" is any active subscription that gives access. The header speaks for
-        // the non-renewing pass while it runs, else for the plan that gives access longest.
+        // the non-renewing pass; in a catalog that sells no pass, for the plan that gives access
+        // longest.
         let plan = plans.filter(\.hasAccess).max { $0.accessUntil < $1.accessUntil }
-        let headerExpiry = passActive ? profile.expiry : plan?.accessUntil ?? profile.expiry
+        let sellsPass = catalog.products.contains { $0.kind == .nonRenewingSubscription }
+        let headerExpiry = passActive || sellsPass ? profile.expiry : plan?.accessUntil
         var status = StoreStatus(
             user: user, device: session.deviceName, now: now, expiry: profile.expiry, isSubscribed: passActive || plan != nil,
             daysRemaining: SubscriptionMath.daysRemaining(expiry: profile.expiry, now: now),
@@ -33,11 +35,13 @@ public final class Entitlements: SessionRole {
             entitlements: entitlements
         )
         status.hasPass = passActive
+        status.headerIsActive = SubscriptionMath.isActive(expiry: headerExpiry, now: now)
         return status
     }
 
     /// The catalog in order, each with the action its row offers now (R1–R4).
     public func productRows() throws(StoreError) -> [ProductRow] {
+        try failIfSimulated(.loadProducts)
         let status = try status()
         let inFlight = try device.transactions(.inFlight(user: status.user ?? ""))
         return catalog.products.map { product in
@@ -120,8 +124,9 @@ public struct StoreStatus: Sendable, Equatable {
     /// The non-renewing pass is active: every comic, unlimited random views (R2, R7), Renew (R3).
     public var hasPass = false
     public var daysRemaining: Int
-    /// Exactly the R6 text.
+    /// Exactly the R6 text, and whether it speaks of an active subscription (its colour).
     public var header: String
+    public var headerIsActive = false
     /// Comics bought (R1), in the order they arrived.
     public var owned: [String]
     /// Comics that can be viewed now: owned, or all of them while subscribed (R2).
@@ -146,6 +151,7 @@ public struct StoreStatus: Sendable, Equatable {
         self.hasPass = isSubscribed
         self.daysRemaining = daysRemaining
         self.header = header
+        self.headerIsActive = isSubscribed
         self.owned = owned
         self.unlocked = unlocked
         self.randomViewsRemaining = randomViewsRemaining

@@ -73,6 +73,9 @@ public final class PaymentQueue: SessionRole {
     @discardableResult
     public func buy(_ productID: String, outcome: PurchaseOutcome? = nil) throws(StoreError) -> StoreTransaction {
         let product = try catalog.require(productID)
+        // Q7: a simulated Purchase error fails the purchase as StoreKit 2's purchase() throws:
+        // before any transaction exists.
+        try failIfSimulated(.purchase)
         return try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let user = try currentUser()
             if product.isSubscription, user == nil { throw StoreError.signInRequired(productID: product.id) }
@@ -91,6 +94,7 @@ public final class PaymentQueue: SessionRole {
                 createdAt: now, purchaseDate: nil, dueAt: nil, dueApproves: nil, isFinished: false,
                 originalID: nil, steps: []
             )
+            transaction.verificationError = try session.simulatedErrors()[.verification]?.description
             if case .delayed(let after, let approve) = outcome {
                 transaction.dueAt = after.added(to: now, calendar: calendar).wholeSeconds
                 transaction.dueApproves = approve
@@ -212,13 +216,15 @@ public final class PaymentQueue: SessionRole {
         let renewals = try server.planLines(account: account).filter { $0.event == .renewal }
         let known = try device.known(renewals.map(\.transactionID))
         var received: [String] = []
+        let verification = try session.simulatedErrors()[.verification]?.description
         for line in renewals where !known.contains(line.transactionID) {
-            let transaction = StoreTransaction(
+            var transaction = StoreTransaction(
                 id: line.transactionID, user: account, productID: line.productID, kind: .autoRenewableSubscription,
                 quantity: 0, months: 0, bonusDays: 0, state: .purchased, reason: nil, createdAt: line.purchaseDate,
                 purchaseDate: line.purchaseDate, dueAt: nil, dueApproves: nil, isFinished: false,
                 originalID: line.reference, steps: []
             )
+            transaction.verificationError = verification
             if try device.receive(transaction) { received.append(transaction.id) }
         }
         guard !received.isEmpty else { return [] }
@@ -275,6 +281,8 @@ public final class PaymentQueue: SessionRole {
     @discardableResult
     public func restore() throws(StoreError) -> RestoreResult {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        // Q7: restore is App Store Sync (`AppStore.sync()`).
+        try failIfSimulated(.appStoreSync)
         return try withDeviceLock { () throws(StoreError) -> RestoreResult in
             let owned = try server.ownedProducts(account: user)
             let now = now()

@@ -70,6 +70,8 @@ public final class Plans: SessionRole {
     /// The signed-in account's plans, one per subscription group it ever subscribed in.
     public func subscriptions() throws(StoreError) -> [PlanStatus] {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        // Q7: reading plans is Subscription Status (`Product.SubscriptionInfo.status`).
+        try failIfSimulated(.subscriptionStatus)
         try settle(account: user)
         return try planStatuses(account: user)
     }
@@ -113,7 +115,10 @@ public final class Plans: SessionRole {
 
     /// Cancels, turns back on, expires or renews now the plan of `productID`'s group.
     public func perform(_ action: PlanAction, on productID: String) throws(StoreError) -> PlanStatus {
-        try act(on: productID, action.verb) { rules, state, now, context throws(AutoRenewal.Refusal) in
+        // Q7: cancelling and turning renewal back on is what the Manage Subscriptions sheet does;
+        // expiring and renewing now are the test session's own controls.
+        if action == .cancel || action == .renewOn { try failIfSimulated(.manageSubscriptionsSheet) }
+        return try act(on: productID, action.verb) { rules, state, now, context throws(AutoRenewal.Refusal) in
             switch action {
             case .cancel: try rules.cancel(state, at: now, context: context)
             case .renewOn: try rules.renewOn(state, at: now, context: context)
@@ -135,6 +140,8 @@ public final class Plans: SessionRole {
     /// Refunds a plan purchase or renewal by its receipt id (or a unique prefix of 4+ characters).
     public func refund(_ id: String) throws(StoreError) -> PlanStatus {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        // Q7: a refund is asked for through the Refund Request sheet.
+        try failIfSimulated(.refundRequestSheet)
         return try withDeviceLock { () throws(StoreError) -> PlanStatus in
             try settle(account: user)
             let lines = try server.planLines(account: user)

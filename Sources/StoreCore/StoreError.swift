@@ -25,6 +25,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownDuration(productID: String)
     /// An auto-renewable plan cannot take this action now; the text says why and what can be done.
     case planRefused(String)
+    /// A StoreKit API failed with the simulated error set for it (Q7).
+    case simulated(api: StoreKitAPI, error: SimulatedError)
     /// A simulated crash at a durability step (tests and the scenario player's `crash` step).
     case stopped(at: CrashPoint)
     case corruptDatabase(path: String, reason: String)
@@ -79,6 +81,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "\(path) is not a usable database (\(reason)); it was left untouched: move it aside to start afresh"
         case .storage(let path, let reason):
             "\(path): \(reason)"
+        case .simulated(let api, let error):
+            "\(api.rawValue) failed: \(error) (a simulated StoreKit error; `storefront errors clear \(api.argument)` stops it)"
         }
     }
 
@@ -91,7 +95,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .corruptDatabase, .storage, .stopped:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused, .unknownDuration:
+             .alreadySubscribed, .planRefused, .unknownDuration, .simulated:
             1
         }
     }

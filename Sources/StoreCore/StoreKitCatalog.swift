@@ -131,10 +131,9 @@ public enum StoreKitCatalog {
         if try settings?.child("_askToBuyEnabled")?.boolean() == true { catalog.defaultPolicy = .defer }
         if try settings?.child("_failTransactionsEnabled")?.boolean() == true { catalog.defaultPolicy = .fail(.unknown) }
         if let errors = try settings?.child("_storeKitErrors")?.arrayOrNil() {
-            for error in errors {
-                let entry = try error.object()
-                if try entry.child("name")?.stringOrNil() == "Purchase", try entry.child("enabled")?.boolean() == true {
-                    catalog.defaultPolicy = .fail(.unknown)
+            for node in errors {
+                if let (api, error) = try Self.simulatedError(node, file: fileName, warnings: &warnings) {
+                    catalog.simulatedErrors[api] = error
                 }
             }
         }
@@ -206,6 +205,37 @@ public enum StoreKitCatalog {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
             throw CatalogError(file: fileName, entry: nil, message: "is not valid JSON or a property list" + (detail.map { " (\($0))" } ?? ""))
         }
+    }
+
+    /// One entry of `_storeKitErrors` (Q7): `{"name": "Purchase", "enabled": true, "current": …}`.
+    /// `current` names the error: a string ("networkError", "StoreKitError.networkError"), or an
+    /// object or array holding one; an enabled entry whose error cannot be read fails with the
+    /// API's plainest error (StoreKitError.unknown; VerificationError.invalidSignature) and a
+    /// warning naming the path.
+    static func simulatedError(_ node: Node, file: String, warnings: inout [CatalogWarning]) throws(CatalogError) -> (StoreKitAPI, SimulatedError)? {
+        let entry = try node.object()
+        guard try entry.child("enabled")?.boolean() == true else { return nil }
+        guard let name = try entry.child("name")?.stringOrNil() else { throw node.error("has no \"name\"") }
+        guard let api = StoreKitAPI(rawValue: name) ?? StoreKitAPI(argument: name) else {
+            warnings.append(CatalogWarning(file: file, entry: node.path + ".name", message: "\"\(name)\" is not a StoreKit API Storefront knows; ignored"))
+            return nil
+        }
+        let plainest = api == .verification
+            ? SimulatedError(parsing: "invalidSignature", for: api)! : SimulatedError(parsing: "StoreKitError.unknown", for: api)!
+        guard let current = entry.child("current"), !(current.value is NSNull) else { return (api, plainest) }
+        func strings(_ value: Any) -> [String] {
+            if let text = value as? String { return [text] }
+            if let object = value as? [String: Any] { return object.keys.sorted().flatMap { [$0] + strings(object[$0]!) } }
+            if let array = value as? [Any] { return array.flatMap(strings) }
+            return []
+        }
+        if let error = strings(current.value).lazy.compactMap({ SimulatedError(parsing: $0, for: api) }).first {
+            return (api, error)
+        }
+        warnings.append(CatalogWarning(
+            file: file, entry: current.path, message: "no \(api.rawValue) error Storefront knows is named here; \(plainest) is used"
+        ))
+        return (api, plainest)
     }
 
     /// `_timeRate`, else `_compatibilityTimeRate` (a number, or an object keyed by OS version:

@@ -27,6 +27,18 @@ public final class StoreSettings: SessionRole {
 
     public func billing() throws(StoreError) -> BillingSetting { try server.billingSetting() }
 
+    /// The StoreKit errors in force (Q7): the state folder's, else the catalog's.
+    public func simulatedErrors() throws(StoreError) -> SimulatedErrors { try session.simulatedErrors() }
+
+    /// Sets (or with nil clears) one API's error; the others stay as they are.
+    public func setSimulatedError(_ error: SimulatedError?, for api: StoreKitAPI) throws(StoreError) {
+        var errors = try simulatedErrors()
+        errors[api] = error
+        try server.setSimulatedErrors(errors)
+    }
+
+    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try server.setSimulatedErrors(errors) }
+
     /// Changes how renewals are charged, after settling what the old setting decided.
     public func setBilling(_ setting: BillingSetting) throws(StoreError) {
         try plans.settleAll()

@@ -30,10 +30,12 @@ public enum SubscriptionMath {
         return Int(expiry.timeIntervalSince(now) / 86_400)
     }
 
+    public static let notSubscribed = "Not Subscribed"
+
     /// The header text of R6, exactly: `Subscribed! Expires: dd/MM/yyyy (N Days)` or `Not Subscribed`.
     /// One day left reads `(1 Day)`; under a day reads `(less than 1 Day: 5h 12m left)`.
     public static func header(expiry: Date?, now: Date, calendar: Calendar) -> String {
-        guard let expiry, isActive(expiry: expiry, now: now) else { return "Not Subscribed" }
+        guard let expiry, isActive(expiry: expiry, now: now) else { return notSubscribed }
         let days = daysRemaining(expiry: expiry, now: now)
         let left: String
         switch days {

@@ -54,6 +54,9 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     /// For a `restored` transaction: the purchase it restores.
     public var originalID: String?
     public var steps: [TransactionStep]
+    /// Why StoreKit would hand this transaction to the app unverified (a simulated Verification
+    /// error, Q7): "VerificationResult.VerificationError.invalidSignature"; nil when verified.
+    public var verificationError: String? = nil
 
     public var states: [TransactionState] { steps.map(\.state) }
 

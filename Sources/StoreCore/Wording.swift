@@ -6,6 +6,8 @@ import Foundation
 public enum Wording {
     /// An empty catalog (a new `.storekit` file): the screen's message and `products`' line.
     public static let noProducts = "No products yet."
+    /// Under a failed product list (a simulated Load Products error, Q7).
+    public static let retrying = "Trying again every second; clear it with E in the transaction manager or `storefront errors clear`."
     public static let noProductsAdvice = "This catalog has none; add some in Xcode's StoreKit editor or the catalog file."
 
     /// What a row offers, after its price: "Buy", "Subscribe", "✓ Subscribed". Nil where the label

@@ -44,6 +44,9 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var planSummaries: [String] = []
     /// "1 week free" beside a plan whose introductory offer the account can still use.
     public var offerNotes: [String: String] = [:]
+    /// StoreKit errors in force (Q7), and why the product list could not load (Load Products).
+    public var simulatedErrors = SimulatedErrors()
+    public var productsError: String?
 
     public init(
         status: StoreStatus, rows: [ProductRow], pending: [StoreTransaction], policy: PurchaseOutcome,
@@ -199,6 +202,8 @@ public enum Effect: Equatable, Sendable {
     /// An action on the auto-renewable plan of the product's group.
     case plan(PlanCommand, productID: String)
     case setBilling(BillingSetting)
+    /// StoreKit's simulated errors (Q7): the transaction manager's `E` steps through presets.
+    case setSimulatedErrors(SimulatedErrors)
     case advanceClock(StoreDuration)
     case realClock
     case signIn(name: String, password: String)

@@ -29,7 +29,7 @@ public enum Command: Equatable, Sendable {
     case nextComic, buyViews
     case approve, decline, resolve, nextPolicy, previousPolicy
     case advance(StoreDuration), realTime
-    case plan(PlanCommand), toggleBilling, toggleGrace
+    case plan(PlanCommand), toggleBilling, toggleGrace, nextSimulatedErrors
     case nextField, previousField, choose, erase
 }
 
@@ -92,6 +92,7 @@ public let keyMap: [KeyBinding] = [
     KeyBinding([.plans], character("f"), .plan(.refund), key: "f", "refund"),
     KeyBinding([.plans], character("B"), .toggleBilling, key: "B", "billing"),
     KeyBinding([.plans], character("g"), .toggleGrace, key: "g", "grace"),
+    KeyBinding([.transactions], character("E"), .nextSimulatedErrors, key: "E", "StoreKit error"),
     // Everywhere but the sign-in form.
     KeyBinding([.products, .detail, .random, .transactions], character("?"), .help, key: "?", "help"),
     KeyBinding([.products], character("q") + [.escape], .quit, key: "q", "quit", help: "q Esc"),

@@ -25,13 +25,24 @@ public final class LiveStore: StoreServing {
         let setting = try store.settings.clockSetting()
         let catalog = store.catalog
         let status = try store.entitlements.status()
+        // Q7: a simulated Load Products error leaves the list empty with the reason; every tick
+        // tries again.
+        var rows: [ProductRow] = []
+        var productsError: String?
+        switch Result(catching: { () throws(StoreError) -> [ProductRow] in try store.entitlements.productRows() }) {
+        case .success(let loaded): rows = loaded
+        case .failure(.simulated(let api, let error)): productsError = "\(api.rawValue) failed: \(error)"
+        case .failure(let other): throw other
+        }
         var snapshot = StoreSnapshot(
-            status: status, rows: try store.entitlements.productRows(),
+            status: status, rows: rows,
             pending: try store.queue.pending() + store.queue.delayed(), policy: try store.queue.policy(),
             clockDescription: setting.summary, catalogName: catalog.name, currencyCode: catalog.currencyCode,
             localeIdentifier: catalog.localeIdentifier, timeZone: calendar.timeZone
         )
         snapshot.billing = try store.settings.billing()
+        snapshot.simulatedErrors = try store.settings.simulatedErrors()
+        snapshot.productsError = productsError
         snapshot.planSummaries = status.plans.map { $0.summary(calendar: calendar, catalog: catalog) }
         let usedOffers = Set(status.plans.filter(\.introOfferUsed).map(\.group))
         let formatter = catalog.priceFormatter
@@ -54,6 +65,7 @@ public final class LiveStore: StoreServing {
             case .showRandom: actions.append(.randomShown(try store.randomComics.show()))
             case .setPolicy(let policy): try store.queue.setPolicy(policy)
             case .setBilling(let billing): try store.settings.setBilling(billing)
+            case .setSimulatedErrors(let errors): try store.settings.setSimulatedErrors(errors)
             case .plan(let command, let productID):
                 let plan = try command.action.map { try store.plans.perform($0, on: productID) } ?? store.plans.refundCurrentPeriod(of: productID)
                 actions.append(.planChanged(plan.summary(calendar: calendar, catalog: store.catalog)))

@@ -256,6 +256,8 @@ private func reduceTransactions(_ state: inout AppState, _ command: Command) -> 
     case .realTime: return [.realClock]
     case .restore: return [.restore]
     case .plan(let planCommand): return planEffect(&state, planCommand)
+    case .nextSimulatedErrors:
+        return [.setSimulatedErrors((state.snapshot?.simulatedErrors ?? SimulatedErrors()).nextPreset)]
     case .toggleBilling:
         var billing = state.snapshot?.billing ?? BillingSetting()
         billing.failing.toggle()

@@ -37,6 +37,10 @@ public struct ScenarioStep: Equatable, Sendable {
         case plan(PlanCommand, String)
         case billing(failing: Bool)
         case grace(days: Int?)
+        /// StoreKit's simulated errors (Q7): `error purchase productUnavailable`, `error purchase off`,
+        /// `errors clear`.
+        case simulatedError(StoreKitAPI, SimulatedError?)
+        case clearSimulatedErrors
         /// Part of the plan's summary: "free trial, renews 07/02/2026", "grace period", "expired".
         case expectPlan(String)
     }
@@ -193,6 +197,18 @@ public enum ScenarioParser {
         case ("billing", _):
             let text = try word(1, "ok or fail")
             do { return .billing(failing: try BillingSetting.failing(parsing: text)) } catch { throw Problem(message: error.description) }
+        case ("error", _):
+            let name = try word(1, "a StoreKit API such as purchase or load-products")
+            guard let api = StoreKitAPI(argument: name) else {
+                throw Problem(message: "\"\(name)\" is not a StoreKit API (\(StoreKitAPI.allCases.map(\.argument).joined(separator: ", ")))")
+            }
+            let text = try word(2, "an error such as networkError, or off")
+            if text.lowercased() == "off" { return .simulatedError(api, nil) }
+            guard let error = SimulatedError(parsing: text, for: api) else {
+                throw Problem(message: "\"\(text)\" is not an error \(api.rawValue) can have")
+            }
+            return .simulatedError(api, error)
+        case ("errors", "clear"): return .clearSimulatedErrors
         case ("grace", _):
             let text = try word(1, "off, on or a number of days like 16d")
             do { return .grace(days: try BillingSetting.graceDays(parsing: text)) } catch { throw Problem(message: error.description) }

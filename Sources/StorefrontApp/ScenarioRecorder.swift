@@ -29,6 +29,9 @@ public final class ScenarioRecorder {
         case .setBilling(let billing):
             lines.append("billing \(billing.failing ? "fail" : "ok")")
             lines.append("grace \(billing.graceDays.map { "\($0)d" } ?? "off")")
+        case .setSimulatedErrors(let errors):
+            lines.append("errors clear")
+            for api in errors.errors.keys.sorted() { lines.append("error \(api.argument) \(errors[api]!)") }
         case .realClock: lines.append("# (the clock went back to real time here; scenarios keep their own)")
         case .signIn(let name, let password): lines.append("sign in \(name) password \"\(password)\"")
         case .signUp(let name, let password): lines.append("sign up \(name) password \"\(password)\"")

@@ -166,6 +166,8 @@ public final class ScenarioRunner {
             var billing = try store.settings.billing()
             billing.graceDays = days
             try store.settings.setBilling(billing)
+        case .simulatedError(let api, let error): try store.settings.setSimulatedError(error, for: api)
+        case .clearSimulatedErrors: try store.settings.setSimulatedErrors(SimulatedErrors())
         case .caption, .pause, .open, .catalog: break
         default: break
         }

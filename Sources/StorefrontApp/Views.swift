@@ -143,7 +143,7 @@ private func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Th
         status.plans.firstIndex(of: plan).flatMap { snapshot.planSummaries.indices.contains($0) ? snapshot.planSummaries[$0] : nil }
     }
     if sellsNonRenewing || planLine == nil {
-        screen.write(TextWidth.truncate(" " + status.header, to: width), x: 0, y: 1, style: status.isSubscribed ? theme.subscribed : theme.notSubscribed)
+        screen.write(TextWidth.truncate(" " + status.header, to: width), x: 0, y: 1, style: status.headerIsActive ? theme.subscribed : theme.notSubscribed)
         // The auto-renewable plan goes on the spare line under the header when there is one.
         if let planLine, let plan, state.size.rows >= 12, state.route == .products {
             screen.write(TextWidth.truncate(" Plan: " + planLine, to: width), x: 0, y: 2, style: plan.hasAccess ? theme.subscribed : theme.notSubscribed)
@@ -172,6 +172,11 @@ private func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Th
     guard let snapshot = state.snapshot else { return }
     let layout = ProductListLayout(size: state.size, snapshot: snapshot, selection: state.selection)
     let width = state.size.columns
+    if let error = snapshot.productsError {
+        let frame = Rect(x: 1, y: layout.top, width: width - 2, height: max(1, min(7, state.size.rows - layout.top - 1)))
+        drawMessage(&screen, in: frame, lines: ["Could not load the products", error, Wording.retrying], theme: theme)
+        return
+    }
     if snapshot.rows.isEmpty, !snapshot.isOpening {
         // An empty configuration, as Xcode makes a new one (C6).
         let frame = Rect(x: 1, y: layout.top, width: width - 2, height: max(1, min(7, state.size.rows - layout.top - 1)))
@@ -305,6 +310,9 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     line("Clock          ", "\(clockText(snapshot.status.now, snapshot.timeZone, withDate: true)) · \(snapshot.clockDescription)")
     line("Next purchase  ", snapshot.policy.description, theme.action)
     line("Pending        ", snapshot.pending.isEmpty ? "none" : "\(snapshot.pending.count)")
+    if !snapshot.simulatedErrors.isEmpty {
+        line("StoreKit errors", " " + snapshot.simulatedErrors.lines.joined(separator: " · "), theme.failed)
+    }
     if !snapshot.status.plans.isEmpty || snapshot.rows.contains(where: { $0.product.kind == .autoRenewableSubscription }) {
         for summary in snapshot.planSummaries { line("Plan           ", summary, theme.action) }
         let grace = snapshot.billing.graceDays.map { "grace \($0) days" } ?? "no grace period"

@@ -22,7 +22,7 @@ struct Storefront: ParsableCommand {
             Resolve.self, Restore.self, Status.self, Random.self, History.self, Receipt.self, ClockCommand.self,
             Policy.self, ResetDevice.self, CatalogCommand.self, ShowImage.self, ScenarioCommand.self,
             Subscriptions.self, Cancel.self, RenewOn.self, Refund.self, Expire.self, ForceRenew.self, Billing.self,
-            Grace.self, CrashPoints.self,
+            Grace.self, ErrorsCommand.self, CrashPoints.self,
         ],
         defaultSubcommand: Screen.self
     )
@@ -129,6 +129,8 @@ extension Context {
             ("user", .optional(transaction.user)),
             ("originalID", .optional(transaction.originalID)),
             ("transactionReason", .string(transaction.isRenewal ? "RENEWAL" : "PURCHASE")),
+            ("verified", .bool(transaction.verificationError == nil)),
+            ("verificationError", .optional(transaction.verificationError)),
             ("steps", .array(transaction.steps.map { step in
                 .object([("state", .string(step.state.rawValue)), ("reason", .optional(step.reason?.rawValue)), ("at", formatDate(step.at))])
             })),
@@ -140,6 +142,7 @@ extension Context {
         var text = "\(transaction.id)  \(title)  \(transaction.states.map(\.rawValue).joined(separator: " → "))"
         if let reason = transaction.reason { text += " (\(Wording.reason(reason)))" }
         if transaction.isRenewal { text += " (renewal)" }
+        if let error = transaction.verificationError { text += " (unverified: \(error))" }
         if let due = transaction.dueAt, transaction.state == .purchasing {
             text += " (\(Wording.due(approves: transaction.dueApproves == true, at: isoText(due))))"
         }

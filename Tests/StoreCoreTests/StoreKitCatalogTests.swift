@@ -336,4 +336,33 @@ struct StoreKitCatalogTests {
         )
         #expect(given.product("com.example.weekend")?.duration == .week && given.product("com.example.weekend")?.days == 7)
     }
+
+    @Test("Q7 _storeKitErrors: enabled entries become simulated errors named as Apple names them; current read as a string, object or array")
+    func storeKitErrors() throws {
+        let text = #"""
+        {"settings": {"_storeKitErrors": [
+          {"name": "Load Products", "enabled": true, "current": null},
+          {"name": "Purchase", "enabled": true, "current": "Product.PurchaseError.productUnavailable"},
+          {"name": "Verification", "enabled": true, "current": {"error": "invalidCertificateChain"}},
+          {"name": "App Store Sync", "enabled": false, "current": "networkError"},
+          {"name": "Refund Request Sheet", "enabled": true, "current": ["StoreKitError", "systemError"]},
+          {"name": "Subscription Status", "enabled": true, "current": 7},
+          {"name": "Time Travel", "enabled": true}
+        ]}}
+        """#
+        let (catalog, warnings) = try StoreKitCatalog.parse(Data(text.utf8), fileName: "E.storekit")
+        #expect(catalog.simulatedErrors.lines == [
+            "Load Products: StoreKitError.unknown",
+            "Purchase: Product.PurchaseError.productUnavailable",
+            "Verification: VerificationResult.VerificationError.invalidCertificateChain",
+            "Subscription Status: StoreKitError.unknown",
+            "Refund Request Sheet: StoreKitError.systemError",
+        ])
+        #expect(catalog.defaultPolicy == .approve, "a Purchase error fails purchases, it is not the policy")
+        #expect(warnings.map(\.description) == [
+            "E.storekit: warning: settings._storeKitErrors[5].current: no Subscription Status error Storefront knows is named here; StoreKitError.unknown is used",
+            "E.storekit: warning: settings._storeKitErrors[6].name: \"Time Travel\" is not a StoreKit API Storefront knows; ignored",
+        ])
+        #expect(try load("samples/backyard-birds.storekit").catalog.simulatedErrors.isEmpty, "all nine listed, none enabled")
+    }
 }

@@ -23,6 +23,25 @@ struct ViewTests {
         ])
     }
 
+    @Test("Q7 a simulated Load Products error: the list says so and retries each tick; E in the transaction manager steps the errors")
+    func simulatedErrors() throws {
+        let harness = try Harness()
+        harness.press(.character("t"), .character("E"))
+        #expect(harness.state.snapshot?.simulatedErrors.lines == ["Load Products: StoreKitError.networkError"])
+        #expect(harness.lines().contains(" StoreKit errors Load Products: StoreKitError.networkError"), "\(harness.lines())")
+        harness.press(.character("q"))
+        var lines = harness.lines()
+        #expect(lines.contains { $0.contains("Could not load the products") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("Load Products failed: StoreKitError.networkError") })
+        #expect(harness.state.snapshot?.rows.isEmpty == true)
+        harness.press(.character("b"))
+        try harness.store.settings.setSimulatedErrors(SimulatedErrors())
+        harness.tick()
+        lines = harness.lines()
+        #expect(lines[3].contains("Night Shift"), "the next tick loads the list again: \(lines)")
+        #expect(try harness.store.queue.history().isEmpty, "b on a failed list bought nothing")
+    }
+
     @Test("C6 an empty configuration opens as an empty store that says there are no products yet; keys do nothing harmful")
     func emptyCatalog() throws {
         let harness = try Harness(catalog: Catalog(name: "New", products: []))
@@ -153,7 +172,7 @@ struct ViewTests {
             " 12:00:00  \(id)  Random Comics ×5  purchasing",
             " 12:00:00  \(id)  Random Comics ×5  deferred",
             "", "", "", "",
-            " ↑↓ select  a approve  x decline  s resolve  p d m h 0 r ? q",
+            " ↑↓ select  a approve  x decline  s p d m h 0 r E ? q",
         ])
     }
 

@@ -66,6 +66,9 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         migrator.registerMigration("v3: durations in days") { db in
             try db.execute(sql: "ALTER TABLE txn ADD COLUMN days INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v4: unverified transactions") { db in
+            try db.execute(sql: "ALTER TABLE txn ADD COLUMN verificationError TEXT")
+        }
         return migrator
     }
 

@@ -172,7 +172,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
             createdAt: try row.date("createdAt", of: table), purchaseDate: try row.optionalDate("purchaseDate", of: table),
             dueAt: try row.optionalDate("dueAt", of: table), dueApproves: dueApproves.map { $0 != 0 },
             isFinished: try row.integer("finished", of: table) != 0, originalID: try row.optionalText("originalID", of: table),
-            steps: []
+            steps: [], verificationError: try row.optionalText("verificationError", of: table)
         )
     }
 
@@ -184,6 +184,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         container["quantity"] = transaction.quantity
         container["months"] = transaction.months
         container["days"] = transaction.days
+        container["verificationError"] = transaction.verificationError
         container["bonusDays"] = transaction.bonusDays
         container["state"] = transaction.state.rawValue
         container["reason"] = transaction.reason?.rawValue
@@ -328,6 +329,7 @@ struct PlanRecord: FetchableRecord, PersistableRecord {
 struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "setting"
     static let billing = "billing"
+    static let simulatedErrors = "simulatedErrors"
     var key: String
     var value: String
 }

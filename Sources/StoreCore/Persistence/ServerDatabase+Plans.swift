@@ -90,6 +90,19 @@ extension ServerDatabase {
         }
     }
 
+    public func simulatedErrors() throws(StoreError) -> SimulatedErrors? {
+        try read { db in
+            try SettingRecord.filter(key: SettingRecord.simulatedErrors).asRequest(of: Row.self).fetchOne(db)
+                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
+        }
+    }
+
+    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) {
+        try write { db in
+            try SettingRecord(key: SettingRecord.simulatedErrors, value: try StoredJSON.text(errors, dates: .foundationDefault)).upsert(db)
+        }
+    }
+
     public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) {
         try write { db in
             try SettingRecord(key: SettingRecord.billing, value: try StoredJSON.text(setting, dates: .foundationDefault)).upsert(db)
