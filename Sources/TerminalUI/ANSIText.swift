@@ -1,21 +1,23 @@
 // A screen as text with ANSI SGR colour codes, for printing outside curses (show-image).
 public enum ANSIText {
     public static func render(_ screen: Screen) -> String {
+        (0..<screen.size.rows).map { row(screen, $0) + "\n" }.joined()
+    }
+
+    /// One row, its styles as SGR codes, ending plain.
+    public static func row(_ screen: Screen, _ y: Int) -> String {
         var output = ""
-        for y in 0..<screen.size.rows {
-            var current = Style.plain
-            for x in 0..<screen.size.columns {
-                let cell = screen[x, y]
-                if cell.isContinuation { continue }
-                if cell.style != current {
-                    output += sgr(cell.style)
-                    current = cell.style
-                }
-                output += cell.text
+        var current = Style.plain
+        for x in 0..<screen.size.columns {
+            let cell = screen[x, y]
+            if cell.isContinuation { continue }
+            if cell.style != current {
+                output += sgr(cell.style)
+                current = cell.style
             }
-            if current != .plain { output += "\u{1B}[0m" }
-            output += "\n"
+            output += cell.text
         }
+        if current != .plain { output += "\u{1B}[0m" }
         return output
     }
 

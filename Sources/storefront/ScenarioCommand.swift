@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import StoreCore
 import StorefrontApp
+import TerminalUI
 
 /// A scenario file's name and steps, or the one line that says why not.
 func loadScenario(_ path: String) throws(ScenarioError) -> (name: String, steps: [ScenarioStep]) {
@@ -98,6 +99,8 @@ struct ScenarioCommand: ParsableCommand {
         )
         @Argument(help: "The scenario file.") var file: String
         @Option(help: "Pace: 1 is a demo, 2 twice as fast, 0.5 slower.") var speed: Double = 1
+        @Option(help: ArgumentHelp("Also write the demo as an asciicast v2 recording (asciinema's players read it).", valueName: "file.cast"))
+        var cast: String?
         @OptionGroup var common: CommonOptions
 
         func run() throws {
@@ -111,10 +114,24 @@ struct ScenarioCommand: ParsableCommand {
                     throw CommandFailure(message: error.description, status: 2)
                 }
                 let loaded = try scenarioCatalog(scenario.steps, path: file, name: scenario.name, common: common)
+                // A recording that cannot be written is said before the screen opens.
+                if let cast, !FileManager.default.createFile(atPath: cast, contents: nil) {
+                    throw CommandFailure(message: "\(cast): cannot be written", status: 2)
+                }
                 try withScenarioFolder { folder in
                     let runner = try ScenarioRunner(catalog: loaded.catalog, stateDirectory: folder)
                     var failed = 0
-                    try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
+                    try withScreen(log: folder.appendingPathComponent("storefront.log")) { curses in
+                        var terminal: FrameRendering & EventListening = curses
+                        if let cast {
+                            let writer: AsciicastWriter
+                            do {
+                                writer = try AsciicastWriter(url: URL(fileURLWithPath: cast), size: curses.size, title: "Storefront: \(scenario.name)")
+                            } catch {
+                                throw CommandFailure(message: "\(error)", status: 2)
+                            }
+                            terminal = RecordingTerminal(curses, writer: writer)
+                        }
                         let player = ScenarioPlayer(runner: runner, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), speed: speed)
                         player.play(scenario.steps, file: scenario.name)
                         failed = player.failed

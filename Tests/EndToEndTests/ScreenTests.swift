@@ -188,6 +188,29 @@ extension ScreenTests {
 }
 
 extension ScreenTests {
+    @Test("scenario play --cast writes the demo as an asciicast v2 recording whose frames end on the finished banner")
+    func scenarioCast() throws {
+        let session = try Session()
+        try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
+        let file = session.stateDirectory.appendingPathComponent("cast.scenario")
+        let cast = session.stateDirectory.appendingPathComponent("demo.cast")
+        try "caption \"Buying a comic\"\nsign up bo\nbuy \"Cat Judge\"\nexpect owned \"Cat Judge\"\n".write(to: file, atomically: true, encoding: .utf8)
+        let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20", "--cast", cast.path]))
+        try tmux.waitFor("Scenario finished: 1 passed, 0 failed")
+        try tmux.send("q")
+        #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"))
+        let lines = try String(contentsOf: cast, encoding: .utf8).split(separator: "\n")
+        let header = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(header["version"] as? Int == 2 && (header["width"] as? Int ?? 0) >= 40 && (header["height"] as? Int ?? 0) >= 12, "\(header)")
+        let events = try lines.dropFirst().map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any]) }
+        let times = events.compactMap { $0[0] as? Double }
+        #expect(times.count == events.count && times == times.sorted(), "times only go forward")
+        let output = events.compactMap { $0[2] as? String }.joined()
+        for text in ["Buying a comic", "Cat Judge", "Scenario finished: 1 passed, 0 failed"] {
+            #expect(output.contains(text), "\(text) is in the recording")
+        }
+    }
+
     @Test("scenario record: what a person does in tmux becomes a scenario that plays back to the same state")
     func scenarioRecord() throws {
         let session = try Session()
