@@ -128,4 +128,26 @@ struct CrashPointWalkTests {
         #expect(plans.first?["renewals"] as? Int == 3, "\(plans)")
         #expect(try session.object(["receipt", "--device", "phone"])["consistent"] as? Bool == true)
     }
+
+    @Test("Q6 A6 a year of monthly renewals: one purchase and twelve renewals in each device's history, once each, also after SIGKILL between receiving and finishing")
+    func yearOfRenewals() throws {
+        let session = try session(plan: true)
+        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+        // The group's trial is used first and lapses, so the year is paid renewals.
+        try session.run(["buy", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"]).expectSuccess()
+        try session.run(["cancel", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"]).expectSuccess()
+        try session.run(["clock", "advance", "1w", "--device", "phone"]).expectSuccess()
+        try session.run(["buy", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"]).expectSuccess()
+        let killed = try session.run(["clock", "advance", "1y", "--device", "tablet"], environment: ["STOREFRONT_FAULT": "crash-at:renewals-received"])
+        #expect(killed.signalled, "\(killed)")
+        for device in ["tablet", "phone", "tablet"] {
+            let history = try session.array(["history", "--device", device]).filter { ($0["product"] as? String)?.contains("allaccess.monthly") == true }
+            let renewals = history.filter { $0["transactionReason"] as? String == "RENEWAL" }
+            #expect(renewals.count == 12, "\(device): \(history.map { $0["id"] ?? "" })")
+            #expect(Set(renewals.compactMap { $0["id"] as? String }).count == 12)
+            #expect(renewals.allSatisfy { $0["finished"] as? Bool == true && $0["states"] as? [String] == ["purchased"] }, "\(device)")
+            #expect(history.count - renewals.count == (device == "phone" ? 2 : 0), "the two purchases, on the phone that made them")
+            #expect(try session.object(["receipt", "--device", device])["consistent"] as? Bool == true)
+        }
+    }
 }
