@@ -297,6 +297,8 @@ extension BadInputTests {
     struct StoredValue: CustomTestStringConvertible, Sendable {
         let file: String, table: String, column: String, value: String, command: [String]
         var plans = false
+        /// Which setting row is corrupted (the `setting` table).
+        var key = "billing"
         var testDescription: String { "\(table).\(column) = \(value)" }
     }
 
@@ -315,6 +317,7 @@ extension BadInputTests {
         StoredValue(file: "server.sqlite", table: "plan", column: "state", value: "'{}'", command: ["status"], plans: true),
         StoredValue(file: "server.sqlite", table: "clock", column: "setting", value: "'{\"mode\":\"warp\"}'", command: ["status"]),
         StoredValue(file: "server.sqlite", table: "setting", column: "value", value: "'{\"failing\":\"maybe\"}'", command: ["subscriptions"], plans: true),
+        StoredValue(file: "server.sqlite", table: "setting", column: "value", value: "'{\"Purchase\":\"StoreKitError.tired\"}'", command: ["buy", "com.storefront.randomviews"], key: "simulatedErrors"),
     ]
 
     @Test("P2 a value Storefront never writes, in any enum or JSON column, exits 3 naming the table and column; nothing is rewritten", arguments: storedValues)
@@ -326,10 +329,11 @@ extension BadInputTests {
         try session.run(["billing", "ok"]).expectSuccess()
         let product = example.plans ? "com.storefront.selfies.sub.allaccess.monthly" : "com.storefront.randomviews"
         try session.run(["buy", product]).expectSuccess()
+        try session.run(["errors", "set", "app-transaction", "networkError"]).expectSuccess()
         let path = session.stateDirectory.appendingPathComponent(example.file).path
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
-            let filter = example.table == "meta" ? " WHERE key = 'policy'" : example.table == "setting" ? " WHERE key = 'billing'" : ""
+            let filter = example.table == "meta" ? " WHERE key = 'policy'" : example.table == "setting" ? " WHERE key = '\(example.key)'" : ""
             try db.execute(sql: "UPDATE \(example.table) SET \(example.column) = \(example.value)\(filter)")
             #expect(db.changesCount >= 1, "nothing to corrupt in \(example.table)")
         }
