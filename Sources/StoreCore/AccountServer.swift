@@ -48,6 +48,10 @@ public protocol AccountServer: AnyObject, Sendable {
     func setClockSetting(_ setting: ClockSetting) throws(StoreError)
     func billingSetting() throws(StoreError) -> BillingSetting
     func setBillingSetting(_ setting: BillingSetting) throws(StoreError)
+    /// The app identity signed data carries (S4); nil while nobody has set it, so that the
+    /// catalog's applies.
+    func appIdentity() throws(StoreError) -> AppIdentity?
+    func setAppIdentity(_ identity: AppIdentity) throws(StoreError)
     /// StoreKit errors set for the whole state folder (Q7); nil while nobody has set any, so that
     /// the catalog's own apply.
     func simulatedErrors() throws(StoreError) -> SimulatedErrors?

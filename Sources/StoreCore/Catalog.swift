@@ -19,6 +19,10 @@ public struct Catalog: Sendable, Equatable {
     /// StoreKit errors the catalog's settings turn on (a `.storekit` file's `_storeKitErrors`),
     /// used until the state folder sets its own (Q7).
     public var simulatedErrors = SimulatedErrors()
+    /// The app's bundle id, when the catalog says (signed data carries it, S4).
+    public var bundleID: String?
+    /// The App Store storefront, by its three-letter country code (a `.storekit` file's `_storefront`).
+    public var storefront = "USA"
     public var products: [Product]
     public var randomComics: [RandomComic]
     /// An accelerated clock a fresh state folder starts with (a `.storekit` file's `_timeRate`).
@@ -179,13 +183,14 @@ public enum CatalogLoader {
             throw fail(nil, "must be a JSON object with a \"products\" array")
         }
         var warnings: [CatalogWarning] = []
-        let topKeys: Set = ["name", "currency", "locale", "bonusDays", "policy", "products", "randomComics", "$comment"]
+        let topKeys: Set = ["name", "bundleId", "currency", "locale", "bonusDays", "policy", "products", "randomComics", "$comment"]
         for key in root.keys.sorted() where !topKeys.contains(key) {
             warnings.append(CatalogWarning(file: fileName, entry: nil, message: "unknown key \"\(key)\" is ignored"))
         }
         let fields = Fields(values: root, entry: nil, file: fileName)
         var catalog = Catalog(products: [])
         catalog.name = try fields.string("name") ?? fileName
+        catalog.bundleID = try fields.string("bundleId")
         catalog.currencyCode = try fields.string("currency") ?? "USD"
         guard catalog.currencyCode.count == 3, catalog.currencyCode.allSatisfy({ $0.isASCII && $0.isLetter }) else {
             throw fail(nil, "currency \"\(catalog.currencyCode)\" is not a three-letter ISO 4217 code")

@@ -5,17 +5,18 @@ import Foundation
 
 final class DeviceSession {
     let catalog: Catalog
+    let stateDirectory: StateDirectory
     let deviceName: String
     let device: DeviceDatabase
     let server: any AccountServer
     let clock: any StoreClock
     let calendar: Calendar
     var crashPoints: (CrashPoint) throws(StoreError) -> Void = { _ in }
-    /// New transaction ids: 16 random hex digits, unique across devices and resets (the receipt
-    /// is keyed by them); tests may give a seeded source for stable screens.
+    /// New transaction ids, Apple-shaped (S3), unique across devices and resets (the receipt is
+    /// keyed by them); tests may give a seeded source for stable screens.
     var makeTransactionID: () -> String = {
         var generator = SystemRandomNumberGenerator()
-        return String(format: "%016llx", generator.next() as UInt64)
+        return TransactionID.make(generator.next())
     }
     /// Acts as this account without changing who the device remembers (`--user`).
     var sessionUser: String?
@@ -24,10 +25,11 @@ final class DeviceSession {
     private var publishedThrough: Int64 = 0
 
     init(
-        catalog: Catalog, deviceName: String, device: DeviceDatabase, lockPath: String, server: any AccountServer,
-        clock: any StoreClock, calendar: Calendar
+        catalog: Catalog, stateDirectory: StateDirectory, deviceName: String, device: DeviceDatabase, lockPath: String,
+        server: any AccountServer, clock: any StoreClock, calendar: Calendar
     ) throws(StoreError) {
         self.catalog = catalog
+        self.stateDirectory = stateDirectory
         self.deviceName = deviceName
         self.device = device
         self.server = server
@@ -38,6 +40,16 @@ final class DeviceSession {
     }
 
     func now() -> Date { clock.now() }
+
+    private var openedAuthority: CertificateAuthority?
+
+    /// The state folder's certificate authority (S1), made on first use.
+    func authority() throws(StoreError) -> CertificateAuthority {
+        if let openedAuthority { return openedAuthority }
+        let authority = try CertificateAuthority.open(in: stateDirectory.certificateAuthority)
+        openedAuthority = authority
+        return authority
+    }
 
     /// The StoreKit errors in force (Q7): the state folder's, else the catalog's.
     func simulatedErrors() throws(StoreError) -> SimulatedErrors {

@@ -9,6 +9,7 @@
 //   entitlements  status, product rows, the receipt (R1–R7, A6)         Entitlements.swift
 //   randomComics  the random viewer (R7)                                RandomComics.swift
 //   settings      the shared clock, billing and grace (Q5, W7)          StoreSettings.swift
+//   signed        signed transactions, renewal info, app transaction (S) Signing/SignedData.swift
 import Foundation
 
 public final class Store {
@@ -18,6 +19,7 @@ public final class Store {
     public let entitlements: Entitlements
     public let randomComics: RandomComics
     public let settings: StoreSettings
+    public let signed: SignedData
     let session: DeviceSession
 
     public var catalog: Catalog { session.catalog }
@@ -47,7 +49,7 @@ public final class Store {
         try stateDirectory.prepare()
         let server = if let server { server } else { try ServerDatabase(url: stateDirectory.serverDatabase) as any AccountServer }
         session = try DeviceSession(
-            catalog: catalog, deviceName: deviceName, device: try DeviceDatabase(url: deviceURL), lockPath: deviceURL.path + ".lock",
+            catalog: catalog, stateDirectory: stateDirectory, deviceName: deviceName, device: try DeviceDatabase(url: deviceURL), lockPath: deviceURL.path + ".lock",
             server: server, clock: clock, calendar: calendar
         )
         if let makeTransactionID { session.makeTransactionID = makeTransactionID }
@@ -57,5 +59,6 @@ public final class Store {
         entitlements = Entitlements(session: session, plans: plans)
         randomComics = RandomComics(session: session, entitlements: entitlements, randomIndex: randomIndex)
         settings = StoreSettings(session: session, plans: plans, queue: queue)
+        signed = SignedData(session: session, plans: plans)
     }
 }

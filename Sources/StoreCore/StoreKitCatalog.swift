@@ -122,6 +122,7 @@ public enum StoreKitCatalog {
         let settings = try root.child("settings")?.objectOrNil()
         let storefront = try settings?.child("_storefront")?.stringOrNil()?.uppercased() ?? "USA"
         let country = Storefronts.country(storefront)
+        if country != nil { catalog.storefront = storefront }
         if country == nil {
             warnings.append(CatalogWarning(file: fileName, entry: "settings._storefront", message: "unknown storefront \"\(storefront)\": prices are shown in US dollars"))
         }
@@ -522,6 +523,23 @@ enum Storefronts {
         let locale: String
         let currency: String
     }
+
+    /// Apple's numeric id of a storefront (`storefrontId` in signed data); the USA's when unknown.
+    static func appleID(_ code: String) -> String {
+        String(appleIDs[code.uppercased()] ?? 143_441)
+    }
+
+    static let appleIDs: [String: Int] = [
+        "USA": 143_441, "FRA": 143_442, "DEU": 143_443, "GBR": 143_444, "AUT": 143_445, "BEL": 143_446, "FIN": 143_447,
+        "GRC": 143_448, "IRL": 143_449, "ITA": 143_450, "LUX": 143_451, "NLD": 143_452, "PRT": 143_453, "ESP": 143_454,
+        "CAN": 143_455, "SWE": 143_456, "NOR": 143_457, "DNK": 143_458, "CHE": 143_459, "AUS": 143_460, "NZL": 143_461,
+        "JPN": 143_462, "HKG": 143_463, "SGP": 143_464, "CHN": 143_465, "KOR": 143_466, "IND": 143_467, "MEX": 143_468,
+        "RUS": 143_469, "TWN": 143_470, "VNM": 143_471, "ZAF": 143_472, "MYS": 143_473, "PHL": 143_474, "THA": 143_475,
+        "IDN": 143_476, "PAK": 143_477, "POL": 143_478, "SAU": 143_479, "TUR": 143_480, "ARE": 143_481, "HUN": 143_482,
+        "CHL": 143_483, "CZE": 143_489, "ISR": 143_491, "UKR": 143_492, "KWT": 143_493, "SVK": 143_496, "QAT": 143_498,
+        "COL": 143_501, "BRA": 143_503, "ARG": 143_505, "PER": 143_507, "EGY": 143_516, "BGR": 143_526, "KEN": 143_529,
+        "ROU": 143_487, "ISL": 143_558, "NGA": 143_561,
+    ]
 
     static func country(_ code: String) -> Country? {
         guard let locale = locales[code.uppercased()] else { return nil }

@@ -30,6 +30,14 @@ public struct TransactionStep: Sendable, Equatable, Codable {
     }
 }
 
+/// Transaction ids as Apple gives them: 16 decimal digits (S3), here a 2 and 15 random digits, so
+/// that the first few digits still tell transactions apart (ids may be shortened to a prefix).
+public enum TransactionID {
+    public static func make(_ random: UInt64) -> String {
+        "2" + String(format: "%015llu", random % 1_000_000_000_000_000)
+    }
+}
+
 public struct StoreTransaction: Sendable, Equatable, Identifiable {
     public var id: String
     /// The signed-in account, or nil for a guest.

@@ -247,7 +247,8 @@ struct History: ParsableCommand {
     func run() throws {
         try perform(common) { context in
             let history = try context.store.queue.history()
-            output(context, json: .array(history.map(context.json)), text: history.isEmpty ? "no transactions" : history.map(context.line).joined(separator: "\n"))
+            let signed = context.json ? try context.store.signed.transactions(history) : [:]
+            output(context, json: .array(history.map { context.json($0, signed: signed[$0.id]) }), text: history.isEmpty ? "no transactions" : history.map(context.line).joined(separator: "\n"))
         }
     }
 }

@@ -22,7 +22,7 @@ struct Storefront: ParsableCommand {
             Resolve.self, Restore.self, Status.self, Random.self, History.self, Receipt.self, ClockCommand.self,
             Policy.self, ResetDevice.self, CatalogCommand.self, ShowImage.self, ScenarioCommand.self,
             Subscriptions.self, Cancel.self, RenewOn.self, Refund.self, Expire.self, ForceRenew.self, Billing.self,
-            Grace.self, ErrorsCommand.self, CrashPoints.self,
+            Grace.self, ErrorsCommand.self, CertificateCommand.self, AppCommand.self, TransactionCommand.self, CrashPoints.self,
         ],
         defaultSubcommand: Screen.self
     )
@@ -115,8 +115,8 @@ func output(_ context: Context, json: @autoclosure () -> JSON, text: @autoclosur
 }
 
 extension Context {
-    func json(_ transaction: StoreTransaction) -> JSON {
-        .object([
+    func json(_ transaction: StoreTransaction, signed: SignedItem? = nil) -> JSON {
+        var fields: [(String, JSON)] = [
             ("id", .string(transaction.id)),
             ("product", .string(transaction.productID)),
             ("state", .string(transaction.state.rawValue)),
@@ -134,7 +134,12 @@ extension Context {
             ("steps", .array(transaction.steps.map { step in
                 .object([("state", .string(step.state.rawValue)), ("reason", .optional(step.reason?.rawValue)), ("at", formatDate(step.at))])
             })),
-        ])
+        ]
+        if let signed {
+            fields.append(("signedTransaction", .string(signed.jws)))
+            fields.append(("unverifiedBecause", .optional(signed.unverified?.reason)))
+        }
+        return .object(fields)
     }
 
     func line(_ transaction: StoreTransaction) -> String {

@@ -20,8 +20,10 @@ func planTermsJSON(_ terms: AutoRenewTerms) -> [(String, JSON)] {
     return fields
 }
 
-func planJSON(_ plan: PlanStatus, _ context: Context) -> JSON {
-    .object([
+func planJSON(_ plan: PlanStatus, _ context: Context) -> JSON { .object(planFields(plan, context)) }
+
+func planFields(_ plan: PlanStatus, _ context: Context) -> [(String, JSON)] {
+    [
         ("group", .string(plan.group)), ("product", .string(plan.productID)), ("title", .string(plan.title)),
         ("phase", .string(plan.phase.rawValue)), ("hasAccess", .bool(plan.hasAccess)), ("autoRenew", .bool(plan.autoRenew)),
         ("expires", context.formatDate(plan.expiresDate)), ("renewsAt", context.formatDate(plan.renewsAt)),
@@ -31,7 +33,7 @@ func planJSON(_ plan: PlanStatus, _ context: Context) -> JSON {
         ("unlocks", .strings(plan.unlocks)), ("transaction", .string(plan.transactionID)),
         ("originalTransaction", .string(plan.originalTransactionID)), ("endedAt", context.formatDate(plan.endedAt)),
         ("endReason", .optional(plan.endReason)),
-    ])
+    ]
 }
 
 private func show(_ plan: PlanStatus, _ context: Context) {
@@ -49,7 +51,15 @@ struct Subscriptions: ParsableCommand {
             let plans = try context.store.plans.subscriptions()
             let billing = try context.store.settings.billing()
             let json = JSON.object([
-                ("plans", .array(plans.map { planJSON($0, context) })),
+                ("plans", .array(try plans.map { plan in
+                    // S2: each plan's renewal info and its latest transaction, signed.
+                    guard context.json else { return planJSON(plan, context) }
+                    let renewal = try context.store.signed.renewalInfo(plan)
+                    let transaction = try context.store.signed.planTransaction(plan)
+                    return .object(planFields(plan, context) + [
+                        ("signedRenewalInfo", .string(renewal.jws)), ("signedTransaction", .optional(transaction?.jws)),
+                    ])
+                })),
                 ("billing", .string(billing.failing ? "fail" : "ok")),
                 ("graceDays", billing.graceDays.map(JSON.int) ?? .null),
             ])

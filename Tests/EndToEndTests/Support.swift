@@ -119,9 +119,12 @@ final class Session {
     }
 
     /// Everything a device shows, for "nothing in the state changed".
+    /// What the device shows, for comparing before and after. Signatures are left out: ECDSA signs
+    /// with a fresh random nonce each time, so the same data signs differently every time it is read.
     func snapshot(device: String = "default") throws -> String {
-        try run(["status", "--json", "--device", device]).stdout + (try run(["history", "--json", "--device", device]).stdout)
-            + (try run(["pending", "--json", "--device", device]).stdout)
+        let history = try run(["history", "--json", "--device", device]).stdout.split(separator: "\n")
+            .filter { !$0.contains("\"signedTransaction\"") }.joined(separator: "\n")
+        return try run(["status", "--json", "--device", device]).stdout + history + (try run(["pending", "--json", "--device", device]).stdout)
     }
 }
 

@@ -85,7 +85,7 @@ public final class TemporaryState {
     /// Makes every store of this folder take its ids from a generator seeded with `seed`.
     public func seedTransactionIDs(_ seed: UInt64) {
         var generator = SeededGenerator(seed: seed)
-        transactionIDs = { String(format: "%016llx", generator.next()) }
+        transactionIDs = { TransactionID.make(generator.next()) }
     }
 
     /// A store on `device` signed in as `user` (created if need be).

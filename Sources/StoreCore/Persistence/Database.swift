@@ -11,6 +11,8 @@ public struct StateDirectory: Sendable {
 
     public var serverDatabase: URL { url.appendingPathComponent("server.sqlite") }
     public var devicesFolder: URL { url.appendingPathComponent("devices") }
+    /// The certificate authority that signs the store's data (S1).
+    public var certificateAuthority: URL { url.appendingPathComponent("ca") }
 
     public func deviceDatabase(_ device: String) throws(StoreError) -> URL {
         try Self.validate(device: device)

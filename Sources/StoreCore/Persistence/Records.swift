@@ -330,6 +330,7 @@ struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "setting"
     static let billing = "billing"
     static let simulatedErrors = "simulatedErrors"
+    static let appIdentity = "app"
     var key: String
     var value: String
 }

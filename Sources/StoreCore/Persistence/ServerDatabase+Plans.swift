@@ -90,6 +90,19 @@ extension ServerDatabase {
         }
     }
 
+    public func appIdentity() throws(StoreError) -> AppIdentity? {
+        try read { db in
+            try SettingRecord.filter(key: SettingRecord.appIdentity).asRequest(of: Row.self).fetchOne(db)
+                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
+        }
+    }
+
+    public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) {
+        try write { db in
+            try SettingRecord(key: SettingRecord.appIdentity, value: try StoredJSON.text(identity, dates: .foundationDefault)).upsert(db)
+        }
+    }
+
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? {
         try read { db in
             try SettingRecord.filter(key: SettingRecord.simulatedErrors).asRequest(of: Row.self).fetchOne(db)

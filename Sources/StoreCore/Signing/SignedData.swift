@@ -1,0 +1,313 @@
+// Signed data (S2–S5): every transaction, every plan's renewal info and the device's app
+// transaction as a JWS with the fields and units of Apple's decoded payloads — dates in
+// milliseconds, prices in milliunits — signed by the state folder's certificate authority at the
+// moment it is asked for (as the App Store signs what it hands out), so that a purchase pays
+// nothing for it (S6).
+import Foundation
+
+public final class SignedData: SessionRole {
+    let session: DeviceSession
+    private let plans: Plans
+
+    init(session: DeviceSession, plans: Plans) {
+        self.session = session
+        self.plans = plans
+    }
+
+    // MARK: The app and the authority
+
+    /// The app signed data names: the state folder's setting, else the catalog's bundle id (S4).
+    public func identity() throws(StoreError) -> AppIdentity {
+        try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? AppIdentity.defaultBundleID)
+    }
+
+    public func setIdentity(_ identity: AppIdentity) throws(StoreError) { try server.setAppIdentity(identity) }
+
+    public func authority() throws(StoreError) -> CertificateAuthority { try session.authority() }
+
+    // MARK: Transactions
+
+    /// A transaction that delivered content, signed; nil for one that did not (purchasing,
+    /// deferred, failed). A transaction that arrived unverified (Q7, S5) is signed so that
+    /// verification fails the way its error says.
+    public func transaction(_ transaction: StoreTransaction) throws(StoreError) -> SignedItem? {
+        try self.transaction(transaction, receipt: nil)
+    }
+
+    /// Many transactions, signed, by id (the receipt read once per account).
+    public func transactions(_ list: [StoreTransaction]) throws(StoreError) -> [String: SignedItem] {
+        var receipts: [String: [ReceiptEntry]] = [:]
+        var signed: [String: SignedItem] = [:]
+        for transaction in list {
+            var receipt: [ReceiptEntry]?
+            if let user = transaction.user {
+                if receipts[user] == nil { receipts[user] = try server.receipt(account: user) }
+                receipt = receipts[user]
+            }
+            signed[transaction.id] = try self.transaction(transaction, receipt: receipt)
+        }
+        return signed
+    }
+
+    func transaction(_ transaction: StoreTransaction, receipt given: [ReceiptEntry]?) throws(StoreError) -> SignedItem? {
+        guard transaction.state.deliversContent, let purchaseDate = transaction.purchaseDate else { return nil }
+        let identity = try identity()
+        var payload = try common(identity)
+        payload["transactionId"] = transaction.id
+        payload["productId"] = transaction.productID
+        payload["purchaseDate"] = Self.milliseconds(purchaseDate)
+        payload["quantity"] = 1
+        payload["inAppOwnershipType"] = "PURCHASED"
+        payload["currency"] = catalog.currencyCode
+        payload["transactionReason"] = transaction.isRenewal ? "RENEWAL" : "PURCHASE"
+        payload["type"] = Self.typeName(transaction.kind)
+        var original = transaction.originalID ?? transaction.id
+        var originalPurchaseDate = purchaseDate
+        var price = catalog.product(transaction.productID)?.price
+        if let user = transaction.user {
+            let receipt = if let given { given } else { try server.receipt(account: user) }
+            let line = receipt.first { $0.transactionID == transaction.id }
+            if transaction.kind == .autoRenewableSubscription, let line {
+                price = line.price ?? price
+                original = try originalTransaction(of: line, in: receipt)
+                if let expires = line.expiresDate { payload["expiresDate"] = Self.milliseconds(expires) }
+                if let group = line.group { payload["subscriptionGroupIdentifier"] = group }
+                payload["webOrderLineItemId"] = Self.webOrderLineItemID(transaction.id)
+                if let offer = line.offer {
+                    payload["offerType"] = 1
+                    payload["offerDiscountType"] = Self.discountType(offer)
+                    if let period = catalog.product(line.productID)?.autoRenew?.introductoryOffer?.period {
+                        payload["offerPeriod"] = period.description
+                    }
+                }
+                // Replaced by an upgrade: a later purchase in the group credited this period.
+                payload["isUpgraded"] = receipt.contains { $0.event == .credit && $0.reference == transaction.id }
+            }
+            if let first = receipt.first(where: { $0.transactionID == original }) { originalPurchaseDate = first.purchaseDate }
+            if let refund = receipt.first(where: { $0.event == .refund && $0.reference == transaction.id }) {
+                payload["revocationDate"] = Self.milliseconds(refund.purchaseDate)
+                payload["revocationReason"] = 0
+            }
+        }
+        payload["originalTransactionId"] = original
+        payload["originalPurchaseDate"] = Self.milliseconds(originalPurchaseDate)
+        payload["price"] = Self.milliunits(price ?? 0)
+        return try sign(payload, for: transaction.verificationError)
+    }
+
+    /// The purchase that started a plan line's plan: a renewal's reference, an upgrade's earlier
+    /// purchase in the group, followed back to the first (S3).
+    private func originalTransaction(of line: ReceiptEntry, in receipt: [ReceiptEntry]) throws(StoreError) -> String {
+        var current = line
+        var seen: Set<String> = []
+        while !seen.contains(current.transactionID) {
+            seen.insert(current.transactionID)
+            if current.event == .renewal, let reference = current.reference, let next = receipt.first(where: { $0.transactionID == reference }) {
+                current = next
+                continue
+            }
+            // An upgrade or crossgrade: the credit line of the replaced period points at it.
+            if current.event == .purchase,
+               let credit = receipt.first(where: { $0.event == .credit && $0.group == current.group && $0.purchaseDate == current.purchaseDate }),
+               let replaced = credit.reference, let next = receipt.first(where: { $0.transactionID == replaced }) {
+                current = next
+                continue
+            }
+            break
+        }
+        return current.transactionID
+    }
+
+    /// The transaction that pays for a plan's current period, signed: the device's own when it
+    /// has it, else made from the receipt line (a period another device paid for).
+    public func planTransaction(_ plan: PlanStatus) throws(StoreError) -> SignedItem? {
+        if let own = try device.transaction(id: plan.transactionID) { return try transaction(own) }
+        guard let user = try currentUser() else { return nil }
+        let receipt = try server.receipt(account: user)
+        guard let line = receipt.first(where: { $0.transactionID == plan.transactionID }) else { return nil }
+        let made = StoreTransaction(
+            id: line.transactionID, user: user, productID: line.productID, kind: .autoRenewableSubscription, quantity: 0,
+            months: 0, bonusDays: 0, state: .purchased, reason: nil, createdAt: line.purchaseDate, purchaseDate: line.purchaseDate,
+            dueAt: nil, dueApproves: nil, isFinished: true, originalID: line.event == .renewal ? line.reference : nil, steps: []
+        )
+        return try transaction(made, receipt: receipt)
+    }
+
+    // MARK: Renewal info
+
+    /// The renewal info of the signed-in account's plan in `group`, signed.
+    public func renewalInfo(_ plan: PlanStatus) throws(StoreError) -> SignedItem {
+        let identity = try identity()
+        var payload = try common(identity)
+        payload["originalTransactionId"] = plan.originalTransactionID
+        payload["productId"] = plan.productID
+        payload["autoRenewProductId"] = plan.nextProductID ?? plan.productID
+        payload["autoRenewStatus"] = plan.autoRenew ? 1 : 0
+        payload["isInBillingRetryPeriod"] = plan.phase == .billingRetry || plan.phase == .gracePeriod
+        if let grace = plan.graceUntil, plan.billingFailedAt != nil { payload["gracePeriodExpiresDate"] = Self.milliseconds(grace) }
+        payload["renewalDate"] = Self.milliseconds(plan.expiresDate)
+        payload["currency"] = catalog.currencyCode
+        let next = catalog.product(plan.nextProductID ?? plan.productID)
+        payload["renewalPrice"] = Self.milliunits(next?.price ?? 0)
+        if plan.phase == .expired {
+            // 1 cancelled, 2 billing error, 5 other (Apple's expirationIntent).
+            payload["expirationIntent"] = plan.endReason?.contains("billing") == true ? 2 : !plan.autoRenew ? 1 : 5
+        }
+        if let start = try recentStart(plan) { payload["recentSubscriptionStartDate"] = Self.milliseconds(start) }
+        return try sign(payload, for: nil)
+    }
+
+    /// When the current run of the plan began: its first purchase's date.
+    private func recentStart(_ plan: PlanStatus) throws(StoreError) -> Date? {
+        guard let user = try currentUser() else { return nil }
+        return try server.planLines(account: user).first { $0.transactionID == plan.originalTransactionID }?.purchaseDate
+    }
+
+    // MARK: App transaction
+
+    /// The device's app transaction: the app as this device's account bought it.
+    public func appTransaction() throws(StoreError) -> SignedItem {
+        let identity = try identity()
+        let user = try currentUser() ?? ""
+        var payload: [String: Any] = [
+            "receiptType": identity.environment.rawValue, "bundleId": identity.bundleID, "applicationVersion": "1",
+            "versionExternalIdentifier": 0, "receiptCreationDate": Self.milliseconds(now()), "originalApplicationVersion": "1",
+            "originalPurchaseDate": Self.milliseconds(try device.transactions(.profile(user)).map(\.createdAt).min() ?? now()),
+            "deviceVerification": Data(Self.digest("\(session.deviceName)/\(user)").utf8).base64EncodedString(),
+            "deviceVerificationNonce": Self.uuid(from: "\(session.deviceName)/\(user)"), "appTransactionId": Self.appTransactionID(user),
+            "originalPlatform": "iOS",
+        ]
+        if let appleID = identity.appAppleID { payload["appAppleId"] = appleID }
+        return try sign(payload, for: nil)
+    }
+
+    // MARK: Signing
+
+    /// The fields every signed payload shares.
+    private func common(_ identity: AppIdentity) throws(StoreError) -> [String: Any] {
+        var payload: [String: Any] = [
+            "bundleId": identity.bundleID, "environment": identity.environment.rawValue, "signedDate": Self.milliseconds(now()),
+            "storefront": catalog.storefront, "storefrontId": Storefronts.appleID(catalog.storefront),
+            "appTransactionId": Self.appTransactionID(try currentUser() ?? ""),
+        ]
+        if let appleID = identity.appAppleID { payload["appAppleId"] = appleID }
+        return payload
+    }
+
+    /// Signs, or breaks the signing the way a simulated Verification error says (S5).
+    private func sign(_ payload: [String: Any], for verificationError: String?) throws(StoreError) -> SignedItem {
+        var payload = payload
+        let authority = try authority()
+        let unverified = verificationError.flatMap(Unverified.init(verificationError:))
+        switch unverified {
+        case .bundleID?:
+            payload["bundleId"] = (payload["bundleId"] as? String ?? "") + ".unverified"
+        case .environment?:
+            let key = payload["receiptType"] != nil ? "receiptType" : "environment"
+            payload[key] = payload[key] as? String == "Production" ? "Sandbox" : "Production"
+        default: break
+        }
+        let jws = try authority.sign(payload, breaking: unverified?.breakage)
+        return SignedItem(jws: jws, payload: payload, unverified: unverified)
+    }
+
+    // MARK: Units
+
+    public static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// 1.99 → 1990: prices in thousandths of the currency unit.
+    public static func milliunits(_ price: Decimal) -> Int64 {
+        NSDecimalNumber(decimal: price * 1000).rounding(accordingToBehavior: nil).int64Value
+    }
+
+    static func typeName(_ kind: ProductKind) -> String {
+        switch kind {
+        case .consumable: "Consumable"
+        case .nonConsumable: "Non-Consumable"
+        case .nonRenewingSubscription: "Non-Renewing Subscription"
+        case .autoRenewableSubscription: "Auto-Renewable Subscription"
+        }
+    }
+
+    static func discountType(_ mode: IntroductoryOffer.Mode) -> String {
+        switch mode {
+        case .freeTrial: "FREE_TRIAL"
+        case .payAsYouGo: "PAY_AS_YOU_GO"
+        case .payUpFront: "PAY_UP_FRONT"
+        }
+    }
+
+    /// The web order line item of a subscription period: numeric, derived from its transaction.
+    static func webOrderLineItemID(_ transactionID: String) -> String {
+        "1" + String(TransactionID.make(hash(transactionID)).dropFirst())
+    }
+
+    /// The account's app transaction id: the same on every device of the account.
+    static func appTransactionID(_ account: String) -> String {
+        "7" + String(TransactionID.make(hash(account.lowercased())).dropFirst())
+    }
+
+    static func hash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+    static func digest(_ text: String) -> String { String(format: "%016llx", hash(text)) }
+
+    static func uuid(from text: String) -> String {
+        let a = hash(text), b = hash(text + "/nonce")
+        let hex = String(format: "%016llx%016llx", a, b)
+        let c = Array(hex)
+        return "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
+    }
+}
+
+/// A JWS and the payload it carries.
+public struct SignedItem: @unchecked Sendable {
+    public let jws: String
+    public let payload: [String: Any]
+    /// Set when the item was signed to fail verification on purpose.
+    public let unverified: Unverified?
+}
+
+/// The ways signed data is made to fail verification (S5), by the simulated Verification error
+/// (Q7) that asks for them.
+public enum Unverified: String, Sendable, CaseIterable {
+    case signature, bundleID = "bundle-id", environment, chain, expired, oid
+
+    /// VerificationResult.VerificationError cases, as Storefront breaks the data for each.
+    public init?(verificationError: String) {
+        switch verificationError.split(separator: ".").last.map(String.init) ?? verificationError {
+        case "invalidSignature": self = .signature
+        case "invalidCertificateChain": self = .chain
+        case "revokedCertificate": self = .expired
+        case "invalidEncoding": self = .oid
+        case "invalidDeviceVerification": self = .bundleID
+        case "missingRequiredProperties": self = .environment
+        default: return nil
+        }
+    }
+
+    var breakage: CertificateAuthority.Breakage? {
+        switch self {
+        case .signature: .signature
+        case .chain: .chain
+        case .expired: .expired
+        case .oid: .oid
+        case .bundleID, .environment: nil
+        }
+    }
+
+    /// What a person reads beside the transaction.
+    public var reason: String {
+        switch self {
+        case .signature: "the signature does not match"
+        case .bundleID: "signed for another app's bundle id"
+        case .environment: "signed for the other environment"
+        case .chain: "the certificate chain lacks its root"
+        case .expired: "the signing certificate had expired"
+        case .oid: "the signing certificate is not a StoreKit one"
+        }
+    }
+}

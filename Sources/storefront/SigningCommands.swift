@@ -1,0 +1,141 @@
+// Signed data on the command line (S1–S5): the root a backend trusts, the app identity signed data
+// carries, and one transaction beside its JWS.
+import ArgumentParser
+import Foundation
+import StoreCore
+
+/// Foundation JSON (a decoded payload) as the command line's JSON, keys in order.
+func json(foundation value: Any) -> JSON {
+    switch value {
+    case let object as [String: Any]: return .object(object.keys.sorted().map { ($0, json(foundation: object[$0]!)) })
+    case let array as [Any]: return .array(array.map(json(foundation:)))
+    case let text as String: return .string(text)
+    case let number as NSNumber:
+        if String(describing: type(of: number)).contains("Bool") { return .bool(number.boolValue) }
+        return .int(number.intValue)
+    case let flag as Bool: return .bool(flag)
+    case let integer as Int: return .int(integer)
+    case let integer as Int64: return .int(Int(integer))
+    default: return .null
+    }
+}
+
+struct CertificateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "certificate",
+        abstract: "The state folder's root certificate, which a backend trusts to verify Storefront's signed data (S1).",
+        discussion: "With no option, prints it as PEM. The authority (root, intermediate, leaf) is made on first use in STATE/ca, owner-only."
+    )
+    @Option(help: ArgumentHelp("Write the root in DER (what Apple's libraries take as root_certificates).", valueName: "file")) var der: String?
+    @Option(help: ArgumentHelp("Write the root in PEM.", valueName: "file")) var pem: String?
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let authority = try context.store.signed.authority()
+            for (path, data) in [(der, authority.rootDER), (pem, Data(authority.rootPEM.utf8))] {
+                guard let path else { continue }
+                guard FileManager.default.createFile(atPath: path, contents: data) else {
+                    throw CommandFailure(message: "\(path): cannot be written", status: 3)
+                }
+            }
+            guard der == nil, pem == nil else { return }
+            output(context, json: .object([("pem", .string(authority.rootPEM)), ("der", .string(authority.rootDER.base64EncodedString()))]),
+                   text: authority.rootPEM.trimmingCharacters(in: .newlines))
+        }
+    }
+}
+
+struct AppCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app",
+        abstract: "The app signed data names: bundle id, App Apple ID and environment (S4); `app set` changes them.",
+        subcommands: [Show.self, Set.self],
+        defaultSubcommand: Show.self
+    )
+
+    static func show(_ context: Context) throws {
+        let identity = try context.store.signed.identity()
+        let appTransaction = try context.store.signed.appTransaction()
+        output(
+            context,
+            json: .object([
+                ("bundleId", .string(identity.bundleID)), ("appAppleId", identity.appAppleID.map { .int(Int($0)) } ?? .null),
+                ("environment", .string(identity.environment.rawValue)), ("signedAppTransaction", .string(appTransaction.jws)),
+            ]),
+            text: "\(identity.bundleID) · \(identity.appAppleID.map { "App Apple ID \($0)" } ?? "no App Apple ID") · \(identity.environment.rawValue)"
+        )
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The app identity, and (with --json) this device's signed app transaction.")
+        @OptionGroup var common: CommonOptions
+        func run() throws { try perform(common) { try AppCommand.show($0) } }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change what signed data names; what is not given stays.")
+        @Option(name: .customLong("bundle-id"), help: "The bundle id, such as com.example.comics.") var bundleID: String?
+        @Option(name: .customLong("app-apple-id"), help: "Apple's numeric id of the app (Production data needs one).") var appAppleID: String?
+        @Option(help: "Sandbox, Production, Xcode or LocalTesting.") var environment: String?
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try reportingFailures {
+                if let bundleID, !AppIdentity.isValid(bundleID: bundleID) {
+                    throw CommandFailure(message: "--bundle-id \"\(bundleID)\" is not a bundle id (letters, digits, hyphens and dots)", status: 2)
+                }
+                let appleID = try appAppleID.map { text in
+                    guard let number = Int64(text), number > 0 else {
+                        throw CommandFailure(message: "--app-apple-id \"\(text)\" is not a positive number", status: 2)
+                    }
+                    return number
+                }
+                let environment = try self.environment.map { text in
+                    guard let environment = AppIdentity.Environment(argument: text) else {
+                        throw CommandFailure(message: "--environment \"\(text)\" is not one of Sandbox, Production, Xcode, LocalTesting", status: 2)
+                    }
+                    return environment
+                }
+                try perform(common) { context in
+                    var identity = try context.store.signed.identity()
+                    if let bundleID { identity.bundleID = bundleID }
+                    if let appleID { identity.appAppleID = appleID }
+                    if let environment { identity.environment = environment }
+                    try context.store.signed.setIdentity(identity)
+                    try AppCommand.show(context)
+                }
+            }
+        }
+    }
+}
+
+struct TransactionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transaction",
+        abstract: "One transaction of this device: its states, its signed form (JWS) and that form decoded (S2)."
+    )
+    @Argument(help: "The transaction id, or a unique prefix of 4+ characters.") var id: String
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try perform(common) { context in
+            let transaction = try context.store.queue.transaction(id)
+            let signed = try context.store.signed.transaction(transaction)
+            var fields: [(String, JSON)] = [("transaction", context.json(transaction, signed: signed))]
+            if let signed, let decoded = try? JWS.decode(signed.jws) {
+                fields.append(("header", json(foundation: decoded.header)))
+                fields.append(("payload", json(foundation: decoded.payload)))
+            }
+            var text = context.line(transaction)
+            if let signed {
+                text += "\n\nsigned transaction (JWS, ES256, x5c leaf-intermediate-root):\n\(signed.jws)\n\ndecoded:\n"
+                text += json(foundation: signed.payload).rendered()
+                if let unverified = signed.unverified { text += "\n\nunverified on purpose: \(unverified.reason)" }
+            } else {
+                text += "\n\n(not signed: only purchased and restored transactions are)"
+            }
+            output(context, json: .object(fields), text: text)
+        }
+    }
+}
