@@ -59,7 +59,12 @@ let package = Package(
         // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
         .target(name: "TestSupport", dependencies: ["StoreCore"], path: "Tests/TestSupport"),
         .testTarget(
-            name: "StoreCoreTests", dependencies: ["StoreCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            name: "StoreCoreTests",
+            dependencies: [
+                "StoreCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),

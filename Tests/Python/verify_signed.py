@@ -5,7 +5,7 @@ Reads one JSON object on standard input:
   {"root": BASE64_DER, "bundleId": "...", "appAppleId": 123 | null, "environment": "Sandbox",
    "items": [{"kind": "transaction" | "renewal" | "appTransaction" | "notification", "jws": "..."}]}
 Writes one JSON array: for each item {"ok": true, "decoded": {...}} or
-{"ok": false, "status": "VerificationStatus.X"}. The tests of Storefront judge by it.
+{"ok": false, "status": "VERIFICATION_FAILURE"} (a VerificationStatus name). The tests of Storefront judge by it.
 """
 import base64, json, sys
 
@@ -45,7 +45,7 @@ def main():
             decoded = methods[item["kind"]](item["jws"])
             results.append({"ok": True, "decoded": plain(decoded)})
         except VerificationException as error:
-            results.append({"ok": False, "status": str(error.status)})
+            results.append({"ok": False, "status": error.status.name})
     json.dump(results, sys.stdout, sort_keys=True)
 
 

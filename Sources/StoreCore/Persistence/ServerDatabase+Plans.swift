@@ -83,42 +83,24 @@ extension ServerDatabase {
         }
     }
 
-    public func billingSetting() throws(StoreError) -> BillingSetting {
+    /// One JSON setting of the `setting` table, nil while nobody has written it.
+    private func setting<T: Codable>(_ key: String) throws(StoreError) -> T? {
         try read { db in
-            try SettingRecord.filter(key: SettingRecord.billing).asRequest(of: Row.self).fetchOne(db)
-                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) } ?? BillingSetting()
-        }
-    }
-
-    public func appIdentity() throws(StoreError) -> AppIdentity? {
-        try read { db in
-            try SettingRecord.filter(key: SettingRecord.appIdentity).asRequest(of: Row.self).fetchOne(db)
+            try SettingRecord.filter(key: key).asRequest(of: Row.self).fetchOne(db)
                 .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
         }
     }
 
-    public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) {
+    private func setSetting(_ key: String, _ value: some Codable) throws(StoreError) {
         try write { db in
-            try SettingRecord(key: SettingRecord.appIdentity, value: try StoredJSON.text(identity, dates: .foundationDefault)).upsert(db)
+            try SettingRecord(key: key, value: try StoredJSON.text(value, dates: .foundationDefault)).upsert(db)
         }
     }
 
-    public func simulatedErrors() throws(StoreError) -> SimulatedErrors? {
-        try read { db in
-            try SettingRecord.filter(key: SettingRecord.simulatedErrors).asRequest(of: Row.self).fetchOne(db)
-                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
-        }
-    }
-
-    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) {
-        try write { db in
-            try SettingRecord(key: SettingRecord.simulatedErrors, value: try StoredJSON.text(errors, dates: .foundationDefault)).upsert(db)
-        }
-    }
-
-    public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) {
-        try write { db in
-            try SettingRecord(key: SettingRecord.billing, value: try StoredJSON.text(setting, dates: .foundationDefault)).upsert(db)
-        }
-    }
+    public func billingSetting() throws(StoreError) -> BillingSetting { try setting(SettingRecord.billing) ?? BillingSetting() }
+    public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) { try setSetting(SettingRecord.billing, setting) }
+    public func appIdentity() throws(StoreError) -> AppIdentity? { try setting(SettingRecord.appIdentity) }
+    public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { try setSetting(SettingRecord.appIdentity, identity) }
+    public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try setting(SettingRecord.simulatedErrors) }
+    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try setSetting(SettingRecord.simulatedErrors, errors) }
 }

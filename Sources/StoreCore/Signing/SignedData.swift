@@ -217,7 +217,9 @@ public final class SignedData: SessionRole {
 
     /// 1.99 → 1990: prices in thousandths of the currency unit.
     public static func milliunits(_ price: Decimal) -> Int64 {
-        NSDecimalNumber(decimal: price * 1000).rounding(accordingToBehavior: nil).int64Value
+        var thousandths = price * 1000, rounded = Decimal()
+        NSDecimalRound(&rounded, &thousandths, 0, .plain)
+        return NSDecimalNumber(decimal: rounded).int64Value
     }
 
     static func typeName(_ kind: ProductKind) -> String {
