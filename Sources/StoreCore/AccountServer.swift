@@ -56,6 +56,18 @@ public protocol AccountServer: AnyObject, Sendable {
     /// the catalog's own apply.
     func simulatedErrors() throws(StoreError) -> SimulatedErrors?
     func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError)
+    // MARK: Notifications (N1–N7)
+
+    /// Adds notifications not there yet, by the event each reports; returns those added.
+    @discardableResult
+    func enqueue(_ notifications: [ServerNotification]) throws(StoreError) -> [ServerNotification]
+    func hasNotification(key: String) throws(StoreError) -> Bool
+    func notifications(account: String?) throws(StoreError) -> [ServerNotification]
+    func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification]
+    func updateNotification(_ notification: ServerNotification) throws(StoreError)
+    func webhook() throws(StoreError) -> Webhook?
+    func setWebhook(_ webhook: Webhook?) throws(StoreError)
+
     /// A catalog's clock rate and billing, taken only by a server that has neither set yet.
     func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError)
 }

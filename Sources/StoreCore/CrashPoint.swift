@@ -23,6 +23,10 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case renewalsRecorded = "renewals-recorded"
     /// Renewals are written on the device as purchased transactions, not yet finished (Q6).
     case renewalsReceived = "renewals-received"
+    /// A notification's signed payload is stored; it has not been POSTed (N4).
+    case notificationSigned = "notification-signed"
+    /// The receiver answered 200; the delivery is not recorded yet (N4: sent again, a duplicate).
+    case notificationPosted = "notification-posted"
 
     /// What the step leaves on disk, for `storefront --list-crash-points`.
     public var summary: String {
@@ -36,6 +40,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
         case .restoreDelivered: "one restored transaction delivered and finished"
         case .renewalsRecorded: "renewals the clock passed are on the receipt"
         case .renewalsReceived: "the device has the account's new renewals as purchased transactions; not finished"
+        case .notificationSigned: "a notification's signed payload is stored, not yet POSTed"
+        case .notificationPosted: "the webhook answered 200; the delivery is not recorded yet"
         }
     }
 }

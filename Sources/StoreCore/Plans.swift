@@ -39,10 +39,24 @@ public final class Plans: SessionRole {
         func due(_ plans: [String: PlanState]) -> [ReceiptEntry] {
             plans.keys.sorted().flatMap { rules.advance(plans[$0]!, to: now, context: context) }
         }
-        guard !due(stored).isEmpty else { return [] }
+        guard !due(stored).isEmpty else {
+            try noteTimedNotifications(account: account, plans: stored, now: now)
+            return []
+        }
         let lines = try writePlans(account: account, refused: "settle") { plans, _ in due(plans) }
         if !lines.isEmpty { try crashPoint(.renewalsRecorded) }
+        try noteTimedNotifications(account: account, plans: try server.plans(account: account), now: now)
         return lines
+    }
+
+    /// N1: what the clock's passing means without a line (a cancelled plan's end, a grace period
+    /// running out), told once each.
+    private func noteTimedNotifications(account: String, plans: [String: PlanState], now: Date) throws(StoreError) {
+        var fresh: [ServerNotification] = []
+        for notification in NotificationRules.timed(plans, account: account, now: now) where !(try server.hasNotification(key: notification.key)) {
+            fresh.append(notification)
+        }
+        try server.enqueue(fresh)
     }
 
     /// `ServerDatabase.updatePlans` with its errors as the store reports them.

@@ -10,6 +10,7 @@
 //   randomComics  the random viewer (R7)                                RandomComics.swift
 //   settings      the shared clock, billing and grace (Q5, W7)          StoreSettings.swift
 //   signed        signed transactions, renewal info, app transaction (S) Signing/SignedData.swift
+//   notifications the webhook, the outbox and its delivery (N)         Notifications/Notifications.swift
 import Foundation
 
 public final class Store {
@@ -20,6 +21,7 @@ public final class Store {
     public let randomComics: RandomComics
     public let settings: StoreSettings
     public let signed: SignedData
+    public let notifications: Notifications
     let session: DeviceSession
 
     public var catalog: Catalog { session.catalog }
@@ -60,5 +62,6 @@ public final class Store {
         randomComics = RandomComics(session: session, entitlements: entitlements, randomIndex: randomIndex)
         settings = StoreSettings(session: session, plans: plans, queue: queue)
         signed = SignedData(session: session, plans: plans)
+        notifications = Notifications(session: session)
     }
 }

@@ -25,6 +25,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownDuration(productID: String)
     /// An auto-renewable plan cannot take this action now; the text says why and what can be done.
     case planRefused(String)
+    case unknownNotification(String)
     /// A StoreKit API failed with the simulated error set for it (Q7).
     case simulated(api: StoreKitAPI, error: SimulatedError)
     /// A simulated crash at a durability step (tests and the scenario player's `crash` step).
@@ -81,6 +82,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "\(path) is not a usable database (\(reason)); it was left untouched: move it aside to start afresh"
         case .storage(let path, let reason):
             "\(path): \(reason)"
+        case .unknownNotification(let id):
+            "no notification \"\(id)\" (`storefront notifications` lists them)"
         case .simulated(let api, let error):
             "\(api.rawValue) failed: \(error) (a simulated StoreKit error; `storefront errors clear \(api.argument)` stops it)"
         }
@@ -89,7 +92,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Bad input (2), storage trouble (3), or the request could not be done (1).
     public var exitStatus: Int32 {
         switch self {
-        case .unknownProduct, .unknownTransaction, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
+        case .unknownProduct, .unknownTransaction, .unknownNotification, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
              .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
             2
         case .corruptDatabase, .storage, .stopped:

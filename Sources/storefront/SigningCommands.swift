@@ -5,10 +5,10 @@ import Foundation
 import StoreCore
 
 /// Foundation JSON (a decoded payload) as the command line's JSON, keys in order.
-func json(foundation value: Any) -> JSON {
+func foundationJSON(_ value: Any) -> JSON {
     switch value {
-    case let object as [String: Any]: return .object(object.keys.sorted().map { ($0, json(foundation: object[$0]!)) })
-    case let array as [Any]: return .array(array.map(json(foundation:)))
+    case let object as [String: Any]: return .object(object.keys.sorted().map { ($0, foundationJSON(object[$0]!)) })
+    case let array as [Any]: return .array(array.map(foundationJSON))
     case let text as String: return .string(text)
     case let number as NSNumber:
         if String(describing: type(of: number)).contains("Bool") { return .bool(number.boolValue) }
@@ -124,13 +124,13 @@ struct TransactionCommand: ParsableCommand {
             let signed = try context.store.signed.transaction(transaction)
             var fields: [(String, JSON)] = [("transaction", context.json(transaction, signed: signed))]
             if let signed, let decoded = try? JWS.decode(signed.jws) {
-                fields.append(("header", json(foundation: decoded.header)))
-                fields.append(("payload", json(foundation: decoded.payload)))
+                fields.append(("header", foundationJSON(decoded.header)))
+                fields.append(("payload", foundationJSON(decoded.payload)))
             }
             var text = context.line(transaction)
             if let signed {
                 text += "\n\nsigned transaction (JWS, ES256, x5c leaf-intermediate-root):\n\(signed.jws)\n\ndecoded:\n"
-                text += json(foundation: signed.payload).rendered()
+                text += foundationJSON(signed.payload).rendered()
                 if let unverified = signed.unverified { text += "\n\nunverified on purpose: \(unverified.reason)" }
             } else {
                 text += "\n\n(not signed: only purchased and restored transactions are)"

@@ -22,7 +22,8 @@ struct Storefront: ParsableCommand {
             Resolve.self, Restore.self, Status.self, Random.self, History.self, Receipt.self, ClockCommand.self,
             Policy.self, ResetDevice.self, CatalogCommand.self, ShowImage.self, ScenarioCommand.self,
             Subscriptions.self, Cancel.self, RenewOn.self, Refund.self, Expire.self, ForceRenew.self, Billing.self,
-            Grace.self, ErrorsCommand.self, CertificateCommand.self, AppCommand.self, TransactionCommand.self, CrashPoints.self,
+            Grace.self, ErrorsCommand.self, CertificateCommand.self, AppCommand.self, TransactionCommand.self,
+            WebhookCommand.self, NotificationsCommand.self, CrashPoints.self,
         ],
         defaultSubcommand: Screen.self
     )
@@ -91,6 +92,9 @@ func perform(_ options: CommonOptions, recover: Bool = true, _ body: (Context) t
     try reportingFailures {
         let context = try Context.open(options, recover: recover)
         try body(context)
+        // N3: notifications the command caused go out after it is done; a receiver that is down,
+        // slow or broken never fails the command (N5).
+        _ = try? context.store.notifications.deliverDue()
     }
 }
 

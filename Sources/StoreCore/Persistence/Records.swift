@@ -331,6 +331,7 @@ struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let billing = "billing"
     static let simulatedErrors = "simulatedErrors"
     static let appIdentity = "app"
+    static let webhook = "webhook"
     var key: String
     var value: String
 }

@@ -27,10 +27,15 @@ extension ServerDatabase {
     static func record(_ db: Database, lines: [ReceiptEntry], onto plans: [String: PlanState]) throws {
         var plans = plans
         var changed: Set<String> = []
+        var previous: ReceiptEntry?
         for line in lines {
             guard try insert(db, line) else { continue }
             let group = line.group ?? ""
+            let before = plans[group]
             plans[group] = PlanState.apply(plans[group], line)
+            // N2: the notification is written with the line it reports.
+            try enqueue(db, line: line, before: before, after: plans[group], previous: previous)
+            previous = line
             changed.insert(group)
         }
         for group in changed.sorted() {
@@ -84,14 +89,18 @@ extension ServerDatabase {
     }
 
     /// One JSON setting of the `setting` table, nil while nobody has written it.
-    private func setting<T: Codable>(_ key: String) throws(StoreError) -> T? {
+    func setting<T: Codable>(_ key: String) throws(StoreError) -> T? {
         try read { db in
             try SettingRecord.filter(key: key).asRequest(of: Row.self).fetchOne(db)
                 .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
         }
     }
 
-    private func setSetting(_ key: String, _ value: some Codable) throws(StoreError) {
+    func removeSetting(_ key: String) throws(StoreError) {
+        try write { db in _ = try SettingRecord.filter(key: key).deleteAll(db) }
+    }
+
+    func setSetting(_ key: String, _ value: some Codable) throws(StoreError) {
         try write { db in
             try SettingRecord(key: key, value: try StoredJSON.text(value, dates: .foundationDefault)).upsert(db)
         }

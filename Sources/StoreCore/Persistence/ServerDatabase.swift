@@ -66,6 +66,7 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
             // Non-renewing subscriptions of days and weeks (R5): months stay months, days add after.
             try db.execute(sql: "ALTER TABLE receipt ADD COLUMN days INTEGER NOT NULL DEFAULT 0")
         }
+        registerNotifications(&migrator)
         return migrator
     }
 
@@ -96,6 +97,8 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
                 .order(Columns.purchaseDate.desc, Columns.transactionID.desc).fetchOne(db)?.entry
             let inserted = try Self.insert(db, entry)
             let stored = try Self.storedExpiry(db, account: entry.account)
+            // N2: a one-time charge is told in the transaction that records it.
+            if inserted { try Self.enqueue(db, line: entry, before: nil, after: nil, previous: nil) }
             guard inserted, entry.extendsExpiry else { return stored }
             let expiry: Date?
             let sortsLast = latest.map { (entry.purchaseDate.storeSeconds, entry.transactionID) > ($0.purchaseDate.storeSeconds, $0.transactionID) } ?? true

@@ -50,72 +50,10 @@ public final class SignedData: SessionRole {
     }
 
     func transaction(_ transaction: StoreTransaction, receipt given: [ReceiptEntry]?) throws(StoreError) -> SignedItem? {
-        guard transaction.state.deliversContent, let purchaseDate = transaction.purchaseDate else { return nil }
-        let identity = try identity()
-        var payload = try common(identity)
-        payload["transactionId"] = transaction.id
-        payload["productId"] = transaction.productID
-        payload["purchaseDate"] = Self.milliseconds(purchaseDate)
-        payload["quantity"] = 1
-        payload["inAppOwnershipType"] = "PURCHASED"
-        payload["currency"] = catalog.currencyCode
-        payload["transactionReason"] = transaction.isRenewal ? "RENEWAL" : "PURCHASE"
-        payload["type"] = Self.typeName(transaction.kind)
-        var original = transaction.originalID ?? transaction.id
-        var originalPurchaseDate = purchaseDate
-        var price = catalog.product(transaction.productID)?.price
-        if let user = transaction.user {
-            let receipt = if let given { given } else { try server.receipt(account: user) }
-            let line = receipt.first { $0.transactionID == transaction.id }
-            if transaction.kind == .autoRenewableSubscription, let line {
-                price = line.price ?? price
-                original = try originalTransaction(of: line, in: receipt)
-                if let expires = line.expiresDate { payload["expiresDate"] = Self.milliseconds(expires) }
-                if let group = line.group { payload["subscriptionGroupIdentifier"] = group }
-                payload["webOrderLineItemId"] = Self.webOrderLineItemID(transaction.id)
-                if let offer = line.offer {
-                    payload["offerType"] = 1
-                    payload["offerDiscountType"] = Self.discountType(offer)
-                    if let period = catalog.product(line.productID)?.autoRenew?.introductoryOffer?.period {
-                        payload["offerPeriod"] = period.description
-                    }
-                }
-                // Replaced by an upgrade: a later purchase in the group credited this period.
-                payload["isUpgraded"] = receipt.contains { $0.event == .credit && $0.reference == transaction.id }
-            }
-            if let first = receipt.first(where: { $0.transactionID == original }) { originalPurchaseDate = first.purchaseDate }
-            if let refund = receipt.first(where: { $0.event == .refund && $0.reference == transaction.id }) {
-                payload["revocationDate"] = Self.milliseconds(refund.purchaseDate)
-                payload["revocationReason"] = 0
-            }
-        }
-        payload["originalTransactionId"] = original
-        payload["originalPurchaseDate"] = Self.milliseconds(originalPurchaseDate)
-        payload["price"] = Self.milliunits(price ?? 0)
-        return try sign(payload, for: transaction.verificationError)
-    }
-
-    /// The purchase that started a plan line's plan: a renewal's reference, an upgrade's earlier
-    /// purchase in the group, followed back to the first (S3).
-    private func originalTransaction(of line: ReceiptEntry, in receipt: [ReceiptEntry]) throws(StoreError) -> String {
-        var current = line
-        var seen: Set<String> = []
-        while !seen.contains(current.transactionID) {
-            seen.insert(current.transactionID)
-            if current.event == .renewal, let reference = current.reference, let next = receipt.first(where: { $0.transactionID == reference }) {
-                current = next
-                continue
-            }
-            // An upgrade or crossgrade: the credit line of the replaced period points at it.
-            if current.event == .purchase,
-               let credit = receipt.first(where: { $0.event == .credit && $0.group == current.group && $0.purchaseDate == current.purchaseDate }),
-               let replaced = credit.reference, let next = receipt.first(where: { $0.transactionID == replaced }) {
-                current = next
-                continue
-            }
-            break
-        }
-        return current.transactionID
+        var receipt: [ReceiptEntry] = []
+        if let user = transaction.user { receipt = if let given { given } else { try server.receipt(account: user) } }
+        guard let payload = try builder().transaction(transaction, receipt: receipt) else { return nil }
+        return try Self.sign(payload, verificationError: transaction.verificationError, authority: authority())
     }
 
     /// The transaction that pays for a plan's current period, signed: the device's own when it
@@ -125,79 +63,36 @@ public final class SignedData: SessionRole {
         guard let user = try currentUser() else { return nil }
         let receipt = try server.receipt(account: user)
         guard let line = receipt.first(where: { $0.transactionID == plan.transactionID }) else { return nil }
-        let made = StoreTransaction(
-            id: line.transactionID, user: user, productID: line.productID, kind: .autoRenewableSubscription, quantity: 0,
-            months: 0, bonusDays: 0, state: .purchased, reason: nil, createdAt: line.purchaseDate, purchaseDate: line.purchaseDate,
-            dueAt: nil, dueApproves: nil, isFinished: true, originalID: line.event == .renewal ? line.reference : nil, steps: []
-        )
-        return try transaction(made, receipt: receipt)
+        return try Self.sign(try builder().transaction(line: line, receipt: receipt), verificationError: nil, authority: authority())
     }
 
     // MARK: Renewal info
 
-    /// The renewal info of the signed-in account's plan in `group`, signed.
+    /// The renewal info of a plan of the signed-in account, signed.
     public func renewalInfo(_ plan: PlanStatus) throws(StoreError) -> SignedItem {
-        let identity = try identity()
-        var payload = try common(identity)
-        payload["originalTransactionId"] = plan.originalTransactionID
-        payload["productId"] = plan.productID
-        payload["autoRenewProductId"] = plan.nextProductID ?? plan.productID
-        payload["autoRenewStatus"] = plan.autoRenew ? 1 : 0
-        payload["isInBillingRetryPeriod"] = plan.phase == .billingRetry || plan.phase == .gracePeriod
-        if let grace = plan.graceUntil, plan.billingFailedAt != nil { payload["gracePeriodExpiresDate"] = Self.milliseconds(grace) }
-        payload["renewalDate"] = Self.milliseconds(plan.expiresDate)
-        payload["currency"] = catalog.currencyCode
-        let next = catalog.product(plan.nextProductID ?? plan.productID)
-        payload["renewalPrice"] = Self.milliunits(next?.price ?? 0)
-        if plan.phase == .expired {
-            // 1 cancelled, 2 billing error, 5 other (Apple's expirationIntent).
-            payload["expirationIntent"] = plan.endReason?.contains("billing") == true ? 2 : !plan.autoRenew ? 1 : 5
-        }
-        if let start = try recentStart(plan) { payload["recentSubscriptionStartDate"] = Self.milliseconds(start) }
-        return try sign(payload, for: nil)
-    }
-
-    /// When the current run of the plan began: its first purchase's date.
-    private func recentStart(_ plan: PlanStatus) throws(StoreError) -> Date? {
-        guard let user = try currentUser() else { return nil }
-        return try server.planLines(account: user).first { $0.transactionID == plan.originalTransactionID }?.purchaseDate
+        let lines = try currentUser().map { user throws(StoreError) in try server.planLines(account: user) } ?? []
+        return try Self.sign(try builder().renewalInfo(plan, planLines: lines), verificationError: nil, authority: authority())
     }
 
     // MARK: App transaction
 
     /// The device's app transaction: the app as this device's account bought it.
     public func appTransaction() throws(StoreError) -> SignedItem {
-        let identity = try identity()
         let user = try currentUser() ?? ""
-        var payload: [String: Any] = [
-            "receiptType": identity.environment.rawValue, "bundleId": identity.bundleID, "applicationVersion": "1",
-            "versionExternalIdentifier": 0, "receiptCreationDate": Self.milliseconds(now()), "originalApplicationVersion": "1",
-            "originalPurchaseDate": Self.milliseconds(try device.transactions(.profile(user)).map(\.createdAt).min() ?? now()),
-            "deviceVerification": Data(Self.digest("\(session.deviceName)/\(user)").utf8).base64EncodedString(),
-            "deviceVerificationNonce": Self.uuid(from: "\(session.deviceName)/\(user)"), "appTransactionId": Self.appTransactionID(user),
-            "originalPlatform": "iOS",
-        ]
-        if let appleID = identity.appAppleID { payload["appAppleId"] = appleID }
-        return try sign(payload, for: nil)
+        let first = try device.transactions(.profile(user)).map(\.createdAt).min()
+        let payload = try builder().appTransaction(device: session.deviceName, firstPurchase: first)
+        return try Self.sign(payload, verificationError: nil, authority: authority())
+    }
+
+    func builder() throws(StoreError) -> PayloadBuilder {
+        PayloadBuilder(catalog: catalog, identity: try identity(), now: now(), account: try currentUser() ?? "")
     }
 
     // MARK: Signing
 
-    /// The fields every signed payload shares.
-    private func common(_ identity: AppIdentity) throws(StoreError) -> [String: Any] {
-        var payload: [String: Any] = [
-            "bundleId": identity.bundleID, "environment": identity.environment.rawValue, "signedDate": Self.milliseconds(now()),
-            "storefront": catalog.storefront, "storefrontId": Storefronts.appleID(catalog.storefront),
-            "appTransactionId": Self.appTransactionID(try currentUser() ?? ""),
-        ]
-        if let appleID = identity.appAppleID { payload["appAppleId"] = appleID }
-        return payload
-    }
-
     /// Signs, or breaks the signing the way a simulated Verification error says (S5).
-    private func sign(_ payload: [String: Any], for verificationError: String?) throws(StoreError) -> SignedItem {
+    static func sign(_ payload: [String: Any], verificationError: String?, authority: CertificateAuthority) throws(StoreError) -> SignedItem {
         var payload = payload
-        let authority = try authority()
         let unverified = verificationError.flatMap(Unverified.init(verificationError:))
         switch unverified {
         case .bundleID?:

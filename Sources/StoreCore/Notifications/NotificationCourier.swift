@@ -1,0 +1,161 @@
+// Delivers the outbox (N3–N5): each due notification is signed once (its payload then kept, so
+// that a retry sends the same bytes with the same UUID), POSTed to the webhook with a short
+// timeout, and recorded: a 200 is delivered, anything else waits for the next attempt of Apple's
+// schedule on the store clock, then fails. One deliverer at a time per state folder (a lock file
+// taken without waiting: a busy deliverer is left to it). Nothing here can fail a purchase: the
+// purchase was committed before delivery starts.
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// POSTs a JSON body; the HTTP status, or why there is none.
+public protocol WebhookPosting: Sendable {
+    func post(_ body: Data, to url: URL, timeout: TimeInterval) -> (status: Int?, error: String?)
+}
+
+/// The real one: URLSession, an ephemeral session per POST, waited for with a timeout.
+public struct URLSessionPoster: WebhookPosting {
+    public init() {}
+
+    public func post(_ body: Data, to url: URL, timeout: TimeInterval) -> (status: Int?, error: String?) {
+        var request = URLRequest(url: url, timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Storefront (App Store Server Notifications V2, local)", forHTTPHeaderField: "User-Agent")
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        session.dataTask(with: request) { _, response, error in
+            box.set((response as? HTTPURLResponse)?.statusCode, error.map { ($0 as NSError).localizedDescription })
+            done.signal()
+        }.resume()
+        // The session's own timeout ends the task; this wait is a backstop, never longer.
+        if done.wait(timeout: .now() + timeout + 1) == .timedOut { return (nil, "timed out after \(Int(timeout)) s") }
+        let (status, error) = box.get()
+        if let status { return (status, nil) }
+        return (nil, error ?? "no answer")
+    }
+
+    private final class ResultBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: (Int?, String?) = (nil, nil)
+        func set(_ status: Int?, _ error: String?) { lock.withLock { value = (status, error) } }
+        func get() -> (Int?, String?) { lock.withLock { value } }
+    }
+}
+
+public struct DeliveryReport: Sendable, Equatable {
+    public var delivered: [String] = []
+    public var retrying: [String] = []
+    public var failed: [String] = []
+    /// Another process was delivering: nothing was tried.
+    public var busy = false
+
+    public var isEmpty: Bool { delivered.isEmpty && retrying.isEmpty && failed.isEmpty }
+}
+
+public final class NotificationCourier: Sendable {
+    let server: any AccountServer
+    let authority: CertificateAuthority
+    let catalog: Catalog
+    let clock: any StoreClock
+    let lockPath: String
+    let poster: any WebhookPosting
+    let timeout: TimeInterval
+    let crashPoints: @Sendable (CrashPoint) throws(StoreError) -> Void
+
+    init(
+        server: any AccountServer, authority: CertificateAuthority, catalog: Catalog, clock: any StoreClock, lockPath: String,
+        poster: any WebhookPosting, timeout: TimeInterval, crashPoints: @escaping @Sendable (CrashPoint) throws(StoreError) -> Void
+    ) {
+        self.server = server
+        self.authority = authority
+        self.catalog = catalog
+        self.clock = clock
+        self.lockPath = lockPath
+        self.poster = poster
+        self.timeout = timeout
+        self.crashPoints = crashPoints
+    }
+
+    /// Attempts every notification that is due, if a webhook is set and nobody else is delivering.
+    @discardableResult
+    public func deliverDue() throws(StoreError) -> DeliveryReport {
+        guard let webhook = try server.webhook(), let url = URL(string: webhook.url) else { return DeliveryReport() }
+        let now = clock.now()
+        guard !(try server.dueNotifications(at: now)).isEmpty else { return DeliveryReport() }
+        guard let lock = TryLock(path: lockPath) else { return DeliveryReport(busy: true) }
+        defer { lock.release() }
+        var report = DeliveryReport()
+        // Read again under the lock: another deliverer may have just sent some.
+        for var notification in try server.dueNotifications(at: now) {
+            if notification.signedPayload == nil {
+                notification.signedPayload = try signedPayload(notification)
+                try server.updateNotification(notification)
+                try crashPoints(.notificationSigned)
+            }
+            let body = Data(#"{"signedPayload":"\#(notification.signedPayload ?? "")"}"#.utf8)
+            let (status, error) = poster.post(body, to: url, timeout: timeout)
+            if status == 200 { try crashPoints(.notificationPosted) }
+            let attempt = DeliveryAttempt(at: clock.now(), status: status, error: status == nil ? error : nil)
+            notification.attempts.append(attempt)
+            if attempt.succeeded {
+                notification.state = .delivered
+                notification.nextAttemptAt = nil
+                report.delivered.append(notification.uuid)
+            } else if let next = NotificationRules.nextAttempt(after: notification.attempts, once: webhook.once) {
+                notification.nextAttemptAt = next
+                report.retrying.append(notification.uuid)
+            } else {
+                notification.state = .failed
+                notification.nextAttemptAt = nil
+                report.failed.append(notification.uuid)
+            }
+            try server.updateNotification(notification)
+        }
+        return report
+    }
+
+    /// The notification's `signedPayload` JWS, as it will be sent.
+    public func signedPayload(_ notification: ServerNotification) throws(StoreError) -> String {
+        if let signed = notification.signedPayload { return signed }
+        let identity = try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? AppIdentity.defaultBundleID)
+        let now = clock.now()
+        let builder = PayloadBuilder(catalog: catalog, identity: identity, now: now, account: notification.account)
+        let receipt = notification.account.isEmpty ? [] : try server.receipt(account: notification.account)
+        let plan = try notification.group.flatMap { group throws(StoreError) in
+            try server.plans(account: notification.account)[group].map { PlanStatus($0, catalog: catalog, now: now) }
+        }
+        let authority = authority
+        let payload = try builder.notification(notification, receipt: receipt, plan: plan) { payload throws(StoreError) in
+            try authority.sign(payload)
+        }
+        return try authority.sign(payload)
+    }
+}
+
+/// An exclusive lock taken only if it is free (flock, LOCK_NB).
+final class TryLock {
+    private let descriptor: Int32
+
+    init?(path: String) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+    }
+
+    func release() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}

@@ -1,0 +1,86 @@
+// The notifications role (N3, N6, N7): the webhook, the history of every notification, resending,
+// TEST notifications, and delivery through a courier.
+import Foundation
+
+public final class Notifications: SessionRole {
+    let session: DeviceSession
+    /// How long a POST may take before it counts as a failed attempt (N5).
+    public var timeout: TimeInterval = 2
+    public var poster: any WebhookPosting = URLSessionPoster()
+
+    init(session: DeviceSession) { self.session = session }
+
+    public func webhook() throws(StoreError) -> Webhook? { try server.webhook() }
+    public func setWebhook(_ webhook: Webhook?) throws(StoreError) { try server.setWebhook(webhook) }
+
+    /// Every notification of the state folder, oldest first.
+    public func all() throws(StoreError) -> [ServerNotification] { try server.notifications(account: nil) }
+
+    /// One by its UUID or a unique prefix of 4+ characters.
+    public func notification(_ id: String) throws(StoreError) -> ServerNotification {
+        let all = try all()
+        if let exact = all.first(where: { $0.uuid == id }) { return exact }
+        let matches = id.count >= 4 ? all.filter { $0.uuid.hasPrefix(id.lowercased()) } : []
+        guard matches.count == 1 else {
+            if matches.count > 1 { throw StoreError.ambiguousTransaction(id, matches: matches.map(\.uuid)) }
+            throw StoreError.unknownNotification(id)
+        }
+        return matches[0]
+    }
+
+    /// Apple's "Request a Test Notification": a TEST notification, delivered like any other.
+    @discardableResult
+    public func test() throws(StoreError) -> ServerNotification {
+        let uuid = UUID().uuidString.lowercased()
+        let notification = ServerNotification(key: "test:\(uuid)", account: try currentUser() ?? "", type: "TEST", createdAt: now(), uuid: uuid)
+        try server.enqueue([notification])
+        return notification
+    }
+
+    /// Sends one again, with its UUID and payload, at the next delivery.
+    @discardableResult
+    public func resend(_ id: String) throws(StoreError) -> ServerNotification {
+        var notification = try notification(id)
+        notification.state = .pending
+        notification.nextAttemptAt = now()
+        try server.updateNotification(notification)
+        return notification
+    }
+
+    /// The notification's signed payload (made now and kept if it has none yet).
+    public func signedPayload(_ notification: ServerNotification) throws(StoreError) -> String {
+        if let signed = notification.signedPayload { return signed }
+        var updated = notification
+        updated.signedPayload = try courier().signedPayload(notification)
+        try server.updateNotification(updated)
+        return updated.signedPayload!
+    }
+
+    /// A courier for this state folder; it holds nothing of the device, so the screen may run it
+    /// on a thread of its own.
+    public func courier() throws(StoreError) -> NotificationCourier {
+        let hook = session.crashPoints
+        let box = CrashHookBox(hook)
+        return NotificationCourier(
+            server: server, authority: try session.authority(), catalog: catalog, clock: session.clock,
+            lockPath: session.stateDirectory.url.appendingPathComponent("notifications.lock").path, poster: poster,
+            timeout: timeout, crashPoints: { point throws(StoreError) in try box.call(point) }
+        )
+    }
+
+    /// Delivers what is due now (N3): by the command that made it, the screen's tick, or
+    /// `storefront notifications deliver`.
+    @discardableResult
+    public func deliverDue() throws(StoreError) -> DeliveryReport {
+        // Most commands have nothing to send: look before opening the authority.
+        guard try server.webhook() != nil, !(try server.dueNotifications(at: now())).isEmpty else { return DeliveryReport() }
+        return try courier().deliverDue()
+    }
+}
+
+/// The device's crash hook, carried into a courier that may outlive the call that made it.
+private final class CrashHookBox: @unchecked Sendable {
+    let hook: (CrashPoint) throws(StoreError) -> Void
+    init(_ hook: @escaping (CrashPoint) throws(StoreError) -> Void) { self.hook = hook }
+    func call(_ point: CrashPoint) throws(StoreError) { try hook(point) }
+}

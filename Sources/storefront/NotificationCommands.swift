@@ -1,0 +1,157 @@
+// App Store Server Notifications on the command line (N3, N6): the webhook, the history of every
+// notification with its attempts, resending, TEST, and delivering now.
+import ArgumentParser
+import Foundation
+import StoreCore
+
+struct WebhookCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webhook",
+        abstract: "Where App Store Server Notifications V2 are POSTed (App Store Connect's server URL).",
+        subcommands: [Show.self, Set.self, Off.self],
+        defaultSubcommand: Show.self
+    )
+
+    static func show(_ context: Context) throws {
+        let webhook = try context.store.notifications.webhook()
+        output(
+            context,
+            json: .object([("url", .optional(webhook?.url)), ("once", .bool(webhook?.once ?? false))]),
+            text: webhook.map { "\($0.url)\($0.once ? " (one attempt, as the sandbox)" : " (retried 1, 12, 24, 48 and 72 hours after the first attempt)")" }
+                ?? "no webhook: notifications are kept, not sent (`storefront webhook set URL`)"
+        )
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The webhook, if one is set.")
+        @OptionGroup var common: CommonOptions
+        func run() throws { try perform(common) { try WebhookCommand.show($0) } }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "POST notifications to URL; pending ones go at once.")
+        @Argument(help: "An http or https URL, such as http://127.0.0.1:8000/apple.") var url: String
+        @Flag(help: "One attempt per notification, as the sandbox does, instead of production's retries.") var once = false
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try reportingFailures {
+                guard Webhook.isValid(url) else { throw CommandFailure(message: "\"\(url)\" is not an http or https URL", status: 2) }
+                try perform(common) { context in
+                    try context.store.notifications.setWebhook(Webhook(url: url, once: once))
+                    try WebhookCommand.show(context)
+                }
+            }
+        }
+    }
+
+    struct Off: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop sending; notifications are still written and kept.")
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                try context.store.notifications.setWebhook(nil)
+                try WebhookCommand.show(context)
+            }
+        }
+    }
+}
+
+struct NotificationsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notifications",
+        abstract: "Every App Store Server Notification the store wrote, with its delivery state and attempts (N6).",
+        subcommands: [List.self, Show.self, Deliver.self, Resend.self, Test.self],
+        defaultSubcommand: List.self
+    )
+
+    static func json(_ notification: ServerNotification, _ context: Context, payload: String? = nil) -> JSON {
+        .object([
+            ("uuid", .string(notification.uuid)), ("type", .string(notification.type)), ("subtype", .optional(notification.subtype)),
+            ("state", .string(notification.state.rawValue)), ("account", .string(notification.account)),
+            ("transactionId", .optional(notification.transactionID)), ("createdAt", context.formatDate(notification.createdAt)),
+            ("nextAttemptAt", context.formatDate(notification.nextAttemptAt)),
+            ("attempts", .array(notification.attempts.map { attempt in
+                .object([("at", context.formatDate(attempt.at)), ("status", attempt.status.map { .int($0) } ?? .null), ("error", .optional(attempt.error))])
+            })),
+            ("signedPayload", .optional(payload ?? notification.signedPayload)),
+        ])
+    }
+
+    static func line(_ notification: ServerNotification, _ context: Context) -> String {
+        let last = notification.attempts.last.map { attempt in
+            " · \(notification.attempts.count) attempt(s), last " + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "no answer")
+        } ?? ""
+        let next = notification.state == .pending ? notification.nextAttemptAt.map { " · next \(context.isoText($0))" } ?? "" : ""
+        return "\(notification.uuid.prefix(8))  \(context.isoText(notification.createdAt))  \(notification.title)  \(notification.state.rawValue)\(last)\(next)"
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every notification, oldest first.")
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                let all = try context.store.notifications.all()
+                output(context, json: .array(all.map { NotificationsCommand.json($0, context) }),
+                       text: all.isEmpty ? "no notifications" : all.map { NotificationsCommand.line($0, context) }.joined(separator: "\n"))
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One notification: its attempts, its signedPayload and that payload decoded.")
+        @Argument(help: "The UUID, or a unique prefix of 4+ characters.") var uuid: String
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                let notification = try context.store.notifications.notification(uuid)
+                let payload = try context.store.notifications.signedPayload(notification)
+                let decoded = try? JWS.decode(payload)
+                var fields: [(String, JSON)] = [("notification", NotificationsCommand.json(notification, context, payload: payload))]
+                if let decoded { fields.append(("payload", foundationJSON(decoded.payload))) }
+                output(context, json: .object(fields),
+                       text: NotificationsCommand.line(notification, context) + "\n\n\(payload)\n\n" + (decoded.map { foundationJSON($0.payload).rendered() } ?? ""))
+            }
+        }
+    }
+
+    struct Deliver: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "POST every notification that is due now to the webhook.")
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                let report = try context.store.notifications.deliverDue()
+                output(context,
+                       json: .object([("delivered", .strings(report.delivered)), ("retrying", .strings(report.retrying)), ("failed", .strings(report.failed)), ("busy", .bool(report.busy))]),
+                       text: report.busy ? "another process is delivering" : "\(report.delivered.count) delivered, \(report.retrying.count) to retry, \(report.failed.count) failed")
+            }
+        }
+    }
+
+    struct Resend: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Send a notification again (same UUID, same payload).")
+        @Argument(help: "The UUID, or a unique prefix of 4+ characters.") var uuid: String
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                let notification = try context.store.notifications.resend(uuid)
+                try context.store.notifications.deliverDue()
+                let now = try context.store.notifications.notification(notification.uuid)
+                output(context, json: NotificationsCommand.json(now, context), text: NotificationsCommand.line(now, context))
+            }
+        }
+    }
+
+    struct Test: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Apple's \"Request a Test Notification\": a TEST notification, sent now.")
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                let notification = try context.store.notifications.test()
+                try context.store.notifications.deliverDue()
+                let now = try context.store.notifications.notification(notification.uuid)
+                output(context, json: NotificationsCommand.json(now, context), text: NotificationsCommand.line(now, context))
+            }
+        }
+    }
+}
