@@ -78,6 +78,13 @@ struct NotificationsCommand: ParsableCommand {
         ])
     }
 
+    /// Delivers what is due, then shows where `notification` stands.
+    static func deliverAndShow(_ notification: ServerNotification, _ context: Context) throws {
+        try context.store.notifications.deliverDue()
+        let now = try context.store.notifications.notification(notification.uuid)
+        output(context, json: json(now, context), text: line(now, context))
+    }
+
     static func line(_ notification: ServerNotification, _ context: Context) -> String {
         let last = notification.attempts.last.map { attempt in
             " · \(notification.attempts.count) attempt(s), last " + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "no answer")
@@ -134,10 +141,7 @@ struct NotificationsCommand: ParsableCommand {
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
-                let notification = try context.store.notifications.resend(uuid)
-                try context.store.notifications.deliverDue()
-                let now = try context.store.notifications.notification(notification.uuid)
-                output(context, json: NotificationsCommand.json(now, context), text: NotificationsCommand.line(now, context))
+                try NotificationsCommand.deliverAndShow(try context.store.notifications.resend(uuid), context)
             }
         }
     }
@@ -147,10 +151,7 @@ struct NotificationsCommand: ParsableCommand {
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
-                let notification = try context.store.notifications.test()
-                try context.store.notifications.deliverDue()
-                let now = try context.store.notifications.notification(notification.uuid)
-                output(context, json: NotificationsCommand.json(now, context), text: NotificationsCommand.line(now, context))
+                try NotificationsCommand.deliverAndShow(try context.store.notifications.test(), context)
             }
         }
     }
