@@ -1,0 +1,154 @@
+// N1–N5 over the network: the binary POSTs to a real HTTP receiver on loopback (Tests/Python/
+// receiver.py), Apple's app-store-server-library verifies every notification (and the signed
+// transaction and renewal info inside it), SIGKILL between the outbox and the 200 loses nothing,
+// and a receiver that hangs costs a purchase no more than the timeout.
+import Foundation
+import Testing
+
+/// A developer's server on loopback that logs every body it is sent.
+final class Receiver {
+    let process = Process()
+    let input = Pipe()
+    let log: URL
+    let port: Int
+
+    init(arguments: [String] = []) throws {
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).log")
+        let python = try #require(AppleVerifier.python, "run .ci/run (it makes .venv)")
+        process.executableURL = python
+        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/receiver.py").path, log.path] + arguments
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        port = try #require(Int(String(decoding: line, as: UTF8.self)), "the receiver did not say its port")
+    }
+
+    deinit {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: log)
+    }
+
+    var url: String { "http://127.0.0.1:\(port)/apple" }
+
+    /// The `signedPayload` of every POST received, in order.
+    var payloads: [String] {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["signedPayload"] as? String
+        }
+    }
+}
+
+@Suite("notifications delivered to a real receiver", .serialized)
+struct NotificationDeliveryTests {
+    func payloadFields(_ jws: String) throws -> [String: Any] {
+        let part = try #require(jws.split(separator: ".").dropFirst().first)
+        var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        let data = try #require(Data(base64Encoded: base64))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("N1 every notification type and subtype the store simulates, received over HTTP and verified by Apple's library with the signed data inside")
+    func everyType() throws {
+        let receiver = try Receiver()
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        try session.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("jo")
+        let steps: [[String]] = [
+            ["buy", "com.storefront.selfies.sub.oneaweek.monthly"], ["clock", "advance", "8d"],
+            ["buy", "com.storefront.selfies.sub.oneaweek"], ["buy", "com.storefront.selfies.sub.oneaweek.monthly"],
+            ["buy", "com.storefront.selfies.sub.allaccess.monthly"], ["cancel", "com.storefront.selfies.sub.allaccess.monthly"],
+            ["renew-on", "com.storefront.selfies.sub.allaccess.monthly"], ["grace", "3d"], ["billing", "fail"], ["clock", "advance", "5w"],
+            ["billing", "ok"], ["clock", "advance", "1d"], ["expire", "com.storefront.selfies.sub.allaccess.monthly"],
+            ["buy", "com.storefront.selfies.sub.allaccess"], ["notifications", "test"],
+        ]
+        for step in steps { try session.run(step).expectSuccess() }
+        let current = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["transaction"] as? String)
+        try session.run(["refund", current]).expectSuccess()
+        try session.run(["cancel", "com.storefront.selfies.sub.allaccess"]).expectFailure()
+        let listed = try session.array(["notifications"])
+        #expect(listed.allSatisfy { $0["state"] as? String == "delivered" }, "\(listed.map { "\($0["type"] ?? "") \($0["state"] ?? "")" })")
+        let payloads = receiver.payloads
+        #expect(payloads.count == listed.count)
+        var items = payloads.map { (kind: "notification", jws: $0) }
+        for payload in payloads {
+            let data = try payloadFields(payload)["data"] as? [String: Any] ?? [:]
+            if let transaction = data["signedTransactionInfo"] as? String { items.append(("transaction", transaction)) }
+            if let renewal = data["signedRenewalInfo"] as? String { items.append(("renewal", renewal)) }
+        }
+        let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.selfies")
+        for (index, result) in results.enumerated() { #expect(result.ok, "item \(index) (\(items[index].kind)): \(result.status ?? "")") }
+        let received = results.prefix(payloads.count).map { result in
+            [result.decoded["notificationType"] as? String, result.decoded["subtype"] as? String].compactMap { $0 }.joined(separator: " ")
+        }
+        #expect(received == [
+            "SUBSCRIBED INITIAL_BUY", "DID_RENEW", "DID_CHANGE_RENEWAL_PREF DOWNGRADE", "DID_CHANGE_RENEWAL_PREF",
+            "DID_CHANGE_RENEWAL_PREF UPGRADE", "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED", "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_ENABLED",
+            "DID_FAIL_TO_RENEW GRACE_PERIOD", "GRACE_PERIOD_EXPIRED", "DID_RENEW BILLING_RECOVERY", "EXPIRED VOLUNTARY",
+            "SUBSCRIBED RESUBSCRIBE", "TEST", "REFUND",
+        ])
+        let statuses = results.prefix(payloads.count).map { ($0.decoded["data"] as? [String: Any])?["status"] as? Int }
+        #expect(statuses[0] == 1 && statuses.last == 5, "active at the start, revoked by the refund: \(statuses)")
+        let uuids = results.prefix(payloads.count).compactMap { $0.decoded["notificationUUID"] as? String }
+        #expect(Set(uuids).count == payloads.count && uuids == listed.compactMap { $0["uuid"] as? String })
+    }
+
+    @Test("N1 one-time charges for a comic, a pack and a pass, verified")
+    func oneTimeCharges() throws {
+        let receiver = try Receiver()
+        let session = try Session()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("ann")
+        for product in ["com.storefront.comic.nightshift", "com.storefront.randomviews", "com.storefront.sub.3months"] {
+            try session.run(["buy", product]).expectSuccess()
+        }
+        let results = try AppleVerifier.verify(receiver.payloads.map { ("notification", $0) }, session: session, bundleID: "com.storefront.comics")
+        #expect(results.count == 3 && results.allSatisfy { $0.ok && $0.decoded["notificationType"] as? String == "ONE_TIME_CHARGE" })
+    }
+
+    @Test("N4 SIGKILL after signing and after the 200: the next command delivers, nothing lost (a duplicate after the 200 is allowed)",
+          arguments: ["notification-signed", "notification-posted"])
+    func crash(_ point: String) throws {
+        let receiver = try Receiver()
+        let session = try Session()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("ann")
+        let killed = try session.run(["buy", "com.storefront.comic.nightshift"], environment: ["STOREFRONT_FAULT": "crash-at:\(point)"])
+        #expect(killed.signalled, "\(killed)")
+        #expect(try session.object(["status"])["owned"] as? [String] == ["com.storefront.comic.nightshift"], "the purchase stands")
+        let listed = try session.array(["notifications"])
+        #expect(listed.count == 1 && listed[0]["state"] as? String == "delivered", "\(listed)")
+        let uuid = try #require(listed.first?["uuid"] as? String)
+        let received = try receiver.payloads.map { try payloadFields($0)["notificationUUID"] as? String }
+        #expect(received.allSatisfy { $0 == uuid } && received.count == (point == "notification-posted" ? 2 : 1), "\(received)")
+    }
+
+    @Test("N5 a receiver that hangs: the purchase completes and the attempt ends at the timeout, to be retried")
+    func hangingReceiver() throws {
+        let receiver = try Receiver(arguments: ["--hang"])
+        let session = try Session()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("ann")
+        let bought = try session.run(["buy", "com.storefront.comic.nightshift"])
+        #expect(bought.status == 0, "\(bought)")
+        let listed = try session.array(["notifications"])
+        let attempts = try #require(listed.first?["attempts"] as? [[String: Any]])
+        #expect(listed.first?["state"] as? String == "pending" && attempts.count == 1 && attempts[0]["status"] is NSNull, "\(listed)")
+        #expect((attempts[0]["error"] as? String)?.isEmpty == false)
+        #expect(listed.first?["nextAttemptAt"] as? String == "2026-01-15T13:00:00Z", "retried an hour after the first attempt")
+    }
+}
+
+extension RunResult {
+    func expectFailure(sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(status != 0, "\(self)", sourceLocation: sourceLocation)
+    }
+}
