@@ -79,7 +79,9 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
     /// The error `text` names for `api`: the full name, or the case alone where it is one of
     /// the API's ("networkError"); nil when the API cannot have it.
     public init?(parsing text: String, for api: StoreKitAPI) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        var trimmed = text.trimmingCharacters(in: .whitespaces)
+        // Verification also takes the ways Storefront breaks signed data (S5): signature, chain …
+        if api == .verification, let way = Unverified(rawValue: trimmed.lowercased()) { trimmed = way.verificationError }
         let lower = trimmed.lowercased()
         guard let found = api.allowedErrors.first(where: {
             $0.description.lowercased() == lower || $0.name.lowercased() == lower

@@ -44,6 +44,9 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var planSummaries: [String] = []
     /// "1 week free" beside a plan whose introductory offer the account can still use.
     public var offerNotes: [String: String] = [:]
+    /// The newest App Store Server Notifications and where they stand (N6), and the webhook.
+    public var notifications: [NotificationLine] = []
+    public var webhook: String?
     /// StoreKit errors in force (Q7), and why the product list could not load (Load Products).
     public var simulatedErrors = SimulatedErrors()
     public var productsError: String?
@@ -124,6 +127,8 @@ public struct AppState: Equatable, Sendable {
     public var log: [TransactionEvent] = []
     public var banner: Banner?
     public var showsHelp = false
+    /// The transaction inspector (S2): a transaction's signed form, decoded; any key closes it.
+    public var inspection: Inspection?
     /// The comic the random viewer shows, and what its header says.
     public var randomComic: RandomComic?
     /// Decoded pictures by catalog path: the views draw only these (an effect decodes them).
@@ -171,7 +176,35 @@ public enum Action: Equatable, Sendable {
     case signedIn(String?)
     /// A plan action went through; the plan's summary after it.
     case planChanged(String)
+    /// The inspector's content for a transaction.
+    case inspected(Inspection)
     case failed(String)
+}
+
+/// One notification as the transaction manager lists it.
+public struct NotificationLine: Equatable, Sendable {
+    public var at: Date
+    public var title: String
+    public var state: String
+    public var attempts: Int
+
+    public init(at: Date, title: String, state: String, attempts: Int) {
+        self.at = at
+        self.title = title
+        self.state = state
+        self.attempts = attempts
+    }
+}
+
+/// What the inspector shows: a title and lines of text.
+public struct Inspection: Equatable, Sendable {
+    public var title: String
+    public var lines: [String]
+
+    public init(title: String, lines: [String]) {
+        self.title = title
+        self.lines = lines
+    }
 }
 
 /// What the transaction manager (and a scenario) can do to an auto-renewable plan.
@@ -204,6 +237,8 @@ public enum Effect: Equatable, Sendable {
     case setBilling(BillingSetting)
     /// StoreKit's simulated errors (Q7): the transaction manager's `E` steps through presets.
     case setSimulatedErrors(SimulatedErrors)
+    /// Decode a transaction's signed form for the inspector.
+    case inspect(String)
     case advanceClock(StoreDuration)
     case realClock
     case signIn(name: String, password: String)

@@ -29,7 +29,7 @@ public enum Command: Equatable, Sendable {
     case nextComic, buyViews
     case approve, decline, resolve, nextPolicy, previousPolicy
     case advance(StoreDuration), realTime
-    case plan(PlanCommand), toggleBilling, toggleGrace, nextSimulatedErrors
+    case plan(PlanCommand), toggleBilling, toggleGrace, nextSimulatedErrors, inspect
     case nextField, previousField, choose, erase
 }
 
@@ -85,6 +85,7 @@ public let keyMap: [KeyBinding] = [
     KeyBinding([.transactions], character("h"), .advance(.seconds(3600)), key: "h", "+1 hour"),
     KeyBinding([.transactions], character("0"), .realTime, key: "0", "real time"),
     KeyBinding([.transactions], character("r"), .restore, key: "r", "restore"),
+    KeyBinding([.transactions], character("i") + [.enter], .inspect, key: "i", "inspect", help: "i ⏎"),
     KeyBinding([.plans], character("c"), .plan(.cancel), key: "c", "cancel"),
     KeyBinding([.plans], character("o"), .plan(.renewOn), key: "o", "renew-on"),
     KeyBinding([.plans], character("w"), .plan(.forceRenew), key: "w", "renew now"),

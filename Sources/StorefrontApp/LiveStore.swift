@@ -19,6 +19,41 @@ public final class LiveStore: StoreServing {
 
     public func snapshot() throws -> StoreSnapshot { try Self.snapshot(of: store) }
 
+    /// N3: the screen's tick sends what is due on a thread of its own, so that a receiver that
+    /// hangs never stalls the screen; one delivery at a time.
+    private let delivery = DispatchQueue(label: "storefront.notifications")
+    private let delivering = DeliveryFlag()
+
+    private func deliverInBackground() {
+        guard (try? store.notifications.webhook()) != nil, delivering.begin() else { return }
+        guard let courier = try? store.notifications.courier() else {
+            delivering.end()
+            return
+        }
+        let flag = delivering
+        delivery.async {
+            _ = try? courier.deliverDue()
+            flag.end()
+        }
+    }
+
+    /// The inspector's lines: the transaction, why it is unverified if it is, its JWS header and
+    /// its payload, decoded.
+    static func inspection(of transaction: StoreTransaction, store: Store) throws -> Inspection {
+        let title = store.catalog.product(transaction.productID)?.title ?? transaction.productID
+        guard let signed = try store.signed.transaction(transaction), let decoded = try? JWS.decode(signed.jws) else {
+            return Inspection(title: "\(title) \(transaction.id)", lines: ["Not signed: only purchased and restored transactions are."])
+        }
+        var lines = ["transaction \(transaction.id) · \(Wording.state(transaction.state))"]
+        if let unverified = signed.unverified { lines.append("UNVERIFIED: \(unverified.reason)") }
+        lines.append("JWS ES256, x5c: leaf, intermediate, root (\(signed.jws.count) characters)")
+        lines.append("")
+        for key in decoded.payload.keys.sorted() {
+            lines.append("\(key): \(decoded.payload[key].map { "\($0)" } ?? "")")
+        }
+        return Inspection(title: "\(title) — signed transaction", lines: lines)
+    }
+
     /// What the store says now, for anyone who only needs to look (scenario checks).
     public static func snapshot(of store: Store) throws -> StoreSnapshot {
         let calendar = store.calendar
@@ -42,6 +77,10 @@ public final class LiveStore: StoreServing {
         )
         snapshot.billing = try store.settings.billing()
         snapshot.simulatedErrors = try store.settings.simulatedErrors()
+        snapshot.webhook = try store.notifications.webhook()?.url
+        snapshot.notifications = try store.notifications.all().suffix(4).map { notification in
+            NotificationLine(at: notification.createdAt, title: notification.title, state: notification.state.rawValue, attempts: notification.attempts.count)
+        }
         snapshot.productsError = productsError
         snapshot.planSummaries = status.plans.map { $0.summary(calendar: calendar, catalog: catalog) }
         let usedOffers = Set(status.plans.filter(\.introOfferUsed).map(\.group))
@@ -84,6 +123,9 @@ public final class LiveStore: StoreServing {
             case .settle:
                 try store.queue.recover()
                 try store.queue.publishEvents()
+                deliverInBackground()
+            case .inspect(let id):
+                actions.append(.inspected(try Self.inspection(of: try store.queue.transaction(id), store: store)))
             case .loadPicture, .quit: break
             }
         } catch let error as StoreError {
@@ -150,4 +192,20 @@ public final class OpeningStore: StoreServing {
         }
         return live?.perform(effect) ?? []
     }
+}
+
+/// Whether a background delivery is running (set on the main thread, cleared on the delivery's).
+final class DeliveryFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = false
+
+    func begin() -> Bool {
+        lock.withLock {
+            guard !running else { return false }
+            running = true
+            return true
+        }
+    }
+
+    func end() { lock.withLock { running = false } }
 }

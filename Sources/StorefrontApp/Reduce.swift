@@ -88,6 +88,9 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .planChanged(let summary):
         state.banner = Banner(summary, kind: .success)
         return []
+    case .inspected(let inspection):
+        state.inspection = inspection
+        return []
     case .failed(let message):
         if state.route == .signIn {
             state.form.error = message
@@ -98,8 +101,9 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .mouse(let event):
         return reduceMouse(&state, event)
     case .key(let key):
-        if state.showsHelp {
+        if state.showsHelp || state.inspection != nil {
             state.showsHelp = false
+            state.inspection = nil
             return []
         }
         guard let command = command(for: key, on: state.route, sellsPlans: sellsPlans(state)) else {
@@ -258,6 +262,13 @@ private func reduceTransactions(_ state: inout AppState, _ command: Command) -> 
     case .plan(let planCommand): return planEffect(&state, planCommand)
     case .nextSimulatedErrors:
         return [.setSimulatedErrors((state.snapshot?.simulatedErrors ?? SimulatedErrors()).nextPreset)]
+    case .inspect:
+        // The newest transaction in the log that delivered something: its signed form (S2).
+        guard let event = state.log.last(where: { $0.state == .purchased || $0.state == .restored }) else {
+            state.banner = Banner("No purchased or restored transaction in the log to inspect")
+            return []
+        }
+        return [.inspect(event.transactionID)]
     case .toggleBilling:
         var billing = state.snapshot?.billing ?? BillingSetting()
         billing.failing.toggle()

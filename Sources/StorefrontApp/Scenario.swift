@@ -41,6 +41,10 @@ public struct ScenarioStep: Equatable, Sendable {
         /// `errors clear`.
         case simulatedError(StoreKitAPI, SimulatedError?)
         case clearSimulatedErrors
+        /// Where notifications go (`webhook off` stops sending), and a notification written since
+        /// the last one expected: `expect notification DID_RENEW`, `… SUBSCRIBED INITIAL_BUY` (N7).
+        case webhook(String?)
+        case expectNotification(String, subtype: String?)
         /// Part of the plan's summary: "free trial, renews 07/02/2026", "grace period", "expired".
         case expectPlan(String)
     }
@@ -52,7 +56,7 @@ public struct ScenarioStep: Equatable, Sendable {
     public var isExpectation: Bool {
         switch kind {
         case .expectHeader, .expectRow, .expectState, .expectReason, .expectViews, .expectOwned, .expectUser, .expectError,
-             .expectPlan: true
+             .expectPlan, .expectNotification: true
         default: false
         }
     }
@@ -209,6 +213,15 @@ public enum ScenarioParser {
             }
             return .simulatedError(api, error)
         case ("errors", "clear"): return .clearSimulatedErrors
+        case ("webhook", _):
+            let url = try word(1, "a URL, or off")
+            if url.lowercased() == "off" { return .webhook(nil) }
+            guard Webhook.isValid(url) else { throw Problem(message: "\"\(url)\" is not an http or https URL") }
+            return .webhook(url)
+        case ("expect", "notification"):
+            let type = try word(2, "a notification type such as DID_RENEW")
+            guard type.allSatisfy({ $0.isUppercase || $0 == "_" }) else { throw Problem(message: "\"\(type)\" is not a notification type (SUBSCRIBED, DID_RENEW, …)") }
+            return .expectNotification(type, subtype: w.count > 3 ? w[3] : nil)
         case ("grace", _):
             let text = try word(1, "off, on or a number of days like 16d")
             do { return .grace(days: try BillingSetting.graceDays(parsing: text)) } catch { throw Problem(message: error.description) }

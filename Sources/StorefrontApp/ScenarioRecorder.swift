@@ -36,7 +36,7 @@ public final class ScenarioRecorder {
         case .signIn(let name, let password): lines.append("sign in \(name) password \"\(password)\"")
         case .signUp(let name, let password): lines.append("sign up \(name) password \"\(password)\"")
         case .signOut: lines.append("sign out")
-        case .settle, .loadPicture, .quit: break
+        case .settle, .loadPicture, .quit, .inspect: break
         }
     }
 

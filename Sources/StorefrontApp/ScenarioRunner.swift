@@ -35,6 +35,8 @@ public final class ScenarioRunner {
     public private(set) var store: Store
     private var lastTransaction: StoreTransaction?
     private var lastError: String?
+    /// How many notifications earlier `expect notification` steps have passed over.
+    private var notificationsSeen = 0
     private var crashesNext = false
     /// After a simulated crash nothing runs, recovery included, until `restart`.
     private var isDown = false
@@ -80,9 +82,14 @@ public final class ScenarioRunner {
 
     /// Runs one step; an expectation comes back with its result (`scenario play` goes step by step).
     public func step(_ step: ScenarioStep) throws -> ExpectationResult? {
-        if !isDown { try store.queue.recover() }
+        if !isDown {
+            try store.queue.recover()
+            // N3: what the clock or the last step caused goes to the webhook, as after a command.
+            _ = try? store.notifications.deliverDue()
+        }
         if step.isExpectation { return try check(step) }
         try perform(step)
+        _ = try? store.notifications.deliverDue()
         return nil
     }
 
@@ -166,6 +173,7 @@ public final class ScenarioRunner {
             var billing = try store.settings.billing()
             billing.graceDays = days
             try store.settings.setBilling(billing)
+        case .webhook(let url): try store.notifications.setWebhook(url.map { Webhook(url: $0) })
         case .simulatedError(let api, let error): try store.settings.setSimulatedError(error, for: api)
         case .clearSimulatedErrors: try store.settings.setSimulatedErrors(SimulatedErrors())
         case .caption, .pause, .open, .catalog: break
@@ -214,6 +222,15 @@ public final class ScenarioRunner {
         case .expectError(let text):
             result.passed = lastError?.contains(text) == true
             result.detail = "the last step said \(lastError.map { "\"\($0)\"" } ?? "nothing wrong")"
+        case .expectNotification(let type, let subtype):
+            let all = try store.notifications.all()
+            let fresh = all.dropFirst(notificationsSeen)
+            if let index = fresh.firstIndex(where: { $0.type == type && (subtype == nil || $0.subtype == subtype) }) {
+                result.passed = true
+                notificationsSeen = index + 1
+            } else {
+                result.detail = "written since: " + (fresh.isEmpty ? "none" : fresh.map(\.title).joined(separator: ", "))
+            }
         default: break
         }
         if result.passed { result.detail = nil }

@@ -115,6 +115,7 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
     }
     screen.write(TextWidth.pad(" " + footer(for: state, width: width - 1), to: width), x: 0, y: height - 1, style: theme.footer)
     if state.showsHelp { drawHelp(&screen, state, theme) }
+    if let inspection = state.inspection { drawOverlay(&screen, title: inspection.title, lines: inspection.lines + ["", "Any key closes this."], theme: theme) }
     return screen
 }
 
@@ -313,6 +314,15 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     if !snapshot.simulatedErrors.isEmpty {
         line("StoreKit errors", " " + snapshot.simulatedErrors.lines.joined(separator: " · "), theme.failed)
     }
+    if snapshot.webhook != nil || !snapshot.notifications.isEmpty {
+        // N6: where notifications go, and the newest ones as they are delivered.
+        line("Notifications  ", snapshot.webhook.map { "→ \($0)" } ?? "no webhook: kept, not sent")
+        for notification in snapshot.notifications.suffix(2) {
+            let style: Style = notification.state == "failed" ? theme.failed : notification.state == "delivered" ? theme.owned : theme.waiting
+            let attempts = notification.attempts > 1 ? " (\(notification.attempts) attempts)" : ""
+            line("               ", "\(clockText(notification.at, snapshot.timeZone))  \(notification.title)  \(notification.state)\(attempts)", style)
+        }
+    }
     if !snapshot.status.plans.isEmpty || snapshot.rows.contains(where: { $0.product.kind == .autoRenewableSubscription }) {
         for summary in snapshot.planSummaries { line("Plan           ", summary, theme.action) }
         let grace = snapshot.billing.graceDays.map { "grace \($0) days" } ?? "no grace period"
@@ -391,6 +401,18 @@ func footer(for state: AppState, width: Int) -> String {
 /// The catalog has auto-renewable plans: the transaction manager offers their keys.
 func sellsPlans(_ state: AppState) -> Bool {
     state.snapshot?.rows.contains { $0.product.kind == .autoRenewableSubscription } ?? false
+}
+
+/// A framed box in the middle of the screen (the inspector).
+private func drawOverlay(_ screen: inout Screen, title: String, lines: [String], theme: Theme) {
+    let width = min(screen.size.columns, max(TextWidth.of(title) + 6, (lines.map(TextWidth.of).max() ?? 0) + 4))
+    let height = min(screen.size.rows, lines.count + 2)
+    let frame = Rect(x: (screen.size.columns - width) / 2, y: (screen.size.rows - height) / 2, width: width, height: height)
+    screen.fill(frame)
+    screen.box(frame, style: theme.title, title: title)
+    for (index, line) in lines.enumerated() where index + 1 < height - 1 {
+        screen.write(line, x: frame.x + 2, y: frame.y + 1 + index, style: .plain, clip: frame.inset(by: 1))
+    }
 }
 
 private func drawHelp(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {

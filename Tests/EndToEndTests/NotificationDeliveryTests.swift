@@ -101,6 +101,28 @@ struct NotificationDeliveryTests {
         #expect(Set(uuids).count == payloads.count && uuids == listed.compactMap { $0["uuid"] as? String })
     }
 
+    @Test("N7 a scenario names the webhook and expects notifications; each step's notifications reach the receiver")
+    func scenario() throws {
+        let receiver = try Receiver()
+        let session = try Session()
+        let file = session.stateDirectory.appendingPathComponent("webhook.scenario")
+        try """
+            catalog selfies.json
+            webhook \(receiver.url)
+            sign up kim
+            buy "All Access (Weekly)"
+            expect notification SUBSCRIBED INITIAL_BUY
+            advance 1w
+            expect notification DID_RENEW
+            expect notification DID_RENEW
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let result = try session.run(["scenario", "check", file.path])
+        #expect(result.status == 1 && result.stdout.contains("2 passed, 1 failed"), "one renewal, so the second expectation fails: \(result)")
+        #expect(result.stdout.contains("written since: none"), "\(result.stdout)")
+        let received = try receiver.payloads.map { try payloadFields($0)["notificationType"] as? String }
+        #expect(received == ["SUBSCRIBED", "DID_RENEW"])
+    }
+
     @Test("N1 one-time charges for a comic, a pack and a pass, verified")
     func oneTimeCharges() throws {
         let receiver = try Receiver()

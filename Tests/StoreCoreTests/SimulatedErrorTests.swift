@@ -84,6 +84,8 @@ struct SimulatedErrorTests {
         #expect(SimulatedError(parsing: "productUnavailable", for: .loadProducts) == nil, "a PurchaseError is the Purchase API's alone")
         #expect(SimulatedError(parsing: "invalidSignature", for: .purchase) == nil)
         #expect(SimulatedError(parsing: "StoreKitError.systemError", for: .refundRequestSheet)?.description == "StoreKitError.systemError")
+        #expect(SimulatedError(parsing: "chain", for: .verification)?.name == "invalidCertificateChain", "S5's words work too")
+        #expect(SimulatedError(parsing: "bundle-id", for: .verification)?.name == "invalidDeviceVerification")
         #expect(StoreKitAPI(argument: "app-store-sync") == .appStoreSync && StoreKitAPI(argument: "App Store Sync") == .appStoreSync)
     }
 

@@ -23,6 +23,23 @@ struct ViewTests {
         ])
     }
 
+    @Test("S2 N6 the transaction manager: i inspects the newest transaction's signed form; the notifications panel follows delivery")
+    func inspectorAndNotifications() throws {
+        let harness = try Harness(size: Size(columns: 80, rows: 30), user: "ann")
+        try harness.store.notifications.setWebhook(Webhook(url: "http://127.0.0.1:9/apple"))
+        harness.press(.character("b"), .character("t"), .character("i"))
+        let inspection = try #require(harness.state.inspection)
+        #expect(inspection.title == "Night Shift — signed transaction")
+        #expect(inspection.lines.contains("productId: comic.owl") && inspection.lines.contains("price: 990"), "\(inspection.lines)")
+        #expect(harness.lines().contains { $0.contains("transactionReason: PURCHASE") })
+        harness.press(.character("x"))
+        #expect(harness.state.inspection == nil, "any key closes it, and does nothing else")
+        try harness.refresh()
+        let lines = harness.lines()
+        #expect(lines.contains(" Notifications  → http://127.0.0.1:9/apple"), "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("ONE_TIME_CHARGE  pending") })
+    }
+
     @Test("Q7 a simulated Load Products error: the list says so and retries each tick; E in the transaction manager steps the errors")
     func simulatedErrors() throws {
         let harness = try Harness()
@@ -172,7 +189,7 @@ struct ViewTests {
             " 12:00:00  \(id)  Random Comics ×5  purchasing",
             " 12:00:00  \(id)  Random Comics ×5  deferred",
             "", "", "", "",
-            " ↑↓ select  a approve  x decline  s p d m h 0 r E ? q",
+            " ↑↓ select  a approve  x decline  s p d m h 0 r i E ? q",
         ])
     }
 

@@ -186,6 +186,18 @@ public enum Unverified: String, Sendable, CaseIterable {
         }
     }
 
+    /// The VerificationError case that asks for this way.
+    public var verificationError: String {
+        switch self {
+        case .signature: "invalidSignature"
+        case .chain: "invalidCertificateChain"
+        case .expired: "revokedCertificate"
+        case .oid: "invalidEncoding"
+        case .bundleID: "invalidDeviceVerification"
+        case .environment: "missingRequiredProperties"
+        }
+    }
+
     var breakage: CertificateAuthority.Breakage? {
         switch self {
         case .signature: .signature
