@@ -44,7 +44,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "storefront-bench",
-            dependencies: ["StoreCore", "TerminalUI", "StorefrontApp", "CPNG", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "StoreCore", "TerminalUI", "StorefrontApp", "CPNG", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Benchmarks/storefront-bench"
         ),
         .executableTarget(

@@ -2,6 +2,7 @@
 //   swift build -c release && .build/release/storefront-bench
 // Medians of repeated runs; wall-clock time on this machine, so re-run for a fair comparison.
 import CPNG
+import Crypto
 import Foundation
 import GRDB
 import StoreCore
@@ -37,7 +38,7 @@ func row(_ name: String, _ figure: String, _ against: String, _ ratio: String, _
 }
 
 /// `storefront-bench [SECTION …]` runs only the sections named (images, screen, start, durable,
-/// receipt, plans): for profiling one of them.
+/// receipt, plans, signing): for profiling one of them.
 let sections = Set(CommandLine.arguments.dropFirst())
 func wants(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 
@@ -286,3 +287,49 @@ if wants("plans") {
     }
     row("open + recover + status with those \(written) plan lines", ms(status), "200 ms", ratio(status, 0.2), "flat: the plan is stored folded")
 }
+
+// MARK: Signed data and notifications (issue 14): signing one transaction against swift-crypto's
+// bare P-256 signature; a purchase whose notification is POSTed to a receiver on loopback against
+// the same purchase with no webhook.
+
+if wants("signing") {
+    let folder = StateDirectory(scratch.appendingPathComponent("signing"))
+    let clock = ManualClock(Date(timeIntervalSince1970: 1_768_478_400))
+    let store = try Store(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
+    try store.accounts.signUp("bench", password: "bench")
+    let bought = try store.queue.buy("com.storefront.comic.nightshift")
+    let authority = try store.signed.authority()
+    // The bare signature: the same signing input a transaction JWS has, signed by a P-256 key.
+    let jws = try require(try store.signed.transaction(bought)).jws
+    let input = Data(jws.split(separator: ".").prefix(2).joined(separator: ".").utf8)
+    let key = P256.Signing.PrivateKey()
+    let bare = try median(401) { _ = try key.signature(for: input) }
+    let payload = try require(try store.signed.transaction(bought)).payload
+    let signing = try median(401) { _ = try authority.sign(payload) }
+    row("one transaction signed as a JWS (payload → JSON → ES256, x5c)", ms(signing), "a bare P-256 signature \(ms(bare))", ratio(signing, bare), "≤ 2×")
+    let fromStore = try median(401) { _ = try store.signed.transaction(bought) }
+    row("one transaction read from the store and signed", ms(fromStore), "a bare P-256 signature \(ms(bare))", ratio(fromStore, bare), "(for information)")
+
+    let receiver = try LoopbackReceiver()
+    func purchases(webhook: Bool) throws -> Double {
+        let folder = StateDirectory(scratch.appendingPathComponent("webhook-\(webhook)"))
+        let store = try Store(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
+        try store.accounts.signUp("bench", password: "bench")
+        if webhook { try store.notifications.setWebhook(Webhook(url: "http://127.0.0.1:\(receiver.port)/apple")) }
+        // As a command does: the purchase, then what it caused goes out.
+        return try median(101) {
+            try store.queue.buy("com.storefront.randomviews")
+            try store.notifications.deliverDue()
+        }
+    }
+    let without = try purchases(webhook: false)
+    let with = try purchases(webhook: true)
+    row("a purchase and its notification POSTed (receiver on loopback)", ms(with), "the same purchase, no webhook \(ms(without))", ratio(with, without), "≤ 1.5×")
+    row("(notifications the receiver answered 200)", "\(receiver.received)", "", "", "")
+}
+
+func require<T>(_ value: T?) throws -> T {
+    guard let value else { throw CocoaError(.coderValueNotFound) }
+    return value
+}
+

@@ -22,6 +22,7 @@ public protocol AccountServer: AnyObject, Sendable {
     @discardableResult
     func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date?
     func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool
+    func receiptEntry(transactionID: String) throws(StoreError) -> ReceiptEntry?
     func receipt(account: String) throws(StoreError) -> [ReceiptEntry]
     func storedExpiry(account: String) throws(StoreError) -> Date?
     /// Non-consumables on the receipt, in purchase order, each with its first transaction (A5).

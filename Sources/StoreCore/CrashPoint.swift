@@ -23,7 +23,7 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case renewalsRecorded = "renewals-recorded"
     /// Renewals are written on the device as purchased transactions, not yet finished (Q6).
     case renewalsReceived = "renewals-received"
-    /// A notification's signed payload is stored; it has not been POSTed (N4).
+    /// A notification is signed and about to be POSTed; nothing of the attempt is stored (N4).
     case notificationSigned = "notification-signed"
     /// The receiver answered 200; the delivery is not recorded yet (N4: sent again, a duplicate).
     case notificationPosted = "notification-posted"
@@ -40,7 +40,7 @@ public enum CrashPoint: String, CaseIterable, Sendable {
         case .restoreDelivered: "one restored transaction delivered and finished"
         case .renewalsRecorded: "renewals the clock passed are on the receipt"
         case .renewalsReceived: "the device has the account's new renewals as purchased transactions; not finished"
-        case .notificationSigned: "a notification's signed payload is stored, not yet POSTed"
+        case .notificationSigned: "a notification is signed, not yet POSTed, nothing of the attempt stored"
         case .notificationPosted: "the webhook answered 200; the delivery is not recorded yet"
         }
     }

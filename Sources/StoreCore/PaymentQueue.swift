@@ -215,8 +215,8 @@ public final class PaymentQueue: SessionRole {
     private func receiveRenewals(account: String) throws(StoreError) -> [String] {
         let renewals = try server.planLines(account: account).filter { $0.event == .renewal }
         let known = try device.known(renewals.map(\.transactionID))
-        var received: [String] = []
         let verification = try session.simulatedErrors()[.verification]?.description
+        var arriving: [StoreTransaction] = []
         for line in renewals where !known.contains(line.transactionID) {
             var transaction = StoreTransaction(
                 id: line.transactionID, user: account, productID: line.productID, kind: .autoRenewableSubscription,
@@ -225,8 +225,9 @@ public final class PaymentQueue: SessionRole {
                 originalID: line.reference, steps: []
             )
             transaction.verificationError = verification
-            if try device.receive(transaction) { received.append(transaction.id) }
+            arriving.append(transaction)
         }
+        let received = try device.receive(arriving)
         guard !received.isEmpty else { return [] }
         try session.publishEvents()
         try crashPoint(.renewalsReceived)

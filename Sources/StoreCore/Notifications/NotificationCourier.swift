@@ -89,15 +89,15 @@ public final class NotificationCourier: Sendable {
     public func deliverDue() throws(StoreError) -> DeliveryReport {
         guard let webhook = try server.webhook(), let url = URL(string: webhook.url) else { return DeliveryReport() }
         let now = clock.now()
-        guard !(try server.dueNotifications(at: now)).isEmpty else { return DeliveryReport() }
         guard let lock = TryLock(path: lockPath) else { return DeliveryReport(busy: true) }
         defer { lock.release() }
         var report = DeliveryReport()
-        // Read again under the lock: another deliverer may have just sent some.
+        // Read under the lock: another deliverer may have just sent some.
         for var notification in try server.dueNotifications(at: now) {
             if notification.signedPayload == nil {
+                // Kept with the attempt's outcome, in one write: a crash before that write signs
+                // it again next time (the same UUID; only the signature's bytes differ).
                 notification.signedPayload = try signedPayload(notification)
-                try server.updateNotification(notification)
                 try crashPoints(.notificationSigned)
             }
             let body = Data(#"{"signedPayload":"\#(notification.signedPayload ?? "")"}"#.utf8)
@@ -128,7 +128,16 @@ public final class NotificationCourier: Sendable {
         let identity = try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? AppIdentity.defaultBundleID)
         let now = clock.now()
         let builder = PayloadBuilder(catalog: catalog, identity: identity, now: now, account: notification.account)
-        let receipt = notification.account.isEmpty ? [] : try server.receipt(account: notification.account)
+        // A plan's notification needs its plan lines (original purchases, refunds, upgrades); a
+        // one-time charge only its own line.
+        let receipt: [ReceiptEntry]
+        if notification.account.isEmpty {
+            receipt = []
+        } else if notification.group != nil {
+            receipt = try server.planLines(account: notification.account)
+        } else {
+            receipt = try notification.transactionID.flatMap { id throws(StoreError) in try server.receiptEntry(transactionID: id) }.map { [$0] } ?? []
+        }
         let plan = try notification.group.flatMap { group throws(StoreError) in
             try server.plans(account: notification.account)[group].map { PlanStatus($0, catalog: catalog, now: now) }
         }

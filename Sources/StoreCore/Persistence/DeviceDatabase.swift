@@ -269,15 +269,20 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         }
     }
 
-    /// Writes a transaction another device's store made for the account (a renewal, Q6), with its
-    /// event, unless this device has it already. True when it was new.
+    /// Writes transactions another device's store made for the account (renewals, Q6), each with
+    /// its event, in one transaction, skipping those this device has already. The ids written.
     @discardableResult
-    func receive(_ transaction: StoreTransaction) throws(StoreError) -> Bool {
-        try write { db in
-            if try TransactionRecord.fetchOne(db, where: "id", is: transaction.id) != nil { return false }
-            try TransactionRecord(transaction).insert(db)
-            try Self.appendEvent(db, id: transaction.id, step: TransactionStep(state: transaction.state, reason: nil, at: transaction.createdAt))
-            return true
+    func receive(_ transactions: [StoreTransaction]) throws(StoreError) -> [String] {
+        guard !transactions.isEmpty else { return [] }
+        return try write { db in
+            var written: [String] = []
+            for transaction in transactions {
+                if try TransactionRecord.fetchOne(db, where: "id", is: transaction.id) != nil { continue }
+                try TransactionRecord(transaction).insert(db)
+                try Self.appendEvent(db, id: transaction.id, step: TransactionStep(state: transaction.state, reason: nil, at: transaction.createdAt))
+                written.append(transaction.id)
+            }
+            return written
         }
     }
 

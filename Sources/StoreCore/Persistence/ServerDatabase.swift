@@ -122,6 +122,10 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
         try read { db in try ReceiptRecord.exists(db, key: transactionID) }
     }
 
+    public func receiptEntry(transactionID: String) throws(StoreError) -> ReceiptEntry? {
+        try read { db in try ReceiptRecord.fetchOne(db, where: "transactionID", is: transactionID)?.entry }
+    }
+
     public func receipt(account: String) throws(StoreError) -> [ReceiptEntry] {
         try read { db in try Self.receipt(db, account: account) }
     }

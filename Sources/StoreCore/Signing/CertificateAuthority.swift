@@ -23,8 +23,12 @@ public final class CertificateAuthority: Sendable {
     static let notBefore = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01
     static let notAfter = Date(timeIntervalSince1970: 4_102_444_799)  // 2099-12-31T23:59:59Z
 
+    /// The encoded JWS header of this chain, made once.
+    let headerPart: [UInt8]
+
     init(chain: [Data], signingKey: P256.Signing.PrivateKey, intermediateKey: P256.Signing.PrivateKey) {
         self.chain = chain
+        headerPart = JWS.header(chain: chain)
         rootDER = chain[chain.count - 1]
         self.signingKey = signingKey
         self.intermediateKey = intermediateKey
@@ -33,7 +37,7 @@ public final class CertificateAuthority: Sendable {
     /// Signs `payload` as a JWS whose `x5c` is this authority's chain.
     public func sign(_ payload: [String: Any]) throws(StoreError) -> String {
         do {
-            return try JWS.sign(payload, key: signingKey, chain: chain)
+            return try JWS.sign(payload, key: signingKey, headerPart: headerPart)
         } catch {
             throw StoreError.storage(path: "signing", reason: "\(error)")
         }

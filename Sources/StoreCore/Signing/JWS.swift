@@ -8,12 +8,22 @@ import Foundation
 public enum JWS {
     /// Signs `payload` (a JSON object) with `key`, carrying `chain` (DER certificates, leaf first).
     public static func sign(_ payload: [String: Any], key: P256.Signing.PrivateKey, chain: [Data]) throws -> String {
-        let header: [String: Any] = ["alg": "ES256", "x5c": chain.map { $0.base64EncodedString() }]
-        let headerPart = base64URL(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
-        let payloadPart = base64URL(try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys, .withoutEscapingSlashes]))
-        let input = Data("\(headerPart).\(payloadPart)".utf8)
+        try sign(payload, key: key, headerPart: header(chain: chain))
+    }
+
+    /// The encoded header of a chain's JWS (`alg` ES256, `x5c`), made once per chain by a signer.
+    public static func header(chain: [Data]) -> [UInt8] {
+        Base64URL.encode(CompactJSON.encode(["alg": "ES256", "x5c": chain.map { $0.base64EncodedString() }] as [String: Any]))
+    }
+
+    static func sign(_ payload: [String: Any], key: P256.Signing.PrivateKey, headerPart: [UInt8]) throws -> String {
+        var input = headerPart
+        input.append(UInt8(ascii: "."))
+        input += Base64URL.encode(CompactJSON.encode(payload))
         let signature = try key.signature(for: input)
-        return "\(headerPart).\(payloadPart).\(base64URL(signature.rawRepresentation))"
+        input.append(UInt8(ascii: "."))
+        input += Base64URL.encode(signature.rawRepresentation)
+        return String(decoding: input, as: UTF8.self)
     }
 
     /// A JWS's parts decoded, without verifying anything: for showing what was signed.
