@@ -34,7 +34,8 @@ public struct TransactionStep: Sendable, Equatable, Codable {
 /// that the first few digits still tell transactions apart (ids may be shortened to a prefix).
 public enum TransactionID {
     public static func make(_ random: UInt64) -> String {
-        "2" + String(format: "%015llu", random % 1_000_000_000_000_000)
+        let digits = String(random % 1_000_000_000_000_000)
+        return "2" + String(repeating: "0", count: 15 - digits.count) + digits
     }
 }
 

@@ -151,7 +151,11 @@ extension Context {
         var text = "\(transaction.id)  \(title)  \(transaction.states.map(\.rawValue).joined(separator: " → "))"
         if let reason = transaction.reason { text += " (\(Wording.reason(reason)))" }
         if transaction.isRenewal { text += " (renewal)" }
-        if let error = transaction.verificationError { text += " (unverified: \(error))" }
+        if let error = transaction.verificationError {
+            // S5: unverified, and why, in Apple's name and in words.
+            let name = error.split(separator: ".").last.map(String.init) ?? error
+            text += " (unverified: \(name)\(Unverified(verificationError: error).map { " — \($0.reason)" } ?? ""))"
+        }
         if let due = transaction.dueAt, transaction.state == .purchasing {
             text += " (\(Wording.due(approves: transaction.dueApproves == true, at: isoText(due))))"
         }

@@ -136,8 +136,8 @@ struct NotificationDeliveryTests {
         #expect(results.count == 3 && results.allSatisfy { $0.ok && $0.decoded["notificationType"] as? String == "ONE_TIME_CHARGE" })
     }
 
-    @Test("N4 SIGKILL after signing and after the 200: the next command delivers, nothing lost (a duplicate after the 200 is allowed)",
-          arguments: ["notification-signed", "notification-posted"])
+    @Test("N4 SIGKILL between the outbox write and the 200 (before delivery starts, after signing, after the 200): the next command delivers, nothing lost (a duplicate after the 200 is allowed)",
+          arguments: ["purchase-delivered", "notification-signed", "notification-posted"])
     func crash(_ point: String) throws {
         let receiver = try Receiver()
         let session = try Session()
@@ -151,6 +151,27 @@ struct NotificationDeliveryTests {
         let uuid = try #require(listed.first?["uuid"] as? String)
         let received = try receiver.payloads.map { try payloadFields($0)["notificationUUID"] as? String }
         #expect(received.allSatisfy { $0 == uuid } && received.count == (point == "notification-posted" ? 2 : 1), "\(received)")
+    }
+
+    @Test("N3 a receiver that fails its first two attempts gets them again 1 and 12 hours after the first, as the store clock passes")
+    func retriesAsTheClockPasses() throws {
+        let receiver = try Receiver(arguments: ["--fail", "2"])
+        let session = try Session()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("ann")
+        try session.run(["buy", "com.storefront.comic.nightshift"]).expectSuccess()
+        func attempts() throws -> [[String: Any]] { try session.array(["notifications"]).first?["attempts"] as? [[String: Any]] ?? [] }
+        #expect(try attempts().map { $0["status"] as? Int } == [500])
+        try session.run(["clock", "advance", "59m"]).expectSuccess()
+        #expect(try attempts().count == 1, "not due before the hour")
+        try session.run(["clock", "advance", "1m"]).expectSuccess()
+        #expect(try attempts().map { $0["status"] as? Int } == [500, 500])
+        try session.run(["clock", "advance", "11h"]).expectSuccess()
+        let final = try session.array(["notifications"])
+        #expect(final.first?["state"] as? String == "delivered", "\(final)")
+        #expect(try attempts().map { $0["at"] as? String } == ["2026-01-15T12:00:00Z", "2026-01-15T13:00:00Z", "2026-01-16T00:00:00Z"])
+        let uuids = try receiver.payloads.map { try payloadFields($0)["notificationUUID"] as? String }
+        #expect(uuids.count == 3 && Set(uuids).count == 1 && Set(receiver.payloads).count == 1, "the same UUID and bytes each time")
     }
 
     @Test("N5 a receiver that hangs: the purchase completes and the attempt ends at the timeout, to be retried")

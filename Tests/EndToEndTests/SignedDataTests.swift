@@ -157,6 +157,6 @@ struct SignedDataTests {
         }
         #expect(results.last?.ok == true, "cleared: verified again")
         let text = try session.run(["history"]).stdout
-        #expect(text.contains("(unverified: VerificationResult.VerificationError.invalidSignature)"), "\(text)")
+        #expect(text.contains("(unverified: invalidSignature — the signature does not match)"), "\(text)")
     }
 }

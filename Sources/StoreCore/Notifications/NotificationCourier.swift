@@ -5,49 +5,10 @@
 // taken without waiting: a busy deliverer is left to it). Nothing here can fail a purchase: the
 // purchase was committed before delivery starts.
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// POSTs a JSON body; the HTTP status, or why there is none.
 public protocol WebhookPosting: Sendable {
     func post(_ body: Data, to url: URL, timeout: TimeInterval) -> (status: Int?, error: String?)
-}
-
-/// The real one: URLSession, an ephemeral session per POST, waited for with a timeout.
-public struct URLSessionPoster: WebhookPosting {
-    public init() {}
-
-    public func post(_ body: Data, to url: URL, timeout: TimeInterval) -> (status: Int?, error: String?) {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Storefront (App Store Server Notifications V2, local)", forHTTPHeaderField: "User-Agent")
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
-        let done = DispatchSemaphore(value: 0)
-        let box = ResultBox()
-        session.dataTask(with: request) { _, response, error in
-            box.set((response as? HTTPURLResponse)?.statusCode, error.map { ($0 as NSError).localizedDescription })
-            done.signal()
-        }.resume()
-        // The session's own timeout ends the task; this wait is a backstop, never longer.
-        if done.wait(timeout: .now() + timeout + 1) == .timedOut { return (nil, "timed out after \(Int(timeout)) s") }
-        let (status, error) = box.get()
-        if let status { return (status, nil) }
-        return (nil, error ?? "no answer")
-    }
-
-    private final class ResultBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: (Int?, String?) = (nil, nil)
-        func set(_ status: Int?, _ error: String?) { lock.withLock { value = (status, error) } }
-        func get() -> (Int?, String?) { lock.withLock { value } }
-    }
 }
 
 public struct DeliveryReport: Sendable, Equatable {
@@ -92,12 +53,13 @@ public final class NotificationCourier: Sendable {
         guard let lock = TryLock(path: lockPath) else { return DeliveryReport(busy: true) }
         defer { lock.release() }
         var report = DeliveryReport()
+        let identity = try identity()
         // Read under the lock: another deliverer may have just sent some.
         for var notification in try server.dueNotifications(at: now) {
             if notification.signedPayload == nil {
                 // Kept with the attempt's outcome, in one write: a crash before that write signs
                 // it again next time (the same UUID; only the signature's bytes differ).
-                notification.signedPayload = try signedPayload(notification)
+                notification.signedPayload = try signedPayload(notification, identity: identity)
                 try crashPoints(.notificationSigned)
             }
             let body = Data(#"{"signedPayload":"\#(notification.signedPayload ?? "")"}"#.utf8)
@@ -124,8 +86,15 @@ public final class NotificationCourier: Sendable {
 
     /// The notification's `signedPayload` JWS, as it will be sent.
     public func signedPayload(_ notification: ServerNotification) throws(StoreError) -> String {
+        try signedPayload(notification, identity: identity())
+    }
+
+    private func identity() throws(StoreError) -> AppIdentity {
+        try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? AppIdentity.defaultBundleID)
+    }
+
+    func signedPayload(_ notification: ServerNotification, identity: AppIdentity) throws(StoreError) -> String {
         if let signed = notification.signedPayload { return signed }
-        let identity = try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? AppIdentity.defaultBundleID)
         let now = clock.now()
         let builder = PayloadBuilder(catalog: catalog, identity: identity, now: now, account: notification.account)
         // A plan's notification needs its plan lines (original purchases, refunds, upgrades); a

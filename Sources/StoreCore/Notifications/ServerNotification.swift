@@ -76,9 +76,9 @@ public struct Webhook: Sendable, Equatable, Codable {
         self.once = once
     }
 
-    /// An http(s) URL with a host.
+    /// An http:// URL with a host (https is for a TLS-terminating proxy in front of the receiver).
     public static func isValid(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http",
               let host = url.host, !host.isEmpty
         else { return false }
         return true

@@ -1,7 +1,7 @@
-// POST over a plain TCP socket for http:// webhooks (the usual local receiver): connect, write
-// the request, read the status line, all under one deadline. URLSession sets up a session, a
-// delegate queue and a task per request, which costs a purchase more than the rest of its
-// notification (storefront-bench); https:// still goes through URLSession.
+// POST over a plain TCP socket to an http:// webhook (a developer's server on this machine or the
+// local network): connect, write the request, read the status line, all under one deadline.
+// URLSession would cost every start of the program thirty shared libraries (FoundationNetworking
+// and libcurl's) and a purchase twice what the rest of its notification does (DECISIONS.md).
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +11,7 @@ public struct WebhookPoster: WebhookPosting {
     public init() {}
 
     public func post(_ body: Data, to url: URL, timeout: TimeInterval) -> (status: Int?, error: String?) {
-        guard url.scheme?.lowercased() == "http", let host = url.host else { return URLSessionPoster().post(body, to: url, timeout: timeout) }
+        guard url.scheme?.lowercased() == "http", let host = url.host else { return (nil, "only http:// webhooks are supported") }
         return SocketPost(host: host, port: url.port ?? 80, path: url.path.isEmpty ? "/" : url.path + (url.query.map { "?\($0)" } ?? ""))
             .send(body, timeout: timeout)
     }

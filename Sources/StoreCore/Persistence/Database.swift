@@ -88,6 +88,26 @@ extension SQLiteBacked {
         }
     }
 
+    /// A write whose commit is not fsynced on its own (synchronous = NORMAL for this transaction;
+    /// WAL keeps it safe from a crashed process, a power cut may lose it). Only for records whose
+    /// loss costs nothing but a repeat: a notification's delivery, which at-least-once allows (N4).
+    func lightWrite<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try file.queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        } catch {
+            throw DatabaseOpener.translate(error, path: file.path)
+        }
+    }
+
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try file.queue.read(body)

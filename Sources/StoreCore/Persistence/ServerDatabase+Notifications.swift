@@ -113,8 +113,10 @@ extension ServerDatabase {
         }
     }
 
+    /// A delivery attempt's outcome is written without its own fsync: losing it to a power cut
+    /// means sending the notification again, which N4 allows.
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {
-        try write { db in try NotificationRecord(notification).update(db) }
+        try lightWrite { db in try NotificationRecord(notification).update(db) }
     }
 
     public func webhook() throws(StoreError) -> Webhook? { try setting(SettingRecord.webhook) }
