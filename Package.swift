@@ -15,6 +15,8 @@ let package = Package(
         // The state folder's certificate authority (S1): X.509 certificates and their DER.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        // `storefront serve`: the App Store Server API over HTTP (a program of its own).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // The store: catalog, entitlements, subscription arithmetic, payment queue, accounts,
@@ -59,6 +61,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "storefront-server",
+            dependencies: ["StoreCore", .product(name: "Hummingbird", package: "hummingbird")]
+        ),
         // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
         .target(name: "TestSupport", dependencies: ["StoreCore"], path: "Tests/TestSupport"),
         .testTarget(
@@ -73,7 +79,9 @@ let package = Package(
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["storefront", "StoreCore", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "storefront", "storefront-server", "StoreCore", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -53,6 +53,9 @@ public protocol AccountServer: AnyObject, Sendable {
     /// catalog's applies.
     func appIdentity() throws(StoreError) -> AppIdentity?
     func setAppIdentity(_ identity: AppIdentity) throws(StoreError)
+    /// The App Store Server API's keys (V2); nil until the first is made.
+    func apiKeyring() throws(StoreError) -> APIKeyring?
+    func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError)
     /// StoreKit errors set for the whole state folder (Q7); nil while nobody has set any, so that
     /// the catalog's own apply.
     func simulatedErrors() throws(StoreError) -> SimulatedErrors?

@@ -28,7 +28,7 @@ public final class Plans: SessionRole {
 
     /// Writes every renewal, billing failure and expiry the clock has passed for `account`.
     @discardableResult
-    func settle(account: String) throws(StoreError) -> [ReceiptEntry] {
+    public func settle(account: String) throws(StoreError) -> [ReceiptEntry] {
         // Read first: a screen tick with no plan, or nothing due, writes nothing (and an account
         // without plans reads nothing more).
         let stored = try server.plans(account: account)

@@ -142,20 +142,18 @@ struct Context {
 
     // MARK: Resolving paths
 
+    /// The catalog file the options name: --catalog, $STOREFRONT_CATALOG, else the shipped one.
+    static func catalogFile(_ options: CommonOptions) throws -> URL {
+        if let catalog = options.catalog ?? Environment.current.catalog { return URL(fileURLWithPath: catalog) }
+        if let assets = locateAssets(options.assets) { return assets.appendingPathComponent("catalog.json") }
+        throw CommandFailure(
+            message: "cannot find the shipped assets folder: pass --assets DIR or set STOREFRONT_ASSETS (or name a catalog with --catalog FILE)",
+            status: 2
+        )
+    }
+
     static func loadCatalog(_ options: CommonOptions) throws -> LoadedCatalog {
-        let assets = locateAssets(options.assets)
-        let catalogURL: URL
-        let named = options.catalog ?? Environment.current.catalog
-        if let catalog = named {
-            catalogURL = URL(fileURLWithPath: catalog)
-        } else if let assets {
-            catalogURL = assets.appendingPathComponent("catalog.json")
-        } else {
-            throw CommandFailure(
-                message: "cannot find the shipped assets folder: pass --assets DIR or set STOREFRONT_ASSETS (or name a catalog with --catalog FILE)",
-                status: 2
-            )
-        }
+        let catalogURL = try catalogFile(options)
         if let locale = options.locale, locale.range(of: #"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$"#, options: .regularExpression) == nil {
             throw CommandFailure(message: "--locale \"\(locale)\" is not a locale such as en_US, ar_SA or zh_Hans_CN", status: 2)
         }

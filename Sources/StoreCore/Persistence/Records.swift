@@ -332,6 +332,7 @@ struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let simulatedErrors = "simulatedErrors"
     static let appIdentity = "app"
     static let webhook = "webhook"
+    static let apiKeys = "apiKeys"
     var key: String
     var value: String
 }

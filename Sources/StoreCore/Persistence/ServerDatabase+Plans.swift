@@ -111,5 +111,7 @@ extension ServerDatabase {
     public func appIdentity() throws(StoreError) -> AppIdentity? { try setting(SettingRecord.appIdentity) }
     public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { try setSetting(SettingRecord.appIdentity, identity) }
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try setting(SettingRecord.simulatedErrors) }
+    public func apiKeyring() throws(StoreError) -> APIKeyring? { try setting(SettingRecord.apiKeys) }
+    public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) { try setSetting(SettingRecord.apiKeys, keyring) }
     public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try setSetting(SettingRecord.simulatedErrors, errors) }
 }

@@ -1,0 +1,87 @@
+// In-app purchase keys for the App Store Server API (V2), as App Store Connect gives them out: a
+// P-256 private key in PEM (a `.p8` file), a key id and the team's issuer id. The store keeps only
+// the public half, and accepts a request's token when a key it made, not revoked, signed it.
+import Crypto
+import Foundation
+
+public struct APIKey: Sendable, Equatable, Codable {
+    /// Ten characters, as Apple's key ids: "2X9R4HXF34".
+    public var keyID: String
+    /// The public key, x9.63.
+    public var publicKey: Data
+    public var createdAt: Date
+    public var revoked: Bool
+
+    public init(keyID: String, publicKey: Data, createdAt: Date, revoked: Bool = false) {
+        self.keyID = keyID
+        self.publicKey = publicKey
+        self.createdAt = createdAt
+        self.revoked = revoked
+    }
+}
+
+/// The keys of a state folder and the issuer id they share.
+public struct APIKeyring: Sendable, Equatable, Codable {
+    public var issuerID: String
+    public var keys: [APIKey]
+
+    public init(issuerID: String = UUID().uuidString.lowercased(), keys: [APIKey] = []) {
+        self.issuerID = issuerID
+        self.keys = keys
+    }
+
+    /// A new key: its private half in PEM (to hand out, never stored) and its record.
+    public static func makeKey(now: Date) -> (pem: String, key: APIKey) {
+        let privateKey = P256.Signing.PrivateKey()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        var generator = SystemRandomNumberGenerator()
+        let keyID = String((0..<10).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
+        return (privateKey.pemRepresentation + "\n", APIKey(keyID: keyID, publicKey: privateKey.publicKey.x963Representation, createdAt: now))
+    }
+}
+
+/// Why a bearer token is refused (401).
+public enum TokenRefusal: Error, Equatable, CustomStringConvertible {
+    case missing, malformed(String), unknownKey(String), revokedKey(String), badSignature, wrongIssuer, wrongAudience
+    case wrongBundle(String), expired, notYetValid
+
+    public var description: String {
+        switch self {
+        case .missing: "no Authorization: Bearer token"
+        case .malformed(let why): "the token is not a JWT (\(why))"
+        case .unknownKey(let id): "no key \"\(id)\" (`storefront keys` lists them)"
+        case .revokedKey(let id): "key \"\(id)\" is revoked"
+        case .badSignature: "the token's signature does not verify with its key"
+        case .wrongIssuer: "the token's iss is not this store's issuer id"
+        case .wrongAudience: "the token's aud is not appstoreconnect-v1"
+        case .wrongBundle(let bid): "the token is for bundle id \"\(bid)\", not the one served"
+        case .expired: "the token has expired"
+        case .notYetValid: "the token's iat is in the future"
+        }
+    }
+}
+
+public enum APIToken {
+    /// Checks a bearer token as Apple does: ES256, `kid` of a key of `keyring` not revoked, `iss`,
+    /// `aud` appstoreconnect-v1, `bid`, `exp` in the future (real time: tokens are the client's).
+    public static func verify(_ authorization: String?, keyring: APIKeyring, bundleID: String, now: Date) throws(TokenRefusal) {
+        guard let authorization, authorization.hasPrefix("Bearer ") else { throw .missing }
+        let token = String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        let decoded: JWS.Decoded
+        do { decoded = try JWS.decode(token) } catch { throw .malformed(error.description) }
+        guard decoded.header["alg"] as? String == "ES256" else { throw .malformed("alg is not ES256") }
+        guard let keyID = decoded.header["kid"] as? String else { throw .malformed("no kid in the header") }
+        guard let key = keyring.keys.first(where: { $0.keyID == keyID }) else { throw .unknownKey(keyID) }
+        guard !key.revoked else { throw .revokedKey(keyID) }
+        guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey),
+              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: decoded.signature),
+              publicKey.isValidSignature(signature, for: decoded.signingInput)
+        else { throw .badSignature }
+        let payload = decoded.payload
+        guard payload["iss"] as? String == keyring.issuerID else { throw .wrongIssuer }
+        guard payload["aud"] as? String == "appstoreconnect-v1" else { throw .wrongAudience }
+        guard let bid = payload["bid"] as? String, bid == bundleID else { throw .wrongBundle(payload["bid"] as? String ?? "") }
+        guard let exp = (payload["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else { throw .expired }
+        if let iat = (payload["iat"] as? NSNumber)?.doubleValue, iat > now.timeIntervalSince1970 + 60 { throw .notYetValid }
+    }
+}

@@ -1,0 +1,364 @@
+// The App Store Server API over the store's own records (V1–V5): Apple's paths, query parameters,
+// JSON shapes, status codes and error codes, everything returned signed (S2). A request goes in as
+// method, path, query, headers and body and comes out as a status and a JSON body, so that the
+// HTTP server (`storefront serve`) is a thin adapter and the routes can be tested without a socket.
+import Foundation
+
+public struct APIRequest: Sendable {
+    public var method: String
+    public var path: String
+    public var query: [(String, String)]
+    public var authorization: String?
+    public var body: Data
+
+    public init(method: String, path: String, query: [(String, String)] = [], authorization: String? = nil, body: Data = Data()) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.authorization = authorization
+        self.body = body
+    }
+
+    func values(_ name: String) -> [String] { query.filter { $0.0 == name }.map(\.1) }
+    func value(_ name: String) -> String? { values(name).last }
+}
+
+public struct APIResponse: Sendable, Equatable {
+    public var status: Int
+    /// JSON; `Content-Type: application/json` exactly (Apple's Python client reads error codes only then).
+    public var body: Data
+
+    static func json(_ object: [String: Any], status: Int = 200) -> APIResponse {
+        APIResponse(status: status, body: Data(CompactJSON.encode(object)))
+    }
+
+    static func error(_ status: Int, _ code: Int, _ message: String) -> APIResponse {
+        json(["errorCode": code, "errorMessage": message], status: status)
+    }
+}
+
+/// Apple's error codes that these routes give (`APIError` in app-store-server-library).
+enum APIErrorCode {
+    static let generalBadRequest = 4_000_000
+    static let invalidRevision = 4_000_005
+    static let invalidTransactionID = 4_000_006
+    static let invalidOriginalTransactionID = 4_000_008
+    static let invalidExtendByDays = 4_000_009
+    static let invalidExtendReasonCode = 4_000_010
+    static let invalidRequestIdentifier = 4_000_011
+    static let startDateAfterEndDate = 4_000_013
+    static let invalidPaginationToken = 4_000_014
+    static let invalidStartDate = 4_000_015
+    static let invalidEndDate = 4_000_016
+    static let invalidNotificationType = 4_000_018
+    static let invalidTestNotificationToken = 4_000_020
+    static let invalidSort = 4_000_021
+    static let invalidProductType = 4_000_022
+    static let invalidInAppOwnershipType = 4_000_026
+    static let invalidRevoked = 4_000_030
+    static let invalidStatus = 4_000_031
+    static let bodyTooLong = 4_000_163
+    static let subscriptionExtensionIneligible = 4_030_004
+    static let originalTransactionIDNotFound = 4_040_005
+    static let testNotificationNotFound = 4_040_008
+    static let transactionIDNotFound = 4_040_010
+    static let unauthorized = 4_010_000
+    static let notFound = 4_040_000
+}
+
+public final class ServerAPI: Sendable {
+    let server: any AccountServer
+    let catalog: Catalog
+    let authority: CertificateAuthority
+    let clock: any StoreClock
+    /// Sends what is due (a TEST notification, RENEWAL_EXTENDED) right after the request.
+    let deliver: @Sendable () -> Void
+    /// Real time for token expiry (tokens are the client's, not the store's).
+    let realNow: @Sendable () -> Date
+    /// Writes the renewals the clock has passed for an account before it is read.
+    let settle: @Sendable (String) -> Void
+    public static let pageSize = 20
+    public static let maximumBody = 1 << 20
+
+    public init(
+        server: any AccountServer, catalog: Catalog, authority: CertificateAuthority, clock: any StoreClock,
+        deliver: @escaping @Sendable () -> Void = {}, realNow: @escaping @Sendable () -> Date = Date.init,
+        settle: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.settle = settle
+        self.server = server
+        self.catalog = catalog
+        self.authority = authority
+        self.clock = clock
+        self.deliver = deliver
+        self.realNow = realNow
+    }
+
+    func identity() throws(StoreError) -> AppIdentity {
+        try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? AppIdentity.defaultBundleID)
+    }
+
+    /// Answers one request; never throws (a storage failure is a 500 with its words).
+    public func handle(_ request: APIRequest) -> APIResponse {
+        do {
+            return try route(request)
+        } catch {
+            return .error(500, APIErrorCode.generalBadRequest, "\(error)")
+        }
+    }
+
+    private func route(_ request: APIRequest) throws(StoreError) -> APIResponse {
+        if request.body.count > Self.maximumBody { return .error(413, APIErrorCode.bodyTooLong, "the body is over 1 MB") }
+        let identity = try identity()
+        let keyring = try server.apiKeyring() ?? APIKeyring()
+        do {
+            try APIToken.verify(request.authorization, keyring: keyring, bundleID: identity.bundleID, now: realNow())
+        } catch {
+            return .error(401, APIErrorCode.unauthorized, "unauthorized: \(error.description)")
+        }
+        let parts = request.path.split(separator: "/").map(String.init)
+        switch (request.method, parts.count >= 3 ? Array(parts.prefix(3)) : parts) {
+        case ("GET", ["inApps", "v1", "transactions"]) where parts.count == 4:
+            return try transactionInfo(parts[3], identity: identity)
+        case ("GET", ["inApps", "v2", "history"]) where parts.count == 4:
+            return try history(parts[3], request: request, identity: identity)
+        case ("GET", ["inApps", "v1", "subscriptions"]) where parts.count == 4:
+            return try statuses(parts[3], request: request, identity: identity)
+        case ("GET", ["inApps", "v2", "refund"]) where parts.count == 5 && parts[3] == "lookup":
+            return try refunds(parts[4], request: request, identity: identity)
+        case ("POST", ["inApps", "v1", "notifications"]) where parts.count == 4 && parts[3] == "test":
+            return try requestTest()
+        case ("GET", ["inApps", "v1", "notifications"]) where parts.count == 5 && parts[3] == "test":
+            return try testStatus(parts[4])
+        case ("POST", ["inApps", "v1", "notifications"]) where parts.count == 4 && parts[3] == "history":
+            return try notificationHistory(request)
+        default:
+            return .error(404, APIErrorCode.notFound, "no route \(request.method) \(request.path)")
+        }
+    }
+
+    // MARK: Transactions
+
+    /// A receipt line that is a transaction: a purchase or a renewal.
+    static func isTransaction(_ line: ReceiptEntry) -> Bool { line.event == .purchase || line.event == .renewal }
+
+    /// The account a transaction id (or original transaction id) belongs to, with its receipt.
+    private func customer(_ id: String) throws(StoreError) -> (line: ReceiptEntry, receipt: [ReceiptEntry])? {
+        guard let line = try server.receiptEntry(transactionID: id), Self.isTransaction(line) else { return nil }
+        settle(line.account)
+        return (line, try server.receipt(account: line.account))
+    }
+
+    private func builder(_ identity: AppIdentity, account: String) -> PayloadBuilder {
+        PayloadBuilder(catalog: catalog, identity: identity, now: clock.now(), account: account)
+    }
+
+    private func signedTransaction(_ line: ReceiptEntry, receipt: [ReceiptEntry], identity: AppIdentity) throws(StoreError) -> String {
+        try authority.sign(builder(identity, account: line.account).transaction(line: line, receipt: receipt))
+    }
+
+    static func isTransactionID(_ text: String) -> Bool { !text.isEmpty && text.count <= 20 && text.allSatisfy(\.isNumber) }
+
+    private func transactionInfo(_ id: String, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (line, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        return .json(["signedTransactionInfo": try signedTransaction(line, receipt: receipt, identity: identity)])
+    }
+
+    /// Get Transaction History v2: the customer's transactions, filtered, 20 a page, `revision`
+    /// the next page's token.
+    private func history(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (_, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        var lines = receipt.filter(Self.isTransaction)
+        let refunded = Set(receipt.filter { $0.event == .refund }.compactMap(\.reference))
+        let start = request.value("startDate"), end = request.value("endDate")
+        let startMs = start.flatMap { Int64($0) }, endMs = end.flatMap { Int64($0) }
+        if start != nil, startMs == nil { return .error(400, APIErrorCode.invalidStartDate, "startDate is not milliseconds") }
+        if end != nil, endMs == nil { return .error(400, APIErrorCode.invalidEndDate, "endDate is not milliseconds") }
+        if let startMs, let endMs, startMs > endMs { return .error(400, APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
+        if let startMs { lines = lines.filter { SignedData.milliseconds($0.purchaseDate) >= startMs } }
+        if let endMs { lines = lines.filter { SignedData.milliseconds($0.purchaseDate) < endMs } }
+        let products = request.values("productId")
+        if !products.isEmpty { lines = lines.filter { products.contains($0.productID) } }
+        let types = request.values("productType")
+        let kinds: [String: ProductKind] = [
+            "AUTO_RENEWABLE": .autoRenewableSubscription, "NON_RENEWABLE": .nonRenewingSubscription, "CONSUMABLE": .consumable,
+            "NON_CONSUMABLE": .nonConsumable,
+        ]
+        if let bad = types.first(where: { kinds[$0] == nil }) { return .error(400, APIErrorCode.invalidProductType, "\"\(bad)\" is not a product type") }
+        if !types.isEmpty { lines = lines.filter { line in types.contains { kinds[$0] == line.kind } } }
+        let groups = request.values("subscriptionGroupIdentifier")
+        if !groups.isEmpty { lines = lines.filter { groups.contains($0.group ?? "") } }
+        if let ownership = request.value("inAppOwnershipType") {
+            guard ownership == "PURCHASED" || ownership == "FAMILY_SHARED" else {
+                return .error(400, APIErrorCode.invalidInAppOwnershipType, "\"\(ownership)\" is not an ownership type")
+            }
+            if ownership == "FAMILY_SHARED" { lines = [] }
+        }
+        if let revoked = request.value("revoked")?.lowercased() {
+            // Apple's Python client sends "True" and "False".
+            guard revoked == "true" || revoked == "false" else { return .error(400, APIErrorCode.invalidRevoked, "revoked must be true or false") }
+            lines = lines.filter { refunded.contains($0.transactionID) == (revoked == "true") }
+        }
+        switch request.value("sort") ?? "ASCENDING" {
+        case "ASCENDING": break
+        case "DESCENDING": lines.reverse()
+        case let other: return .error(400, APIErrorCode.invalidSort, "\"\(other)\" is not ASCENDING or DESCENDING")
+        }
+        guard let (page, next, hasMore) = Self.page(lines, token: request.value("revision")) else {
+            return .error(400, APIErrorCode.invalidRevision, "the revision is not one this server gave")
+        }
+        var body = common(identity)
+        body["signedTransactions"] = try page.map { line throws(StoreError) in try signedTransaction(line, receipt: receipt, identity: identity) }
+        body["revision"] = next
+        body["hasMore"] = hasMore
+        return .json(body)
+    }
+
+    /// A page of `items` after `token` (an opaque offset), the next token and whether more follow.
+    static func page<T>(_ items: [T], token: String?) -> (page: [T], next: String, hasMore: Bool)? {
+        var offset = 0
+        if let token {
+            guard let data = JWS.data(base64URL: token), let text = String(data: data, encoding: .utf8), text.hasPrefix("o:"),
+                  let value = Int(text.dropFirst(2)), value >= 0, value <= items.count
+            else { return nil }
+            offset = value
+        }
+        let end = min(items.count, offset + pageSize)
+        let next = JWS.base64URL(Data("o:\(end)".utf8))
+        return (Array(items[offset..<end]), next, end < items.count)
+    }
+
+    private func common(_ identity: AppIdentity) -> [String: Any] {
+        var body: [String: Any] = ["bundleId": identity.bundleID, "environment": identity.environment.rawValue]
+        if let appleID = identity.appAppleID { body["appAppleId"] = appleID }
+        return body
+    }
+
+    // MARK: Subscriptions
+
+    private func statuses(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (line, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        let wanted = request.values("status")
+        guard wanted.allSatisfy({ Int($0).map { (1...5).contains($0) } ?? false }) else {
+            return .error(400, APIErrorCode.invalidStatus, "status must be 1 to 5")
+        }
+        let now = clock.now()
+        let builder = builder(identity, account: line.account)
+        var data: [[String: Any]] = []
+        for (group, state) in try server.plans(account: line.account).sorted(by: { $0.key < $1.key }) {
+            let plan = PlanStatus(state, catalog: catalog, now: now)
+            let status = PayloadBuilder.status(plan, notification: ServerNotification(key: "", account: "", type: "", createdAt: now))
+            guard wanted.isEmpty || wanted.contains(String(status)) else { continue }
+            var item: [String: Any] = [
+                "status": status, "originalTransactionId": plan.originalTransactionID,
+                "signedRenewalInfo": try authority.sign(builder.renewalInfo(plan, planLines: receipt.filter { $0.kind == .autoRenewableSubscription })),
+            ]
+            if let current = receipt.first(where: { $0.transactionID == plan.transactionID }) {
+                item["signedTransactionInfo"] = try authority.sign(builder.transaction(line: current, receipt: receipt))
+            }
+            data.append(["subscriptionGroupIdentifier": group, "lastTransactions": [item]])
+        }
+        var body = common(identity)
+        body["data"] = data
+        return .json(body)
+    }
+
+    private func refunds(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (_, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        let refunded = receipt.filter { $0.event == .refund }.compactMap { refund in receipt.first { $0.transactionID == refund.reference } }
+        guard let (page, next, hasMore) = Self.page(refunded, token: request.value("revision")) else {
+            return .error(400, APIErrorCode.invalidRevision, "the revision is not one this server gave")
+        }
+        return .json([
+            "signedTransactions": try page.map { line throws(StoreError) in try signedTransaction(line, receipt: receipt, identity: identity) },
+            "revision": next, "hasMore": hasMore,
+        ])
+    }
+
+    // MARK: Notifications
+
+    private func requestTest() throws(StoreError) -> APIResponse {
+        let uuid = UUID().uuidString.lowercased()
+        try server.enqueue([ServerNotification(key: "test:\(uuid)", account: "", type: "TEST", createdAt: clock.now(), uuid: uuid)])
+        deliver()
+        return .json(["testNotificationToken": "\(uuid)_\(SignedData.milliseconds(realNow()))"])
+    }
+
+    private func testStatus(_ token: String) throws(StoreError) -> APIResponse {
+        let uuid = String(token.prefix { $0 != "_" })
+        guard !uuid.isEmpty, let notification = try server.notifications(account: nil).first(where: { $0.uuid == uuid && $0.type == "TEST" }) else {
+            return .error(404, APIErrorCode.testNotificationNotFound, "no test notification \(token)")
+        }
+        return .json(try historyItem(notification))
+    }
+
+    /// One notification as Notification History and Get Test Notification Status give it.
+    private func historyItem(_ notification: ServerNotification) throws(StoreError) -> [String: Any] {
+        var notification = notification
+        if notification.signedPayload == nil {
+            let identity = try identity()
+            let now = clock.now()
+            let receipt = notification.account.isEmpty ? [] : try server.receipt(account: notification.account)
+            let plan = try notification.group.flatMap { group throws(StoreError) in
+                try server.plans(account: notification.account)[group].map { PlanStatus($0, catalog: catalog, now: now) }
+            }
+            let authority = authority
+            let payload = try builder(identity, account: notification.account).notification(notification, receipt: receipt, plan: plan) {
+                payload throws(StoreError) in try authority.sign(payload)
+            }
+            notification.signedPayload = try authority.sign(payload)
+            try server.updateNotification(notification)
+        }
+        return [
+            "signedPayload": notification.signedPayload ?? "",
+            "sendAttempts": notification.attempts.map { attempt -> [String: Any] in
+                ["attemptDate": SignedData.milliseconds(attempt.at), "sendAttemptResult": Self.result(attempt)]
+            },
+        ]
+    }
+
+    /// Apple's `sendAttemptResult` for an attempt.
+    static func result(_ attempt: DeliveryAttempt) -> String {
+        if attempt.status == 200 { return "SUCCESS" }
+        if attempt.status != nil { return "UNSUCCESSFUL_HTTP_RESPONSE_CODE" }
+        let error = attempt.error ?? ""
+        if error.contains("timed out") { return "TIMED_OUT" }
+        if error.contains("refused") || error.contains("resolve") { return "NO_RESPONSE" }
+        return "OTHER"
+    }
+
+    /// Get Notification History: a body with startDate and endDate (ms), and optionally a type,
+    /// subtype, transactionId or onlyFailures; 20 a page, `paginationToken` the next.
+    private func notificationHistory(_ request: APIRequest) throws(StoreError) -> APIResponse {
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
+            return .error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object")
+        }
+        guard let start = (object["startDate"] as? NSNumber)?.int64Value else { return .error(400, APIErrorCode.invalidStartDate, "startDate is required") }
+        guard let end = (object["endDate"] as? NSNumber)?.int64Value else { return .error(400, APIErrorCode.invalidEndDate, "endDate is required") }
+        if start > end { return .error(400, APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
+        var notifications = try server.notifications(account: nil).filter {
+            let at = SignedData.milliseconds($0.createdAt)
+            return at >= start && at < end
+        }
+        if let type = object["notificationType"] as? String {
+            guard type.allSatisfy({ $0.isUppercase || $0 == "_" }) else { return .error(400, APIErrorCode.invalidNotificationType, "\"\(type)\" is not a notification type") }
+            notifications = notifications.filter { $0.type == type }
+        }
+        if let subtype = object["notificationSubtype"] as? String { notifications = notifications.filter { $0.subtype == subtype } }
+        if let id = object["transactionId"] as? String {
+            guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+            notifications = notifications.filter { $0.transactionID == id }
+        }
+        if object["onlyFailures"] as? Bool == true { notifications = notifications.filter { $0.state != .delivered } }
+        guard let (page, next, hasMore) = Self.page(notifications, token: request.value("paginationToken")) else {
+            return .error(400, APIErrorCode.invalidPaginationToken, "the pagination token is not one this server gave")
+        }
+        var body: [String: Any] = ["notificationHistory": try page.map { notification throws(StoreError) in try historyItem(notification) }, "hasMore": hasMore]
+        if hasMore { body["paginationToken"] = next }
+        return .json(body)
+    }
+}

@@ -1,0 +1,110 @@
+// `storefront serve` and `storefront keys` (V1, V2): the App Store Server API over this state
+// folder, and the in-app purchase keys its clients sign their tokens with.
+import ArgumentParser
+import Foundation
+import StoreCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct KeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "In-app purchase keys for the App Store Server API: create one (a .p8 private key), list them, revoke one.",
+        subcommands: [List.self, Create.self, Revoke.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The keys and the issuer id they share.")
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                let keyring = try context.store.server.apiKeyring() ?? APIKeyring(issuerID: "", keys: [])
+                output(
+                    context,
+                    json: .object([
+                        ("issuerId", .string(keyring.issuerID)),
+                        ("keys", .array(keyring.keys.map { key in
+                            .object([("keyId", .string(key.keyID)), ("createdAt", context.formatDate(key.createdAt)), ("revoked", .bool(key.revoked))])
+                        })),
+                    ]),
+                    text: keyring.keys.isEmpty ? "no keys (`storefront keys create --out key.p8`)"
+                        : "issuer \(keyring.issuerID)\n" + keyring.keys.map { "\($0.keyID)  \(context.isoText($0.createdAt))\($0.revoked ? "  revoked" : "")" }.joined(separator: "\n")
+                )
+            }
+        }
+    }
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a key: its private half goes to --out (or standard output), never into the store.")
+        @Option(help: ArgumentHelp("Write the private key (PEM, as App Store Connect's .p8) here, owner-only.", valueName: "file")) var out: String?
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                var keyring = try context.store.server.apiKeyring() ?? APIKeyring()
+                let (pem, key) = APIKeyring.makeKey(now: Date())
+                if let out {
+                    guard FileManager.default.createFile(atPath: out, contents: Data(pem.utf8), attributes: [.posixPermissions: 0o600]) else {
+                        throw CommandFailure(message: "\(out): cannot be written", status: 3)
+                    }
+                }
+                keyring.keys.append(key)
+                try context.store.server.setAPIKeyring(keyring)
+                let bundle = try context.store.signed.identity().bundleID
+                output(
+                    context,
+                    json: .object([
+                        ("keyId", .string(key.keyID)), ("issuerId", .string(keyring.issuerID)), ("bundleId", .string(bundle)),
+                        ("privateKey", out == nil ? .string(pem) : .null), ("file", .optional(out)),
+                    ]),
+                    text: (out == nil ? pem : "wrote \(out!)\n") + "key id \(key.keyID)\nissuer id \(keyring.issuerID)\nbundle id \(bundle)"
+                )
+            }
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a key: tokens it signs are refused from now on.")
+        @Argument(help: "The key id.") var keyID: String
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                guard var keyring = try context.store.server.apiKeyring(), let index = keyring.keys.firstIndex(where: { $0.keyID == keyID }) else {
+                    throw CommandFailure(message: "no key \"\(keyID)\" (`storefront keys` lists them)", status: 2)
+                }
+                keyring.keys[index].revoked = true
+                try context.store.server.setAPIKeyring(keyring)
+                output(context, json: .object([("keyId", .string(keyID)), ("revoked", .bool(true))]), text: "revoked \(keyID)")
+            }
+        }
+    }
+}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the App Store Server API over this state folder (V1): Apple's paths, tokens, JSON and errors.",
+        discussion: "Prints the address it listens on (--port 0 picks a free one); stops cleanly on SIGINT and SIGTERM; delivers notifications while it runs. Runs the storefront-server program installed beside this one."
+    )
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The port (0: a free one, printed).") var port = 8080
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        try reportingFailures {
+            guard (0...65_535).contains(port) else { throw CommandFailure(message: "--port takes 0 to 65535", status: 2) }
+            let catalog = try Context.catalogFile(common)
+            let state = try Context.resolveStateDirectory(common)
+            // Open the store once here: a corrupt or missing state is said before anything listens.
+            try perform(common) { _ in }
+            let beside = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("storefront-server")
+            guard let server = beside, FileManager.default.isExecutableFile(atPath: server.path) else {
+                throw CommandFailure(message: "storefront-server is not installed beside this program (`swift build` makes it)", status: 3)
+            }
+            let arguments = [server.path, "--state-dir", state.path, "--catalog", catalog.path, "--host", host, "--port", String(port)]
+            var argv = arguments.map { strdup($0) } + [nil]
+            execv(server.path, &argv)
+            throw CommandFailure(message: "cannot start \(server.path): \(String(cString: strerror(errno)))", status: 3)
+        }
+    }
+}

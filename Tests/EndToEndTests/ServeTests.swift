@@ -1,0 +1,183 @@
+// V1–V7 judged by Apple's own AppStoreServerAPIClient (Tests/Python/api_calls.py): `storefront
+// serve` on a free port over a state folder the commands filled; every route, paging, filters,
+// a test notification to a real receiver, every refusal with Apple's code, and a clean stop.
+import Foundation
+import Testing
+
+/// `storefront serve --port 0`, and the address it printed.
+final class Server {
+    let process = Process()
+    let base: String
+    private let output = Pipe()
+
+    init(_ session: Session) throws {
+        process.executableURL = storefrontBinary
+        process.arguments = ["serve", "--port", "0"]
+        process.environment = session.environment
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        let text = String(decoding: line, as: UTF8.self)
+        base = try #require(text.components(separatedBy: "listening on ").last.flatMap { $0.hasPrefix("http://") ? $0 : nil }, "\(text)")
+    }
+
+    /// SIGTERM, and what it printed after.
+    func stop() -> (status: Int32, rest: String) {
+        process.terminate()
+        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, rest)
+    }
+
+    deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+}
+
+@Suite("storefront serve, called by Apple's client", .serialized)
+struct ServeTests {
+    struct Key {
+        let pem: String, keyID: String, issuerID: String
+    }
+
+    func makeKey(_ session: Session) throws -> Key {
+        let file = session.stateDirectory.appendingPathComponent("key-\(UUID().uuidString.prefix(6)).p8")
+        let made = try session.object(["keys", "create", "--out", file.path, "--json"])
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        return Key(pem: try String(contentsOf: file, encoding: .utf8), keyID: try #require(made["keyId"] as? String), issuerID: try #require(made["issuerId"] as? String))
+    }
+
+    /// Runs Apple's client on `calls`; one result per call.
+    func call(_ server: Server, _ key: Key, bundleID: String, _ calls: [[String: Any]]) throws -> [[String: Any]] {
+        let python = try #require(AppleVerifier.python, "run .ci/run (it makes .venv)")
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/api_calls.py").path]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let request: [String: Any] = ["base": server.base, "key": key.pem, "keyId": key.keyID, "issuerId": key.issuerID, "bundleId": bundleID, "calls": calls]
+        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: request))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(stderr)")
+    }
+
+    func result(_ item: [String: Any]) -> [String: Any] { item["result"] as? [String: Any] ?? [:] }
+
+    @Test("V1–V5 every route through Apple's client: transaction info, history v2 with paging and filters, statuses, refunds, test notifications, notification history")
+    func routes() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        try session.run(["clock", "freeze", "2026-01-05T12:00:00Z"]).expectSuccess()
+        let receiver = try Receiver()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("jo")
+        try session.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        try session.run(["clock", "advance", "25w"]).expectSuccess()
+        let history = try session.array(["history"])
+        let first = try #require(history.first?["id"] as? String)
+        let renewal = try #require(history.last?["id"] as? String)
+        try session.run(["refund", renewal]).expectSuccess()
+        let key = try makeKey(session)
+        let server = try Server(session)
+        let results = try call(server, key, bundleID: "com.storefront.selfies", [
+            ["call": "transaction_info", "id": first],
+            ["call": "history", "id": first],
+            ["call": "statuses", "id": renewal],
+            ["call": "statuses", "id": renewal, "status": [1]],
+            ["call": "refunds", "id": first],
+            ["call": "history", "id": first, "sort": "DESCENDING", "revoked": true],
+            ["call": "history", "id": first, "productTypes": ["CONSUMABLE"]],
+            ["call": "transaction_info", "id": "not-a-number"],
+            ["call": "transaction_info", "id": "2999999999999999"],
+            ["call": "history", "id": first, "revision": "bm9wZQ"],
+            ["call": "request_test"],
+        ])
+        let info = result(results[0])
+        #expect(results[0]["ok"] as? Bool == true && info["signedTransactionInfo"] is String, "\(results[0])")
+        let page = result(results[1])
+        #expect((page["signedTransactions"] as? [String])?.count == 20 && page["hasMore"] as? Bool == true, "the first of two pages")
+        #expect(page["bundleId"] as? String == "com.storefront.selfies" && page["environment"] as? String == "Sandbox")
+        let statuses = result(results[2])
+        let groups = statuses["data"] as? [[String: Any]] ?? []
+        let last = (groups.first?["lastTransactions"] as? [[String: Any]])?.first ?? [:]
+        #expect(groups.count == 1 && last["status"] as? Int == 5 && last["originalTransactionId"] as? String == first, "revoked by the refund: \(statuses)")
+        #expect((result(results[3])["data"] as? [Any])?.isEmpty == true, "no plan is active")
+        #expect((result(results[4])["signedTransactions"] as? [String])?.count == 1)
+        #expect((result(results[5])["signedTransactions"] as? [String])?.count == 1, "revoked only")
+        #expect((result(results[6])["signedTransactions"] as? [String])?.isEmpty == true, "no consumables")
+        #expect(results[7]["status"] as? Int == 400 && results[7]["errorCode"] as? Int == 4_000_006)
+        #expect(results[8]["status"] as? Int == 404 && results[8]["errorCode"] as? Int == 4_040_010)
+        #expect(results[9]["status"] as? Int == 400 && results[9]["errorCode"] as? Int == 4_000_005)
+        let token = try #require(result(results[10])["testNotificationToken"] as? String)
+        // Paging to the end, the test notification's status, and the history of notifications.
+        let revision = try #require(page["revision"] as? String)
+        let more = try call(server, key, bundleID: "com.storefront.selfies", [
+            ["call": "history", "id": first, "revision": revision],
+            ["call": "test_status", "token": token],
+            ["call": "notification_history", "startDate": 1_767_225_600_000, "endDate": 1_799_000_000_000],
+            ["call": "notification_history", "startDate": 1_767_225_600_000, "endDate": 1_799_000_000_000, "type": "REFUND"],
+            ["call": "test_status", "token": "nothing_1"],
+        ])
+        let second = result(more[0])
+        #expect((second["signedTransactions"] as? [String])?.count == 6 && second["hasMore"] as? Bool == false, "26 in all: \(second.keys)")
+        let attempts = result(more[1])["sendAttempts"] as? [[String: Any]] ?? []
+        #expect(attempts.first?["sendAttemptResult"] as? String == "SUCCESS", "\(more[1])")
+        let notificationPage = result(more[2])
+        #expect((notificationPage["notificationHistory"] as? [Any])?.count == 20 && notificationPage["hasMore"] as? Bool == true)
+        #expect((result(more[3])["notificationHistory"] as? [Any])?.count == 1)
+        #expect(more[4]["status"] as? Int == 404 && more[4]["errorCode"] as? Int == 4_040_008)
+        // Everything signed verifies with the state folder's root (V4).
+        var items: [(kind: String, jws: String)] = [("transaction", info["signedTransactionInfo"] as! String)]
+        items += (page["signedTransactions"] as? [String] ?? []).map { ("transaction", $0) }
+        items.append(("renewal", try #require(last["signedRenewalInfo"] as? String)))
+        let verified = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.selfies")
+        #expect(verified.allSatisfy { $0.ok }, "\(verified.map { $0.status ?? "ok" })")
+        let stopped = server.stop()
+        #expect(stopped.status == 0 && stopped.rest.contains("stopped"), "\(stopped)")
+    }
+
+    @Test("V2 V5 refusals: no token, a forged one, another bundle, a revoked key, an unknown path, a body over 1 MB — Apple's codes, JSON, nothing changed")
+    func refusals() throws {
+        let session = try Session()
+        try session.signUp("ann")
+        try session.run(["buy", "com.storefront.comic.nightshift"]).expectSuccess()
+        let id = try #require(try session.array(["history"]).first?["id"] as? String)
+        let key = try makeKey(session)
+        let revoked = try makeKey(session)
+        try session.run(["keys", "revoke", revoked.keyID]).expectSuccess()
+        let before = try session.snapshot()
+        let server = try Server(session)
+        let big = String(repeating: "x", count: (1 << 20) + 10)
+        let results = try call(server, key, bundleID: "com.storefront.comics", [
+            ["call": "raw", "method": "GET", "path": "/inApps/v1/transactions/\(id)"],
+            ["call": "raw", "method": "GET", "path": "/inApps/v1/transactions/\(id)", "headers": ["Authorization": "Bearer a.b.c"]],
+            ["call": "raw", "method": "GET", "path": "/inApps/v9/nowhere", "auth": true],
+            ["call": "raw", "method": "POST", "path": "/inApps/v1/notifications/history", "body": big, "auth": true],
+            ["call": "transaction_info", "id": id],
+        ])
+        #expect(results[0]["status"] as? Int == 401 && results[0]["contentType"] as? String == "application/json")
+        #expect(results[1]["status"] as? Int == 401)
+        #expect(results[2]["status"] as? Int == 404 && results[2]["contentType"] as? String == "application/json", "\(results[2])")
+        #expect(results[3]["status"] as? Int == 413 && results[3]["errorCode"] as? Int == 4_000_163, "\(results[3])")
+        #expect(results[4]["ok"] as? Bool == true)
+        let otherBundle = try call(server, key, bundleID: "com.example.other", [["call": "transaction_info", "id": id]])
+        #expect(otherBundle[0]["status"] as? Int == 401)
+        let revokedCall = try call(server, revoked, bundleID: "com.storefront.comics", [["call": "transaction_info", "id": id]])
+        #expect(revokedCall[0]["status"] as? Int == 401)
+        let forged = Key(pem: revoked.pem, keyID: key.keyID, issuerID: key.issuerID)
+        let forgedCall = try call(server, forged, bundleID: "com.storefront.comics", [["call": "transaction_info", "id": id]])
+        #expect(forgedCall[0]["status"] as? Int == 401, "a token signed by another key under this key's id")
+        let unknown = try call(server, key, bundleID: "com.storefront.comics", [["call": "raw", "method": "GET", "path": "/nowhere"]])
+        #expect(unknown[0]["status"] as? Int == 401, "no token: refused before the path is looked at")
+        _ = server.stop()
+        #expect(try session.snapshot() == before, "nothing changed")
+    }
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Calls `storefront serve` with Apple's own AppStoreServerAPIClient (app-store-server-library).
+
+Reads one JSON object on standard input:
+  {"base": "http://127.0.0.1:PORT", "key": PEM, "keyId": "...", "issuerId": "...", "bundleId": "...",
+   "calls": [{"call": NAME, ...arguments}]}
+Writes a JSON array: per call {"ok": true, "result": {...}} or {"ok": false, "status": HTTP, "errorCode": N}.
+Calls: transaction_info, history, statuses, refunds, request_test, test_status, notification_history,
+raw (a request with its own headers: {"method", "path", "headers", "body", "auth": true for the client's token}).
+"""
+import json, sys
+
+import requests
+from appstoreserverlibrary.api_client import (APIException, AppStoreServerAPIClient, GetTransactionHistoryVersion,
+                                              _get_cattrs_converter)
+from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.models.InAppOwnershipType import InAppOwnershipType
+from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
+from appstoreserverlibrary.models.NotificationTypeV2 import NotificationTypeV2
+from appstoreserverlibrary.models.Status import Status
+from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
+
+
+def plain(value):
+    return _get_cattrs_converter(type(value)).unstructure(value) if value is not None else None
+
+
+def main():
+    request = json.load(sys.stdin)
+    client = AppStoreServerAPIClient(request["key"].encode(), request["keyId"], request["issuerId"], request["bundleId"], Environment.SANDBOX)
+    client._base_url = request["base"]
+    results = []
+    for call in request["calls"]:
+        name = call["call"]
+        try:
+            if name == "transaction_info":
+                result = client.get_transaction_info(call["id"])
+            elif name == "history":
+                history = TransactionHistoryRequest(
+                    startDate=call.get("startDate"), endDate=call.get("endDate"), productIds=call.get("productIds"),
+                    productTypes=[ProductType(t) for t in call["productTypes"]] if "productTypes" in call else None,
+                    sort=Order(call["sort"]) if "sort" in call else None,
+                    subscriptionGroupIdentifiers=call.get("groups"),
+                    inAppOwnershipType=InAppOwnershipType(call["ownership"]) if "ownership" in call else None,
+                    revoked=call.get("revoked"),
+                )
+                result = client.get_transaction_history(call["id"], call.get("revision"), history, GetTransactionHistoryVersion.V2)
+            elif name == "statuses":
+                result = client.get_all_subscription_statuses(call["id"], [Status(s) for s in call["status"]] if "status" in call else None)
+            elif name == "refunds":
+                result = client.get_refund_history(call["id"], call.get("revision"))
+            elif name == "request_test":
+                result = client.request_test_notification()
+            elif name == "test_status":
+                result = client.get_test_notification_status(call["token"])
+            elif name == "notification_history":
+                history = NotificationHistoryRequest(
+                    startDate=call["startDate"], endDate=call["endDate"],
+                    notificationType=NotificationTypeV2(call["type"]) if "type" in call else None,
+                    transactionId=call.get("transactionId"), onlyFailures=call.get("onlyFailures"),
+                )
+                result = client.get_notification_history(call.get("paginationToken"), history)
+            elif name == "raw":
+                headers = dict(client._get_headers()) if call.get("auth") else {}
+                headers.update(call.get("headers", {}))
+                response = requests.request(call["method"], request["base"] + call["path"], headers=headers,
+                                            data=call.get("body", "").encode(), timeout=30)
+                body = response.json() if response.headers.get("content-type") == "application/json" else None
+                results.append({"ok": response.status_code < 300, "status": response.status_code,
+                                "errorCode": (body or {}).get("errorCode"), "contentType": response.headers.get("content-type")})
+                continue
+            else:
+                raise ValueError(name)
+            results.append({"ok": True, "result": plain(result)})
+        except APIException as error:
+            results.append({"ok": False, "status": error.http_status_code, "errorCode": error.raw_api_error})
+    json.dump(results, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
