@@ -129,6 +129,10 @@ public struct PlanState: Sendable, Equatable, Codable {
         case .change:
             nextProductID = line.productID == productID ? nil : line.productID
             autoRenew = true
+        case .extend:
+            expiresDate = line.expiresDate ?? expiresDate
+            anchor = expiresDate
+            periodsSinceAnchor = 0
         }
     }
 

@@ -180,6 +180,9 @@ public enum ReceiptEvent: String, Sendable, Codable, CaseIterable {
     case billingRecovered = "billing-recovered"
     /// The plan switches to `productID` at the next renewal (a downgrade).
     case change
+    /// The developer moved the renewal date (the App Store Server API's extensions, V3): the
+    /// period now ends at `expiresDate`, and the next run of periods counts from there.
+    case extend
 }
 
 /// Calendar arithmetic for a Gregorian calendar whose time zone never changes its offset (UTC,

@@ -144,6 +144,48 @@ struct ServeTests {
         #expect(stopped.status == 0 && stopped.rest.contains("stopped"), "\(stopped)")
     }
 
+    @Test("V3 an extension moves the renewal date: the next status read and the command line show it, RENEWAL_EXTENDED reaches the receiver; a mass extension reports its summary")
+    func extensions() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        try session.run(["clock", "freeze", "2026-01-05T12:00:00Z"]).expectSuccess()
+        let receiver = try Receiver()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("jo")
+        try session.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        try session.signUp("kim", device: "tablet")
+        try session.run(["buy", "com.storefront.selfies.sub.allaccess", "--device", "tablet"]).expectSuccess()
+        let first = try #require(try session.array(["history"]).first?["id"] as? String)
+        let key = try makeKey(session)
+        let server = try Server(session)
+        let results = try call(server, key, bundleID: "com.storefront.selfies", [
+            ["call": "extend", "id": first, "days": 10, "request": "goodwill-1"],
+            ["call": "extend", "id": first, "days": 10, "request": "goodwill-1"],
+            ["call": "statuses", "id": first],
+            ["call": "extend", "id": first, "days": 91, "request": "too-long"],
+            ["call": "extend", "id": "2999999999999999", "days": 1, "request": "nobody"],
+            ["call": "mass_extend", "days": 3, "request": "outage-1", "productId": "com.storefront.selfies.sub.allaccess"],
+            ["call": "mass_status", "request": "outage-1", "productId": "com.storefront.selfies.sub.allaccess"],
+        ])
+        let extended = result(results[0])
+        #expect(extended["success"] as? Bool == true && extended["effectiveDate"] as? Int == 1_769_083_200_000, "12 Jan + 10 days = 22 Jan: \(results[0])")
+        #expect(result(results[1])["effectiveDate"] as? Int == 1_769_083_200_000, "the same request identifier twice extends once")
+        #expect(results[3]["status"] as? Int == 400 && results[3]["errorCode"] as? Int == 4_000_009)
+        #expect(results[4]["status"] as? Int == 404 && results[4]["errorCode"] as? Int == 4_040_005)
+        let status = result(results[6])
+        #expect(status["complete"] as? Bool == true && status["succeededCount"] as? Int == 2 && status["failedCount"] as? Int == 0, "\(status)")
+        let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        #expect(plan["expires"] as? String == "2026-01-25T12:00:00Z", "10 days, then 3 more, seen by the command line: \(plan)")
+        let types = try receiver.payloads.map { jws -> String in
+            let part = try #require(jws.split(separator: ".").dropFirst().first)
+            let data = try #require(JWS64.decode(String(part)))
+            let payload = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            return [payload["notificationType"] as? String, payload["subtype"] as? String].compactMap { $0 }.joined(separator: " ")
+        }
+        #expect(types.filter { $0 == "RENEWAL_EXTENDED" }.count == 3 && types.contains("RENEWAL_EXTENSION SUMMARY"), "\(types)")
+        _ = server.stop()
+    }
+
     @Test("V2 V5 refusals: no token, a forged one, another bundle, a revoked key, an unknown path, a body over 1 MB — Apple's codes, JSON, nothing changed")
     func refusals() throws {
         let session = try Session()
@@ -179,5 +221,14 @@ struct ServeTests {
         #expect(unknown[0]["status"] as? Int == 401, "no token: refused before the path is looked at")
         _ = server.stop()
         #expect(try session.snapshot() == before, "nothing changed")
+    }
+}
+
+/// base64url without padding, for reading payloads in tests.
+enum JWS64 {
+    static func decode(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
     }
 }

@@ -6,6 +6,7 @@ Reads one JSON object on standard input:
    "calls": [{"call": NAME, ...arguments}]}
 Writes a JSON array: per call {"ok": true, "result": {...}} or {"ok": false, "status": HTTP, "errorCode": N}.
 Calls: transaction_info, history, statuses, refunds, request_test, test_status, notification_history,
+extend, mass_extend, mass_status,
 raw (a request with its own headers: {"method", "path", "headers", "body", "auth": true for the client's token}).
 """
 import json, sys
@@ -14,6 +15,9 @@ import requests
 from appstoreserverlibrary.api_client import (APIException, AppStoreServerAPIClient, GetTransactionHistoryVersion,
                                               _get_cattrs_converter)
 from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
+from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
+from appstoreserverlibrary.models.MassExtendRenewalDateRequest import MassExtendRenewalDateRequest
 from appstoreserverlibrary.models.InAppOwnershipType import InAppOwnershipType
 from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
 from appstoreserverlibrary.models.NotificationTypeV2 import NotificationTypeV2
@@ -60,6 +64,15 @@ def main():
                     transactionId=call.get("transactionId"), onlyFailures=call.get("onlyFailures"),
                 )
                 result = client.get_notification_history(call.get("paginationToken"), history)
+            elif name == "extend":
+                result = client.extend_subscription_renewal_date(call["id"], ExtendRenewalDateRequest(
+                    extendByDays=call["days"], extendReasonCode=ExtendReasonCode(call.get("reason", 1)), requestIdentifier=call["request"]))
+            elif name == "mass_extend":
+                result = client.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(
+                    extendByDays=call["days"], extendReasonCode=ExtendReasonCode(call.get("reason", 1)), requestIdentifier=call["request"],
+                    productId=call["productId"]))
+            elif name == "mass_status":
+                result = client.get_status_of_subscription_renewal_date_extensions(call["request"], call["productId"])
             elif name == "raw":
                 headers = dict(client._get_headers()) if call.get("auth") else {}
                 headers.update(call.get("headers", {}))

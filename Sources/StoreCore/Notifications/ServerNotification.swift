@@ -27,6 +27,8 @@ public struct ServerNotification: Sendable, Equatable {
     public var nextAttemptAt: Date?
     /// The JWS `signedPayload`, made at the first attempt and sent unchanged after.
     public var signedPayload: String?
+    /// A mass extension's summary (RENEWAL_EXTENSION, SUMMARY): `data.summary`, as JSON.
+    public var summary: String?
 
     public init(
         key: String, account: String, type: String, subtype: String? = nil, transactionID: String? = nil, group: String? = nil,
@@ -118,6 +120,7 @@ public enum NotificationRules {
             if note.contains("no longer in the catalog") { return ("EXPIRED", "PRODUCT_NOT_FOR_SALE") }
             return ("EXPIRED", "VOLUNTARY")
         case .refund: return ("REFUND", nil)
+        case .extend: return ("RENEWAL_EXTENDED", nil)
         case .credit, .billingRecovered: return nil
         }
     }

@@ -25,6 +25,7 @@ struct NotificationRecord: FetchableRecord, PersistableRecord {
         notification.attempts = try row.storedJSON("attempts", of: table, dates: .unixSeconds)
         notification.nextAttemptAt = try row.optionalDate("nextAttemptAt", of: table)
         notification.signedPayload = try row.optionalText("signedPayload", of: table)
+        notification.summary = try row.optionalText("summary", of: table)
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -40,6 +41,7 @@ struct NotificationRecord: FetchableRecord, PersistableRecord {
         container["attempts"] = try StoredJSON.text(notification.attempts, dates: .unixSeconds)
         container["nextAttemptAt"] = notification.nextAttemptAt?.storeSeconds
         container["signedPayload"] = notification.signedPayload
+        container["summary"] = notification.summary
     }
 }
 
@@ -63,6 +65,9 @@ extension ServerDatabase {
                 );
                 CREATE INDEX notificationDue ON notification(state, nextAttemptAt);
                 """)
+        }
+        migrator.registerMigration("v5: mass extension summaries") { db in
+            try db.execute(sql: "ALTER TABLE notification ADD COLUMN summary TEXT")
         }
     }
 

@@ -23,7 +23,7 @@ public struct APIRequest: Sendable {
     func value(_ name: String) -> String? { values(name).last }
 }
 
-public struct APIResponse: Sendable, Equatable {
+public struct APIResponse: Sendable, Equatable, Error {
     public var status: Int
     /// JSON; `Content-Type: application/json` exactly (Apple's Python client reads error codes only then).
     public var body: Data
@@ -132,6 +132,12 @@ public final class ServerAPI: Sendable {
             return try testStatus(parts[4])
         case ("POST", ["inApps", "v1", "notifications"]) where parts.count == 4 && parts[3] == "history":
             return try notificationHistory(request)
+        case ("PUT", ["inApps", "v1", "subscriptions"]) where parts.count == 5 && parts[3] == "extend":
+            return try extend(parts[4], request)
+        case ("POST", ["inApps", "v1", "subscriptions"]) where parts.count == 5 && parts[3] == "extend" && parts[4] == "mass":
+            return try massExtend(request, identity: identity)
+        case ("GET", ["inApps", "v1", "subscriptions"]) where parts.count == 7 && parts[3] == "extend" && parts[4] == "mass":
+            return try massStatus(productID: parts[5], requestIdentifier: parts[6])
         default:
             return .error(404, APIErrorCode.notFound, "no route \(request.method) \(request.path)")
         }
@@ -276,6 +282,132 @@ public final class ServerAPI: Sendable {
         return .json([
             "signedTransactions": try page.map { line throws(StoreError) in try signedTransaction(line, receipt: receipt, identity: identity) },
             "revision": next, "hasMore": hasMore,
+        ])
+    }
+
+    // MARK: Extensions
+
+    /// The fields both extension requests share, or the error that refuses them.
+    struct ExtensionTerms {
+        var days: Int
+        var reason: Int
+        var requestIdentifier: String
+    }
+
+    static func extensionTerms(_ object: [String: Any]) -> Result<ExtensionTerms, APIResponse> {
+        guard let days = (object["extendByDays"] as? NSNumber)?.intValue, (1...90).contains(days) else {
+            return .failure(.error(400, APIErrorCode.invalidExtendByDays, "extendByDays must be 1 to 90"))
+        }
+        guard let reason = (object["extendReasonCode"] as? NSNumber)?.intValue, (0...3).contains(reason) else {
+            return .failure(.error(400, APIErrorCode.invalidExtendReasonCode, "extendReasonCode must be 0 to 3"))
+        }
+        guard let request = object["requestIdentifier"] as? String, !request.isEmpty, request.count <= 128 else {
+            return .failure(.error(400, APIErrorCode.invalidRequestIdentifier, "requestIdentifier must be 1 to 128 characters"))
+        }
+        return .success(ExtensionTerms(days: days, reason: reason, requestIdentifier: request))
+    }
+
+    /// Moves the renewal date of `account`'s plan started by `original`; the new date, or nil when
+    /// the plan cannot be extended (not active, or in billing retry). A repeat of the same request
+    /// identifier adds nothing (its line's id comes from it).
+    private func extendPlan(account: String, original: String, terms: ExtensionTerms) throws(StoreError) -> (state: PlanState, date: Date)? {
+        settle(account)
+        let now = clock.now()
+        let id = "9" + String(TransactionID.make(SignedData.hash("\(terms.requestIdentifier)/\(original)")).dropFirst())
+        if let done = try server.receiptEntry(transactionID: id), let state = try server.plans(account: account)[done.group ?? ""] {
+            return (state, done.expiresDate ?? state.expiresDate)
+        }
+        var result: (PlanState, Date)?
+        do {
+            try server.updatePlans(account: account) { plans, _ in
+                guard let state = plans.values.first(where: { $0.originalTransactionID == original }), state.hasAccess(at: now),
+                      state.billingFailedAt == nil
+                else { return [] }
+                let date = state.expiresDate.addingTimeInterval(TimeInterval(terms.days * 86_400))
+                var line = ReceiptEntry(
+                    transactionID: id, account: account, productID: state.productID, kind: .autoRenewableSubscription,
+                    purchaseDate: now, device: "app-store-server", event: .extend, group: state.group, expiresDate: date,
+                    reference: state.originalTransactionID
+                )
+                line.note = "extended \(terms.days) days (reason \(terms.reason), request \(terms.requestIdentifier))"
+                result = (state, date)
+                return [line]
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.storage(path: server.location, reason: "\(error)")
+        }
+        return result
+    }
+
+    /// Extend a Subscription Renewal Date (RENEWAL_EXTENDED follows).
+    private func extend(_ original: String, _ request: APIRequest) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(original) else { return .error(400, APIErrorCode.invalidOriginalTransactionID, "\"\(original)\" is not a transaction id") }
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
+            return .error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object")
+        }
+        let terms: ExtensionTerms
+        switch Self.extensionTerms(object) {
+        case .success(let value): terms = value
+        case .failure(let refusal): return refusal
+        }
+        guard let line = try server.receiptEntry(transactionID: original), line.kind == .autoRenewableSubscription,
+              try server.plans(account: line.account).values.contains(where: { $0.originalTransactionID == original })
+        else { return .error(404, APIErrorCode.originalTransactionIDNotFound, "no plan started by \(original)") }
+        guard let (state, date) = try extendPlan(account: line.account, original: original, terms: terms) else {
+            return .error(403, APIErrorCode.subscriptionExtensionIneligible, "the subscription is not active, or is in billing retry")
+        }
+        deliver()
+        return .json([
+            "originalTransactionId": original, "webOrderLineItemId": SignedData.webOrderLineItemID(state.transactionID),
+            "success": true, "effectiveDate": SignedData.milliseconds(date),
+        ])
+    }
+
+    /// Extend Renewal Dates for All Active Subscribers of a product; a RENEWAL_EXTENSION SUMMARY
+    /// notification says how it went.
+    private func massExtend(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
+            return .error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object")
+        }
+        let terms: ExtensionTerms
+        switch Self.extensionTerms(object) {
+        case .success(let value): terms = value
+        case .failure(let refusal): return refusal
+        }
+        guard let productID = object["productId"] as? String, catalog.product(productID)?.autoRenew != nil else {
+            return .error(400, APIErrorCode.generalBadRequest, "productId must be an auto-renewable product of the catalog")
+        }
+        var succeeded = 0, failed = 0
+        for account in try server.accountsWithPlans() {
+            settle(account)
+            for state in try server.plans(account: account).values where state.productID == productID && state.endedAt == nil {
+                if try extendPlan(account: account, original: state.originalTransactionID, terms: terms) != nil { succeeded += 1 } else { failed += 1 }
+            }
+        }
+        let summary: [String: Any] = [
+            "requestIdentifier": terms.requestIdentifier, "productId": productID, "succeededCount": succeeded, "failedCount": failed,
+            "completeDate": SignedData.milliseconds(clock.now()),
+        ]
+        var notification = ServerNotification(
+            key: "mass:\(terms.requestIdentifier)", account: "", type: "RENEWAL_EXTENSION", subtype: "SUMMARY", createdAt: clock.now()
+        )
+        notification.summary = String(decoding: CompactJSON.encode(summary), as: UTF8.self)
+        try server.enqueue([notification])
+        deliver()
+        return .json(["requestIdentifier": terms.requestIdentifier])
+    }
+
+    /// Get Status of Subscription Renewal Date Extensions: read back from the SUMMARY notification.
+    private func massStatus(productID: String, requestIdentifier: String) throws(StoreError) -> APIResponse {
+        guard let notification = try server.notifications(account: nil).first(where: { $0.key == "mass:\(requestIdentifier)" }),
+              let text = notification.summary, let summary = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+              summary["productId"] as? String == productID
+        else { return .error(404, APIErrorCode.notFound, "no mass extension \(requestIdentifier) for \(productID)") }
+        return .json([
+            "requestIdentifier": requestIdentifier, "complete": true, "completeDate": summary["completeDate"] ?? 0,
+            "succeededCount": summary["succeededCount"] ?? 0, "failedCount": summary["failedCount"] ?? 0,
         ])
     }
 

@@ -158,6 +158,9 @@ struct PayloadBuilder {
             let reported = line.event == .refund ? receipt.first { $0.transactionID == line.reference } ?? line : line
             data["signedTransactionInfo"] = try sign(transaction(line: reported, receipt: receipt))
         }
+        if let summary = notification.summary, let object = (try? JSONSerialization.jsonObject(with: Data(summary.utf8))) as? [String: Any] {
+            data = ["summary": object.merging(["environment": identity.environment.rawValue, "bundleId": identity.bundleID]) { a, _ in a }]
+        }
         if let plan {
             let planLines = receipt.filter { $0.kind == .autoRenewableSubscription }
             data["signedRenewalInfo"] = try sign(renewalInfo(plan, planLines: planLines))
