@@ -71,8 +71,8 @@ struct ServeTests {
 
     func result(_ item: [String: Any]) -> [String: Any] { item["result"] as? [String: Any] ?? [:] }
 
-    @Test("V1–V5 every route through Apple's client: transaction info, history v2 with paging and filters, statuses, refunds, test notifications, notification history")
-    func routes() throws {
+    /// jo's weekly All Access plan bought on 5 January 2026, notifications going to a receiver.
+    func weeklyPlan() throws -> (Session, Receiver) {
         let session = try Session()
         session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
         try session.run(["clock", "freeze", "2026-01-05T12:00:00Z"]).expectSuccess()
@@ -80,6 +80,12 @@ struct ServeTests {
         try session.run(["webhook", "set", receiver.url]).expectSuccess()
         try session.signUp("jo")
         try session.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        return (session, receiver)
+    }
+
+    @Test("V1–V5 every route through Apple's client: transaction info, history v2 with paging and filters, statuses, refunds, test notifications, notification history")
+    func routes() throws {
+        let (session, receiver) = try weeklyPlan()
         try session.run(["clock", "advance", "25w"]).expectSuccess()
         let history = try session.array(["history"])
         let first = try #require(history.first?["id"] as? String)
@@ -146,13 +152,7 @@ struct ServeTests {
 
     @Test("V3 an extension moves the renewal date: the next status read and the command line show it, RENEWAL_EXTENDED reaches the receiver; a mass extension reports its summary")
     func extensions() throws {
-        let session = try Session()
-        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
-        try session.run(["clock", "freeze", "2026-01-05T12:00:00Z"]).expectSuccess()
-        let receiver = try Receiver()
-        try session.run(["webhook", "set", receiver.url]).expectSuccess()
-        try session.signUp("jo")
-        try session.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        let (session, receiver) = try weeklyPlan()
         try session.signUp("kim", device: "tablet")
         try session.run(["buy", "com.storefront.selfies.sub.allaccess", "--device", "tablet"]).expectSuccess()
         let first = try #require(try session.array(["history"]).first?["id"] as? String)

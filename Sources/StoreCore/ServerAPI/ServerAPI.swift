@@ -294,6 +294,14 @@ public final class ServerAPI: Sendable {
         var requestIdentifier: String
     }
 
+    /// The body of an extension request and its terms, or the refusal.
+    static func extensionRequest(_ body: Data) -> Result<([String: Any], ExtensionTerms), APIResponse> {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            return .failure(.error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object"))
+        }
+        return extensionTerms(object).map { (object, $0) }
+    }
+
     static func extensionTerms(_ object: [String: Any]) -> Result<ExtensionTerms, APIResponse> {
         guard let days = (object["extendByDays"] as? NSNumber)?.intValue, (1...90).contains(days) else {
             return .failure(.error(400, APIErrorCode.invalidExtendByDays, "extendByDays must be 1 to 90"))
@@ -344,12 +352,9 @@ public final class ServerAPI: Sendable {
     /// Extend a Subscription Renewal Date (RENEWAL_EXTENDED follows).
     private func extend(_ original: String, _ request: APIRequest) throws(StoreError) -> APIResponse {
         guard Self.isTransactionID(original) else { return .error(400, APIErrorCode.invalidOriginalTransactionID, "\"\(original)\" is not a transaction id") }
-        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
-            return .error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object")
-        }
         let terms: ExtensionTerms
-        switch Self.extensionTerms(object) {
-        case .success(let value): terms = value
+        switch Self.extensionRequest(request.body) {
+        case .success(let value): terms = value.1
         case .failure(let refusal): return refusal
         }
         guard let line = try server.receiptEntry(transactionID: original), line.kind == .autoRenewableSubscription,
@@ -368,12 +373,9 @@ public final class ServerAPI: Sendable {
     /// Extend Renewal Dates for All Active Subscribers of a product; a RENEWAL_EXTENSION SUMMARY
     /// notification says how it went.
     private func massExtend(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
-            return .error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object")
-        }
-        let terms: ExtensionTerms
-        switch Self.extensionTerms(object) {
-        case .success(let value): terms = value
+        let object: [String: Any], terms: ExtensionTerms
+        switch Self.extensionRequest(request.body) {
+        case .success(let value): (object, terms) = value
         case .failure(let refusal): return refusal
         }
         guard let productID = object["productId"] as? String, catalog.product(productID)?.autoRenew != nil else {

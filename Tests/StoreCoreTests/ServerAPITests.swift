@@ -1,0 +1,125 @@
+// V1–V5 in-process: the App Store Server API's routes answered without a socket — tokens checked
+// as Apple's, paging tokens, filters, Apple's error codes, and nothing changed by a refusal.
+// (EndToEndTests/ServeTests drives the same routes over HTTP with Apple's Python client.)
+import Crypto
+import Foundation
+import Testing
+import TestSupport
+@testable import StoreCore
+
+@Suite("App Store Server API, in-process")
+struct ServerAPITests {
+    struct Fixture {
+        let state = TemporaryState()
+        let store: Store
+        let api: ServerAPI
+        let key: P256.Signing.PrivateKey
+        let keyring: APIKeyring
+
+        init(purchases: Int = 0) throws {
+            state.clock.set(utc(2026, 1, 15, 12))
+            store = try state.signedIn("ann")
+            for _ in 0..<purchases { try store.queue.buy("pack") }
+            key = P256.Signing.PrivateKey()
+            var keyring = APIKeyring(issuerID: "issuer-1")
+            keyring.keys = [APIKey(keyID: "KEY0000001", publicKey: key.publicKey.x963Representation, createdAt: Date())]
+            try store.server.setAPIKeyring(keyring)
+            self.keyring = keyring
+            let store = store
+            api = ServerAPI(
+                server: store.server, catalog: store.catalog, authority: try store.signed.authority(), clock: store.clock,
+                realNow: { Date(timeIntervalSince1970: 1_800_000_000) }
+            )
+        }
+
+        /// A token as Apple's client makes one (no iat), with any field overridden.
+        func token(kid: String = "KEY0000001", signer: P256.Signing.PrivateKey? = nil, _ overrides: [String: Any] = [:]) throws -> String {
+            var payload: [String: Any] = ["iss": "issuer-1", "aud": "appstoreconnect-v1", "bid": AppIdentity.defaultBundleID, "exp": 1_800_000_300]
+            for (name, value) in overrides { payload[name] = value }
+            var input = Base64URL.encode(CompactJSON.encode(["alg": "ES256", "kid": kid, "typ": "JWT"] as [String: Any]))
+            input.append(UInt8(ascii: "."))
+            input += Base64URL.encode(CompactJSON.encode(payload))
+            let signature = try (signer ?? key).signature(for: input)
+            input.append(UInt8(ascii: "."))
+            input += Base64URL.encode(signature.rawRepresentation)
+            return "Bearer " + String(decoding: input, as: UTF8.self)
+        }
+
+        func get(_ path: String, _ query: [(String, String)] = [], authorization: String? = nil) throws -> (Int, [String: Any]) {
+            let response = api.handle(APIRequest(method: "GET", path: path, query: query, authorization: try authorization ?? token()))
+            return (response.status, (try JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:])
+        }
+    }
+
+    @Test("V2 a token is refused unless a key the store made signed it, for this issuer, audience and bundle, unexpired")
+    func tokens() throws {
+        let fixture = try Fixture(purchases: 1)
+        let id = try #require(try fixture.store.queue.history().first?.id)
+        let path = "/inApps/v1/transactions/\(id)"
+        #expect(try fixture.get(path).0 == 200)
+        var keyring = fixture.keyring
+        let refused: [(String, String?)] = [
+            ("none", "none"), ("not a JWT", "Bearer x.y"), ("unknown key", try fixture.token(kid: "NOPE000000")),
+            ("another key's signature", try fixture.token(signer: P256.Signing.PrivateKey())),
+            ("issuer", try fixture.token(["iss": "someone"])), ("audience", try fixture.token(["aud": "elsewhere"])),
+            ("bundle", try fixture.token(["bid": "com.example.other"])), ("expired", try fixture.token(["exp": 1_799_999_999])),
+            ("issued in the future", try fixture.token(["iat": 1_800_001_000])),
+        ]
+        for (what, header) in refused {
+            let (status, body) = try fixture.get(path, authorization: header == "none" ? "" : header)
+            #expect(status == 401 && body["errorMessage"] is String, "\(what): \(status)")
+        }
+        keyring.keys[0].revoked = true
+        try fixture.store.server.setAPIKeyring(keyring)
+        #expect(try fixture.get(path).0 == 401, "revoked")
+    }
+
+    @Test("V3 history pages by 20 with revision tokens, filters, sorts; bad input gets Apple's codes; nothing changes")
+    func historyPaging() throws {
+        let fixture = try Fixture(purchases: 45)
+        let ids = try fixture.store.queue.history().map(\.id)
+        let receiptBefore = try fixture.store.server.receipt(account: "ann")
+        var revision: String?
+        var pages: [Int] = []
+        var seen: [String] = []
+        repeat {
+            let (status, body) = try fixture.get("/inApps/v2/history/\(ids[0])", revision.map { [("revision", $0)] } ?? [])
+            #expect(status == 200)
+            let signed = body["signedTransactions"] as? [String] ?? []
+            pages.append(signed.count)
+            seen += try signed.map { try JWS.decode($0).payload["transactionId"] as? String ?? "" }
+            revision = body["hasMore"] as? Bool == true ? body["revision"] as? String : nil
+        } while revision != nil
+        let inOrder = receiptBefore.map(\.transactionID)
+        #expect(Set(ids) == Set(inOrder))
+        #expect(pages == [20, 20, 5] && seen == inOrder, "every transaction once, in the receipt's order (purchase date, then id)")
+        let (_, descending) = try fixture.get("/inApps/v2/history/\(ids[0])", [("sort", "DESCENDING")])
+        #expect(try JWS.decode((descending["signedTransactions"] as? [String])?.first ?? "").payload["transactionId"] as? String == inOrder.last)
+        let (_, none) = try fixture.get("/inApps/v2/history/\(ids[0])", [("productType", "AUTO_RENEWABLE")])
+        #expect((none["signedTransactions"] as? [String])?.isEmpty == true)
+        let codes: [([(String, String)], Int)] = [
+            ([("revision", "garbage")], 4_000_005), ([("productType", "SOMETHING")], 4_000_022), ([("sort", "SIDEWAYS")], 4_000_021),
+            ([("startDate", "2"), ("endDate", "1")], 4_000_013), ([("startDate", "yesterday")], 4_000_015), ([("revoked", "maybe")], 4_000_030),
+            ([("inAppOwnershipType", "BORROWED")], 4_000_026),
+        ]
+        for (query, code) in codes {
+            let (status, body) = try fixture.get("/inApps/v2/history/\(ids[0])", query)
+            #expect(status == 400 && body["errorCode"] as? Int == code, "\(query)")
+        }
+        #expect(try fixture.get("/inApps/v2/history/abc").1["errorCode"] as? Int == 4_000_006)
+        #expect(try fixture.get("/inApps/v2/history/2123456789012345").1["errorCode"] as? Int == 4_040_010)
+        #expect(try fixture.get("/inApps/v9/elsewhere").0 == 404)
+        #expect(try fixture.store.server.receipt(account: "ann") == receiptBefore)
+    }
+
+    @Test("V5 a body over 1 MB is refused before anything else")
+    func bodyLimit() throws {
+        let fixture = try Fixture()
+        let response = fixture.api.handle(APIRequest(
+            method: "POST", path: "/inApps/v1/notifications/history", authorization: try fixture.token(),
+            body: Data(count: ServerAPI.maximumBody + 1)
+        ))
+        #expect(response.status == 413)
+        #expect((try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["errorCode"] as? Int == 4_000_163)
+    }
+}
