@@ -2,6 +2,7 @@
 // serve` on a free port over a state folder the commands filled; every route, paging, filters,
 // a test notification to a real receiver, every refusal with Apple's code, and a clean stop.
 import Foundation
+import GRDB
 import Testing
 
 /// `storefront serve --port 0`, and the address it printed.
@@ -184,6 +185,51 @@ struct ServeTests {
         }
         #expect(types.filter { $0 == "RENEWAL_EXTENDED" }.count == 3 && types.contains("RENEWAL_EXTENSION SUMMARY"), "\(types)")
         _ = server.stop()
+    }
+
+    @Test("V6 kill -9 during a burst of extensions and the command line's changes: nothing lost, nothing corrupt, the receipt recomputes")
+    func killDuringBurst() throws {
+        let (session, _) = try weeklyPlan()
+        let key = try makeKey(session)
+        let server = try Server(session)
+        let first = try #require(try session.array(["history"]).first?["id"] as? String)
+        let python = try #require(AppleVerifier.python)
+        let burst = Process()
+        burst.executableURL = python
+        burst.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/api_calls.py").path]
+        let input = Pipe()
+        burst.standardInput = input
+        burst.standardOutput = FileHandle.nullDevice
+        burst.standardError = FileHandle.nullDevice
+        try burst.run()
+        let calls = (0..<300).map { ["call": "extend", "id": first, "days": 1, "request": "burst-\($0)"] as [String: Any] }
+        let request: [String: Any] = ["base": server.base, "key": key.pem, "keyId": key.keyID, "issuerId": key.issuerID, "bundleId": "com.storefront.selfies", "calls": calls]
+        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: request))
+        try input.fileHandleForWriting.close()
+        // The command line changes the same plan meanwhile.
+        for _ in 0..<3 {
+            try session.run(["cancel", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+            try session.run(["renew-on", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        }
+        // Wait (with a generous ceiling) until extensions are landing, then kill the server mid-burst.
+        let deadline = Date().addingTimeInterval(60)
+        func extensions() throws -> Int {
+            (try session.object(["receipt"])["entries"] as? [[String: Any]] ?? []).filter { $0["event"] as? String == "extend" }.count
+        }
+        while try extensions() < 5, Date() < deadline { usleep(20_000) }
+        kill(server.process.processIdentifier, SIGKILL)
+        server.process.waitUntilExit()
+        burst.waitUntilExit()
+        let landed = try extensions()
+        #expect(landed >= 5 && landed < 300, "\(landed) extensions before the kill")
+        let receipt = try session.object(["receipt"])
+        #expect(receipt["consistent"] as? Bool == true && receipt["plansConsistent"] as? Bool == true, "\(receipt["consistent"] ?? "") \(receipt["plansConsistent"] ?? "")")
+        let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        let expected = ISO8601DateFormatter().string(from: ISO8601DateFormatter().date(from: "2026-01-12T12:00:00Z")!.addingTimeInterval(Double(landed) * 86_400))
+        #expect(plan["expires"] as? String == expected, "every landed extension counts once: \(plan["expires"] ?? "")")
+        let database = try DatabaseQueue(path: session.stateDirectory.appendingPathComponent("server.sqlite").path)
+        #expect(try database.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+        try session.run(["buy", "com.storefront.selfies.sub.oneaweek"]).expectSuccess()
     }
 
     @Test("V2 V5 refusals: no token, a forged one, another bundle, a revoked key, an unknown path, a body over 1 MB — Apple's codes, JSON, nothing changed")
