@@ -38,7 +38,7 @@ func row(_ name: String, _ figure: String, _ against: String, _ ratio: String, _
 }
 
 /// `storefront-bench [SECTION …]` runs only the sections named (images, screen, start, durable,
-/// receipt, plans, signing): for profiling one of them.
+/// receipt, plans, signing, serve): for profiling one of them.
 let sections = Set(CommandLine.arguments.dropFirst())
 func wants(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 
@@ -333,3 +333,61 @@ func require<T>(_ value: T?) throws -> T {
     return value
 }
 
+
+// MARK: The App Store Server API under load (issue 15): wrk against Get Transaction History for a
+// customer with 1,000 transactions, beside the same server's fixed-body endpoint in the same run.
+
+if wants("serve") {
+    let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    let serverBinary = binaries.appendingPathComponent("storefront-server")
+    if let wrk, FileManager.default.isExecutableFile(atPath: serverBinary.path) {
+        let folder = StateDirectory(scratch.appendingPathComponent("serve"))
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_768_478_400))
+        let store = try Store(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
+        try store.accounts.signUp("bench", password: "bench")
+        for _ in 0..<1_000 { try store.queue.buy("com.storefront.randomviews") }
+        let first = try require(try store.queue.history().first).id
+        let key = P256.Signing.PrivateKey()
+        try store.server.setAPIKeyring(APIKeyring(issuerID: "bench", keys: [APIKey(keyID: "BENCH00001", publicKey: key.publicKey.x963Representation, createdAt: Date())]))
+        let header = Data(#"{"alg":"ES256","kid":"BENCH00001","typ":"JWT"}"#.utf8).base64URL
+        let claims = Data(#"{"aud":"appstoreconnect-v1","bid":"com.storefront.comics","exp":\#(Int(Date().timeIntervalSince1970) + 3600),"iss":"bench"}"#.utf8).base64URL
+        let signature = try key.signature(for: Data("\(header).\(claims)".utf8)).rawRepresentation.base64URL
+        let token = "\(header).\(claims).\(signature)"
+        let server = Process()
+        server.executableURL = serverBinary
+        server.arguments = ["--state-dir", folder.url.path, "--catalog", repository.appendingPathComponent("assets/catalog.json").path, "--port", "0"]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        let base = String(decoding: line, as: UTF8.self).components(separatedBy: "listening on ").last ?? ""
+        func rate(_ path: String, authorized: Bool) throws -> Double {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: wrk)
+            process.arguments = ["-t2", "-c16", "-d5s"] + (authorized ? ["-H", "Authorization: Bearer \(token)"] : []) + [base + path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            let value = text.split(separator: "\n").first { $0.hasPrefix("Requests/sec:") }?.split(separator: " ").last
+            return Double(value ?? "0") ?? 0
+        }
+        let floor = try rate("/storefront/fixed", authorized: false)
+        let history = try rate("/inApps/v2/history/\(first)", authorized: true)
+        row("Get Transaction History, 1,000 transactions (wrk, 16 connections)", String(format: "%.0f req/s", history),
+            String(format: "the same server's fixed body %.0f req/s", floor), String(format: "%.2f×", history / max(floor, 1)), "≥ 0.5×")
+        server.terminate()
+        server.waitUntilExit()
+    } else {
+        row("Get Transaction History under wrk", "not run", "needs wrk (Debian's package) and storefront-server beside this program", "", "")
+    }
+}
+
+extension Data {
+    var base64URL: String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}

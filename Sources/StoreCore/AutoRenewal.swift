@@ -391,6 +391,7 @@ public struct AutoRenewal {
         func purchaseLine(_ event: ReceiptEvent) -> ReceiptEntry {
             var entry = line(event, state, productID: product.id, group: terms.group, at: at, context: context)
             entry.transactionID = transactionID
+            entry.note = ReceiptEntry.byPurchase
             return entry
         }
         if state.productID == product.id, state.billingFailedAt == nil {

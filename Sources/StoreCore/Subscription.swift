@@ -155,6 +155,14 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
         self.note = note
     }
 
+    /// The note of a plan line a purchase wrote when it changed the plan without starting a period
+    /// (a downgrade for the next renewal, auto-renew back on): the purchase's transaction all the same.
+    public static let byPurchase = "by a purchase"
+
+    /// A line that is a transaction the App Store would list: a purchase, a renewal, or a purchase
+    /// that changed the plan for later.
+    public var isTransaction: Bool { event == .purchase || event == .renewal || note == Self.byPurchase }
+
     /// A line that extends the non-renewing expiry (R5): one with months or days.
     public var extendsExpiry: Bool { months > 0 || days > 0 }
 }

@@ -73,7 +73,12 @@ let logger: Logger = {
     return logger
 }()
 
+let fixed = ByteBuffer(bytes: Data(#"{"fixed":true}"#.utf8))
 let responder = CallbackResponder<BasicRequestContext> { request, _ in
+    // The benchmark's floor (storefront-bench serve): the same server, a fixed body, no store.
+    if request.uri.path == "/storefront/fixed" {
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: fixed))
+    }
     let started = Date()
     var query: [(String, String)] = []
     for (key, value) in request.uri.queryParameters {

@@ -232,6 +232,45 @@ struct ServeTests {
         try session.run(["buy", "com.storefront.selfies.sub.oneaweek"]).expectSuccess()
     }
 
+    @Test("V1 served and command-line views never disagree: random purchases, renewals, refunds and extensions through both, the histories compared", arguments: [7, 19])
+    func viewsAgree(seed: Int) throws {
+        let (session, _) = try weeklyPlan()
+        let key = try makeKey(session)
+        let server = try Server(session)
+        var random = SeededRandom(seed: UInt64(seed))
+        func apiHistory(_ anyID: String) throws -> [String] {
+            var ids: [String] = []
+            var revision: String?
+            repeat {
+                var call: [String: Any] = ["call": "history", "id": anyID]
+                if let revision { call["revision"] = revision }
+                let page = result(try self.call(server, key, bundleID: "com.storefront.selfies", [call])[0])
+                ids += (page["signedTransactions"] as? [String] ?? []).map { jws in
+                    let part = jws.split(separator: ".").dropFirst().first.map(String.init) ?? ""
+                    let payload = JWS64.decode(part).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+                    return payload?["transactionId"] as? String ?? ""
+                }
+                revision = page["hasMore"] as? Bool == true ? page["revision"] as? String : nil
+            } while revision != nil
+            return ids
+        }
+        for step in 0..<8 {
+            let first = try #require(try session.array(["history"]).first?["id"] as? String)
+            switch random.next() % 4 {
+            case 0: try session.run(["clock", "advance", "\(1 + random.next() % 3)w"]).expectSuccess()
+            case 1: _ = try call(server, key, bundleID: "com.storefront.selfies", [["call": "extend", "id": first, "days": 2, "request": "s\(seed)-\(step)"]])
+            case 2: try session.run(["buy", random.next() % 2 == 0 ? "com.storefront.selfies.sub.oneaweek" : "com.storefront.selfies.sub.allaccess.monthly"])
+            default:
+                let last = try #require(try session.array(["history"]).last?["id"] as? String)
+                try session.run(["refund", last])
+            }
+            let command = try session.array(["history"]).filter { $0["state"] as? String == "purchased" }.compactMap { $0["id"] as? String }
+            let served = try apiHistory(first)
+            #expect(Set(command) == Set(served), "step \(step): the command line has \(Set(command).subtracting(served)), the API \(Set(served).subtracting(command))")
+        }
+        _ = server.stop()
+    }
+
     @Test("V2 V5 refusals: no token, a forged one, another bundle, a revoked key, an unknown path, a body over 1 MB — Apple's codes, JSON, nothing changed")
     func refusals() throws {
         let session = try Session()
@@ -276,5 +315,18 @@ enum JWS64 {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64)
+    }
+}
+
+/// A small seeded generator (SplitMix64) for the property tests here.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

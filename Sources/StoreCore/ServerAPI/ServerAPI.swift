@@ -145,8 +145,8 @@ public final class ServerAPI: Sendable {
 
     // MARK: Transactions
 
-    /// A receipt line that is a transaction: a purchase or a renewal.
-    static func isTransaction(_ line: ReceiptEntry) -> Bool { line.event == .purchase || line.event == .renewal }
+    /// A receipt line that is a transaction: a purchase (of any effect) or a renewal.
+    static func isTransaction(_ line: ReceiptEntry) -> Bool { line.isTransaction }
 
     /// The account a transaction id (or original transaction id) belongs to, with its receipt.
     private func customer(_ id: String) throws(StoreError) -> (line: ReceiptEntry, receipt: [ReceiptEntry])? {
