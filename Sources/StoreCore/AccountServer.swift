@@ -53,6 +53,9 @@ public protocol AccountServer: AnyObject, Sendable {
     /// catalog's applies.
     func appIdentity() throws(StoreError) -> AppIdentity?
     func setAppIdentity(_ identity: AppIdentity) throws(StoreError)
+    /// The requests `storefront serve` answered, newest last, the last 200 kept (V7).
+    func recordRequest(_ request: ServedRequest) throws(StoreError)
+    func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest]
     /// The App Store Server API's keys (V2); nil until the first is made.
     func apiKeyring() throws(StoreError) -> APIKeyring?
     func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError)

@@ -47,6 +47,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// The newest App Store Server Notifications and where they stand (N6), and the webhook.
     public var notifications: [NotificationLine] = []
     public var webhook: String?
+    /// The newest requests `storefront serve` answered (V7).
+    public var requests: [ServedRequest] = []
     /// StoreKit errors in force (Q7), and why the product list could not load (Load Products).
     public var simulatedErrors = SimulatedErrors()
     public var productsError: String?

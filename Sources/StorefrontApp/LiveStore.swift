@@ -78,6 +78,7 @@ public final class LiveStore: StoreServing {
         snapshot.billing = try store.settings.billing()
         snapshot.simulatedErrors = try store.settings.simulatedErrors()
         snapshot.webhook = try store.notifications.webhook()?.url
+        snapshot.requests = try store.server.recentRequests(limit: 2)
         snapshot.notifications = try store.notifications.all().suffix(4).map { notification in
             NotificationLine(at: notification.createdAt, title: notification.title, state: notification.state.rawValue, attempts: notification.attempts.count)
         }

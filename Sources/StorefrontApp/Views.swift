@@ -328,6 +328,11 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
         let grace = snapshot.billing.graceDays.map { "grace \($0) days" } ?? "no grace period"
         line("Renewals       ", "\(snapshot.billing.failing ? "billing fails (retry)" : "billing works") · \(grace)")
     }
+    for request in snapshot.requests {
+        // V7: what `storefront serve` answered, newest last (real time: requests are the client's).
+        let style: Style = request.status < 300 ? .plain : theme.failed
+        line("API request    ", "\(clockText(request.at, snapshot.timeZone))  \(request.method) \(request.path)  \(request.status)", style)
+    }
     let pendingRoom = max(1, min(snapshot.pending.count, (area.maxY - y) / 2))
     for (index, transaction) in snapshot.pending.enumerated().prefix(pendingRoom) where y < area.maxY {
         let isSelected = index == state.pendingSelection

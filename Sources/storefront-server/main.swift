@@ -97,8 +97,11 @@ let responder = CallbackResponder<BasicRequestContext> { request, _ in
         authorization: request.headers[.authorization], body: Data(buffer: body)
     ))
     let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
-    // V7: one line per request.
+    // V7: one line per request, and the list the screen's transaction manager shows.
     logger.info("\(request.method.rawValue) \(request.uri.path) \(answer.status) \(milliseconds) ms")
+    try? served.store.server.recordRequest(ServedRequest(
+        at: started, method: request.method.rawValue, path: request.uri.path, status: answer.status, milliseconds: milliseconds
+    ))
     return Response(
         status: .init(code: answer.status), headers: [.contentType: "application/json"],
         body: .init(byteBuffer: ByteBuffer(bytes: answer.body))

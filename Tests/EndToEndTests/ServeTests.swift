@@ -306,6 +306,10 @@ struct ServeTests {
         #expect(unknown[0]["status"] as? Int == 401, "no token: refused before the path is looked at")
         _ = server.stop()
         #expect(try session.snapshot() == before, "nothing changed")
+        // V7: each request is listed for the screen, refused ones too.
+        let database = try DatabaseQueue(path: session.stateDirectory.appendingPathComponent("server.sqlite").path)
+        let statuses = try database.read { try Int.fetchAll($0, sql: "SELECT status FROM request ORDER BY sequence") }
+        #expect(statuses.contains(401) && statuses.contains(404) && statuses.contains(200), "\(statuses)")
     }
 }
 

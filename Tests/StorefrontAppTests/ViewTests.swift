@@ -40,6 +40,21 @@ struct ViewTests {
         #expect(lines.contains { $0.contains("ONE_TIME_CHARGE  pending") })
     }
 
+    @Test("V7 the transaction manager lists the newest requests storefront serve answered")
+    func servedRequests() throws {
+        let harness = try Harness(size: Size(columns: 80, rows: 24))
+        for (path, status) in [("/inApps/v1/transactions/2000000000000001", 200), ("/inApps/v2/history/abc", 400), ("/inApps/v1/subscriptions/2000000000000001", 200)] {
+            try harness.store.server.recordRequest(ServedRequest(at: Date(timeIntervalSince1970: 1_768_478_400), method: "GET", path: path, status: status, milliseconds: 3))
+        }
+        try harness.refresh()
+        harness.press(.character("t"))
+        let lines = harness.lines().filter { $0.contains("API request") }
+        #expect(lines == [
+            " API request    12:00:00  GET /inApps/v2/history/abc  400",
+            " API request    12:00:00  GET /inApps/v1/subscriptions/2000000000000001  200",
+        ], "the newest two, oldest first: \(harness.lines().joined(separator: "\n"))")
+    }
+
     @Test("Q7 a simulated Load Products error: the list says so and retries each tick; E in the transaction manager steps the errors")
     func simulatedErrors() throws {
         let harness = try Harness()

@@ -69,6 +69,18 @@ extension ServerDatabase {
         migrator.registerMigration("v5: mass extension summaries") { db in
             try db.execute(sql: "ALTER TABLE notification ADD COLUMN summary TEXT")
         }
+        migrator.registerMigration("v6: served requests") { db in
+            try db.execute(sql: """
+                CREATE TABLE request (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at INTEGER NOT NULL,
+                    method TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    status INTEGER NOT NULL,
+                    milliseconds INTEGER NOT NULL
+                );
+                """)
+        }
     }
 
     /// Adds the notification a just-inserted line reports, in the caller's transaction (N2).
@@ -122,6 +134,29 @@ extension ServerDatabase {
     /// means sending the notification again, which N4 allows.
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {
         try lightWrite { db in try NotificationRecord(notification).update(db) }
+    }
+
+    /// Written without its own fsync: the list is for looking at, and the last 200 are kept.
+    public func recordRequest(_ request: ServedRequest) throws(StoreError) {
+        try lightWrite { db in
+            try db.execute(
+                sql: "INSERT INTO request (at, method, path, status, milliseconds) VALUES (?, ?, ?, ?, ?)",
+                arguments: [request.at.storeSeconds, request.method, String(request.path.prefix(200)), request.status, request.milliseconds]
+            )
+            try db.execute(sql: "DELETE FROM request WHERE sequence <= (SELECT MAX(sequence) FROM request) - 200")
+        }
+    }
+
+    public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] {
+        try read { db in
+            let table = "request"
+            return try Row.fetchAll(db, sql: "SELECT * FROM request ORDER BY sequence DESC LIMIT ?", arguments: [limit]).reversed().map { row in
+                ServedRequest(
+                    at: try row.date("at", of: table), method: try row.text("method", of: table), path: try row.text("path", of: table),
+                    status: Int(try row.integer("status", of: table)), milliseconds: Int(try row.integer("milliseconds", of: table))
+                )
+            }
+        }
     }
 
     public func webhook() throws(StoreError) -> Webhook? { try setting(SettingRecord.webhook) }

@@ -40,6 +40,23 @@ public struct APIKeyring: Sendable, Equatable, Codable {
     }
 }
 
+/// One request `storefront serve` answered, for the screen's list (V7).
+public struct ServedRequest: Sendable, Equatable {
+    public var at: Date
+    public var method: String
+    public var path: String
+    public var status: Int
+    public var milliseconds: Int
+
+    public init(at: Date, method: String, path: String, status: Int, milliseconds: Int) {
+        self.at = at
+        self.method = method
+        self.path = path
+        self.status = status
+        self.milliseconds = milliseconds
+    }
+}
+
 /// Why a bearer token is refused (401).
 public enum TokenRefusal: Error, Equatable, CustomStringConvertible {
     case missing, malformed(String), unknownKey(String), revokedKey(String), badSignature, wrongIssuer, wrongAudience
