@@ -349,9 +349,9 @@ if wants("serve") {
         let first = try require(try store.queue.history().first).id
         let key = P256.Signing.PrivateKey()
         try store.server.setAPIKeyring(APIKeyring(issuerID: "bench", keys: [APIKey(keyID: "BENCH00001", publicKey: key.publicKey.x963Representation, createdAt: Date())]))
-        let header = Data(#"{"alg":"ES256","kid":"BENCH00001","typ":"JWT"}"#.utf8).base64URL
-        let claims = Data(#"{"aud":"appstoreconnect-v1","bid":"com.storefront.comics","exp":\#(Int(Date().timeIntervalSince1970) + 3600),"iss":"bench"}"#.utf8).base64URL
-        let signature = try key.signature(for: Data("\(header).\(claims)".utf8)).rawRepresentation.base64URL
+        let header = JWS.base64URL(Data(#"{"alg":"ES256","kid":"BENCH00001","typ":"JWT"}"#.utf8))
+        let claims = JWS.base64URL(Data(#"{"aud":"appstoreconnect-v1","bid":"com.storefront.comics","exp":\#(Int(Date().timeIntervalSince1970) + 3600),"iss":"bench"}"#.utf8))
+        let signature = JWS.base64URL(try key.signature(for: Data("\(header).\(claims)".utf8)).rawRepresentation)
         let token = "\(header).\(claims).\(signature)"
         let server = Process()
         server.executableURL = serverBinary
@@ -383,12 +383,6 @@ if wants("serve") {
         server.waitUntilExit()
     } else {
         row("Get Transaction History under wrk", "not run", "needs wrk (Debian's package) and storefront-server beside this program", "", "")
-    }
-}
-
-extension Data {
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }
 

@@ -5,6 +5,13 @@
 import Foundation
 import Testing
 
+/// The first line a started program writes to `pipe` (its port or address), without waiting for more.
+func firstLine(_ pipe: Pipe) throws -> String {
+    var line = Data()
+    while let byte = try pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+    return String(decoding: line, as: UTF8.self)
+}
+
 /// A developer's server on loopback that logs every body it is sent.
 final class Receiver {
     let process = Process()
@@ -21,9 +28,8 @@ final class Receiver {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
-        port = try #require(Int(String(decoding: line, as: UTF8.self)), "the receiver did not say its port")
+        let line = try firstLine(output)
+        port = try #require(Int(line), "the receiver did not say its port")
     }
 
     deinit {

@@ -18,9 +18,7 @@ final class Server {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = try firstLine(output)
         base = try #require(text.components(separatedBy: "listening on ").last.flatMap { $0.hasPrefix("http://") ? $0 : nil }, "\(text)")
     }
 
@@ -51,23 +49,8 @@ struct ServeTests {
 
     /// Runs Apple's client on `calls`; one result per call.
     func call(_ server: Server, _ key: Key, bundleID: String, _ calls: [[String: Any]]) throws -> [[String: Any]] {
-        let python = try #require(AppleVerifier.python, "run .ci/run (it makes .venv)")
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/api_calls.py").path]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
         let request: [String: Any] = ["base": server.base, "key": key.pem, "keyId": key.keyID, "issuerId": key.issuerID, "bundleId": bundleID, "calls": calls]
-        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: request))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(stderr)")
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(stderr)")
+        return try AppleVerifier.run(repositoryRoot.appendingPathComponent("Tests/Python/api_calls.py"), request)
     }
 
     func result(_ item: [String: Any]) -> [String: Any] { item["result"] as? [String: Any] ?? [:] }

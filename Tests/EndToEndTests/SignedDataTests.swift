@@ -16,21 +16,10 @@ struct AppleVerifier {
         return FileManager.default.isExecutableFile(atPath: venv.path) ? venv : nil
     }
 
-    struct Result {
-        let ok: Bool
-        let status: String?
-        let decoded: [String: Any]
-    }
-
-    /// Verifies each (kind, jws) with the root of `session`'s state folder.
-    static func verify(_ items: [(kind: String, jws: String)], session: Session, bundleID: String, environment: String = "Sandbox") throws -> [Result] {
-        let python = try #require(python, "Apple's verifier is missing: run .ci/run, or python3 -m venv .venv && .venv/bin/pip install app-store-server-library==3.1.2")
-        let root = session.stateDirectory.appendingPathComponent("root.der")
-        try session.run(["certificate", "--der", root.path]).expectSuccess()
-        let request: [String: Any] = [
-            "root": try Data(contentsOf: root).base64EncodedString(), "bundleId": bundleID, "environment": environment,
-            "items": items.map { ["kind": $0.kind, "jws": $0.jws] },
-        ]
+    /// Runs one of Tests/Python's scripts on the venv's Python: `request` as JSON on standard
+    /// input, a JSON array back on standard output.
+    static func run(_ script: URL, _ request: [String: Any]) throws -> [[String: Any]] {
+        let python = try #require(python, "Apple's library is missing: run .ci/run, or python3 -m venv .venv && .venv/bin/pip install app-store-server-library==3.1.2")
         let process = Process()
         process.executableURL = python
         process.arguments = [script.path]
@@ -44,8 +33,25 @@ struct AppleVerifier {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "the verifier failed: \(stderr)")
-        let results = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(stderr)")
+        #expect(process.terminationStatus == 0, "\(script.lastPathComponent) failed: \(stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(stderr)")
+    }
+
+    struct Result {
+        let ok: Bool
+        let status: String?
+        let decoded: [String: Any]
+    }
+
+    /// Verifies each (kind, jws) with the root of `session`'s state folder.
+    static func verify(_ items: [(kind: String, jws: String)], session: Session, bundleID: String, environment: String = "Sandbox") throws -> [Result] {
+        let root = session.stateDirectory.appendingPathComponent("root.der")
+        try session.run(["certificate", "--der", root.path]).expectSuccess()
+        let request: [String: Any] = [
+            "root": try Data(contentsOf: root).base64EncodedString(), "bundleId": bundleID, "environment": environment,
+            "items": items.map { ["kind": $0.kind, "jws": $0.jws] },
+        ]
+        let results = try run(script, request)
         return results.map { Result(ok: $0["ok"] as? Bool == true, status: $0["status"] as? String, decoded: $0["decoded"] as? [String: Any] ?? [:]) }
     }
 }

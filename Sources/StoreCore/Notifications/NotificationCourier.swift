@@ -48,7 +48,12 @@ public final class NotificationCourier: Sendable {
     /// Attempts every notification that is due, if a webhook is set and nobody else is delivering.
     @discardableResult
     public func deliverDue() throws(StoreError) -> DeliveryReport {
-        guard let webhook = try server.webhook(), let url = URL(string: webhook.url) else { return DeliveryReport() }
+        try deliverDue(to: try server.webhook())
+    }
+
+    /// The same, to a webhook the caller has just read.
+    func deliverDue(to webhook: Webhook?) throws(StoreError) -> DeliveryReport {
+        guard let webhook, let url = URL(string: webhook.url) else { return DeliveryReport() }
         let now = clock.now()
         guard let lock = TryLock(path: lockPath) else { return DeliveryReport(busy: true) }
         defer { lock.release() }
@@ -90,12 +95,20 @@ public final class NotificationCourier: Sendable {
     }
 
     private func identity() throws(StoreError) -> AppIdentity {
-        try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? AppIdentity.defaultBundleID)
+        try AppIdentity.current(server: server, catalog: catalog)
     }
 
     func signedPayload(_ notification: ServerNotification, identity: AppIdentity) throws(StoreError) -> String {
         if let signed = notification.signedPayload { return signed }
-        let now = clock.now()
+        return try Self.sign(notification, server: server, catalog: catalog, authority: authority, identity: identity, now: clock.now())
+    }
+
+    /// Signs a notification as it is sent (and as the Server API's histories show it): its data
+    /// built from the account server's records at `now`.
+    static func sign(
+        _ notification: ServerNotification, server: any AccountServer, catalog: Catalog, authority: CertificateAuthority,
+        identity: AppIdentity, now: Date
+    ) throws(StoreError) -> String {
         let builder = PayloadBuilder(catalog: catalog, identity: identity, now: now, account: notification.account)
         // A plan's notification needs its plan lines (original purchases, refunds, upgrades); a
         // one-time charge only its own line.
@@ -110,7 +123,6 @@ public final class NotificationCourier: Sendable {
         let plan = try notification.group.flatMap { group throws(StoreError) in
             try server.plans(account: notification.account)[group].map { PlanStatus($0, catalog: catalog, now: now) }
         }
-        let authority = authority
         let payload = try builder.notification(notification, receipt: receipt, plan: plan) { payload throws(StoreError) in
             try authority.sign(payload)
         }

@@ -73,8 +73,8 @@ public final class Notifications: SessionRole {
     @discardableResult
     public func deliverDue() throws(StoreError) -> DeliveryReport {
         // Most commands have no webhook to send to: look before opening the authority.
-        guard try server.webhook() != nil else { return DeliveryReport() }
-        return try courier().deliverDue()
+        guard let webhook = try server.webhook() else { return DeliveryReport() }
+        return try courier().deliverDue(to: webhook)
     }
 }
 

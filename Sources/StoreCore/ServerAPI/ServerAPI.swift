@@ -95,7 +95,7 @@ public final class ServerAPI: Sendable {
     }
 
     func identity() throws(StoreError) -> AppIdentity {
-        try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? AppIdentity.defaultBundleID)
+        try AppIdentity.current(server: server, catalog: catalog)
     }
 
     /// Answers one request; never throws (a storage failure is a 500 with its words).
@@ -256,7 +256,7 @@ public final class ServerAPI: Sendable {
         var data: [[String: Any]] = []
         for (group, state) in try server.plans(account: line.account).sorted(by: { $0.key < $1.key }) {
             let plan = PlanStatus(state, catalog: catalog, now: now)
-            let status = PayloadBuilder.status(plan, notification: ServerNotification(key: "", account: "", type: "", createdAt: now))
+            let status = PayloadBuilder.status(plan)
             guard wanted.isEmpty || wanted.contains(String(status)) else { continue }
             var item: [String: Any] = [
                 "status": status, "originalTransactionId": plan.originalTransactionID,
@@ -434,17 +434,9 @@ public final class ServerAPI: Sendable {
     private func historyItem(_ notification: ServerNotification) throws(StoreError) -> [String: Any] {
         var notification = notification
         if notification.signedPayload == nil {
-            let identity = try identity()
-            let now = clock.now()
-            let receipt = notification.account.isEmpty ? [] : try server.receipt(account: notification.account)
-            let plan = try notification.group.flatMap { group throws(StoreError) in
-                try server.plans(account: notification.account)[group].map { PlanStatus($0, catalog: catalog, now: now) }
-            }
-            let authority = authority
-            let payload = try builder(identity, account: notification.account).notification(notification, receipt: receipt, plan: plan) {
-                payload throws(StoreError) in try authority.sign(payload)
-            }
-            notification.signedPayload = try authority.sign(payload)
+            notification.signedPayload = try NotificationCourier.sign(
+                notification, server: server, catalog: catalog, authority: authority, identity: try identity(), now: clock.now()
+            )
             try server.updateNotification(notification)
         }
         return [

@@ -29,6 +29,11 @@ public struct AppIdentity: Sendable, Equatable, Codable {
         self.environment = environment
     }
 
+    /// The identity the state folder set, else one for the catalog's bundle id (or the default).
+    public static func current(server: any AccountServer, catalog: Catalog) throws(StoreError) -> AppIdentity {
+        try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? defaultBundleID)
+    }
+
     /// A bundle id as Apple allows them: letters, digits, hyphens and dots, not empty.
     public static func isValid(bundleID: String) -> Bool {
         !bundleID.isEmpty && bundleID.count <= 155 && bundleID.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }

@@ -63,10 +63,7 @@ public enum JWS {
         return key.isValidSignature(signature, for: decoded.signingInput)
     }
 
-    public static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    public static func base64URL(_ data: Data) -> String { String(decoding: Base64URL.encode(data), as: UTF8.self) }
 
     public static func data(base64URL text: some StringProtocol) -> Data? {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

@@ -164,7 +164,7 @@ struct PayloadBuilder {
         if let plan {
             let planLines = receipt.filter { $0.kind == .autoRenewableSubscription }
             data["signedRenewalInfo"] = try sign(renewalInfo(plan, planLines: planLines))
-            data["status"] = Self.status(plan, notification: notification)
+            data["status"] = Self.status(plan, refunded: notification.type == "REFUND")
         }
         var payload: [String: Any] = [
             "notificationType": notification.type, "notificationUUID": notification.uuid, "version": "2.0",
@@ -175,8 +175,8 @@ struct PayloadBuilder {
     }
 
     /// Apple's `status`: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
-    static func status(_ plan: PlanStatus, notification: ServerNotification) -> Int {
-        if notification.type == "REFUND" || plan.endReason?.contains("refund") == true { return 5 }
+    static func status(_ plan: PlanStatus, refunded: Bool = false) -> Int {
+        if refunded || plan.endReason?.contains("refund") == true { return 5 }
         switch plan.phase {
         case .expired: return 2
         case .billingRetry: return 3

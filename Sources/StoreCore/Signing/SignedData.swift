@@ -18,7 +18,7 @@ public final class SignedData: SessionRole {
 
     /// The app signed data names: the state folder's setting, else the catalog's bundle id (S4).
     public func identity() throws(StoreError) -> AppIdentity {
-        try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? AppIdentity.defaultBundleID)
+        try AppIdentity.current(server: server, catalog: catalog)
     }
 
     public func setIdentity(_ identity: AppIdentity) throws(StoreError) { try server.setAppIdentity(identity) }
