@@ -24,6 +24,9 @@ public protocol AccountServer: AnyObject, Sendable {
     func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool
     func receiptEntry(transactionID: String) throws(StoreError) -> ReceiptEntry?
     func receipt(account: String) throws(StoreError) -> [ReceiptEntry]
+    /// The receipt, the stored expiry, the stored plans and the plan lines, read at one moment:
+    /// what A6 compares must not straddle another process's write.
+    func receiptState(account: String) throws(StoreError) -> ReceiptState
     func storedExpiry(account: String) throws(StoreError) -> Date?
     /// Non-consumables on the receipt, in purchase order, each with its first transaction (A5).
     func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)]

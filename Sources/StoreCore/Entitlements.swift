@@ -66,12 +66,13 @@ public final class Entitlements: SessionRole {
     public func receipt() throws(StoreError) -> ReceiptReport {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         try plans.settle(account: user)
-        let entries = try server.receipt(account: user)
+        // One read: another process (a second device, `storefront serve`) may be writing.
+        let state = try server.receiptState(account: user)
         return ReceiptReport(
-            account: user, entries: entries, storedExpiry: try server.storedExpiry(account: user),
-            recomputedExpiry: SubscriptionMath.recomputeExpiry(from: entries, calendar: calendar),
-            deviceExpiry: try device.profile(user).expiry, storedPlans: try server.plans(account: user),
-            recomputedPlans: PlanState.replay(try server.planLines(account: user))
+            account: user, entries: state.entries, storedExpiry: state.storedExpiry,
+            recomputedExpiry: SubscriptionMath.recomputeExpiry(from: state.entries, calendar: calendar),
+            deviceExpiry: try device.profile(user).expiry, storedPlans: state.plans,
+            recomputedPlans: PlanState.replay(state.planLines)
         )
     }
 
@@ -159,6 +160,14 @@ public struct StoreStatus: Sendable, Equatable {
         self.plans = plans
         self.entitlements = entitlements
     }
+}
+
+/// What the account server holds for an account, read at one moment.
+public struct ReceiptState: Sendable, Equatable {
+    public var entries: [ReceiptEntry]
+    public var storedExpiry: Date?
+    public var plans: [String: PlanState]
+    public var planLines: [ReceiptEntry]
 }
 
 public struct ReceiptReport: Sendable, Equatable {

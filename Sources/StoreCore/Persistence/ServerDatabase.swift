@@ -126,6 +126,15 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
         try read { db in try ReceiptRecord.fetchOne(db, where: "transactionID", is: transactionID)?.entry }
     }
 
+    public func receiptState(account: String) throws(StoreError) -> ReceiptState {
+        try read { db in
+            ReceiptState(
+                entries: try Self.receipt(db, account: account), storedExpiry: try Self.storedExpiry(db, account: account),
+                plans: try Self.plans(db, account: account), planLines: try Self.planLines(db, account: account)
+            )
+        }
+    }
+
     public func receipt(account: String) throws(StoreError) -> [ReceiptEntry] {
         try read { db in try Self.receipt(db, account: account) }
     }
