@@ -7,6 +7,9 @@ import Foundation
 public protocol AccountServer: AnyObject, Sendable {
     /// Where it is, for messages: a file's path or a server's address.
     var location: String { get }
+    /// Changes whenever anything stored may have changed, whoever changed it: what a reader keeps
+    /// (a cached answer, a setting) is good while the stamp is the same.
+    func changeStamp() throws(StoreError) -> ChangeStamp
 
     // MARK: Accounts (A1)
 
@@ -56,8 +59,8 @@ public protocol AccountServer: AnyObject, Sendable {
     /// catalog's applies.
     func appIdentity() throws(StoreError) -> AppIdentity?
     func setAppIdentity(_ identity: AppIdentity) throws(StoreError)
-    /// The requests `storefront serve` answered, newest last, the last 200 kept (V7).
-    func recordRequest(_ request: ServedRequest) throws(StoreError)
+    /// Adds requests `storefront serve` answered, oldest first; the last 200 are kept (V7).
+    func recordRequests(_ requests: [ServedRequest]) throws(StoreError)
     func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest]
     /// The App Store Server API's keys (V2); nil until the first is made.
     func apiKeyring() throws(StoreError) -> APIKeyring?
@@ -80,4 +83,12 @@ public protocol AccountServer: AnyObject, Sendable {
 
     /// A catalog's clock rate and billing, taken only by a server that has neither set yet.
     func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError)
+}
+
+/// A point in an account server's history of changes (`AccountServer.changeStamp()`): equal
+/// stamps mean nothing was committed in between.
+public struct ChangeStamp: Sendable, Hashable {
+    public var value: Int64
+
+    public init(_ value: Int64) { self.value = value }
 }

@@ -37,6 +37,9 @@ final class Served: @unchecked Sendable {
     let store: Store
     let api: ServerAPI
     let courier: NotificationCourier
+    /// Requests answered and not yet listed in the account server: written together once a
+    /// second, so that listing them (V7) costs a request almost nothing.
+    let requests = Locked<[ServedRequest]>([])
 
     init(stateDirectory: String, catalog: Catalog, calendar: Calendar) throws(StoreError) {
         let factory = try StoreFactory(stateDirectory: StateDirectory(URL(fileURLWithPath: stateDirectory)), catalog: catalog, calendar: calendar, time: .shared(override: nil))
@@ -73,11 +76,23 @@ let logger: Logger = {
     return logger
 }()
 
-let fixed = ByteBuffer(bytes: Data(#"{"fixed":true}"#.utf8))
+/// The benchmark's floor (storefront-bench serve): the same server, a fixed body of `bytes` bytes
+/// (a small one by default), no store; each size made once.
+let fixedBodies = Locked<[Int: ByteBuffer]>([:])
+@Sendable func fixedBody(bytes: Int) -> ByteBuffer {
+    fixedBodies.withLock { bodies in
+        if let body = bodies[bytes] { return body }
+        let filler = #"{"fixed":""# + String(repeating: "x", count: max(0, bytes - 13)) + #""}"#
+        let body = ByteBuffer(bytes: Data(filler.utf8))
+        bodies[bytes] = body
+        return body
+    }
+}
+
 let responder = CallbackResponder<BasicRequestContext> { request, _ in
-    // The benchmark's floor (storefront-bench serve): the same server, a fixed body, no store.
     if request.uri.path == "/storefront/fixed" {
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: fixed))
+        let bytes = request.uri.queryParameters["bytes"].flatMap { Int(String($0)) }.map { min(max($0, 13), ServerAPI.maximumBody) } ?? 13
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: fixedBody(bytes: bytes)))
     }
     let started = Date()
     var query: [(String, String)] = []
@@ -99,9 +114,9 @@ let responder = CallbackResponder<BasicRequestContext> { request, _ in
     let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
     // V7: one line per request, and the list the screen's transaction manager shows.
     logger.info("\(request.method.rawValue) \(request.uri.path) \(answer.status) \(milliseconds) ms")
-    try? served.store.server.recordRequest(ServedRequest(
+    served.requests.withLock { $0.append(ServedRequest(
         at: started, method: request.method.rawValue, path: request.uri.path, status: answer.status, milliseconds: milliseconds
-    ))
+    )) }
     return Response(
         status: .init(code: answer.status), headers: [.contentType: "application/json"],
         body: .init(byteBuffer: ByteBuffer(bytes: answer.body))
@@ -118,10 +133,24 @@ let app = Application(
     logger: logger
 )
 
-// N3 while serving: what is due goes out every second.
+// N3 while serving: what is due goes out every second; the requests answered are listed (V7)
+// every second (a write ends every kept answer, which are kept a second at most anyway).
 let delivery = Task.detached {
     while !Task.isCancelled {
         _ = try? served.courier.deliverDue()
+        try? await Task.sleep(nanoseconds: 1_000_000_000)
+    }
+}
+@Sendable func listRequests() {
+    let answered = served.requests.withLock { requests in
+        defer { requests.removeAll() }
+        return requests
+    }
+    try? served.store.server.recordRequests(answered)
+}
+let listing = Task.detached {
+    while !Task.isCancelled {
+        listRequests()
         try? await Task.sleep(nanoseconds: 1_000_000_000)
     }
 }
@@ -132,4 +161,6 @@ do {
     fail("\(error)", 3)
 }
 delivery.cancel()
+listing.cancel()
+listRequests()
 print("storefront serve: stopped")

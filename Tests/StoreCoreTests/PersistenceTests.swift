@@ -111,4 +111,24 @@ struct PersistenceTests {
         // 40 packs of 5, 40 views used (a view never fails while any are left).
         #expect(try store.entitlements.status().randomViewsRemaining == 160)
     }
+
+    @Test("A change stamp moves with every commit, by this connection or another, and stays while nothing is committed")
+    func changeStamps() throws {
+        let state = TemporaryState()
+        let store = try state.signedIn("ann")
+        let server = store.server
+        let before = try server.changeStamp()
+        #expect(try server.changeStamp() == before)
+        _ = try server.receipt(account: "ann")
+        #expect(try server.changeStamp() == before, "a read changes nothing")
+        try store.queue.buy("pack")
+        let afterPurchase = try server.changeStamp()
+        #expect(afterPurchase != before)
+        let other = try ServerDatabase(url: state.directory.serverDatabase)
+        try other.setWebhook(Webhook(url: "http://127.0.0.1:9/hook"))
+        #expect(try server.changeStamp() != afterPurchase, "a commit through another connection")
+        let afterOther = try server.changeStamp()
+        try server.recordRequests([ServedRequest(at: Date(), method: "GET", path: "/", status: 200, milliseconds: 1)])
+        #expect(try server.changeStamp() != afterOther, "a light write is a commit too")
+    }
 }

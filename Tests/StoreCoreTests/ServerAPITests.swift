@@ -16,9 +16,9 @@ struct ServerAPITests {
         let key: P256.Signing.PrivateKey
         let keyring: APIKeyring
 
-        init(purchases: Int = 0) throws {
+        init(purchases: Int = 0, catalog: Catalog = testCatalog) throws {
             state.clock.set(utc(2026, 1, 15, 12))
-            store = try state.signedIn("ann")
+            store = try state.signedIn("ann", catalog: catalog)
             for _ in 0..<purchases { try store.queue.buy("pack") }
             key = P256.Signing.PrivateKey()
             var keyring = APIKeyring(issuerID: "issuer-1")
@@ -121,5 +121,57 @@ struct ServerAPITests {
         ))
         #expect(response.status == 413)
         #expect((try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["errorCode"] as? Int == 4_000_163)
+    }
+
+    @Test("V1 an answer is kept only while nothing changed: a purchase here or by another connection, or time, shows at once")
+    func keptAnswers() throws {
+        let fixture = try Fixture(purchases: 1)
+        let id = try #require(try fixture.store.queue.history().first?.id)
+        let request = APIRequest(method: "GET", path: "/inApps/v2/history/\(id)", authorization: try fixture.token())
+        func transactions() throws -> [String] {
+            let body = try #require(try JSONSerialization.jsonObject(with: fixture.api.handle(request).body) as? [String: Any])
+            return try #require(body["signedTransactions"] as? [String])
+        }
+        // ES256 signatures differ every time they are made: the same bytes twice mean a kept answer.
+        let first = try transactions()
+        #expect(try transactions() == first)
+        try fixture.store.queue.buy("pack")
+        #expect(try transactions().count == 2, "a purchase through the same account server")
+        let tablet = try fixture.state.signedIn("ann", device: "tablet")
+        try tablet.queue.buy("pack")
+        #expect(try transactions().count == 3, "a purchase through another connection to the same file")
+        let kept = try transactions()
+        #expect(try transactions() == kept)
+        fixture.state.clock.advance(seconds: 1)
+        let later = try transactions()
+        #expect(later.count == 3 && later != kept, "signed again a second of store time later")
+    }
+
+    @Test("V1 a kept answer ends when one of the customer's plans renews, even within its second")
+    func keptAnswerEndsAtRenewal() throws {
+        let fixture = try Fixture(catalog: selfiesCatalog)
+        let plan = try fixture.store.queue.buy("allaccess")
+        nonisolated(unsafe) let store = fixture.store
+        let api = ServerAPI(
+            server: store.server, catalog: store.catalog, authority: try store.signed.authority(), clock: store.clock,
+            realNow: { Date(timeIntervalSince1970: 1_800_000_000) }, settle: { account in _ = try? store.plans.settle(account: account) }
+        )
+        let request = APIRequest(method: "GET", path: "/inApps/v2/history/\(plan.id)", authorization: try fixture.token())
+        func count() throws -> Int {
+            let body = try #require(try JSONSerialization.jsonObject(with: api.handle(request).body) as? [String: Any])
+            return try #require(body["signedTransactions"] as? [String]).count
+        }
+        fixture.state.clock.set(utc(2026, 1, 22, 11, 59, 59))
+        #expect(try count() == 1)
+        fixture.state.clock.set(utc(2026, 1, 22, 12))
+        #expect(try count() == 2, "the weekly renewal")
+        // Within the second: cut at the plan's next date; not kept while it is due or in billing retry.
+        var state = try #require(try store.server.plans(account: "ann")["selfies"])
+        let now = state.expiresDate.addingTimeInterval(-0.4)
+        #expect(AnswerCache.until(now: now, plans: [state]) == state.expiresDate)
+        #expect(AnswerCache.until(now: state.expiresDate, plans: [state]) == nil)
+        #expect(AnswerCache.until(now: now.addingTimeInterval(-10), plans: [state]) == now.addingTimeInterval(-9))
+        state.billingFailedAt = now
+        #expect(AnswerCache.until(now: now, plans: [state]) == nil)
     }
 }

@@ -44,7 +44,7 @@ struct ViewTests {
     func servedRequests() throws {
         let harness = try Harness(size: Size(columns: 80, rows: 24))
         for (path, status) in [("/inApps/v1/transactions/2000000000000001", 200), ("/inApps/v2/history/abc", 400), ("/inApps/v1/subscriptions/2000000000000001", 200)] {
-            try harness.store.server.recordRequest(ServedRequest(at: Date(timeIntervalSince1970: 1_768_478_400), method: "GET", path: path, status: status, milliseconds: 3))
+            try harness.store.server.recordRequests([ServedRequest(at: Date(timeIntervalSince1970: 1_768_478_400), method: "GET", path: path, status: status, milliseconds: 3)])
         }
         try harness.refresh()
         harness.press(.character("t"))

@@ -1,6 +1,7 @@
 // Opening the SQLite files (P1–P3) and the state directory they live in (A7).
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Where a store keeps its files: `server.sqlite` (the account server, A2, and the shared clock)
 /// and `devices/NAME.sqlite` (one per device, A3). Created readable by the owner only (A7).
@@ -64,10 +65,14 @@ public struct StateDirectory: Sendable {
 struct SQLiteFile: Sendable {
     let path: String
     let queue: DatabaseQueue
+    /// A connection of its own that only reads `data_version`, so that a change stamp costs no
+    /// turn on the queue (the App Store Server API reads one per request).
+    let stamps: StampReader
 
     init(url: URL, migrator: DatabaseMigrator) throws(StoreError) {
         path = url.path
         queue = try DatabaseOpener.open(url, migrator: migrator)
+        stamps = try StampReader(path: path)
     }
 }
 
@@ -114,6 +119,48 @@ extension SQLiteBacked {
         } catch {
             throw DatabaseOpener.translate(error, path: file.path)
         }
+    }
+
+    /// What changes whenever anything in the file may have changed: SQLite's `data_version` as a
+    /// connection of its own sees it, so that commits by this process and by every other count.
+    /// Two equal stamps mean nothing was committed in between.
+    public func changeStamp() throws(StoreError) -> ChangeStamp {
+        try file.stamps.read()
+    }
+}
+
+/// A read-only SQLite connection that answers `PRAGMA data_version` and nothing else, behind a
+/// lock rather than a dispatch queue: reading a stamp is a statement step, not a thread hop.
+final class StampReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private let path: String
+    private var connection: OpaquePointer?
+    private var statement: OpaquePointer?
+
+    init(path: String) throws(StoreError) {
+        self.path = path
+        let opened = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        guard opened == SQLITE_OK, sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK else {
+            let reason = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(connection)
+            throw StoreError.storage(path: path, reason: reason)
+        }
+        sqlite3_busy_timeout(connection, 30_000)
+    }
+
+    deinit {
+        sqlite3_finalize(statement)
+        sqlite3_close_v2(connection)
+    }
+
+    func read() throws(StoreError) -> ChangeStamp {
+        lock.lock()
+        defer { lock.unlock() }
+        defer { sqlite3_reset(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else {
+            throw StoreError.storage(path: path, reason: String(cString: sqlite3_errmsg(connection)))
+        }
+        return ChangeStamp(sqlite3_column_int64(statement, 0))
     }
 }
 

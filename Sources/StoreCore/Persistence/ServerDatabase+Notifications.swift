@@ -137,12 +137,15 @@ extension ServerDatabase {
     }
 
     /// Written without its own fsync: the list is for looking at, and the last 200 are kept.
-    public func recordRequest(_ request: ServedRequest) throws(StoreError) {
+    public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {
+        guard !requests.isEmpty else { return }
         try lightWrite { db in
-            try db.execute(
-                sql: "INSERT INTO request (at, method, path, status, milliseconds) VALUES (?, ?, ?, ?, ?)",
-                arguments: [request.at.storeSeconds, request.method, String(request.path.prefix(200)), request.status, request.milliseconds]
-            )
+            for request in requests.suffix(200) {
+                try db.execute(
+                    sql: "INSERT INTO request (at, method, path, status, milliseconds) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [request.at.storeSeconds, request.method, String(request.path.prefix(200)), request.status, request.milliseconds]
+                )
+            }
             try db.execute(sql: "DELETE FROM request WHERE sequence <= (SELECT MAX(sequence) FROM request) - 200")
         }
     }

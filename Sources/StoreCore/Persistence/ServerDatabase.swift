@@ -5,6 +5,9 @@ import GRDB
 
 public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
     let file: SQLiteFile
+    /// The clock setting as last read, and when: every store time reads it (Q5), so it is read
+    /// again only after something was committed.
+    private let clockCache = Locked<(ChangeStamp, ClockSetting)?>(nil)
 
     public var location: String { path }
 
@@ -181,7 +184,11 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
     // MARK: Clock
 
     public func clockSetting() throws(StoreError) -> ClockSetting {
-        try read { db in try ClockRecord.fetchOne(db)?.setting ?? .standard }
+        let stamp = try changeStamp()
+        if let (seen, setting) = clockCache.withLock({ $0 }), seen == stamp { return setting }
+        let setting = try read { db in try ClockRecord.fetchOne(db)?.setting ?? .standard }
+        clockCache.withLock { $0 = (stamp, setting) }
+        return setting
     }
 
     public func setClockSetting(_ setting: ClockSetting) throws(StoreError) {

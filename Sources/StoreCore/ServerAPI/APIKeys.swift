@@ -81,7 +81,9 @@ public enum TokenRefusal: Error, Equatable, CustomStringConvertible {
 public enum APIToken {
     /// Checks a bearer token as Apple does: ES256, `kid` of a key of `keyring` not revoked, `iss`,
     /// `aud` appstoreconnect-v1, `bid`, `exp` in the future (real time: tokens are the client's).
-    public static func verify(_ authorization: String?, keyring: APIKeyring, bundleID: String, now: Date) throws(TokenRefusal) {
+    /// Returns `exp`, in seconds since 1970.
+    @discardableResult
+    public static func verify(_ authorization: String?, keyring: APIKeyring, bundleID: String, now: Date) throws(TokenRefusal) -> Double {
         guard let authorization, authorization.hasPrefix("Bearer ") else { throw .missing }
         let token = String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
         let decoded: JWS.Decoded
@@ -100,5 +102,6 @@ public enum APIToken {
         guard let bid = payload["bid"] as? String, bid == bundleID else { throw .wrongBundle(payload["bid"] as? String ?? "") }
         guard let exp = (payload["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else { throw .expired }
         if let iat = (payload["iat"] as? NSNumber)?.doubleValue, iat > now.timeIntervalSince1970 + 60 { throw .notYetValid }
+        return exp
     }
 }

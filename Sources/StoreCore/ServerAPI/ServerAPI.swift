@@ -77,6 +77,8 @@ public final class ServerAPI: Sendable {
     let realNow: @Sendable () -> Date
     /// Writes the renewals the clock has passed for an account before it is read.
     let settle: @Sendable (String) -> Void
+    /// Answers, identity, keyring and tokens kept while nothing changed.
+    let cache = AnswerCache()
     public static let pageSize = 20
     public static let maximumBody = 1 << 20
 
@@ -109,13 +111,50 @@ public final class ServerAPI: Sendable {
 
     private func route(_ request: APIRequest) throws(StoreError) -> APIResponse {
         if request.body.count > Self.maximumBody { return .error(413, APIErrorCode.bodyTooLong, "the body is over 1 MB") }
-        let identity = try identity()
-        let keyring = try server.apiKeyring() ?? APIKeyring()
-        do {
-            try APIToken.verify(request.authorization, keyring: keyring, bundleID: identity.bundleID, now: realNow())
-        } catch {
-            return .error(401, APIErrorCode.unauthorized, "unauthorized: \(error.description)")
+        let stamp = try server.changeStamp()
+        let known = try cache.context(at: stamp) { () throws(StoreError) -> (AppIdentity, APIKeyring) in
+            (try self.identity(), try server.apiKeyring() ?? APIKeyring())
         }
+        let identity = known.identity
+        let now = realNow()
+        if let authorization = request.authorization, let expires = known.tokens[authorization], expires > now.timeIntervalSince1970 {
+            // Verified before, against the same identity and keyring.
+        } else {
+            do throws(TokenRefusal) {
+                let expires = try APIToken.verify(request.authorization, keyring: known.keyring, bundleID: identity.bundleID, now: now)
+                if let authorization = request.authorization { cache.remember(token: authorization, expires: expires, at: stamp) }
+            } catch {
+                return .error(401, APIErrorCode.unauthorized, "unauthorized: \(error.description)")
+            }
+        }
+        guard let (key, id) = Self.cacheKey(request) else { return try dispatch(request, identity: identity) }
+        if let kept = cache.answer(key, stamp: stamp, now: clock.now()) { return kept }
+        let response = try dispatch(request, identity: identity)
+        if response.status == 200, let line = try server.receiptEntry(transactionID: id),
+           let until = AnswerCache.until(now: clock.now(), plans: Array(try server.plans(account: line.account).values)) {
+            cache.keep(response, key: key, stamp: stamp, until: until)
+        }
+        return response
+    }
+
+    /// The key an answer is kept by, with the transaction id it is about: the reads of a customer's
+    /// transactions, history, statuses and refunds, which nothing but a change or time alters.
+    static func cacheKey(_ request: APIRequest) -> (key: String, id: String)? {
+        guard request.method == "GET" else { return nil }
+        let parts = request.path.split(separator: "/")
+        let id: Substring
+        switch parts.count {
+        case 4 where parts[0] == "inApps" && ["v1/transactions", "v2/history", "v1/subscriptions"].contains("\(parts[1])/\(parts[2])"): id = parts[3]
+        case 5 where parts[0] == "inApps" && parts[1] == "v2" && parts[2] == "refund" && parts[3] == "lookup": id = parts[4]
+        default: return nil
+        }
+        guard isTransactionID(String(id)) else { return nil }
+        var key = request.path
+        for (name, value) in request.query { key += "&\(name)=\(value)" }
+        return (key, String(id))
+    }
+
+    private func dispatch(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
         let parts = request.path.split(separator: "/").map(String.init)
         switch (request.method, parts.count >= 3 ? Array(parts.prefix(3)) : parts) {
         case ("GET", ["inApps", "v1", "transactions"]) where parts.count == 4:

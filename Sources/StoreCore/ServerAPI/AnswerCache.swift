@@ -1,0 +1,80 @@
+// What lets `storefront serve` answer a customer's history as fast as a fixed body (issue 15's
+// load target): answers, the app identity, the keyring and verified tokens, each kept while the
+// account server's change stamp is the same. A purchase, a refund, an extension or a new key by
+// any process changes the stamp, so the next request sees it (V1); time alone changes an answer
+// (a renewal falls due, `signedDate` moves), so an answer is also kept for one second of store
+// time at most, and never past the next moment one of the customer's plans changes by itself.
+import Foundation
+
+final class AnswerCache: Sendable {
+    struct Context {
+        var stamp: ChangeStamp
+        var identity: AppIdentity
+        var keyring: APIKeyring
+        /// Tokens that verified against this identity and keyring, with their `exp`.
+        var tokens: [String: Double]
+    }
+
+    struct Answer {
+        var stamp: ChangeStamp
+        var until: Date
+        var response: APIResponse
+    }
+
+    /// Kept answers are few (a customer's pages); past this many they are all dropped.
+    static let capacity = 4_096
+    static let tokenCapacity = 1_024
+    /// The longest an answer is kept, in store time.
+    static let lifetime: TimeInterval = 1
+
+    private let context = Locked<Context?>(nil)
+    private let answers = Locked<[String: Answer]>([:])
+
+    /// The identity and keyring at `stamp`, read with `load` when the stamp moved. Tokens verified
+    /// before stay verified while the identity and keyring are the same.
+    func context(at stamp: ChangeStamp, load: () throws(StoreError) -> (AppIdentity, APIKeyring)) throws(StoreError) -> Context {
+        if let kept = context.withLock({ $0 }), kept.stamp == stamp { return kept }
+        let (identity, keyring) = try load()
+        return context.withLock { kept in
+            var fresh = Context(stamp: stamp, identity: identity, keyring: keyring, tokens: [:])
+            if let kept, kept.identity == identity, kept.keyring == keyring { fresh.tokens = kept.tokens }
+            kept = fresh
+            return fresh
+        }
+    }
+
+    func remember(token: String, expires: Double, at stamp: ChangeStamp) {
+        context.withLock { kept in
+            guard kept?.stamp == stamp else { return }
+            if kept?.tokens.count ?? 0 >= Self.tokenCapacity { kept?.tokens.removeAll() }
+            kept?.tokens[token] = expires
+        }
+    }
+
+    func answer(_ key: String, stamp: ChangeStamp, now: Date) -> APIResponse? {
+        answers.withLock { kept in
+            guard let answer = kept[key], answer.stamp == stamp, now < answer.until else { return nil }
+            return answer.response
+        }
+    }
+
+    func keep(_ response: APIResponse, key: String, stamp: ChangeStamp, until: Date) {
+        answers.withLock { kept in
+            if kept.count >= Self.capacity { kept.removeAll() }
+            kept[key] = Answer(stamp: stamp, until: until, response: response)
+        }
+    }
+
+    /// How long an answer about a customer with these plans holds from `now`: a second, cut at
+    /// the next expiry or end of a grace period; not at all while a plan is in billing retry
+    /// (its outcome comes when the retry settles, not at a date kept here).
+    static func until(now: Date, plans: [PlanState]) -> Date? {
+        var until = now.addingTimeInterval(lifetime)
+        for plan in plans where plan.endedAt == nil {
+            if plan.billingFailedAt != nil { return nil }
+            for date in [plan.expiresDate, plan.graceUntil].compactMap({ $0 }) where date > now { until = min(until, date) }
+            if plan.expiresDate <= now, plan.autoRenew { return nil }
+        }
+        return until
+    }
+}
