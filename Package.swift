@@ -62,9 +62,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `storefront serve`: the App Store Server API on Hummingbird, and the program that runs it.
+        .target(name: "StorefrontServer", dependencies: ["StoreCore", .product(name: "Hummingbird", package: "hummingbird")]),
         .executableTarget(
             name: "storefront-server",
-            dependencies: ["StoreCore", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: ["StoreCore", "StorefrontServer", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
         .target(name: "TestSupport", dependencies: ["StoreCore"], path: "Tests/TestSupport"),
@@ -77,6 +79,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(
+            name: "StorefrontServerTests",
+            dependencies: [
+                "StorefrontServer", "StoreCore", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",

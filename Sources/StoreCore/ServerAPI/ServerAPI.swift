@@ -59,6 +59,7 @@ enum APIErrorCode {
     static let invalidStatus = 4_000_031
     static let bodyTooLong = 4_000_163
     static let subscriptionExtensionIneligible = 4_030_004
+    static let subscriptionMaxExtension = 4_030_005
     static let originalTransactionIDNotFound = 4_040_005
     static let testNotificationNotFound = 4_040_008
     static let transactionIDNotFound = 4_040_010
@@ -81,6 +82,8 @@ public final class ServerAPI: Sendable {
     let cache = AnswerCache()
     public static let pageSize = 20
     public static let maximumBody = 1 << 20
+    /// The answer to a body over `maximumBody`.
+    public static let bodyTooLong = APIResponse.error(413, APIErrorCode.bodyTooLong, "the body is over 1 MB")
 
     public init(
         server: any AccountServer, catalog: Catalog, authority: CertificateAuthority, clock: any StoreClock,
@@ -110,7 +113,7 @@ public final class ServerAPI: Sendable {
     }
 
     private func route(_ request: APIRequest) throws(StoreError) -> APIResponse {
-        if request.body.count > Self.maximumBody { return .error(413, APIErrorCode.bodyTooLong, "the body is over 1 MB") }
+        if request.body.count > Self.maximumBody { return Self.bodyTooLong }
         let stamp = try server.changeStamp()
         let known = try cache.context(at: stamp) { () throws(StoreError) -> (AppIdentity, APIKeyring) in
             (try self.identity(), try server.apiKeyring() ?? APIKeyring())
@@ -354,22 +357,40 @@ public final class ServerAPI: Sendable {
         return .success(ExtensionTerms(days: days, reason: reason, requestIdentifier: request))
     }
 
-    /// Moves the renewal date of `account`'s plan started by `original`; the new date, or nil when
-    /// the plan cannot be extended (not active, or in billing retry). A repeat of the same request
-    /// identifier adds nothing (its line's id comes from it).
-    private func extendPlan(account: String, original: String, terms: ExtensionTerms) throws(StoreError) -> (state: PlanState, date: Date)? {
+    /// How an extension went.
+    enum Extension {
+        case extended(PlanState, Date)
+        /// Not active, or in billing retry.
+        case ineligible
+        /// Two extensions in the last 365 days already, as Apple allows at most.
+        case maximumReached
+    }
+
+    /// Apple's limit: two extensions of a subscription within 365 days.
+    static let extensionsPerYear = 2
+
+    /// Moves the renewal date of `account`'s plan started by `original`. A repeat of the same
+    /// request identifier adds nothing (its line's id comes from it) and answers as the first did.
+    private func extendPlan(account: String, original: String, terms: ExtensionTerms) throws(StoreError) -> Extension {
         settle(account)
         let now = clock.now()
         let id = "9" + String(TransactionID.make(SignedData.hash("\(terms.requestIdentifier)/\(original)")).dropFirst())
         if let done = try server.receiptEntry(transactionID: id), let state = try server.plans(account: account)[done.group ?? ""] {
-            return (state, done.expiresDate ?? state.expiresDate)
+            return .extended(state, done.expiresDate ?? state.expiresDate)
         }
-        var result: (PlanState, Date)?
+        var result = Extension.ineligible
         do {
-            try server.updatePlans(account: account) { plans, _ in
+            try server.updatePlans(account: account) { plans, receipt in
+                result = .ineligible
                 guard let state = plans.values.first(where: { $0.originalTransactionID == original }), state.hasAccess(at: now),
                       state.billingFailedAt == nil
                 else { return [] }
+                let yearAgo = now.addingTimeInterval(-365 * 86_400)
+                let recent = try receipt().filter { $0.event == .extend && $0.reference == original && $0.purchaseDate > yearAgo }
+                guard recent.count < Self.extensionsPerYear else {
+                    result = .maximumReached
+                    return []
+                }
                 let date = state.expiresDate.addingTimeInterval(TimeInterval(terms.days * 86_400))
                 var line = ReceiptEntry(
                     transactionID: id, account: account, productID: state.productID, kind: .autoRenewableSubscription,
@@ -377,7 +398,7 @@ public final class ServerAPI: Sendable {
                     reference: state.originalTransactionID
                 )
                 line.note = "extended \(terms.days) days (reason \(terms.reason), request \(terms.requestIdentifier))"
-                result = (state, date)
+                result = .extended(state, date)
                 return [line]
             }
         } catch let error as StoreError {
@@ -399,8 +420,13 @@ public final class ServerAPI: Sendable {
         guard let line = try server.receiptEntry(transactionID: original), line.kind == .autoRenewableSubscription,
               try server.plans(account: line.account).values.contains(where: { $0.originalTransactionID == original })
         else { return .error(404, APIErrorCode.originalTransactionIDNotFound, "no plan started by \(original)") }
-        guard let (state, date) = try extendPlan(account: line.account, original: original, terms: terms) else {
+        let state: PlanState, date: Date
+        switch try extendPlan(account: line.account, original: original, terms: terms) {
+        case .extended(let extended, let until): (state, date) = (extended, until)
+        case .ineligible:
             return .error(403, APIErrorCode.subscriptionExtensionIneligible, "the subscription is not active, or is in billing retry")
+        case .maximumReached:
+            return .error(403, APIErrorCode.subscriptionMaxExtension, "the subscription was extended twice in the last 365 days already")
         }
         deliver()
         return .json([
@@ -424,7 +450,7 @@ public final class ServerAPI: Sendable {
         for account in try server.accountsWithPlans() {
             settle(account)
             for state in try server.plans(account: account).values where state.productID == productID && state.endedAt == nil {
-                if try extendPlan(account: account, original: state.originalTransactionID, terms: terms) != nil { succeeded += 1 } else { failed += 1 }
+                if case .extended = try extendPlan(account: account, original: state.originalTransactionID, terms: terms) { succeeded += 1 } else { failed += 1 }
             }
         }
         let summary: [String: Any] = [

@@ -1,0 +1,44 @@
+// What `storefront serve` answers from: a state folder's store, the App Store Server API over it,
+// the courier that delivers its notifications, and the requests answered not yet listed (V7).
+import Foundation
+import StoreCore
+
+public final class ServedStore: @unchecked Sendable {
+    public let store: Store
+    public let api: ServerAPI
+    public let courier: NotificationCourier
+    /// Requests answered and not yet listed in the account server: written together once a
+    /// second (`listRequests`), so that listing them costs a request almost nothing.
+    let requests = Locked<[ServedRequest]>([])
+
+    /// The store of `factory` as the device "app-store-server", settling one account at a time
+    /// (a Store is not shared between threads).
+    public init(factory: StoreFactory) throws(StoreError) {
+        store = try factory.open(device: "app-store-server")
+        courier = try store.notifications.courier()
+        let settler = Settler(store: store)
+        let courier = courier
+        api = ServerAPI(
+            server: store.server, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,
+            deliver: { _ = try? courier.deliverDue() },
+            settle: { account in settler.settle(account) }
+        )
+    }
+
+    /// Writes the requests answered since the last time to the account server's list.
+    public func listRequests() {
+        let answered = requests.withLock { requests in
+            defer { requests.removeAll() }
+            return requests
+        }
+        try? store.server.recordRequests(answered)
+    }
+}
+
+/// Settles one account at a time through the one store.
+final class Settler: @unchecked Sendable {
+    private let store: Store
+    private let lock = NSLock()
+    init(store: Store) { self.store = store }
+    func settle(_ account: String) { lock.withLock { _ = try? store.plans.settle(account: account) } }
+}

@@ -1,0 +1,67 @@
+// `storefront serve` on Hummingbird: every request goes to the App Store Server API (V1–V5) as
+// method, path, query, token and body, is logged in one line (V7) and listed for the screen.
+import Foundation
+import Hummingbird
+import Logging
+import StoreCore
+
+public enum ServerApplication {
+    /// The server for `served` on `host:port` (0 picks a free port); `onRunning` gets the port bound.
+    public static func make(
+        served: ServedStore, host: String, port: Int, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            responder: responder(served: served, logger: logger),
+            configuration: .init(address: .hostname(host, port: port), serverName: "Storefront"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+            logger: logger
+        )
+    }
+
+    static func responder(served: ServedStore, logger: Logger) -> CallbackResponder<BasicRequestContext> {
+        CallbackResponder { request, _ in
+            if request.uri.path == "/storefront/fixed" { return fixed(request) }
+            let started = Date()
+            var query: [(String, String)] = []
+            for (key, value) in request.uri.queryParameters {
+                query.append((String(key).removingPercentEncoding ?? String(key), String(value).removingPercentEncoding ?? String(value)))
+            }
+            let answer: APIResponse
+            do {
+                let body = try await request.body.collect(upTo: ServerAPI.maximumBody)
+                answer = served.api.handle(APIRequest(
+                    method: request.method.rawValue, path: request.uri.path, query: query,
+                    authorization: request.headers[.authorization], body: Data(buffer: body)
+                ))
+            } catch {
+                answer = ServerAPI.bodyTooLong
+            }
+            let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
+            // V7: one line per request, and the list the screen's transaction manager shows.
+            logger.info("\(request.method.rawValue) \(request.uri.path) \(answer.status) \(milliseconds) ms")
+            served.requests.withLock { $0.append(ServedRequest(
+                at: started, method: request.method.rawValue, path: request.uri.path, status: answer.status, milliseconds: milliseconds
+            )) }
+            return Response(
+                status: .init(code: answer.status), headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: answer.body))
+            )
+        }
+    }
+
+    /// The benchmark's floor (storefront-bench serve): the same server, a fixed body of `bytes`
+    /// bytes (a small one by default), no store; each size made once.
+    private static let fixedBodies = Locked<[Int: ByteBuffer]>([:])
+
+    static func fixed(_ request: Request) -> Response {
+        let bytes = request.uri.queryParameters["bytes"].flatMap { Int(String($0)) }.map { min(max($0, 13), ServerAPI.maximumBody) } ?? 13
+        let body = fixedBodies.withLock { bodies in
+            if let body = bodies[bytes] { return body }
+            let filler = #"{"fixed":""# + String(repeating: "x", count: bytes - 13) + #""}"#
+            let body = ByteBuffer(bytes: Data(filler.utf8))
+            bodies[bytes] = body
+            return body
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+    }
+}

@@ -1,0 +1,201 @@
+// V1–V7 through Hummingbird's own testing module: the routes of `storefront serve` as the HTTP
+// server answers them (the same responder the program runs), without a socket. EndToEndTests/
+// ServeTests drives the running program with Apple's Python client.
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import StoreCore
+import StorefrontServer
+import Testing
+import TestSupport
+
+@Suite("storefront serve's routes, through HummingbirdTesting")
+struct ServerRouteTests {
+    struct Fixture: @unchecked Sendable {
+        let state = TemporaryState()
+        let store: Store
+        let served: ServedStore
+        let key = P256.Signing.PrivateKey()
+        let app: any ApplicationProtocol
+
+        /// Ann with a weekly plan bought on 15 January 2026 and 25 renewals since.
+        init() throws {
+            state.clock.set(utc(2026, 1, 15, 12))
+            let factory = try StoreFactory(stateDirectory: state.directory, catalog: selfiesCatalog, calendar: utcCalendar, time: .manual(state.clock))
+            factory.passwordHasher = .fastForTests
+            store = try factory.open(device: "phone")
+            try store.accounts.signUp("ann", password: "secret")
+            try store.queue.buy("allaccess")
+            state.clock.set(utc(2026, 7, 10, 13))
+            try store.server.setAPIKeyring(APIKeyring(
+                issuerID: "issuer-1", keys: [APIKey(keyID: "KEY0000001", publicKey: key.publicKey.x963Representation, createdAt: Date())]
+            ))
+            served = try ServedStore(factory: factory)
+            app = ServerApplication.make(served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
+        }
+
+        /// A bearer token as Apple's client makes one (no iat), any claim overridden.
+        func token(kid: String = "KEY0000001", _ overrides: [String: Any] = [:]) throws -> String {
+            var claims: [String: Any] = [
+                "iss": "issuer-1", "aud": "appstoreconnect-v1", "bid": AppIdentity.defaultBundleID, "exp": Int(Date().timeIntervalSince1970) + 600,
+            ]
+            for (name, value) in overrides { claims[name] = value }
+            let input = JWS.base64URL(Data(#"{"alg":"ES256","kid":"\#(kid)","typ":"JWT"}"#.utf8)) + "."
+                + JWS.base64URL(try JSONSerialization.data(withJSONObject: claims))
+            return "Bearer \(input).\(JWS.base64URL(try key.signature(for: Data(input.utf8)).rawRepresentation))"
+        }
+
+        /// The first transaction of the plan (its original id).
+        var original: String { get throws { try #require(try store.queue.history().last?.id) } }
+    }
+
+    struct Answer {
+        var status: Int
+        var contentType: String?
+        var json: [String: Any]
+    }
+
+    static func call(
+        _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, token: String?, body: Data? = nil
+    ) async throws -> Answer {
+        var headers = HTTPFields()
+        if let token { headers[.authorization] = token }
+        let response = try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
+        let json = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
+        return Answer(status: Int(response.status.code), contentType: response.headers[.contentType], json: json)
+    }
+
+    @Test("V1 V3 V4 every route answers with Apple's shapes: history paged, statuses, an extension seen by the next status read, test notifications, refunds")
+    func routes() async throws {
+        let fixture = try Fixture()
+        let token = try fixture.token()
+        let original = try fixture.original
+        try await fixture.app.test(.router) { client in
+            let info = try await Self.call(client, .get, "/inApps/v1/transactions/\(original)", token: token)
+            #expect(info.status == 200 && info.contentType == "application/json")
+            #expect((info.json["signedTransactionInfo"] as? String)?.split(separator: ".").count == 3)
+
+            var seen: [String] = []
+            var revision: String?
+            repeat {
+                let query = revision.map { "?revision=\($0)" } ?? ""
+                let page = try await Self.call(client, .get, "/inApps/v2/history/\(original)\(query)", token: token)
+                try #require(page.status == 200)
+                seen += try #require(page.json["signedTransactions"] as? [String])
+                revision = page.json["hasMore"] as? Bool == true ? page.json["revision"] as? String : nil
+            } while revision != nil
+            #expect(seen.count == 26, "the purchase and 25 weekly renewals, over two pages")
+            #expect(Set(seen).count == seen.count)
+
+            let statuses = try await Self.call(client, .get, "/inApps/v1/subscriptions/\(original)", token: token)
+            let group = try #require((statuses.json["data"] as? [[String: Any]])?.first)
+            #expect(group["subscriptionGroupIdentifier"] as? String == "selfies")
+            let before = try #require(try fixture.store.server.plans(account: "ann")["selfies"]).expiresDate
+
+            let terms = try JSONSerialization.data(withJSONObject: ["extendByDays": 7, "extendReasonCode": 1, "requestIdentifier": "r-1"])
+            let extended = try await Self.call(client, .put, "/inApps/v1/subscriptions/extend/\(original)", token: token, body: terms)
+            #expect(extended.status == 200 && extended.json["success"] as? Bool == true)
+            let after = try #require(try fixture.store.server.plans(account: "ann")["selfies"]).expiresDate
+            #expect(after == before.addingTimeInterval(7 * 86_400))
+            #expect(extended.json["effectiveDate"] as? Int64 == SignedData.milliseconds(after))
+            let renewalInfo = try #require(
+                ((try await Self.call(client, .get, "/inApps/v1/subscriptions/\(original)", token: token).json["data"] as? [[String: Any]])?.first?["lastTransactions"] as? [[String: Any]])?.first?["signedRenewalInfo"] as? String
+            )
+            let decoded = try JWS.decode(renewalInfo)
+            #expect((decoded.payload["renewalDate"] as? NSNumber)?.int64Value == SignedData.milliseconds(after), "the next status read shows the extension")
+            #expect(try fixture.store.server.notifications(account: "ann").contains { $0.type == "RENEWAL_EXTENDED" })
+
+            let mass = try JSONSerialization.data(withJSONObject: [
+                "extendByDays": 3, "extendReasonCode": 2, "requestIdentifier": "mass-1", "productId": "allaccess",
+            ])
+            #expect(try await Self.call(client, .post, "/inApps/v1/subscriptions/extend/mass", token: token, body: mass).json["requestIdentifier"] as? String == "mass-1")
+            let massStatus = try await Self.call(client, .get, "/inApps/v1/subscriptions/extend/mass/allaccess/mass-1", token: token)
+            #expect(massStatus.json["complete"] as? Bool == true && massStatus.json["succeededCount"] as? Int == 1)
+
+            let test = try await Self.call(client, .post, "/inApps/v1/notifications/test", token: token)
+            let testToken = try #require(test.json["testNotificationToken"] as? String)
+            let testStatus = try await Self.call(client, .get, "/inApps/v1/notifications/test/\(testToken)", token: token)
+            #expect(testStatus.status == 200 && testStatus.json["signedPayload"] is String)
+
+            let window = try JSONSerialization.data(withJSONObject: ["startDate": 0, "endDate": 4_000_000_000_000 as Int64])
+            let history = try await Self.call(client, .post, "/inApps/v1/notifications/history", token: token, body: window)
+            #expect((history.json["notificationHistory"] as? [Any])?.isEmpty == false)
+
+            let refunds = try await Self.call(client, .get, "/inApps/v2/refund/lookup/\(original)", token: token)
+            #expect(refunds.status == 200 && (refunds.json["signedTransactions"] as? [String])?.isEmpty == true)
+        }
+    }
+
+    @Test("V2 V5 refusals have Apple's codes and Content-Type application/json exactly, and change nothing")
+    func refusals() async throws {
+        let fixture = try Fixture()
+        let original = try fixture.original
+        let good = try fixture.token()
+        let receipt = try fixture.store.server.receipt(account: "ann")
+        let terms = try JSONSerialization.data(withJSONObject: ["extendByDays": 7, "extendReasonCode": 1, "requestIdentifier": "r-2"])
+        let cases: [(String, HTTPRequest.Method, String, String?, Data?, Int, Int)] = [
+            ("no token", .get, "/inApps/v1/transactions/\(original)", nil, nil, 401, 4_010_000),
+            ("expired token", .get, "/inApps/v1/transactions/\(original)", try fixture.token(["exp": 1_000]), nil, 401, 4_010_000),
+            ("unknown key", .get, "/inApps/v1/transactions/\(original)", try fixture.token(kid: "NOPE000000"), nil, 401, 4_010_000),
+            ("another bundle", .put, "/inApps/v1/subscriptions/extend/\(original)", try fixture.token(["bid": "com.example.other"]), terms, 401, 4_010_000),
+            ("malformed JSON", .put, "/inApps/v1/subscriptions/extend/\(original)", good, Data("{\"extendByDays\":".utf8), 400, 4_000_000),
+            ("transaction id not numeric", .get, "/inApps/v2/history/abc", good, nil, 400, 4_000_006),
+            ("no such transaction", .get, "/inApps/v1/transactions/2000000000000001", good, nil, 404, 4_040_010),
+            ("body over 1 MB", .post, "/inApps/v1/notifications/history", good, Data(count: ServerAPI.maximumBody + 1), 413, 4_000_163),
+            ("unknown path", .get, "/inApps/v9/nowhere", good, nil, 404, 4_040_000),
+        ]
+        try await fixture.app.test(.router) { client in
+            for (what, method, uri, token, body, status, code) in cases {
+                let answer = try await Self.call(client, method, uri, token: token, body: body)
+                #expect(answer.status == status, "\(what)")
+                #expect(answer.json["errorCode"] as? Int == code, "\(what)")
+                #expect(answer.contentType == "application/json", "\(what)")
+            }
+        }
+        #expect(try fixture.store.server.receipt(account: "ann") == receipt)
+    }
+
+    @Test("V7 every request answered is listed for the screen, with its status")
+    func requestsListed() async throws {
+        let fixture = try Fixture()
+        let original = try fixture.original
+        let token = try fixture.token()
+        try await fixture.app.test(.router) { client in
+            _ = try await Self.call(client, .get, "/inApps/v1/transactions/\(original)", token: token)
+            _ = try await Self.call(client, .get, "/inApps/v1/transactions/\(original)", token: nil)
+        }
+        #expect(try fixture.store.server.recentRequests(limit: 10).isEmpty, "listed together, once a second")
+        fixture.served.listRequests()
+        let listed = try fixture.store.server.recentRequests(limit: 10)
+        #expect(listed.map(\.status) == [200, 401])
+        #expect(listed.allSatisfy { $0.method == "GET" && $0.path == "/inApps/v1/transactions/\(original)" })
+    }
+
+    @Test("V3 a subscription is extended twice in 365 days at most (4030005); a repeated request adds nothing; a year on, again")
+    func extensionLimit() async throws {
+        let fixture = try Fixture()
+        let original = try fixture.original
+        let token = try fixture.token()
+        @Sendable func terms(_ request: String) throws -> Data {
+            try JSONSerialization.data(withJSONObject: ["extendByDays": 1, "extendReasonCode": 0, "requestIdentifier": request])
+        }
+        let path = "/inApps/v1/subscriptions/extend/\(original)"
+        try await fixture.app.test(.router) { client in
+            #expect(try await Self.call(client, .put, path, token: token, body: terms("a")).status == 200)
+            #expect(try await Self.call(client, .put, path, token: token, body: terms("b")).status == 200)
+            let third = try await Self.call(client, .put, path, token: token, body: terms("c"))
+            #expect(third.status == 403 && third.json["errorCode"] as? Int == 4_030_005)
+            #expect(try await Self.call(client, .put, path, token: token, body: terms("a")).status == 200, "a repeat answers as the first did")
+        }
+        let lines = try fixture.store.server.receipt(account: "ann").filter { $0.event == .extend }
+        #expect(lines.count == 2)
+        fixture.state.clock.set(utc(2027, 7, 10, 14))
+        let fourth = try terms("d")
+        try await fixture.app.test(.router) { client async throws in
+            // The plan renewed weekly all year: extensions a year old no longer count.
+            #expect(try await Self.call(client, .put, path, token: token, body: fourth).status == 200)
+        }
+    }
+}
