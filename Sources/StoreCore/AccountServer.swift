@@ -13,10 +13,16 @@ public protocol AccountServer: AnyObject, Sendable {
 
     // MARK: Accounts (A1)
 
-    /// The account's name as it was created and its password hash; nil when there is none.
-    func passwordHash(account: String) throws(StoreError) -> (name: String, hash: String)?
-    /// Creates the account; false when the name is taken, whatever its case.
-    func createAccount(name: String, passwordHash: String, at date: Date) throws(StoreError) -> Bool
+    /// Creates the account, its password kept only as a slow hash (made with `hasher` by the
+    /// embedded server, by its own by a remote one); `accountExists` when the name is taken,
+    /// whatever its case. The session stands for the account on this device from then on (W2).
+    func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date) throws(StoreError) -> AccountSession
+    /// Checks the password: the account as it was created, and the device's session.
+    func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError) -> AccountSession
+    /// Ends a session this device holds (a remote server revokes its token).
+    func signOut(_ session: AccountSession) throws(StoreError)
+    /// A session the device kept, handed back when it starts, so that the server acts for it.
+    func resume(_ session: AccountSession)
 
     // MARK: The receipt (A2, A4, A6)
 
@@ -87,8 +93,20 @@ public protocol AccountServer: AnyObject, Sendable {
 
 /// A point in an account server's history of changes (`AccountServer.changeStamp()`): equal
 /// stamps mean nothing was committed in between.
-public struct ChangeStamp: Sendable, Hashable {
+public struct ChangeStamp: Sendable, Hashable, Codable {
     public var value: Int64
 
     public init(_ value: Int64) { self.value = value }
+}
+
+/// What stands for an account on a device after it signed in (W2): the embedded server needs no
+/// token; a remote one gives one per device and account, kept in the device's database.
+public struct AccountSession: Sendable, Equatable, Codable {
+    public var account: String
+    public var token: String?
+
+    public init(account: String, token: String? = nil) {
+        self.account = account
+        self.token = token
+    }
 }

@@ -17,15 +17,8 @@ public final class Accounts: SessionRole {
     public func signUp(_ name: String, password: String) throws(StoreError) {
         try Self.validate(accountName: name)
         guard !password.isEmpty else { throw StoreError.emptyPassword }
-        let hash: String
-        do {
-            hash = try passwordHasher.hash(password)
-        } catch {
-            throw StoreError.storage(path: session.server.location, reason: "cannot hash the password (\(error))")
-        }
-        guard try session.server.createAccount(name: name, passwordHash: hash, at: session.now()) else {
-            throw StoreError.accountExists(name)
-        }
+        let account = try session.server.signUp(name: name, password: password, hasher: passwordHasher, device: session.deviceName, at: session.now())
+        try keep(account)
         try session.device.setMeta("currentUser", name)
     }
 
@@ -47,17 +40,31 @@ public final class Accounts: SessionRole {
     }
 
     public func signOut() throws(StoreError) {
+        if let user = try session.currentUser(), let kept = try session.keptSessions()[user.lowercased()] {
+            try session.server.signOut(kept)
+            var sessions = try session.keptSessions()
+            sessions[user.lowercased()] = nil
+            try session.keepSessions(sessions)
+        }
         session.sessionUser = nil
         try session.device.setMeta("currentUser", nil)
     }
 
-    /// Checks a password; returns the account's name as it was created.
+    /// Checks a password on the server; returns the account's name as it was created.
     func authenticate(_ name: String, password: String) throws(StoreError) -> String {
         try Self.validate(accountName: name)
         guard !password.isEmpty else { throw StoreError.emptyPassword }
-        guard let account = try session.server.passwordHash(account: name) else { throw StoreError.unknownAccount(name) }
-        guard passwordHasher.verify(password, against: account.hash) else { throw StoreError.wrongPassword(name) }
-        return account.name
+        let account = try session.server.signIn(name: name, password: password, hasher: passwordHasher, device: session.deviceName)
+        try keep(account)
+        return account.account
+    }
+
+    /// Keeps a session the server gave on this device (a remote server's token), by account.
+    private func keep(_ account: AccountSession) throws(StoreError) {
+        guard account.token != nil else { return }
+        var sessions = try session.keptSessions()
+        sessions[account.account.lowercased()] = account
+        try session.keepSessions(sessions)
     }
 
     static func validate(accountName name: String) throws(StoreError) {

@@ -37,6 +37,22 @@ final class DeviceSession {
         self.calendar = calendar
         lock = DeviceLock(path: lockPath)
         publishedThrough = try device.latestEventSequence()
+        for kept in try keptSessions().values { server.resume(kept) }
+    }
+
+    /// The sessions a remote account server gave this device, by account (lowercased): they stay
+    /// on the device (W2), and are handed back to the server each time the store opens.
+    func keptSessions() throws(StoreError) -> [String: AccountSession] {
+        guard let text = try device.meta("serverSessions") else { return [:] }
+        guard let sessions = try? JSONDecoder().decode([String: AccountSession].self, from: Data(text.utf8)) else {
+            throw StoreError.corruptDatabase(path: device.path, reason: "the kept server sessions are not readable")
+        }
+        return sessions
+    }
+
+    func keepSessions(_ sessions: [String: AccountSession]) throws(StoreError) {
+        let text = sessions.isEmpty ? nil : (try? JSONEncoder().encode(sessions)).map { String(decoding: $0, as: UTF8.self) }
+        try device.setMeta("serverSessions", text)
     }
 
     func now() -> Date { clock.now() }

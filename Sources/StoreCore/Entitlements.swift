@@ -163,7 +163,7 @@ public struct StoreStatus: Sendable, Equatable {
 }
 
 /// What the account server holds for an account, read at one moment.
-public struct ReceiptState: Sendable, Equatable {
+public struct ReceiptState: Sendable, Equatable, Codable {
     public var entries: [ReceiptEntry]
     public var storedExpiry: Date?
     public var plans: [String: PlanState]

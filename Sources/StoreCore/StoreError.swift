@@ -32,6 +32,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case stopped(at: CrashPoint)
     case corruptDatabase(path: String, reason: String)
     case storage(path: String, reason: String)
+    /// The account server named with `--server` cannot be reached, or did not answer in time (W4).
+    case serverUnreachable(server: String, reason: String)
+    /// The account server refused this device's session: revoked, unknown, or another account's (W6).
+    case sessionRefused(server: String, reason: String)
 
     public var description: String {
         switch self {
@@ -82,6 +86,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "\(path) is not a usable database (\(reason)); it was left untouched: move it aside to start afresh"
         case .storage(let path, let reason):
             "\(path): \(reason)"
+        case .serverUnreachable(let server, let reason):
+            "the account server \(server) cannot be reached (\(reason)); is `storefront serve` running there?"
+        case .sessionRefused(let server, let reason):
+            "the account server \(server) refused this device: \(reason) (sign in again: `storefront account login NAME`)"
         case .unknownNotification(let id):
             "no notification \"\(id)\" (`storefront notifications` lists them)"
         case .simulated(let api, let error):
@@ -95,10 +103,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .unknownProduct, .unknownTransaction, .unknownNotification, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
              .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
             2
-        case .corruptDatabase, .storage, .stopped:
+        case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused, .unknownDuration, .simulated:
+             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused:
             1
         }
     }

@@ -7,6 +7,8 @@ public final class ServedStore: @unchecked Sendable {
     public let store: Store
     public let api: ServerAPI
     public let courier: NotificationCourier
+    /// The account server devices reach with `--server` (W1).
+    public let accounts: AccountService
     /// Requests answered and not yet listed in the account server: written together once a
     /// second (`listRequests`), so that listing them costs a request almost nothing.
     let requests = Locked<[ServedRequest]>([])
@@ -14,7 +16,11 @@ public final class ServedStore: @unchecked Sendable {
     /// The store of `factory` as the device "app-store-server", settling one account at a time
     /// (a Store is not shared between threads).
     public init(factory: StoreFactory) throws(StoreError) {
+        guard let database = factory.server as? ServerDatabase else {
+            throw StoreError.storage(path: factory.server.location, reason: "storefront serve keeps its own account server; it cannot use another's")
+        }
         store = try factory.open(device: "app-store-server")
+        accounts = AccountService(database: database, hasher: factory.passwordHasher, clock: store.clock)
         courier = try store.notifications.courier()
         let settler = Settler(store: store)
         let courier = courier

@@ -29,10 +29,17 @@ public enum ServerApplication {
             let answer: APIResponse
             do {
                 let body = try await request.body.collect(upTo: ServerAPI.maximumBody)
-                answer = served.api.handle(APIRequest(
-                    method: request.method.rawValue, path: request.uri.path, query: query,
-                    authorization: request.headers[.authorization], body: Data(buffer: body)
-                ))
+                if request.uri.path == AccountService.path, request.method == .post {
+                    // W1: a device's call to its account server.
+                    let called = served.accounts.handle(body: Data(buffer: body), authorization: request.headers[.authorization])
+                    if called.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(called.delay * 1_000_000_000)) }
+                    answer = APIResponse(status: called.status, body: called.body)
+                } else {
+                    answer = served.api.handle(APIRequest(
+                        method: request.method.rawValue, path: request.uri.path, query: query,
+                        authorization: request.headers[.authorization], body: Data(buffer: body)
+                    ))
+                }
             } catch {
                 answer = ServerAPI.bodyTooLong
             }

@@ -38,6 +38,9 @@ struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The clock for this command only: real, offset=DURATION, at=ISO8601 or rate=N (the stored timeline is not changed).", valueName: "clock"), transform: ClockArgument.parse)
     var clock: ClockArgument?
 
+    @Option(help: ArgumentHelp("The account server: `storefront serve` at http://HOST:PORT (default: $STOREFRONT_SERVER, else the state folder's own).", valueName: "url"))
+    var server: String?
+
     @Flag(help: "Print JSON for scripts.")
     var json = false
 }
@@ -75,7 +78,9 @@ struct Context {
         let override = options.clock?.setting(real: Date(), calendar: calendar)
         // Refused before anything is created.
         try StateDirectory.validate(device: options.device)
-        let factory = try StoreFactory(stateDirectory: stateDirectory, catalog: loaded.catalog, calendar: calendar, time: .shared(override: override))
+        let factory = try StoreFactory(
+            stateDirectory: stateDirectory, catalog: loaded.catalog, calendar: calendar, time: .shared(override: override), server: try remoteServer(options)
+        )
         let server = factory.server
         let store = try factory.open(device: options.device)
         // A .storekit file's time rate and billing settings start a fresh state folder.
@@ -91,6 +96,18 @@ struct Context {
         )
         if recover { try context.recover() }
         return context
+    }
+
+    /// The account server named by `--server` or $STOREFRONT_SERVER (W1), nil for the state
+    /// folder's own. $STOREFRONT_SERVER_TIMEOUT is how long a call may take, in seconds (10).
+    static func remoteServer(_ options: CommonOptions) throws -> RemoteAccountServer? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let text = options.server ?? environment["STOREFRONT_SERVER"], !text.isEmpty else { return nil }
+        guard let url = URL(string: text), url.scheme?.lowercased() == "http", url.host != nil else {
+            throw CommandFailure(message: "storefront: --server takes http://HOST:PORT of `storefront serve`, not \"\(text)\"", status: 2)
+        }
+        let timeout = environment["STOREFRONT_SERVER_TIMEOUT"].flatMap(Double.init).map { max(0.1, $0) } ?? 10
+        return try RemoteAccountServer(url: url, timeout: timeout)
     }
 
     /// Missing images are summed up in one line (the comics issue adds them); the rest are printed.

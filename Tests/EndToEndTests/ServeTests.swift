@@ -13,9 +13,10 @@ final class Server {
     let base: String
     private let output = Pipe()
 
-    init(_ session: Session) throws {
+    /// `port` 0 picks a free one.
+    init(_ session: Session, port: Int = 0) throws {
         process.executableURL = storefrontBinary
-        process.arguments = ["serve", "--port", "0"]
+        process.arguments = ["serve", "--port", String(port)]
         process.environment = session.environment
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -11,8 +11,8 @@ struct AccountTests {
         let store = try state.store()
         try store.accounts.signUp("ann", password: "correct horse")
         try store.accounts.signUp("bob", password: "correct horse")
-        let annHash = try #require(try store.server.passwordHash(account: "ann")?.hash)
-        let bobHash = try #require(try store.server.passwordHash(account: "bob")?.hash)
+        let annHash = try #require(try (store.server as! ServerDatabase).passwordHash(account: "ann")?.hash)
+        let bobHash = try #require(try (store.server as! ServerDatabase).passwordHash(account: "bob")?.hash)
         #expect(annHash.hasPrefix("scrypt$"))
         #expect(!annHash.contains("correct"))
         #expect(annHash != bobHash)  // salted

@@ -4,7 +4,7 @@
 // the commit, and retried on Apple's schedule until a 200 or the schedule runs out (N3, N4).
 import Foundation
 
-public struct ServerNotification: Sendable, Equatable {
+public struct ServerNotification: Sendable, Equatable, Codable {
     public enum State: String, Sendable, Codable, CaseIterable {
         case pending, delivered, failed
     }

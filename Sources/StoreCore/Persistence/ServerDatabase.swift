@@ -70,23 +70,12 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
             try db.execute(sql: "ALTER TABLE receipt ADD COLUMN days INTEGER NOT NULL DEFAULT 0")
         }
         registerNotifications(&migrator)
+        registerSessions(&migrator)
         return migrator
     }
 
 
     // MARK: Accounts
-
-    public func passwordHash(account: String) throws(StoreError) -> (name: String, hash: String)? {
-        try read { db in try AccountRecord.fetchOne(db, where: "name", is: account).map { ($0.name, $0.passwordHash) } }
-    }
-
-    /// Creates the account; false when the name is taken (whatever its case).
-    public func createAccount(name: String, passwordHash: String, at date: Date) throws(StoreError) -> Bool {
-        try write { db in
-            try AccountRecord(name: name, passwordHash: passwordHash, createdAt: date.storeSeconds).insert(db, onConflict: .ignore)
-            return db.changesCount == 1
-        }
-    }
 
     // MARK: Receipt
 

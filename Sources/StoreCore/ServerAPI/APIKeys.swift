@@ -41,7 +41,7 @@ public struct APIKeyring: Sendable, Equatable, Codable {
 }
 
 /// One request `storefront serve` answered, for the screen's list (V7).
-public struct ServedRequest: Sendable, Equatable {
+public struct ServedRequest: Sendable, Equatable, Codable {
     public var at: Date
     public var method: String
     public var path: String

@@ -28,6 +28,11 @@ public struct APIResponse: Sendable, Equatable, Error {
     /// JSON; `Content-Type: application/json` exactly (Apple's Python client reads error codes only then).
     public var body: Data
 
+    public init(status: Int, body: Data) {
+        self.status = status
+        self.body = body
+    }
+
     static func json(_ object: [String: Any], status: Int = 200) -> APIResponse {
         APIResponse(status: status, body: Data(CompactJSON.encode(object)))
     }

@@ -1,0 +1,86 @@
+// Accounts and device sessions on the embedded account server (A1, W2): passwords kept as slow
+// hashes; a session token per device and account, kept only as its SHA-256, revocable.
+import Crypto
+import Foundation
+import GRDB
+
+extension ServerDatabase {
+    static func registerSessions(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v7: device sessions") { db in
+            try db.execute(sql: """
+                CREATE TABLE session (
+                    tokenHash TEXT PRIMARY KEY,
+                    account TEXT NOT NULL COLLATE NOCASE REFERENCES account(name),
+                    device TEXT NOT NULL,
+                    createdAt INTEGER NOT NULL,
+                    revokedAt INTEGER
+                );
+                CREATE INDEX sessionByAccount ON session(account);
+                """)
+        }
+    }
+
+    public func passwordHash(account: String) throws(StoreError) -> (name: String, hash: String)? {
+        try read { db in try AccountRecord.fetchOne(db, where: "name", is: account).map { ($0.name, $0.passwordHash) } }
+    }
+
+    public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date) throws(StoreError) -> AccountSession {
+        let hash: String
+        do {
+            hash = try hasher.hash(password)
+        } catch {
+            throw StoreError.storage(path: path, reason: "cannot hash the password (\(error))")
+        }
+        let created = try write { db in
+            try AccountRecord(name: name, passwordHash: hash, createdAt: date.storeSeconds).insert(db, onConflict: .ignore)
+            return db.changesCount == 1
+        }
+        guard created else { throw StoreError.accountExists(name) }
+        return AccountSession(account: name)
+    }
+
+    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError) -> AccountSession {
+        guard let account = try passwordHash(account: name) else { throw StoreError.unknownAccount(name) }
+        guard hasher.verify(password, against: account.hash) else { throw StoreError.wrongPassword(name) }
+        return AccountSession(account: account.name)
+    }
+
+    /// The embedded server keeps no sessions of its own: the device is on the same machine.
+    public func signOut(_ session: AccountSession) throws(StoreError) {}
+    public func resume(_ session: AccountSession) {}
+
+    // MARK: Sessions for devices over the network (W2), kept by `storefront serve`
+
+    /// A new session for `device` acting for `account`: the token, handed out once.
+    public func createSession(account: String, device: String, at date: Date) throws(StoreError) -> String {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = UInt8.random(in: .min ... .max, using: &generator) }
+        let token = JWS.base64URL(Data(bytes))
+        try write { db in
+            try db.execute(
+                sql: "INSERT INTO session (tokenHash, account, device, createdAt) VALUES (?, ?, ?, ?)",
+                arguments: [Self.tokenHash(token), account, String(device.prefix(64)), date.storeSeconds]
+            )
+        }
+        return token
+    }
+
+    /// The account a token acts for, nil when it is unknown or revoked.
+    public func sessionAccount(token: String) throws(StoreError) -> String? {
+        try read { db in
+            try String.fetchOne(db, sql: "SELECT account FROM session WHERE tokenHash = ? AND revokedAt IS NULL", arguments: [Self.tokenHash(token)])
+        }
+    }
+
+    /// Revokes a token (signing out, or `storefront account sessions revoke`).
+    public func revokeSession(token: String, at date: Date) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "UPDATE session SET revokedAt = ? WHERE tokenHash = ? AND revokedAt IS NULL", arguments: [date.storeSeconds, Self.tokenHash(token)])
+        }
+    }
+
+    static func tokenHash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,98 @@
+// W1–W4 from the command line: two state folders stand for two machines, a third runs
+// `storefront serve`, and every command names it with STOREFRONT_SERVER (as `--server` would).
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Two machines, one account server: the command line with --server", .serialized)
+struct AccountServerTests {
+    /// A machine: a state folder of its own whose commands go to `server`.
+    func machine(_ server: Server) throws -> Session {
+        let session = try Session()
+        session.environment["STOREFRONT_SERVER"] = server.base
+        return session
+    }
+
+    @Test("W1 W2 A4 sign up on A, subscribe on A, sign in on B: B shows A's expiry; B renews early and A loses nothing; the server's receipt recomputes")
+    func twoMachines() throws {
+        let host = try Session()
+        let server = try Server(host)
+        let a = try machine(server), b = try machine(server)
+        try a.signUp("ann")
+        try a.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
+        let header = try #require(try a.run(["status"]).stdout.split(separator: "\n").first.map(String.init))
+        #expect(header == "Subscribed! Expires: 16/04/2026 (91 Days)", "the server's clock (frozen on 15 January), three months and a day")
+        try b.signIn("ann")
+        #expect(try b.run(["status"]).stdout.hasPrefix(header), "B shows A's expiry")
+        try b.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
+        try a.run(["restore"]).expectSuccess()
+        #expect(try a.run(["status"]).stdout.hasPrefix("Subscribed! Expires: 17/07/2026"), "renewed early on B: no months lost on A")
+        // The server machine's own view of the account.
+        let receipt = try host.run(["receipt", "--user", "ann", "--json"], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
+        #expect(receipt.status == 0)
+        let report = try receipt.object()
+        #expect(report["consistent"] as? Bool == true && (report["entries"] as? [Any])?.count == 2)
+        // The account lives on the server only: A's own state folder has never heard of it.
+        let local = try a.run(["receipt", "--user", "ann"], environment: ["STOREFRONT_SERVER": "", "STOREFRONT_PASSWORD": "pw-ann"])
+        #expect(local.status == 2 && local.stderr.contains("no account named"), "\(local)")
+        _ = server.stop()
+    }
+
+    @Test("W4 a stopped server is one line and exit 3, never a hang; the same commands work when it is back")
+    func stoppedServer() throws {
+        let host = try Session()
+        var server = try Server(host)
+        let port = try #require(server.base.split(separator: ":").last.flatMap { Int($0) })
+        let a = try machine(server)
+        try a.signUp("ann")
+        _ = server.stop()
+        let down = try a.run(["buy", "com.storefront.sub.3months"])
+        #expect(down.status == 3)
+        #expect(down.stderr.split(separator: "\n").count == 1 && down.stderr.contains("cannot be reached"), "\(down.stderr)")
+        server = try Server(host, port: port)
+        try a.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
+        #expect(try a.run(["status"]).stdout.hasPrefix("Subscribed! Expires: 16/04/2026"))
+        _ = server.stop()
+    }
+
+    @Test("W4 a server that accepts and never answers: one line after the deadline, exit 3")
+    func silentServer() throws {
+        // A listening socket nobody answers on.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        #expect(bound && listen(listener, 16) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let a = try Session()
+        let result = try a.run(["status"], environment: ["STOREFRONT_SERVER": "http://127.0.0.1:\(port)", "STOREFRONT_SERVER_TIMEOUT": "1"])
+        #expect(result.status == 3)
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("timed out"), "\(result.stderr)")
+    }
+
+    @Test("W6 a wrong password, another account's session and a revoked one are refused; nothing changes")
+    func refusals() throws {
+        let host = try Session()
+        let server = try Server(host)
+        let a = try machine(server), b = try machine(server)
+        try a.signUp("ann")
+        try b.signUp("bob")
+        try b.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
+        let wrong = try a.run(["account", "login", "bob"], environment: ["STOREFRONT_PASSWORD": "guess"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("wrong password"), "\(wrong)")
+        // Bob signs out on B: the session B kept is revoked on the server, and B is a guest again.
+        try b.run(["account", "logout"]).expectSuccess()
+        #expect(try b.run(["status"]).stdout.contains("Not Subscribed"))
+        try b.signIn("bob")
+        #expect(try b.run(["status"]).stdout.hasPrefix("Subscribed!"))
+        _ = server.stop()
+    }
+}

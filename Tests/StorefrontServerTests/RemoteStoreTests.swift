@@ -1,0 +1,137 @@
+// W1–W4 in-process: stores on two "machines" (two state folders) whose account server is
+// `storefront serve`'s, reached over HTTP on loopback (a live Hummingbird server). The payment
+// queue, recovery, restore and plans run unchanged on RemoteAccountServer.
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import StoreCore
+import StorefrontServer
+import Testing
+import TestSupport
+
+@Suite("Stores on two machines sharing one account server over HTTP")
+struct RemoteStoreTests {
+    /// The server's state folder and clock; the machines share the clock (W7: it is the server's).
+    final class Setup: @unchecked Sendable {
+        let serverState = TemporaryState(start: utc(2026, 1, 15, 12))
+        let catalog: Catalog
+        let served: ServedStore
+        var machines: [TemporaryState] = []
+
+        init(catalog: Catalog) throws {
+            self.catalog = catalog
+            let factory = try StoreFactory(stateDirectory: serverState.directory, catalog: catalog, calendar: utcCalendar, time: .manual(serverState.clock))
+            factory.passwordHasher = .fastForTests
+            served = try ServedStore(factory: factory)
+        }
+
+        /// A device on a machine of its own, or on `machine`, reaching the server at `port`.
+        func device(port: Int, on machine: TemporaryState? = nil, name: String = "phone") throws -> Store {
+            let machine = machine ?? {
+                let made = TemporaryState()
+                machines.append(made)
+                return made
+            }()
+            let server = try RemoteAccountServer(url: try #require(URL(string: "http://127.0.0.1:\(port)")), timeout: 30)
+            let factory = try StoreFactory(
+                stateDirectory: machine.directory, catalog: catalog, calendar: utcCalendar, time: .manual(serverState.clock), server: server
+            )
+            return try factory.open(device: name)
+        }
+
+        func run<T: Sendable>(_ body: @escaping @Sendable (Int) throws -> T) async throws -> T {
+            let app = ServerApplication.make(served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
+            return try await app.test(.live) { client in
+                let port = try #require(client.port)
+                // Blocking calls run off the cooperative pool, which the server's handlers need.
+                return try await withCheckedThrowingContinuation { continuation in
+                    DispatchQueue.global().async { continuation.resume(with: Result { try body(port) }) }
+                }
+            }
+        }
+    }
+
+    @Test("W1 A4 A5 sign up on A, subscribe on A, sign in on B: B has A's expiry; B renews early and no months are lost; a reset B restores")
+    func twoMachines() async throws {
+        let setup = try Setup(catalog: testCatalog)
+        try await setup.run { port in
+            let a = try setup.device(port: port)
+            try a.accounts.signUp("ann", password: "secret")
+            try a.queue.buy("sub3")
+            try a.queue.buy("comic.a")
+            let expiry = try #require(try a.entitlements.status().expiry)
+            #expect(expiry == utc(2026, 4, 16, 12), "three months and the catalog's bonus day (R5)")
+
+            let b = try setup.device(port: port)
+            try b.accounts.signIn("ann", password: "secret")
+            #expect(try b.entitlements.status().expiry == expiry, "B's header shows A's expiry")
+            #expect(try b.entitlements.status().header.hasPrefix("Subscribed!"))
+
+            setup.serverState.clock.set(utc(2026, 2, 15, 12))
+            try b.queue.buy("sub3")
+            #expect(try b.entitlements.status().expiry == utc(2026, 7, 17, 12), "renewed two months early: three more months and a day after A's")
+            // A learns it as the seed apps did: at its next sign-in or restore.
+            #expect(try a.queue.restore().expiry == utc(2026, 7, 17, 12), "A sees no months lost")
+            #expect(try a.entitlements.status().expiry == utc(2026, 7, 17, 12))
+
+            let resetB = try setup.device(port: port)
+            try resetB.accounts.signIn("ann", password: "secret")
+            #expect(try resetB.entitlements.status().owned.isEmpty)
+            let restored = try resetB.queue.restore()
+            #expect(restored.restored == ["comic.a"])
+            #expect(try resetB.entitlements.status().owned == ["comic.a"])
+            #expect(try resetB.entitlements.receipt().isConsistent)
+        }
+    }
+
+    @Test("W1 an auto-renewable plan bought on A renews on the server's clock and B sees the renewal; cancelling on B shows on A")
+    func plansAcrossMachines() async throws {
+        let setup = try Setup(catalog: selfiesCatalog)
+        try await setup.run { port in
+            let a = try setup.device(port: port)
+            try a.accounts.signUp("ann", password: "secret")
+            let bought = try a.queue.buy("allaccess")
+            let b = try setup.device(port: port)
+            try b.accounts.signIn("ann", password: "secret")
+            setup.serverState.clock.set(utc(2026, 1, 29, 12, 0, 1))
+            let plan = try #require(try b.plans.subscriptions().first)
+            #expect(plan.expiresDate == utc(2026, 2, 5, 12), "two weekly renewals, written once")
+            #expect(plan.originalTransactionID == bought.id)
+            _ = try b.plans.perform(.cancel, on: "allaccess")
+            #expect(try a.plans.subscriptions().first?.autoRenew == false)
+            #expect(try a.entitlements.receipt().isConsistent)
+            #expect(try a.server.planLines(account: "ann").filter { $0.event == .renewal }.count == 2)
+        }
+    }
+
+    @Test("W3 four devices on two machines buying at once: every purchase once, every consumable credited once, the receipt recomputes")
+    func concurrentDevices() async throws {
+        let setup = try Setup(catalog: testCatalog)
+        try await setup.run { port in
+            let first = try setup.device(port: port)
+            try first.accounts.signUp("ann", password: "secret")
+            let machines = [TemporaryState(), TemporaryState()]
+            setup.machines += machines
+            nonisolated(unsafe) let devices = try (0..<4).map { index -> Store in
+                let store = try setup.device(port: port, on: machines[index % 2], name: "device\(index)")
+                try store.accounts.signIn("ann", password: "secret")
+                return store
+            }
+            let bought = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { index in
+                for _ in 0..<10 {
+                    if let transaction = try? devices[index].queue.buy("pack") { bought.withLock { $0.append(transaction.id) } }
+                }
+            }
+            let ids = bought.withLock { $0 }
+            #expect(ids.count == 40)
+            let receipt = try first.server.receipt(account: "ann")
+            #expect(Set(receipt.map(\.transactionID)) == Set(ids))
+            #expect(receipt.count == 40)
+            for device in devices {
+                #expect(try device.entitlements.receipt().isConsistent)
+            }
+        }
+    }
+}
