@@ -47,6 +47,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// The newest App Store Server Notifications and where they stand (N6), and the webhook.
     public var notifications: [NotificationLine] = []
     public var webhook: String?
+    /// The account server a `--server` device is connected to (W8); nil for the state folder's own.
+    public var server: String?
     /// The newest requests `storefront serve` answered (V7).
     public var requests: [ServedRequest] = []
     /// StoreKit errors in force (Q7), and why the product list could not load (Load Products).
@@ -128,6 +130,8 @@ public struct AppState: Equatable, Sendable {
     /// Every transaction state change seen while the screen is up, oldest first (Q2).
     public var log: [TransactionEvent] = []
     public var banner: Banner?
+    /// Why the account server cannot be reached, while it cannot (W4, W8): a banner until it answers again.
+    public var serverProblem: String?
     public var showsHelp = false
     /// The transaction inspector (S2): a transaction's signed form, decoded; any key closes it.
     public var inspection: Inspection?
@@ -181,6 +185,8 @@ public enum Action: Equatable, Sendable {
     /// The inspector's content for a transaction.
     case inspected(Inspection)
     case failed(String)
+    /// The account server stopped answering (the reason), or answers again (nil).
+    case server(problem: String?)
 }
 
 /// One notification as the transaction manager lists it.

@@ -78,6 +78,7 @@ public final class LiveStore: StoreServing {
         snapshot.billing = try store.settings.billing()
         snapshot.simulatedErrors = try store.settings.simulatedErrors()
         snapshot.webhook = try store.notifications.webhook()?.url
+        snapshot.server = (store.server as? RemoteAccountServer)?.location
         snapshot.requests = try store.server.recentRequests(limit: 2)
         snapshot.notifications = try store.notifications.all().suffix(4).map { notification in
             NotificationLine(at: notification.createdAt, title: notification.title, state: notification.state.rawValue, attempts: notification.attempts.count)
@@ -129,12 +130,22 @@ public final class LiveStore: StoreServing {
                 actions.append(.inspected(try Self.inspection(of: try store.queue.transaction(id), store: store)))
             case .loadPicture, .quit: break
             }
+        } catch StoreError.serverUnreachable(let server, let reason) {
+            serverDown = true
+            actions.append(.server(problem: Self.unreachable(server, reason)))
         } catch let error as StoreError {
             actions.append(.failed(Self.words(error)))
         } catch {
             actions.append(.failed("\(error)"))
         }
         return changes() + actions
+    }
+
+    /// Whether the account server stopped answering (W4): the screen says so until it answers.
+    private var serverDown = false
+
+    static func unreachable(_ server: String, _ reason: String) -> String {
+        "Account server \(server) unreachable (\(reason)); trying again"
     }
 
     /// New events, and the snapshot when it differs from the last one handed out.
@@ -145,10 +156,20 @@ public final class LiveStore: StoreServing {
             actions.append(.events(events))
             events.removeAll()
         }
-        if let snapshot = try? snapshot(), snapshot != lastSnapshot {
-            lastSnapshot = snapshot
-            actions.append(.loaded(snapshot))
-        }
+        do {
+            let snapshot = try snapshot()
+            if serverDown {
+                serverDown = false
+                actions.append(.server(problem: nil))
+            }
+            if snapshot != lastSnapshot {
+                lastSnapshot = snapshot
+                actions.append(.loaded(snapshot))
+            }
+        } catch StoreError.serverUnreachable(let server, let reason) {
+            if !serverDown { actions.append(.server(problem: Self.unreachable(server, reason))) }
+            serverDown = true
+        } catch {}
         return actions
     }
 

@@ -91,6 +91,9 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .inspected(let inspection):
         state.inspection = inspection
         return []
+    case .server(let problem):
+        state.serverProblem = problem
+        return []
     case .failed(let message):
         if state.route == .signIn {
             state.form.error = message

@@ -110,7 +110,9 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
     case .transactions: drawTransactions(&screen, state, theme, content)
     case .signIn: drawSignIn(&screen, state, theme, content)
     }
-    if let banner = state.banner, state.route != .signIn {
+    if let problem = state.serverProblem {
+        screen.write(TextWidth.pad(" " + problem, to: width), x: 0, y: height - 2, style: theme.banner(.failure))
+    } else if let banner = state.banner, state.route != .signIn {
         screen.write(TextWidth.pad(" " + banner.text, to: width), x: 0, y: height - 2, style: theme.banner(banner.kind))
     }
     screen.write(TextWidth.pad(" " + footer(for: state, width: width - 1), to: width), x: 0, y: height - 1, style: theme.footer)
@@ -119,9 +121,17 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
     return screen
 }
 
+/// "127.0.0.1:8080" for "http://127.0.0.1:8080".
+func serverName(_ location: String) -> String {
+    location.components(separatedBy: "://").last ?? location
+}
+
 private func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
     let width = state.size.columns
-    let user = state.snapshot.map { $0.isOpening ? "" : $0.status.user ?? "guest" } ?? ""
+    // W8: a `--server` device names its account server beside the account.
+    let user = state.snapshot.map { snapshot in
+        snapshot.isOpening ? "" : (snapshot.status.user ?? "guest") + (snapshot.server.map { " @ " + serverName($0) } ?? "")
+    } ?? ""
     let name = state.snapshot?.catalogName ?? "Storefront"
     let place: String
     switch state.route {
@@ -309,6 +319,9 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
         y += 1
     }
     line("Clock          ", "\(clockText(snapshot.status.now, snapshot.timeZone, withDate: true)) · \(snapshot.clockDescription)")
+    if let server = snapshot.server {
+        line("Account server ", "\(server) · " + (state.serverProblem == nil ? "connected" : "unreachable"), state.serverProblem == nil ? theme.owned : theme.failed)
+    }
     line("Next purchase  ", snapshot.policy.description, theme.action)
     line("Pending        ", snapshot.pending.isEmpty ? "none" : "\(snapshot.pending.count)")
     if !snapshot.simulatedErrors.isEmpty {

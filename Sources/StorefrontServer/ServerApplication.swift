@@ -44,11 +44,14 @@ public enum ServerApplication {
                 answer = ServerAPI.bodyTooLong
             }
             let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
-            // V7: one line per request, and the list the screen's transaction manager shows.
+            // V7: one line per request, and the list the screen's transaction manager shows (of the
+            // App Store Server API's requests; devices' calls are only logged).
             logger.info("\(request.method.rawValue) \(request.uri.path) \(answer.status) \(milliseconds) ms")
-            served.requests.withLock { $0.append(ServedRequest(
-                at: started, method: request.method.rawValue, path: request.uri.path, status: answer.status, milliseconds: milliseconds
-            )) }
+            if request.uri.path != AccountService.path {
+                served.requests.withLock { $0.append(ServedRequest(
+                    at: started, method: request.method.rawValue, path: request.uri.path, status: answer.status, milliseconds: milliseconds
+                )) }
+            }
             return Response(
                 status: .init(code: answer.status), headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(bytes: answer.body))

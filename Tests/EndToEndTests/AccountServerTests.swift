@@ -95,4 +95,26 @@ struct AccountServerTests {
         #expect(try b.run(["status"]).stdout.hasPrefix("Subscribed!"))
         _ = server.stop()
     }
+
+    @Test("W8 W4 the screen names its account server; a stopped server is a banner and 'unreachable' in the transaction manager, both gone when it is back")
+    func screen() throws {
+        let host = try Session()
+        var server = try Server(host)
+        let port = try #require(server.base.split(separator: ":").last.flatMap { Int($0) })
+        let a = try machine(server)
+        try a.signUp("ann")
+        let tmux = try TmuxSession(command: a.screenCommand())
+        let name = "ann @ 127.0.0.1:\(port)"
+        try tmux.waitFor(name)
+        try tmux.send("t")
+        try tmux.waitFor("Account server \(server.base) · connected")
+        _ = server.stop()
+        try tmux.waitFor("Account server \(server.base) unreachable")
+        try tmux.waitFor("\(server.base) · unreachable")
+        server = try Server(host, port: port)
+        try tmux.waitUntil(description: "the banner gone and the server connected") { screen in
+            !screen.contains("unreachable (") && screen.contains("\(server.base) · connected")
+        }
+        _ = server.stop()
+    }
 }
