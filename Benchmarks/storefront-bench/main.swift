@@ -334,6 +334,59 @@ func require<T>(_ value: T?) throws -> T {
 }
 
 
+// MARK: Purchases through `storefront serve` from four devices at once (issue 16), beside the same
+// store's purchases in-process, in the same run.
+
+if wants("remote") {
+    let serverBinary = binaries.appendingPathComponent("storefront-server")
+    if FileManager.default.isExecutableFile(atPath: serverBinary.path) {
+        let folder = StateDirectory(scratch.appendingPathComponent("remote-server"))
+        let product = "com.storefront.randomviews"
+        let perDevice = 50
+        // In-process: one device on the state folder's own account server.
+        let local = try StoreFactory(stateDirectory: folder, catalog: catalog, calendar: utc, time: .shared(override: nil))
+        local.passwordHasher = PasswordHasher(cost: 16)
+        let here = try local.open(device: "here")
+        try here.accounts.signUp("local", password: "bench")
+        let localTime = try seconds { for _ in 0..<(4 * perDevice) { try here.queue.buy(product) } }
+        // Through the server: four devices, two "machines" each, signed in to one account.
+        let server = Process()
+        server.executableURL = serverBinary
+        server.arguments = ["--state-dir", folder.url.path, "--catalog", repository.appendingPathComponent("assets/catalog.json").path, "--port", "0"]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        let base = try require(URL(string: String(decoding: line, as: UTF8.self).components(separatedBy: "listening on ").last ?? ""))
+        let devices = try (0..<4).map { index -> Store in
+            let factory = try StoreFactory(
+                stateDirectory: StateDirectory(scratch.appendingPathComponent("machine-\(index % 2)")), catalog: catalog, calendar: utc,
+                time: .shared(override: nil), server: try RemoteAccountServer(url: base, timeout: 60)
+            )
+            let store = try factory.open(device: "device\(index)")
+            if index == 0 { try store.accounts.signUp("remote", password: "bench") } else { try store.accounts.signIn("remote", password: "bench") }
+            return store
+        }
+        nonisolated(unsafe) let stores = devices
+        let failures = Locked(0)
+        let remoteTime = try seconds {
+            DispatchQueue.concurrentPerform(iterations: 4) { index in
+                for _ in 0..<perDevice where (try? stores[index].queue.buy(product)) == nil { failures.withLock { $0 += 1 } }
+            }
+        }
+        server.terminate()
+        server.waitUntilExit()
+        let localRate = Double(4 * perDevice) / localTime, remoteRate = Double(4 * perDevice) / remoteTime
+        row("purchases per second through storefront serve, four devices at once", String(format: "%.0f /s", remoteRate),
+            String(format: "the same store in-process %.0f /s", localRate), ratio(remoteRate, localRate), "≥ 0.5×")
+        if failures.withLock({ $0 }) > 0 { row("(purchases that failed)", "\(failures.withLock { $0 })", "", "", "") }
+    } else {
+        row("purchases through storefront serve", "not run", "needs storefront-server beside this program", "", "")
+    }
+}
+
 // MARK: The App Store Server API under load (issue 15): wrk against Get Transaction History for a
 // customer with 1,000 transactions, beside the same server's fixed-body endpoint in the same run.
 
