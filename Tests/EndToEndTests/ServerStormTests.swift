@@ -1,0 +1,98 @@
+// W3 under faults: `kill -9` of `storefront serve` during a storm of purchases from four devices on
+// two machines, repeated with seeded timing. Every purchase a device saw as purchased is on the
+// server's receipt exactly once, every consumable is credited once, and every receipt recomputes.
+import Foundation
+import StoreCore
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("kill -9 of the account server during a storm of purchases", .serialized)
+struct ServerStormTests {
+    /// `storefront-server` over `folder` on `port` (0: a free one), and the port it took.
+    static func startServer(_ folder: URL, port: Int) throws -> (Process, Int) {
+        let server = Process()
+        server.executableURL = storefrontBinary.deletingLastPathComponent().appendingPathComponent("storefront-server")
+        server.arguments = ["--state-dir", folder.path, "--catalog", repositoryRoot.appendingPathComponent("assets/catalog.json").path, "--port", String(port)]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        let line = try firstLine(output)
+        let bound = try #require(line.split(separator: ":").last.flatMap { Int($0) }, "\(line)")
+        return (server, bound)
+    }
+
+    @Test("W3 kill -9 of serve mid-storm, 100 seeded times: purchased means on the receipt once, consumables credited once, receipts recompute")
+    func storm() throws {
+        let rounds = Int(ProcessInfo.processInfo.environment["STOREFRONT_STORM_ROUNDS"] ?? "") ?? 100
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-storm-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let catalog = try CatalogLoader.load(contentsOf: repositoryRoot.appendingPathComponent("assets/catalog.json")).catalog
+        var (server, port) = try Self.startServer(root.appendingPathComponent("server"), port: 0)
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        nonisolated(unsafe) let devices = try (0..<4).map { index -> Store in
+            let factory = try StoreFactory(
+                stateDirectory: StateDirectory(root.appendingPathComponent("machine-\(index % 2)")), catalog: catalog, calendar: utcCalendar,
+                time: .shared(override: nil), server: try RemoteAccountServer(url: url, timeout: 30)
+            )
+            factory.passwordHasher = .fastForTests
+            let store = try factory.open(device: "device\(index)")
+            if index == 0 { try store.accounts.signUp("ann", password: "secret") } else { try store.accounts.signIn("ann", password: "secret") }
+            return store
+        }
+        let viewsBefore = try devices.map { try $0.entitlements.status().randomViewsRemaining }
+        var random = SeededGenerator(seed: 2026)
+        var seen = Set<String>()
+        for round in 0..<rounds {
+            if round > 0 { (server, _) = try Self.startServer(root.appendingPathComponent("server"), port: port) }
+            // Each device starts again as an app would: what a lost connection cut is completed.
+            for device in devices { _ = try device.queue.recover() }
+            let killAfter = Int(random.next() % 12) + 1
+            let purchased = Locked<[String]>([])
+            let stop = Locked(false)
+            let group = DispatchGroup()
+            for index in 0..<4 {
+                DispatchQueue.global().async(group: group) {
+                    while !stop.withLock({ $0 }) {
+                        guard let transaction = try? devices[index].queue.buy("com.storefront.randomviews") else { break }
+                        purchased.withLock { $0.append(transaction.id) }
+                    }
+                }
+            }
+            // Wait (with a generous ceiling) for the seeded number of purchases, then kill.
+            let deadline = Date().addingTimeInterval(60)
+            while purchased.withLock({ $0.count }) < killAfter, Date() < deadline { usleep(1_000) }
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+            stop.withLock { $0 = true }
+            group.wait()
+            let ids = purchased.withLock { $0 }
+            #expect(ids.count >= killAfter, "round \(round): \(ids.count) purchases before the kill")
+            seen.formUnion(ids)
+        }
+        (server, _) = try Self.startServer(root.appendingPathComponent("server"), port: port)
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        for device in devices { _ = try device.queue.recover() }
+        let receipt = try devices[0].server.receipt(account: "ann")
+        let onReceipt = receipt.map(\.transactionID)
+        #expect(onReceipt.count == Set(onReceipt).count, "every purchase once")
+        #expect(seen.isSubset(of: Set(onReceipt)), "every purchase a device saw as purchased is on the receipt: missing \(seen.subtracting(onReceipt).count)")
+        var delivered = 0
+        for (index, device) in devices.enumerated() {
+            let mine = try device.queue.history().filter { $0.state == .purchased && $0.productID == "com.storefront.randomviews" }
+            delivered += mine.count
+            // Nothing believed purchased that the server does not have.
+            #expect(Set(mine.map(\.id)).isSubset(of: Set(onReceipt)), "device \(index)")
+            let views = try device.entitlements.status().randomViewsRemaining - viewsBefore[index]
+            #expect(views == 5 * mine.count, "device \(index): \(views) views for \(mine.count) packs")
+            #expect(try device.entitlements.receipt().isConsistent, "device \(index)")
+        }
+        #expect(delivered == receipt.count, "every purchase on the receipt delivered to the device that made it, once")
+    }
+}
