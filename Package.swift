@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         // `storefront serve`: the App Store Server API over HTTP (a program of its own).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // `storefront serve --database postgres://…`: the account server's state in PostgreSQL (W5).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The store: catalog, entitlements, subscription arithmetic, payment queue, accounts,
@@ -63,7 +65,12 @@ let package = Package(
             ]
         ),
         // `storefront serve`: the App Store Server API on Hummingbird, and the program that runs it.
-        .target(name: "StorefrontServer", dependencies: ["StoreCore", .product(name: "Hummingbird", package: "hummingbird")]),
+        .target(
+            name: "StorefrontServer",
+            dependencies: [
+                "StoreCore", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .executableTarget(
             name: "storefront-server",
             dependencies: ["StoreCore", "StorefrontServer", .product(name: "Hummingbird", package: "hummingbird")]

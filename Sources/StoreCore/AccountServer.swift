@@ -2,6 +2,7 @@
 // expiry, its auto-renewable plans, and the settings every device shares (the clock, billing).
 // `ServerDatabase` is the embedded one, a SQLite file in the state folder; a client of `storefront
 // serve` is another. The payment queue, recovery, restore and plans do not know which they have.
+import Crypto
 import Foundation
 
 public protocol AccountServer: AnyObject, Sendable {
@@ -108,5 +109,29 @@ public struct AccountSession: Sendable, Equatable, Codable {
     public init(account: String, token: String? = nil) {
         self.account = account
         self.token = token
+    }
+}
+
+/// The sessions devices hold on the account server `storefront serve` keeps (W2): made at sign-in,
+/// kept only as hashes, revocable. The embedded server and the PostgreSQL one both keep them.
+public protocol SessionKeeping: Sendable {
+    /// A new session for `device` acting for `account`: the token, handed out once.
+    func createSession(account: String, device: String, at date: Date) throws(StoreError) -> String
+    /// The account a token acts for, nil when it is unknown or revoked.
+    func sessionAccount(token: String) throws(StoreError) -> String?
+    func revokeSession(token: String, at date: Date) throws(StoreError)
+}
+
+/// A session token as the server keeps it: SHA-256, in hex.
+public enum SessionToken {
+    public static func make() -> String {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = UInt8.random(in: .min ... .max, using: &generator) }
+        return JWS.base64URL(Data(bytes))
+    }
+
+    public static func hash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

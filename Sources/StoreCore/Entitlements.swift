@@ -168,6 +168,13 @@ public struct ReceiptState: Sendable, Equatable, Codable {
     public var storedExpiry: Date?
     public var plans: [String: PlanState]
     public var planLines: [ReceiptEntry]
+
+    public init(entries: [ReceiptEntry], storedExpiry: Date?, plans: [String: PlanState], planLines: [ReceiptEntry]) {
+        self.entries = entries
+        self.storedExpiry = storedExpiry
+        self.plans = plans
+        self.planLines = planLines
+    }
 }
 
 public struct ReceiptReport: Sendable, Equatable {

@@ -16,7 +16,7 @@ public final class ServedStore: @unchecked Sendable {
     /// The store of `factory` as the device "app-store-server", settling one account at a time
     /// (a Store is not shared between threads).
     public init(factory: StoreFactory) throws(StoreError) {
-        guard let database = factory.server as? ServerDatabase else {
+        guard let database = factory.server as? any AccountServer & SessionKeeping else {
             throw StoreError.storage(path: factory.server.location, reason: "storefront serve keeps its own account server; it cannot use another's")
         }
         store = try factory.open(device: "app-store-server")

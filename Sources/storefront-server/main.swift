@@ -1,7 +1,7 @@
 // storefront-server: the App Store Server API over a state folder (V1–V7), on Hummingbird.
 // `storefront serve` starts it with the folder and catalog it resolved; it is a program of its own
 // so that the screen's program does not carry SwiftNIO (DECISIONS.md).
-//   storefront-server --state-dir DIR --catalog FILE [--host 127.0.0.1] [--port 8080]
+//   storefront-server --state-dir DIR --catalog FILE [--host 127.0.0.1] [--port 8080] [--database postgres://…]
 import Foundation
 import Hummingbird
 import Logging
@@ -33,8 +33,12 @@ let served: ServedStore
 do {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone.current
+    // W5: the account server's state in PostgreSQL when --database names one, else in the state
+    // folder's SQLite file. The state folder keeps the certificate authority either way.
+    let database: (any AccountServer)? = try options["database"].map { url throws(StoreError) in try PostgresAccountServer(url: url) }
     served = try ServedStore(factory: StoreFactory(
-        stateDirectory: StateDirectory(URL(fileURLWithPath: stateDirectory)), catalog: catalog, calendar: calendar, time: .shared(override: nil)
+        stateDirectory: StateDirectory(URL(fileURLWithPath: stateDirectory)), catalog: catalog, calendar: calendar, time: .shared(override: nil),
+        server: database
     ))
 } catch {
     fail(error.description, error.exitStatus)

@@ -88,6 +88,8 @@ struct Serve: ParsableCommand {
     )
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port (0: a free one, printed).") var port = 8080
+    @Option(help: ArgumentHelp("Keep the account server's state in PostgreSQL (default: SQLite in the state folder).", valueName: "postgres://user@host/db"))
+    var database: String?
     @OptionGroup var common: CommonOptions
 
     func run() throws {
@@ -95,13 +97,15 @@ struct Serve: ParsableCommand {
             guard (0...65_535).contains(port) else { throw CommandFailure(message: "--port takes 0 to 65535", status: 2) }
             let catalog = try Context.catalogFile(common)
             let state = try Context.resolveStateDirectory(common)
-            // Open the store once here: a corrupt or missing state is said before anything listens.
-            try perform(common) { _ in }
+            // Open the store once here: a corrupt or missing state is said before anything listens
+            // (the server program checks a PostgreSQL database itself).
+            if database == nil { try perform(common) { _ in } }
             let beside = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("storefront-server")
             guard let server = beside, FileManager.default.isExecutableFile(atPath: server.path) else {
                 throw CommandFailure(message: "storefront-server is not installed beside this program (`swift build` makes it)", status: 3)
             }
             let arguments = [server.path, "--state-dir", state.path, "--catalog", catalog.path, "--host", host, "--port", String(port)]
+                + (database.map { ["--database", $0] } ?? [])
             var argv = arguments.map { strdup($0) } + [nil]
             execv(server.path, &argv)
             throw CommandFailure(message: "cannot start \(server.path): \(String(cString: strerror(errno)))", status: 3)

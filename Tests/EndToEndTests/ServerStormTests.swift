@@ -12,10 +12,11 @@ import Glibc
 @Suite("kill -9 of the account server during a storm of purchases", .serialized)
 struct ServerStormTests {
     /// `storefront-server` over `folder` on `port` (0: a free one), and the port it took.
-    static func startServer(_ folder: URL, port: Int) throws -> (Process, Int) {
+    static func startServer(_ folder: URL, port: Int, database: String?) throws -> (Process, Int) {
         let server = Process()
         server.executableURL = storefrontBinary.deletingLastPathComponent().appendingPathComponent("storefront-server")
         server.arguments = ["--state-dir", folder.path, "--catalog", repositoryRoot.appendingPathComponent("assets/catalog.json").path, "--port", String(port)]
+            + (database.map { ["--database", $0] } ?? [])
         let output = Pipe()
         server.standardOutput = output
         server.standardError = FileHandle.nullDevice
@@ -25,15 +26,26 @@ struct ServerStormTests {
         return (server, bound)
     }
 
-    @Test("W3 kill -9 of serve mid-storm, 100 seeded times: purchased means on the receipt once, consumables credited once, receipts recompute")
-    func storm() throws {
+    enum Backend: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "W3 W5 kill -9 of serve mid-storm, 100 seeded times: purchased means on the receipt once, consumables credited once, receipts recompute (PostgreSQL: two servers on one database, one killed each round)",
+        arguments: Backend.allCases
+    )
+    func storm(backend: Backend) throws {
         let rounds = Int(ProcessInfo.processInfo.environment["STOREFRONT_STORM_ROUNDS"] ?? "") ?? 100
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-storm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let catalog = try CatalogLoader.load(contentsOf: repositoryRoot.appendingPathComponent("assets/catalog.json")).catalog
-        var (server, port) = try Self.startServer(root.appendingPathComponent("server"), port: 0)
-        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        let database = backend == .postgres ? try TestPostgres.freshDatabase() : nil
+        // SQLite: one server. PostgreSQL: two servers sharing the database (and the state folder's
+        // certificate authority), each behind two of the devices.
+        var servers = try (0..<(database == nil ? 1 : 2)).map { _ in try Self.startServer(root.appendingPathComponent("server"), port: 0, database: database) }
         nonisolated(unsafe) let devices = try (0..<4).map { index -> Store in
+            let url = try #require(URL(string: "http://127.0.0.1:\(servers[index % servers.count].1)"))
             let factory = try StoreFactory(
                 stateDirectory: StateDirectory(root.appendingPathComponent("machine-\(index % 2)")), catalog: catalog, calendar: utcCalendar,
                 time: .shared(override: nil), server: try RemoteAccountServer(url: url, timeout: 30)
@@ -43,11 +55,20 @@ struct ServerStormTests {
             if index == 0 { try store.accounts.signUp("ann", password: "secret") } else { try store.accounts.signIn("ann", password: "secret") }
             return store
         }
+        defer {
+            for (server, _) in servers where server.isRunning {
+                server.terminate()
+                server.waitUntilExit()
+            }
+        }
         let viewsBefore = try devices.map { try $0.entitlements.status().randomViewsRemaining }
         var random = SeededGenerator(seed: 2026)
         var seen = Set<String>()
         for round in 0..<rounds {
-            if round > 0 { (server, _) = try Self.startServer(root.appendingPathComponent("server"), port: port) }
+            let victim = round % servers.count
+            for index in servers.indices where !servers[index].0.isRunning {
+                servers[index] = try Self.startServer(root.appendingPathComponent("server"), port: servers[index].1, database: database)
+            }
             // Each device starts again as an app would: what a lost connection cut is completed.
             for device in devices { _ = try device.queue.recover() }
             let killAfter = Int(random.next() % 12) + 1
@@ -65,18 +86,16 @@ struct ServerStormTests {
             // Wait (with a generous ceiling) for the seeded number of purchases, then kill.
             let deadline = Date().addingTimeInterval(60)
             while purchased.withLock({ $0.count }) < killAfter, Date() < deadline { usleep(1_000) }
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
+            kill(servers[victim].0.processIdentifier, SIGKILL)
+            servers[victim].0.waitUntilExit()
             stop.withLock { $0 = true }
             group.wait()
             let ids = purchased.withLock { $0 }
             #expect(ids.count >= killAfter, "round \(round): \(ids.count) purchases before the kill")
             seen.formUnion(ids)
         }
-        (server, _) = try Self.startServer(root.appendingPathComponent("server"), port: port)
-        defer {
-            server.terminate()
-            server.waitUntilExit()
+        for index in servers.indices where !servers[index].0.isRunning {
+            servers[index] = try Self.startServer(root.appendingPathComponent("server"), port: servers[index].1, database: database)
         }
         for device in devices { _ = try device.queue.recover() }
         let receipt = try devices[0].server.receipt(account: "ann")

@@ -10,6 +10,20 @@ import StorefrontServer
 import Testing
 import TestSupport
 
+/// Where the served account server keeps its state (W5).
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+
+    /// The account server for a state folder: its SQLite file, or a fresh PostgreSQL database.
+    func server(_ state: TemporaryState) throws -> (any AccountServer)? {
+        switch self {
+        case .sqlite: nil
+        case .postgres: try PostgresAccountServer(url: try TestPostgres.freshDatabase())
+        }
+    }
+}
+
 @Suite("Stores on two machines sharing one account server over HTTP")
 struct RemoteStoreTests {
     /// The server's state folder and clock; the machines share the clock (W7: it is the server's).
@@ -19,9 +33,12 @@ struct RemoteStoreTests {
         let served: ServedStore
         var machines: [TemporaryState] = []
 
-        init(catalog: Catalog) throws {
+        init(catalog: Catalog, backend: Backend) throws {
             self.catalog = catalog
-            let factory = try StoreFactory(stateDirectory: serverState.directory, catalog: catalog, calendar: utcCalendar, time: .manual(serverState.clock))
+            let factory = try StoreFactory(
+                stateDirectory: serverState.directory, catalog: catalog, calendar: utcCalendar, time: .manual(serverState.clock),
+                server: try backend.server(serverState)
+            )
             factory.passwordHasher = .fastForTests
             served = try ServedStore(factory: factory)
         }
@@ -52,9 +69,9 @@ struct RemoteStoreTests {
         }
     }
 
-    @Test("W1 A4 A5 sign up on A, subscribe on A, sign in on B: B has A's expiry; B renews early and no months are lost; a reset B restores")
-    func twoMachines() async throws {
-        let setup = try Setup(catalog: testCatalog)
+    @Test("W1 A4 A5 sign up on A, subscribe on A, sign in on B: B has A's expiry; B renews early and no months are lost; a reset B restores", arguments: Backend.allCases)
+    func twoMachines(backend: Backend) async throws {
+        let setup = try Setup(catalog: testCatalog, backend: backend)
         try await setup.run { port in
             let a = try setup.device(port: port)
             try a.accounts.signUp("ann", password: "secret")
@@ -85,9 +102,9 @@ struct RemoteStoreTests {
         }
     }
 
-    @Test("W1 an auto-renewable plan bought on A renews on the server's clock and B sees the renewal; cancelling on B shows on A")
-    func plansAcrossMachines() async throws {
-        let setup = try Setup(catalog: selfiesCatalog)
+    @Test("W1 an auto-renewable plan bought on A renews on the server's clock and B sees the renewal; cancelling on B shows on A", arguments: Backend.allCases)
+    func plansAcrossMachines(backend: Backend) async throws {
+        let setup = try Setup(catalog: selfiesCatalog, backend: backend)
         try await setup.run { port in
             let a = try setup.device(port: port)
             try a.accounts.signUp("ann", password: "secret")
@@ -105,9 +122,9 @@ struct RemoteStoreTests {
         }
     }
 
-    @Test("W3 four devices on two machines buying at once: every purchase once, every consumable credited once, the receipt recomputes")
-    func concurrentDevices() async throws {
-        let setup = try Setup(catalog: testCatalog)
+    @Test("W3 four devices on two machines buying at once: every purchase once, every consumable credited once, the receipt recomputes", arguments: Backend.allCases)
+    func concurrentDevices(backend: Backend) async throws {
+        let setup = try Setup(catalog: testCatalog, backend: backend)
         try await setup.run { port in
             let first = try setup.device(port: port)
             try first.accounts.signUp("ann", password: "secret")

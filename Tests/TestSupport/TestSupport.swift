@@ -124,3 +124,29 @@ public struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The PostgreSQL cluster the server tests run against too (W5): `.ci/run` starts one and sets
+/// STOREFRONT_TEST_POSTGRES; by hand, `export STOREFRONT_TEST_POSTGRES=$(scripts/postgres-start)`.
+public enum TestPostgres {
+    public struct Missing: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// A new empty database on the cluster, for one test: its URL.
+    public static func freshDatabase() throws -> String {
+        guard let base = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"], let url = URL(string: base) else {
+            throw Missing(description: "STOREFRONT_TEST_POSTGRES is not set: run `export STOREFRONT_TEST_POSTGRES=$(scripts/postgres-start)` (.ci/run does)")
+        }
+        let name = "storefront_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: ["/usr/bin/psql", "/usr/local/bin/psql"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/psql")
+        psql.arguments = [base, "-qc", "CREATE DATABASE \(name)"]
+        psql.standardOutput = FileHandle.nullDevice
+        try psql.run()
+        psql.waitUntilExit()
+        guard psql.terminationStatus == 0 else { throw Missing(description: "cannot create a database on \(base) (is the cluster running? scripts/postgres-start)") }
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.path = "/\(name)"
+        return components?.string ?? base
+    }
+}

@@ -1,10 +1,9 @@
 // Accounts and device sessions on the embedded account server (A1, W2): passwords kept as slow
 // hashes; a session token per device and account, kept only as its SHA-256, revocable.
-import Crypto
 import Foundation
 import GRDB
 
-extension ServerDatabase {
+extension ServerDatabase: SessionKeeping {
     static func registerSessions(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v7: device sessions") { db in
             try db.execute(sql: """
@@ -53,14 +52,11 @@ extension ServerDatabase {
 
     /// A new session for `device` acting for `account`: the token, handed out once.
     public func createSession(account: String, device: String, at date: Date) throws(StoreError) -> String {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for index in bytes.indices { bytes[index] = UInt8.random(in: .min ... .max, using: &generator) }
-        let token = JWS.base64URL(Data(bytes))
+        let token = SessionToken.make()
         try write { db in
             try db.execute(
                 sql: "INSERT INTO session (tokenHash, account, device, createdAt) VALUES (?, ?, ?, ?)",
-                arguments: [Self.tokenHash(token), account, String(device.prefix(64)), date.storeSeconds]
+                arguments: [SessionToken.hash(token), account, String(device.prefix(64)), date.storeSeconds]
             )
         }
         return token
@@ -69,18 +65,14 @@ extension ServerDatabase {
     /// The account a token acts for, nil when it is unknown or revoked.
     public func sessionAccount(token: String) throws(StoreError) -> String? {
         try read { db in
-            try String.fetchOne(db, sql: "SELECT account FROM session WHERE tokenHash = ? AND revokedAt IS NULL", arguments: [Self.tokenHash(token)])
+            try String.fetchOne(db, sql: "SELECT account FROM session WHERE tokenHash = ? AND revokedAt IS NULL", arguments: [SessionToken.hash(token)])
         }
     }
 
     /// Revokes a token (signing out, or `storefront account sessions revoke`).
     public func revokeSession(token: String, at date: Date) throws(StoreError) {
         try write { db in
-            try db.execute(sql: "UPDATE session SET revokedAt = ? WHERE tokenHash = ? AND revokedAt IS NULL", arguments: [date.storeSeconds, Self.tokenHash(token)])
+            try db.execute(sql: "UPDATE session SET revokedAt = ? WHERE tokenHash = ? AND revokedAt IS NULL", arguments: [date.storeSeconds, SessionToken.hash(token)])
         }
-    }
-
-    static func tokenHash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

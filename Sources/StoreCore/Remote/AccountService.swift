@@ -12,14 +12,14 @@ public final class AccountService: Sendable {
         public var delay: TimeInterval
     }
 
-    let database: ServerDatabase
+    let database: any AccountServer & SessionKeeping
     let hasher: PasswordHasher
     let clock: any StoreClock
     /// Failed sign-ins in a row, by account name (lowercased).
     private let failures = Locked<[String: Int]>([:])
     public static let path = "/storefront/v1/call"
 
-    public init(database: ServerDatabase, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock) {
+    public init(database: any AccountServer & SessionKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock) {
         self.database = database
         self.hasher = hasher
         self.clock = clock
