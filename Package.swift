@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "storefront-bench",
             dependencies: [
-                "StoreCore", "TerminalUI", "StorefrontApp", "CPNG", .product(name: "GRDB", package: "GRDB.swift"),
+                "StoreCore", "TerminalUI", "StorefrontApp", "StorefrontServer", "TestSupport", "CPNG", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Benchmarks/storefront-bench"

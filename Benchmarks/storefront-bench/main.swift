@@ -7,6 +7,8 @@ import Foundation
 import GRDB
 import StoreCore
 import StorefrontApp
+import StorefrontServer
+import TestSupport
 import TerminalUI
 #if canImport(Glibc)
 import Glibc
@@ -337,51 +339,69 @@ func require<T>(_ value: T?) throws -> T {
 // MARK: Purchases through `storefront serve` from four devices at once (issue 16), beside the same
 // store's purchases in-process, in the same run.
 
-if wants("remote") {
+/// Purchases a second through `storefront serve` from four devices on two machines, beside one
+/// device's purchases on the same account server in-process; `database` names PostgreSQL.
+@MainActor func remotePurchases(database: String?) throws -> (remote: Double, local: Double, failures: Int) {
     let serverBinary = binaries.appendingPathComponent("storefront-server")
-    if FileManager.default.isExecutableFile(atPath: serverBinary.path) {
-        let folder = StateDirectory(scratch.appendingPathComponent("remote-server"))
-        let product = "com.storefront.randomviews"
-        let perDevice = 50
-        // In-process: one device on the state folder's own account server.
-        let local = try StoreFactory(stateDirectory: folder, catalog: catalog, calendar: utc, time: .shared(override: nil))
-        local.passwordHasher = PasswordHasher(cost: 16)
-        let here = try local.open(device: "here")
-        try here.accounts.signUp("local", password: "bench")
-        let localTime = try seconds { for _ in 0..<(4 * perDevice) { try here.queue.buy(product) } }
-        // Through the server: four devices, two "machines" each, signed in to one account.
-        let server = Process()
-        server.executableURL = serverBinary
-        server.arguments = ["--state-dir", folder.url.path, "--catalog", repository.appendingPathComponent("assets/catalog.json").path, "--port", "0"]
-        let output = Pipe()
-        server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
-        let base = try require(URL(string: String(decoding: line, as: UTF8.self).components(separatedBy: "listening on ").last ?? ""))
-        let devices = try (0..<4).map { index -> Store in
-            let factory = try StoreFactory(
-                stateDirectory: StateDirectory(scratch.appendingPathComponent("machine-\(index % 2)")), catalog: catalog, calendar: utc,
-                time: .shared(override: nil), server: try RemoteAccountServer(url: base, timeout: 60)
-            )
-            let store = try factory.open(device: "device\(index)")
-            if index == 0 { try store.accounts.signUp("remote", password: "bench") } else { try store.accounts.signIn("remote", password: "bench") }
-            return store
-        }
-        nonisolated(unsafe) let stores = devices
-        let failures = Locked(0)
-        let remoteTime = try seconds {
-            DispatchQueue.concurrentPerform(iterations: 4) { index in
-                for _ in 0..<perDevice where (try? stores[index].queue.buy(product)) == nil { failures.withLock { $0 += 1 } }
-            }
-        }
+    let name = database == nil ? "sqlite" : "postgres"
+    let folder = StateDirectory(scratch.appendingPathComponent("remote-\(name)"))
+    let product = "com.storefront.randomviews"
+    let perDevice = 50
+    // In-process: one device on the same account server.
+    let local = try StoreFactory(
+        stateDirectory: folder, catalog: catalog, calendar: utc, time: .shared(override: nil),
+        server: try database.map { url throws(StoreError) in try PostgresAccountServer(url: url) }
+    )
+    local.passwordHasher = PasswordHasher(cost: 16)
+    let here = try local.open(device: "here")
+    try here.accounts.signUp("local", password: "bench")
+    let localTime = try seconds { for _ in 0..<(4 * perDevice) { try here.queue.buy(product) } }
+    // Through the server: four devices, two "machines" each, signed in to one account.
+    let server = Process()
+    server.executableURL = serverBinary
+    server.arguments = ["--state-dir", folder.url.path, "--catalog", repository.appendingPathComponent("assets/catalog.json").path, "--port", "0"]
+        + (database.map { ["--database", $0] } ?? [])
+    let output = Pipe()
+    server.standardOutput = output
+    server.standardError = FileHandle.nullDevice
+    try server.run()
+    defer {
         server.terminate()
         server.waitUntilExit()
-        let localRate = Double(4 * perDevice) / localTime, remoteRate = Double(4 * perDevice) / remoteTime
-        row("purchases per second through storefront serve, four devices at once", String(format: "%.0f /s", remoteRate),
-            String(format: "the same store in-process %.0f /s", localRate), ratio(remoteRate, localRate), "≥ 0.5×")
-        if failures.withLock({ $0 }) > 0 { row("(purchases that failed)", "\(failures.withLock { $0 })", "", "", "") }
+    }
+    var line = Data()
+    while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+    let base = try require(URL(string: String(decoding: line, as: UTF8.self).components(separatedBy: "listening on ").last ?? ""))
+    let devices = try (0..<4).map { index -> Store in
+        let factory = try StoreFactory(
+            stateDirectory: StateDirectory(scratch.appendingPathComponent("machine-\(name)-\(index % 2)")), catalog: catalog, calendar: utc,
+            time: .shared(override: nil), server: try RemoteAccountServer(url: base, timeout: 60)
+        )
+        let store = try factory.open(device: "device\(index)")
+        if index == 0 { try store.accounts.signUp("remote", password: "bench") } else { try store.accounts.signIn("remote", password: "bench") }
+        return store
+    }
+    nonisolated(unsafe) let stores = devices
+    let failures = Locked(0)
+    let remoteTime = try seconds {
+        DispatchQueue.concurrentPerform(iterations: 4) { index in
+            for _ in 0..<perDevice where (try? stores[index].queue.buy(product)) == nil { failures.withLock { $0 += 1 } }
+        }
+    }
+    return (Double(4 * perDevice) / remoteTime, Double(4 * perDevice) / localTime, failures.withLock { $0 })
+}
+
+if wants("remote") {
+    if FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent("storefront-server").path) {
+        let postgres = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"] != nil ? try TestPostgres.freshDatabase() : nil
+        for database in [nil] + (postgres.map { [$0] } ?? []) {
+            let (remote, local, failures) = try remotePurchases(database: database)
+            let kind = database == nil ? "SQLite" : "PostgreSQL"
+            row("purchases per second through storefront serve, four devices at once (\(kind))", String(format: "%.0f /s", remote),
+                String(format: "the same store in-process %.0f /s", local), ratio(remote, local), "≥ 0.5×")
+            if failures > 0 { row("(purchases that failed)", "\(failures)", "", "", "") }
+        }
+        if postgres == nil { row("purchases through storefront serve on PostgreSQL", "not run", "needs STOREFRONT_TEST_POSTGRES (scripts/postgres-start)", "", "") }
     } else {
         row("purchases through storefront serve", "not run", "needs storefront-server beside this program", "", "")
     }
