@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // `storefront serve --database postgres://…`: the account server's state in PostgreSQL (W5).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `storefront serve --tls-cert --tls-key`: HTTPS (W6).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The store: catalog, entitlements, subscription arithmetic, payment queue, accounts,
@@ -69,6 +71,8 @@ let package = Package(
             name: "StorefrontServer",
             dependencies: [
                 "StoreCore", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .executableTarget(

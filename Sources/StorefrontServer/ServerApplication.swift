@@ -2,16 +2,51 @@
 // method, path, query, token and body, is logged in one line (V7) and listed for the screen.
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
+import NIOSSL
 import StoreCore
 
 public enum ServerApplication {
-    /// The server for `served` on `host:port` (0 picks a free port); `onRunning` gets the port bound.
+    /// A certificate chain and its private key, PEM files, for HTTPS (W6).
+    public struct TLSFiles: Sendable {
+        public var certificate: String
+        public var key: String
+
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+
+        func configuration() throws(StoreError) -> TLSConfiguration {
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(certificate)
+                let key = try NIOSSLPrivateKey(file: key, format: .pem)
+                return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            } catch {
+                throw StoreError.storage(path: "\(certificate), \(key)", reason: "not a PEM certificate chain and private key (\(error))")
+            }
+        }
+    }
+
+    /// The server for `served` on `host:port` (0 picks a free port), over HTTPS when `tls` is
+    /// given; `onRunning` gets the port bound.
     public static func make(
-        served: ServedStore, host: String, port: Int, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) -> some ApplicationProtocol {
-        Application(
-            responder: responder(served: served, logger: logger),
+        served: ServedStore, host: String, port: Int, logger: Logger, tls: TLSFiles? = nil,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws(StoreError) -> some ApplicationProtocol {
+        let server: HTTPServerBuilder
+        if let tls {
+            let configuration = try tls.configuration()
+            do { server = try .tls(.http1(), tlsConfiguration: configuration) } catch {
+                throw StoreError.storage(path: tls.certificate, reason: "\(error)")
+            }
+        } else {
+            server = .http1()
+        }
+        return Application(
+            responder: responder(served: served, logger: logger), server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "Storefront"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger

@@ -2,6 +2,7 @@
 // `storefront serve` starts it with the folder and catalog it resolved; it is a program of its own
 // so that the screen's program does not carry SwiftNIO (DECISIONS.md).
 //   storefront-server --state-dir DIR --catalog FILE [--host 127.0.0.1] [--port 8080] [--database postgres://…]
+//                     [--tls-cert CHAIN.pem --tls-key KEY.pem]
 import Foundation
 import Hummingbird
 import Logging
@@ -50,9 +51,19 @@ let logger: Logger = {
     return logger
 }()
 
-let app = ServerApplication.make(served: served, host: host, port: port, logger: logger) { bound in
-    FileHandle.standardOutput.write(Data("storefront serve: listening on http://\(host):\(bound)\n".utf8))
+if (options["tls-cert"] == nil) != (options["tls-key"] == nil) { fail("--tls-cert and --tls-key go together", 2) }
+let tls = options["tls-cert"].flatMap { certificate in options["tls-key"].map { ServerApplication.TLSFiles(certificate: certificate, key: $0) } }
+let scheme = tls == nil ? "http" : "https"
+func makeApplication() -> some ApplicationProtocol {
+    do {
+        return try ServerApplication.make(served: served, host: host, port: port, logger: logger, tls: tls) { bound in
+            FileHandle.standardOutput.write(Data("storefront serve: listening on \(scheme)://\(host):\(bound)\n".utf8))
+        }
+    } catch {
+        fail("\(error)", 2)
+    }
 }
+let app = makeApplication()
 
 // N3 while serving: what is due goes out every second; the requests answered are listed (V7)
 // every second (a write ends every kept answer, which are kept a second at most anyway).

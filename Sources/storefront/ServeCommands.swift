@@ -90,11 +90,16 @@ struct Serve: ParsableCommand {
     @Option(help: "The port (0: a free one, printed).") var port = 8080
     @Option(help: ArgumentHelp("Keep the account server's state in PostgreSQL (default: SQLite in the state folder).", valueName: "postgres://user@host/db"))
     var database: String?
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "chain.pem"))
+    var tlsCertificate: String?
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "key.pem"))
+    var tlsKey: String?
     @OptionGroup var common: CommonOptions
 
     func run() throws {
         try reportingFailures {
             guard (0...65_535).contains(port) else { throw CommandFailure(message: "--port takes 0 to 65535", status: 2) }
+            guard (tlsCertificate == nil) == (tlsKey == nil) else { throw CommandFailure(message: "--tls-cert and --tls-key go together", status: 2) }
             let catalog = try Context.catalogFile(common)
             let state = try Context.resolveStateDirectory(common)
             // Open the store once here: a corrupt or missing state is said before anything listens
@@ -106,6 +111,7 @@ struct Serve: ParsableCommand {
             }
             let arguments = [server.path, "--state-dir", state.path, "--catalog", catalog.path, "--host", host, "--port", String(port)]
                 + (database.map { ["--database", $0] } ?? [])
+                + (tlsCertificate.map { ["--tls-cert", $0] } ?? []) + (tlsKey.map { ["--tls-key", $0] } ?? [])
             var argv = arguments.map { strdup($0) } + [nil]
             execv(server.path, &argv)
             throw CommandFailure(message: "cannot start \(server.path): \(String(cString: strerror(errno)))", status: 3)

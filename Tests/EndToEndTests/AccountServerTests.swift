@@ -117,4 +117,42 @@ struct AccountServerTests {
         }
         _ = server.stop()
     }
+
+    @Test("W6 --tls-cert and --tls-key serve HTTPS: a client that trusts the certificate gets Apple's JSON error; one flag alone is refused")
+    func https() throws {
+        let host = try Session()
+        let certificate = host.stateDirectory.appendingPathComponent("tls.pem"), key = host.stateDirectory.appendingPathComponent("tls-key.pem")
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path,
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl (Debian's package) makes the test certificate")
+        let alone = try host.run(["serve", "--port", "0", "--tls-cert", certificate.path])
+        #expect(alone.status == 2 && alone.stderr.contains("go together"))
+        let server = try Server(host, arguments: ["--tls-cert", certificate.path, "--tls-key", key.path])
+        #expect(server.base.hasPrefix("https://127.0.0.1:"))
+        let python = try #require(AppleVerifier.python)
+        let client = Process()
+        client.executableURL = python
+        client.arguments = ["-c", """
+            import ssl, sys, urllib.request, urllib.error
+            context = ssl.create_default_context(cafile=sys.argv[2])
+            try:
+                urllib.request.urlopen(sys.argv[1] + "/inApps/v1/transactions/1", context=context)
+            except urllib.error.HTTPError as error:
+                print(error.code, error.headers["Content-Type"], error.read().decode())
+            """, server.base, certificate.path]
+        let output = Pipe()
+        client.standardOutput = output
+        try client.run()
+        client.waitUntilExit()
+        let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(answer.hasPrefix("401 application/json {\"errorCode\":4010000"), "\(answer)")
+        _ = server.stop()
+    }
 }

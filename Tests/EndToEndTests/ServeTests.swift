@@ -14,15 +14,15 @@ final class Server {
     private let output = Pipe()
 
     /// `port` 0 picks a free one.
-    init(_ session: Session, port: Int = 0) throws {
+    init(_ session: Session, port: Int = 0, arguments extra: [String] = []) throws {
         process.executableURL = storefrontBinary
-        process.arguments = ["serve", "--port", String(port)]
+        process.arguments = ["serve", "--port", String(port)] + extra
         process.environment = session.environment
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
         let text = try firstLine(output)
-        base = try #require(text.components(separatedBy: "listening on ").last.flatMap { $0.hasPrefix("http://") ? $0 : nil }, "\(text)")
+        base = try #require(text.components(separatedBy: "listening on ").last.flatMap { $0.hasPrefix("http") ? $0 : nil }, "\(text)")
     }
 
     /// SIGTERM, and what it printed after.

@@ -58,7 +58,7 @@ struct RemoteStoreTests {
         }
 
         func run<T: Sendable>(_ body: @escaping @Sendable (Int) throws -> T) async throws -> T {
-            let app = ServerApplication.make(served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
+            let app = try ServerApplication.make(served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
             return try await app.test(.live) { client in
                 let port = try #require(client.port)
                 // Blocking calls run off the cooperative pool, which the server's handlers need.

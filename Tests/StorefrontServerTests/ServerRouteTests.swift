@@ -33,7 +33,7 @@ struct ServerRouteTests {
                 issuerID: "issuer-1", keys: [APIKey(keyID: "KEY0000001", publicKey: key.publicKey.x963Representation, createdAt: Date())]
             ))
             served = try ServedStore(factory: factory)
-            app = ServerApplication.make(served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
+            app = try ServerApplication.make(served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
         }
 
         /// A bearer token as Apple's client makes one (no iat), any claim overridden.
