@@ -21,9 +21,11 @@ struct ServerRouteTests {
         let app: any ApplicationProtocol
 
         /// Ann with a weekly plan bought on 15 January 2026 and 25 renewals since.
-        init() throws {
+        init(backend: Backend) throws {
             state.clock.set(utc(2026, 1, 15, 12))
-            let factory = try StoreFactory(stateDirectory: state.directory, catalog: selfiesCatalog, calendar: utcCalendar, time: .manual(state.clock))
+            let factory = try StoreFactory(
+                stateDirectory: state.directory, catalog: selfiesCatalog, calendar: utcCalendar, time: .manual(state.clock), server: try backend.server(state)
+            )
             factory.passwordHasher = .fastForTests
             store = try factory.open(device: "phone")
             try store.accounts.signUp("ann", password: "secret")
@@ -67,9 +69,9 @@ struct ServerRouteTests {
         return Answer(status: Int(response.status.code), contentType: response.headers[.contentType], json: json)
     }
 
-    @Test("V1 V3 V4 every route answers with Apple's shapes: history paged, statuses, an extension seen by the next status read, test notifications, refunds")
-    func routes() async throws {
-        let fixture = try Fixture()
+    @Test("V1 V3 V4 every route answers with Apple's shapes: history paged, statuses, an extension seen by the next status read, test notifications, refunds", arguments: Backend.allCases)
+    func routes(backend: Backend) async throws {
+        let fixture = try Fixture(backend: backend)
         let token = try fixture.token()
         let original = try fixture.original
         try await fixture.app.test(.router) { client in
@@ -128,9 +130,9 @@ struct ServerRouteTests {
         }
     }
 
-    @Test("V2 V5 refusals have Apple's codes and Content-Type application/json exactly, and change nothing")
-    func refusals() async throws {
-        let fixture = try Fixture()
+    @Test("V2 V5 refusals have Apple's codes and Content-Type application/json exactly, and change nothing", arguments: Backend.allCases)
+    func refusals(backend: Backend) async throws {
+        let fixture = try Fixture(backend: backend)
         let original = try fixture.original
         let good = try fixture.token()
         let receipt = try fixture.store.server.receipt(account: "ann")
@@ -157,9 +159,9 @@ struct ServerRouteTests {
         #expect(try fixture.store.server.receipt(account: "ann") == receipt)
     }
 
-    @Test("V7 every request answered is listed for the screen, with its status")
-    func requestsListed() async throws {
-        let fixture = try Fixture()
+    @Test("V7 every request answered is listed for the screen, with its status", arguments: Backend.allCases)
+    func requestsListed(backend: Backend) async throws {
+        let fixture = try Fixture(backend: backend)
         let original = try fixture.original
         let token = try fixture.token()
         try await fixture.app.test(.router) { client in
@@ -173,9 +175,9 @@ struct ServerRouteTests {
         #expect(listed.allSatisfy { $0.method == "GET" && $0.path == "/inApps/v1/transactions/\(original)" })
     }
 
-    @Test("V3 a subscription is extended twice in 365 days at most (4030005); a repeated request adds nothing; a year on, again")
-    func extensionLimit() async throws {
-        let fixture = try Fixture()
+    @Test("V3 a subscription is extended twice in 365 days at most (4030005); a repeated request adds nothing; a year on, again", arguments: Backend.allCases)
+    func extensionLimit(backend: Backend) async throws {
+        let fixture = try Fixture(backend: backend)
         let original = try fixture.original
         let token = try fixture.token()
         @Sendable func terms(_ request: String) throws -> Data {
