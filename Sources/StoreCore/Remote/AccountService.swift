@@ -91,6 +91,8 @@ public final class AccountService: Sendable {
             } catch let error where error == .wrongPassword(name) || error == .unknownAccount(name) {
                 // W6: each failure in a row doubles the wait, up to five seconds.
                 let count = failures.withLock { failures -> Int in
+                    // Bounded: a flood of made-up names cannot grow it without end.
+                    if failures.count >= 10_000, failures[key] == nil { failures.removeAll() }
                     failures[key, default: 0] += 1
                     return failures[key] ?? 1
                 }
