@@ -27,6 +27,8 @@ struct SocketHTTP {
     struct Problem: Error {
         var reason: String
         init(_ reason: String) { self.reason = reason }
+        /// The server did not answer within the deadline (as opposed to refusing at once).
+        var timedOut: Bool { reason.hasPrefix("timed out") }
     }
 
     let host: String
@@ -65,7 +67,7 @@ struct SocketHTTP {
         if connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) != 0, errno != EINPROGRESS {
             return .failure(Problem(String(cString: strerror(errno))))
         }
-        guard wait(descriptor, events: Int16(POLLOUT), until: deadline) else { return .failure(Problem("timed out connecting after \(Int(timeout)) s")) }
+        guard wait(descriptor, events: Int16(POLLOUT), until: deadline) else { return .failure(Problem("timed out connecting after \(String(format: "%g", timeout)) s")) }
         var problem: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &problem, &length)
@@ -76,7 +78,7 @@ struct SocketHTTP {
         request += body
         var sent = 0
         while sent < request.count {
-            guard wait(descriptor, events: Int16(POLLOUT), until: deadline) else { return .failure(Problem("timed out sending after \(Int(timeout)) s")) }
+            guard wait(descriptor, events: Int16(POLLOUT), until: deadline) else { return .failure(Problem("timed out sending after \(String(format: "%g", timeout)) s")) }
             let count = request[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if count < 0 {
                 if errno == EAGAIN || errno == EINTR { continue }
@@ -90,7 +92,7 @@ struct SocketHTTP {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while whole || !answer.contains(UInt8(ascii: "\n")) {
             guard wait(descriptor, events: Int16(POLLIN), until: deadline) else {
-                return .failure(Problem("timed out after \(Int(timeout)) s waiting for an answer"))
+                return .failure(Problem("timed out after \(String(format: "%g", timeout)) s waiting for an answer"))
             }
             let count = recv(descriptor, &buffer, buffer.count, 0)
             if count == 0 { break }

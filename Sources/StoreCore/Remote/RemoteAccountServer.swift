@@ -9,6 +9,11 @@ public final class RemoteAccountServer: AccountServer {
     let timeout: TimeInterval
     private let sessions = Locked<[String: String]>([:])
     private let clock = Locked<(read: Date, setting: ClockSetting)?>(nil)
+    /// After a call that timed out, further calls fail at once for a second with the same words, so
+    /// that a screen asking several things each tick waits once, not each time. (A refused
+    /// connection costs nothing to try again, so it is tried again.)
+    private let down = Locked<(until: Date, reason: String)?>(nil)
+    static let downFor: TimeInterval = 1
     public var location: String { url.absoluteString }
 
     /// `url` is `http://HOST:PORT` of `storefront serve`.
@@ -35,11 +40,16 @@ public final class RemoteAccountServer: AccountServer {
         var headers: [String: String] = [:]
         let tokens = only.map { [$0] } ?? sessions.withLock { Array($0.values).sorted() }
         if !tokens.isEmpty { headers["Authorization"] = "Session " + tokens.joined(separator: " ") }
+        if let (until, reason) = down.withLock({ $0 }), Date() < until { throw StoreError.serverUnreachable(server: location, reason: reason) }
         let http = SocketHTTP(host: url.host ?? "127.0.0.1", port: url.port ?? 80)
         let answer: (status: Int, body: Data)
         switch http.send(path: AccountService.path, headers: headers, body: body, timeout: timeout, whole: true) {
-        case .success(let value): answer = value
-        case .failure(let problem): throw StoreError.serverUnreachable(server: location, reason: problem.reason)
+        case .success(let value):
+            answer = value
+            down.withLock { $0 = nil }
+        case .failure(let problem):
+            if problem.timedOut { down.withLock { $0 = (Date().addingTimeInterval(Self.downFor), problem.reason) } }
+            throw StoreError.serverUnreachable(server: location, reason: problem.reason)
         }
         if answer.status == 200, let reply = try? JSONDecoder().decode(Reply<Value>.self, from: answer.body) { return reply.value }
         if let failure = try? JSONDecoder().decode(Failure.self, from: answer.body) { throw failure.error.storeError(server: location) }
