@@ -24,6 +24,10 @@ public protocol AccountServer: AnyObject, Sendable {
     func signOut(_ session: AccountSession) throws(StoreError)
     /// A session the device kept, handed back when it starts, so that the server acts for it.
     func resume(_ session: AccountSession)
+    /// The sessions devices hold for the account on a server that hands them out, newest last.
+    func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo]
+    /// Revokes the account's session with this id (a lost or stolen device); false when none.
+    func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool
 
     // MARK: The receipt (A2, A4, A6)
 
@@ -110,6 +114,25 @@ public struct AccountSession: Sendable, Equatable, Codable {
         self.account = account
         self.token = token
     }
+}
+
+/// One device's session as `storefront account sessions` lists it: an id (the start of the token's
+/// hash, never the token), the device's name, and when it was made and revoked.
+public struct DeviceSessionInfo: Sendable, Equatable, Codable {
+    public var id: String
+    public var device: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+
+    public init(id: String, device: String, createdAt: Date, revokedAt: Date?) {
+        self.id = id
+        self.device = device
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+
+    /// How many characters of the token's hash stand for a session.
+    public static let idLength = 12
 }
 
 /// The sessions devices hold on the account server `storefront serve` keeps (W2): made at sign-in,

@@ -50,6 +50,20 @@ public final class Accounts: SessionRole {
         try session.device.setMeta("currentUser", nil)
     }
 
+    /// The sessions devices hold for the signed-in account on a server that hands them out (W2).
+    public func deviceSessions() throws(StoreError) -> [DeviceSessionInfo] {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        return try session.server.deviceSessions(account: user)
+    }
+
+    /// Revokes one of them (a lost or stolen device): it must sign in again.
+    public func revokeDeviceSession(_ id: String) throws(StoreError) {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        guard try session.server.revokeDeviceSession(account: user, id: id, at: session.now()) else {
+            throw StoreError.unknownSession(id)
+        }
+    }
+
     /// Checks a password on the server; returns the account's name as it was created.
     func authenticate(_ name: String, password: String) throws(StoreError) -> String {
         try Self.validate(accountName: name)

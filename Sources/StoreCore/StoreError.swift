@@ -26,6 +26,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// An auto-renewable plan cannot take this action now; the text says why and what can be done.
     case planRefused(String)
     case unknownNotification(String)
+    /// No active device session with this id (`storefront account sessions` lists them).
+    case unknownSession(String)
     /// A StoreKit API failed with the simulated error set for it (Q7).
     case simulated(api: StoreKitAPI, error: SimulatedError)
     /// A simulated crash at a durability step (tests and the scenario player's `crash` step).
@@ -92,6 +94,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "the account server \(server) refused this device: \(reason) (sign in again: `storefront account login NAME`)"
         case .unknownNotification(let id):
             "no notification \"\(id)\" (`storefront notifications` lists them)"
+        case .unknownSession(let id):
+            "no active session \"\(id)\" for this account (`storefront account sessions` lists them)"
         case .simulated(let api, let error):
             "\(api.rawValue) failed: \(error) (a simulated StoreKit error; `storefront errors clear \(api.argument)` stops it)"
         }
@@ -100,7 +104,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Bad input (2), storage trouble (3), or the request could not be done (1).
     public var exitStatus: Int32 {
         switch self {
-        case .unknownProduct, .unknownTransaction, .unknownNotification, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
+        case .unknownProduct, .unknownTransaction, .unknownNotification, .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
              .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
             2
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:

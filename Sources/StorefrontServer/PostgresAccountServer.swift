@@ -245,6 +245,34 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
         }
     }
 
+    public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
+        try read { connection in
+            try query(
+                connection, "SELECT tokenHash, device, createdAt, revokedAt FROM session WHERE account = (SELECT name FROM account WHERE nameKey = $1) ORDER BY createdAt",
+                [Self.key(account)]
+            ).map { row in
+                DeviceSessionInfo(
+                    id: String((Self.cell(row, "tokenhash").string ?? "").prefix(DeviceSessionInfo.idLength)), device: Self.cell(row, "device").string ?? "",
+                    createdAt: Date(timeIntervalSince1970: Self.cell(row, "createdat").double ?? 0),
+                    revokedAt: Self.cell(row, "revokedat").double.map { Date(timeIntervalSince1970: $0) }
+                )
+            }
+        }
+    }
+
+    public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
+        guard id.count == DeviceSessionInfo.idLength, id.allSatisfy(\.isHexDigit) else { return false }
+        return try transaction { connection in
+            try !query(
+                connection, """
+                    UPDATE session SET revokedAt = $1 WHERE account = (SELECT name FROM account WHERE nameKey = $2)
+                    AND tokenHash LIKE $3 AND revokedAt IS NULL RETURNING tokenHash
+                    """,
+                [Self.seconds(date), Self.key(account), Self.text(id.lowercased() + "%")]
+            ).isEmpty
+        }
+    }
+
     public func revokeSession(token: String, at date: Date) throws(StoreError) {
         try transaction { connection in
             try query(

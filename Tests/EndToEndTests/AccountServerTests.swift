@@ -96,6 +96,29 @@ struct AccountServerTests {
         _ = server.stop()
     }
 
+    @Test("W2 W6 a lost device's session is revoked from another: its next command is refused in one line; it signs in again")
+    func revokeLostDevice() throws {
+        let host = try Session()
+        let server = try Server(host)
+        let a = try machine(server), lost = try machine(server)
+        try a.signUp("ann")
+        try lost.signIn("ann")
+        let sessions = try a.array(["account", "sessions"])
+        #expect(sessions.count == 2 && sessions.allSatisfy { $0["revoked"] is NSNull }, "\(sessions)")
+        let newest = try #require(sessions.last?["id"] as? String)
+        try a.run(["account", "sessions", "revoke", newest]).expectSuccess()
+        let refused = try lost.run(["receipt"])
+        #expect(refused.status == 1 && refused.stderr.contains("refused this device") && refused.stderr.split(separator: "\n").count == 1, "\(refused)")
+        #expect(try a.run(["account", "sessions", "revoke", newest]).status == 2, "revoked once")
+        // The server machine sees the same list (its own state folder, the account by password).
+        let listed = try host.run(["account", "sessions", "--json", "--user", "ann"], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
+        #expect((try listed.array()).filter { !($0["revoked"] is NSNull) }.count == 1)
+        try lost.signIn("ann")
+        try lost.run(["receipt"]).expectSuccess()
+        #expect(try a.run(["status"]).status == 0, "A's own session was never touched")
+        _ = server.stop()
+    }
+
     @Test("W8 W4 the screen names its account server; a stopped server is a banner and 'unreachable' in the transaction manager, both gone when it is back")
     func screen() throws {
         let host = try Session()

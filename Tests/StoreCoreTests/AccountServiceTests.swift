@@ -68,6 +68,8 @@ struct AccountServiceTests {
             ("a purchase on bob's receipt with ann's session", .record(fixture.purchase("bob", "2000000000000002"), timeZone: "UTC"), [ann]),
             ("plan lines on bob's receipt", .addPlanLines(account: "bob", expected: [:], lines: [fixture.purchase("bob", "2000000000000003")]), [ann]),
             ("bob's notifications", .notifications(account: "bob"), [ann]),
+            ("bob's device sessions", .deviceSessions(account: "bob"), [ann]),
+            ("revoking bob's session", .revokeDeviceSession(account: "bob", id: String(SessionToken.hash(bob).prefix(12))), [ann]),
             ("no session", .receipt(account: "bob"), []),
             ("a made-up token", .receipt(account: "bob"), ["not-a-token"]),
             ("a setting without a session", .setWebhook(Webhook(url: "http://127.0.0.1:9/x")), []),

@@ -69,6 +69,29 @@ extension ServerDatabase: SessionKeeping {
         }
     }
 
+    public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM session WHERE account = ? ORDER BY createdAt, rowid", arguments: [account]).map { row in
+                DeviceSessionInfo(
+                    id: String((row["tokenHash"] as String? ?? "").prefix(DeviceSessionInfo.idLength)), device: row["device"] ?? "",
+                    createdAt: Date(timeIntervalSince1970: Double(row["createdAt"] as Int64? ?? 0)),
+                    revokedAt: (row["revokedAt"] as Int64?).map { Date(timeIntervalSince1970: Double($0)) }
+                )
+            }
+        }
+    }
+
+    public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
+        guard id.count == DeviceSessionInfo.idLength, id.allSatisfy(\.isHexDigit) else { return false }
+        return try write { db in
+            try db.execute(
+                sql: "UPDATE session SET revokedAt = ? WHERE account = ? AND tokenHash LIKE ? AND revokedAt IS NULL",
+                arguments: [date.storeSeconds, account, id.lowercased() + "%"]
+            )
+            return db.changesCount > 0
+        }
+    }
+
     /// Revokes a token (signing out, or `storefront account sessions revoke`).
     public func revokeSession(token: String, at date: Date) throws(StoreError) {
         try write { db in

@@ -8,6 +8,8 @@ enum AccountCall: Codable, Sendable {
     case signUp(name: String, password: String, device: String)
     case signIn(name: String, password: String, device: String)
     case signOut
+    case deviceSessions(account: String)
+    case revokeDeviceSession(account: String, id: String)
     // The receipt and plans of an account: that account's session only (A7, W6).
     case record(ReceiptEntry, timeZone: String)
     case receiptEntry(transactionID: String)
@@ -55,6 +57,7 @@ enum AccountCall: Codable, Sendable {
              .plans(let account), .planLines(let account), .addPlanLines(let account, _, _):
             account
         case .notifications(let account): account
+        case .deviceSessions(let account), .revokeDeviceSession(let account, _): account
         default: nil
         }
     }

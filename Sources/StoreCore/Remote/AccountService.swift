@@ -103,6 +103,8 @@ public final class AccountService: Sendable {
         case .signOut:
             for token in tokens { try database.revokeSession(token: token, at: clock.now()) }
             return try reply(true)
+        case .deviceSessions(let account): return try reply(try database.deviceSessions(account: account))
+        case .revokeDeviceSession(let account, let id): return try reply(try database.revokeDeviceSession(account: account, id: id, at: clock.now()))
         case .record(let entry, let timeZone):
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(identifier: "UTC")!

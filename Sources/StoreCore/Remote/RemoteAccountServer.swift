@@ -76,6 +76,11 @@ public final class RemoteAccountServer: AccountServer {
         sessions.withLock { $0[session.account.lowercased()] = nil }
     }
 
+    public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] { try call(.deviceSessions(account: account)) }
+    public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
+        try call(.revokeDeviceSession(account: account, id: id))
+    }
+
     public func resume(_ session: AccountSession) {
         guard let token = session.token else { return }
         sessions.withLock { $0[session.account.lowercased()] = token }
