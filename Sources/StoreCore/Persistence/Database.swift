@@ -66,13 +66,14 @@ struct SQLiteFile: Sendable {
     let path: String
     let queue: DatabaseQueue
     /// A connection of its own that only reads `data_version`, so that a change stamp costs no
-    /// turn on the queue (the App Store Server API reads one per request).
+    /// turn on the queue (the App Store Server API reads one per request); opened on first use,
+    /// so that a file nobody asks for stamps (a device's) costs no second connection.
     let stamps: StampReader
 
     init(url: URL, migrator: DatabaseMigrator) throws(StoreError) {
         path = url.path
         queue = try DatabaseOpener.open(url, migrator: migrator)
-        stamps = try StampReader(path: path)
+        stamps = StampReader(path: path)
     }
 }
 
@@ -137,25 +138,28 @@ final class StampReader: @unchecked Sendable {
     private var connection: OpaquePointer?
     private var statement: OpaquePointer?
 
-    init(path: String) throws(StoreError) {
-        self.path = path
-        let opened = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
-        guard opened == SQLITE_OK, sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK else {
-            let reason = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
-            sqlite3_close_v2(connection)
-            throw StoreError.storage(path: path, reason: reason)
-        }
-        sqlite3_busy_timeout(connection, 30_000)
-    }
+    init(path: String) { self.path = path }
 
     deinit {
         sqlite3_finalize(statement)
         sqlite3_close_v2(connection)
     }
 
+    private func open() throws(StoreError) {
+        let opened = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        guard opened == SQLITE_OK, sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK else {
+            let reason = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(connection)
+            connection = nil
+            throw StoreError.storage(path: path, reason: reason)
+        }
+        sqlite3_busy_timeout(connection, 30_000)
+    }
+
     func read() throws(StoreError) -> ChangeStamp {
         lock.lock()
         defer { lock.unlock() }
+        if statement == nil { try open() }
         defer { sqlite3_reset(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW else {
             throw StoreError.storage(path: path, reason: String(cString: sqlite3_errmsg(connection)))
