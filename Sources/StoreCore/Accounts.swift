@@ -81,7 +81,7 @@ public final class Accounts: SessionRole {
         try session.keepSessions(sessions)
     }
 
-    static func validate(accountName name: String) throws(StoreError) {
+    package static func validate(accountName name: String) throws(StoreError) {
         let allowed = name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-@".contains($0)) }
         guard !name.isEmpty, name.count <= 64, allowed else { throw StoreError.invalidAccountName(name) }
     }

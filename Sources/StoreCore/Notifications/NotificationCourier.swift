@@ -105,7 +105,7 @@ public final class NotificationCourier: Sendable {
 
     /// Signs a notification as it is sent (and as the Server API's histories show it): its data
     /// built from the account server's records at `now`.
-    static func sign(
+    package static func sign(
         _ notification: ServerNotification, server: any AccountServer, catalog: Catalog, authority: CertificateAuthority,
         identity: AppIdentity, now: Date
     ) throws(StoreError) -> String {

@@ -3,7 +3,10 @@
 // AccountServer method a device uses has its call; the server checks the session for each (W6).
 import Foundation
 
-enum AccountCall: Codable, Sendable {
+public enum AccountCall: Codable, Sendable {
+    /// Where `storefront serve` takes them.
+    public static let path = "/storefront/v1/call"
+
     // Accounts (W2): no session needed; the answer carries one.
     case signUp(name: String, password: String, device: String)
     case signIn(name: String, password: String, device: String)
@@ -42,7 +45,7 @@ enum AccountCall: Codable, Sendable {
     case adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date)
 
     /// Changes what every device sees: needs a signed-in device.
-    var changesSettings: Bool {
+    package var changesSettings: Bool {
         switch self {
         case .setClockSetting, .setBillingSetting, .setAppIdentity, .setSimulatedErrors, .setWebhook: true
         default: false
@@ -50,7 +53,7 @@ enum AccountCall: Codable, Sendable {
     }
 
     /// The account whose session the call needs, if it names one.
-    var account: String? {
+    package var account: String? {
         switch self {
         case .record(let entry, _): entry.account
         case .receipt(let account), .receiptState(let account), .storedExpiry(let account), .ownedProducts(let account),
@@ -64,12 +67,12 @@ enum AccountCall: Codable, Sendable {
 }
 
 /// An error the server answers with, as the device shows it.
-struct AccountCallError: Codable, Sendable {
-    var kind: String
-    var name: String?
-    var text: String
+package struct AccountCallError: Codable, Sendable {
+    package var kind: String
+    package var name: String?
+    package var text: String
 
-    init(_ error: StoreError) {
+    package init(_ error: StoreError) {
         text = error.description
         switch error {
         case .accountExists(let name): (kind, self.name) = ("accountExists", name)
@@ -82,13 +85,13 @@ struct AccountCallError: Codable, Sendable {
         }
     }
 
-    init(kind: String, text: String) {
+    package init(kind: String, text: String) {
         self.kind = kind
         self.text = text
     }
 
     /// The error on the device; `server` names where it came from.
-    func storeError(server: String) -> StoreError {
+    package func storeError(server: String) -> StoreError {
         switch kind {
         case "accountExists": .accountExists(name ?? "")
         case "unknownAccount": .unknownAccount(name ?? "")

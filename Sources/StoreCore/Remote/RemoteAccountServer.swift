@@ -43,7 +43,7 @@ public final class RemoteAccountServer: AccountServer {
         if let (until, reason) = down.withLock({ $0 }), Date() < until { throw StoreError.serverUnreachable(server: location, reason: reason) }
         let http = SocketHTTP(host: url.host ?? "127.0.0.1", port: url.port ?? 80)
         let answer: (status: Int, body: Data)
-        switch http.send(path: AccountService.path, headers: headers, body: body, timeout: timeout, whole: true) {
+        switch http.send(path: AccountCall.path, headers: headers, body: body, timeout: timeout, whole: true) {
         case .success(let value):
             answer = value
             down.withLock { $0 = nil }

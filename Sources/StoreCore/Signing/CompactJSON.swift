@@ -4,8 +4,8 @@
 // a boolean, an array or another object.
 import Foundation
 
-enum CompactJSON {
-    static func encode(_ value: Any) -> [UInt8] {
+package enum CompactJSON {
+    package static func encode(_ value: Any) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(512)
         write(value, into: &out)

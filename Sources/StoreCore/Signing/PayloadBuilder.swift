@@ -4,12 +4,19 @@
 // its own thread — builds the same fields the same way.
 import Foundation
 
-struct PayloadBuilder {
+package struct PayloadBuilder {
     let catalog: Catalog
     let identity: AppIdentity
     let now: Date
     /// The account the data is about ("" for a guest).
     let account: String
+
+    package init(catalog: Catalog, identity: AppIdentity, now: Date, account: String) {
+        self.catalog = catalog
+        self.identity = identity
+        self.now = now
+        self.account = account
+    }
 
     typealias Units = SignedData
 
@@ -71,7 +78,7 @@ struct PayloadBuilder {
 
     /// The transaction a receipt line stands for (a period another device paid for, a line a
     /// notification reports).
-    func transaction(line: ReceiptEntry, receipt: [ReceiptEntry]) -> [String: Any] {
+    package func transaction(line: ReceiptEntry, receipt: [ReceiptEntry]) -> [String: Any] {
         let made = StoreTransaction(
             id: line.transactionID, user: line.account, productID: line.productID, kind: line.kind, quantity: 0,
             months: 0, bonusDays: 0, state: .purchased, reason: nil, createdAt: line.purchaseDate, purchaseDate: line.purchaseDate,
@@ -105,7 +112,7 @@ struct PayloadBuilder {
 
     // MARK: Renewal info
 
-    func renewalInfo(_ plan: PlanStatus, planLines: [ReceiptEntry]) -> [String: Any] {
+    package func renewalInfo(_ plan: PlanStatus, planLines: [ReceiptEntry]) -> [String: Any] {
         var payload = common()
         payload["originalTransactionId"] = plan.originalTransactionID
         payload["productId"] = plan.productID
@@ -175,7 +182,7 @@ struct PayloadBuilder {
     }
 
     /// Apple's `status`: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
-    static func status(_ plan: PlanStatus, refunded: Bool = false) -> Int {
+    package static func status(_ plan: PlanStatus, refunded: Bool = false) -> Int {
         if refunded || plan.endReason?.contains("refund") == true { return 5 }
         switch plan.phase {
         case .expired: return 2

@@ -135,7 +135,7 @@ public final class SignedData: SessionRole {
     }
 
     /// The web order line item of a subscription period: numeric, derived from its transaction.
-    static func webOrderLineItemID(_ transactionID: String) -> String {
+    package static func webOrderLineItemID(_ transactionID: String) -> String {
         "1" + String(TransactionID.make(hash(transactionID)).dropFirst())
     }
 
@@ -144,7 +144,7 @@ public final class SignedData: SessionRole {
         "7" + String(TransactionID.make(hash(account.lowercased())).dropFirst())
     }
 
-    static func hash(_ text: String) -> UInt64 {
+    package static func hash(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash

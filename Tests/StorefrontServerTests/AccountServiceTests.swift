@@ -8,6 +8,7 @@ import Glibc
 import Testing
 import TestSupport
 @testable import StoreCore
+@testable import StorefrontServer
 
 @Suite("The account server over the network: sessions and refusals")
 struct AccountServiceTests {

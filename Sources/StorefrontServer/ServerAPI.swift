@@ -3,6 +3,7 @@
 // method, path, query, headers and body and comes out as a status and a JSON body, so that the
 // HTTP server (`storefront serve`) is a thin adapter and the routes can be tested without a socket.
 import Foundation
+import StoreCore
 
 public struct APIRequest: Sendable {
     public var method: String

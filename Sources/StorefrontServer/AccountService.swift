@@ -3,6 +3,7 @@
 // a session per device; every call about an account needs that account's session (A7, W6);
 // failed sign-ins are slowed; settings are read by anyone and changed by a signed-in device.
 import Foundation
+import StoreCore
 
 public final class AccountService: Sendable {
     public struct Answer: Sendable {
@@ -17,7 +18,7 @@ public final class AccountService: Sendable {
     let clock: any StoreClock
     /// Failed sign-ins in a row, by account name (lowercased).
     private let failures = Locked<[String: Int]>([:])
-    public static let path = "/storefront/v1/call"
+    public static let path = AccountCall.path
 
     public init(database: any AccountServer & SessionKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock) {
         self.database = database

@@ -5,6 +5,7 @@
 // (a renewal falls due, `signedDate` moves), so an answer is also kept for one second of store
 // time at most, and never past the next moment one of the customer's plans changes by itself.
 import Foundation
+import StoreCore
 
 final class AnswerCache: Sendable {
     struct Context {

@@ -6,6 +6,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import StoreCore
+@testable import StorefrontServer
 
 @Suite("App Store Server API, in-process")
 struct ServerAPITests {
