@@ -178,4 +178,28 @@ struct AccountServerTests {
         #expect(answer.hasPrefix("401 application/json {\"errorCode\":4010000"), "\(answer)")
         _ = server.stop()
     }
+
+    @Test("W1 W8 B's screen shows the expiry A bought, and names the server")
+    func screenOnB() throws {
+        let host = try Session()
+        let server = try Server(host)
+        let port = try #require(server.base.split(separator: ":").last.flatMap { Int($0) })
+        let a = try machine(server), b = try machine(server)
+        try a.signUp("ann")
+        try a.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
+        try b.signIn("ann")
+        let tmux = try TmuxSession(command: b.screenCommand())
+        try tmux.waitFor("ann @ 127.0.0.1:\(port)")
+        try tmux.waitFor("Subscribed! Expires: 16/04/2026 (91 Days)")
+        _ = server.stop()
+    }
+
+    @Test("W4 W5 a PostgreSQL database that cannot be reached stops storefront serve in one line, exit 3, before it listens")
+    func unreachableDatabase() throws {
+        let host = try Session()
+        let result = try host.run(["serve", "--port", "0", "--database", "postgres://nobody@127.0.0.1:1/nothing"])
+        #expect(result.status == 3)
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("cannot connect"), "\(result.stderr)")
+        #expect(!result.stdout.contains("listening"))
+    }
 }
