@@ -86,6 +86,9 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
                 if error is StoreError { throw error }
                 let code = (error as? PSQLError)?.serverInfo?[.sqlState]
                 if attempt < 5, code == "40001" || code == "40P01" { continue }
+                // A pooled connection the database closed (a restart): once more on a new one.
+                // What the lost one did is idempotent (lines and notifications by their ids).
+                if attempt < 2, connection.isClosed { continue }
                 throw StoreError.storage(path: location, reason: Self.words(error))
             }
         }
