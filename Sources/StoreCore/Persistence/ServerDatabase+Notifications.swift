@@ -83,16 +83,6 @@ extension ServerDatabase {
         }
     }
 
-    /// Adds the notification a just-inserted line reports, in the caller's transaction (N2).
-    static func enqueue(_ db: Database, line: ReceiptEntry, before: PlanState?, after: PlanState?, previous: ReceiptEntry?) throws {
-        guard let (type, subtype) = NotificationRules.forLine(line, before: before, after: after, previous: previous) else { return }
-        let notification = ServerNotification(
-            key: "line:\(line.transactionID):\(line.event.rawValue)", account: line.account, type: type, subtype: subtype,
-            transactionID: line.transactionID, group: line.group, createdAt: line.purchaseDate
-        )
-        try NotificationRecord(notification).insert(db, onConflict: .ignore)
-    }
-
     /// Adds notifications that are not there yet (by their event); returns the ones added.
     @discardableResult
     public func enqueue(_ notifications: [ServerNotification]) throws(StoreError) -> [ServerNotification] {

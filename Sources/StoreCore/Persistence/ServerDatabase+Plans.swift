@@ -25,23 +25,12 @@ extension ServerDatabase {
     }
 
     static func record(_ db: Database, lines: [ReceiptEntry], onto plans: [String: PlanState]) throws {
-        var plans = plans
-        var changed: Set<String> = []
-        var previous: ReceiptEntry?
-        for line in lines {
-            guard try insert(db, line) else { continue }
-            let group = line.group ?? ""
-            let before = plans[group]
-            plans[group] = PlanState.apply(plans[group], line)
-            // N2: the notification is written with the line it reports.
-            try enqueue(db, line: line, before: before, after: plans[group], previous: previous)
-            previous = line
-            changed.insert(group)
+        // N2: each line's notification is written with it.
+        let changed = try RecordingRules.record(lines, onto: plans, insert: { try insert(db, $0) }) { notification in
+            try NotificationRecord(notification).insert(db, onConflict: .ignore)
         }
-        for group in changed.sorted() {
-            guard let state = plans[group], let account = lines.first?.account else { continue }
-            try PlanRecord(account: account, state: state).upsert(db)
-        }
+        guard let account = lines.first?.account else { return }
+        for group in changed.keys.sorted() { try PlanRecord(account: account, state: changed[group]!).upsert(db) }
     }
 
     /// The stored state of every plan of the account, by group.

@@ -90,20 +90,12 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
             let inserted = try Self.insert(db, entry)
             let stored = try Self.storedExpiry(db, account: entry.account)
             // N2: a one-time charge is told in the transaction that records it.
-            if inserted { try Self.enqueue(db, line: entry, before: nil, after: nil, previous: nil) }
+            if inserted, let notification = RecordingRules.notification(for: entry, before: nil, after: nil, previous: nil) {
+                try NotificationRecord(notification).insert(db, onConflict: .ignore)
+            }
             guard inserted, entry.extendsExpiry else { return stored }
-            let expiry: Date?
-            let sortsLast = latest.map { (entry.purchaseDate.storeSeconds, entry.transactionID) > ($0.purchaseDate.storeSeconds, $0.transactionID) } ?? true
-            if sortsLast {
-                // The usual case: the new purchase is the latest on the receipt, so R5 applied to
-                // the stored expiry gives what A6's full recomputation would.
-                expiry = SubscriptionMath.extend(
-                    expiry: stored, purchaseDate: entry.purchaseDate, months: entry.months, days: entry.days,
-                    bonusDays: entry.bonusDays, calendar: calendar
-                )
-            } else {
-                // A purchase that lands out of order (a delayed approval settled late): replay all.
-                expiry = SubscriptionMath.recomputeExpiry(from: try Self.receipt(db, account: entry.account), calendar: calendar)
+            let expiry = try RecordingRules.expiry(after: entry, latest: latest, stored: stored, calendar: calendar) {
+                try Self.receipt(db, account: entry.account)
             }
             if let expiry { try SubscriptionRecord(account: entry.account, expiry: expiry.storeSeconds).upsert(db) }
             return expiry

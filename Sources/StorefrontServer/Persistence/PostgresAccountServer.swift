@@ -312,14 +312,6 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
             .map { Date(timeIntervalSince1970: $0) }
     }
 
-    private func enqueueLine(_ connection: PostgresConnection, _ line: ReceiptEntry, before: PlanState?, after: PlanState?, previous: ReceiptEntry?) throws {
-        guard let (type, subtype) = NotificationRules.forLine(line, before: before, after: after, previous: previous) else { return }
-        _ = try insert(connection, ServerNotification(
-            key: "line:\(line.transactionID):\(line.event.rawValue)", account: line.account, type: type, subtype: subtype,
-            transactionID: line.transactionID, group: line.group, createdAt: line.purchaseDate
-        ))
-    }
-
     @discardableResult
     public func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
         try transaction(lock: entry.account) { connection in
@@ -329,14 +321,13 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
             )).first
             let inserted = try insert(connection, entry)
             let stored = try storedExpiry(connection, account: entry.account)
-            if inserted { try enqueueLine(connection, entry, before: nil, after: nil, previous: nil) }
+            if inserted, let notification = RecordingRules.notification(for: entry, before: nil, after: nil, previous: nil) {
+                _ = try insert(connection, notification)
+            }
             guard inserted, entry.extendsExpiry else { return stored }
-            let sortsLast = latest.map { (entry.purchaseDate, entry.transactionID) > ($0.purchaseDate, $0.transactionID) } ?? true
-            let expiry = sortsLast
-                ? SubscriptionMath.extend(
-                    expiry: stored, purchaseDate: entry.purchaseDate, months: entry.months, days: entry.days, bonusDays: entry.bonusDays, calendar: calendar
-                )
-                : SubscriptionMath.recomputeExpiry(from: try receipt(connection, account: entry.account), calendar: calendar)
+            let expiry = try RecordingRules.expiry(after: entry, latest: latest, stored: stored, calendar: calendar) {
+                try receipt(connection, account: entry.account)
+            }
             if let expiry {
                 try query(
                     connection, "INSERT INTO subscription (accountKey, expiry) VALUES ($1, $2) ON CONFLICT (accountKey) DO UPDATE SET expiry = $2",
@@ -407,33 +398,24 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
         account: String, _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
     ) throws -> [ReceiptEntry] {
         try run(lock: account) { connection in
-                var plans = try plans(connection, account: account)
+                let plans = try plans(connection, account: account)
                 let lines: [ReceiptEntry]
                 do {
                     lines = try body(plans) { try self.planLines(connection, account: account) }
                 } catch {
                     throw Refused(error: error)
                 }
-                var changed: Set<String> = []
-                var previous: ReceiptEntry?
-                for line in lines {
-                    guard try insert(connection, line) else { continue }
-                    let group = line.group ?? ""
-                    let before = plans[group]
-                    plans[group] = PlanState.apply(plans[group], line)
-                    // N2: the notification is written with the line it reports.
-                    try enqueueLine(connection, line, before: before, after: plans[group], previous: previous)
-                    previous = line
-                    changed.insert(group)
+                // N2: each line's notification is written with it.
+                let changed = try RecordingRules.record(lines, onto: plans, insert: { try insert(connection, $0) }) { notification in
+                    _ = try insert(connection, notification)
                 }
-                for group in changed.sorted() {
-                    guard let state = plans[group] else { continue }
+                for group in changed.keys.sorted() {
                     try query(
                         connection, """
                             INSERT INTO plan (accountKey, account, groupID, state) VALUES ($1, $2, $3, $4)
                             ON CONFLICT (accountKey, groupID) DO UPDATE SET state = $4
                             """,
-                        [Self.key(account), Self.text(account), Self.text(group), try Self.json(state)]
+                        [Self.key(account), Self.text(account), Self.text(group), try Self.json(changed[group]!)]
                     )
                 }
                 return lines
