@@ -49,8 +49,9 @@ public protocol AccountServer: AnyObject, Sendable {
 
     /// Each plan of the account, by subscription group, as its lines fold.
     func plans(account: String) throws(StoreError) -> [String: PlanState]
-    /// The account's plan lines in the order they were recorded.
-    func planLines(account: String) throws(StoreError) -> [ReceiptEntry]
+    /// The account's plan lines in the order they were recorded, from the `offset`th on (lines
+    /// are only ever added, so a reader can resume where it stopped).
+    func planLines(account: String, from offset: Int) throws(StoreError) -> [ReceiptEntry]
     /// Adds plan lines atomically: `body` sees the plans and lines as they are at that moment and
     /// returns the lines to add. An implementation may run `body` more than once (a retry after a
     /// conflict), so it must only compute.
@@ -94,6 +95,11 @@ public protocol AccountServer: AnyObject, Sendable {
 
     /// A catalog's clock rate and billing, taken only by a server that has neither set yet.
     func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError)
+}
+
+extension AccountServer {
+    /// All of the account's plan lines, in the order they were recorded.
+    public func planLines(account: String) throws(StoreError) -> [ReceiptEntry] { try planLines(account: account, from: 0) }
 }
 
 /// A point in an account server's history of changes (`AccountServer.changeStamp()`): equal

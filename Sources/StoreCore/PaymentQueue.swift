@@ -213,7 +213,13 @@ public final class PaymentQueue: SessionRole {
     /// its own (the renewal line's id, the first purchase's original id), purchased, then
     /// delivered and finished. A crash in between leaves it unfinished: the next start finishes it.
     private func receiveRenewals(account: String) throws(StoreError) -> [String] {
-        let renewals = try server.planLines(account: account).filter { $0.event == .renewal }
+        // Q6: only the plan lines recorded since this device last looked (lines are only added);
+        // a device that has never looked reads them all.
+        let cursorKey = "planLinesSeen:" + account.lowercased()
+        let seen = try device.meta(cursorKey).flatMap { Int($0) } ?? 0
+        let lines = try server.planLines(account: account, from: seen)
+        guard !lines.isEmpty else { return [] }
+        let renewals = lines.filter { $0.event == .renewal }
         let known = try device.known(renewals.map(\.transactionID))
         let verification = try session.simulatedErrors()[.verification]?.description
         var arriving: [StoreTransaction] = []
@@ -228,10 +234,14 @@ public final class PaymentQueue: SessionRole {
             arriving.append(transaction)
         }
         let received = try device.receive(arriving)
-        guard !received.isEmpty else { return [] }
-        try session.publishEvents()
-        try crashPoint(.renewalsReceived)
-        for id in received { try deliver(id) }
+        if !received.isEmpty {
+            try session.publishEvents()
+            try crashPoint(.renewalsReceived)
+            for id in received { try deliver(id) }
+        }
+        // Moved on only once what it read is on the device: a crash before reads the lines again,
+        // and those already received are known.
+        try device.setMeta(cursorKey, String(seen + lines.count))
         return received
     }
 

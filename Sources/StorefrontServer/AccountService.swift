@@ -119,7 +119,7 @@ public final class AccountService: Sendable {
         case .ownedProducts(let account):
             return try reply(try database.ownedProducts(account: account).map { [$0.productID, $0.transactionID] })
         case .plans(let account): return try reply(try database.plans(account: account))
-        case .planLines(let account): return try reply(try database.planLines(account: account))
+        case .planLines(let account, let offset): return try reply(try database.planLines(account: account, from: max(0, offset)))
         case .addPlanLines(let account, let expected, let lines):
             guard lines.allSatisfy({ $0.account.lowercased() == account.lowercased() }) else {
                 throw StoreError.storage(path: database.location, reason: "plan lines for another account")

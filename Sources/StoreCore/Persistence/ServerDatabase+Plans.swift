@@ -48,14 +48,15 @@ extension ServerDatabase {
 
     /// The account's plan lines in the order they were recorded (the order the fold needs: a
     /// credit and the upgrade it pays for share one second).
-    public func planLines(account: String) throws(StoreError) -> [ReceiptEntry] {
-        try read { db in try Self.planLines(db, account: account) }
+    public func planLines(account: String, from offset: Int) throws(StoreError) -> [ReceiptEntry] {
+        try read { db in try Self.planLines(db, account: account, from: offset) }
     }
 
-    static func planLines(_ db: Database, account: String) throws -> [ReceiptEntry] {
-        try ReceiptRecord.filter(
+    static func planLines(_ db: Database, account: String, from offset: Int = 0) throws -> [ReceiptEntry] {
+        let lines = ReceiptRecord.filter(
             ReceiptRecord.Columns.account == account && ReceiptRecord.Columns.kind == ProductKind.autoRenewableSubscription.rawValue
-        ).order(Column.rowID).fetchAll(db).map(\.entry)
+        ).order(Column.rowID)
+        return try (offset > 0 ? lines.limit(Int(Int32.max), offset: offset) : lines).fetchAll(db).map(\.entry)
     }
 
     /// Accounts with any plan, for settling every account before a setting changes.

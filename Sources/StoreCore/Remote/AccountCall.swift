@@ -21,7 +21,7 @@ public enum AccountCall: Codable, Sendable {
     case storedExpiry(account: String)
     case ownedProducts(account: String)
     case plans(account: String)
-    case planLines(account: String)
+    case planLines(account: String, from: Int)
     /// Adds plan lines if the plans are still `expected` (the device computed the lines from
     /// them); otherwise nothing, and the device computes again (W3).
     case addPlanLines(account: String, expected: [String: PlanState], lines: [ReceiptEntry])
@@ -57,7 +57,7 @@ public enum AccountCall: Codable, Sendable {
         switch self {
         case .record(let entry, _): entry.account
         case .receipt(let account), .receiptState(let account), .storedExpiry(let account), .ownedProducts(let account),
-             .plans(let account), .planLines(let account), .addPlanLines(let account, _, _):
+             .plans(let account), .planLines(let account, _), .addPlanLines(let account, _, _):
             account
         case .notifications(let account): account
         case .deviceSessions(let account), .revokeDeviceSession(let account, _): account

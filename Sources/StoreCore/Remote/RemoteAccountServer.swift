@@ -100,7 +100,9 @@ public final class RemoteAccountServer: AccountServer {
         try call(.ownedProducts(account: account), as: [[String]].self).compactMap { pair in pair.count == 2 ? (pair[0], pair[1]) : nil }
     }
     public func plans(account: String) throws(StoreError) -> [String: PlanState] { try call(.plans(account: account)) }
-    public func planLines(account: String) throws(StoreError) -> [ReceiptEntry] { try call(.planLines(account: account)) }
+    public func planLines(account: String, from offset: Int) throws(StoreError) -> [ReceiptEntry] {
+        try call(.planLines(account: account, from: offset))
+    }
 
     /// The device computes the lines from the plans as the server has them, and the server adds
     /// them only if the plans are still those; otherwise the device computes again (W3).

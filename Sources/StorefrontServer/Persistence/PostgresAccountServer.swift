@@ -383,15 +383,17 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
         return plans
     }
 
-    private func planLines(_ connection: PostgresConnection, account: String) throws -> [ReceiptEntry] {
+    private func planLines(_ connection: PostgresConnection, account: String, from offset: Int = 0) throws -> [ReceiptEntry] {
         try entries(query(
-            connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND kind = $2 ORDER BY sequence",
-            [Self.key(account), Self.text(ProductKind.autoRenewableSubscription.rawValue)]
+            connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND kind = $2 ORDER BY sequence OFFSET $3",
+            [Self.key(account), Self.text(ProductKind.autoRenewableSubscription.rawValue), PostgresData(int: offset)]
         ))
     }
 
     public func plans(account: String) throws(StoreError) -> [String: PlanState] { try read { try plans($0, account: account) } }
-    public func planLines(account: String) throws(StoreError) -> [ReceiptEntry] { try read { try planLines($0, account: account) } }
+    public func planLines(account: String, from offset: Int) throws(StoreError) -> [ReceiptEntry] {
+        try read { try planLines($0, account: account, from: offset) }
+    }
 
     @discardableResult
     public func updatePlans(
