@@ -339,10 +339,24 @@ func require<T>(_ value: T?) throws -> T {
 // MARK: Purchases through `storefront serve` from four devices at once (issue 16), beside the same
 // store's purchases in-process, in the same run.
 
+/// `storefront-server` (beside the bench) over `folder` on a free port, and the address it printed.
+@MainActor func startServer(_ folder: StateDirectory, database: String?) throws -> (Process, String) {
+    let server = Process()
+    server.executableURL = binaries.appendingPathComponent("storefront-server")
+    server.arguments = ["--state-dir", folder.url.path, "--catalog", repository.appendingPathComponent("assets/catalog.json").path, "--port", "0"]
+        + (database.map { ["--database", $0] } ?? [])
+    let output = Pipe()
+    server.standardOutput = output
+    server.standardError = FileHandle.nullDevice
+    try server.run()
+    var line = Data()
+    while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+    return (server, String(decoding: line, as: UTF8.self).components(separatedBy: "listening on ").last ?? "")
+}
+
 /// Purchases a second through `storefront serve` from four devices on two machines, beside one
 /// device's purchases on the same account server in-process; `database` names PostgreSQL.
 @MainActor func remotePurchases(database: String?) throws -> (remote: Double, local: Double, failures: Int) {
-    let serverBinary = binaries.appendingPathComponent("storefront-server")
     let name = database == nil ? "sqlite" : "postgres"
     let folder = StateDirectory(scratch.appendingPathComponent("remote-\(name)"))
     let product = "com.storefront.randomviews"
@@ -357,21 +371,12 @@ func require<T>(_ value: T?) throws -> T {
     try here.accounts.signUp("local", password: "bench")
     let localTime = try seconds { for _ in 0..<(4 * perDevice) { try here.queue.buy(product) } }
     // Through the server: four devices, two "machines" each, signed in to one account.
-    let server = Process()
-    server.executableURL = serverBinary
-    server.arguments = ["--state-dir", folder.url.path, "--catalog", repository.appendingPathComponent("assets/catalog.json").path, "--port", "0"]
-        + (database.map { ["--database", $0] } ?? [])
-    let output = Pipe()
-    server.standardOutput = output
-    server.standardError = FileHandle.nullDevice
-    try server.run()
+    let (server, address) = try startServer(folder, database: database)
     defer {
         server.terminate()
         server.waitUntilExit()
     }
-    var line = Data()
-    while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
-    let base = try require(URL(string: String(decoding: line, as: UTF8.self).components(separatedBy: "listening on ").last ?? ""))
+    let base = try require(URL(string: address))
     let devices = try (0..<4).map { index -> Store in
         let factory = try StoreFactory(
             stateDirectory: StateDirectory(scratch.appendingPathComponent("machine-\(name)-\(index % 2)")), catalog: catalog, calendar: utc,
@@ -426,16 +431,7 @@ if wants("serve") {
         let claims = JWS.base64URL(Data(#"{"aud":"appstoreconnect-v1","bid":"com.storefront.comics","exp":\#(Int(Date().timeIntervalSince1970) + 3600),"iss":"bench"}"#.utf8))
         let signature = JWS.base64URL(try key.signature(for: Data("\(header).\(claims)".utf8)).rawRepresentation)
         let token = "\(header).\(claims).\(signature)"
-        let server = Process()
-        server.executableURL = serverBinary
-        server.arguments = ["--state-dir", folder.url.path, "--catalog", repository.appendingPathComponent("assets/catalog.json").path, "--port", "0"]
-        let output = Pipe()
-        server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
-        let base = String(decoding: line, as: UTF8.self).components(separatedBy: "listening on ").last ?? ""
+        let (server, base) = try startServer(folder, database: nil)
         func rate(_ path: String, authorized: Bool) throws -> Double {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: wrk)

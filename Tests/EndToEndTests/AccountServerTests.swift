@@ -2,9 +2,7 @@
 // `storefront serve`, and every command names it with STOREFRONT_SERVER (as `--server` would).
 import Foundation
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+import TestSupport
 
 @Suite("Two machines, one account server: the command line with --server", .serialized)
 struct AccountServerTests {
@@ -59,21 +57,9 @@ struct AccountServerTests {
 
     @Test("W4 a server that accepts and never answers: one line after the deadline, exit 3")
     func silentServer() throws {
-        // A listening socket nobody answers on.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        #expect(bound && listen(listener, 16) == 0)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let listener = try SilentListener()
         let a = try Session()
-        let result = try a.run(["status"], environment: ["STOREFRONT_SERVER": "http://127.0.0.1:\(port)", "STOREFRONT_SERVER_TIMEOUT": "1"])
+        let result = try a.run(["status"], environment: ["STOREFRONT_SERVER": "http://127.0.0.1:\(listener.port)", "STOREFRONT_SERVER_TIMEOUT": "1"])
         #expect(result.status == 3)
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("timed out"), "\(result.stderr)")
     }

@@ -2,9 +2,6 @@
 // account never reading or changing another's, revoked and stolen tokens refused, failed sign-ins
 // slowed, settings changed only by a signed-in device, and nothing changed by a refusal.
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
 import TestSupport
 @testable import StoreCore
@@ -123,17 +120,8 @@ struct AccountServiceTests {
 struct SilentServerTests {
     @Test("W4 a server that accepts and never answers costs one wait: the calls right after fail at once with the same words")
     func oneWait() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        try #require(bound && listen(listener, 16) == 0)
-        let server = try RemoteAccountServer(url: try #require(URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))")), timeout: 0.5)
+        let listener = try SilentListener()
+        let server = try RemoteAccountServer(url: try #require(URL(string: "http://127.0.0.1:\(listener.port)")), timeout: 0.5)
         var reasons: [String] = []
         for _ in 0..<3 {
             let outcome = Result { () throws(StoreError) -> ClockSetting in try server.clockSetting() }
@@ -141,14 +129,6 @@ struct SilentServerTests {
         }
         #expect(reasons.count == 3 && Set(reasons).count == 1 && reasons[0].contains("timed out"), "\(reasons)")
         // Only the first call connected: the backlog holds one connection.
-        _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL, 0) | O_NONBLOCK)
-        var accepted = 0
-        while true {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 { break }
-            close(connection)
-            accepted += 1
-        }
-        #expect(accepted == 1)
+        #expect(listener.takeConnections() == 1)
     }
 }

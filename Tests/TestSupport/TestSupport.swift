@@ -1,6 +1,9 @@
 // Helpers the test targets share: a temporary state folder, a manual clock, a UTC calendar, a small catalog.
 import Foundation
 import StoreCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// 2026-01-15 12:00:00 UTC: a fixed start so that month ends and leap years are where tests expect.
 public let startDate = utc(2026, 1, 15, 12)
@@ -148,5 +151,44 @@ public enum TestPostgres {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.path = "/\(name)"
         return components?.string ?? base
+    }
+}
+
+/// A listening socket on 127.0.0.1 that never answers: a server that accepts and stays silent (W4).
+public final class SilentListener {
+    public struct Failed: Error {}
+
+    private let descriptor: Int32
+    public let port: Int
+
+    public init() throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let descriptor = descriptor
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard descriptor >= 0, bound, listen(descriptor, 16) == 0 else {
+            close(descriptor)
+            throw Failed()
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+
+    /// How many connections wait in the backlog (each is taken and closed).
+    public func takeConnections() -> Int {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL, 0) | O_NONBLOCK)
+        var taken = 0
+        while true {
+            let connection = accept(descriptor, nil, nil)
+            if connection < 0 { return taken }
+            close(connection)
+            taken += 1
+        }
     }
 }
