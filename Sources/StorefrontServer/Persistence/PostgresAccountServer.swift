@@ -62,7 +62,7 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
     /// Runs `body` in a transaction on a connection of the pool, holding the account's advisory
     /// lock when one is named; serialization failures and deadlocks between servers are tried
     /// again. A plan body's own refusal comes out as it went in.
-    func run<T>(lock account: String? = nil, _ body: (PostgresConnection) throws -> T) throws -> T {
+    func run<T>(lock account: String? = nil, transaction: Bool = true, _ body: (PostgresConnection) throws -> T) throws -> T {
         var attempt = 0
         while true {
             attempt += 1
@@ -73,14 +73,14 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
                 throw StoreError.storage(path: location, reason: "cannot connect (\(Self.words(error)))")
             }
             do {
-                try query(connection, "BEGIN")
+                if transaction { try query(connection, "BEGIN") }
                 if let account { try query(connection, "SELECT pg_advisory_xact_lock(hashtext($1))", [PostgresData(string: account.lowercased())]) }
                 let result = try body(connection)
-                try query(connection, "COMMIT")
+                if transaction { try query(connection, "COMMIT") }
                 idle.withLock { $0.append(connection) }
                 return result
             } catch {
-                _ = try? query(connection, "ROLLBACK")
+                if transaction { _ = try? query(connection, "ROLLBACK") }
                 if !connection.isClosed { idle.withLock { $0.append(connection) } }
                 if let refused = error as? Refused { throw refused.error }
                 if error is StoreError { throw error }
@@ -95,8 +95,13 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
     }
 
     func transaction<T>(lock account: String? = nil, _ body: (PostgresConnection) throws -> T) throws(StoreError) -> T {
+        try storeErrors { try run(lock: account, body) }
+    }
+
+    /// The store's error as it is; any other named as this database's.
+    private func storeErrors<T>(_ work: () throws -> T) throws(StoreError) -> T {
         do {
-            return try run(lock: account, body)
+            return try work()
         } catch let error as StoreError {
             throw error
         } catch {
@@ -119,7 +124,11 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
         return "\(error)"
     }
 
-    private func read<T>(_ body: (PostgresConnection) throws -> T) throws(StoreError) -> T { try transaction(body) }
+    /// One statement, on its own (no BEGIN and COMMIT around it: a third of the round trips).
+    /// Several statements that must see one moment use `transaction`.
+    private func read<T>(_ body: (PostgresConnection) throws -> T) throws(StoreError) -> T {
+        try storeErrors { try run(transaction: false, body) }
+    }
 
     // MARK: Schema
 
@@ -347,7 +356,7 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
     public func receipt(account: String) throws(StoreError) -> [ReceiptEntry] { try read { try receipt($0, account: account) } }
 
     public func receiptState(account: String) throws(StoreError) -> ReceiptState {
-        try read { connection in
+        try transaction { connection in
             try query(connection, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             return ReceiptState(
                 entries: try receipt(connection, account: account), storedExpiry: try storedExpiry(connection, account: account),
