@@ -75,6 +75,12 @@ public protocol AccountServer: AnyObject, Sendable {
     func recordRequests(_ requests: [ServedRequest]) throws(StoreError)
     func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest]
     /// The App Store Server API's keys (V2); nil until the first is made.
+    /// Takes one use of `key` for `account` if fewer than `limit` are taken and the account has
+    /// none: a promotional offer's nonce, an offer code (O2, O3). True when taken now.
+    func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool
+    /// How many uses of `key` are taken.
+    func claims(_ key: String) throws(StoreError) -> Int
+
     func apiKeyring() throws(StoreError) -> APIKeyring?
     func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError)
     /// StoreKit errors set for the whole state folder (Q7); nil while nobody has set any, so that

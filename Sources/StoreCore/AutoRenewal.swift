@@ -26,6 +26,11 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// The introductory offer the current period is on, and how many offer periods follow it.
     public var offer: IntroductoryOffer.Mode?
     public var offerPeriodsLeft: Int
+    /// Which offer the current period is on (nil with an `offer`: the introductory one).
+    public var offerType: OfferType? = nil
+    public var offerID: String? = nil
+    /// An offer bought while subscribed, that the next renewal starts (O2).
+    public var pendingOffer: OfferRedemption? = nil
     public var autoRenew: Bool
     /// A downgrade waiting for the next renewal.
     public var nextProductID: String?
@@ -74,9 +79,10 @@ public struct PlanState: Sendable, Equatable, Codable {
             group: line.group ?? "", productID: line.productID, transactionID: line.transactionID,
             originalTransactionID: line.reference ?? line.transactionID, periodStart: at,
             expiresDate: line.expiresDate ?? at, periodPrice: line.price ?? 0, anchor: at, periodsSinceAnchor: 1,
-            offer: line.offer, offerPeriodsLeft: line.offer == nil ? 0 : max(line.quantity - 1, 0), autoRenew: true,
+            offer: line.offer, offerPeriodsLeft: line.offer == nil ? 0 : max(line.quantity - 1, 0),
+            offerType: line.offer == nil ? nil : line.offerType, offerID: line.offer == nil ? nil : line.offerID, autoRenew: true,
             nextProductID: nil, renewals: 0, billingFailedAt: nil, graceUntil: nil,
-            introOfferUsed: (previous?.introOfferUsed ?? false) || line.offer != nil, endedAt: nil, endReason: nil
+            introOfferUsed: (previous?.introOfferUsed ?? false) || line.soldOn == .introductory, endedAt: nil, endReason: nil
         )
     }
 
@@ -89,14 +95,18 @@ public struct PlanState: Sendable, Equatable, Codable {
         case .credit:
             break
         case .renewal:
-            if continues(at: at, productID: line.productID, offer: line.offer) {
+            if continues(at: at, productID: line.productID, offer: line.offer, type: line.offerType, id: line.offerID) {
                 periodsSinceAnchor += 1
             } else {
                 anchor = at
                 periodsSinceAnchor = 1
             }
-            offerPeriodsLeft = line.offer != nil ? max(offerPeriodsLeft - 1, 0) : 0
+            let startsOffer = line.offer != nil && (line.offerType != offerType || line.offerID != offerID || offer == nil)
+            offerPeriodsLeft = line.offer == nil ? 0 : startsOffer ? max(line.quantity - 1, 0) : max(offerPeriodsLeft - 1, 0)
             offer = line.offer
+            offerType = line.offer == nil ? nil : line.offerType
+            offerID = line.offer == nil ? nil : line.offerID
+            pendingOffer = nil
             if productID != line.productID { productID = line.productID }
             transactionID = line.transactionID
             periodStart = at
@@ -128,6 +138,7 @@ public struct PlanState: Sendable, Equatable, Codable {
             graceUntil = nil
         case .change:
             nextProductID = line.productID == productID ? nil : line.productID
+            pendingOffer = line.offerType.map { OfferRedemption(type: $0, id: line.offerID ?? "") }
             autoRenew = true
         case .extend:
             expiresDate = line.expiresDate ?? expiresDate
@@ -138,8 +149,10 @@ public struct PlanState: Sendable, Equatable, Codable {
 
     /// A renewal at `at` continues the current run of equal periods: it starts where the last
     /// period ended, on the same product and the same side of the introductory offer.
-    func continues(at: Date, productID: String, offer: IntroductoryOffer.Mode?) -> Bool {
-        at == expiresDate && productID == self.productID && (offer == nil) == (self.offer == nil)
+    func continues(at: Date, productID: String, offer: IntroductoryOffer.Mode?, type: OfferType? = nil, id: String? = nil) -> Bool {
+        // The same offer, or none: a new offer's periods are counted from its own start.
+        let sameOffer = offer == nil ? self.offer == nil : (offer == self.offer && type == offerType && id == offerID)
+        return at == expiresDate && productID == self.productID && sameOffer
     }
 
     /// A6 for auto-renewable plans: every group's state from the receipt alone, lines in the order
@@ -339,10 +352,18 @@ public struct AutoRenewal {
             return expiry
         }
         var renewal = line(.renewal, state, productID: productID, group: state.group, at: at, context: context)
-        if let offer = terms.introductoryOffer, state.offer == .payAsYouGo, state.offerPeriodsLeft > 0, productID == state.productID {
+        // An offer bought while subscribed starts with this period (O2).
+        if let pending = state.pendingOffer, let offer = terms.offer(pending.id, type: pending.type) {
+            sell(&renewal, on: offer.terms, at: at)
+            (renewal.offerType, renewal.offerID) = (offer.type, offer.id)
+            return renewal
+        }
+        if state.offer == .payAsYouGo, state.offerPeriodsLeft > 0, productID == state.productID,
+           let offer = terms.terms(of: state.offerType, id: state.offerID) {
             renewal.offer = .payAsYouGo
+            (renewal.offerType, renewal.offerID) = (state.offerType, state.offerID)
             renewal.price = offer.price
-            renewal.expiresDate = state.continues(at: at, productID: productID, offer: .payAsYouGo)
+            renewal.expiresDate = state.continues(at: at, productID: productID, offer: .payAsYouGo, type: state.offerType, id: state.offerID)
                 ? end(from: state.anchor, period: offer.period, count: state.periodsSinceAnchor + 1)
                 : end(from: at, period: offer.period, count: 1)
             return renewal
@@ -359,8 +380,26 @@ public struct AutoRenewal {
     /// What buying `product` at `at` writes: a new plan (on the introductory offer if the
     /// account has not used one in the group), an upgrade or same-length crossgrade at once with
     /// a prorated credit for what was left, or a downgrade or other crossgrade at the next renewal.
+    /// Prices a line that starts `offer`: its first period (pay as you go) or all of them at once.
+    func sell(_ line: inout ReceiptEntry, on offer: IntroductoryOffer, at: Date) {
+        line.offer = offer.mode
+        line.price = offer.price
+        switch offer.mode {
+        case .payAsYouGo:
+            line.quantity = offer.periods
+            line.expiresDate = end(from: at, period: offer.period, count: 1)
+        case .freeTrial, .payUpFront:
+            line.quantity = 1
+            line.expiresDate = end(from: at, period: offer.period, count: offer.periods)
+        }
+    }
+
+    /// With `offer` (promotional, code or win-back), a new plan or an immediate upgrade starts on
+    /// it, and a subscriber of the same product (or one whose change waits for the renewal) gets
+    /// it from the next renewal, as the App Store does.
     public func subscribe(
-        _ product: Product, state: PlanState?, at: Date, transactionID: String, context: LineContext
+        _ product: Product, state: PlanState?, at: Date, transactionID: String, context: LineContext,
+        offer: SubscriptionOffer? = nil
     ) -> [ReceiptEntry] {
         guard let terms = product.autoRenew else { return [] }
         var purchase = ReceiptEntry(
@@ -369,17 +408,11 @@ public struct AutoRenewal {
             group: terms.group, price: product.price
         )
         guard let state, state.hasAccess(at: at) || state.billingFailedAt != nil && state.endedAt == nil else {
-            if let offer = terms.introductoryOffer, !(state?.introOfferUsed ?? false) {
-                purchase.offer = offer.mode
-                purchase.price = offer.price
-                switch offer.mode {
-                case .payAsYouGo:
-                    purchase.quantity = offer.periods
-                    purchase.expiresDate = end(from: at, period: offer.period, count: 1)
-                case .freeTrial, .payUpFront:
-                    purchase.quantity = 1
-                    purchase.expiresDate = end(from: at, period: offer.period, count: offer.periods)
-                }
+            if let offer {
+                sell(&purchase, on: offer.terms, at: at)
+                (purchase.offerType, purchase.offerID) = (offer.type, offer.id)
+            } else if let offer = terms.introductoryOffer, !(state?.introOfferUsed ?? false) {
+                sell(&purchase, on: offer, at: at)
             } else {
                 purchase.expiresDate = end(from: at, period: terms.period, count: 1)
             }
@@ -392,12 +425,14 @@ public struct AutoRenewal {
             var entry = line(event, state, productID: product.id, group: terms.group, at: at, context: context)
             entry.transactionID = transactionID
             entry.note = ReceiptEntry.byPurchase
+            if event == .change, let offer { (entry.offerType, entry.offerID) = (offer.type, offer.id) }
             return entry
         }
         if state.productID == product.id, state.billingFailedAt == nil {
             // Buying the plan one has: turns auto-renew back on, or cancels a pending downgrade.
-            // (In billing retry it is a new payment: the plan starts again below.)
-            if state.nextProductID != nil { return [purchaseLine(.change)] }
+            // (In billing retry it is a new payment: the plan starts again below.) With an offer,
+            // the offer waits for the next renewal.
+            if state.nextProductID != nil || offer != nil { return [purchaseLine(.change)] }
             return state.autoRenew ? [] : [purchaseLine(.renewOn)]
         }
         let currentRank = current?.autoRenew?.rank ?? Int.max
@@ -416,6 +451,10 @@ public struct AutoRenewal {
         }
         purchase.reference = state.originalTransactionID
         purchase.expiresDate = end(from: at, period: terms.period, count: 1)
+        if let offer {
+            sell(&purchase, on: offer.terms, at: at)
+            (purchase.offerType, purchase.offerID) = (offer.type, offer.id)
+        }
         lines.append(purchase)
         return lines
     }

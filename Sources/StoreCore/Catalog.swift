@@ -31,6 +31,9 @@ public struct Catalog: Sendable, Equatable {
     public var billing: BillingSetting?
     /// Where the catalog came from, for people: "Storefront catalog", "Xcode StoreKit configuration 3.0".
     public var format = "Storefront catalog"
+    /// The subscription-offer key a `.storekit` file carries (`subscriptionOffersKeyPair`): its
+    /// signatures are accepted besides those of the state folder's own keys (O2).
+    public var subscriptionOfferKey: APIKey?
 
     public init(
         name: String = "Catalog", currencyCode: String = "USD", localeIdentifier: String = "en_US",
@@ -247,7 +250,7 @@ public enum CatalogLoader {
         fields = Fields(values: values, entry: entry, file: fileName)
         let known: Set = [
             "id", "kind", "title", "description", "price", "image", "quantity", "months", "duration", "period", "group", "rank",
-            "introOffer", "unlocks", "$comment",
+            "introOffer", "promotionalOffers", "unlocks", "$comment",
         ]
         for key in values.keys.sorted() where !known.contains(key) {
             warnings.append(CatalogWarning(file: fileName, entry: entry, message: "unknown key \"\(key)\" is ignored"))
@@ -320,27 +323,42 @@ public enum CatalogLoader {
         var offer: IntroductoryOffer?
         if let raw = fields.values["introOffer"], !(raw is NSNull) {
             guard let values = raw as? [String: Any] else { throw fields.error("\"introOffer\" must be an object") }
-            let inner = Fields(values: values, entry: (fields.entry ?? "") + " introOffer", file: fields.file)
-            guard let modeText = try inner.string("mode"), let mode = IntroductoryOffer.Mode(rawValue: modeText) else {
-                let modes = IntroductoryOffer.Mode.allCases.map(\.rawValue).joined(separator: ", ")
-                throw inner.error("\"mode\" must be one of \(modes)")
-            }
-            guard let offerPeriodText = try inner.string("period") else { throw inner.error("has no \"period\"") }
-            let offerPeriod: SubscriptionPeriod
-            do { offerPeriod = try SubscriptionPeriod(parsing: offerPeriodText) } catch { throw inner.error("period: \(error)") }
-            let periods = try inner.integer("periods") ?? 1
-            if periods < 1 || periods > 99 { throw inner.error("periods \(periods) must be between 1 and 99") }
-            var offerPrice: Decimal = 0
-            if mode != .freeTrial {
-                guard let text = try inner.priceText() else { throw inner.error("a paid offer needs a \"price\"") }
-                guard let value = Decimal(string: text), value >= 0,
-                      text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
-                else { throw inner.error("price \"\(text)\" is not a decimal number like \"0.99\"") }
-                offerPrice = value
-            }
-            offer = IntroductoryOffer(mode: mode, period: offerPeriod, periods: periods, price: offerPrice)
+            offer = try offerTerms(Fields(values: values, entry: (fields.entry ?? "") + " introOffer", file: fields.file))
         }
-        return AutoRenewTerms(period: period, group: group, rank: rank, introductoryOffer: offer, unlocks: unlocks)
+        var offers: [SubscriptionOffer] = []
+        for (key, type) in [("promotionalOffers", OfferType.promotional)] {
+            guard let raw = fields.values[key], !(raw is NSNull) else { continue }
+            guard let list = raw as? [[String: Any]] else { throw fields.error("\"\(key)\" must be an array of objects") }
+            for (index, values) in list.enumerated() {
+                let inner = Fields(values: values, entry: (fields.entry ?? "") + " \(key)[\(index)]", file: fields.file)
+                guard let id = try inner.string("id"), !id.isEmpty else { throw inner.error("has no \"id\"") }
+                if offers.contains(where: { $0.id == id && $0.type == type }) { throw inner.error("offer \"\(id)\" is given twice") }
+                offers.append(SubscriptionOffer(id: id, type: type, terms: try offerTerms(inner)))
+            }
+        }
+        return AutoRenewTerms(period: period, group: group, rank: rank, introductoryOffer: offer, unlocks: unlocks, offers: offers)
+    }
+
+    /// The mode, period, count and price of an offer.
+    private static func offerTerms(_ inner: Fields) throws(CatalogError) -> IntroductoryOffer {
+        guard let modeText = try inner.string("mode"), let mode = IntroductoryOffer.Mode(rawValue: modeText) else {
+            let modes = IntroductoryOffer.Mode.allCases.map(\.rawValue).joined(separator: ", ")
+            throw inner.error("\"mode\" must be one of \(modes)")
+        }
+        guard let offerPeriodText = try inner.string("period") else { throw inner.error("has no \"period\"") }
+        let offerPeriod: SubscriptionPeriod
+        do { offerPeriod = try SubscriptionPeriod(parsing: offerPeriodText) } catch { throw inner.error("period: \(error)") }
+        let periods = try inner.integer("periods") ?? 1
+        if periods < 1 || periods > 99 { throw inner.error("periods \(periods) must be between 1 and 99") }
+        var offerPrice: Decimal = 0
+        if mode != .freeTrial {
+            guard let text = try inner.priceText() else { throw inner.error("a paid offer needs a \"price\"") }
+            guard let value = Decimal(string: text), value >= 0,
+                  text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+            else { throw inner.error("price \"\(text)\" is not a decimal number like \"0.99\"") }
+            offerPrice = value
+        }
+        return IntroductoryOffer(mode: mode, period: offerPeriod, periods: periods, price: offerPrice)
     }
 
     /// Typed access to one JSON object's fields, with errors that name the entry.

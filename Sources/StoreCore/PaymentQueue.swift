@@ -11,12 +11,14 @@ import Foundation
 public final class PaymentQueue: SessionRole {
     let session: DeviceSession
     private let plans: Plans
+    private let offers: Offers
     /// Overrides the device's policy for purchases made through this queue (`--outcome`).
     public var outcomeOverride: PurchaseOutcome?
 
-    init(session: DeviceSession, plans: Plans) {
+    init(session: DeviceSession, plans: Plans, offers: Offers) {
         self.session = session
         self.plans = plans
+        self.offers = offers
     }
 
     // MARK: Observers (Q2)
@@ -71,7 +73,7 @@ public final class PaymentQueue: SessionRole {
 
     /// Adds a payment for `productID` and runs the queue as far as the outcome allows.
     @discardableResult
-    public func buy(_ productID: String, outcome: PurchaseOutcome? = nil) throws(StoreError) -> StoreTransaction {
+    public func buy(_ productID: String, outcome: PurchaseOutcome? = nil, offer: PromotionalOfferRequest? = nil) throws(StoreError) -> StoreTransaction {
         let product = try catalog.require(productID)
         // Q7: a simulated Purchase error fails the purchase as StoreKit 2's purchase() throws:
         // before any transaction exists.
@@ -83,7 +85,9 @@ public final class PaymentQueue: SessionRole {
             if product.kind == .nonConsumable, try device.profile(user ?? "").owned.contains(product.id) {
                 throw StoreError.alreadyOwned(productID: product.id)
             }
-            if product.kind == .autoRenewableSubscription, let user { try plans.checkNotSubscribed(product, account: user) }
+            // O2: an offer is checked before any payment, and its nonce taken.
+            let redemption = try offer.map { request throws(StoreError) in try offers.redeemPromotional(request, product: product, account: user) }
+            if product.kind == .autoRenewableSubscription, let user, redemption == nil { try plans.checkNotSubscribed(product, account: user) }
             let chosen = outcome ?? outcomeOverride
             let outcome = if let chosen { chosen } else { try policy() }
             let now = now()
@@ -95,6 +99,7 @@ public final class PaymentQueue: SessionRole {
                 originalID: nil, steps: []
             )
             transaction.verificationError = try session.simulatedErrors()[.verification]?.description
+            transaction.offer = redemption
             if case .delayed(let after, let approve) = outcome {
                 transaction.dueAt = after.added(to: now, calendar: calendar).wholeSeconds
                 transaction.dueApproves = approve

@@ -111,7 +111,8 @@ public final class Plans: SessionRole {
             let settled = state.map { rules.advance($0, to: at, context: context) } ?? []
             for line in settled { state = PlanState.apply(state, line) }
             if recorded { return settled }
-            return settled + rules.subscribe(product, state: state, at: at, transactionID: transaction.id, context: context)
+            let offer = transaction.offer.flatMap { product.autoRenew?.offer($0.id, type: $0.type) }
+            return settled + rules.subscribe(product, state: state, at: at, transactionID: transaction.id, context: context, offer: offer)
         }
     }
 
@@ -244,6 +245,11 @@ public struct PlanStatus: Sendable, Equatable {
     public var nextProductID: String?
     public var renewals: Int
     public var offer: IntroductoryOffer.Mode?
+    public var offerType: OfferType?
+    public var offerID: String?
+    public var offerPeriodsLeft: Int
+    /// An offer bought for the next renewal (O2).
+    public var pendingOffer: OfferRedemption?
     public var introOfferUsed: Bool
     public var unlocks: [String]
     public var transactionID: String
@@ -267,6 +273,10 @@ public struct PlanStatus: Sendable, Equatable {
         nextProductID = state.nextProductID
         renewals = state.renewals
         offer = state.offer
+        offerType = state.offerType
+        offerID = state.offerID
+        offerPeriodsLeft = state.offerPeriodsLeft
+        pendingOffer = state.pendingOffer
         introOfferUsed = state.introOfferUsed
         unlocks = hasAccess ? product?.autoRenew?.unlocks ?? [] : []
         transactionID = state.transactionID
@@ -282,10 +292,13 @@ public struct PlanStatus: Sendable, Equatable {
     /// One line for the screen and the command line: "All Access (Monthly): free trial, renews 07/02/2026".
     public func summary(calendar: Calendar, catalog: Catalog) -> String {
         let day = { (date: Date) in SubscriptionMath.formatDay(date, calendar: calendar) }
-        let next = nextProductID.map { " → \(catalog.product($0)?.title ?? $0) at renewal" } ?? ""
+        var next = nextProductID.map { " → \(catalog.product($0)?.title ?? $0) at renewal" } ?? ""
+        if let pending = pendingOffer { next += ", then \(pending.type.name) \(pending.id)" }
         switch phase {
         case .trial: return "\(title): free trial, renews \(day(expiresDate))\(next)"
-        case .introductoryOffer: return "\(title): introductory offer, renews \(day(expiresDate))\(next)"
+        case .introductoryOffer:
+            let name = offerType.map { "\($0.name) \(offerID ?? "")" } ?? "introductory offer"
+            return "\(title): \(name), renews \(day(expiresDate))\(next)"
         case .active: return "\(title): renews \(day(expiresDate))\(next)"
         case .trialCancelled: return "\(title): free trial, cancelled, ends \(day(expiresDate))"
         case .cancelled: return "\(title): cancelled, ends \(day(expiresDate))"

@@ -6,6 +6,7 @@
 //   accounts      sign up, in and out (A1, A7)                          Accounts.swift
 //   queue         payments, policy, decisions, delivery, restore (Q, A5)  PaymentQueue.swift
 //   plans         auto-renewable plans and their renewals (issue 5)     Plans.swift
+//   offers        promotional offers, offer codes (O2, O3)              Offers.swift
 //   entitlements  status, product rows, the receipt (R1–R7, A6)         Entitlements.swift
 //   randomComics  the random viewer (R7)                                RandomComics.swift
 //   settings      the shared clock, billing and grace (Q5, W7)          StoreSettings.swift
@@ -17,6 +18,7 @@ public final class Store {
     public let accounts: Accounts
     public let queue: PaymentQueue
     public let plans: Plans
+    public let offers: Offers
     public let entitlements: Entitlements
     public let randomComics: RandomComics
     public let settings: StoreSettings
@@ -57,7 +59,8 @@ public final class Store {
         if let makeTransactionID { session.makeTransactionID = makeTransactionID }
         accounts = Accounts(session: session, passwordHasher: passwordHasher)
         plans = Plans(session: session)
-        queue = PaymentQueue(session: session, plans: plans)
+        offers = Offers(session: session, plans: plans)
+        queue = PaymentQueue(session: session, plans: plans, offers: offers)
         entitlements = Entitlements(session: session, plans: plans)
         randomComics = RandomComics(session: session, entitlements: entitlements, randomIndex: randomIndex)
         settings = StoreSettings(session: session, plans: plans, queue: queue)

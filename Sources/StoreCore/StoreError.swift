@@ -38,6 +38,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case serverUnreachable(server: String, reason: String)
     /// The account server refused this device's session: revoked, unknown, or another account's (W6).
     case sessionRefused(server: String, reason: String)
+    /// A purchase with an offer was refused as StoreKit refuses it (O2–O4).
+    case offerRefused(OfferRefusal)
 
     public var description: String {
         switch self {
@@ -94,6 +96,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "the account server \(server) refused this device: \(reason) (sign in again: `storefront account login NAME`)"
         case .unknownNotification(let id):
             "no notification \"\(id)\" (`storefront notifications` lists them)"
+        case .offerRefused(let refusal):
+            refusal.description
         case .unknownSession(let id):
             "no active session \"\(id)\" for this account (`storefront account sessions` lists them)"
         case .simulated(let api, let error):
@@ -110,7 +114,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused:
+             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .offerRefused:
             1
         }
     }

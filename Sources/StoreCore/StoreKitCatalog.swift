@@ -2,6 +2,7 @@
 // (1.0 to 5.0 and later), every key optional, unknown keys ignored. Like the catalog reader this
 // walks JSONSerialization's objects so that each complaint names its JSON path:
 // `subscriptionGroups[1].subscriptions[0].recurringSubscriptionPeriod: "P5Q" is not a period`.
+import Crypto
 import Foundation
 
 /// What the command line adds to a `.storekit` file, which has no field for some of what the
@@ -117,6 +118,10 @@ public enum StoreKitCatalog {
         let major = try version?.child("major")?.integer() ?? 1
         let minor = try version?.child("minor")?.integer() ?? 0
         catalog.format = "Xcode StoreKit configuration \(major).\(minor)"
+
+        if let pair = try root.child("subscriptionOffersKeyPair")?.objectOrNil() {
+            catalog.subscriptionOfferKey = try Self.offerKey(pair)
+        }
 
         // Settings: the storefront, its locale, and what the test session was set to do.
         let settings = try root.child("settings")?.objectOrNil()
@@ -239,6 +244,18 @@ public enum StoreKitCatalog {
         return (api, plainest)
     }
 
+    /// Xcode's `subscriptionOffersKeyPair`: an id and a P-256 private key in base64 PKCS #8.
+    static func offerKey(_ pair: Object) throws(CatalogError) -> APIKey? {
+        guard let id = try pair.child("id")?.stringOrNil(), !id.isEmpty else { return nil }
+        let keyNode = pair.child("privateKey")
+        guard let text = try keyNode?.stringOrNil(), let keyNode else { throw pair.node.error("has no \"privateKey\"") }
+        let base64 = text.components(separatedBy: .whitespacesAndNewlines).joined()
+        guard let der = Data(base64Encoded: base64), let key = try? P256.Signing.PrivateKey(derRepresentation: der) else {
+            throw keyNode.error("is not a P-256 private key in base64 PKCS #8")
+        }
+        return APIKey(keyID: id, publicKey: key.publicKey.x963Representation, createdAt: Date(timeIntervalSince1970: 0), type: .subscriptionOffer)
+    }
+
     /// `_timeRate`, else `_compatibilityTimeRate` (a number, or an object keyed by OS version:
     /// the newest version's rate), with the node it came from.
     static func timeRateSetting(_ settings: Object?) throws(CatalogError) -> (Int, Node)? {
@@ -322,7 +339,8 @@ public enum StoreKitCatalog {
                 terms = AutoRenewTerms(
                     period: period, group: group.id, rank: rank,
                     introductoryOffer: try offer(entry.child("introductoryOffer"), productID: id, period: period, warnings: &warnings),
-                    unlocks: side.unlocks[id] ?? [group.title]
+                    unlocks: side.unlocks[id] ?? [group.title],
+                    offers: try promotionalOffers(entry.child("adHocOffers"), productID: id, period: period, warnings: &warnings)
                 )
             case .consumable, .nonConsumable:
                 break
@@ -435,6 +453,24 @@ public enum StoreKitCatalog {
             let price = mode == .freeTrial
                 ? 0 : try self.price(priceNode, missing: node, fallback: side.offerPrices[productID], warnings: &warnings)
             return IntroductoryOffer(mode: mode, period: offerPeriod, periods: periods, price: price)
+        }
+
+        /// `adHocOffers`: promotional offers (O2), each named by its `offerID`, priced as an
+        /// introductory offer is.
+        func promotionalOffers(
+            _ node: Node?, productID: String, period: SubscriptionPeriod, warnings: inout [CatalogWarning]
+        ) throws(CatalogError) -> [SubscriptionOffer] {
+            guard let node, let list = try node.arrayOrNil() else { return [] }
+            var offers: [SubscriptionOffer] = []
+            for item in list {
+                guard let object = try item.objectOrNil() else { continue }
+                let idNode = object.child("offerID")
+                guard let id = try idNode?.stringOrNil(), !id.isEmpty else { throw item.error("has no \"offerID\"") }
+                if offers.contains(where: { $0.id == id }) { throw (idNode ?? item).error("offer \"\(id)\" is given twice") }
+                guard let terms = try offer(item, productID: productID, period: period, warnings: &warnings) else { continue }
+                offers.append(SubscriptionOffer(id: id, type: .promotional, terms: terms))
+            }
+            return offers
         }
 
         static func period(_ text: String, _ node: Node) throws(CatalogError) -> SubscriptionPeriod {

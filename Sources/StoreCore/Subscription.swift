@@ -118,8 +118,12 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
     public var group: String?
     /// The end of the period a purchase or renewal pays for.
     public var expiresDate: Date?
-    /// The introductory offer this period was sold on, if any.
+    /// The mode of the offer this period was sold on, if any.
     public var offer: IntroductoryOffer.Mode?
+    /// Which kind of offer (nil with an `offer`: the introductory one, as lines recorded before
+    /// offer types say), and a promotional, code or win-back offer's identifier.
+    public var offerType: OfferType?
+    public var offerID: String?
     /// What was charged (negative for a prorated credit); nil where the line charges nothing.
     public var price: Decimal?
     /// The transaction a line is about: the original purchase of a renewal, the refunded one.
@@ -132,9 +136,11 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
     public init(
         transactionID: String, account: String, productID: String, kind: ProductKind, quantity: Int = 0,
         months: Int = 0, days: Int = 0, bonusDays: Int = 0, purchaseDate: Date, device: String, event: ReceiptEvent = .purchase,
-        group: String? = nil, expiresDate: Date? = nil, offer: IntroductoryOffer.Mode? = nil, price: Decimal? = nil,
-        reference: String? = nil, until: Date? = nil, note: String? = nil
+        group: String? = nil, expiresDate: Date? = nil, offer: IntroductoryOffer.Mode? = nil, offerType: OfferType? = nil,
+        offerID: String? = nil, price: Decimal? = nil, reference: String? = nil, until: Date? = nil, note: String? = nil
     ) {
+        self.offerType = offerType
+        self.offerID = offerID
         self.transactionID = transactionID
         self.account = account
         self.productID = productID
@@ -154,6 +160,9 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
         self.until = until
         self.note = note
     }
+
+    /// The kind of offer the line was sold on: nil without one.
+    public var soldOn: OfferType? { offer == nil ? nil : offerType ?? .introductory }
 
     /// The note of a plan line a purchase wrote when it changed the plan without starting a period
     /// (a downgrade for the next renewal, auto-renew back on): the purchase's transaction all the same.

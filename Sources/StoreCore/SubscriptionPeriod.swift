@@ -143,14 +143,17 @@ public struct AutoRenewTerms: Sendable, Equatable {
     /// The entitlements an active plan grants, as the catalog names them ("all-selfies"). The name
     /// "all-comics" also unlocks every comic, as a non-renewing subscription does (R2).
     public var unlocks: [String]
+    /// Promotional, code and win-back offers (O2–O4).
+    public var offers: [SubscriptionOffer]
 
     /// The entitlement name that unlocks every comic.
     public static let allComics = "all-comics"
 
     public init(
         period: SubscriptionPeriod, group: String, rank: Int = 1, introductoryOffer: IntroductoryOffer? = nil,
-        unlocks: [String] = []
+        unlocks: [String] = [], offers: [SubscriptionOffer] = []
     ) {
+        self.offers = offers
         self.period = period
         self.group = group
         self.rank = rank

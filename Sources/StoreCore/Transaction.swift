@@ -66,6 +66,8 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     /// Why StoreKit would hand this transaction to the app unverified (a simulated Verification
     /// error, Q7): "VerificationResult.VerificationError.invalidSignature"; nil when verified.
     public var verificationError: String? = nil
+    /// The promotional, code or win-back offer it was bought with (O2–O4).
+    public var offer: OfferRedemption? = nil
 
     public var states: [TransactionState] { steps.map(\.state) }
 

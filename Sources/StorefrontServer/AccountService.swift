@@ -145,6 +145,8 @@ public final class AccountService: Sendable {
             }
             return try reply(try database.enqueue(notifications))
         case .hasNotification(let key): return try reply(try database.hasNotification(key: key))
+        case .claim(let key, let account, let limit): return try reply(try database.claim(key, account: account, limit: limit, at: clock.now()))
+        case .claims(let key): return try reply(try database.claims(key))
         case .notifications(let account):
             if let account { return try reply(try database.notifications(account: account)) }
             return try reply(try database.notifications(account: nil).filter { accounts.contains($0.account.lowercased()) })

@@ -10,7 +10,7 @@ import Glibc
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "In-app purchase keys for the App Store Server API: create one (a .p8 private key), list them, revoke one.",
+        abstract: "In-app purchase keys (the App Store Server API, promotional offers) and subscription-offer keys: create one (a .p8 private key), list them, revoke one.",
         subcommands: [List.self, Create.self, Revoke.self],
         defaultSubcommand: List.self
     )
@@ -26,11 +26,14 @@ struct KeysCommand: ParsableCommand {
                     json: .object([
                         ("issuerId", .string(keyring.issuerID)),
                         ("keys", .array(keyring.keys.map { key in
-                            .object([("keyId", .string(key.keyID)), ("createdAt", context.formatDate(key.createdAt)), ("revoked", .bool(key.revoked))])
+                            .object([
+                                ("keyId", .string(key.keyID)), ("type", .string(key.kind.rawValue)), ("createdAt", context.formatDate(key.createdAt)),
+                                ("revoked", .bool(key.revoked)),
+                            ])
                         })),
                     ]),
                     text: keyring.keys.isEmpty ? "no keys (`storefront keys create --out key.p8`)"
-                        : "issuer \(keyring.issuerID)\n" + keyring.keys.map { "\($0.keyID)  \(context.isoText($0.createdAt))\($0.revoked ? "  revoked" : "")" }.joined(separator: "\n")
+                        : "issuer \(keyring.issuerID)\n" + keyring.keys.map { "\($0.keyID)  \($0.kind.rawValue)  \(context.isoText($0.createdAt))\($0.revoked ? "  revoked" : "")" }.joined(separator: "\n")
                 )
             }
         }
@@ -39,11 +42,13 @@ struct KeysCommand: ParsableCommand {
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Make a key: its private half goes to --out (or standard output), never into the store.")
         @Option(help: ArgumentHelp("Write the private key (PEM, as App Store Connect's .p8) here, owner-only.", valueName: "file")) var out: String?
+        @Option(help: ArgumentHelp("in-app-purchase (Server API tokens and promotional offers) or subscription-offer (promotional offers only).", valueName: "type"))
+        var type: APIKey.KeyType = .inAppPurchase
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
                 var keyring = try context.store.server.apiKeyring() ?? APIKeyring()
-                let (pem, key) = APIKeyring.makeKey(now: Date())
+                let (pem, key) = APIKeyring.makeKey(now: Date(), type: type)
                 if let out {
                     guard FileManager.default.createFile(atPath: out, contents: Data(pem.utf8), attributes: [.posixPermissions: 0o600]) else {
                         throw CommandFailure(message: "\(out): cannot be written", status: 3)
@@ -55,10 +60,10 @@ struct KeysCommand: ParsableCommand {
                 output(
                     context,
                     json: .object([
-                        ("keyId", .string(key.keyID)), ("issuerId", .string(keyring.issuerID)), ("bundleId", .string(bundle)),
+                        ("keyId", .string(key.keyID)), ("type", .string(key.kind.rawValue)), ("issuerId", .string(keyring.issuerID)), ("bundleId", .string(bundle)),
                         ("privateKey", out == nil ? .string(pem) : .null), ("file", .optional(out)),
                     ]),
-                    text: (out == nil ? pem : "wrote \(out!)\n") + "key id \(key.keyID)\nissuer id \(keyring.issuerID)\nbundle id \(bundle)"
+                    text: (out == nil ? pem : "wrote \(out!)\n") + "key id \(key.keyID) (\(key.kind.rawValue))\nissuer id \(keyring.issuerID)\nbundle id \(bundle)"
                 )
             }
         }
@@ -118,3 +123,5 @@ struct Serve: ParsableCommand {
         }
     }
 }
+
+extension APIKey.KeyType: ExpressibleByArgument {}

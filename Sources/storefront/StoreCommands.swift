@@ -157,12 +157,62 @@ struct Buy: ParsableCommand {
         discussion: "The outcome comes from --outcome, else the device's policy (`storefront policy`)."
     )
     @Argument(help: "The product id (`storefront products` lists them).") var product: String
+    @OptionGroup var offer: OfferOptions
     @OptionGroup var common: CommonOptions
+
+    func validate() throws { try offer.validate() }
 
     func run() throws {
         try perform(common) { context in
-            try context.report(try context.store.queue.buy(product))
+            let request = try offer.request(product: product, store: context.store)
+            try context.report(try context.store.queue.buy(product, offer: request))
         }
+    }
+}
+
+/// A promotional offer on `buy` (O2): its id and a signature in either of Apple's forms, or a
+/// subscription-offer private key to sign with here (for demos).
+struct OfferOptions: ParsableArguments {
+    @Option(name: .customLong("offer"), help: ArgumentHelp("Buy with this promotional offer.", valueName: "offer-id")) var offerID: String?
+    @Option(name: .customLong("offer-key-id"), help: ArgumentHelp("The original signature's key id.", valueName: "key-id")) var keyID: String?
+    @Option(name: .customLong("offer-nonce"), help: ArgumentHelp("The original signature's nonce.", valueName: "uuid")) var nonce: String?
+    @Option(name: .customLong("offer-timestamp"), help: ArgumentHelp("The original signature's timestamp, in milliseconds since 1970.", valueName: "ms"))
+    var timestamp: Int64?
+    @Option(name: .customLong("offer-signature"), help: ArgumentHelp("The original signature (base64 DER ECDSA).", valueName: "base64")) var signature: String?
+    @Option(name: .customLong("application-username"), help: ArgumentHelp("The original signature's application username.", valueName: "name"))
+    var applicationUsername = ""
+    @Option(name: .customLong("offer-jws"), help: ArgumentHelp("A promotional offer V2 signature (a compact JWS).", valueName: "jws")) var jws: String?
+    @Option(name: .customLong("offer-key"), help: ArgumentHelp("Sign here with this subscription-offer private key (PEM; with --offer-key-id).", valueName: "file"))
+    var keyFile: String?
+
+    func validate() throws {
+        let given = [keyID, nonce, timestamp.map(String.init), signature, jws, keyFile].contains { $0 != nil } || !applicationUsername.isEmpty
+        if offerID == nil, given { throw ValidationError("the signature options go with --offer OFFER_ID") }
+        if jws != nil, signature != nil || keyFile != nil { throw ValidationError("give --offer-jws or --offer-signature (or --offer-key), not both") }
+        if keyFile != nil, signature != nil { throw ValidationError("give --offer-key or --offer-signature, not both") }
+    }
+
+    /// The purchase option, or nil without --offer. Parameters left out reach the store empty, so
+    /// that it answers as StoreKit does (missingOfferParameters).
+    func request(product: String, store: Store) throws -> PromotionalOfferRequest? {
+        guard let offerID else { return nil }
+        if let jws { return PromotionalOfferRequest(offerID: offerID, signature: .jws(jws)) }
+        if let keyFile {
+            guard let pem = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
+                throw CommandFailure(message: "\(keyFile): cannot be read", status: 2)
+            }
+            guard let keyID else { throw CommandFailure(message: "--offer-key needs --offer-key-id (`storefront keys` lists them)", status: 2) }
+            let signed = try store.offers.signPromotional(productID: product, offerID: offerID, privateKeyPEM: pem, keyID: keyID)
+            return PromotionalOfferRequest(offerID: offerID, signature: signed)
+        }
+        guard keyID != nil || nonce != nil || timestamp != nil || signature != nil else {
+            return PromotionalOfferRequest(offerID: offerID, signature: nil, applicationUsername: applicationUsername)
+        }
+        return PromotionalOfferRequest(
+            offerID: offerID,
+            signature: .original(keyID: keyID ?? "", nonce: nonce ?? "", timestamp: timestamp ?? 0, signature: signature ?? ""),
+            applicationUsername: applicationUsername
+        )
     }
 }
 
@@ -325,6 +375,7 @@ struct Receipt: ParsableCommand {
                         fields += [
                             ("event", .string(entry.event.rawValue)), ("group", .optional(entry.group)),
                             ("expiresDate", context.formatDate(entry.expiresDate)), ("offer", .optional(entry.offer?.rawValue)),
+                            ("offerType", (entry.soldOn ?? entry.offerType).map { .int($0.rawValue) } ?? .null), ("offerIdentifier", .optional(entry.offerID)),
                             ("price", .optional(entry.price.map(PriceFormatter.plain))), ("reference", .optional(entry.reference)),
                             ("graceUntil", context.formatDate(entry.until)), ("note", .optional(entry.note)),
                         ]
@@ -337,7 +388,8 @@ struct Receipt: ParsableCommand {
                 if entry.kind == .autoRenewableSubscription {
                     line += "  \(entry.event.rawValue)"
                     if let expires = entry.expiresDate { line += " until \(context.isoText(expires))" }
-                    if let offer = entry.offer { line += " (\(offer.rawValue))" }
+                    if let offer = entry.offer { line += " (\(offer.rawValue)\(entry.offerID.map { " \($0)" } ?? ""))" }
+                    if entry.offer == nil, let type = entry.offerType { line += " (\(type.name) \(entry.offerID ?? "") at renewal)" }
                     if let price = entry.price { line += " \(PriceFormatter.plain(price))" }
                     if let note = entry.note { line += " — \(note)" }
                 }

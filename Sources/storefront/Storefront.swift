@@ -133,6 +133,8 @@ extension Context {
             ("user", .optional(transaction.user)),
             ("originalID", .optional(transaction.originalID)),
             ("transactionReason", .string(transaction.isRenewal ? "RENEWAL" : "PURCHASE")),
+            ("offerType", transaction.offer.map { .int($0.type.rawValue) } ?? .null),
+            ("offerIdentifier", .optional(transaction.offer?.id)),
             ("verified", .bool(transaction.verificationError == nil)),
             ("verificationError", .optional(transaction.verificationError)),
             ("steps", .array(transaction.steps.map { step in
@@ -151,6 +153,7 @@ extension Context {
         var text = "\(transaction.id)  \(title)  \(transaction.states.map(\.rawValue).joined(separator: " → "))"
         if let reason = transaction.reason { text += " (\(Wording.reason(reason)))" }
         if transaction.isRenewal { text += " (renewal)" }
+        if let offer = transaction.offer { text += " (\(offer.type.name) \(offer.id))" }
         if let error = transaction.verificationError {
             // S5: unverified, and why, in Apple's name and in words.
             let name = error.split(separator: ".").last.map(String.init) ?? error

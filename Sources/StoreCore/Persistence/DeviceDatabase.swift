@@ -69,6 +69,10 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         migrator.registerMigration("v4: unverified transactions") { db in
             try db.execute(sql: "ALTER TABLE txn ADD COLUMN verificationError TEXT")
         }
+        migrator.registerMigration("v5: offers") { db in
+            // The offer a purchase was made with (O2–O4), carried until the payment is recorded.
+            try db.execute(sql: "ALTER TABLE txn ADD COLUMN offerType INTEGER; ALTER TABLE txn ADD COLUMN offerID TEXT")
+        }
         return migrator
     }
 

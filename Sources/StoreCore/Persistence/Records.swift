@@ -26,6 +26,13 @@ extension Row {
         return value
     }
 
+    /// An integer raw-value enum, where the column may be NULL.
+    func storedIfPresent<T: RawRepresentable>(_ column: String, of table: String, as type: T.Type = T.self) throws -> T? where T.RawValue == Int {
+        guard let raw = try optionalInteger(column, of: table) else { return nil }
+        guard let value = T(rawValue: Int(raw)) else { throw CorruptValue(table: table, column: column, value: "\(raw)") }
+        return value
+    }
+
     /// A JSON document Storefront wrote (a plan's state, a setting).
     func storedJSON<T: Decodable>(_ column: String, of table: String, dates: StoredJSON.Dates, as type: T.Type = T.self) throws -> T {
         let raw = try text(column, of: table)
@@ -174,6 +181,9 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
             isFinished: try row.integer("finished", of: table) != 0, originalID: try row.optionalText("originalID", of: table),
             steps: [], verificationError: try row.optionalText("verificationError", of: table)
         )
+        if let type: OfferType = try row.storedIfPresent("offerType", of: table) {
+            transaction.offer = OfferRedemption(type: type, id: try row.text("offerID", of: table))
+        }
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -194,6 +204,8 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         container["dueApproves"] = transaction.dueApproves
         container["finished"] = transaction.isFinished
         container["originalID"] = transaction.originalID
+        container["offerType"] = transaction.offer?.type.rawValue
+        container["offerID"] = transaction.offer?.id
     }
 }
 
@@ -269,7 +281,8 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
             bonusDays: Int(try row.integer("bonusDays", of: table)), purchaseDate: try row.date("purchaseDate", of: table),
             device: try row.text("device", of: table), event: try row.stored("event", of: table),
             group: try row.optionalText("groupID", of: table), expiresDate: try row.optionalDate("expiresDate", of: table),
-            offer: try row.storedIfPresent("offer", of: table), price: price,
+            offer: try row.storedIfPresent("offer", of: table), offerType: try row.storedIfPresent("offerType", of: table),
+            offerID: try row.optionalText("offerID", of: table), price: price,
             reference: try row.optionalText("reference", of: table), until: try row.optionalDate("until", of: table),
             note: try row.optionalText("note", of: table)
         )
@@ -290,6 +303,8 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
         container["groupID"] = entry.group
         container["expiresDate"] = entry.expiresDate?.storeSeconds
         container["offer"] = entry.offer?.rawValue
+        container["offerType"] = entry.offerType?.rawValue
+        container["offerID"] = entry.offerID
         container["price"] = entry.price.map(PriceFormatter.plain)
         container["reference"] = entry.reference
         container["until"] = entry.until?.storeSeconds

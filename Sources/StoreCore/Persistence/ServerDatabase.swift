@@ -71,6 +71,7 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
         }
         registerNotifications(&migrator)
         registerSessions(&migrator)
+        registerClaims(&migrator)
         return migrator
     }
 

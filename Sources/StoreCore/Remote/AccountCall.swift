@@ -26,6 +26,8 @@ public enum AccountCall: Codable, Sendable {
     /// them); otherwise nothing, and the device computes again (W3).
     case addPlanLines(account: String, expected: [String: PlanState], lines: [ReceiptEntry])
     case accountsWithPlans
+    case claim(key: String, account: String, limit: Int)
+    case claims(key: String)
     case enqueue([ServerNotification])
     case hasNotification(key: String)
     case notifications(account: String?)
@@ -60,6 +62,7 @@ public enum AccountCall: Codable, Sendable {
              .plans(let account), .planLines(let account, _), .addPlanLines(let account, _, _):
             account
         case .notifications(let account): account
+        case .claim(_, let account, _): account
         case .deviceSessions(let account), .revokeDeviceSession(let account, _): account
         default: nil
         }

@@ -162,6 +162,10 @@ public final class RemoteAccountServer: AccountServer {
         return try call(.enqueue(notifications))
     }
     public func hasNotification(key: String) throws(StoreError) -> Bool { try call(.hasNotification(key: key)) }
+    public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
+        try call(.claim(key: key, account: account, limit: limit))
+    }
+    public func claims(_ key: String) throws(StoreError) -> Int { try call(.claims(key: key)) }
     public func notifications(account: String?) throws(StoreError) -> [ServerNotification] { try call(.notifications(account: account)) }
     public func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification] { [] }
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {}

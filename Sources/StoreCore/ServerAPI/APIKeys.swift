@@ -11,12 +11,24 @@ public struct APIKey: Sendable, Equatable, Codable {
     public var publicKey: Data
     public var createdAt: Date
     public var revoked: Bool
+    /// What the key signs; nil (a key made before keys had types) is an in-app purchase key.
+    public var type: KeyType?
 
-    public init(keyID: String, publicKey: Data, createdAt: Date, revoked: Bool = false) {
+    /// App Store Connect's two kinds: in-app purchase keys sign Server API tokens (and promotional
+    /// offers' JWS); subscription-offer keys sign promotional offers only.
+    public enum KeyType: String, Sendable, Codable, CaseIterable {
+        case inAppPurchase = "in-app-purchase"
+        case subscriptionOffer = "subscription-offer"
+    }
+
+    public var kind: KeyType { type ?? .inAppPurchase }
+
+    public init(keyID: String, publicKey: Data, createdAt: Date, revoked: Bool = false, type: KeyType? = nil) {
         self.keyID = keyID
         self.publicKey = publicKey
         self.createdAt = createdAt
         self.revoked = revoked
+        self.type = type
     }
 }
 
@@ -31,12 +43,15 @@ public struct APIKeyring: Sendable, Equatable, Codable {
     }
 
     /// A new key: its private half in PEM (to hand out, never stored) and its record.
-    public static func makeKey(now: Date) -> (pem: String, key: APIKey) {
+    public static func makeKey(now: Date, type: APIKey.KeyType = .inAppPurchase) -> (pem: String, key: APIKey) {
         let privateKey = P256.Signing.PrivateKey()
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         var generator = SystemRandomNumberGenerator()
         let keyID = String((0..<10).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
-        return (privateKey.pemRepresentation + "\n", APIKey(keyID: keyID, publicKey: privateKey.publicKey.x963Representation, createdAt: now))
+        return (privateKey.pemRepresentation + "\n", APIKey(
+            keyID: keyID, publicKey: privateKey.publicKey.x963Representation, createdAt: now,
+            type: type == .inAppPurchase ? nil : type
+        ))
     }
 }
 
@@ -60,7 +75,7 @@ public struct ServedRequest: Sendable, Equatable, Codable {
 /// Why a bearer token is refused (401).
 public enum TokenRefusal: Error, Equatable, CustomStringConvertible {
     case missing, malformed(String), unknownKey(String), revokedKey(String), badSignature, wrongIssuer, wrongAudience
-    case wrongBundle(String), expired, notYetValid
+    case wrongBundle(String), expired, notYetValid, notAnAPIKey(String)
 
     public var description: String {
         switch self {
@@ -74,6 +89,7 @@ public enum TokenRefusal: Error, Equatable, CustomStringConvertible {
         case .wrongBundle(let bid): "the token is for bundle id \"\(bid)\", not the one served"
         case .expired: "the token has expired"
         case .notYetValid: "the token's iat is in the future"
+        case .notAnAPIKey(let id): "key \"\(id)\" is a subscription-offer key: it signs promotional offers, not API tokens"
         }
     }
 }
@@ -92,6 +108,7 @@ public enum APIToken {
         guard let keyID = decoded.header["kid"] as? String else { throw .malformed("no kid in the header") }
         guard let key = keyring.keys.first(where: { $0.keyID == keyID }) else { throw .unknownKey(keyID) }
         guard !key.revoked else { throw .revokedKey(keyID) }
+        guard key.kind == .inAppPurchase else { throw .notAnAPIKey(keyID) }
         guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey),
               let signature = try? P256.Signing.ECDSASignature(rawRepresentation: decoded.signature),
               publicKey.isValidSignature(signature, for: decoded.signingInput)

@@ -55,11 +55,12 @@ package struct PayloadBuilder {
             if let expires = line.expiresDate { payload["expiresDate"] = Units.milliseconds(expires) }
             if let group = line.group { payload["subscriptionGroupIdentifier"] = group }
             payload["webOrderLineItemId"] = Units.webOrderLineItemID(transaction.id)
-            if let offer = line.offer {
-                payload["offerType"] = 1
+            if let offer = line.offer, let type = line.soldOn {
+                payload["offerType"] = type.rawValue
                 payload["offerDiscountType"] = Units.discountType(offer)
-                if let period = catalog.product(line.productID)?.autoRenew?.introductoryOffer?.period {
-                    payload["offerPeriod"] = period.description
+                if type != .introductory, let id = line.offerID { payload["offerIdentifier"] = id }
+                if let terms = catalog.product(line.productID)?.autoRenew?.terms(of: type, id: line.offerID) {
+                    payload["offerPeriod"] = Units.offerPeriod(terms)
                 }
             }
             // Replaced by an upgrade: a later purchase in the group credited this period.
@@ -122,7 +123,20 @@ package struct PayloadBuilder {
         if let grace = plan.graceUntil, plan.billingFailedAt != nil { payload["gracePeriodExpiresDate"] = Units.milliseconds(grace) }
         payload["renewalDate"] = Units.milliseconds(plan.expiresDate)
         payload["currency"] = catalog.currencyCode
-        payload["renewalPrice"] = Units.milliunits(catalog.product(plan.nextProductID ?? plan.productID)?.price ?? 0)
+        let renewing = catalog.product(plan.nextProductID ?? plan.productID)
+        payload["renewalPrice"] = Units.milliunits(renewing?.price ?? 0)
+        // The offer the next period is sold on: one bought for the next renewal, or the rest of a
+        // pay-as-you-go offer.
+        let next: (OfferType, String?)? = plan.pendingOffer.map { ($0.type, $0.id) }
+            ?? (plan.offer == .payAsYouGo && plan.offerPeriodsLeft > 0 && plan.nextProductID == nil
+                ? (plan.offerType ?? .introductory, plan.offerID) : nil)
+        if let (type, id) = next, let terms = renewing?.autoRenew?.terms(of: type, id: id) {
+            payload["offerType"] = type.rawValue
+            if type != .introductory, let id { payload["offerIdentifier"] = id }
+            payload["offerDiscountType"] = Units.discountType(terms.mode)
+            payload["offerPeriod"] = Units.offerPeriod(terms)
+            payload["renewalPrice"] = Units.milliunits(terms.price)
+        }
         if plan.phase == .expired {
             // 1 cancelled, 2 billing error, 5 other (Apple's expirationIntent).
             payload["expirationIntent"] = plan.endReason?.contains("billing") == true ? 2 : !plan.autoRenew ? 1 : 5

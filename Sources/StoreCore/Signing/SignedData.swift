@@ -126,6 +126,12 @@ public final class SignedData: SessionRole {
         }
     }
 
+    /// `offerPeriod`: what one line of the offer pays for (a pay-as-you-go period), or the whole
+    /// offer (a free trial or a price paid up front).
+    static func offerPeriod(_ terms: IntroductoryOffer) -> String {
+        terms.mode == .payAsYouGo ? terms.period.description : SubscriptionPeriod(terms.period.value * terms.periods, terms.period.unit).description
+    }
+
     static func discountType(_ mode: IntroductoryOffer.Mode) -> String {
         switch mode {
         case .freeTrial: "FREE_TRIAL"

@@ -177,6 +177,14 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
                 revokedAt DOUBLE PRECISION
             );
             """),
+        ("v2: claims", """
+            CREATE TABLE claim (
+                key TEXT NOT NULL,
+                accountKey TEXT NOT NULL,
+                at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (key, accountKey)
+            );
+            """),
     ]
 
     /// Applies the migrations not applied yet, one server at a time (an advisory lock).
@@ -533,6 +541,21 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
     public func enqueue(_ notifications: [ServerNotification]) throws(StoreError) -> [ServerNotification] {
         guard !notifications.isEmpty else { return [] }
         return try transaction { connection in try notifications.filter { try insert(connection, $0) } }
+    }
+
+    public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
+        // The key's own lock: two servers cannot both take the last use.
+        try transaction(lock: "claim:" + key) { connection in
+            let taken = try query(connection, "SELECT accountKey FROM claim WHERE key = $1", [Self.text(key)])
+                .compactMap { Self.cell($0, "accountkey").string }
+            guard taken.count < limit, !taken.contains(account.lowercased()) else { return false }
+            try query(connection, "INSERT INTO claim (key, accountKey, at) VALUES ($1, $2, $3)", [Self.text(key), Self.key(account), Self.seconds(date)])
+            return true
+        }
+    }
+
+    public func claims(_ key: String) throws(StoreError) -> Int {
+        try read { connection in try query(connection, "SELECT accountKey FROM claim WHERE key = $1", [Self.text(key)]).count }
     }
 
     public func hasNotification(key: String) throws(StoreError) -> Bool {

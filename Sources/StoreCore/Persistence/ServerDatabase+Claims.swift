@@ -1,0 +1,37 @@
+// Things that may be used a limited number of times across every device (O2, O3, O4): a
+// promotional offer's nonce (once), a one-time offer code (once), a custom code (up to its limit,
+// once per account), a win-back offer (once per account). One table of claims, checked and written
+// in one transaction so that two devices cannot both take the last one.
+import Foundation
+import GRDB
+
+extension ServerDatabase {
+    static func registerClaims(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v8: claims") { db in
+            try db.execute(sql: """
+                CREATE TABLE claim (
+                    key TEXT NOT NULL,
+                    account TEXT NOT NULL COLLATE NOCASE,
+                    at INTEGER NOT NULL,
+                    PRIMARY KEY (key, account)
+                );
+                ALTER TABLE receipt ADD COLUMN offerType INTEGER;
+                ALTER TABLE receipt ADD COLUMN offerID TEXT;
+                """)
+        }
+    }
+
+    public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
+        try write { db in
+            let taken = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [key]) ?? 0
+            let mine = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM claim WHERE key = ? AND account = ?", arguments: [key, account]) ?? 0
+            guard taken < limit, mine == 0 else { return false }
+            try db.execute(sql: "INSERT INTO claim (key, account, at) VALUES (?, ?, ?)", arguments: [key, account, date.storeSeconds])
+            return true
+        }
+    }
+
+    public func claims(_ key: String) throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [key]) ?? 0 }
+    }
+}
