@@ -80,7 +80,7 @@ let package = Package(
             dependencies: ["StoreCore", "StorefrontServer", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
-        .target(name: "TestSupport", dependencies: ["StoreCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["StoreCore", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/TestSupport"),
         .testTarget(
             name: "StoreCoreTests",
             dependencies: [

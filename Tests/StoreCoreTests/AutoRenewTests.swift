@@ -388,6 +388,7 @@ struct AutoRenewTests {
         let state = TemporaryState()
         let stores = [try store(state, "ann"), try store(state, "bob", device: "tablet")]
         let products = selfiesCatalog.products.filter { $0.kind == .autoRenewableSubscription }.map(\.id)
+        let offerKey = try TestOfferKey(installedIn: stores[0])
         var billing = BillingSetting()
         for step in 0..<120 {
             let store = stores[Int.random(in: 0..<2, using: &random)]
@@ -410,6 +411,11 @@ struct AutoRenewTests {
                 try store.settings.setBilling(billing)
             case 9:
                 if let pending = try store.queue.pending().first { _ = try? store.queue.approve(pending.id) }
+            case 10:
+                // O2: a promotional offer, bought by a new, current or past subscriber.
+                let (product, offer) = [("allaccess.monthly", "comeback"), ("allaccess.monthly", "free.month"), ("oneaweek", "upfront")]
+                    .randomElement(using: &random)!
+                _ = try? store.queue.buy(product, outcome: .approve, offer: try offerKey.request(store, product: product, offer: offer))
             default:
                 state.clock.advance(seconds: TimeInterval(Int.random(in: 3600...(40 * 86_400), using: &random)))
             }
@@ -420,5 +426,68 @@ struct AutoRenewTests {
             }
         }
         #expect(try stores.map { try $0.entitlements.receipt().entries.count }.reduce(0, +) > 20, "the history did something")
+        let offered = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.offerType == .promotional }
+        #expect(!offered.isEmpty, "seed \(seed): the history sold promotional offers")
+    }
+
+    // MARK: Promotional offers (O2)
+
+    @Test("O2 a past subscriber resubscribes on a promotional offer: three months at 2.99, then the full price, periods from the offer's start")
+    func promotionalOfferForPastSubscriber() throws {
+        let state = TemporaryState()
+        let store = try store(state, "ann", at: utc(2026, 1, 10))
+        let key = try TestOfferKey(installedIn: store)
+        try store.queue.buy("allaccess")
+        _ = try store.plans.perform(.expire, on: "allaccess")
+        state.clock.set(utc(2026, 1, 31, 10))
+        let bought = try store.queue.buy("allaccess.monthly", offer: try key.request(store, product: "allaccess.monthly", offer: "comeback"))
+        #expect(bought.offer == OfferRedemption(type: .promotional, id: "comeback"))
+        #expect(try plan(store).phase == .introductoryOffer)
+        state.clock.set(utc(2026, 6, 1))
+        let periods = try lines(store, "ann").filter { $0.productID == "allaccess.monthly" && ($0.event == .purchase || $0.event == .renewal) }
+        // Full price counts its months from where the offer ended, as after an introductory offer.
+        #expect(periods.map(\.purchaseDate) == [utc(2026, 1, 31, 10), utc(2026, 2, 28, 10), utc(2026, 3, 31, 10), utc(2026, 4, 30, 10), utc(2026, 5, 30, 10)])
+        #expect(periods.map(\.price) == ["2.99", "2.99", "2.99", "5.99", "5.99"].map { Decimal(string: $0) })
+        #expect(periods.map(\.offerID) == ["comeback", "comeback", "comeback", nil, nil])
+        #expect(periods.prefix(3).allSatisfy { $0.soldOn == .promotional } && periods.dropFirst(3).allSatisfy { $0.soldOn == nil })
+        // The introductory offer was never used: a promotional one is not it (O1).
+        #expect(try plan(store).introOfferUsed == false)
+        let report = try store.entitlements.receipt()
+        #expect(report.storedPlans == report.recomputedPlans)
+    }
+
+    @Test("O2 a current subscriber's promotional offer starts at the next renewal, and renewal info says so until then")
+    func promotionalOfferAtNextRenewal() throws {
+        let state = TemporaryState()
+        let store = try store(state, "ann", at: utc(2026, 1, 10))
+        let key = try TestOfferKey(installedIn: store)
+        try store.queue.buy("allaccess.monthly")
+        #expect(try plan(store).phase == .trial)
+        try store.queue.buy("allaccess.monthly", offer: try key.request(store, product: "allaccess.monthly", offer: "free.month"))
+        #expect(try plan(store).pendingOffer == OfferRedemption(type: .promotional, id: "free.month"))
+        #expect(try plan(store).phase == .trial, "the trial runs on")
+        let info = try store.signed.renewalInfo(try plan(store)).payload
+        #expect(info["offerType"] as? Int == 2 && info["offerIdentifier"] as? String == "free.month" && info["renewalPrice"] as? Int64 == 0)
+        state.clock.set(utc(2026, 1, 18))
+        let renewal = try #require(try lines(store, "ann").last)
+        #expect(renewal.event == .renewal && renewal.purchaseDate == utc(2026, 1, 17) && renewal.expiresDate == utc(2026, 2, 17))
+        #expect(renewal.offer == .freeTrial && renewal.offerID == "free.month" && renewal.price == 0)
+        #expect(try plan(store).pendingOffer == nil)
+        state.clock.set(utc(2026, 2, 18))
+        #expect(try lines(store, "ann").last?.price == Decimal(string: "5.99"))
+    }
+
+    @Test("O2 an upgrade bought with a promotional offer starts at once on it, with the credit for the rest of the old period")
+    func promotionalOfferOnUpgrade() throws {
+        let state = TemporaryState()
+        let store = try store(state, "ann", at: utc(2026, 1, 10))
+        let key = try TestOfferKey(installedIn: store)
+        try store.queue.buy("oneaweek")
+        state.clock.set(utc(2026, 1, 12))
+        try store.queue.buy("allaccess.monthly", offer: try key.request(store, product: "allaccess.monthly", offer: "comeback"))
+        let recent = try lines(store, "ann").suffix(2)
+        #expect(recent.map(\.event) == [.credit, .purchase])
+        #expect(recent.last?.price == Decimal(string: "2.99") && recent.last?.offerID == "comeback" && recent.last?.expiresDate == utc(2026, 2, 12))
+        #expect(try plan(store).productID == "allaccess.monthly")
     }
 }

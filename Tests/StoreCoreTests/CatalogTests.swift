@@ -25,6 +25,29 @@ struct CatalogTests {
         #expect(loaded.warnings.allSatisfy { $0.message.hasPrefix("image ") })
     }
 
+    @Test("O2 the shipped RW Selfies catalog has two promotional offers on the monthly All Access; a bad one is refused by name")
+    func shippedPromotionalOffers() throws {
+        let selfies = shippedCatalog.deletingLastPathComponent().appendingPathComponent("selfies.json")
+        let terms = try #require(try CatalogLoader.load(contentsOf: selfies).catalog.product("com.storefront.selfies.sub.allaccess.monthly")?.autoRenew)
+        #expect(terms.offers.map(\.id) == ["comeback.3months", "thankyou.freemonth"])
+        #expect(terms.offer("comeback.3months", type: .promotional)?.terms == IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 3, price: Decimal(string: "2.99")!))
+        let product = #"{"id":"s","kind":"autoRenewableSubscription","title":"S","price":"1","period":"P1M","group":"g","promotionalOffers":"#
+        let cases = [
+            (product + #"[{"mode":"freeTrial","period":"P1W"}]}]}"#, #"promotionalOffers[0]: has no "id""#),
+            (product + #"[{"id":"a","mode":"freeTrial","period":"P1W"},{"id":"a","mode":"freeTrial","period":"P1M"}]}]}"#, #"offer "a" is given twice"#),
+            (product + #"[{"id":"a","mode":"payAsYouGo","period":"P1W"}]}]}"#, #"a paid offer needs a "price""#),
+            (product + #"{"id":"a"}}]}"#, #""promotionalOffers" must be an array of objects"#),
+        ]
+        for (json, words) in cases {
+            do {
+                _ = try CatalogLoader.parse(Data((#"{"products":["# + json).utf8), fileName: "c.json")
+                Issue.record("accepted \(json)")
+            } catch {
+                #expect("\(error)".contains(words), "\(error)")
+            }
+        }
+    }
+
     @Test("C3 prices are exact decimals, formatted for the locale")
     func prices() throws {
         let json = #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"0.10"}]}"#

@@ -1,5 +1,6 @@
 // Issue 6: Xcode StoreKit configuration files read as catalogs — the real samples, each version's
 // layout, localizations, settings, durations of non-renewing subscriptions, and bad files.
+import Crypto
 import Foundation
 import Testing
 import TestSupport
@@ -280,6 +281,38 @@ struct StoreKitCatalogTests {
         let (catalog, warnings) = try StoreKitCatalog.parse(data, fileName: "offer-keys.storekit", side: side)
         #expect(catalog.products[0].autoRenew?.introductoryOffer?.price == Decimal(string: "4.99"))
         #expect(warnings[0].message == "\"displayPrice\" is empty; the side file's price 4.99 is used")
+    }
+
+    @Test("O2 adHocOffers are promotional offers by offerID; subscriptionOffersKeyPair's signatures buy them")
+    func promotionalOffers() throws {
+        let url = storeKitFixtures.appendingPathComponent("promotional-offers.storekit")
+        let loaded = try load("promotional-offers.storekit")
+        #expect(loaded.warnings.isEmpty, "\(loaded.warnings)")
+        let terms = try #require(loaded.catalog.product("plus.monthly")?.autoRenew)
+        #expect(terms.offers == [
+            SubscriptionOffer(id: "plus.winter", type: .promotional, terms: IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 3, price: Decimal(string: "0.99")!)),
+            SubscriptionOffer(id: "plus.sorry", type: .promotional, terms: IntroductoryOffer(mode: .freeTrial, period: .week)),
+        ])
+        #expect(loaded.catalog.subscriptionOfferKey?.keyID == "XK7Q2M9P4R")
+        // The file's private key signs; the store, whose keyring is empty, accepts it.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let pair = try #require(object["subscriptionOffersKeyPair"] as? [String: Any])
+        let keyText = try #require(pair["privateKey"] as? String)
+        let keyData = try #require(Data(base64Encoded: keyText))
+        let key = try P256.Signing.PrivateKey(derRepresentation: keyData)
+        let state = TemporaryState()
+        let store = try state.signedIn("ann", device: "phone", catalog: loaded.catalog)
+        try store.queue.buy("plus.monthly")
+        let signature = try PromotionalOfferCheck.signOriginal(
+            key: key, keyID: "XK7Q2M9P4R", bundleID: try store.signed.identity().bundleID, productID: "plus.monthly", offerID: "plus.sorry",
+            timestamp: Int64(store.now().timeIntervalSince1970 * 1000)
+        )
+        let bought = try store.queue.buy("plus.monthly", offer: PromotionalOfferRequest(offerID: "plus.sorry", signature: signature))
+        #expect(bought.state == .purchased && bought.offer?.id == "plus.sorry")
+        #expect(try store.plans.subscriptions().first?.pendingOffer?.id == "plus.sorry")
+        // A bad pair is a clear error naming the path.
+        let bad = #"{"subscriptionOffersKeyPair": {"id": "K", "privateKey": "bm90IGEga2V5"}}"#
+        #expect(parseError(bad) == "Bad.storekit: subscriptionOffersKeyPair.privateKey: is not a P-256 private key in base64 PKCS #8")
     }
 
     @Test("C6 _timeRate: every value of SKTestSession.TimeRate maps exactly; fixed rates and unknown values warn once")

@@ -70,6 +70,12 @@ struct ServerAPITests {
             let (status, body) = try fixture.get(path, authorization: header == "none" ? "" : header)
             #expect(status == 401 && body["errorMessage"] is String, "\(what): \(status)")
         }
+        // O2: a subscription-offer key signs promotional offers, never API tokens.
+        keyring.keys[0].type = .subscriptionOffer
+        try fixture.store.server.setAPIKeyring(keyring)
+        let (offerKeyStatus, offerKeyBody) = try fixture.get(path)
+        #expect(offerKeyStatus == 401 && (offerKeyBody["errorMessage"] as? String)?.contains("subscription-offer key") == true)
+        keyring.keys[0].type = nil
         keyring.keys[0].revoked = true
         try fixture.store.server.setAPIKeyring(keyring)
         #expect(try fixture.get(path).0 == 401, "revoked")

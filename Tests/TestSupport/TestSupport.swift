@@ -1,4 +1,5 @@
 // Helpers the test targets share: a temporary state folder, a manual clock, a UTC calendar, a small catalog.
+import Crypto
 import Foundation
 import StoreCore
 #if canImport(Glibc)
@@ -43,9 +44,15 @@ public let selfiesCatalog = Catalog(
         Product(id: "allaccess.monthly", kind: .autoRenewableSubscription, title: "All Access (Monthly)", description: "",
                 price: Decimal(string: "5.99")!, autoRenew: AutoRenewTerms(
                     period: .month, group: "selfies", rank: 1,
-                    introductoryOffer: IntroductoryOffer(mode: .freeTrial, period: .week), unlocks: ["all-selfies"])),
+                    introductoryOffer: IntroductoryOffer(mode: .freeTrial, period: .week), unlocks: ["all-selfies"],
+                    offers: [
+                        SubscriptionOffer(id: "comeback", type: .promotional, terms: IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 3, price: Decimal(string: "2.99")!)),
+                        SubscriptionOffer(id: "free.month", type: .promotional, terms: IntroductoryOffer(mode: .freeTrial, period: .month)),
+                    ])),
         Product(id: "oneaweek", kind: .autoRenewableSubscription, title: "One a Week (Weekly)", description: "",
-                price: Decimal(string: "0.99")!, autoRenew: AutoRenewTerms(period: .week, group: "selfies", rank: 2, unlocks: ["one-selfie-a-week"])),
+                price: Decimal(string: "0.99")!, autoRenew: AutoRenewTerms(
+                    period: .week, group: "selfies", rank: 2, unlocks: ["one-selfie-a-week"],
+                    offers: [SubscriptionOffer(id: "upfront", type: .promotional, terms: IntroductoryOffer(mode: .payUpFront, period: .week, periods: 4, price: Decimal(string: "2.00")!))])),
         Product(id: "oneaweek.monthly", kind: .autoRenewableSubscription, title: "One a Week (Monthly)", description: "",
                 price: Decimal(string: "2.99")!, autoRenew: AutoRenewTerms(
                     period: .month, group: "selfies", rank: 2,
@@ -190,5 +197,26 @@ public final class SilentListener {
             close(connection)
             taken += 1
         }
+    }
+}
+
+/// A subscription-offer key installed in a store's keyring, and promotional offers signed with it
+/// at the store's time (the original form), as a developer's server would (O2).
+public struct TestOfferKey {
+    public let privateKey = P256.Signing.PrivateKey()
+    public let keyID = "TESTOFFER1"
+
+    public init(installedIn store: Store) throws {
+        var keyring = try store.server.apiKeyring() ?? APIKeyring()
+        keyring.keys.append(APIKey(keyID: keyID, publicKey: privateKey.publicKey.x963Representation, createdAt: store.now(), type: .subscriptionOffer))
+        try store.server.setAPIKeyring(keyring)
+    }
+
+    public func request(_ store: Store, product: String, offer: String) throws -> PromotionalOfferRequest {
+        let signature = try PromotionalOfferCheck.signOriginal(
+            key: privateKey, keyID: keyID, bundleID: try store.signed.identity().bundleID, productID: product, offerID: offer,
+            timestamp: Int64(store.now().timeIntervalSince1970 * 1000)
+        )
+        return PromotionalOfferRequest(offerID: offer, signature: signature)
     }
 }
