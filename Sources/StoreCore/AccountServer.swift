@@ -80,6 +80,11 @@ public protocol AccountServer: AnyObject, Sendable {
     func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool
     /// How many uses of `key` are taken.
     func claims(_ key: String) throws(StoreError) -> Int
+    /// Adds offer codes (O3); a code that exists already (any case) refuses the whole batch.
+    func addOfferCodes(_ codes: [OfferCode]) throws(StoreError)
+    /// The offer code `code`, in any case.
+    func offerCode(_ code: String) throws(StoreError) -> OfferCode?
+    func offerCodes() throws(StoreError) -> [OfferCode]
 
     func apiKeyring() throws(StoreError) -> APIKeyring?
     func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError)

@@ -250,7 +250,7 @@ public enum CatalogLoader {
         fields = Fields(values: values, entry: entry, file: fileName)
         let known: Set = [
             "id", "kind", "title", "description", "price", "image", "quantity", "months", "duration", "period", "group", "rank",
-            "introOffer", "promotionalOffers", "unlocks", "$comment",
+            "introOffer", "promotionalOffers", "codeOffers", "unlocks", "$comment",
         ]
         for key in values.keys.sorted() where !known.contains(key) {
             warnings.append(CatalogWarning(file: fileName, entry: entry, message: "unknown key \"\(key)\" is ignored"))
@@ -326,14 +326,23 @@ public enum CatalogLoader {
             offer = try offerTerms(Fields(values: values, entry: (fields.entry ?? "") + " introOffer", file: fields.file))
         }
         var offers: [SubscriptionOffer] = []
-        for (key, type) in [("promotionalOffers", OfferType.promotional)] {
+        for (key, type) in [("promotionalOffers", OfferType.promotional), ("codeOffers", .code)] {
             guard let raw = fields.values[key], !(raw is NSNull) else { continue }
             guard let list = raw as? [[String: Any]] else { throw fields.error("\"\(key)\" must be an array of objects") }
             for (index, values) in list.enumerated() {
                 let inner = Fields(values: values, entry: (fields.entry ?? "") + " \(key)[\(index)]", file: fields.file)
                 guard let id = try inner.string("id"), !id.isEmpty else { throw inner.error("has no \"id\"") }
                 if offers.contains(where: { $0.id == id && $0.type == type }) { throw inner.error("offer \"\(id)\" is given twice") }
-                offers.append(SubscriptionOffer(id: id, type: type, terms: try offerTerms(inner)))
+                var eligibility = Set(OfferEligibility.allCases)
+                if type == .code, let raw = values["eligibility"], !(raw is NSNull) {
+                    guard let names = raw as? [String], !names.isEmpty else { throw inner.error("\"eligibility\" must be a list of new, existing, expired") }
+                    eligibility = []
+                    for name in names {
+                        guard let value = OfferEligibility(rawValue: name) else { throw inner.error("eligibility \"\(name)\" is not new, existing or expired") }
+                        eligibility.insert(value)
+                    }
+                }
+                offers.append(SubscriptionOffer(id: id, type: type, terms: try offerTerms(inner), eligibility: eligibility))
             }
         }
         return AutoRenewTerms(period: period, group: group, rank: rank, introductoryOffer: offer, unlocks: unlocks, offers: offers)

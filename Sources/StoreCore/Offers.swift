@@ -50,6 +50,77 @@ public final class Offers: SessionRole {
         return OfferRedemption(type: .promotional, id: offer.id)
     }
 
+    // MARK: Offer codes (O3)
+
+    /// The code and its product; nothing is taken yet.
+    func lookUp(code text: String) throws(StoreError) -> (OfferCode, Product) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, let code = try server.offerCode(trimmed) else { throw .unknownOfferCode(text) }
+        guard let product = catalog.product(code.productID), product.autoRenew?.offer(code.offerID, type: .code) != nil else {
+            throw .offerRefused(.invalidOfferIdentifier("the code's offer \"\(code.offerID)\" of \(code.productID) is not in this catalog"))
+        }
+        return (code, product)
+    }
+
+    /// Whether `account` may have the code's offer (new, existing or expired subscriber, as the
+    /// offer says), then one use of the code taken for it.
+    func redeem(_ code: OfferCode, product: Product, account: String?) throws(StoreError) -> OfferRedemption {
+        guard let account else { throw .signInRequired(productID: product.id) }
+        guard let terms = product.autoRenew, let offer = terms.offer(code.offerID, type: .code) else {
+            throw .offerRefused(.invalidOfferIdentifier("\(product.id) has no offer code \(code.offerID)"))
+        }
+        // A code used up says so before anything else, as the redemption sheet does.
+        if try server.claims(code.claimKey) >= code.limit { throw .offerCodeUsed(code.code, byThisAccount: false) }
+        let standing = try self.standing(account: account, group: terms.group)
+        guard offer.eligibility.contains(standing) else {
+            let allowed = OfferEligibility.allCases.filter(offer.eligibility.contains).map(\.rawValue).joined(separator: " and ")
+            throw .offerRefused(.ineligibleForOffer("the offer \(offer.id) is for \(allowed) subscribers of the \(terms.group) group; \(account) is an \(standing.rawValue) one"))
+        }
+        guard try server.claim(code.claimKey, account: account, limit: code.limit, at: now()) else {
+            throw .offerCodeUsed(code.code, byThisAccount: try server.claims(code.claimKey) < code.limit)
+        }
+        return OfferRedemption(type: .code, id: offer.id)
+    }
+
+    /// New (never subscribed in the group), existing (a plan that gives access or is in billing
+    /// retry) or expired.
+    func standing(account: String, group: String) throws(StoreError) -> OfferEligibility {
+        try plans.settle(account: account)
+        guard let state = try server.plans(account: account)[group] else { return .new }
+        let live = state.endedAt == nil && (state.hasAccess(at: now()) || state.billingFailedAt != nil)
+        return live ? .existing : .expired
+    }
+
+    /// Makes codes for the code offer named `offerName` (`count` one-time codes, or one custom
+    /// code good `limit` times) and puts them in the account server's book.
+    public func createCodes(offer offerName: String, count: Int, custom: String?, limit: Int) throws(StoreError) -> [OfferCode] {
+        let matches = catalog.products.filter { $0.autoRenew?.offer(offerName, type: .code) != nil }
+        guard let product = matches.first else {
+            let known = catalog.products.flatMap { $0.autoRenew?.offers.filter { $0.type == .code }.map(\.id) ?? [] }
+            throw .offerRefused(.invalidOfferIdentifier(
+                "no code offer \"\(offerName)\" in the catalog" + (known.isEmpty ? " (add one under \"codeOffers\")" : " (it has \(known.joined(separator: ", ")))")
+            ))
+        }
+        guard matches.count == 1 else {
+            throw .offerRefused(.invalidOfferIdentifier("\"\(offerName)\" names code offers of \(matches.map(\.id).joined(separator: ", ")): give each its own reference name"))
+        }
+        let now = now()
+        let codes = if let custom {
+            [OfferCode(code: custom, productID: product.id, offerID: offerName, limit: limit, isCustom: true, createdAt: now)]
+        } else {
+            (0..<count).map { _ in OfferCode(code: OfferCode.makeOneTime(), productID: product.id, offerID: offerName, limit: 1, isCustom: false, createdAt: now) }
+        }
+        try server.addOfferCodes(codes)
+        return codes
+    }
+
+    /// Every code with how many of its uses are taken.
+    public func codes() throws(StoreError) -> [(code: OfferCode, used: Int)] {
+        var listed: [(code: OfferCode, used: Int)] = []
+        for code in try server.offerCodes() { listed.append((code, try server.claims(code.claimKey))) }
+        return listed
+    }
+
     /// A signature of the original form made with a subscription-offer key of this store whose
     /// private half the caller holds, for demos and scenarios (`--offer-key FILE`, the screen).
     public func signPromotional(productID: String, offerID: String, privateKeyPEM: String, keyID: String) throws(StoreError) -> OfferSignature {

@@ -75,6 +75,25 @@ public final class PaymentQueue: SessionRole {
     @discardableResult
     public func buy(_ productID: String, outcome: PurchaseOutcome? = nil, offer: PromotionalOfferRequest? = nil) throws(StoreError) -> StoreTransaction {
         let product = try catalog.require(productID)
+        return try purchase(product, outcome: outcome) { user throws(StoreError) in
+            // O2: an offer is checked before any payment, and its nonce taken.
+            try offer.map { request throws(StoreError) in try offers.redeemPromotional(request, product: product, account: user) }
+        }
+    }
+
+    /// O3: redeems an offer code, as the offer code redemption sheet does: a purchase of the
+    /// code's product on its offer, once per one-time code.
+    @discardableResult
+    public func redeem(code: String, outcome: PurchaseOutcome? = nil) throws(StoreError) -> StoreTransaction {
+        let (found, product) = try offers.lookUp(code: code)
+        return try purchase(product, outcome: outcome) { user throws(StoreError) in try offers.redeem(found, product: product, account: user) }
+    }
+
+    /// A purchase of `product`; `redeem` checks and takes the offer it is made with, if any,
+    /// under the device lock and before any payment.
+    private func purchase(
+        _ product: Product, outcome: PurchaseOutcome?, redeem: (_ user: String?) throws(StoreError) -> OfferRedemption?
+    ) throws(StoreError) -> StoreTransaction {
         // Q7: a simulated Purchase error fails the purchase as StoreKit 2's purchase() throws:
         // before any transaction exists.
         try failIfSimulated(.purchase)
@@ -85,8 +104,7 @@ public final class PaymentQueue: SessionRole {
             if product.kind == .nonConsumable, try device.profile(user ?? "").owned.contains(product.id) {
                 throw StoreError.alreadyOwned(productID: product.id)
             }
-            // O2: an offer is checked before any payment, and its nonce taken.
-            let redemption = try offer.map { request throws(StoreError) in try offers.redeemPromotional(request, product: product, account: user) }
+            let redemption = try redeem(user)
             if product.kind == .autoRenewableSubscription, let user, redemption == nil { try plans.checkNotSubscribed(product, account: user) }
             let chosen = outcome ?? outcomeOverride
             let outcome = if let chosen { chosen } else { try policy() }

@@ -40,6 +40,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case sessionRefused(server: String, reason: String)
     /// A purchase with an offer was refused as StoreKit refuses it (O2–O4).
     case offerRefused(OfferRefusal)
+    /// `offer-codes create --custom` with a code that exists.
+    case offerCodeExists(String)
+    /// `redeem` with a code nobody made (O3).
+    case unknownOfferCode(String)
+    /// A code whose uses are all taken, or that this account redeemed already (O3).
+    case offerCodeUsed(String, byThisAccount: Bool)
 
     public var description: String {
         switch self {
@@ -98,6 +104,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "no notification \"\(id)\" (`storefront notifications` lists them)"
         case .offerRefused(let refusal):
             refusal.description
+        case .offerCodeExists(let code):
+            "the offer code \"\(code)\" exists already (`storefront offer-codes` lists them)"
+        case .unknownOfferCode(let code):
+            "no offer code \"\(code)\" (`storefront offer-codes` lists them; `offer-codes create OFFER` makes some)"
+        case .offerCodeUsed(let code, let mine):
+            mine ? "the offer code \"\(code)\" was redeemed by this account already" : "the offer code \"\(code)\" has been used up"
         case .unknownSession(let id):
             "no active session \"\(id)\" for this account (`storefront account sessions` lists them)"
         case .simulated(let api, let error):
@@ -108,13 +120,13 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Bad input (2), storage trouble (3), or the request could not be done (1).
     public var exitStatus: Int32 {
         switch self {
-        case .unknownProduct, .unknownTransaction, .unknownNotification, .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
+        case .unknownProduct, .unknownTransaction, .unknownOfferCode, .offerCodeExists, .unknownNotification, .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
              .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
             2
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .offerRefused:
+             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .offerRefused, .offerCodeUsed:
             1
         }
     }

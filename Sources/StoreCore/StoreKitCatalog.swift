@@ -341,6 +341,7 @@ public enum StoreKitCatalog {
                     introductoryOffer: try offer(entry.child("introductoryOffer"), productID: id, period: period, warnings: &warnings),
                     unlocks: side.unlocks[id] ?? [group.title],
                     offers: try promotionalOffers(entry.child("adHocOffers"), productID: id, period: period, warnings: &warnings)
+                        + codeOffers(entry.child("codeOffers"), productID: id, period: period, warnings: &warnings)
                 )
             case .consumable, .nonConsumable:
                 break
@@ -469,6 +470,33 @@ public enum StoreKitCatalog {
                 if offers.contains(where: { $0.id == id }) { throw (idNode ?? item).error("offer \"\(id)\" is given twice") }
                 guard let terms = try offer(item, productID: productID, period: period, warnings: &warnings) else { continue }
                 offers.append(SubscriptionOffer(id: id, type: .promotional, terms: terms))
+            }
+            return offers
+        }
+
+        /// `codeOffers`: offer codes (O3), each named by its `referenceName`, with the
+        /// eligibility App Store Connect gives it (all three when the file says none).
+        func codeOffers(
+            _ node: Node?, productID: String, period: SubscriptionPeriod, warnings: inout [CatalogWarning]
+        ) throws(CatalogError) -> [SubscriptionOffer] {
+            guard let node, let list = try node.arrayOrNil() else { return [] }
+            var offers: [SubscriptionOffer] = []
+            for item in list {
+                guard let object = try item.objectOrNil() else { continue }
+                let nameNode = object.child("referenceName")
+                guard let name = try nameNode?.stringOrNil(), !name.isEmpty else { throw item.error("has no \"referenceName\"") }
+                if offers.contains(where: { $0.id == name }) { throw (nameNode ?? item).error("offer \"\(name)\" is given twice") }
+                guard let terms = try offer(item, productID: productID, period: period, warnings: &warnings) else { continue }
+                var eligibility = Set(OfferEligibility.allCases)
+                if let eligibilityNode = object.child("eligibility"), let names = try eligibilityNode.arrayOrNil(), !names.isEmpty {
+                    eligibility = []
+                    for nameNode in names {
+                        let text = try nameNode.stringOrNil() ?? ""
+                        guard let value = OfferEligibility(rawValue: text) else { throw nameNode.error("\"\(text)\" is not new, existing or expired") }
+                        eligibility.insert(value)
+                    }
+                }
+                offers.append(SubscriptionOffer(id: name, type: .code, terms: terms, eligibility: eligibility))
             }
             return offers
         }

@@ -21,17 +21,68 @@ public enum OfferType: Int, Sendable, Codable, CaseIterable {
     }
 }
 
+/// Who may redeem an offer code, as App Store Connect's eligibility boxes say (O3).
+public enum OfferEligibility: String, Sendable, Codable, CaseIterable {
+    /// Never subscribed in the group.
+    case new
+    /// Subscribed now (access, or in billing retry).
+    case existing
+    /// Subscribed once; the plan has ended.
+    case expired
+}
+
 /// A promotional, code or win-back offer of one product.
 public struct SubscriptionOffer: Sendable, Equatable {
     /// The offer identifier (a promotional offer's `offerID`, a code offer's reference name).
     public var id: String
     public var type: OfferType
     public var terms: IntroductoryOffer
+    /// Who may redeem it (offer codes; the others have rules of their own).
+    public var eligibility: Set<OfferEligibility>
 
-    public init(id: String, type: OfferType, terms: IntroductoryOffer) {
+    public init(id: String, type: OfferType, terms: IntroductoryOffer, eligibility: Set<OfferEligibility> = Set(OfferEligibility.allCases)) {
         self.id = id
         self.type = type
         self.terms = terms
+        self.eligibility = eligibility
+    }
+}
+
+/// Offer codes made for one code offer (O3): one-time codes, each good once, or a custom code
+/// good up to `limit` times, once per account. Kept by the account server, so every device
+/// redeems from the same book; uses are claims (`AccountServer.claim`).
+public struct OfferCode: Sendable, Equatable, Codable {
+    public var code: String
+    public var productID: String
+    /// The code offer's reference name.
+    public var offerID: String
+    public var limit: Int
+    public var isCustom: Bool
+    public var createdAt: Date
+
+    public init(code: String, productID: String, offerID: String, limit: Int, isCustom: Bool, createdAt: Date) {
+        self.code = code
+        self.productID = productID
+        self.offerID = offerID
+        self.limit = limit
+        self.isCustom = isCustom
+        self.createdAt = createdAt
+    }
+
+    /// The claim key of its uses.
+    public var claimKey: String { "offer-code:" + code.uppercased() }
+
+    /// One-time codes as App Store Connect hands them out: eleven letters and digits, without the
+    /// ones people misread (0 O 1 I L).
+    public static func makeOneTime() -> String {
+        let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<11).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
+    }
+
+    /// A custom code: 1 to 64 letters, digits, '-' or '_'.
+    public static func isValidCustom(_ code: String) -> Bool {
+        (1...64).contains(code.count) && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 }
 

@@ -147,6 +147,9 @@ public final class AccountService: Sendable {
         case .hasNotification(let key): return try reply(try database.hasNotification(key: key))
         case .claim(let key, let account, let limit): return try reply(try database.claim(key, account: account, limit: limit, at: clock.now()))
         case .claims(let key): return try reply(try database.claims(key))
+        case .addOfferCodes(let codes): try database.addOfferCodes(codes); return try reply(true)
+        case .offerCode(let code): return try reply(try database.offerCode(code))
+        case .offerCodes: return try reply(try database.offerCodes())
         case .notifications(let account):
             if let account { return try reply(try database.notifications(account: account)) }
             return try reply(try database.notifications(account: nil).filter { accounts.contains($0.account.lowercased()) })

@@ -393,7 +393,7 @@ struct AutoRenewTests {
         for step in 0..<120 {
             let store = stores[Int.random(in: 0..<2, using: &random)]
             let product = products[Int.random(in: 0..<products.count, using: &random)]
-            switch Int.random(in: 0..<12, using: &random) {
+            switch Int.random(in: 0..<14, using: &random) {
             case 0, 1: _ = try? store.queue.buy(product, outcome: Bool.random(using: &random) ? .approve : .defer)
             case 2: _ = try? store.plans.perform(.cancel, on: product)
             case 3: _ = try? store.plans.perform(.renewOn, on: product)
@@ -416,6 +416,12 @@ struct AutoRenewTests {
                 let (product, offer) = [("allaccess.monthly", "comeback"), ("allaccess.monthly", "free.month"), ("oneaweek", "upfront")]
                     .randomElement(using: &random)!
                 _ = try? store.queue.buy(product, outcome: .approve, offer: try offerKey.request(store, product: product, offer: offer))
+            case 11:
+                // O3: an offer code of any eligibility.
+                let offer = ["WELCOME", "COMEBACK", "ANYONE"].randomElement(using: &random)!
+                if let code = try? store.offers.createCodes(offer: offer, count: 1, custom: nil, limit: 1).first {
+                    _ = try? store.queue.redeem(code: code.code, outcome: .approve)
+                }
             default:
                 state.clock.advance(seconds: TimeInterval(Int.random(in: 3600...(40 * 86_400), using: &random)))
             }
@@ -428,6 +434,8 @@ struct AutoRenewTests {
         #expect(try stores.map { try $0.entitlements.receipt().entries.count }.reduce(0, +) > 20, "the history did something")
         let offered = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.offerType == .promotional }
         #expect(!offered.isEmpty, "seed \(seed): the history sold promotional offers")
+        let redeemed = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.offerType == .code }
+        #expect(!redeemed.isEmpty, "seed \(seed): the history redeemed offer codes")
     }
 
     // MARK: Promotional offers (O2)

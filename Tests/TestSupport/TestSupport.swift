@@ -48,6 +48,12 @@ public let selfiesCatalog = Catalog(
                     offers: [
                         SubscriptionOffer(id: "comeback", type: .promotional, terms: IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 3, price: Decimal(string: "2.99")!)),
                         SubscriptionOffer(id: "free.month", type: .promotional, terms: IntroductoryOffer(mode: .freeTrial, period: .month)),
+                        SubscriptionOffer(id: "WELCOME", type: .code, terms: IntroductoryOffer(mode: .freeTrial, period: .month), eligibility: [.new]),
+                        SubscriptionOffer(
+                            id: "COMEBACK", type: .code, terms: IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 2, price: Decimal(string: "1.99")!),
+                            eligibility: [.expired]
+                        ),
+                        SubscriptionOffer(id: "ANYONE", type: .code, terms: IntroductoryOffer(mode: .payUpFront, period: .month, periods: 3, price: Decimal(string: "9.99")!)),
                     ])),
         Product(id: "oneaweek", kind: .autoRenewableSubscription, title: "One a Week (Weekly)", description: "",
                 price: Decimal(string: "0.99")!, autoRenew: AutoRenewTerms(

@@ -101,14 +101,17 @@ public enum NotificationRules {
         guard line.kind == .autoRenewableSubscription else {
             return line.event == .purchase ? ("ONE_TIME_CHARGE", nil) : line.event == .refund ? ("REFUND", nil) : nil
         }
+        // O3: a redeemed offer code is OFFER_REDEEMED, with the subtype the purchase would have had
+        // (none when the code is for the plan one has, from its next renewal).
+        let redeemed = line.offerType == .code && (line.event == .purchase || line.event == .change)
         switch line.event {
         case .purchase:
             guard let before, before.endedAt == nil, before.hasAccess(at: line.purchaseDate) else {
-                return ("SUBSCRIBED", before == nil ? "INITIAL_BUY" : "RESUBSCRIBE")
+                return (redeemed ? "OFFER_REDEEMED" : "SUBSCRIBED", before == nil ? "INITIAL_BUY" : "RESUBSCRIBE")
             }
-            return ("DID_CHANGE_RENEWAL_PREF", "UPGRADE")
+            return (redeemed ? "OFFER_REDEEMED" : "DID_CHANGE_RENEWAL_PREF", "UPGRADE")
         case .change:
-            return ("DID_CHANGE_RENEWAL_PREF", after?.nextProductID != nil ? "DOWNGRADE" : nil)
+            return (redeemed ? "OFFER_REDEEMED" : "DID_CHANGE_RENEWAL_PREF", after?.nextProductID != nil ? "DOWNGRADE" : nil)
         case .renewal:
             return ("DID_RENEW", previous?.event == .billingRecovered ? "BILLING_RECOVERY" : nil)
         case .cancel: return ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED")

@@ -17,6 +17,7 @@ extension ServerDatabase {
                 );
                 ALTER TABLE receipt ADD COLUMN offerType INTEGER;
                 ALTER TABLE receipt ADD COLUMN offerID TEXT;
+                CREATE TABLE offerCode (code TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """)
         }
     }
@@ -28,6 +29,33 @@ extension ServerDatabase {
             guard taken < limit, mine == 0 else { return false }
             try db.execute(sql: "INSERT INTO claim (key, account, at) VALUES (?, ?, ?)", arguments: [key, account, date.storeSeconds])
             return true
+        }
+    }
+
+    public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) {
+        try write { db in
+            for code in codes {
+                if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM offerCode WHERE code = ?", arguments: [code.code.uppercased()]) ?? 0 > 0 {
+                    throw StoreError.offerCodeExists(code.code)
+                }
+                try db.execute(
+                    sql: "INSERT INTO offerCode (code, value) VALUES (?, ?)",
+                    arguments: [code.code.uppercased(), try StoredJSON.text(code, dates: .foundationDefault)]
+                )
+            }
+        }
+    }
+
+    public func offerCode(_ code: String) throws(StoreError) -> OfferCode? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT value FROM offerCode WHERE code = ?", arguments: [code.uppercased()])
+                .map { try $0.storedJSON("value", of: "offerCode", dates: .foundationDefault) }
+        }
+    }
+
+    public func offerCodes() throws(StoreError) -> [OfferCode] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT value FROM offerCode ORDER BY rowid").map { try $0.storedJSON("value", of: "offerCode", dates: .foundationDefault) }
         }
     }
 

@@ -28,6 +28,9 @@ public enum AccountCall: Codable, Sendable {
     case accountsWithPlans
     case claim(key: String, account: String, limit: Int)
     case claims(key: String)
+    case addOfferCodes([OfferCode])
+    case offerCode(String)
+    case offerCodes
     case enqueue([ServerNotification])
     case hasNotification(key: String)
     case notifications(account: String?)
@@ -49,7 +52,7 @@ public enum AccountCall: Codable, Sendable {
     /// Changes what every device sees: needs a signed-in device.
     package var changesSettings: Bool {
         switch self {
-        case .setClockSetting, .setBillingSetting, .setAppIdentity, .setSimulatedErrors, .setWebhook: true
+        case .setClockSetting, .setBillingSetting, .setAppIdentity, .setSimulatedErrors, .setWebhook, .addOfferCodes: true
         default: false
         }
     }
@@ -84,6 +87,7 @@ package struct AccountCallError: Codable, Sendable {
         case .invalidAccountName(let name): (kind, self.name) = ("invalidAccountName", name)
         case .emptyPassword: kind = "emptyPassword"
         case .planRefused(let text): (kind, self.name) = ("planRefused", text)
+        case .offerCodeExists(let code): (kind, self.name) = ("offerCodeExists", code)
         default: kind = "storage"
         }
     }
@@ -102,6 +106,7 @@ package struct AccountCallError: Codable, Sendable {
         case "invalidAccountName": .invalidAccountName(name ?? "")
         case "emptyPassword": .emptyPassword
         case "planRefused": .planRefused(name ?? text)
+        case "offerCodeExists": .offerCodeExists(name ?? "")
         case "session": .sessionRefused(server: server, reason: text)
         default: .storage(path: server, reason: text)
         }

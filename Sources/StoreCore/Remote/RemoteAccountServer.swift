@@ -166,6 +166,9 @@ public final class RemoteAccountServer: AccountServer {
         try call(.claim(key: key, account: account, limit: limit))
     }
     public func claims(_ key: String) throws(StoreError) -> Int { try call(.claims(key: key)) }
+    public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) { let _: Bool = try call(.addOfferCodes(codes)) }
+    public func offerCode(_ code: String) throws(StoreError) -> OfferCode? { try call(.offerCode(code)) }
+    public func offerCodes() throws(StoreError) -> [OfferCode] { try call(.offerCodes) }
     public func notifications(account: String?) throws(StoreError) -> [ServerNotification] { try call(.notifications(account: account)) }
     public func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification] { [] }
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {}

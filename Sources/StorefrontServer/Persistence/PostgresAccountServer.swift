@@ -184,6 +184,7 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
                 at DOUBLE PRECISION NOT NULL,
                 PRIMARY KEY (key, accountKey)
             );
+            CREATE TABLE offerCode (code TEXT PRIMARY KEY, value TEXT NOT NULL);
             """),
     ]
 
@@ -551,6 +552,30 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
             guard taken.count < limit, !taken.contains(account.lowercased()) else { return false }
             try query(connection, "INSERT INTO claim (key, accountKey, at) VALUES ($1, $2, $3)", [Self.text(key), Self.key(account), Self.seconds(date)])
             return true
+        }
+    }
+
+    public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) {
+        try transaction(lock: "offer-codes") { connection in
+            for code in codes {
+                guard try query(connection, "SELECT code FROM offerCode WHERE code = $1", [Self.text(code.code.uppercased())]).isEmpty else {
+                    throw StoreError.offerCodeExists(code.code)
+                }
+                try query(connection, "INSERT INTO offerCode (code, value) VALUES ($1, $2)", [Self.text(code.code.uppercased()), try Self.json(code)])
+            }
+        }
+    }
+
+    public func offerCode(_ code: String) throws(StoreError) -> OfferCode? {
+        try read { connection in
+            try query(connection, "SELECT value FROM offerCode WHERE code = $1", [Self.text(code.uppercased())]).first
+                .map { try Self.decode(OfferCode.self, Self.cell($0, "value")) }
+        }
+    }
+
+    public func offerCodes() throws(StoreError) -> [OfferCode] {
+        try read { connection in
+            try query(connection, "SELECT value FROM offerCode ORDER BY code").map { try Self.decode(OfferCode.self, Self.cell($0, "value")) }
         }
     }
 
