@@ -340,8 +340,8 @@ public enum StoreKitCatalog {
                     period: period, group: group.id, rank: rank,
                     introductoryOffer: try offer(entry.child("introductoryOffer"), productID: id, period: period, warnings: &warnings),
                     unlocks: side.unlocks[id] ?? [group.title],
-                    offers: try promotionalOffers(entry.child("adHocOffers"), productID: id, period: period, warnings: &warnings)
-                        + codeOffers(entry.child("codeOffers"), productID: id, period: period, warnings: &warnings)
+                    offers: try subscriptionOffers(entry.child("adHocOffers"), type: .promotional, productID: id, period: period, warnings: &warnings)
+                        + subscriptionOffers(entry.child("codeOffers"), type: .code, productID: id, period: period, warnings: &warnings)
                 )
             case .consumable, .nonConsumable:
                 break
@@ -456,39 +456,23 @@ public enum StoreKitCatalog {
             return IntroductoryOffer(mode: mode, period: offerPeriod, periods: periods, price: price)
         }
 
-        /// `adHocOffers`: promotional offers (O2), each named by its `offerID`, priced as an
-        /// introductory offer is.
-        func promotionalOffers(
-            _ node: Node?, productID: String, period: SubscriptionPeriod, warnings: inout [CatalogWarning]
+        /// `adHocOffers` (promotional offers, O2, named by `offerID`) or `codeOffers` (offer codes,
+        /// O3, named by `referenceName`, with the eligibility App Store Connect gives them: all
+        /// three when the file says none), priced as an introductory offer is.
+        func subscriptionOffers(
+            _ node: Node?, type: OfferType, productID: String, period: SubscriptionPeriod, warnings: inout [CatalogWarning]
         ) throws(CatalogError) -> [SubscriptionOffer] {
             guard let node, let list = try node.arrayOrNil() else { return [] }
+            let nameKey = type == .code ? "referenceName" : "offerID"
             var offers: [SubscriptionOffer] = []
             for item in list {
                 guard let object = try item.objectOrNil() else { continue }
-                let idNode = object.child("offerID")
-                guard let id = try idNode?.stringOrNil(), !id.isEmpty else { throw item.error("has no \"offerID\"") }
-                if offers.contains(where: { $0.id == id }) { throw (idNode ?? item).error("offer \"\(id)\" is given twice") }
-                guard let terms = try offer(item, productID: productID, period: period, warnings: &warnings) else { continue }
-                offers.append(SubscriptionOffer(id: id, type: .promotional, terms: terms))
-            }
-            return offers
-        }
-
-        /// `codeOffers`: offer codes (O3), each named by its `referenceName`, with the
-        /// eligibility App Store Connect gives it (all three when the file says none).
-        func codeOffers(
-            _ node: Node?, productID: String, period: SubscriptionPeriod, warnings: inout [CatalogWarning]
-        ) throws(CatalogError) -> [SubscriptionOffer] {
-            guard let node, let list = try node.arrayOrNil() else { return [] }
-            var offers: [SubscriptionOffer] = []
-            for item in list {
-                guard let object = try item.objectOrNil() else { continue }
-                let nameNode = object.child("referenceName")
-                guard let name = try nameNode?.stringOrNil(), !name.isEmpty else { throw item.error("has no \"referenceName\"") }
+                let nameNode = object.child(nameKey)
+                guard let name = try nameNode?.stringOrNil(), !name.isEmpty else { throw item.error("has no \"\(nameKey)\"") }
                 if offers.contains(where: { $0.id == name }) { throw (nameNode ?? item).error("offer \"\(name)\" is given twice") }
                 guard let terms = try offer(item, productID: productID, period: period, warnings: &warnings) else { continue }
                 var eligibility = Set(OfferEligibility.allCases)
-                if let eligibilityNode = object.child("eligibility"), let names = try eligibilityNode.arrayOrNil(), !names.isEmpty {
+                if type == .code, let eligibilityNode = object.child("eligibility"), let names = try eligibilityNode.arrayOrNil(), !names.isEmpty {
                     eligibility = []
                     for nameNode in names {
                         let text = try nameNode.stringOrNil() ?? ""
@@ -496,7 +480,7 @@ public enum StoreKitCatalog {
                         eligibility.insert(value)
                     }
                 }
-                offers.append(SubscriptionOffer(id: name, type: .code, terms: terms, eligibility: eligibility))
+                offers.append(SubscriptionOffer(id: name, type: type, terms: terms, eligibility: eligibility))
             }
             return offers
         }

@@ -283,7 +283,7 @@ struct StoreKitCatalogTests {
         #expect(warnings[0].message == "\"displayPrice\" is empty; the side file's price 4.99 is used")
     }
 
-    @Test("O2 adHocOffers are promotional offers by offerID; subscriptionOffersKeyPair's signatures buy them")
+    @Test("O2 O3 adHocOffers are promotional offers by offerID, codeOffers offer codes by referenceName; subscriptionOffersKeyPair's signatures buy them")
     func promotionalOffers() throws {
         let url = storeKitFixtures.appendingPathComponent("promotional-offers.storekit")
         let loaded = try load("promotional-offers.storekit")
@@ -292,6 +292,10 @@ struct StoreKitCatalogTests {
         #expect(terms.offers == [
             SubscriptionOffer(id: "plus.winter", type: .promotional, terms: IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 3, price: Decimal(string: "0.99")!)),
             SubscriptionOffer(id: "plus.sorry", type: .promotional, terms: IntroductoryOffer(mode: .freeTrial, period: .week)),
+            SubscriptionOffer(
+                id: "Welcome back", type: .code, terms: IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 2, price: Decimal(string: "1.99")!),
+                eligibility: [.new, .expired]
+            ),
         ])
         #expect(loaded.catalog.subscriptionOfferKey?.keyID == "XK7Q2M9P4R")
         // The file's private key signs; the store, whose keyring is empty, accepts it.
