@@ -150,6 +150,7 @@ public final class AccountService: Sendable {
         case .addOfferCodes(let codes): try database.addOfferCodes(codes); return try reply(true)
         case .offerCode(let code): return try reply(try database.offerCode(code))
         case .offerCodes: return try reply(try database.offerCodes())
+        case .apiKeyring: return try reply(try database.apiKeyring())
         case .notifications(let account):
             if let account { return try reply(try database.notifications(account: account)) }
             return try reply(try database.notifications(account: nil).filter { accounts.contains($0.account.lowercased()) })

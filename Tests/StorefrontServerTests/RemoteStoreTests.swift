@@ -151,4 +151,35 @@ struct RemoteStoreTests {
             }
         }
     }
+
+    @Test("O2 O3 W1 offers across machines: a promotional offer's nonce is good once whichever machine tries it; a one-time code redeems once; codes made on one machine redeem on another", arguments: Backend.allCases)
+    func offersAcrossMachines(backend: Backend) async throws {
+        let setup = try Setup(catalog: selfiesCatalog, backend: backend)
+        // The key is made where the server is (a device's keyring changes stay on the server's machine).
+        let key = try TestOfferKey(installedIn: setup.served.store)
+        try await setup.run { port in
+            let a = try setup.device(port: port)
+            try a.accounts.signUp("ann", password: "secret")
+            try a.queue.buy("allaccess")
+            let b = try setup.device(port: port)
+            try b.accounts.signIn("ann", password: "secret")
+            let request = try key.request(a, product: "allaccess.monthly", offer: "comeback")
+            #expect(try a.queue.buy("allaccess.monthly", offer: request).offer?.id == "comeback")
+            guard case .offerRefused(.invalidOfferSignature(let why))? = error({ try b.queue.buy("allaccess.monthly", offer: request) }) else {
+                Issue.record("machine B reused machine A's nonce")
+                return
+            }
+            #expect(why.contains("was used already"))
+            let codes = try a.offers.createCodes(offer: "ANYONE", count: 1, custom: nil, limit: 1)
+            let c = try setup.device(port: port)
+            try c.accounts.signUp("bob", password: "secret")
+            try c.queue.redeem(code: codes[0].code)
+            #expect(error { try b.queue.redeem(code: codes[0].code) } == .offerCodeUsed(codes[0].code, byThisAccount: false))
+            #expect(try b.offers.codes().map(\.used) == [1])
+            for store in [a, c] {
+                let report = try store.entitlements.receipt()
+                #expect(report.storedPlans == report.recomputedPlans)
+            }
+        }
+    }
 }

@@ -208,7 +208,7 @@ public final class SilentListener {
 
 /// A subscription-offer key installed in a store's keyring, and promotional offers signed with it
 /// at the store's time (the original form), as a developer's server would (O2).
-public struct TestOfferKey {
+public struct TestOfferKey: Sendable {
     public let privateKey = P256.Signing.PrivateKey()
     public let keyID = "TESTOFFER1"
 

@@ -31,6 +31,8 @@ public enum AccountCall: Codable, Sendable {
     case addOfferCodes([OfferCode])
     case offerCode(String)
     case offerCodes
+    /// The keys' public halves and issuer id (O2: devices check offer signatures).
+    case apiKeyring
     case enqueue([ServerNotification])
     case hasNotification(key: String)
     case notifications(account: String?)

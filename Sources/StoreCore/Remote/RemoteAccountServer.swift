@@ -148,12 +148,13 @@ public final class RemoteAccountServer: AccountServer {
         _ = try call(.adoptDefaults(clockRate: clockRate, billing: billing, real: real), as: Bool.self)
     }
 
-    /// Only the server's own program lists the requests it answered, and keeps the API's keys.
+    /// Only the server's own program lists the requests it answered, and makes keys. A device
+    /// reads the public halves, to check promotional offer signatures (O2).
     public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {}
-    public func apiKeyring() throws(StoreError) -> APIKeyring? {
-        throw StoreError.storage(path: location, reason: "the App Store Server API's keys are made where the server runs: `storefront keys create` in its state folder")
+    public func apiKeyring() throws(StoreError) -> APIKeyring? { try call(.apiKeyring) }
+    public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) {
+        throw StoreError.storage(path: location, reason: "keys are made where the server runs: `storefront keys create` in its state folder")
     }
-    public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) { _ = try apiKeyring() }
 
     // MARK: Notifications: the server delivers them (it runs all the time); devices write theirs.
 
