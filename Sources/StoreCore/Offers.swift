@@ -121,6 +121,43 @@ public final class Offers: SessionRole {
         return listed
     }
 
+    /// The key id of the state folder's own subscription-offer key.
+    public static let demoKeyID = "DEMOOFFERS"
+
+    /// Signs `offerID` for `productID` with the state folder's own subscription-offer key (made
+    /// on first use, its public half put in the keyring), at `timestamp` (default: now), as a
+    /// developer's server would: for the screen and scenarios.
+    public func signWithOwnKey(productID: String, offerID: String, timestamp: Date? = nil) throws(StoreError) -> OfferSignature {
+        let file = session.stateDirectory.demoOfferKey
+        let key: P256.Signing.PrivateKey
+        if let pem = try? String(contentsOf: file, encoding: .utf8) {
+            do { key = try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {
+                throw .storage(path: file.path, reason: "is not a PEM private key (\(error)); move it aside and a new one is made")
+            }
+        } else {
+            key = P256.Signing.PrivateKey()
+            guard FileManager.default.createFile(atPath: file.path, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw .storage(path: file.path, reason: "cannot be written")
+            }
+        }
+        var keyring = try server.apiKeyring() ?? APIKeyring()
+        let publicKey = key.publicKey.x963Representation
+        if !keyring.keys.contains(where: { $0.keyID == Self.demoKeyID && $0.publicKey == publicKey }) {
+            keyring.keys.removeAll { $0.keyID == Self.demoKeyID }
+            keyring.keys.append(APIKey(keyID: Self.demoKeyID, publicKey: publicKey, createdAt: now(), type: .subscriptionOffer))
+            try server.setAPIKeyring(keyring)
+        }
+        let bundleID = try AppIdentity.current(server: server, catalog: catalog).bundleID
+        do {
+            return try PromotionalOfferCheck.signOriginal(
+                key: key, keyID: Self.demoKeyID, bundleID: bundleID, productID: productID, offerID: offerID,
+                timestamp: Int64(((timestamp ?? now()).timeIntervalSince1970 * 1000).rounded())
+            )
+        } catch {
+            throw .storage(path: file.path, reason: "cannot sign (\(error))")
+        }
+    }
+
     /// A signature of the original form made with a subscription-offer key of this store whose
     /// private half the caller holds, for demos and scenarios (`--offer-key FILE`, the screen).
     public func signPromotional(productID: String, offerID: String, privateKeyPEM: String, keyID: String) throws(StoreError) -> OfferSignature {

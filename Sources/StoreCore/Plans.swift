@@ -295,7 +295,9 @@ public struct PlanStatus: Sendable, Equatable {
         var next = nextProductID.map { " → \(catalog.product($0)?.title ?? $0) at renewal" } ?? ""
         if let pending = pendingOffer { next += ", then \(pending.type.name) \(pending.id)" }
         switch phase {
-        case .trial: return "\(title): free trial, renews \(day(expiresDate))\(next)"
+        case .trial:
+            let name = offerType.map { " (\($0.name) \(offerID ?? ""))" } ?? ""
+            return "\(title): free trial\(name), renews \(day(expiresDate))\(next)"
         case .introductoryOffer:
             let name = offerType.map { "\($0.name) \(offerID ?? "")" } ?? "introductory offer"
             return "\(title): \(name), renews \(day(expiresDate))\(next)"

@@ -47,6 +47,19 @@ public struct ScenarioStep: Equatable, Sendable {
         case expectNotification(String, subtype: String?)
         /// Part of the plan's summary: "free trial, renews 07/02/2026", "grace period", "expired".
         case expectPlan(String)
+        /// O2: `buy "All Access (Monthly)" offer comeback.3months [expired|forged|reused|unsigned]`,
+        /// signed with the state folder's own subscription-offer key (or made bad on purpose).
+        case buyOffer(String, offer: String, signature: OfferSignatureStyle)
+        /// O3: `offer code SPRING-PROMO custom FRIENDS limit 2` makes a custom code; `redeem
+        /// SPRING-PROMO` makes a one-time code of that offer and redeems it; `redeem FRIENDS` a
+        /// code by its text; `redeem last` the last code again.
+        case makeCustomCode(offer: String, code: String, limit: Int)
+        case redeem(String)
+    }
+
+    /// How a scenario's promotional offer is signed.
+    public enum OfferSignatureStyle: String, Sendable, CaseIterable {
+        case signed, expired, forged, reused, unsigned
     }
 
     public var line: Int
@@ -152,7 +165,21 @@ public enum ScenarioParser {
         case ("buy", _):
             let product = try word(1, "a product (its id or \"its title\")")
             if w.count >= 4, lower[2] == "with" { return .buy(product, outcome: try outcome(w[3])) }
+            if w.count >= 3, lower[2] == "offer" {
+                let offer = try word(3, "a promotional offer id")
+                let styleText = w.count > 4 ? lower[4] : "signed"
+                guard let style = ScenarioStep.OfferSignatureStyle(rawValue: styleText) else {
+                    throw Problem(message: "\"\(styleText)\" is not a signature (\(ScenarioStep.OfferSignatureStyle.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                return .buyOffer(product, offer: offer, signature: style)
+            }
             return .buy(product, outcome: nil)
+        case ("offer", "code"):
+            guard w.count >= 7, lower[3] == "custom", lower[5] == "limit", let limit = Int(w[6]), limit > 0 else {
+                throw Problem(message: "\"\(line)\": expected offer code OFFER custom CODE limit N")
+            }
+            return .makeCustomCode(offer: w[2], code: w[4], limit: limit)
+        case ("redeem", _): return .redeem(try word(1, "a code offer, a code, or last"))
         case ("approve", _): return .approve(w.count > 1 && lower[1] != "last" ? w[1] : nil)
         case ("decline", _): return .decline(w.count > 1 && lower[1] != "last" ? w[1] : nil)
         case ("resolve", _): return .resolve(w.count > 1 && lower[1] != "last" ? w[1] : nil)

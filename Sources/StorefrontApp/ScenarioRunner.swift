@@ -35,6 +35,9 @@ public final class ScenarioRunner {
     public private(set) var store: Store
     private var lastTransaction: StoreTransaction?
     private var lastError: String?
+    /// The last promotional offer signature and offer code used, for `reused` and `redeem last`.
+    private var lastOfferSignature: OfferSignature?
+    private var lastCode: String?
     /// How many notifications earlier `expect notification` steps have passed over.
     private var notificationsSeen = 0
     private var crashesNext = false
@@ -145,6 +148,35 @@ public final class ScenarioRunner {
             }
             if let failed = lastTransaction, failed.state == .failed, let reason = failed.reason {
                 lastError = Wording.purchaseFailed(product.id, reason: reason)
+            }
+        case .buyOffer(let name, let offer, let style):
+            let product = try product(name, line: step.line)
+            try attempt {
+                let signature: OfferSignature? = switch style {
+                case .signed: try store.offers.signWithOwnKey(productID: product.id, offerID: offer)
+                case .expired: try store.offers.signWithOwnKey(productID: product.id, offerID: offer, timestamp: store.now().addingTimeInterval(-25 * 3600))
+                // Signed for another offer: what a server that signs the wrong fields sends.
+                case .forged: try store.offers.signWithOwnKey(productID: product.id, offerID: offer + ".forged")
+                case .reused: lastOfferSignature
+                case .unsigned: nil
+                }
+                if style != .reused, style != .unsigned { lastOfferSignature = signature }
+                lastTransaction = try store.queue.buy(product.id, offer: PromotionalOfferRequest(offerID: offer, signature: signature))
+            }
+        case .makeCustomCode(let offer, let code, let limit):
+            try attempt { lastCode = try store.offers.createCodes(offer: offer, count: 1, custom: code, limit: limit).first?.code }
+        case .redeem(let text):
+            try attempt {
+                let code: String
+                if text.lowercased() == "last", let lastCode {
+                    code = lastCode
+                } else if catalog.products.contains(where: { $0.autoRenew?.offer(text, type: .code) != nil }) {
+                    code = try store.offers.createCodes(offer: text, count: 1, custom: nil, limit: 1)[0].code
+                } else {
+                    code = text
+                }
+                lastCode = code
+                lastTransaction = try store.queue.redeem(code: code)
             }
         case .approve(let id): try attempt { lastTransaction = try store.queue.approve(try pendingID(id)) }
         case .decline(let id): try attempt { lastTransaction = try store.queue.decline(try pendingID(id)) }

@@ -14,6 +14,9 @@ public struct StateDirectory: Sendable {
     public var devicesFolder: URL { url.appendingPathComponent("devices") }
     /// The certificate authority that signs the store's data (S1).
     public var certificateAuthority: URL { url.appendingPathComponent("ca") }
+    /// The state folder's own subscription-offer key, for demos (O2): the screen and scenarios
+    /// sign promotional offers with it as a developer's server would.
+    public var demoOfferKey: URL { url.appendingPathComponent("offer-demo-key.pem") }
 
     public func deviceDatabase(_ device: String) throws(StoreError) -> URL {
         try Self.validate(device: device)
