@@ -10,6 +10,16 @@ public enum Route: Hashable, Sendable {
     case detail(String)
     case random
     case transactions
+    /// The offer sheet of a product (O2, O3): its promotional offers, and a field for a code.
+    case offers(String)
+}
+
+/// The offer sheet: which promotional offer is chosen, and the code typed so far.
+public struct OfferForm: Equatable, Sendable {
+    public var selection = 0
+    public var code = ""
+
+    public init() {}
 }
 
 public struct SignInForm: Equatable, Sendable {
@@ -127,6 +137,7 @@ public struct AppState: Equatable, Sendable {
     /// The selected line of the transaction manager's pending list.
     public var pendingSelection = 0
     public var form = SignInForm()
+    public var offerForm = OfferForm()
     /// Every transaction state change seen while the screen is up, oldest first (Q2).
     public var log: [TransactionEvent] = []
     public var banner: Banner?
@@ -234,6 +245,10 @@ public enum Effect: Equatable, Sendable {
     /// Decode the picture at this catalog path.
     case loadPicture(String)
     case buy(String)
+    /// O2: buy on a promotional offer, signed with the state folder's own subscription-offer key.
+    case buyOffer(productID: String, offerID: String)
+    /// O3: redeem an offer code.
+    case redeem(String)
     case approve(String)
     case decline(String)
     case resolve(String)

@@ -7,7 +7,9 @@ import TerminalUI
 /// Where a key is bound: a screen, or the transaction manager's plan keys (shown only when the
 /// catalog sells auto-renewable plans).
 public enum KeyPlace: String, Sendable, CaseIterable {
-    case products, detail, random, transactions, plans, signIn
+    case products, detail, random, transactions, plans, signIn, offers
+    /// The product list's keys for auto-renewable plans (shown only when the catalog sells them).
+    case planProducts
 
     /// The section title of the help overlay.
     var title: String {
@@ -18,6 +20,8 @@ public enum KeyPlace: String, Sendable, CaseIterable {
         case .transactions: "Transaction manager"
         case .plans: "Plans (transaction manager)"
         case .signIn: "Account"
+        case .offers: "Offers"
+        case .planProducts: "Plans (product list)"
         }
     }
 }
@@ -31,6 +35,7 @@ public enum Command: Equatable, Sendable {
     case advance(StoreDuration), realTime
     case plan(PlanCommand), toggleBilling, toggleGrace, nextSimulatedErrors, inspect
     case nextField, previousField, choose, erase
+    case offers
 }
 
 public struct KeyBinding: Sendable {
@@ -72,6 +77,7 @@ public let keyMap: [KeyBinding] = [
     KeyBinding([.products], character("n"), .random, key: "n", "random"),
     KeyBinding([.products, .detail, .random], character("t"), .transactions, key: "t", "transactions"),
     KeyBinding([.products], character("u"), .account, key: "u", "account"),
+    KeyBinding([.planProducts], character("o"), .offers, key: "o", "offers"),
     // The transaction manager.
     KeyBinding([.transactions], [.up] + character("k"), .up, key: "↑↓", "select", help: "↑ ↓ j k"),
     KeyBinding([.transactions], [.down] + character("j"), .down, key: nil, "select"),
@@ -98,6 +104,12 @@ public let keyMap: [KeyBinding] = [
     KeyBinding([.products, .detail, .random, .transactions], character("?"), .help, key: "?", "help"),
     KeyBinding([.products], character("q") + [.escape], .quit, key: "q", "quit", help: "q Esc"),
     KeyBinding([.detail, .random, .transactions], character("q") + [.escape, .left], .back, key: "q", "back", help: "q Esc ←"),
+    // The offer sheet: other keys type the code.
+    KeyBinding([.offers], [.up], .up, key: "↑↓", "offer"),
+    KeyBinding([.offers], [.down], .down, key: nil, "offer"),
+    KeyBinding([.offers], [.enter], .choose, key: "⏎", "buy / redeem"),
+    KeyBinding([.offers], [.backspace], .erase, key: nil, "erase", help: "⌫"),
+    KeyBinding([.offers], [.escape, .left], .back, key: "Esc", "back", help: "Esc ←"),
     // The sign-in form: other keys type into its fields.
     KeyBinding([.signIn], [.tab, .down], .nextField, key: "Tab", "next", help: "Tab ↓"),
     KeyBinding([.signIn], [.backTab, .up], .previousField, key: nil, "previous", help: "⇧Tab ↑"),
@@ -109,11 +121,12 @@ public let keyMap: [KeyBinding] = [
 /// The places whose keys work on `route`, most specific first.
 func keyPlaces(_ route: Route, sellsPlans: Bool) -> [KeyPlace] {
     switch route {
-    case .products: [.products]
+    case .products: sellsPlans ? [.products, .planProducts] : [.products]
     case .detail: [.detail]
     case .random: [.random]
     case .transactions: sellsPlans ? [.transactions, .plans] : [.transactions]
     case .signIn: [.signIn]
+    case .offers: [.offers]
     }
 }
 

@@ -99,6 +99,10 @@ public final class LiveStore: StoreServing {
         do {
             switch effect {
             case .buy(let id): actions.append(.purchased(try store.queue.buy(id)))
+            case .buyOffer(let id, let offerID):
+                let signature = try store.offers.signWithOwnKey(productID: id, offerID: offerID)
+                actions.append(.purchased(try store.queue.buy(id, offer: PromotionalOfferRequest(offerID: offerID, signature: signature))))
+            case .redeem(let code): actions.append(.purchased(try store.queue.redeem(code: code)))
             case .approve(let id): actions.append(.settled(try store.queue.approve(id)))
             case .decline(let id): actions.append(.settled(try store.queue.decline(id)))
             case .resolve(let id): actions.append(.settled(try store.queue.resolve(id)))

@@ -111,6 +111,10 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
         }
         guard let command = command(for: key, on: state.route, sellsPlans: sellsPlans(state)) else {
             if state.route == .signIn, case .character(let character) = key { type(character, into: &state.form) }
+            if case .offers = state.route, case .character(let character) = key {
+                if state.offerForm.code.count < 64, !character.isWhitespace { state.offerForm.code.append(character) }
+                return []
+            }
             if state.route != .signIn { state.banner = nil }
             return []
         }
@@ -128,6 +132,7 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
         switch state.route {
         case .products: return reduceProducts(&state, command)
         case .detail(let id): return reduceDetail(&state, command, productID: id)
+        case .offers(let id): return reduceOffers(&state, command, productID: id)
         case .random: return reduceRandom(&state, command)
         case .transactions: return reduceTransactions(&state, command)
         case .signIn: return reduceSignIn(&state, command)
@@ -158,6 +163,10 @@ private func reduceProducts(_ state: inout AppState, _ command: Command) -> [Eff
     case .account:
         state.form = SignInForm()
         state.route = .signIn
+    case .offers:
+        guard rows.indices.contains(state.selection) else { return [] }
+        state.offerForm = OfferForm()
+        state.route = .offers(rows[state.selection].product.id)
     case .quit:
         state.isRunning = false
         return [.quit]
@@ -218,6 +227,39 @@ private func reduceDetail(_ state: inout AppState, _ command: Command, productID
     case .transactions: state.route = .transactions
     case .restore: return [.restore]
     case .back: state.route = .products
+    default: break
+    }
+    return []
+}
+
+/// The promotional offers the sheet of `productID` lists.
+func promotionalOffers(_ state: AppState, _ productID: String) -> [SubscriptionOffer] {
+    state.snapshot?.product(productID)?.autoRenew?.offers.filter { $0.type == .promotional } ?? []
+}
+
+/// The offer sheet: ⏎ redeems the typed code, or buys on the chosen promotional offer.
+private func reduceOffers(_ state: inout AppState, _ command: Command, productID: String) -> [Effect] {
+    let offers = promotionalOffers(state, productID)
+    switch command {
+    case .up: state.offerForm.selection = clamp(state.offerForm.selection - 1, count: offers.count)
+    case .down: state.offerForm.selection = clamp(state.offerForm.selection + 1, count: offers.count)
+    case .erase: if !state.offerForm.code.isEmpty { state.offerForm.code.removeLast() }
+    case .back: state.route = .products
+    case .choose:
+        if !state.offerForm.code.isEmpty {
+            let code = state.offerForm.code
+            state.route = .products
+            state.banner = Banner("Redeeming \(code)…")
+            return [.redeem(code)]
+        }
+        guard offers.indices.contains(state.offerForm.selection) else {
+            state.banner = Banner("\(title(productID, in: state)) has no promotional offers: type an offer code", kind: .failure)
+            return []
+        }
+        let offer = offers[state.offerForm.selection]
+        state.route = .products
+        state.banner = Banner("Purchasing \(title(productID, in: state)) on \(offer.id)…")
+        return [.buyOffer(productID: productID, offerID: offer.id)]
     default: break
     }
     return []

@@ -17,6 +17,8 @@ public final class ScenarioRecorder {
     public func record(_ effect: Effect) {
         switch effect {
         case .buy(let id): lines.append("buy \(title(id))")
+        case .buyOffer(let id, let offerID): lines.append("buy \(title(id)) offer \(offerID)")
+        case .redeem(let code): lines.append("redeem \(code)")
         // Ids differ from run to run; the pending one acted on is the last, as the screen selects it.
         case .approve: lines.append("approve last")
         case .decline: lines.append("decline last")

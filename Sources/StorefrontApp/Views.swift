@@ -109,6 +109,7 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
     case .random: drawRandom(&screen, state, theme, content, pictures, depth)
     case .transactions: drawTransactions(&screen, state, theme, content)
     case .signIn: drawSignIn(&screen, state, theme, content)
+    case .offers(let id): drawOffers(&screen, state, theme, id, content)
     }
     if let problem = state.serverProblem {
         screen.write(TextWidth.pad(" " + problem, to: width), x: 0, y: height - 2, style: theme.banner(.failure))
@@ -140,6 +141,7 @@ private func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Th
     case .random: place = " › Random comic"
     case .transactions: place = " › Transactions"
     case .signIn: place = " › Account"
+    case .offers(let id): place = " › " + title(id, in: state) + " › Offers"
     }
     screen.write(String(repeating: " ", count: width), x: 0, y: 0, style: theme.titleBar)
     let right = TextWidth.truncate(user, to: max(0, width / 2 - 1))
@@ -407,6 +409,35 @@ private func drawSignIn(_ screen: inout Screen, _ state: AppState, _ theme: Them
             y += 1
         }
     }
+}
+
+/// The offer sheet (O2, O3): the product's promotional offers, signed for the demo with the state
+/// folder's own key, and a field for an offer code.
+private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ productID: String, _ area: Rect) {
+    let width = min(area.width, 64)
+    let x = max(0, (area.width - width) / 2)
+    var y = area.y
+    let offers = promotionalOffers(state, productID)
+    let formatter = PriceFormatter(currencyCode: state.snapshot?.currencyCode ?? "USD", localeIdentifier: state.snapshot?.localeIdentifier ?? "en_US")
+    func line(_ text: String, _ style: Style) {
+        guard y < area.maxY else { return }
+        screen.write(TextWidth.pad(TextWidth.truncate(text, to: width), to: width), x: x, y: y, style: style)
+        y += 1
+    }
+    line("Promotional offers (signed with this state folder's key)", theme.title)
+    if offers.isEmpty { line("  none for \(title(productID, in: state))", theme.dim) }
+    for (index, offer) in offers.enumerated() {
+        let phrase = offer.terms.phrase(formattedPrice: formatter.string(for: offer.terms.price))
+        let chosen = index == state.offerForm.selection && state.offerForm.code.isEmpty
+        line("\(chosen ? "›" : " ") \(offer.id) — \(phrase)", chosen ? theme.selected : .plain)
+    }
+    y += 1
+    guard y < area.maxY else { return }
+    let labelEnd = screen.write("Offer code ", x: x, y: y, style: theme.title)
+    let box = TextWidth.pad(state.offerForm.code + "_", to: max(1, x + width - labelEnd))
+    screen.write(box, x: labelEnd, y: y, style: state.offerForm.code.isEmpty ? Style(underline: true) : theme.selected)
+    y += 2
+    line(state.offerForm.code.isEmpty ? "⏎ buys on the chosen offer; type a code to redeem it instead" : "⏎ redeems the code", theme.dim)
 }
 
 /// The footer for `state` at `width` cells: the key map's keys for the screen, spelled out as far

@@ -287,4 +287,37 @@ extension ScreenTests {
         #expect(lines.count == 1 && lines[0].contains("server.sqlite") && lines[0].contains("not a usable database"), "\(text)")
         #expect(try Data(contentsOf: file) == Data(repeating: 0x41, count: 8192), "the file was left as it was")
     }
+
+    @Test("O2 O3 the offer sheet in a terminal: a lapsed subscriber buys on a promotional offer, then redeems a code made on the command line; a used code says so")
+    func offerSheet() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        try session.signUp("uma")
+        try session.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        try session.run(["expire", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        let codes = try #require(try session.object(["offer-codes", "create", "SPRING-PROMO", "--count", "2"])["codes"] as? [String])
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("All Access (Monthly)")
+        try tmux.send("Down", "o")
+        try tmux.waitFor("comeback.3months — 3 months at $2.99 a month")
+        try tmux.send("Enter")
+        try tmux.waitFor("Purchased All Access (Monthly) ✓")
+        #expect(try session.object(["subscriptions"]).description.contains("comeback.3months"))
+        // A code for new and lapsed subscribers: uma is subscribed now, so it is refused by name.
+        try tmux.send("o")
+        try tmux.waitFor("Offer code")
+        try tmux.type(codes[0])
+        try tmux.send("Enter")
+        try tmux.waitFor("ineligibleForOffer")
+        try session.run(["expire", "com.storefront.selfies.sub.allaccess.monthly"]).expectSuccess()
+        try tmux.send("o")
+        try tmux.type(codes[0])
+        try tmux.send("Enter")
+        try tmux.waitFor("Purchased All Access (Monthly) ✓")
+        try tmux.send("o")
+        try tmux.type(codes[0])
+        try tmux.send("Enter")
+        try tmux.waitFor("has been used up")
+        try tmux.send("q")
+    }
 }

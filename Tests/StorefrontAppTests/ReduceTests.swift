@@ -222,4 +222,38 @@ struct TransactionLogTests {
         #expect(state.log.map(\.state) == [.purchasing, .purchased, .purchasing, .failed])
         #expect(state.log.last?.reason == .network)
     }
+
+    @Test("O2 O3 the offer sheet: o opens it on the selected plan; ⏎ buys on the chosen promotional offer, or redeems a typed code; the store answers in the banner")
+    func offerSheet() throws {
+        let harness = try Harness(catalog: selfiesCatalog, user: "ann", seed: 1)
+        try harness.store.queue.buy("allaccess")
+        _ = try harness.store.plans.perform(.expire, on: "allaccess")
+        try harness.refresh()
+        harness.press(.down, .character("o"))
+        #expect(harness.state.route == .offers("allaccess.monthly"))
+        var expected = harness.state
+        harness.press(.down, .down, .up)
+        expected.offerForm.selection = 0
+        #expect(harness.state == expected, "two offers: the selection stays on them")
+        harness.press(.down, .enter)
+        #expect(harness.effects.suffix(1) == [.buyOffer(productID: "allaccess.monthly", offerID: "free.month")])
+        #expect(harness.state.route == .products)
+        #expect(harness.state.banner?.text == "Purchased All Access (Monthly) ✓")
+        #expect(try harness.store.plans.subscriptions().first?.offerID == "free.month")
+        let code = try harness.store.offers.createCodes(offer: "ANYONE", count: 1, custom: nil, limit: 1)[0].code
+        harness.press(.character("o"))
+        harness.type(code)
+        harness.press(.backspace)
+        harness.type(String(code.last!))
+        harness.press(.enter)
+        #expect(harness.effects.suffix(1) == [.redeem(code)])
+        #expect(harness.state.banner?.text == "Purchased All Access (Monthly) ✓")
+        harness.press(.character("o"))
+        harness.type(code)
+        harness.press(.enter)
+        #expect(harness.state.banner?.text == "the offer code \"\(code)\" has been used up")
+        #expect(harness.state.banner?.kind == .failure)
+        harness.press(.character("o"), .escape)
+        #expect(harness.state.route == .products)
+    }
 }

@@ -31,6 +31,8 @@ struct SnapshotTests {
         case transactions
         case transactionsPlans = "transactions-plans"
         case productsPlans = "products-plans"
+        /// O2 O3: the offer sheet of the monthly plan, with a code being typed.
+        case offers
         case signIn = "sign-in"
         case help
         case helpTransactions = "help-transactions"
@@ -87,6 +89,11 @@ struct SnapshotTests {
                 try harness.store.queue.buy("allaccess.monthly")
                 harness.tick()
                 if self == .transactionsPlans { harness.press(.character("t")) }
+                return harness
+            case .offers:
+                let harness = try Harness(size: size, catalog: selfiesCatalog, user: "ann", seed: 1)
+                harness.press(.down, .character("o"), .down)
+                harness.type("SPRING")
                 return harness
             case .signIn:
                 let harness = try Harness(size: size, route: .signIn, seed: 1)
