@@ -85,6 +85,9 @@ public protocol AccountServer: AnyObject, Sendable {
     /// The offer code `code`, in any case.
     func offerCode(_ code: String) throws(StoreError) -> OfferCode?
     func offerCodes() throws(StoreError) -> [OfferCode]
+    /// O6: the latest price change of each product, and a new one (replacing the product's last).
+    func priceChanges() throws(StoreError) -> [PriceChange]
+    func setPriceChange(_ change: PriceChange) throws(StoreError)
 
     func apiKeyring() throws(StoreError) -> APIKeyring?
     func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError)

@@ -31,6 +31,10 @@ public struct PlanState: Sendable, Equatable, Codable {
     public var offerID: String? = nil
     /// An offer bought while subscribed, that the next renewal starts (O2).
     public var pendingOffer: OfferRedemption? = nil
+    /// O6: a price increase told to the subscriber, until the renewal it applies to; and the
+    /// time of the last price change told (so that it is told once).
+    public var priceIncrease: PendingPriceIncrease? = nil
+    public var priceChangeSeen: Date? = nil
     public var autoRenew: Bool
     /// A downgrade waiting for the next renewal.
     public var nextProductID: String?
@@ -75,7 +79,7 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// The plan a purchase line starts (a new plan, or an upgrade that replaces the old one).
     static func started(by line: ReceiptEntry, previous: PlanState?) -> PlanState {
         let at = line.purchaseDate
-        return PlanState(
+        var state = PlanState(
             group: line.group ?? "", productID: line.productID, transactionID: line.transactionID,
             originalTransactionID: line.reference ?? line.transactionID, periodStart: at,
             expiresDate: line.expiresDate ?? at, periodPrice: line.price ?? 0, anchor: at, periodsSinceAnchor: 1,
@@ -84,6 +88,9 @@ public struct PlanState: Sendable, Equatable, Codable {
             nextProductID: nil, renewals: 0, billingFailedAt: nil, graceUntil: nil,
             introOfferUsed: (previous?.introOfferUsed ?? false) || line.soldOn == .introductory, endedAt: nil, endReason: nil
         )
+        // A new plan pays the price of its day: a change told before it is not told again.
+        state.priceChangeSeen = previous?.priceChangeSeen
+        return state
     }
 
     /// One line that is not a purchase, applied in place.
@@ -107,6 +114,7 @@ public struct PlanState: Sendable, Equatable, Codable {
             offerType = line.offer == nil ? nil : line.offerType
             offerID = line.offer == nil ? nil : line.offerID
             pendingOffer = nil
+            priceIncrease = nil
             if productID != line.productID { productID = line.productID }
             transactionID = line.transactionID
             periodStart = at
@@ -144,7 +152,19 @@ public struct PlanState: Sendable, Equatable, Codable {
             expiresDate = line.expiresDate ?? expiresDate
             anchor = expiresDate
             periodsSinceAnchor = 0
+        case .priceIncrease:
+            let consent = line.note == ReceiptEntry.consentRequired
+            priceIncrease = PendingPriceIncrease(price: line.price ?? 0, consentRequired: consent, answer: consent ? nil : true)
+            priceChangeSeen = line.until
+        case .priceConsent:
+            priceIncrease?.answer = line.note != ReceiptEntry.declined
         }
+    }
+
+    /// The current period began before `change` (a period begun at the same moment, as on a
+    /// frozen clock, did unless it already pays the new price).
+    func began(before change: PriceChange) -> Bool {
+        periodStart < change.at || periodStart == change.at && periodPrice != change.price
     }
 
     /// A renewal at `at` continues the current run of equal periods: it starts where the last
@@ -244,6 +264,8 @@ public struct AutoRenewal {
     public var sandboxRate: Double?
     public var billing: BillingSetting
     public var product: (String) -> Product?
+    /// O6: the latest price change of each product (`product` already answers at its price).
+    public var priceChanges: [String: PriceChange] = [:]
     /// Billing retry gives up this long after the failed renewal (the App Store tries for 60 days).
     public static let retryDays = 60
     public static let sandboxRenewalLimit = 12
@@ -299,6 +321,25 @@ public struct AutoRenewal {
     /// Every line the time between the plan's state and `now` writes: renewals at each period end,
     /// billing failures, recoveries and expiries, each dated when it happened.
     public func advance(_ initial: PlanState, to now: Date, context: LineContext) -> [ReceiptEntry] {
+        // O6: a price increase of the plan's product is told at the time it was made, between the
+        // periods before it and those after.
+        guard let change = priceChanges[initial.productID], change.isIncrease, change.at <= now, initial.endedAt == nil,
+              (initial.priceChangeSeen ?? .distantPast) < change.at, initial.began(before: change)
+        else { return advancePeriods(initial, to: now, context: context) }
+        var lines = advancePeriods(initial, to: change.at, context: context)
+        var state = lines.reduce(initial) { PlanState.apply($0, $1) ?? $0 }
+        if state.endedAt == nil, state.productID == change.productID, state.began(before: change) {
+            var told = line(.priceIncrease, state, productID: state.productID, group: state.group, at: change.at, context: context)
+            told.price = change.price
+            told.note = change.consentRequired ? ReceiptEntry.consentRequired : nil
+            told.until = change.at
+            lines.append(told)
+            state = PlanState.apply(state, told) ?? state
+        }
+        return lines + advancePeriods(state, to: now, context: context)
+    }
+
+    private func advancePeriods(_ initial: PlanState, to now: Date, context: LineContext) -> [ReceiptEntry] {
         var lines: [ReceiptEntry] = []
         var state = initial
         func add(_ line: ReceiptEntry) {
@@ -349,6 +390,12 @@ public struct AutoRenewal {
         guard let product = product(productID), let terms = product.autoRenew else {
             var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
             expiry.note = "\(productID) is no longer in the catalog"
+            return expiry
+        }
+        // O6: a price increase that needs consent, not given by the renewal, ends the plan.
+        if productID == state.productID, let increase = state.priceIncrease, !increase.renews {
+            var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
+            expiry.note = ReceiptEntry.priceIncreaseNotAccepted
             return expiry
         }
         var renewal = line(.renewal, state, productID: productID, group: state.group, at: at, context: context)
@@ -474,6 +521,7 @@ public struct AutoRenewal {
         case alreadyRenewing
         case notAPlanPeriod
         case alreadyRefunded
+        case noPriceIncrease
     }
 
     private func live(_ state: PlanState?, at: Date) throws(Refusal) -> PlanState {

@@ -27,6 +27,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case notificationSigned = "notification-signed"
     /// The receiver answered 200; the delivery is not recorded yet (N4: sent again, a duplicate).
     case notificationPosted = "notification-posted"
+    /// O6: a new price is stored; no subscriber has been told of it yet.
+    case priceChanged = "price-changed"
 
     /// What the step leaves on disk, for `storefront --list-crash-points`.
     public var summary: String {
@@ -42,6 +44,7 @@ public enum CrashPoint: String, CaseIterable, Sendable {
         case .renewalsReceived: "the device has the account's new renewals as purchased transactions; not finished"
         case .notificationSigned: "a notification is signed, not yet POSTed, nothing of the attempt stored"
         case .notificationPosted: "the webhook answered 200; the delivery is not recorded yet"
+        case .priceChanged: "a new price is stored; its subscribers are told by the next command that settles their plans"
         }
     }
 }

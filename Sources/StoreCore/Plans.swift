@@ -17,9 +17,57 @@ public final class Plans: SessionRole {
         let clockSetting = try server.clockSetting()
         let rate = sandboxRateOverride ?? (clockSetting.mode == .rate ? clockSetting.rate : nil)
         let catalog = catalog
-        return AutoRenewal(
-            calendar: calendar, sandboxRate: rate, billing: try server.billingSetting(), product: { catalog.product($0) }
+        // O6: products at the prices the developer set since the catalog was written.
+        let changes = Dictionary(try server.priceChanges().map { ($0.productID, $0) }) { _, last in last }
+        var rules = AutoRenewal(
+            calendar: calendar, sandboxRate: rate, billing: try server.billingSetting(),
+            product: { id in catalog.product(id).map { product in changes[id].map { product.priced($0.price) } ?? product } }
         )
+        rules.priceChanges = changes
+        return rules
+    }
+
+    // MARK: Price changes (O6)
+
+    /// Sets a new price for an auto-renewable subscription: new purchases and renewals pay it; an
+    /// increase is told to every subscriber of the product (and needs their consent when
+    /// `consentRequired`). Returns the change and how many plans were told.
+    public func setPrice(_ price: Decimal, of productID: String, consentRequired: Bool) throws(StoreError) -> (change: PriceChange, told: Int) {
+        let product = try catalog.require(productID)
+        guard product.autoRenew != nil else {
+            throw StoreError.planRefused("only an auto-renewable subscription's price can change here; \"\(product.id)\" is a \(product.kind.rawValue)")
+        }
+        guard price >= 0 else { throw StoreError.planRefused("a price cannot be negative") }
+        let previous = try autoRenewal().product(productID)?.price ?? product.price
+        let change = PriceChange(productID: productID, price: price, previous: previous, consentRequired: consentRequired, at: now())
+        try settleAll()
+        try server.setPriceChange(change)
+        try crashPoint(.priceChanged)
+        var told = 0
+        for account in try server.accountsWithPlans() {
+            told += try settle(account: account).filter { $0.event == .priceIncrease && $0.until == change.at }.count
+        }
+        return (change, told)
+    }
+
+    /// The prices set since the catalog was written.
+    public func priceChanges() throws(StoreError) -> [PriceChange] { try server.priceChanges() }
+
+    /// O6: the signed-in subscriber agrees to (or declines) the price increase of the plan of
+    /// `productID`'s group, as StoreKit's price consent sheet lets them.
+    public func answerPriceIncrease(of productID: String, accept: Bool) throws(StoreError) -> PlanStatus {
+        try act(on: productID, accept ? "agree to the price increase of" : "decline the price increase of") { _, state, now, context throws(AutoRenewal.Refusal) in
+            guard let state, state.endedAt == nil else { throw .noPlan }
+            guard let increase = state.priceIncrease, increase.consentRequired else { throw .noPriceIncrease }
+            guard increase.answer == nil || increase.answer != accept else { return [] }
+            var line = ReceiptEntry(
+                transactionID: context.makeID(), account: context.account, productID: state.productID, kind: .autoRenewableSubscription,
+                purchaseDate: now, device: context.device, event: .priceConsent, group: state.group, price: increase.price,
+                reference: state.originalTransactionID, note: accept ? nil : ReceiptEntry.declined
+            )
+            line.until = state.priceChangeSeen
+            return [line]
+        }
     }
 
     func lineContext(account: String) -> AutoRenewal.LineContext {
@@ -112,7 +160,9 @@ public final class Plans: SessionRole {
             for line in settled { state = PlanState.apply(state, line) }
             if recorded { return settled }
             let offer = transaction.offer.flatMap { product.autoRenew?.offer($0.id, type: $0.type) }
-            return settled + rules.subscribe(product, state: state, at: at, transactionID: transaction.id, context: context, offer: offer)
+            // At the price set now (O6), if the developer changed it.
+            let priced = rules.product(product.id) ?? product
+            return settled + rules.subscribe(priced, state: state, at: at, transactionID: transaction.id, context: context, offer: offer)
         }
     }
 
@@ -206,6 +256,7 @@ public final class Plans: SessionRole {
         case .alreadyRenewing: "auto-renew is already on"
         case .notAPlanPeriod: "only a purchase or a renewal can be refunded"
         case .alreadyRefunded: "it was refunded already"
+        case .noPriceIncrease: "no price increase waits for consent (`storefront price set PRODUCT PRICE --consent-required` makes one)"
         }
         return "cannot \(action) \(subject): \(why)"
     }
@@ -250,6 +301,8 @@ public struct PlanStatus: Sendable, Equatable {
     public var offerPeriodsLeft: Int
     /// An offer bought for the next renewal (O2).
     public var pendingOffer: OfferRedemption?
+    /// A price increase told and its answer (O6).
+    public var priceIncrease: PendingPriceIncrease?
     public var introOfferUsed: Bool
     public var unlocks: [String]
     public var transactionID: String
@@ -277,6 +330,7 @@ public struct PlanStatus: Sendable, Equatable {
         offerID = state.offerID
         offerPeriodsLeft = state.offerPeriodsLeft
         pendingOffer = state.pendingOffer
+        priceIncrease = state.priceIncrease
         introOfferUsed = state.introOfferUsed
         unlocks = hasAccess ? product?.autoRenew?.unlocks ?? [] : []
         transactionID = state.transactionID
@@ -294,6 +348,15 @@ public struct PlanStatus: Sendable, Equatable {
         let day = { (date: Date) in SubscriptionMath.formatDay(date, calendar: calendar) }
         var next = nextProductID.map { " → \(catalog.product($0)?.title ?? $0) at renewal" } ?? ""
         if let pending = pendingOffer { next += ", then \(pending.type.name) \(pending.id)" }
+        if let increase = priceIncrease, endedAt == nil {
+            let price = PriceFormatter.plain(increase.price)
+            let told: String = switch (increase.consentRequired, increase.answer) {
+            case (false, _), (true, true?): " at the new price \(price)"
+            case (true, nil): " — price rises to \(price): agree, or it ends then"
+            case (true, false?): " — price increase to \(price) declined: it ends then"
+            }
+            next += told
+        }
         switch phase {
         case .trial:
             let name = offerType.map { " (\($0.name) \(offerID ?? ""))" } ?? ""

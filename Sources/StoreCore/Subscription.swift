@@ -200,6 +200,11 @@ public enum ReceiptEvent: String, Sendable, Codable, CaseIterable {
     /// The developer moved the renewal date (the App Store Server API's extensions, V3): the
     /// period now ends at `expiresDate`, and the next run of periods counts from there.
     case extend
+    /// O6: the developer raised the price of the plan's product (`price`; `note` "consent
+    /// required" when the subscriber must agree; `until` names the change by its time).
+    case priceIncrease = "price-increase"
+    /// O6: the subscriber agreed to the price increase (`note` "declined": refused it).
+    case priceConsent = "price-consent"
 }
 
 /// Calendar arithmetic for a Gregorian calendar whose time zone never changes its offset (UTC,

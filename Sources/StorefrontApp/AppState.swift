@@ -234,9 +234,22 @@ public enum PlanCommand: String, Sendable, Equatable, CaseIterable {
     case forceRenew = "force-renew"
     /// Refunds the transaction that pays for the current period.
     case refund
+    /// O6: the price consent sheet's answers.
+    case acceptPrice = "accept-price"
+    case declinePrice = "decline-price"
 
     /// The store's action, for all but a refund.
     public var action: PlanAction? { PlanAction(rawValue: rawValue) }
+
+    /// Does it to the plan of `productID`'s group in `store`; the plan after it.
+    public func perform(in store: Store, on productID: String) throws(StoreError) -> PlanStatus {
+        switch self {
+        case .refund: try store.plans.refundCurrentPeriod(of: productID)
+        case .acceptPrice: try store.plans.answerPriceIncrease(of: productID, accept: true)
+        case .declinePrice: try store.plans.answerPriceIncrease(of: productID, accept: false)
+        case .cancel, .renewOn, .expire, .forceRenew: try store.plans.perform(action!, on: productID)
+        }
+    }
 }
 
 public enum Effect: Equatable, Sendable {

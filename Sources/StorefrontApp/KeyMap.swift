@@ -97,6 +97,8 @@ public let keyMap: [KeyBinding] = [
     KeyBinding([.plans], character("w"), .plan(.forceRenew), key: "w", "renew now"),
     KeyBinding([.plans], character("e"), .plan(.expire), key: "e", "expire"),
     KeyBinding([.plans], character("f"), .plan(.refund), key: "f", "refund"),
+    KeyBinding([.plans], character("y"), .plan(.acceptPrice), key: "y", "agree to price"),
+    KeyBinding([.plans], character("n"), .plan(.declinePrice), key: "n", "decline price"),
     KeyBinding([.plans], character("B"), .toggleBilling, key: "B", "billing"),
     KeyBinding([.plans], character("g"), .toggleGrace, key: "g", "grace"),
     KeyBinding([.transactions], character("E"), .nextSimulatedErrors, key: "E", "StoreKit error"),

@@ -112,7 +112,7 @@ public final class LiveStore: StoreServing {
             case .setBilling(let billing): try store.settings.setBilling(billing)
             case .setSimulatedErrors(let errors): try store.settings.setSimulatedErrors(errors)
             case .plan(let command, let productID):
-                let plan = try command.action.map { try store.plans.perform($0, on: productID) } ?? store.plans.refundCurrentPeriod(of: productID)
+                let plan = try command.perform(in: store, on: productID)
                 actions.append(.planChanged(plan.summary(calendar: calendar, catalog: store.catalog)))
             case .advanceClock(let duration):
                 try store.settings.changeClock { setting, real in setting.advanced(by: duration, real: real, calendar: calendar) }

@@ -55,6 +55,8 @@ public struct ScenarioStep: Equatable, Sendable {
         /// code by its text; `redeem last` the last code again.
         case makeCustomCode(offer: String, code: String, limit: Int)
         case redeem(String)
+        /// O6: `price set "All Access (Weekly)" 2.49 consent-required`; `price consent|decline PRODUCT`.
+        case setPrice(String, Decimal, consentRequired: Bool)
     }
 
     /// How a scenario's promotional offer is signed.
@@ -225,6 +227,15 @@ public enum ScenarioParser {
         case ("cancel", _), ("renew-on", _), ("expire", _), ("force-renew", _), ("refund", _):
             let command = PlanCommand(rawValue: lower[0])!
             return .plan(command, try word(1, "a product of the plan's group"))
+        case ("price", "consent"): return .plan(.acceptPrice, try word(2, "a product of the plan's group"))
+        case ("price", "decline"): return .plan(.declinePrice, try word(2, "a product of the plan's group"))
+        case ("price", "set"):
+            let product = try word(2, "a product")
+            let text = try word(3, "a price such as 7.99")
+            guard text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil, let price = Decimal(string: text) else {
+                throw Problem(message: "\"\(text)\" is not a price like 7.99")
+            }
+            return .setPrice(product, price, consentRequired: w.count > 4 && lower[4] == "consent-required")
         case ("billing", _):
             let text = try word(1, "ok or fail")
             do { return .billing(failing: try BillingSetting.failing(parsing: text)) } catch { throw Problem(message: error.description) }

@@ -163,6 +163,9 @@ public final class ScenarioRunner {
                 if style != .reused, style != .unsigned { lastOfferSignature = signature }
                 lastTransaction = try store.queue.buy(product.id, offer: PromotionalOfferRequest(offerID: offer, signature: signature))
             }
+        case .setPrice(let name, let price, let consentRequired):
+            let product = try product(name, line: step.line)
+            try attempt { _ = try store.plans.setPrice(price, of: product.id, consentRequired: consentRequired) }
         case .makeCustomCode(let offer, let code, let limit):
             try attempt { lastCode = try store.offers.createCodes(offer: offer, count: 1, custom: code, limit: limit).first?.code }
         case .redeem(let text):
@@ -195,7 +198,7 @@ public final class ScenarioRunner {
         case .plan(let command, let name):
             let product = try product(name, line: step.line)
             try attempt {
-                _ = try command.action.map { try store.plans.perform($0, on: product.id) } ?? store.plans.refundCurrentPeriod(of: product.id)
+                _ = try command.perform(in: store, on: product.id)
             }
         case .billing(let failing):
             var billing = try store.settings.billing()

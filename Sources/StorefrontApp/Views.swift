@@ -340,6 +340,12 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     }
     if !snapshot.status.plans.isEmpty || snapshot.rows.contains(where: { $0.product.kind == .autoRenewableSubscription }) {
         for summary in snapshot.planSummaries { line("Plan           ", summary, theme.action) }
+        // O6: StoreKit's price consent sheet, as a prompt.
+        for plan in snapshot.status.plans where plan.endedAt == nil {
+            guard let increase = plan.priceIncrease, increase.consentRequired, increase.answer == nil else { continue }
+            let price = PriceFormatter(currencyCode: snapshot.currencyCode, localeIdentifier: snapshot.localeIdentifier).string(for: increase.price)
+            line("Price consent  ", "\(plan.title) will cost \(price) — y agree · n decline", theme.waiting)
+        }
         let grace = snapshot.billing.graceDays.map { "grace \($0) days" } ?? "no grace period"
         line("Renewals       ", "\(snapshot.billing.failing ? "billing fails (retry)" : "billing works") · \(grace)")
     }

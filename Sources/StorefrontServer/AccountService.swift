@@ -151,6 +151,8 @@ public final class AccountService: Sendable {
         case .offerCode(let code): return try reply(try database.offerCode(code))
         case .offerCodes: return try reply(try database.offerCodes())
         case .apiKeyring: return try reply(try database.apiKeyring())
+        case .priceChanges: return try reply(try database.priceChanges())
+        case .setPriceChange(let change): try database.setPriceChange(change); return try reply(true)
         case .notifications(let account):
             if let account { return try reply(try database.notifications(account: account)) }
             return try reply(try database.notifications(account: nil).filter { accounts.contains($0.account.lowercased()) })

@@ -300,7 +300,8 @@ public final class ServerAPI: Sendable {
             return .error(400, APIErrorCode.invalidStatus, "status must be 1 to 5")
         }
         let now = clock.now()
-        let builder = builder(identity, account: line.account)
+        // Renewal info says the price a plan renews at: the one the developer set (O6).
+        let builder = PayloadBuilder(catalog: try catalog.priced(by: server), identity: identity, now: now, account: line.account)
         var data: [[String: Any]] = []
         for (group, state) in try server.plans(account: line.account).sorted(by: { $0.key < $1.key }) {
             let plan = PlanStatus(state, catalog: catalog, now: now)

@@ -34,6 +34,12 @@ func planFields(_ plan: PlanStatus, _ context: Context) -> [(String, JSON)] {
         ("unlocks", .strings(plan.unlocks)), ("transaction", .string(plan.transactionID)),
         ("originalTransaction", .string(plan.originalTransactionID)), ("endedAt", context.formatDate(plan.endedAt)),
         ("endReason", .optional(plan.endReason)),
+        ("priceIncrease", plan.priceIncrease.map { increase in
+            .object([
+                ("price", .string(PriceFormatter.plain(increase.price))), ("consentRequired", .bool(increase.consentRequired)),
+                ("answer", increase.answer.map { .string($0 ? "agreed" : "declined") } ?? .null),
+            ])
+        } ?? .null),
     ]
 }
 

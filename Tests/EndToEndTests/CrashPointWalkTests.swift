@@ -129,6 +129,26 @@ struct CrashPointWalkTests {
         #expect(try session.object(["receipt", "--device", "phone"])["consistent"] as? Bool == true)
     }
 
+    @Test("O6 SIGKILL after a new price is stored, before anyone is told: the next command tells the subscriber once, and consent then works")
+    func priceChanged() throws {
+        let session = try session(plan: true)
+        let product = "com.storefront.selfies.sub.oneaweek"
+        try session.run(["buy", product, "--device", "phone"]).expectSuccess()
+        try session.run(["clock", "advance", "1h"]).expectSuccess()
+        let killed = try session.run(["price", "set", product, "1.49", "--consent-required", "--device", "phone"], environment: ["STOREFRONT_FAULT": "crash-at:price-changed"])
+        #expect(killed.signalled, "\(killed)")
+        // The price is stored: the command that died had written it.
+        #expect((try session.object(["price"])["changes"] as? [[String: Any]])?.first?["price"] as? String == "1.49")
+        let plans = try session.object(["subscriptions", "--device", "tablet"])["plans"] as? [[String: Any]] ?? []
+        let increase = plans.first?["priceIncrease"] as? [String: Any]
+        #expect(increase?["price"] as? String == "1.49" && increase?["answer"] is NSNull, "\(plans)")
+        try session.run(["price", "consent", product, "--device", "tablet"]).expectSuccess()
+        let entries = try session.object(["receipt", "--device", "phone"])["entries"] as? [[String: Any]] ?? []
+        #expect(entries.filter { $0["event"] as? String == "price-increase" }.count == 1)
+        #expect(entries.filter { $0["event"] as? String == "price-consent" }.count == 1)
+        #expect(try session.object(["receipt", "--device", "phone"])["plansConsistent"] as? Bool == true)
+    }
+
     @Test("Q6 A6 a year of monthly renewals: one purchase and twelve renewals in each device's history, once each, also after SIGKILL between receiving and finishing")
     func yearOfRenewals() throws {
         let session = try session(plan: true)

@@ -320,4 +320,26 @@ extension ScreenTests {
         try tmux.waitFor("has been used up")
         try tmux.send("q")
     }
+
+    @Test("O6 the price consent prompt in a terminal: a price set on the command line shows in the transaction manager; y agrees, and the plan says so")
+    func priceConsent() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        try session.signUp("vera")
+        try session.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        try session.run(["clock", "advance", "1h"]).expectSuccess()
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("All Access (Weekly)")
+        try tmux.send("t")
+        try tmux.waitFor("Transactions")
+        try session.run(["price", "set", "com.storefront.selfies.sub.allaccess", "2.49", "--consent-required"]).expectSuccess()
+        // Nothing but the screen's tick brings the prompt in.
+        try tmux.waitFor("All Access (Weekly) will cost $2.49 — y agree · n decline")
+        try tmux.send("y")
+        try tmux.waitFor("at the new price 2.49")
+        #expect(!(try tmux.capture()).contains("y agree · n decline"))
+        let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        #expect((plan["priceIncrease"] as? [String: Any])?["answer"] as? String == "agreed")
+        try tmux.send("q", "q")
+    }
 }

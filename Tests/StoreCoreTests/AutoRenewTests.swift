@@ -393,7 +393,7 @@ struct AutoRenewTests {
         for step in 0..<120 {
             let store = stores[Int.random(in: 0..<2, using: &random)]
             let product = products[Int.random(in: 0..<products.count, using: &random)]
-            switch Int.random(in: 0..<14, using: &random) {
+            switch Int.random(in: 0..<16, using: &random) {
             case 0, 1: _ = try? store.queue.buy(product, outcome: Bool.random(using: &random) ? .approve : .defer)
             case 2: _ = try? store.plans.perform(.cancel, on: product)
             case 3: _ = try? store.plans.perform(.renewOn, on: product)
@@ -416,6 +416,14 @@ struct AutoRenewTests {
                 let (product, offer) = [("allaccess.monthly", "comeback"), ("allaccess.monthly", "free.month"), ("oneaweek", "upfront")]
                     .randomElement(using: &random)!
                 _ = try? store.queue.buy(product, outcome: .approve, offer: try offerKey.request(store, product: product, offer: offer))
+            case 12:
+                // O6: a price change, and answers to it.
+                // Mostly increases, which are told to subscribers; now and then a decrease.
+                let current = try store.plans.priceChanges().first { $0.productID == product }?.price ?? selfiesCatalog.product(product)!.price
+                let step = Decimal(Int.random(in: -50...300, using: &random)) / 100
+                _ = try? store.plans.setPrice(max(current + step, 0), of: product, consentRequired: Bool.random(using: &random))
+            case 13:
+                _ = try? store.plans.answerPriceIncrease(of: product, accept: Bool.random(using: &random))
             case 11:
                 // O3: an offer code of any eligibility.
                 let offer = ["WELCOME", "COMEBACK", "ANYONE"].randomElement(using: &random)!
@@ -436,6 +444,8 @@ struct AutoRenewTests {
         #expect(!offered.isEmpty, "seed \(seed): the history sold promotional offers")
         let redeemed = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.offerType == .code }
         #expect(!redeemed.isEmpty, "seed \(seed): the history redeemed offer codes")
+        let increases = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.event == .priceIncrease }
+        #expect(!increases.isEmpty, "seed \(seed): the history told price increases")
     }
 
     // MARK: Promotional offers (O2)

@@ -121,9 +121,13 @@ public enum NotificationRules {
             let note = line.note ?? ""
             if note.contains("billing retry gave up") { return ("EXPIRED", "BILLING_RETRY") }
             if note.contains("no longer in the catalog") { return ("EXPIRED", "PRODUCT_NOT_FOR_SALE") }
+            if note == ReceiptEntry.priceIncreaseNotAccepted { return ("EXPIRED", "PRICE_INCREASE") }
             return ("EXPIRED", "VOLUNTARY")
         case .refund: return ("REFUND", nil)
         case .extend: return ("RENEWAL_EXTENDED", nil)
+        // O6: PENDING until the subscriber agrees; ACCEPTED when they do, or when no consent is needed.
+        case .priceIncrease: return ("PRICE_INCREASE", line.note == ReceiptEntry.consentRequired ? "PENDING" : "ACCEPTED")
+        case .priceConsent: return line.note == ReceiptEntry.declined ? nil : ("PRICE_INCREASE", "ACCEPTED")
         case .credit, .billingRecovered: return nil
         }
     }

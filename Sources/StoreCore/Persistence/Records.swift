@@ -348,6 +348,7 @@ struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let appIdentity = "app"
     static let webhook = "webhook"
     static let apiKeys = "apiKeys"
+    static let prices = "prices"
     var key: String
     var value: String
 }

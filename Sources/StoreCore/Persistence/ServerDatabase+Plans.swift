@@ -102,6 +102,15 @@ extension ServerDatabase {
     public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { try setSetting(SettingRecord.appIdentity, identity) }
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try setting(SettingRecord.simulatedErrors) }
     public func apiKeyring() throws(StoreError) -> APIKeyring? { try setting(SettingRecord.apiKeys) }
+    public func priceChanges() throws(StoreError) -> [PriceChange] { try setting(SettingRecord.prices) ?? [] }
+    public func setPriceChange(_ change: PriceChange) throws(StoreError) {
+        try write { db in
+            let stored: [PriceChange] = try SettingRecord.filter(key: SettingRecord.prices).asRequest(of: Row.self).fetchOne(db)
+                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) } ?? []
+            let changes = stored.filter { $0.productID != change.productID } + [change]
+            try SettingRecord(key: SettingRecord.prices, value: try StoredJSON.text(changes, dates: .foundationDefault)).upsert(db)
+        }
+    }
     public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) { try setSetting(SettingRecord.apiKeys, keyring) }
     public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try setSetting(SettingRecord.simulatedErrors, errors) }
 }

@@ -33,6 +33,8 @@ public enum AccountCall: Codable, Sendable {
     case offerCodes
     /// The keys' public halves and issuer id (O2: devices check offer signatures).
     case apiKeyring
+    case priceChanges
+    case setPriceChange(PriceChange)
     case enqueue([ServerNotification])
     case hasNotification(key: String)
     case notifications(account: String?)
@@ -54,7 +56,7 @@ public enum AccountCall: Codable, Sendable {
     /// Changes what every device sees: needs a signed-in device.
     package var changesSettings: Bool {
         switch self {
-        case .setClockSetting, .setBillingSetting, .setAppIdentity, .setSimulatedErrors, .setWebhook, .addOfferCodes: true
+        case .setClockSetting, .setBillingSetting, .setAppIdentity, .setSimulatedErrors, .setWebhook, .addOfferCodes, .setPriceChange: true
         default: false
         }
     }

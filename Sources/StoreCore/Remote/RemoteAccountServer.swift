@@ -170,6 +170,8 @@ public final class RemoteAccountServer: AccountServer {
     public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) { let _: Bool = try call(.addOfferCodes(codes)) }
     public func offerCode(_ code: String) throws(StoreError) -> OfferCode? { try call(.offerCode(code)) }
     public func offerCodes() throws(StoreError) -> [OfferCode] { try call(.offerCodes) }
+    public func priceChanges() throws(StoreError) -> [PriceChange] { try call(.priceChanges) }
+    public func setPriceChange(_ change: PriceChange) throws(StoreError) { let _: Bool = try call(.setPriceChange(change)) }
     public func notifications(account: String?) throws(StoreError) -> [ServerNotification] { try call(.notifications(account: account)) }
     public func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification] { [] }
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {}

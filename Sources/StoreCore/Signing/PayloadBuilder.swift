@@ -138,8 +138,13 @@ package struct PayloadBuilder {
             payload["renewalPrice"] = Units.milliunits(terms.price)
         }
         if plan.phase == .expired {
-            // 1 cancelled, 2 billing error, 5 other (Apple's expirationIntent).
-            payload["expirationIntent"] = plan.endReason?.contains("billing") == true ? 2 : !plan.autoRenew ? 1 : 5
+            // 1 cancelled, 2 billing error, 3 did not agree to a price increase, 5 other (Apple's expirationIntent).
+            payload["expirationIntent"] = plan.endReason == ReceiptEntry.priceIncreaseNotAccepted ? 3
+                : plan.endReason?.contains("billing") == true ? 2 : !plan.autoRenew ? 1 : 5
+        }
+        // O6: 0 while the subscriber has not agreed to an increase, 1 once they have (or need not).
+        if let increase = plan.priceIncrease, plan.phase != .expired {
+            payload["priceIncreaseStatus"] = increase.renews ? 1 : 0
         }
         if let start = planLines.first(where: { $0.transactionID == plan.originalTransactionID })?.purchaseDate {
             payload["recentSubscriptionStartDate"] = Units.milliseconds(start)

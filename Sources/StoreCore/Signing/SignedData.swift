@@ -85,7 +85,7 @@ public final class SignedData: SessionRole {
     }
 
     func builder() throws(StoreError) -> PayloadBuilder {
-        PayloadBuilder(catalog: catalog, identity: try identity(), now: now(), account: try currentUser() ?? "")
+        PayloadBuilder(catalog: try catalog.priced(by: server), identity: try identity(), now: now(), account: try currentUser() ?? "")
     }
 
     // MARK: Signing

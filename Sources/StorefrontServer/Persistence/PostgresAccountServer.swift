@@ -491,6 +491,19 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
     public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) { try setSetting("apiKeys", keyring) }
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try setting("simulatedErrors") }
     public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try setSetting("simulatedErrors", errors) }
+    public func priceChanges() throws(StoreError) -> [PriceChange] { try setting("prices") ?? [] }
+    public func setPriceChange(_ change: PriceChange) throws(StoreError) {
+        try transaction(lock: "prices") { connection in
+            let stored = try query(connection, "SELECT value FROM setting WHERE key = 'prices'").first
+                .map { try Self.decode([PriceChange].self, Self.cell($0, "value")) } ?? []
+            let changes = stored.filter { $0.productID != change.productID } + [change]
+            try query(
+                connection, "INSERT INTO setting (key, value) VALUES ('prices', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                [try Self.json(changes)]
+            )
+        }
+    }
+
     public func webhook() throws(StoreError) -> Webhook? { try setting("webhook") }
     public func setWebhook(_ webhook: Webhook?) throws(StoreError) { try setSetting("webhook", webhook) }
 

@@ -1,0 +1,94 @@
+// `storefront price` (O6): the developer's side sets a new price for an auto-renewable plan; the
+// subscriber's side agrees to or declines an increase, as StoreKit's price consent sheet asks.
+import ArgumentParser
+import Foundation
+import StoreCore
+
+struct PriceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "price",
+        abstract: "Price changes of auto-renewable plans: set one (an increase is told to every subscriber), agree to or decline one.",
+        subcommands: [List.self, Set.self, Consent.self, Decline.self],
+        defaultSubcommand: List.self
+    )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The prices set since the catalog was written.")
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                let changes = try context.store.plans.priceChanges()
+                output(
+                    context,
+                    json: .object([("changes", .array(changes.map { changeJSON($0, context).json }))]),
+                    text: changes.isEmpty ? "the catalog's prices (`storefront price set PRODUCT PRICE` changes one)"
+                        : changes.map { change in
+                            "\(change.productID)  \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
+                                + "\(change.consentRequired ? "  consent required" : "")  since \(context.isoText(change.at))"
+                        }.joined(separator: "\n")
+                )
+            }
+        }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set a new price for an auto-renewable plan: new purchases and renewals pay it.",
+            discussion: "An increase is told to every subscriber of the product (PRICE_INCREASE). With --consent-required they renew at the new price only after `storefront price consent`, and expire at their next renewal otherwise (EXPIRED, PRICE_INCREASE)."
+        )
+        @Argument(help: "The product id.") var product: String
+        @Argument(help: "The new price, a decimal such as 7.99.") var price: String
+        @Flag(name: .customLong("consent-required"), help: "Subscribers must agree before they pay the increase.") var consentRequired = false
+        @OptionGroup var common: CommonOptions
+
+        func validate() throws {
+            guard price.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil, Decimal(string: price) != nil else {
+                throw ValidationError("\"\(price)\" is not a price like 7.99")
+            }
+        }
+
+        func run() throws {
+            try perform(common) { context in
+                let (change, told) = try context.store.plans.setPrice(Decimal(string: price)!, of: product, consentRequired: consentRequired)
+                var text = "\(change.productID): \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
+                if change.isIncrease {
+                    text += "; \(told) subscriber\(told == 1 ? "" : "s") told" + (consentRequired ? ", each must agree (`storefront price consent`)" : "")
+                }
+                output(context, json: .object(changeJSON(change, context).fields + [("told", .int(told))]), text: text)
+            }
+        }
+    }
+
+    struct Consent: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Agree to the price increase of the plan of PRODUCT's group (the price consent sheet's Agree).")
+        @Argument(help: "Any product of the plan's subscription group.") var product: String
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                let plan = try context.store.plans.answerPriceIncrease(of: product, accept: true)
+                output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
+            }
+        }
+    }
+
+    struct Decline: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Decline the price increase of the plan of PRODUCT's group: it expires at its next renewal.")
+        @Argument(help: "Any product of the plan's subscription group.") var product: String
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                let plan = try context.store.plans.answerPriceIncrease(of: product, accept: false)
+                output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
+            }
+        }
+    }
+}
+
+private func changeJSON(_ change: PriceChange, _ context: Context) -> (json: JSON, fields: [(String, JSON)]) {
+    let fields: [(String, JSON)] = [
+        ("product", .string(change.productID)), ("price", .string(PriceFormatter.plain(change.price))),
+        ("previous", .string(PriceFormatter.plain(change.previous))), ("consentRequired", .bool(change.consentRequired)),
+        ("at", context.formatDate(change.at)),
+    ]
+    return (.object(fields), fields)
+}
