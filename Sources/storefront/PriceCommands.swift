@@ -59,27 +59,33 @@ struct PriceCommand: ParsableCommand {
         }
     }
 
-    struct Consent: ParsableCommand {
+    struct Consent: PriceAnswerCommand {
         static let configuration = CommandConfiguration(abstract: "Agree to the price increase of the plan of PRODUCT's group (the price consent sheet's Agree).")
+        static let accepts = true
         @Argument(help: "Any product of the plan's subscription group.") var product: String
         @OptionGroup var common: CommonOptions
-        func run() throws {
-            try perform(common) { context in
-                let plan = try context.store.plans.answerPriceIncrease(of: product, accept: true)
-                output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
-            }
-        }
     }
 
-    struct Decline: ParsableCommand {
+    struct Decline: PriceAnswerCommand {
         static let configuration = CommandConfiguration(abstract: "Decline the price increase of the plan of PRODUCT's group: it expires at its next renewal.")
+        static let accepts = false
         @Argument(help: "Any product of the plan's subscription group.") var product: String
         @OptionGroup var common: CommonOptions
-        func run() throws {
-            try perform(common) { context in
-                let plan = try context.store.plans.answerPriceIncrease(of: product, accept: false)
-                output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
-            }
+    }
+}
+
+/// `price consent` and `price decline`: the subscriber's answer to an increase.
+protocol PriceAnswerCommand: ParsableCommand {
+    static var accepts: Bool { get }
+    var product: String { get }
+    var common: CommonOptions { get }
+}
+
+extension PriceAnswerCommand {
+    func run() throws {
+        try perform(common) { context in
+            let plan = try context.store.plans.answerPriceIncrease(of: product, accept: Self.accepts)
+            output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
         }
     }
 }
