@@ -158,6 +158,15 @@ public struct PlanState: Sendable, Equatable, Codable {
             priceChangeSeen = line.until
         case .priceConsent:
             priceIncrease?.answer = line.note != ReceiptEntry.declined
+        case .refundReversed:
+            // O7: the refund of the current period taken back: the plan runs again.
+            if line.reference == transactionID, endReason == "refunded" {
+                endedAt = nil
+                endReason = nil
+                autoRenew = true
+            }
+        case .refundRequest, .refundDeclined, .consumptionInfo:
+            break
         }
     }
 
@@ -575,9 +584,7 @@ public struct AutoRenewal {
         _ refunded: ReceiptEntry, state: PlanState?, receipt: [ReceiptEntry], at: Date, context: LineContext
     ) throws(Refusal) -> [ReceiptEntry] {
         guard refunded.event == .purchase || refunded.event == .renewal else { throw .notAPlanPeriod }
-        if receipt.contains(where: { $0.event == .refund && $0.reference == refunded.transactionID }) {
-            throw .alreadyRefunded
-        }
+        if ReceiptEntry.revoked(in: receipt).contains(refunded.transactionID) { throw .alreadyRefunded }
         var refund = line(.refund, state, productID: refunded.productID, group: refunded.group ?? "", at: at, context: context)
         refund.reference = refunded.transactionID
         refund.price = refunded.price.map { -$0 }

@@ -29,6 +29,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case notificationPosted = "notification-posted"
     /// O6: a new price is stored; no subscriber has been told of it yet.
     case priceChanged = "price-changed"
+    /// O7: a refund request is on the receipt; the device's refund policy has not answered it.
+    case refundRequested = "refund-requested"
 
     /// What the step leaves on disk, for `storefront --list-crash-points`.
     public var summary: String {
@@ -45,6 +47,7 @@ public enum CrashPoint: String, CaseIterable, Sendable {
         case .notificationSigned: "a notification is signed, not yet POSTed, nothing of the attempt stored"
         case .notificationPosted: "the webhook answered 200; the delivery is not recorded yet"
         case .priceChanged: "a new price is stored; its subscribers are told by the next command that settles their plans"
+        case .refundRequested: "a refund request is on the receipt; the refund policy answers it at the next start"
         }
     }
 }

@@ -12,6 +12,8 @@ public final class PaymentQueue: SessionRole {
     let session: DeviceSession
     private let plans: Plans
     private let offers: Offers
+    /// O7: a refund request this device left waiting for its policy (a crash) is answered at start.
+    weak var refunds: Refunds?
     /// Overrides the device's policy for purchases made through this queue (`--outcome`).
     public var outcomeOverride: PurchaseOutcome?
 
@@ -212,6 +214,7 @@ public final class PaymentQueue: SessionRole {
             if let user = try currentUser() {
                 report.renewals = try plans.settle(account: user).map(\.transactionID)
                 report.received = try receiveRenewals(account: user)
+                try refunds?.applyPolicy()
             }
             return report
         }
@@ -242,6 +245,10 @@ public final class PaymentQueue: SessionRole {
         let seen = try device.meta(cursorKey).flatMap { Int($0) } ?? 0
         let lines = try server.planLines(account: account, from: seen)
         guard !lines.isEmpty else { return [] }
+        // O7: a refunded comic is taken back on this device; a reversed refund gives it back.
+        for line in lines where line.kind == .nonConsumable && line.isRevocation {
+            try device.setOwned(line.productID, user: account, transactionID: line.reference ?? "", owned: line.event == .refundReversed)
+        }
         let renewals = lines.filter { $0.event == .renewal }
         let known = try device.known(renewals.map(\.transactionID))
         let verification = try session.simulatedErrors()[.verification]?.description

@@ -7,6 +7,7 @@
 //   queue         payments, policy, decisions, delivery, restore (Q, A5)  PaymentQueue.swift
 //   plans         auto-renewable plans and their renewals (issue 5)     Plans.swift
 //   offers        promotional offers, offer codes (O2, O3)              Offers.swift
+//   refunds       refund requests and their answers (O7)              Refunds.swift
 //   entitlements  status, product rows, the receipt (R1–R7, A6)         Entitlements.swift
 //   randomComics  the random viewer (R7)                                RandomComics.swift
 //   settings      the shared clock, billing and grace (Q5, W7)          StoreSettings.swift
@@ -19,6 +20,7 @@ public final class Store {
     public let queue: PaymentQueue
     public let plans: Plans
     public let offers: Offers
+    public let refunds: Refunds
     public let entitlements: Entitlements
     public let randomComics: RandomComics
     public let settings: StoreSettings
@@ -60,7 +62,9 @@ public final class Store {
         accounts = Accounts(session: session, passwordHasher: passwordHasher)
         plans = Plans(session: session)
         offers = Offers(session: session, plans: plans)
+        refunds = Refunds(session: session, plans: plans)
         queue = PaymentQueue(session: session, plans: plans, offers: offers)
+        queue.refunds = refunds
         entitlements = Entitlements(session: session, plans: plans)
         randomComics = RandomComics(session: session, entitlements: entitlements, randomIndex: randomIndex)
         settings = StoreSettings(session: session, plans: plans, queue: queue)

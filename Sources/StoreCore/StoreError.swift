@@ -46,6 +46,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownOfferCode(String)
     /// A code whose uses are all taken, or that this account redeemed already (O3).
     case offerCodeUsed(String, byThisAccount: Bool)
+    /// A refund request that cannot be made or answered now; the text says why (O7).
+    case refundRefused(String)
 
     public var description: String {
         switch self {
@@ -108,6 +110,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "the offer code \"\(code)\" exists already (`storefront offer-codes` lists them)"
         case .unknownOfferCode(let code):
             "no offer code \"\(code)\" (`storefront offer-codes` lists them; `offer-codes create OFFER` makes some)"
+        case .refundRefused(let text):
+            text
         case .offerCodeUsed(let code, let mine):
             mine ? "the offer code \"\(code)\" was redeemed by this account already" : "the offer code \"\(code)\" has been used up"
         case .unknownSession(let id):
@@ -126,7 +130,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .offerRefused, .offerCodeUsed:
+             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .offerRefused, .offerCodeUsed, .refundRefused:
             1
         }
     }

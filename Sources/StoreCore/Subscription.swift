@@ -205,6 +205,59 @@ public enum ReceiptEvent: String, Sendable, Codable, CaseIterable {
     case priceIncrease = "price-increase"
     /// O6: the subscriber agreed to the price increase (`note` "declined": refused it).
     case priceConsent = "price-consent"
+    /// O7: the customer asked for a refund of `reference` (`note`: the reason).
+    case refundRequest = "refund-request"
+    /// O7: the refund request of `reference` was declined.
+    case refundDeclined = "refund-declined"
+    /// O7: the refund of `reference` was taken back: the purchase counts again.
+    case refundReversed = "refund-reversed"
+    /// O7: the developer's consumption information for `reference` (`note`: the JSON sent).
+    case consumptionInfo = "consumption-info"
+}
+
+extension ReceiptEntry {
+    /// The purchases `lines` refund and do not take back (O7).
+    public static func revoked(in lines: [ReceiptEntry]) -> Set<String> {
+        var revoked: Set<String> = []
+        for line in inCausalOrder(lines.filter(\.isRevocation)) {
+            guard let reference = line.reference else { continue }
+            if line.event == .refund { revoked.insert(reference) }
+            if line.event == .refundReversed { revoked.remove(reference) }
+        }
+        return revoked
+    }
+
+    /// Lines about refunds in the order they happen: by time, and at one moment (a frozen clock)
+    /// a request before its answer before a reversal. A receipt read back is ordered by time and id.
+    public static func inCausalOrder(_ lines: [ReceiptEntry]) -> [ReceiptEntry] {
+        func rank(_ event: ReceiptEvent) -> Int {
+            switch event {
+            case .refundRequest: 1
+            case .consumptionInfo: 2
+            case .refund, .refundDeclined: 3
+            case .refundReversed: 4
+            default: 0
+            }
+        }
+        return lines.enumerated().sorted {
+            ($0.element.purchaseDate, rank($0.element.event), $0.offset) < ($1.element.purchaseDate, rank($1.element.event), $1.offset)
+        }.map(\.element)
+    }
+
+    /// The non-consumables `lines` (an account's, of that kind) leave owned, each with the lowest id
+    /// of its purchases (the one restores point at): refunded ones are not (O7).
+    public static func owned(_ lines: [ReceiptEntry]) -> [(productID: String, transactionID: String)] {
+        let revoked = revoked(in: lines)
+        let bought = lines.filter { $0.event == .purchase && !revoked.contains($0.transactionID) }
+        var owned: [(productID: String, transactionID: String)] = []
+        for line in bought where !owned.contains(where: { $0.productID == line.productID }) {
+            owned.append((line.productID, bought.filter { $0.productID == line.productID }.map(\.transactionID).min() ?? line.transactionID))
+        }
+        return owned
+    }
+
+    /// A line a device learns from with the plan lines: a refund or its reversal of any purchase.
+    public var isRevocation: Bool { event == .refund || event == .refundReversed }
 }
 
 /// Calendar arithmetic for a Gregorian calendar whose time zone never changes its offset (UTC,

@@ -64,6 +64,18 @@ enum APIErrorCode {
     static let invalidRevoked = 4_000_030
     static let invalidStatus = 4_000_031
     static let bodyTooLong = 4_000_163
+    static let invalidAccountTenure = 4_000_032
+    static let invalidAppAccountToken = 4_000_033
+    static let invalidConsumptionStatus = 4_000_034
+    static let invalidCustomerConsented = 4_000_035
+    static let invalidDeliveryStatus = 4_000_036
+    static let invalidLifetimeDollarsPurchased = 4_000_037
+    static let invalidLifetimeDollarsRefunded = 4_000_038
+    static let invalidPlatform = 4_000_039
+    static let invalidPlayTime = 4_000_040
+    static let invalidSampleContentProvided = 4_000_041
+    static let invalidUserStatus = 4_000_042
+    static let invalidTransactionNotConsumable = 4_000_043
     static let subscriptionExtensionIneligible = 4_030_004
     static let subscriptionMaxExtension = 4_030_005
     static let originalTransactionIDNotFound = 4_040_005
@@ -180,6 +192,10 @@ public final class ServerAPI: Sendable {
             return try testStatus(parts[4])
         case ("POST", ["inApps", "v1", "notifications"]) where parts.count == 4 && parts[3] == "history":
             return try notificationHistory(request)
+        case ("PUT", ["inApps", "v1", "transactions"]) where parts.count == 5 && parts[3] == "consumption":
+            return try consumption(parts[4], request, version: 1)
+        case ("PUT", ["inApps", "v2", "transactions"]) where parts.count == 5 && parts[3] == "consumption":
+            return try consumption(parts[4], request, version: 2)
         case ("PUT", ["inApps", "v1", "subscriptions"]) where parts.count == 5 && parts[3] == "extend":
             return try extend(parts[4], request)
         case ("POST", ["inApps", "v1", "subscriptions"]) where parts.count == 5 && parts[3] == "extend" && parts[4] == "mass":
@@ -440,6 +456,84 @@ public final class ServerAPI: Sendable {
             "originalTransactionId": original, "webOrderLineItemId": SignedData.webOrderLineItemID(state.transactionID),
             "success": true, "effectiveDate": SignedData.milliseconds(date),
         ])
+    }
+
+    // MARK: Send Consumption Information (O7)
+
+    /// The developer's answer to a CONSUMPTION_REQUEST: checked field by field with Apple's codes,
+    /// kept on the receipt beside the refund request (202, no body). Version 1 takes consumables
+    /// only, with numbered fields; version 2 any purchase, with named ones.
+    private func consumption(_ id: String, _ request: APIRequest, version: Int) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
+            return .error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object")
+        }
+        if let refusal = Self.checkConsumption(object, version: version) { return refusal }
+        guard let purchase = try server.receiptEntry(transactionID: id), purchase.isTransaction else {
+            return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)")
+        }
+        if version == 1, purchase.kind != .consumable {
+            return .error(400, APIErrorCode.invalidTransactionNotConsumable, "\(id) is not a consumable (use version 2)")
+        }
+        let receipt = try server.receipt(account: purchase.account)
+        guard RefundRequest.all(in: receipt).last(where: { $0.transactionID == id })?.state == .pending else {
+            return .error(400, APIErrorCode.generalBadRequest, "no refund request of \(id) is waiting for consumption information")
+        }
+        let latest = receipt.filter { $0.transactionID == id || $0.reference == id }.map(\.purchaseDate).max() ?? clock.now()
+        let line = ReceiptEntry(
+            transactionID: TransactionID.make(UInt64.random(in: 0...UInt64.max)), account: purchase.account, productID: purchase.productID, kind: purchase.kind,
+            purchaseDate: max(clock.now(), latest.addingTimeInterval(1)), device: "app-store-server", event: .consumptionInfo,
+            group: purchase.group, reference: id, note: String(decoding: CompactJSON.encode(object), as: UTF8.self)
+        )
+        if purchase.kind == .autoRenewableSubscription {
+            do { _ = try server.updatePlans(account: purchase.account) { _, _ in [line] } } catch let error as StoreError { throw error } catch {
+                throw StoreError.storage(path: server.location, reason: "\(error)")
+            }
+        } else {
+            // A line of no months: the calendar plays no part.
+            try server.record(line, calendar: Calendar(identifier: .gregorian))
+        }
+        deliver()
+        return APIResponse(status: 202, body: Data())
+    }
+
+    /// Apple's checks of a consumption request body; nil when it passes.
+    static func checkConsumption(_ object: [String: Any], version: Int) -> APIResponse? {
+        func isBool(_ key: String) -> Bool { object[key].map { $0 is Bool || String(describing: type(of: $0)).contains("Boolean") } ?? false }
+        func integer(_ key: String, in range: ClosedRange<Int>) -> Bool {
+            guard let number = object[key] as? NSNumber, !String(describing: type(of: object[key]!)).contains("Boolean") else { return false }
+            return range.contains(number.intValue) && Double(number.intValue) == number.doubleValue
+        }
+        guard isBool("customerConsented"), object["customerConsented"] as? Bool == true else {
+            return .error(400, APIErrorCode.invalidCustomerConsented, "customerConsented must be true")
+        }
+        guard isBool("sampleContentProvided") else { return .error(400, APIErrorCode.invalidSampleContentProvided, "sampleContentProvided must be true or false") }
+        if version == 2 {
+            let delivery = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
+            guard let status = object["deliveryStatus"] as? String, delivery.contains(status) else {
+                return .error(400, APIErrorCode.invalidDeliveryStatus, "deliveryStatus must be one of \(delivery.joined(separator: ", "))")
+            }
+            if let percentage = object["consumptionPercentage"], !integer("consumptionPercentage", in: 0...100_000) {
+                return .error(400, APIErrorCode.generalBadRequest, "consumptionPercentage \(percentage) must be 0 to 100000 (milliunits)")
+            }
+            if let preference = object["refundPreference"] as? String, !["DECLINE", "GRANT_FULL", "GRANT_PRORATED"].contains(preference) {
+                return .error(400, APIErrorCode.generalBadRequest, "refundPreference must be DECLINE, GRANT_FULL or GRANT_PRORATED")
+            }
+            return nil
+        }
+        let numbered: [(String, ClosedRange<Int>, Int)] = [
+            ("consumptionStatus", 0...3, APIErrorCode.invalidConsumptionStatus), ("platform", 0...2, APIErrorCode.invalidPlatform),
+            ("deliveryStatus", 0...5, APIErrorCode.invalidDeliveryStatus), ("accountTenure", 0...7, APIErrorCode.invalidAccountTenure),
+            ("playTime", 0...7, APIErrorCode.invalidPlayTime), ("lifetimeDollarsRefunded", 0...7, APIErrorCode.invalidLifetimeDollarsRefunded),
+            ("lifetimeDollarsPurchased", 0...7, APIErrorCode.invalidLifetimeDollarsPurchased), ("userStatus", 0...4, APIErrorCode.invalidUserStatus),
+        ]
+        for (key, range, code) in numbered where !integer(key, in: range) {
+            return .error(400, code, "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        if let token = object["appAccountToken"] as? String, !token.isEmpty, UUID(uuidString: token) == nil {
+            return .error(400, APIErrorCode.invalidAppAccountToken, "appAccountToken must be a UUID or empty")
+        }
+        return nil
     }
 
     /// Extend Renewal Dates for All Active Subscribers of a product; a RENEWAL_EXTENSION SUMMARY

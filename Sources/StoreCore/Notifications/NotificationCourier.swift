@@ -118,7 +118,14 @@ public final class NotificationCourier: Sendable {
         } else if notification.group != nil {
             receipt = try server.planLines(account: notification.account)
         } else {
-            receipt = try notification.transactionID.flatMap { id throws(StoreError) in try server.receiptEntry(transactionID: id) }.map { [$0] } ?? []
+            // A refund request, decline or reversal (O7) reports the purchase it is about, and the
+            // purchase's signed form says whether it stands revoked.
+            let line = try notification.transactionID.flatMap { id throws(StoreError) in try server.receiptEntry(transactionID: id) }
+            if let line, let reference = line.reference, line.event != .purchase {
+                receipt = try server.receipt(account: notification.account).filter { $0.transactionID == reference || $0.reference == reference }
+            } else {
+                receipt = line.map { [$0] } ?? []
+            }
         }
         let plan = try notification.group.flatMap { group throws(StoreError) in
             try server.plans(account: notification.account)[group].map { PlanStatus($0, catalog: catalog, now: now) }

@@ -98,6 +98,14 @@ public enum NotificationRules {
     public static func forLine(
         _ line: ReceiptEntry, before: PlanState?, after: PlanState?, previous: ReceiptEntry?
     ) -> (type: String, subtype: String?)? {
+        switch line.event {
+        // O7: a consumable's refund request asks the developer for consumption information first.
+        case .refundRequest: return line.kind == .consumable ? ("CONSUMPTION_REQUEST", nil) : nil
+        case .refundDeclined: return ("REFUND_DECLINED", nil)
+        case .refundReversed: return ("REFUND_REVERSED", nil)
+        case .consumptionInfo: return nil
+        default: break
+        }
         guard line.kind == .autoRenewableSubscription else {
             return line.event == .purchase ? ("ONE_TIME_CHARGE", nil) : line.event == .refund ? ("REFUND", nil) : nil
         }
@@ -128,6 +136,7 @@ public enum NotificationRules {
         // O6: PENDING until the subscriber agrees; ACCEPTED when they do, or when no consent is needed.
         case .priceIncrease: return ("PRICE_INCREASE", line.note == ReceiptEntry.consentRequired ? "PENDING" : "ACCEPTED")
         case .priceConsent: return line.note == ReceiptEntry.declined ? nil : ("PRICE_INCREASE", "ACCEPTED")
+        case .refundRequest, .refundDeclined, .refundReversed, .consumptionInfo: return nil
         case .credit, .billingRecovered: return nil
         }
     }

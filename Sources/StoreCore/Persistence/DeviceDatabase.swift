@@ -181,6 +181,18 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         }
     }
 
+    /// O7: a refunded comic leaves `user`'s owned set on this device; a reversed refund brings it
+    /// back (as the purchase `transactionID`).
+    func setOwned(_ productID: String, user: String, transactionID: String, owned: Bool) throws(StoreError) {
+        try write { db in
+            if owned {
+                try OwnedRecord(user: user, productID: productID, transactionID: transactionID).insert(db, onConflict: .ignore)
+            } else {
+                _ = try OwnedRecord.filter(Column("user") == user && Column("productID") == productID).deleteAll(db)
+            }
+        }
+    }
+
     /// Shows one random comic to `user` (R7): free while subscribed at `now`, else it uses one
     /// view. Never the last one shown again when `pool` has two or more. Throws `noRandomViews`
     /// when none are left, changing nothing.

@@ -53,8 +53,11 @@ extension ServerDatabase {
     }
 
     static func planLines(_ db: Database, account: String, from offset: Int = 0) throws -> [ReceiptEntry] {
+        // Plan lines, and refunds (and their reversals) of any purchase, which devices learn from too (O7).
+        let revocations = [ReceiptEvent.refund, .refundReversed].map(\.rawValue)
         let lines = ReceiptRecord.filter(
-            ReceiptRecord.Columns.account == account && ReceiptRecord.Columns.kind == ProductKind.autoRenewableSubscription.rawValue
+            ReceiptRecord.Columns.account == account
+                && (ReceiptRecord.Columns.kind == ProductKind.autoRenewableSubscription.rawValue || revocations.contains(Column("event")))
         ).order(Column.rowID)
         return try (offset > 0 ? lines.limit(Int(Int32.max), offset: offset) : lines).fetchAll(db).map(\.entry)
     }

@@ -132,16 +132,9 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
     public func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)] {
         try read { db in
             typealias Columns = ReceiptRecord.Columns
-            let first = try ReceiptRecord.filter(Columns.account == account && Columns.kind == ProductKind.nonConsumable.rawValue)
-                .order(Column.rowID).fetchAll(db)
-            var seen: Set<String> = []
-            var owned: [(productID: String, transactionID: String)] = []
-            for record in first where seen.insert(record.entry.productID).inserted {
-                // The lowest id of the product's purchases, as before: the one restores point at.
-                let lowest = first.filter { $0.entry.productID == record.entry.productID }.map(\.entry.transactionID).min()!
-                owned.append((record.entry.productID, lowest))
-            }
-            return owned
+            let lines = try ReceiptRecord.filter(Columns.account == account && Columns.kind == ProductKind.nonConsumable.rawValue)
+                .order(Column.rowID).fetchAll(db).map(\.entry)
+            return ReceiptEntry.owned(lines)
         }
     }
 

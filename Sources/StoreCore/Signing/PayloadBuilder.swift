@@ -67,7 +67,8 @@ package struct PayloadBuilder {
             payload["isUpgraded"] = receipt.contains { $0.event == .credit && $0.reference == transaction.id }
         }
         if let first = receipt.first(where: { $0.transactionID == original }) { originalPurchaseDate = first.purchaseDate }
-        if let refund = receipt.first(where: { $0.event == .refund && $0.reference == transaction.id }) {
+        if ReceiptEntry.revoked(in: receipt).contains(transaction.id),
+           let refund = receipt.last(where: { $0.event == .refund && $0.reference == transaction.id }) {
             payload["revocationDate"] = Units.milliseconds(refund.purchaseDate)
             payload["revocationReason"] = 0
         }
@@ -180,9 +181,11 @@ package struct PayloadBuilder {
         ]
         if let appleID = identity.appAppleID { data["appAppleId"] = appleID }
         if let id = notification.transactionID, let line = receipt.first(where: { $0.transactionID == id }) {
-            // A refund line reports the transaction it refunds.
-            let reported = line.event == .refund ? receipt.first { $0.transactionID == line.reference } ?? line : line
+            // A refund line (and a refund request, decline or reversal) reports the transaction it is about.
+            let aboutAnother: Set<ReceiptEvent> = [.refund, .refundRequest, .refundDeclined, .refundReversed, .consumptionInfo]
+            let reported = aboutAnother.contains(line.event) ? receipt.first { $0.transactionID == line.reference } ?? line : line
             data["signedTransactionInfo"] = try sign(transaction(line: reported, receipt: receipt))
+            if notification.type == "CONSUMPTION_REQUEST" { data["consumptionRequestReason"] = line.note ?? "OTHER" }
         }
         if let summary = notification.summary, let object = (try? JSONSerialization.jsonObject(with: Data(summary.utf8))) as? [String: Any] {
             data = ["summary": object.merging(["environment": identity.environment.rawValue, "bundleId": identity.bundleID]) { a, _ in a }]

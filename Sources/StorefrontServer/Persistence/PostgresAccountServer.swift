@@ -186,6 +186,10 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
             );
             CREATE TABLE offerCode (code TEXT PRIMARY KEY, value TEXT NOT NULL);
             """),
+        // O7: refunds of any purchase reach devices with the plan lines; the event says which.
+        ("v3: receipt events", """
+            ALTER TABLE receipt ADD COLUMN event TEXT NOT NULL DEFAULT 'purchase';
+            """),
     ]
 
     /// Applies the migrations not applied yet, one server at a time (an advisory lock).
@@ -309,11 +313,11 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
     private func insert(_ connection: PostgresConnection, _ entry: ReceiptEntry) throws -> Bool {
         try !query(
             connection, """
-                INSERT INTO receipt (transactionID, accountKey, kind, purchaseDate, extendsExpiry, entry)
-                VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING transactionID
+                INSERT INTO receipt (transactionID, accountKey, kind, purchaseDate, extendsExpiry, entry, event)
+                VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING transactionID
                 """,
             [Self.text(entry.transactionID), Self.key(entry.account), Self.text(entry.kind.rawValue), Self.seconds(entry.purchaseDate),
-             PostgresData(bool: entry.extendsExpiry), try Self.json(entry)]
+             PostgresData(bool: entry.extendsExpiry), try Self.json(entry), Self.text(entry.event.rawValue)]
         ).isEmpty
     }
 
@@ -383,11 +387,7 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
                 [Self.key(account), Self.text(ProductKind.nonConsumable.rawValue)]
             ))
         }
-        var owned: [(productID: String, transactionID: String)] = []
-        for entry in bought where !owned.contains(where: { $0.productID == entry.productID }) {
-            owned.append((entry.productID, bought.filter { $0.productID == entry.productID }.map(\.transactionID).min() ?? entry.transactionID))
-        }
-        return owned
+        return ReceiptEntry.owned(bought)
     }
 
     // MARK: Plans
@@ -403,7 +403,7 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
 
     private func planLines(_ connection: PostgresConnection, account: String, from offset: Int = 0) throws -> [ReceiptEntry] {
         try entries(query(
-            connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND kind = $2 ORDER BY sequence OFFSET $3",
+            connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND (kind = $2 OR event IN ('refund', 'refund-reversed')) ORDER BY sequence OFFSET $3",
             [Self.key(account), Self.text(ProductKind.autoRenewableSubscription.rawValue), PostgresData(int: offset)]
         ))
     }

@@ -1,0 +1,244 @@
+// Refund requests (O7), as a customer makes them with StoreKit's refund request sheet and as the
+// App Store answers them: a request line on the receipt, then a refund (REFUND), a decline
+// (REFUND_DECLINED) or, for a consumable, a consumption request to the developer first
+// (CONSUMPTION_REQUEST, answered with Send Consumption Information). A refund can be taken back
+// (REFUND_REVERSED). Every step is one line, so the receipt says where a request stands and still
+// recomputes (A6); a device learns of refunds with its plan lines and takes refunded comics back.
+import Foundation
+
+/// Why the customer asks (the refund request sheet's choices; Apple's consumptionRequestReason).
+public enum RefundReason: String, Sendable, CaseIterable {
+    case unintended = "UNINTENDED_PURCHASE"
+    case fulfillment = "FULFILLMENT_ISSUE"
+    case unsatisfied = "UNSATISFIED_WITH_PURCHASE"
+    case legal = "LEGAL"
+    case other = "OTHER"
+
+    /// The command line's word for it.
+    public var argument: String {
+        switch self {
+        case .unintended: "unintended"
+        case .fulfillment: "not-received"
+        case .unsatisfied: "not-as-expected"
+        case .legal: "legal"
+        case .other: "other"
+        }
+    }
+
+    public init?(argument: String) {
+        guard let found = Self.allCases.first(where: { $0.argument == argument.lowercased() || $0.rawValue == argument.uppercased() }) else { return nil }
+        self = found
+    }
+}
+
+/// How this device's store answers refund requests: at once, or when the developer's side says.
+public enum RefundPolicy: String, Sendable, CaseIterable {
+    case manual, approve, decline
+}
+
+/// One refund request and where it stands, from the receipt.
+public struct RefundRequest: Sendable, Equatable {
+    public enum State: String, Sendable { case pending, approved, declined, reversed }
+
+    /// The purchase (or plan period) it is about.
+    public var transactionID: String
+    public var requestID: String
+    public var account: String
+    public var productID: String
+    public var kind: ProductKind
+    public var reason: RefundReason
+    public var requestedAt: Date
+    public var state: State
+    public var decidedAt: Date?
+    /// The developer's consumption information (the JSON sent), for a consumable.
+    public var consumptionInfo: String?
+
+    /// Every request of `receipt` (an account's), oldest first, each with its latest answer.
+    public static func all(in receipt: [ReceiptEntry]) -> [RefundRequest] {
+        var requests: [RefundRequest] = []
+        let about: Set<ReceiptEvent> = [.refundRequest, .consumptionInfo, .refund, .refundDeclined, .refundReversed]
+        for line in ReceiptEntry.inCausalOrder(receipt.filter { about.contains($0.event) }) {
+            guard let reference = line.reference else { continue }
+            if line.event == .refundRequest {
+                requests.append(RefundRequest(
+                    transactionID: reference, requestID: line.transactionID, account: line.account, productID: line.productID,
+                    kind: line.kind, reason: RefundReason(rawValue: line.note ?? "") ?? .other, requestedAt: line.purchaseDate,
+                    state: .pending, decidedAt: nil, consumptionInfo: nil
+                ))
+                continue
+            }
+            guard let index = requests.lastIndex(where: { $0.transactionID == reference }) else { continue }
+            switch line.event {
+            case .refund: (requests[index].state, requests[index].decidedAt) = (.approved, line.purchaseDate)
+            case .refundDeclined: (requests[index].state, requests[index].decidedAt) = (.declined, line.purchaseDate)
+            case .refundReversed: requests[index].state = .reversed
+            case .consumptionInfo: requests[index].consumptionInfo = line.note
+            default: break
+            }
+        }
+        return requests
+    }
+}
+
+public final class Refunds: SessionRole {
+    let session: DeviceSession
+    let plans: Plans
+    static let policyKey = "refundPolicy"
+    /// Set while a request made here waits for this device's policy to answer it (a crash between).
+    static let awaitingKey = "refundAwaitingPolicy"
+
+    init(session: DeviceSession, plans: Plans) {
+        self.session = session
+        self.plans = plans
+    }
+
+    public func policy() throws(StoreError) -> RefundPolicy {
+        try device.meta(Self.policyKey).flatMap(RefundPolicy.init(rawValue:)) ?? .manual
+    }
+
+    public func setPolicy(_ policy: RefundPolicy) throws(StoreError) { try device.setMeta(Self.policyKey, policy.rawValue) }
+
+    /// The signed-in account's requests.
+    public func requests() throws(StoreError) -> [RefundRequest] {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        return RefundRequest.all(in: try server.receipt(account: user))
+    }
+
+    /// The customer asks for a refund of a purchase or plan period of theirs (by id or a unique
+    /// prefix of 4+ characters). The device's policy answers at once unless it is `manual`.
+    public func request(_ id: String, reason: RefundReason) throws(StoreError) -> RefundRequest {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        // Q7: the refund request sheet can fail as StoreKit's does.
+        try failIfSimulated(.refundRequestSheet)
+        return try withDeviceLock { () throws(StoreError) -> RefundRequest in
+            try plans.settle(account: user)
+            let receipt = try server.receipt(account: user)
+            let purchase = try Self.find(id, in: receipt.filter { $0.isTransaction && $0.event != .change }, account: user)
+            guard purchase.kind != .nonRenewingSubscription else {
+                throw StoreError.refundRefused("\(purchase.transactionID) is a non-renewing subscription: Storefront refunds comics, packs and plan periods")
+            }
+            let current = RefundRequest.all(in: receipt).last { $0.transactionID == purchase.transactionID }
+            if ReceiptEntry.revoked(in: receipt).contains(purchase.transactionID) {
+                throw StoreError.refundRefused("\(purchase.transactionID) is refunded already")
+            }
+            if current?.state == .pending { throw StoreError.refundRefused("a refund request of \(purchase.transactionID) is waiting for an answer already") }
+            var line = line(.refundRequest, about: purchase, in: receipt)
+            line.note = reason.rawValue
+            try add(line)
+            try device.setMeta(Self.awaitingKey, purchase.transactionID)
+            try crashPoint(.refundRequested)
+            try applyPolicy()
+            return try requests().last { $0.transactionID == purchase.transactionID }!
+        }
+    }
+
+    /// Answers the request this device made and left waiting for its policy (after a crash, at start).
+    func applyPolicy() throws(StoreError) {
+        guard let waiting = try device.meta(Self.awaitingKey) else { return }
+        let policy = try policy()
+        if policy != .manual, let pending = try requests().last(where: { $0.transactionID == waiting }), pending.state == .pending {
+            _ = try decide(waiting, approve: policy == .approve)
+        }
+        try device.setMeta(Self.awaitingKey, nil)
+    }
+
+    /// The developer's side (or the App Store's policy) answers a waiting request: a refund, or a
+    /// decline. `id` names the purchase (or its request line), of any account this store reaches.
+    @discardableResult
+    public func decide(_ id: String, approve: Bool) throws(StoreError) -> RefundRequest {
+        let (account, receipt) = try accountReceipt(of: id)
+        guard let request = RefundRequest.all(in: receipt).last(where: { $0.transactionID.hasPrefix(id) || $0.requestID == id }) else {
+            throw StoreError.refundRefused("no refund request of \(id) (`storefront refund-request list` shows them)")
+        }
+        guard request.state == .pending else { throw StoreError.refundRefused("the request of \(request.transactionID) is \(request.state.rawValue) already") }
+        let purchase = receipt.first { $0.transactionID == request.transactionID }!
+        if approve {
+            try refund(purchase, account: account, receipt: receipt)
+        } else {
+            try add(line(.refundDeclined, about: purchase, in: receipt))
+        }
+        return RefundRequest.all(in: try server.receipt(account: account)).last { $0.transactionID == request.transactionID }!
+    }
+
+    /// A refund taken back (REFUND_REVERSED): the purchase counts again, a comic comes back.
+    @discardableResult
+    public func reverse(_ id: String) throws(StoreError) -> RefundRequest? {
+        let (account, receipt) = try accountReceipt(of: id)
+        let revoked = ReceiptEntry.revoked(in: receipt)
+        guard let purchase = receipt.first(where: { revoked.contains($0.transactionID) && ($0.transactionID == id || id.count >= 4 && $0.transactionID.hasPrefix(id)) }) else {
+            throw StoreError.refundRefused("\(id) is not a refunded purchase")
+        }
+        try add(line(.refundReversed, about: purchase, in: receipt))
+        return RefundRequest.all(in: try server.receipt(account: account)).last { $0.transactionID == purchase.transactionID }
+    }
+
+    /// O7: Send Consumption Information: the developer's answer to a consumption request, kept on
+    /// the receipt. Nil when the transaction is unknown.
+    package func recordConsumption(_ transactionID: String, info: String) throws(StoreError) -> RefundRequest? {
+        guard let purchase = try server.receiptEntry(transactionID: transactionID) else { return nil }
+        var line = line(.consumptionInfo, about: purchase, in: try server.receipt(account: purchase.account))
+        line.note = info
+        try add(line)
+        return RefundRequest.all(in: try server.receipt(account: purchase.account)).last { $0.transactionID == transactionID }
+    }
+
+    // MARK: Lines
+
+    private func refund(_ purchase: ReceiptEntry, account: String, receipt: [ReceiptEntry]) throws(StoreError) {
+        guard purchase.kind == .autoRenewableSubscription else {
+            var line = line(.refund, about: purchase, in: receipt)
+            line.price = purchase.price.map { -$0 } ?? catalog.product(purchase.productID).map { -$0.price }
+            try add(line)
+            return
+        }
+        let rules = try plans.autoRenewal()
+        let now = moment(after: purchase, in: receipt)
+        try plans.writePlans(account: account, refused: "refund", subject: purchase.transactionID) { current, receipt in
+            try rules.refund(purchase, state: current[purchase.group ?? ""], receipt: try receipt(), at: now, context: plans.lineContext(account: account))
+        }
+    }
+
+    private func line(_ event: ReceiptEvent, about purchase: ReceiptEntry, in receipt: [ReceiptEntry]) -> ReceiptEntry {
+        ReceiptEntry(
+            transactionID: session.makeTransactionID(), account: purchase.account, productID: purchase.productID, kind: purchase.kind,
+            purchaseDate: moment(after: purchase, in: receipt), device: session.deviceName, event: event, group: purchase.group,
+            reference: purchase.transactionID
+        )
+    }
+
+    /// Now, or a second after the latest line about `purchase` when that is not earlier (a frozen
+    /// clock, or steps within one second): the receipt is read back in time order, and a
+    /// request's answers must come after it.
+    private func moment(after purchase: ReceiptEntry, in receipt: [ReceiptEntry]) -> Date {
+        let latest = receipt.filter { $0.transactionID == purchase.transactionID || $0.reference == purchase.transactionID }.map(\.purchaseDate).max()
+        let now = now()
+        guard let latest, latest >= now else { return now }
+        return latest.addingTimeInterval(1)
+    }
+
+    /// Plan lines go through the plans (their fold and notifications); others are recorded.
+    private func add(_ line: ReceiptEntry) throws(StoreError) {
+        if line.kind == .autoRenewableSubscription {
+            try plans.writePlans(account: line.account, refused: "answer the refund request of", subject: line.reference ?? "") { _, _ in [line] }
+        } else {
+            try server.record(line, calendar: calendar)
+        }
+    }
+
+    private func accountReceipt(of id: String) throws(StoreError) -> (String, [ReceiptEntry]) {
+        if let line = try server.receiptEntry(transactionID: id) { return (line.account, try server.receipt(account: line.account)) }
+        // A prefix: the signed-in account's purchases.
+        guard let user = try currentUser() else { throw StoreError.unknownTransaction(id) }
+        let receipt = try server.receipt(account: user)
+        _ = try Self.find(id, in: receipt, account: user)
+        return (user, receipt)
+    }
+
+    private static func find(_ id: String, in lines: [ReceiptEntry], account: String) throws(StoreError) -> ReceiptEntry {
+        let matches = lines.filter { $0.transactionID == id || (id.count >= 4 && $0.transactionID.hasPrefix(id)) }
+        if let exact = matches.first(where: { $0.transactionID == id }) { return exact }
+        if matches.count > 1 { throw StoreError.ambiguousTransaction(id, matches: matches.map(\.transactionID)) }
+        guard let found = matches.first else { throw StoreError.unknownTransaction(id) }
+        return found
+    }
+}
