@@ -53,26 +53,43 @@ public struct RefundRequest: Sendable, Equatable {
     /// The developer's consumption information (the JSON sent), for a consumable.
     public var consumptionInfo: String?
 
-    /// Every request of `receipt` (an account's), oldest first, each with its latest answer.
+    /// The refund line of an approved request.
+    public var refundID: String?
+
+    /// The request of `transactionID` that matters now: the one waiting, else the latest.
+    public static func current(of transactionID: String, in requests: [RefundRequest]) -> RefundRequest? {
+        let mine = requests.filter { $0.transactionID == transactionID || $0.requestID == transactionID }
+        return mine.first { $0.state == .pending } ?? mine.last
+    }
+
+    /// Every request of `receipt` (an account's), oldest first, each with its answer: answers
+    /// name their request, a reversal its refund, consumption information its request (by
+    /// `reference`), so lines of one second read back in any order give the same answer.
     public static func all(in receipt: [ReceiptEntry]) -> [RefundRequest] {
-        var requests: [RefundRequest] = []
-        let about: Set<ReceiptEvent> = [.refundRequest, .consumptionInfo, .refund, .refundDeclined, .refundReversed]
-        for line in ReceiptEntry.inCausalOrder(receipt.filter { about.contains($0.event) }) {
-            guard let reference = line.reference else { continue }
-            if line.event == .refundRequest {
-                requests.append(RefundRequest(
-                    transactionID: reference, requestID: line.transactionID, account: line.account, productID: line.productID,
-                    kind: line.kind, reason: RefundReason(rawValue: line.note ?? "") ?? .other, requestedAt: line.purchaseDate,
-                    state: .pending, decidedAt: nil, consumptionInfo: nil
-                ))
-                continue
+        var requests: [RefundRequest] = receipt.filter { $0.event == .refundRequest }
+            .sorted { ($0.purchaseDate, $0.transactionID) < ($1.purchaseDate, $1.transactionID) }
+            .compactMap { line in
+                line.reference.map { reference in
+                    RefundRequest(
+                        transactionID: reference, requestID: line.transactionID, account: line.account, productID: line.productID,
+                        kind: line.kind, reason: RefundReason(rawValue: line.note ?? "") ?? .other, requestedAt: line.purchaseDate,
+                        state: .pending, decidedAt: nil, consumptionInfo: nil
+                    )
+                }
             }
-            guard let index = requests.lastIndex(where: { $0.transactionID == reference }) else { continue }
+        let reversed = Set(receipt.compactMap(\.refundReversed))
+        for line in receipt {
+            if line.event == .consumptionInfo, let index = requests.firstIndex(where: { $0.requestID == line.reference }) {
+                requests[index].consumptionInfo = line.note
+            }
+            guard let answered = line.answeredRequest, let index = requests.firstIndex(where: { $0.requestID == answered }) else { continue }
             switch line.event {
-            case .refund: (requests[index].state, requests[index].decidedAt) = (.approved, line.purchaseDate)
-            case .refundDeclined: (requests[index].state, requests[index].decidedAt) = (.declined, line.purchaseDate)
-            case .refundReversed: requests[index].state = .reversed
-            case .consumptionInfo: requests[index].consumptionInfo = line.note
+            case .refund:
+                requests[index].state = reversed.contains(line.transactionID) ? .reversed : .approved
+                requests[index].decidedAt = line.purchaseDate
+                requests[index].refundID = line.transactionID
+            case .refundDeclined:
+                (requests[index].state, requests[index].decidedAt) = (.declined, line.purchaseDate)
             default: break
             }
         }
@@ -117,18 +134,18 @@ public final class Refunds: SessionRole {
             guard purchase.kind != .nonRenewingSubscription else {
                 throw StoreError.refundRefused("\(purchase.transactionID) is a non-renewing subscription: Storefront refunds comics, packs and plan periods")
             }
-            let current = RefundRequest.all(in: receipt).last { $0.transactionID == purchase.transactionID }
+            let current = RefundRequest.current(of: purchase.transactionID, in: RefundRequest.all(in: receipt))
             if ReceiptEntry.revoked(in: receipt).contains(purchase.transactionID) {
                 throw StoreError.refundRefused("\(purchase.transactionID) is refunded already")
             }
             if current?.state == .pending { throw StoreError.refundRefused("a refund request of \(purchase.transactionID) is waiting for an answer already") }
-            var line = line(.refundRequest, about: purchase, in: receipt)
+            var line = line(.refundRequest, about: purchase)
             line.note = reason.rawValue
             try add(line)
             try device.setMeta(Self.awaitingKey, purchase.transactionID)
             try crashPoint(.refundRequested)
             try applyPolicy()
-            return try requests().last { $0.transactionID == purchase.transactionID }!
+            return try requests().first { $0.requestID == line.transactionID }!
         }
     }
 
@@ -136,7 +153,7 @@ public final class Refunds: SessionRole {
     func applyPolicy() throws(StoreError) {
         guard let waiting = try device.meta(Self.awaitingKey) else { return }
         let policy = try policy()
-        if policy != .manual, let pending = try requests().last(where: { $0.transactionID == waiting }), pending.state == .pending {
+        if policy != .manual, let pending = RefundRequest.current(of: waiting, in: try requests()), pending.state == .pending {
             _ = try decide(waiting, approve: policy == .approve)
         }
         try device.setMeta(Self.awaitingKey, nil)
@@ -147,17 +164,22 @@ public final class Refunds: SessionRole {
     @discardableResult
     public func decide(_ id: String, approve: Bool) throws(StoreError) -> RefundRequest {
         let (account, receipt) = try accountReceipt(of: id)
-        guard let request = RefundRequest.all(in: receipt).last(where: { $0.transactionID.hasPrefix(id) || $0.requestID == id }) else {
+        let all = RefundRequest.all(in: receipt)
+        let named = all.first { $0.transactionID == id || $0.requestID == id }?.transactionID
+            ?? all.first { id.count >= 4 && $0.transactionID.hasPrefix(id) }?.transactionID
+        guard let named, let request = RefundRequest.current(of: named, in: all) else {
             throw StoreError.refundRefused("no refund request of \(id) (`storefront refund-request list` shows them)")
         }
         guard request.state == .pending else { throw StoreError.refundRefused("the request of \(request.transactionID) is \(request.state.rawValue) already") }
         let purchase = receipt.first { $0.transactionID == request.transactionID }!
         if approve {
-            try refund(purchase, account: account, receipt: receipt)
+            try refund(purchase, account: account, answering: request.requestID)
         } else {
-            try add(line(.refundDeclined, about: purchase, in: receipt))
+            var declined = line(.refundDeclined, about: purchase)
+            declined.note = ReceiptEntry.answering(request.requestID)
+            try add(declined)
         }
-        return RefundRequest.all(in: try server.receipt(account: account)).last { $0.transactionID == request.transactionID }!
+        return RefundRequest.all(in: try server.receipt(account: account)).first { $0.requestID == request.requestID }!
     }
 
     /// A refund taken back (REFUND_REVERSED): the purchase counts again, a comic comes back.
@@ -165,55 +187,48 @@ public final class Refunds: SessionRole {
     public func reverse(_ id: String) throws(StoreError) -> RefundRequest? {
         let (account, receipt) = try accountReceipt(of: id)
         let revoked = ReceiptEntry.revoked(in: receipt)
-        guard let purchase = receipt.first(where: { revoked.contains($0.transactionID) && ($0.transactionID == id || id.count >= 4 && $0.transactionID.hasPrefix(id)) }) else {
+        guard let purchase = receipt.first(where: { revoked.contains($0.transactionID) && ($0.transactionID == id || id.count >= 4 && $0.transactionID.hasPrefix(id)) }),
+              let refund = receipt.last(where: { line in
+                  line.event == .refund && line.reference == purchase.transactionID && !receipt.contains { $0.refundReversed == line.transactionID }
+              })
+        else {
             throw StoreError.refundRefused("\(id) is not a refunded purchase")
         }
-        try add(line(.refundReversed, about: purchase, in: receipt))
-        return RefundRequest.all(in: try server.receipt(account: account)).last { $0.transactionID == purchase.transactionID }
+        var reversal = line(.refundReversed, about: purchase)
+        reversal.note = ReceiptEntry.reversing(refund.transactionID)
+        try add(reversal)
+        return RefundRequest.all(in: try server.receipt(account: account)).first { $0.refundID == refund.transactionID }
     }
 
     /// O7: Send Consumption Information: the developer's answer to a consumption request, kept on
     /// the receipt. Nil when the transaction is unknown.
-    package func recordConsumption(_ transactionID: String, info: String) throws(StoreError) -> RefundRequest? {
-        guard let purchase = try server.receiptEntry(transactionID: transactionID) else { return nil }
-        var line = line(.consumptionInfo, about: purchase, in: try server.receipt(account: purchase.account))
-        line.note = info
-        try add(line)
-        return RefundRequest.all(in: try server.receipt(account: purchase.account)).last { $0.transactionID == transactionID }
-    }
-
     // MARK: Lines
 
-    private func refund(_ purchase: ReceiptEntry, account: String, receipt: [ReceiptEntry]) throws(StoreError) {
+    private func refund(_ purchase: ReceiptEntry, account: String, answering requestID: String) throws(StoreError) {
         guard purchase.kind == .autoRenewableSubscription else {
-            var line = line(.refund, about: purchase, in: receipt)
+            var line = line(.refund, about: purchase)
             line.price = purchase.price.map { -$0 } ?? catalog.product(purchase.productID).map { -$0.price }
+            line.note = ReceiptEntry.answering(requestID)
             try add(line)
             return
         }
         let rules = try plans.autoRenewal()
-        let now = moment(after: purchase, in: receipt)
+        let now = now()
         try plans.writePlans(account: account, refused: "refund", subject: purchase.transactionID) { current, receipt in
             try rules.refund(purchase, state: current[purchase.group ?? ""], receipt: try receipt(), at: now, context: plans.lineContext(account: account))
+                .map { line in
+                    var answer = line
+                    answer.note = ReceiptEntry.answering(requestID)
+                    return answer
+                }
         }
     }
 
-    private func line(_ event: ReceiptEvent, about purchase: ReceiptEntry, in receipt: [ReceiptEntry]) -> ReceiptEntry {
+    private func line(_ event: ReceiptEvent, about purchase: ReceiptEntry) -> ReceiptEntry {
         ReceiptEntry(
             transactionID: session.makeTransactionID(), account: purchase.account, productID: purchase.productID, kind: purchase.kind,
-            purchaseDate: moment(after: purchase, in: receipt), device: session.deviceName, event: event, group: purchase.group,
-            reference: purchase.transactionID
+            purchaseDate: now(), device: session.deviceName, event: event, group: purchase.group, reference: purchase.transactionID
         )
-    }
-
-    /// Now, or a second after the latest line about `purchase` when that is not earlier (a frozen
-    /// clock, or steps within one second): the receipt is read back in time order, and a
-    /// request's answers must come after it.
-    private func moment(after purchase: ReceiptEntry, in receipt: [ReceiptEntry]) -> Date {
-        let latest = receipt.filter { $0.transactionID == purchase.transactionID || $0.reference == purchase.transactionID }.map(\.purchaseDate).max()
-        let now = now()
-        guard let latest, latest >= now else { return now }
-        return latest.addingTimeInterval(1)
     }
 
     /// Plan lines go through the plans (their fold and notifications); others are recorded.

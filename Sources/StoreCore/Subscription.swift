@@ -218,31 +218,21 @@ public enum ReceiptEvent: String, Sendable, Codable, CaseIterable {
 extension ReceiptEntry {
     /// The purchases `lines` refund and do not take back (O7).
     public static func revoked(in lines: [ReceiptEntry]) -> Set<String> {
-        var revoked: Set<String> = []
-        for line in inCausalOrder(lines.filter(\.isRevocation)) {
-            guard let reference = line.reference else { continue }
-            if line.event == .refund { revoked.insert(reference) }
-            if line.event == .refundReversed { revoked.remove(reference) }
-        }
-        return revoked
+        // A reversal names the refund line it takes back, so the answer does not depend on the
+        // order lines of one second are read back in.
+        let reversed = Set(lines.compactMap { $0.event == .refundReversed ? $0.refundReversed : nil })
+        return Set(lines.compactMap { $0.event == .refund && !reversed.contains($0.transactionID) ? $0.reference : nil })
     }
 
-    /// Lines about refunds in the order they happen: by time, and at one moment (a frozen clock)
-    /// a request before its answer before a reversal. A receipt read back is ordered by time and id.
-    public static func inCausalOrder(_ lines: [ReceiptEntry]) -> [ReceiptEntry] {
-        func rank(_ event: ReceiptEvent) -> Int {
-            switch event {
-            case .refundRequest: 1
-            case .consumptionInfo: 2
-            case .refund, .refundDeclined: 3
-            case .refundReversed: 4
-            default: 0
-            }
-        }
-        return lines.enumerated().sorted {
-            ($0.element.purchaseDate, rank($0.element.event), $0.offset) < ($1.element.purchaseDate, rank($1.element.event), $1.offset)
-        }.map(\.element)
-    }
+    /// A refund request's answer (refund or decline) names its request in `note`; a reversal
+    /// names the refund line it takes back.
+    public static func answering(_ requestID: String) -> String { "request " + requestID }
+    public static func reversing(_ refundID: String) -> String { "refund " + refundID }
+
+    /// The request a refund or decline answers, if it names one.
+    public var answeredRequest: String? { note.flatMap { $0.hasPrefix("request ") ? String($0.dropFirst(8)) : nil } }
+    /// The refund line a reversal takes back.
+    public var refundReversed: String? { note.flatMap { $0.hasPrefix("refund ") ? String($0.dropFirst(7)) : nil } }
 
     /// The non-consumables `lines` (an account's, of that kind) leave owned, each with the lowest id
     /// of its purchases (the one restores point at): refunded ones are not (O7).

@@ -476,14 +476,14 @@ public final class ServerAPI: Sendable {
             return .error(400, APIErrorCode.invalidTransactionNotConsumable, "\(id) is not a consumable (use version 2)")
         }
         let receipt = try server.receipt(account: purchase.account)
-        guard RefundRequest.all(in: receipt).last(where: { $0.transactionID == id })?.state == .pending else {
+        guard let request = RefundRequest.current(of: id, in: RefundRequest.all(in: receipt)), request.state == .pending else {
             return .error(400, APIErrorCode.generalBadRequest, "no refund request of \(id) is waiting for consumption information")
         }
-        let latest = receipt.filter { $0.transactionID == id || $0.reference == id }.map(\.purchaseDate).max() ?? clock.now()
+        // The line names the request it answers (its `reference`); the JSON as sent is its note.
         let line = ReceiptEntry(
-            transactionID: TransactionID.make(UInt64.random(in: 0...UInt64.max)), account: purchase.account, productID: purchase.productID, kind: purchase.kind,
-            purchaseDate: max(clock.now(), latest.addingTimeInterval(1)), device: "app-store-server", event: .consumptionInfo,
-            group: purchase.group, reference: id, note: String(decoding: CompactJSON.encode(object), as: UTF8.self)
+            transactionID: TransactionID.make(UInt64.random(in: 0...UInt64.max)), account: purchase.account, productID: purchase.productID,
+            kind: purchase.kind, purchaseDate: clock.now(), device: "app-store-server", event: .consumptionInfo,
+            group: purchase.group, reference: request.requestID, note: String(decoding: CompactJSON.encode(object), as: UTF8.self)
         )
         if purchase.kind == .autoRenewableSubscription {
             do { _ = try server.updatePlans(account: purchase.account) { _, _ in [line] } } catch let error as StoreError { throw error } catch {

@@ -317,6 +317,46 @@ struct ServeTests {
         let statuses = try database.read { try Int.fetchAll($0, sql: "SELECT status FROM request ORDER BY sequence") }
         #expect(statuses.contains(401) && statuses.contains(404) && statuses.contains(200), "\(statuses)")
     }
+    @Test("O7 a consumable's refund request: CONSUMPTION_REQUEST reaches the receiver and verifies; Apple's client sends consumption information (v1 and v2) and every bad field gets Apple's code; approved, REFUND and the refund history lists it")
+    func consumptionRequest() throws {
+        let receiver = try Receiver()
+        let session = try Session()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("ann")
+        let pack = try #require(try session.object(["buy", "com.storefront.randomviews"])["id"] as? String)
+        let comic = try #require(try session.object(["buy", "com.storefront.comic.nightshift"])["id"] as? String)
+        try session.run(["refund-request", pack, "--reason", "not-received"]).expectSuccess()
+        let key = try makeKey(session)
+        let server = try Server(session)
+        let results = try call(server, key, bundleID: "com.storefront.comics", [
+            ["call": "consumption_v1", "id": pack, "consented": false],
+            ["call": "consumption_v1", "id": comic],
+            ["call": "consumption_v1", "id": "2999999999999999"],
+            ["call": "consumption", "id": comic],
+            ["call": "raw", "method": "PUT", "path": "/inApps/v1/transactions/consumption/\(pack)", "auth": true,
+             "headers": ["Content-Type": "application/json"], "body": #"{"customerConsented":true,"sampleContentProvided":false,"consumptionStatus":9}"#],
+            ["call": "raw", "method": "PUT", "path": "/inApps/v2/transactions/consumption/\(pack)", "auth": true,
+             "headers": ["Content-Type": "application/json"], "body": #"{"customerConsented":true,"sampleContentProvided":"no","deliveryStatus":"DELIVERED"}"#],
+            ["call": "consumption_v1", "id": pack, "status": 2],
+            ["call": "consumption", "id": pack, "delivery": "UNDELIVERED_SERVER_OUTAGE", "percentage": 25000, "preference": "GRANT_FULL"],
+        ])
+        #expect(results.map { $0["errorCode"] as? Int } == [4_000_035, 4_000_043, 4_040_010, 4_000_000, 4_000_034, 4_000_041, nil, nil], "\(results)")
+        #expect(results.suffix(2).allSatisfy { $0["ok"] as? Bool == true }, "\(results)")
+        let request = try #require((try session.object(["refund-request", "list"])["requests"] as? [[String: Any]])?.first)
+        // Both answers are kept on the receipt; the request shows one of them (they came in one second).
+        #expect((request["consumptionInfo"] as? String)?.contains(#""customerConsented":true"#) == true && request["state"] as? String == "pending", "\(request)")
+        try session.run(["refund-request", "approve", pack]).expectSuccess()
+        let refunds = try call(server, key, bundleID: "com.storefront.comics", [["call": "refunds", "id": pack]])
+        let refunded = try (result(refunds[0])["signedTransactions"] as? [String] ?? []).map { try JWS.decode($0).payload["transactionId"] as? String }
+        #expect(refunded == [pack], "\(refunds)")
+        _ = server.stop()
+        let verified = try AppleVerifier.verify(receiver.payloads.map { ("notification", $0) }, session: session, bundleID: "com.storefront.comics")
+        #expect(verified.allSatisfy { $0.ok })
+        let types = verified.map { $0.decoded["notificationType"] as? String ?? "" }
+        #expect(types == ["ONE_TIME_CHARGE", "ONE_TIME_CHARGE", "CONSUMPTION_REQUEST", "REFUND"], "\(types)")
+        let data = try #require(verified[2].decoded["data"] as? [String: Any])
+        #expect(data["consumptionRequestReason"] as? String == "FULFILLMENT_ISSUE", "\(data)")
+    }
 }
 
 /// base64url without padding, for reading payloads in tests.
@@ -339,4 +379,5 @@ struct SeededRandom {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
 }

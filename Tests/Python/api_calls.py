@@ -6,7 +6,8 @@ Reads one JSON object on standard input:
    "calls": [{"call": NAME, ...arguments}]}
 Writes a JSON array: per call {"ok": true, "result": {...}} or {"ok": false, "status": HTTP, "errorCode": N}.
 Calls: transaction_info, history, statuses, refunds, request_test, test_status, notification_history,
-extend, mass_extend, mass_status,
+extend, mass_extend, mass_status, consumption (v2: consented, sample, delivery, percentage, preference),
+consumption_v1 (the numbered fields),
 raw (a request with its own headers: {"method", "path", "headers", "body", "auth": true for the client's token}).
 """
 import json, sys
@@ -23,6 +24,18 @@ from appstoreserverlibrary.models.NotificationHistoryRequest import Notification
 from appstoreserverlibrary.models.NotificationTypeV2 import NotificationTypeV2
 from appstoreserverlibrary.models.Status import Status
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
+from appstoreserverlibrary.models.AccountTenure import AccountTenure
+from appstoreserverlibrary.models.ConsumptionRequest import ConsumptionRequest
+from appstoreserverlibrary.models.ConsumptionRequestV1 import ConsumptionRequestV1
+from appstoreserverlibrary.models.ConsumptionStatus import ConsumptionStatus
+from appstoreserverlibrary.models.DeliveryStatus import DeliveryStatus
+from appstoreserverlibrary.models.DeliveryStatusV1 import DeliveryStatusV1
+from appstoreserverlibrary.models.LifetimeDollarsPurchased import LifetimeDollarsPurchased
+from appstoreserverlibrary.models.LifetimeDollarsRefunded import LifetimeDollarsRefunded
+from appstoreserverlibrary.models.Platform import Platform
+from appstoreserverlibrary.models.PlayTime import PlayTime
+from appstoreserverlibrary.models.RefundPreference import RefundPreference
+from appstoreserverlibrary.models.UserStatus import UserStatus
 
 
 def plain(value):
@@ -73,6 +86,17 @@ def main():
                     productId=call["productId"]))
             elif name == "mass_status":
                 result = client.get_status_of_subscription_renewal_date_extensions(call["request"], call["productId"])
+            elif name == "consumption":
+                result = client.send_consumption_information(call["id"], ConsumptionRequest(
+                    customerConsented=call.get("consented", True), sampleContentProvided=call.get("sample", False),
+                    deliveryStatus=DeliveryStatus(call.get("delivery", "DELIVERED")), consumptionPercentage=call.get("percentage"),
+                    refundPreference=RefundPreference(call["preference"]) if "preference" in call else None))
+            elif name == "consumption_v1":
+                result = client.send_consumption_data(call["id"], ConsumptionRequestV1(
+                    customerConsented=call.get("consented", True), consumptionStatus=ConsumptionStatus(call.get("status", 1)),
+                    platform=Platform(1), sampleContentProvided=False, deliveryStatus=DeliveryStatusV1(0), appAccountToken="",
+                    accountTenure=AccountTenure(2), playTime=PlayTime(3), lifetimeDollarsRefunded=LifetimeDollarsRefunded(0),
+                    lifetimeDollarsPurchased=LifetimeDollarsPurchased(1), userStatus=UserStatus(1)))
             elif name == "raw":
                 headers = dict(client._get_headers()) if call.get("auth") else {}
                 headers.update(call.get("headers", {}))
