@@ -64,6 +64,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// StoreKit errors in force (Q7), and why the product list could not load (Load Products).
     public var simulatedErrors = SimulatedErrors()
     public var productsError: String?
+    /// O7: the signed-in account's latest refund requests.
+    public var refundRequests: [RefundRequest] = []
 
     public init(
         status: StoreStatus, rows: [ProductRow], pending: [StoreTransaction], policy: PurchaseOutcome,
@@ -262,6 +264,9 @@ public enum Effect: Equatable, Sendable {
     case buyOffer(productID: String, offerID: String)
     /// O3: redeem an offer code.
     case redeem(String)
+    /// O7: the refund request sheet for a transaction, and the developer's side answering one.
+    case requestRefund(String)
+    case answerRefund(String, approve: Bool)
     case approve(String)
     case decline(String)
     case resolve(String)

@@ -36,6 +36,7 @@ public enum Command: Equatable, Sendable {
     case plan(PlanCommand), toggleBilling, toggleGrace, nextSimulatedErrors, inspect
     case nextField, previousField, choose, erase
     case offers
+    case requestRefund, answerRefund(approve: Bool)
 }
 
 public struct KeyBinding: Sendable {
@@ -97,11 +98,16 @@ public let keyMap: [KeyBinding] = [
     KeyBinding([.plans], character("w"), .plan(.forceRenew), key: "w", "renew now"),
     KeyBinding([.plans], character("e"), .plan(.expire), key: "e", "expire"),
     KeyBinding([.plans], character("f"), .plan(.refund), key: "f", "refund"),
-    KeyBinding([.plans], character("y"), .plan(.acceptPrice), key: "y", "agree to price"),
-    KeyBinding([.plans], character("n"), .plan(.declinePrice), key: "n", "decline price"),
+    // Shown where they apply (the consent prompt, a waiting refund request) and in the help,
+    // not in the footer, which stays short enough to spell its words out.
+    KeyBinding([.plans], character("y"), .plan(.acceptPrice), key: nil, "agree to price", help: "y"),
+    KeyBinding([.plans], character("n"), .plan(.declinePrice), key: nil, "decline price", help: "n"),
     KeyBinding([.plans], character("B"), .toggleBilling, key: "B", "billing"),
     KeyBinding([.plans], character("g"), .toggleGrace, key: "g", "grace"),
     KeyBinding([.transactions], character("E"), .nextSimulatedErrors, key: "E", "StoreKit error"),
+    KeyBinding([.transactions], character("F"), .requestRefund, key: nil, "ask a refund", help: "F"),
+    KeyBinding([.transactions], character("Y"), .answerRefund(approve: true), key: nil, "grant refund", help: "Y"),
+    KeyBinding([.transactions], character("N"), .answerRefund(approve: false), key: nil, "refuse refund", help: "N"),
     // Everywhere but the sign-in form.
     KeyBinding([.products, .detail, .random, .transactions], character("?"), .help, key: "?", "help"),
     KeyBinding([.products], character("q") + [.escape], .quit, key: "q", "quit", help: "q Esc"),

@@ -84,6 +84,7 @@ public final class LiveStore: StoreServing {
             NotificationLine(at: notification.createdAt, title: notification.title, state: notification.state.rawValue, attempts: notification.attempts.count)
         }
         snapshot.productsError = productsError
+        if status.user != nil { snapshot.refundRequests = Array(try store.refunds.requests().suffix(3)) }
         snapshot.planSummaries = status.plans.map { $0.summary(calendar: calendar, catalog: catalog) }
         let usedOffers = Set(status.plans.filter(\.introOfferUsed).map(\.group))
         let formatter = catalog.priceFormatter
@@ -103,6 +104,12 @@ public final class LiveStore: StoreServing {
                 let signature = try store.offers.signWithOwnKey(productID: id, offerID: offerID)
                 actions.append(.purchased(try store.queue.buy(id, offer: PromotionalOfferRequest(offerID: offerID, signature: signature))))
             case .redeem(let code): actions.append(.purchased(try store.queue.redeem(code: code)))
+            case .requestRefund(let id):
+                let request = try store.refunds.request(id, reason: .other)
+                actions.append(.planChanged("Refund of \(store.catalog.product(request.productID)?.title ?? request.productID) asked: \(request.state.rawValue)"))
+            case .answerRefund(let id, let approve):
+                let request = try store.refunds.decide(id, approve: approve)
+                actions.append(.planChanged("Refund of \(store.catalog.product(request.productID)?.title ?? request.productID) \(request.state.rawValue)"))
             case .approve(let id): actions.append(.settled(try store.queue.approve(id)))
             case .decline(let id): actions.append(.settled(try store.queue.decline(id)))
             case .resolve(let id): actions.append(.settled(try store.queue.resolve(id)))

@@ -314,6 +314,19 @@ private func reduceTransactions(_ state: inout AppState, _ command: Command) -> 
             return []
         }
         return [.inspect(event.transactionID)]
+    case .requestRefund:
+        // The refund request sheet for the newest transaction in the log that delivered something.
+        guard let event = state.log.last(where: { $0.state == .purchased || $0.state == .restored }) else {
+            state.banner = Banner("No purchased transaction in the log to ask a refund for")
+            return []
+        }
+        return [.requestRefund(event.transactionID)]
+    case .answerRefund(let approve):
+        guard let request = state.snapshot?.refundRequests.last(where: { $0.state == .pending }) else {
+            state.banner = Banner("No refund request is waiting for an answer (F asks for one)")
+            return []
+        }
+        return [.answerRefund(request.transactionID, approve: approve)]
     case .toggleBilling:
         var billing = state.snapshot?.billing ?? BillingSetting()
         billing.failing.toggle()

@@ -57,6 +57,16 @@ public struct ScenarioStep: Equatable, Sendable {
         case redeem(String)
         /// O6: `price set "All Access (Weekly)" 2.49 consent-required`; `price consent|decline PRODUCT`.
         case setPrice(String, Decimal, consentRequired: Bool)
+        /// O7: `refund-request "Night Shift" [not-received]` asks for a refund of the product's latest
+        /// purchase; `refund-request approve|decline|reverse` answers the last one asked;
+        /// `refund-policy approve|decline|manual` sets how this device's requests are answered.
+        case refundRequest(String, reason: RefundReason)
+        case refundAnswer(RefundAnswer)
+        case refundPolicy(RefundPolicy)
+    }
+
+    public enum RefundAnswer: String, Sendable, CaseIterable {
+        case approve, decline, reverse
     }
 
     /// How a scenario's promotional offer is signed.
@@ -176,6 +186,18 @@ public enum ScenarioParser {
                 return .buyOffer(product, offer: offer, signature: style)
             }
             return .buy(product, outcome: nil)
+        case ("refund-request", _):
+            let what = try word(1, "a product, or approve, decline, reverse")
+            if let answer = ScenarioStep.RefundAnswer(rawValue: what.lowercased()) { return .refundAnswer(answer) }
+            let reasonText = w.count > 2 ? w[2] : "other"
+            guard let reason = RefundReason(argument: reasonText) else {
+                throw Problem(message: "\"\(reasonText)\" is not a reason (\(RefundReason.allCases.map(\.argument).joined(separator: ", ")))")
+            }
+            return .refundRequest(what, reason: reason)
+        case ("refund-policy", _):
+            let text = try word(1, "manual, approve or decline")
+            guard let policy = RefundPolicy(rawValue: text.lowercased()) else { throw Problem(message: "\"\(text)\" is not manual, approve or decline") }
+            return .refundPolicy(policy)
         case ("offer", "code"):
             guard w.count >= 7, lower[3] == "custom", lower[5] == "limit", let limit = Int(w[6]), limit > 0 else {
                 throw Problem(message: "\"\(line)\": expected offer code OFFER custom CODE limit N")

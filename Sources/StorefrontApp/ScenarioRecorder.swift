@@ -19,6 +19,8 @@ public final class ScenarioRecorder {
         case .buy(let id): lines.append("buy \(title(id))")
         case .buyOffer(let id, let offerID): lines.append("buy \(title(id)) offer \(offerID)")
         case .redeem(let code): lines.append("redeem \(code)")
+        case .requestRefund: lines.append("# a refund request (the screen's F) is not recorded: ids differ from run to run")
+        case .answerRefund(_, let approve): lines.append("refund-request \(approve ? "approve" : "decline")")
         // Ids differ from run to run; the pending one acted on is the last, as the screen selects it.
         case .approve: lines.append("approve last")
         case .decline: lines.append("decline last")

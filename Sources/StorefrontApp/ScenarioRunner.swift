@@ -38,6 +38,8 @@ public final class ScenarioRunner {
     /// The last promotional offer signature and offer code used, for `reused` and `redeem last`.
     private var lastOfferSignature: OfferSignature?
     private var lastCode: String?
+    /// The purchase the last refund request was about.
+    private var lastRefunded: String?
     /// How many notifications earlier `expect notification` steps have passed over.
     private var notificationsSeen = 0
     private var crashesNext = false
@@ -166,6 +168,25 @@ public final class ScenarioRunner {
         case .setPrice(let name, let price, let consentRequired):
             let product = try product(name, line: step.line)
             try attempt { _ = try store.plans.setPrice(price, of: product.id, consentRequired: consentRequired) }
+        case .refundRequest(let name, let reason):
+            let product = try product(name, line: step.line)
+            try attempt {
+                let user = try store.accounts.currentUser() ?? ""
+                let latest = try store.server.receipt(account: user).last { $0.productID == product.id && $0.isTransaction && $0.event != .change }
+                guard let latest else { throw StoreError.refundRefused("\(user) has no purchase of \(product.title) to refund") }
+                lastRefunded = latest.transactionID
+                _ = try store.refunds.request(latest.transactionID, reason: reason)
+            }
+        case .refundAnswer(let answer):
+            guard let lastRefunded else { throw ScenarioError(file: "", line: step.line, message: "no refund request was made before this step") }
+            try attempt {
+                switch answer {
+                case .approve: _ = try store.refunds.decide(lastRefunded, approve: true)
+                case .decline: _ = try store.refunds.decide(lastRefunded, approve: false)
+                case .reverse: _ = try store.refunds.reverse(lastRefunded)
+                }
+            }
+        case .refundPolicy(let policy): try store.refunds.setPolicy(policy)
         case .makeCustomCode(let offer, let code, let limit):
             try attempt { lastCode = try store.offers.createCodes(offer: offer, count: 1, custom: code, limit: limit).first?.code }
         case .redeem(let text):

@@ -349,6 +349,11 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
         let grace = snapshot.billing.graceDays.map { "grace \($0) days" } ?? "no grace period"
         line("Renewals       ", "\(snapshot.billing.failing ? "billing fails (retry)" : "billing works") · \(grace)")
     }
+    for refund in snapshot.refundRequests {
+        // O7: where the account's refund requests stand.
+        let style: Style = refund.state == .pending ? theme.waiting : refund.state == .approved ? theme.failed : .plain
+        line("Refund request ", "\(title(refund.productID, in: state))  \(refund.state.rawValue)\(refund.state == .pending ? " — Y grant · N refuse" : "")", style)
+    }
     for request in snapshot.requests {
         // V7: what `storefront serve` answered, newest last (real time: requests are the client's).
         let style: Style = request.status < 300 ? .plain : theme.failed

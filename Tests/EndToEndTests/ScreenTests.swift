@@ -342,4 +342,30 @@ extension ScreenTests {
         #expect((plan["priceIncrease"] as? [String: Any])?["answer"] as? String == "agreed")
         try tmux.send("q", "q")
     }
+
+    @Test("O7 refund requests in a terminal: F asks for the newest purchase, the manager shows it pending, Y grants it and the comic loses its ✓; a declined one from the command line shows too")
+    func refundRequest() throws {
+        let session = try Session()
+        try session.signUp("wes")
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("Night Shift")
+        try tmux.send("b")
+        try tmux.waitFor("Purchased Night Shift ✓")
+        try tmux.send("t", "F")
+        try tmux.waitFor("Refund of Night Shift asked: pending")
+        try tmux.waitFor("Night Shift  pending — Y grant · N refuse")
+        try tmux.send("Y")
+        try tmux.waitFor("Refund of Night Shift approved")
+        try tmux.send("q")
+        let list = try tmux.waitUntil(description: "the row without ✓") { screen in
+            screen.split(separator: "\n").contains { $0.contains("Night Shift ") && $0.contains("$0.99 Buy") }
+        }
+        #expect(!list.split(separator: "\n").contains { $0.contains("Night Shift ") && $0.hasSuffix("✓") })
+        let pack = try #require(try session.object(["buy", "com.storefront.randomviews"])["id"] as? String)
+        try session.run(["refund-request", pack]).expectSuccess()
+        try session.run(["refund-request", "decline", pack]).expectSuccess()
+        try tmux.send("t")
+        try tmux.waitFor("Random Comics ×5  declined")
+        try tmux.send("q", "q")
+    }
 }

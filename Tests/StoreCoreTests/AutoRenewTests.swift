@@ -390,10 +390,10 @@ struct AutoRenewTests {
         let products = selfiesCatalog.products.filter { $0.kind == .autoRenewableSubscription }.map(\.id)
         let offerKey = try TestOfferKey(installedIn: stores[0])
         var billing = BillingSetting()
-        for step in 0..<120 {
+        for step in 0..<200 {
             let store = stores[Int.random(in: 0..<2, using: &random)]
             let product = products[Int.random(in: 0..<products.count, using: &random)]
-            switch Int.random(in: 0..<16, using: &random) {
+            switch Int.random(in: 0..<17, using: &random) {
             case 0, 1: _ = try? store.queue.buy(product, outcome: Bool.random(using: &random) ? .approve : .defer)
             case 2: _ = try? store.plans.perform(.cancel, on: product)
             case 3: _ = try? store.plans.perform(.renewOn, on: product)
@@ -424,6 +424,13 @@ struct AutoRenewTests {
                 _ = try? store.plans.setPrice(max(current + step, 0), of: product, consentRequired: Bool.random(using: &random))
             case 13:
                 _ = try? store.plans.answerPriceIncrease(of: product, accept: Bool.random(using: &random))
+            case 14:
+                // O7: a refund request of a plan period, answered either way, now and then reversed.
+                if let line = try store.entitlements.receipt().entries.filter({ $0.event == .renewal || $0.event == .purchase }).randomElement(using: &random) {
+                    _ = try? store.refunds.request(line.transactionID, reason: .other)
+                    _ = try? store.refunds.decide(line.transactionID, approve: Bool.random(using: &random))
+                    if Bool.random(using: &random) { _ = try? store.refunds.reverse(line.transactionID) }
+                }
             case 11:
                 // O3: an offer code of any eligibility.
                 let offer = ["WELCOME", "COMEBACK", "ANYONE"].randomElement(using: &random)!
@@ -446,6 +453,8 @@ struct AutoRenewTests {
         #expect(!redeemed.isEmpty, "seed \(seed): the history redeemed offer codes")
         let increases = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.event == .priceIncrease }
         #expect(!increases.isEmpty, "seed \(seed): the history told price increases")
+        let refundLines = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.event == .refundRequest }
+        #expect(!refundLines.isEmpty, "seed \(seed): the history asked for refunds")
     }
 
     // MARK: Promotional offers (O2)
