@@ -88,6 +88,9 @@ public protocol AccountServer: AnyObject, Sendable {
     /// O6: the latest price change of each product, and a new one (replacing the product's last).
     func priceChanges() throws(StoreError) -> [PriceChange]
     func setPriceChange(_ change: PriceChange) throws(StoreError)
+    /// O5: every family.
+    func families() throws(StoreError) -> [Family]
+    func setFamilies(_ families: [Family]) throws(StoreError)
 
     func apiKeyring() throws(StoreError) -> APIKeyring?
     func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError)

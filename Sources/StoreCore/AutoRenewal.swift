@@ -165,7 +165,7 @@ public struct PlanState: Sendable, Equatable, Codable {
                 endReason = nil
                 autoRenew = true
             }
-        case .refundRequest, .refundDeclined, .consumptionInfo:
+        case .refundRequest, .refundDeclined, .consumptionInfo, .familyShare, .familyRevoke:
             break
         }
     }

@@ -250,7 +250,7 @@ public enum CatalogLoader {
         fields = Fields(values: values, entry: entry, file: fileName)
         let known: Set = [
             "id", "kind", "title", "description", "price", "image", "quantity", "months", "duration", "period", "group", "rank",
-            "introOffer", "promotionalOffers", "codeOffers", "unlocks", "$comment",
+            "introOffer", "promotionalOffers", "codeOffers", "unlocks", "familyShareable", "$comment",
         ]
         for key in values.keys.sorted() where !known.contains(key) {
             warnings.append(CatalogWarning(file: fileName, entry: entry, message: "unknown key \"\(key)\" is ignored"))
@@ -295,10 +295,17 @@ public enum CatalogLoader {
         }
         if kind != .nonRenewingSubscription { months = 0 }
         let terms = kind == .autoRenewableSubscription ? try autoRenewTerms(fields) : nil
-        return Product(
+        var product = Product(
             id: id, kind: kind, title: title, description: description, price: price, image: image,
             quantity: kind == .consumable ? quantity : 0, months: months, duration: duration, autoRenew: terms
         )
+        if let raw = fields.values["familyShareable"], !(raw is NSNull) {
+            guard let flag = raw as? Bool, kind == .nonConsumable || kind == .autoRenewableSubscription || !flag else {
+                throw fields.error("\"familyShareable\" is true or false, and only comics and auto-renewable plans can be shared")
+            }
+            product.isFamilyShareable = flag
+        }
+        return product
     }
 
     /// period, group, rank, introOffer and unlocks of an auto-renewable subscription.

@@ -31,6 +31,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
     case priceChanged = "price-changed"
     /// O7: a refund request is on the receipt; the device's refund policy has not answered it.
     case refundRequested = "refund-requested"
+    /// O5: the family changed; its members' shares are not brought in line yet.
+    case familyChanged = "family-changed"
 
     /// What the step leaves on disk, for `storefront --list-crash-points`.
     public var summary: String {
@@ -48,6 +50,7 @@ public enum CrashPoint: String, CaseIterable, Sendable {
         case .notificationPosted: "the webhook answered 200; the delivery is not recorded yet"
         case .priceChanged: "a new price is stored; its subscribers are told by the next command that settles their plans"
         case .refundRequested: "a refund request is on the receipt; the refund policy answers it at the next start"
+        case .familyChanged: "the family changed; each member's shares are put right at their next start"
         }
     }
 }

@@ -5,6 +5,8 @@ import Foundation
 public final class Entitlements: SessionRole {
     let session: DeviceSession
     private let plans: Plans
+    /// O5: plans shared by the family's organizer.
+    weak var family: FamilySharing?
 
     init(session: DeviceSession, plans: Plans) {
         self.session = session
@@ -17,7 +19,10 @@ public final class Entitlements: SessionRole {
         let now = now()
         let passActive = SubscriptionMath.isActive(expiry: profile.expiry, now: now)
         let comics = catalog.comics.map(\.id)
-        let plans = try user.map { account throws(StoreError) in try self.plans.planStatuses(account: account) } ?? []
+        // O5: a family member has the organizer's shared plans too.
+        let plans = try user.map { account throws(StoreError) in
+            try self.plans.planStatuses(account: account) + (try family?.sharedPlans(with: account) ?? [])
+        } ?? []
         let entitlements = Array(Set(plans.flatMap(\.unlocks))).sorted()
         let allComics = passActive || entitlements.contains(AutoRenewTerms.allComics)
         // R6: "subscribed" is any active subscription that gives access. The header speaks for

@@ -14,6 +14,8 @@ public final class PaymentQueue: SessionRole {
     private let offers: Offers
     /// O7: a refund request this device left waiting for its policy (a crash) is answered at start.
     weak var refunds: Refunds?
+    /// O5: a family's shares are put right at start and after the organizer buys.
+    weak var family: FamilySharing?
     /// Overrides the device's policy for purchases made through this queue (`--outcome`).
     public var outcomeOverride: PurchaseOutcome?
 
@@ -213,6 +215,7 @@ public final class PaymentQueue: SessionRole {
             report.redelivered = try deliverUnfinished()
             if let user = try currentUser() {
                 report.renewals = try plans.settle(account: user).map(\.transactionID)
+                try family?.reconcileFamily(of: user)
                 report.received = try receiveRenewals(account: user)
                 try refunds?.applyPolicy()
             }
@@ -246,16 +249,17 @@ public final class PaymentQueue: SessionRole {
         let lines = try server.planLines(account: account, from: seen)
         guard !lines.isEmpty else { return [] }
         // O7: a refunded comic is taken back on this device; a reversed refund gives it back.
-        for line in lines where line.kind == .nonConsumable && line.isRevocation {
+        // O5: a comic a family share took away too; a share itself arrives below, as a transaction.
+        for line in lines where line.kind == .nonConsumable && line.isRevocation && line.event != .familyShare {
             try device.setOwned(line.productID, user: account, transactionID: line.reference ?? "", owned: line.event == .refundReversed)
         }
-        let renewals = lines.filter { $0.event == .renewal }
+        let renewals = lines.filter { $0.event == .renewal || $0.event == .familyShare }
         let known = try device.known(renewals.map(\.transactionID))
         let verification = try session.simulatedErrors()[.verification]?.description
         var arriving: [StoreTransaction] = []
         for line in renewals where !known.contains(line.transactionID) {
             var transaction = StoreTransaction(
-                id: line.transactionID, user: account, productID: line.productID, kind: .autoRenewableSubscription,
+                id: line.transactionID, user: account, productID: line.productID, kind: line.kind,
                 quantity: 0, months: 0, bonusDays: 0, state: .purchased, reason: nil, createdAt: line.purchaseDate,
                 purchaseDate: line.purchaseDate, dueAt: nil, dueApproves: nil, isFinished: false,
                 originalID: line.reference, steps: []
@@ -295,6 +299,10 @@ public final class PaymentQueue: SessionRole {
             try server.record(entry, calendar: calendar)
         }
         if transaction.user != nil { try crashPoint(.paymentRecorded) }
+        // O5: a family-shareable purchase of an organizer reaches the family.
+        if let user = transaction.user, catalog.product(transaction.productID)?.isFamilyShareable == true {
+            try family?.reconcileFamily(of: user)
+        }
         try markPurchased(id, at: date)
         try session.publishEvents()
         try crashPoint(.purchaseMarked)

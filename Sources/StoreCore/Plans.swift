@@ -303,6 +303,8 @@ public struct PlanStatus: Sendable, Equatable {
     public var pendingOffer: OfferRedemption?
     /// A price increase told and its answer (O6).
     public var priceIncrease: PendingPriceIncrease?
+    /// O5: the organizer whose plan Family Sharing shares with this account; nil for its own.
+    public var familySharedBy: String?
     public var introOfferUsed: Bool
     public var unlocks: [String]
     public var transactionID: String

@@ -50,6 +50,7 @@ extension Product {
             duration: duration, autoRenew: autoRenew
         )
         changed.durationSource = durationSource
+        changed.isFamilyShareable = isFamilyShareable
         return changed
     }
 }

@@ -34,6 +34,8 @@ public struct Product: Sendable, Equatable, Identifiable {
     /// for it (a `.storekit` file): "--duration", "side file", "inferred from …"; nil when the
     /// catalog states it.
     public var durationSource: String?
+    /// O5: Family Sharing shares it with the purchaser's family (a `.storekit` file's `familyShareable`).
+    public var isFamilyShareable = false
 
     public init(
         id: String, kind: ProductKind, title: String, description: String, price: Decimal,

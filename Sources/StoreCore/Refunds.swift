@@ -131,6 +131,9 @@ public final class Refunds: SessionRole {
             try plans.settle(account: user)
             let receipt = try server.receipt(account: user)
             let purchase = try Self.find(id, in: receipt.filter { $0.isTransaction && $0.event != .change }, account: user)
+            guard purchase.event != .familyShare else {
+                throw StoreError.refundRefused("\(purchase.transactionID) is shared by the family's organizer: only they can ask for its refund")
+            }
             guard purchase.kind != .nonRenewingSubscription else {
                 throw StoreError.refundRefused("\(purchase.transactionID) is a non-renewing subscription: Storefront refunds comics, packs and plan periods")
             }

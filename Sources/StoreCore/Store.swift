@@ -8,6 +8,7 @@
 //   plans         auto-renewable plans and their renewals (issue 5)     Plans.swift
 //   offers        promotional offers, offer codes (O2, O3)              Offers.swift
 //   refunds       refund requests and their answers (O7)              Refunds.swift
+//   family        Family Sharing (O5)                                  Family.swift
 //   entitlements  status, product rows, the receipt (R1–R7, A6)         Entitlements.swift
 //   randomComics  the random viewer (R7)                                RandomComics.swift
 //   settings      the shared clock, billing and grace (Q5, W7)          StoreSettings.swift
@@ -21,6 +22,7 @@ public final class Store {
     public let plans: Plans
     public let offers: Offers
     public let refunds: Refunds
+    public let family: FamilySharing
     public let entitlements: Entitlements
     public let randomComics: RandomComics
     public let settings: StoreSettings
@@ -65,7 +67,10 @@ public final class Store {
         refunds = Refunds(session: session, plans: plans)
         queue = PaymentQueue(session: session, plans: plans, offers: offers)
         queue.refunds = refunds
+        family = FamilySharing(session: session, plans: plans)
+        queue.family = family
         entitlements = Entitlements(session: session, plans: plans)
+        entitlements.family = family
         randomComics = RandomComics(session: session, entitlements: entitlements, randomIndex: randomIndex)
         settings = StoreSettings(session: session, plans: plans, queue: queue)
         signed = SignedData(session: session, plans: plans)

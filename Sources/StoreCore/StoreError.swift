@@ -48,6 +48,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case offerCodeUsed(String, byThisAccount: Bool)
     /// A refund request that cannot be made or answered now; the text says why (O7).
     case refundRefused(String)
+    /// A family action that cannot be done; the text says why (O5).
+    case familyRefused(String)
 
     public var description: String {
         switch self {
@@ -110,7 +112,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "the offer code \"\(code)\" exists already (`storefront offer-codes` lists them)"
         case .unknownOfferCode(let code):
             "no offer code \"\(code)\" (`storefront offer-codes` lists them; `offer-codes create OFFER` makes some)"
-        case .refundRefused(let text):
+        case .refundRefused(let text), .familyRefused(let text):
             text
         case .offerCodeUsed(let code, let mine):
             mine ? "the offer code \"\(code)\" was redeemed by this account already" : "the offer code \"\(code)\" has been used up"
@@ -130,7 +132,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .offerRefused, .offerCodeUsed, .refundRefused:
+             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused:
             1
         }
     }

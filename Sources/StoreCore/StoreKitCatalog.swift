@@ -352,6 +352,10 @@ public enum StoreKitCatalog {
                 quantity: kind == .consumable ? side.quantities[id] ?? 1 : 0, duration: duration, autoRenew: terms
             )
             product.durationSource = durationSource
+            // O5: Family Sharing, for the kinds the App Store shares.
+            if kind == .nonConsumable || kind == .autoRenewableSubscription {
+                product.isFamilyShareable = try entry.child("familyShareable")?.boolean() ?? false
+            }
             return product
         }
 

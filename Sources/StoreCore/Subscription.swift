@@ -170,7 +170,7 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
 
     /// A line that is a transaction the App Store would list: a purchase, a renewal, or a purchase
     /// that changed the plan for later.
-    public var isTransaction: Bool { event == .purchase || event == .renewal || note == Self.byPurchase }
+    public var isTransaction: Bool { event == .purchase || event == .renewal || event == .familyShare || note == Self.byPurchase }
 
     /// A line that extends the non-renewing expiry (R5): one with months or days.
     public var extendsExpiry: Bool { months > 0 || days > 0 }
@@ -213,6 +213,11 @@ public enum ReceiptEvent: String, Sendable, Codable, CaseIterable {
     case refundReversed = "refund-reversed"
     /// O7: the developer's consumption information for `reference` (`note`: the JSON sent).
     case consumptionInfo = "consumption-info"
+    /// O5: a family member's own transaction for the organizer's purchase `reference` (a comic,
+    /// or the purchase that started a plan); `note` names the organizer.
+    case familyShare = "family-share"
+    /// O5: the family share `reference` taken away (the member left, or sharing was turned off).
+    case familyRevoke = "family-revoke"
 }
 
 extension ReceiptEntry {
@@ -247,7 +252,7 @@ extension ReceiptEntry {
     }
 
     /// A line a device learns from with the plan lines: a refund or its reversal of any purchase.
-    public var isRevocation: Bool { event == .refund || event == .refundReversed }
+    public var isRevocation: Bool { event == .refund || event == .refundReversed || event == .familyShare || event == .familyRevoke }
 }
 
 /// Calendar arithmetic for a Gregorian calendar whose time zone never changes its offset (UTC,

@@ -153,6 +153,8 @@ public final class AccountService: Sendable {
         case .apiKeyring: return try reply(try database.apiKeyring())
         case .priceChanges: return try reply(try database.priceChanges())
         case .setPriceChange(let change): try database.setPriceChange(change); return try reply(true)
+        case .families: return try reply(try database.families())
+        case .setFamilies(let families): try database.setFamilies(families); return try reply(true)
         case .notifications(let account):
             if let account { return try reply(try database.notifications(account: account)) }
             return try reply(try database.notifications(account: nil).filter { accounts.contains($0.account.lowercased()) })

@@ -393,7 +393,7 @@ struct AutoRenewTests {
         for step in 0..<200 {
             let store = stores[Int.random(in: 0..<2, using: &random)]
             let product = products[Int.random(in: 0..<products.count, using: &random)]
-            switch Int.random(in: 0..<17, using: &random) {
+            switch Int.random(in: 0..<18, using: &random) {
             case 0, 1: _ = try? store.queue.buy(product, outcome: Bool.random(using: &random) ? .approve : .defer)
             case 2: _ = try? store.plans.perform(.cancel, on: product)
             case 3: _ = try? store.plans.perform(.renewOn, on: product)
@@ -424,6 +424,13 @@ struct AutoRenewTests {
                 _ = try? store.plans.setPrice(max(current + step, 0), of: product, consentRequired: Bool.random(using: &random))
             case 13:
                 _ = try? store.plans.answerPriceIncrease(of: product, accept: Bool.random(using: &random))
+            case 15:
+                // O5: ann's family with bob, sharing on and off, bob in and out.
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: _ = try? stores[0].family.create(); _ = try? stores[0].family.add("bob")
+                case 1: _ = try? stores[1].family.leave("bob")
+                default: _ = try? stores[0].family.share(product.hasPrefix("allaccess") ? product : "allaccess", on: Bool.random(using: &random))
+                }
             case 14:
                 // O7: a refund request of a plan period, answered either way, now and then reversed.
                 if let line = try store.entitlements.receipt().entries.filter({ $0.event == .renewal || $0.event == .purchase }).randomElement(using: &random) {
@@ -455,6 +462,8 @@ struct AutoRenewTests {
         #expect(!increases.isEmpty, "seed \(seed): the history told price increases")
         let refundLines = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.event == .refundRequest }
         #expect(!refundLines.isEmpty, "seed \(seed): the history asked for refunds")
+        let shares = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.event == .familyShare }
+        #expect(!shares.isEmpty, "seed \(seed): the history shared with the family")
     }
 
     // MARK: Promotional offers (O2)

@@ -36,7 +36,7 @@ public let testCatalog = Catalog(
 
 /// RW Selfies' four auto-renewable plans in one group (issue 5), plus a comic and a plan of
 /// another group that unlocks every comic.
-public let selfiesCatalog = Catalog(
+public let selfiesCatalog = familyShared(Catalog(
     name: "Selfies",
     products: [
         Product(id: "allaccess", kind: .autoRenewableSubscription, title: "All Access (Weekly)", description: "",
@@ -69,7 +69,7 @@ public let selfiesCatalog = Catalog(
                     unlocks: [AutoRenewTerms.allComics])),
         Product(id: "comic.a", kind: .nonConsumable, title: "Comic A", description: "", price: Decimal(string: "0.99")!, image: "a.png"),
     ]
-)
+))
 
 /// A state folder in the system's temporary folder, removed when the value goes.
 public final class TemporaryState {
@@ -225,4 +225,15 @@ public struct TestOfferKey: Sendable {
         )
         return PromotionalOfferRequest(offerID: offer, signature: signature)
     }
+}
+
+/// O5: the two All Access plans and the comic of a catalog are family-shareable, as in the shipped ones.
+func familyShared(_ catalog: Catalog) -> Catalog {
+    var shared = catalog
+    shared.products = catalog.products.map { product in
+        var product = product
+        product.isFamilyShareable = product.id.hasPrefix("allaccess") || product.id == "comic.a"
+        return product
+    }
+    return shared
 }

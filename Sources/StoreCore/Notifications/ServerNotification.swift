@@ -103,7 +103,9 @@ public enum NotificationRules {
         case .refundRequest: return line.kind == .consumable ? ("CONSUMPTION_REQUEST", nil) : nil
         case .refundDeclined: return ("REFUND_DECLINED", nil)
         case .refundReversed: return ("REFUND_REVERSED", nil)
-        case .consumptionInfo: return nil
+        case .consumptionInfo, .familyShare: return nil
+        // O5: a family member's access to a shared purchase ends.
+        case .familyRevoke: return ("REVOKE", nil)
         default: break
         }
         guard line.kind == .autoRenewableSubscription else {
@@ -136,7 +138,7 @@ public enum NotificationRules {
         // O6: PENDING until the subscriber agrees; ACCEPTED when they do, or when no consent is needed.
         case .priceIncrease: return ("PRICE_INCREASE", line.note == ReceiptEntry.consentRequired ? "PENDING" : "ACCEPTED")
         case .priceConsent: return line.note == ReceiptEntry.declined ? nil : ("PRICE_INCREASE", "ACCEPTED")
-        case .refundRequest, .refundDeclined, .refundReversed, .consumptionInfo: return nil
+        case .refundRequest, .refundDeclined, .refundReversed, .consumptionInfo, .familyShare, .familyRevoke: return nil
         case .credit, .billingRecovered: return nil
         }
     }

@@ -349,6 +349,7 @@ struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let webhook = "webhook"
     static let apiKeys = "apiKeys"
     static let prices = "prices"
+    static let families = "families"
     var key: String
     var value: String
 }

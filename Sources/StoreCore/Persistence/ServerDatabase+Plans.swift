@@ -54,7 +54,7 @@ extension ServerDatabase {
 
     static func planLines(_ db: Database, account: String, from offset: Int = 0) throws -> [ReceiptEntry] {
         // Plan lines, and refunds (and their reversals) of any purchase, which devices learn from too (O7).
-        let revocations = [ReceiptEvent.refund, .refundReversed].map(\.rawValue)
+        let revocations = [ReceiptEvent.refund, .refundReversed, .familyShare, .familyRevoke].map(\.rawValue)
         let lines = ReceiptRecord.filter(
             ReceiptRecord.Columns.account == account
                 && (ReceiptRecord.Columns.kind == ProductKind.autoRenewableSubscription.rawValue || revocations.contains(Column("event")))
@@ -106,6 +106,8 @@ extension ServerDatabase {
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try setting(SettingRecord.simulatedErrors) }
     public func apiKeyring() throws(StoreError) -> APIKeyring? { try setting(SettingRecord.apiKeys) }
     public func priceChanges() throws(StoreError) -> [PriceChange] { try setting(SettingRecord.prices) ?? [] }
+    public func families() throws(StoreError) -> [Family] { try setting(SettingRecord.families) ?? [] }
+    public func setFamilies(_ families: [Family]) throws(StoreError) { try setSetting(SettingRecord.families, families) }
     public func setPriceChange(_ change: PriceChange) throws(StoreError) {
         try write { db in
             let stored: [PriceChange] = try SettingRecord.filter(key: SettingRecord.prices).asRequest(of: Row.self).fetchOne(db)

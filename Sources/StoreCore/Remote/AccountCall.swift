@@ -35,6 +35,8 @@ public enum AccountCall: Codable, Sendable {
     case apiKeyring
     case priceChanges
     case setPriceChange(PriceChange)
+    case families
+    case setFamilies([Family])
     case enqueue([ServerNotification])
     case hasNotification(key: String)
     case notifications(account: String?)
@@ -56,7 +58,7 @@ public enum AccountCall: Codable, Sendable {
     /// Changes what every device sees: needs a signed-in device.
     package var changesSettings: Bool {
         switch self {
-        case .setClockSetting, .setBillingSetting, .setAppIdentity, .setSimulatedErrors, .setWebhook, .addOfferCodes, .setPriceChange: true
+        case .setClockSetting, .setBillingSetting, .setAppIdentity, .setSimulatedErrors, .setWebhook, .addOfferCodes, .setPriceChange, .setFamilies: true
         default: false
         }
     }

@@ -172,6 +172,8 @@ public final class RemoteAccountServer: AccountServer {
     public func offerCodes() throws(StoreError) -> [OfferCode] { try call(.offerCodes) }
     public func priceChanges() throws(StoreError) -> [PriceChange] { try call(.priceChanges) }
     public func setPriceChange(_ change: PriceChange) throws(StoreError) { let _: Bool = try call(.setPriceChange(change)) }
+    public func families() throws(StoreError) -> [Family] { try call(.families) }
+    public func setFamilies(_ families: [Family]) throws(StoreError) { let _: Bool = try call(.setFamilies(families)) }
     public func notifications(account: String?) throws(StoreError) -> [ServerNotification] { try call(.notifications(account: account)) }
     public func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification] { [] }
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {}

@@ -72,6 +72,17 @@ package struct PayloadBuilder {
             payload["revocationDate"] = Units.milliseconds(refund.purchaseDate)
             payload["revocationReason"] = 0
         }
+        // O5: a family member's own transaction for the organizer's purchase.
+        if let line, line.event == .familyShare {
+            payload["inAppOwnershipType"] = "FAMILY_SHARED"
+            payload["transactionReason"] = "PURCHASE"
+            original = line.reference ?? original
+            price = 0
+            if let revoke = receipt.last(where: { $0.event == .familyRevoke && $0.reference == transaction.id }) {
+                payload["revocationDate"] = Units.milliseconds(revoke.purchaseDate)
+                payload["revocationReason"] = 0
+            }
+        }
         payload["originalTransactionId"] = original
         payload["originalPurchaseDate"] = Units.milliseconds(originalPurchaseDate)
         payload["price"] = Units.milliunits(price ?? 0)

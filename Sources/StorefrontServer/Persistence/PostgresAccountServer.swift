@@ -403,7 +403,7 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
 
     private func planLines(_ connection: PostgresConnection, account: String, from offset: Int = 0) throws -> [ReceiptEntry] {
         try entries(query(
-            connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND (kind = $2 OR event IN ('refund', 'refund-reversed')) ORDER BY sequence OFFSET $3",
+            connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND (kind = $2 OR event IN ('refund', 'refund-reversed', 'family-share', 'family-revoke')) ORDER BY sequence OFFSET $3",
             [Self.key(account), Self.text(ProductKind.autoRenewableSubscription.rawValue), PostgresData(int: offset)]
         ))
     }
@@ -503,6 +503,9 @@ public final class PostgresAccountServer: AccountServer, SessionKeeping, @unchec
             )
         }
     }
+
+    public func families() throws(StoreError) -> [Family] { try setting("families") ?? [] }
+    public func setFamilies(_ families: [Family]) throws(StoreError) { try setSetting("families", families) }
 
     public func webhook() throws(StoreError) -> Webhook? { try setting("webhook") }
     public func setWebhook(_ webhook: Webhook?) throws(StoreError) { try setSetting("webhook", webhook) }

@@ -1,0 +1,194 @@
+// Family Sharing (O5): an organizer and up to five members. A member's devices see the
+// organizer's family-shareable purchases (comics, and plans) as transactions of their own
+// (`inAppOwnershipType` FAMILY_SHARED, their own ids, the organizer's purchase as the original);
+// leaving the family, or the organizer turning sharing off for a product, revokes them (REVOKE).
+// Each share and each revocation is a line on the member's receipt, and what should be shared is
+// worked out again from the family and the organizer's receipt whenever it may have changed, so a
+// crash anywhere leaves nothing that the next reconciliation does not put right.
+import Foundation
+
+public struct Family: Sendable, Equatable, Codable {
+    public var organizer: String
+    public var members: [String]
+    /// Shareable products the organizer stopped sharing ("Share with family" off).
+    public var unshared: [String]
+
+    public init(organizer: String, members: [String] = [], unshared: [String] = []) {
+        self.organizer = organizer
+        self.members = members
+        self.unshared = unshared
+    }
+
+    /// The App Store's limit: the organizer and five others.
+    public static let maximumMembers = 5
+
+    public func includes(_ account: String) -> Bool {
+        organizer.lowercased() == account.lowercased() || members.contains { $0.lowercased() == account.lowercased() }
+    }
+}
+
+/// Why a family action cannot be done, in words.
+public struct FamilyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+}
+
+public final class FamilySharing: SessionRole {
+    let session: DeviceSession
+    let plans: Plans
+
+    init(session: DeviceSession, plans: Plans) {
+        self.session = session
+        self.plans = plans
+    }
+
+    /// The family the signed-in account is in, if any.
+    public func family() throws(StoreError) -> Family? {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        return try server.families().first { $0.includes(user) }
+    }
+
+    /// The signed-in account starts a family and organizes it.
+    public func create() throws(StoreError) -> Family {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        var families = try server.families()
+        if let existing = families.first(where: { $0.includes(user) }) {
+            throw StoreError.familyRefused("\(user) is in \(existing.organizer)'s family already")
+        }
+        let family = Family(organizer: user)
+        families.append(family)
+        try server.setFamilies(families)
+        return family
+    }
+
+    /// The organizer adds an account (it must exist and be in no family).
+    public func add(_ member: String) throws(StoreError) -> Family {
+        try change { family, families throws(StoreError) in
+            // An embedded account server can say whether the account exists; a remote one answers
+            // for its own accounts only, so there the name is taken as given.
+            if let local = server as? ServerDatabase, try local.passwordHash(account: member) == nil { throw StoreError.unknownAccount(member) }
+            if families.contains(where: { $0.includes(member) }) { throw StoreError.familyRefused("\(member) is in a family already") }
+            guard family.members.count < Family.maximumMembers else {
+                throw StoreError.familyRefused("a family has the organizer and \(Family.maximumMembers) others at most")
+            }
+            family.members.append(member)
+        }
+    }
+
+    /// A member leaves (the member themself, or the organizer removing them): what was shared
+    /// with them is revoked.
+    public func leave(_ member: String) throws(StoreError) -> Family {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        var families = try server.families()
+        guard let index = families.firstIndex(where: { $0.members.contains { $0.lowercased() == member.lowercased() } }) else {
+            throw StoreError.familyRefused("\(member) is in no family as a member")
+        }
+        let family = families[index]
+        guard user.lowercased() == member.lowercased() || user.lowercased() == family.organizer.lowercased() else {
+            throw StoreError.familyRefused("only \(member) or the organizer, \(family.organizer), can take \(member) out of the family")
+        }
+        families[index].members.removeAll { $0.lowercased() == member.lowercased() }
+        try server.setFamilies(families)
+        try crashPoint(.familyChanged)
+        try reconcile(member, families: families)
+        return families[index]
+    }
+
+    /// The organizer turns "Share with family" on or off for a product.
+    public func share(_ productID: String, on: Bool) throws(StoreError) -> Family {
+        let product = try catalog.require(productID)
+        guard product.isFamilyShareable else {
+            throw StoreError.familyRefused("\"\(product.id)\" is not family-shareable (`familyShareable` in the catalog)")
+        }
+        return try change { family, _ throws(StoreError) in
+            family.unshared.removeAll { $0 == productID }
+            if !on { family.unshared.append(productID) }
+        }
+    }
+
+    /// Changes the signed-in organizer's family, then brings every member's shares in line.
+    private func change(_ body: (inout Family, [Family]) throws(StoreError) -> Void) throws(StoreError) -> Family {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        var families = try server.families()
+        guard let index = families.firstIndex(where: { $0.organizer.lowercased() == user.lowercased() }) else {
+            throw StoreError.familyRefused("\(user) organizes no family (`storefront family create` starts one)")
+        }
+        try body(&families[index], families)
+        try server.setFamilies(families)
+        try crashPoint(.familyChanged)
+        for member in families[index].members { try reconcile(member, families: families) }
+        return families[index]
+    }
+
+    // MARK: Reconciling
+
+    /// After the organizer bought something shareable, or at a member's start: every member of
+    /// `account`'s family has exactly the shares the family and the organizer's receipt call for.
+    func reconcileFamily(of account: String) throws(StoreError) {
+        let families = try server.families()
+        // No family anywhere (the usual case): nothing to read.
+        guard !families.isEmpty else { return }
+        guard let family = families.first(where: { $0.includes(account) }) else {
+            // Someone who left: what they still hold is revoked.
+            try reconcile(account, families: families)
+            return
+        }
+        for member in family.members { try reconcile(member, families: families) }
+    }
+
+    /// Writes `member`'s missing shares and revokes those no longer due, as receipt lines.
+    func reconcile(_ member: String, families: [Family]) throws(StoreError) {
+        let receipt = try server.receipt(account: member)
+        let revoked = Set(receipt.compactMap { $0.event == .familyRevoke ? $0.reference : nil })
+        let held = receipt.filter { $0.event == .familyShare && !revoked.contains($0.transactionID) }
+        var due: [ReceiptEntry] = []
+        if let family = families.first(where: { $0.members.contains { $0.lowercased() == member.lowercased() } }) {
+            due = try shareable(by: family)
+        }
+        let now = now()
+        for purchase in due where !held.contains(where: { $0.reference == purchase.transactionID }) {
+            try server.record(ReceiptEntry(
+                transactionID: session.makeTransactionID(), account: member, productID: purchase.productID, kind: purchase.kind,
+                purchaseDate: now, device: session.deviceName, event: .familyShare, group: purchase.group, price: 0,
+                reference: purchase.transactionID, note: purchase.account
+            ), calendar: calendar)
+        }
+        for share in held where !due.contains(where: { $0.transactionID == share.reference }) {
+            try server.record(ReceiptEntry(
+                transactionID: session.makeTransactionID(), account: member, productID: share.productID, kind: share.kind,
+                purchaseDate: now, device: session.deviceName, event: .familyRevoke, group: share.group, reference: share.transactionID
+            ), calendar: calendar)
+        }
+    }
+
+    /// The organizer's purchases a member gets: shareable comics not refunded, and the purchase
+    /// that started each shareable plan that still gives access; not those turned off.
+    func shareable(by family: Family) throws(StoreError) -> [ReceiptEntry] {
+        let receipt = try server.receipt(account: family.organizer)
+        let revoked = ReceiptEntry.revoked(in: receipt)
+        func shared(_ productID: String) -> Bool {
+            (catalog.product(productID)?.isFamilyShareable ?? false) && !family.unshared.contains(productID)
+        }
+        var due = receipt.filter { $0.kind == .nonConsumable && $0.event == .purchase && !revoked.contains($0.transactionID) && shared($0.productID) }
+        // A plan stays shared as it renews and lapses (the member's access follows it); a refund
+        // of the purchase that started it ends the share.
+        for plan in try server.plans(account: family.organizer).values.sorted(by: { $0.group < $1.group })
+        where shared(plan.productID) && !revoked.contains(plan.originalTransactionID) {
+            if let start = receipt.first(where: { $0.transactionID == plan.originalTransactionID }) { due.append(start) }
+        }
+        return due
+    }
+
+    /// Plans shared with `account` by its family's organizer, as the member sees them.
+    func sharedPlans(with account: String) throws(StoreError) -> [PlanStatus] {
+        guard let family = try server.families().first(where: { $0.members.contains { $0.lowercased() == account.lowercased() } }) else { return [] }
+        // The organizer's renewals the clock has passed, where this store may write them.
+        _ = try? plans.settle(account: family.organizer)
+        let now = now()
+        return try server.plans(account: family.organizer).values.sorted { $0.group < $1.group }.compactMap { state in
+            guard let product = catalog.product(state.productID), product.isFamilyShareable, !family.unshared.contains(state.productID) else { return nil }
+            var status = PlanStatus(state, catalog: catalog, now: now)
+            status.familySharedBy = family.organizer
+            return status
+        }
+    }
+}

@@ -1,0 +1,77 @@
+// `storefront family` (O5): Family Sharing — an organizer, up to five members, and which of the
+// organizer's family-shareable purchases are shared.
+import ArgumentParser
+import Foundation
+import StoreCore
+
+struct FamilyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "family",
+        abstract: "Family Sharing: create a family, add or remove members, share a product or stop sharing it.",
+        discussion: "Members see the organizer's family-shareable comics and plans as their own FAMILY_SHARED transactions; leaving, or sharing turned off, revokes them (REVOKE).",
+        subcommands: [Show.self, Create.self, Add.self, Leave.self, Share.self],
+        defaultSubcommand: Show.self
+    )
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The signed-in account's family.")
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in report(try context.store.family.family(), context) }
+        }
+    }
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Start a family organized by the signed-in account.")
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in report(try context.store.family.create(), context) }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an account to the organizer's family: it gets the shared purchases.")
+        @Argument(help: "The account to add.") var name: String
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in report(try context.store.family.add(name), context) }
+        }
+    }
+
+    struct Leave: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Take a member out of the family (the member, or the organizer): what was shared is revoked.")
+        @Argument(help: "The member.") var name: String
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in report(try context.store.family.leave(name), context) }
+        }
+    }
+
+    struct Share: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn Share with Family on or off for a family-shareable product (the organizer).")
+        @Argument(help: "The product id.") var product: String
+        @Argument(help: "on or off.") var state: String
+        @OptionGroup var common: CommonOptions
+
+        func validate() throws {
+            guard ["on", "off"].contains(state.lowercased()) else { throw ValidationError("share takes on or off") }
+        }
+
+        func run() throws {
+            try perform(common) { context in report(try context.store.family.share(product, on: state.lowercased() == "on"), context) }
+        }
+    }
+}
+
+private func report(_ family: Family?, _ context: Context) {
+    guard let family else {
+        output(context, json: .null, text: "in no family (`storefront family create` starts one)")
+        return
+    }
+    output(
+        context,
+        json: .object([("organizer", .string(family.organizer)), ("members", .strings(family.members)), ("unshared", .strings(family.unshared))]),
+        text: "organizer \(family.organizer); members: \(family.members.isEmpty ? "none" : family.members.joined(separator: ", "))"
+            + (family.unshared.isEmpty ? "" : "; not shared: \(family.unshared.joined(separator: ", "))")
+    )
+}
