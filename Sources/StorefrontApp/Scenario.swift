@@ -63,6 +63,12 @@ public struct ScenarioStep: Equatable, Sendable {
         case refundRequest(String, reason: RefundReason)
         case refundAnswer(RefundAnswer)
         case refundPolicy(RefundPolicy)
+        /// O5: `family create`, `family add NAME`, `family leave NAME`, `family share "PRODUCT" on|off`.
+        case family(FamilyStep)
+    }
+
+    public enum FamilyStep: Equatable, Sendable {
+        case create, add(String), leave(String), share(String, on: Bool)
     }
 
     public enum RefundAnswer: String, Sendable, CaseIterable {
@@ -194,6 +200,14 @@ public enum ScenarioParser {
                 throw Problem(message: "\"\(reasonText)\" is not a reason (\(RefundReason.allCases.map(\.argument).joined(separator: ", ")))")
             }
             return .refundRequest(what, reason: reason)
+        case ("family", "create"): return .family(.create)
+        case ("family", "add"): return .family(.add(try word(2, "an account")))
+        case ("family", "leave"): return .family(.leave(try word(2, "a member")))
+        case ("family", "share"):
+            let product = try word(2, "a product")
+            let state = try word(3, "on or off").lowercased()
+            guard state == "on" || state == "off" else { throw Problem(message: "\"\(state)\" is not on or off") }
+            return .family(.share(product, on: state == "on"))
         case ("refund-policy", _):
             let text = try word(1, "manual, approve or decline")
             guard let policy = RefundPolicy(rawValue: text.lowercased()) else { throw Problem(message: "\"\(text)\" is not manual, approve or decline") }

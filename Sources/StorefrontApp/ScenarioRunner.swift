@@ -187,6 +187,15 @@ public final class ScenarioRunner {
                 }
             }
         case .refundPolicy(let policy): try store.refunds.setPolicy(policy)
+        case .family(let familyStep):
+            switch familyStep {
+            case .create: try attempt { _ = try store.family.create() }
+            case .add(let name): try attempt { _ = try store.family.add(name) }
+            case .leave(let name): try attempt { _ = try store.family.leave(name) }
+            case .share(let name, let on):
+                let product = try product(name, line: step.line)
+                try attempt { _ = try store.family.share(product.id, on: on) }
+            }
         case .makeCustomCode(let offer, let code, let limit):
             try attempt { lastCode = try store.offers.createCodes(offer: offer, count: 1, custom: code, limit: limit).first?.code }
         case .redeem(let text):

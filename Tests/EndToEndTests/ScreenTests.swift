@@ -368,4 +368,22 @@ extension ScreenTests {
         try tmux.waitFor("Random Comics ×5  declined")
         try tmux.send("q", "q")
     }
+
+    @Test("O5 Family Sharing in a terminal: the organizer's shareable comic bought elsewhere gets its ✓ on the member's screen, and loses it when the member is taken out of the family")
+    func familySharing() throws {
+        let session = try Session()
+        try session.signUp("mia", device: "mia-phone")
+        try session.run(["family", "create", "--device", "mia-phone"]).expectSuccess()
+        try session.signUp("theo")
+        try session.run(["family", "add", "theo", "--device", "mia-phone"]).expectSuccess()
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("Night Shift")
+        try session.run(["buy", "com.storefront.comic.nightshift", "--device", "mia-phone"]).expectSuccess()
+        func nightShiftRow(_ screen: String) -> Substring? { screen.split(separator: "\n").first { $0.contains("Night Shift ") } }
+        // Nothing but the screen's tick brings the share in.
+        try tmux.waitUntil(description: "Night Shift checked") { nightShiftRow($0)?.hasSuffix("✓") == true }
+        try session.run(["family", "leave", "theo", "--device", "mia-phone"]).expectSuccess()
+        try tmux.waitUntil(description: "Night Shift for sale again") { nightShiftRow($0)?.contains("$0.99 Buy") == true }
+        try tmux.send("q")
+    }
 }
