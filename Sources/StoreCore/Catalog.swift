@@ -250,7 +250,7 @@ public enum CatalogLoader {
         fields = Fields(values: values, entry: entry, file: fileName)
         let known: Set = [
             "id", "kind", "title", "description", "price", "image", "quantity", "months", "duration", "period", "group", "rank",
-            "introOffer", "promotionalOffers", "codeOffers", "unlocks", "familyShareable", "$comment",
+            "introOffer", "promotionalOffers", "codeOffers", "winBackOffers", "unlocks", "familyShareable", "$comment",
         ]
         for key in values.keys.sorted() where !known.contains(key) {
             warnings.append(CatalogWarning(file: fileName, entry: entry, message: "unknown key \"\(key)\" is ignored"))
@@ -333,7 +333,7 @@ public enum CatalogLoader {
             offer = try offerTerms(Fields(values: values, entry: (fields.entry ?? "") + " introOffer", file: fields.file))
         }
         var offers: [SubscriptionOffer] = []
-        for (key, type) in [("promotionalOffers", OfferType.promotional), ("codeOffers", .code)] {
+        for (key, type) in [("promotionalOffers", OfferType.promotional), ("codeOffers", .code), ("winBackOffers", .winBack)] {
             guard let raw = fields.values[key], !(raw is NSNull) else { continue }
             guard let list = raw as? [[String: Any]] else { throw fields.error("\"\(key)\" must be an array of objects") }
             for (index, values) in list.enumerated() {
@@ -349,7 +349,20 @@ public enum CatalogLoader {
                         eligibility.insert(value)
                     }
                 }
-                offers.append(SubscriptionOffer(id: id, type: type, terms: try offerTerms(inner), eligibility: eligibility))
+                var winBack: WinBackEligibility?
+                if type == .winBack {
+                    let paid = try inner.integer("paidMonths") ?? 1
+                    if paid < 0 || paid > 120 { throw inner.error("paidMonths \(paid) must be 0 to 120") }
+                    var lapsed = 0...24
+                    if let raw = values["lapsedMonths"], !(raw is NSNull) {
+                        guard let pair = raw as? [Int], pair.count == 2, pair[0] >= 0, pair[0] <= pair[1] else {
+                            throw inner.error("\"lapsedMonths\" is [least, most], such as [1, 12]")
+                        }
+                        lapsed = pair[0]...pair[1]
+                    }
+                    winBack = WinBackEligibility(paidMonths: paid, lapsedMonths: lapsed)
+                }
+                offers.append(SubscriptionOffer(id: id, type: type, terms: try offerTerms(inner), eligibility: eligibility, winBack: winBack))
             }
         }
         return AutoRenewTerms(period: period, group: group, rank: rank, introductoryOffer: offer, unlocks: unlocks, offers: offers)

@@ -50,6 +50,48 @@ public final class Offers: SessionRole {
         return OfferRedemption(type: .promotional, id: offer.id)
     }
 
+    // MARK: Win-back offers (O4)
+
+    /// The win-back offers of `product` that `account` qualifies for now: lapsed in the group,
+    /// paid long enough, lapsed within the offer's window, not redeemed before.
+    public func eligibleWinBackOffers(account: String, product: Product) throws(StoreError) -> [SubscriptionOffer] {
+        guard let terms = product.autoRenew else { return [] }
+        let offers = terms.offers.filter { $0.type == .winBack }
+        guard !offers.isEmpty, try standing(account: account, group: terms.group) == .expired,
+              let state = try server.plans(account: account)[terms.group]
+        else { return [] }
+        let lines = try server.planLines(account: account).filter { $0.group == terms.group }
+        let revoked = ReceiptEntry.revoked(in: lines)
+        let paidDays = lines.filter { ($0.event == .purchase || $0.event == .renewal) && ($0.price ?? 0) > 0 && !revoked.contains($0.transactionID) }
+            .reduce(0.0) { total, line in total + (line.expiresDate ?? line.purchaseDate).timeIntervalSince(line.purchaseDate) / 86_400 }
+        let paidMonths = Int((paidDays / 30.436875).rounded(.down))
+        let lapsedMonths = Int((now().timeIntervalSince(state.endedAt ?? state.expiresDate) / 86_400 / 30.436875).rounded(.down))
+        var eligible: [SubscriptionOffer] = []
+        for offer in offers {
+            let rule = offer.winBack ?? WinBackEligibility()
+            guard paidMonths >= rule.paidMonths, rule.lapsedMonths.contains(lapsedMonths) else { continue }
+            if try server.claims(Self.winBackKey(offer.id, account: account)) > 0 { continue }
+            eligible.append(offer)
+        }
+        return eligible
+    }
+
+    static func winBackKey(_ offerID: String, account: String) -> String { "win-back:\(offerID):\(account.lowercased())" }
+
+    /// O4: StoreKit's `.winBackOffer(…)` purchase option: no signature, the App Store's eligibility.
+    func redeemWinBack(_ offerID: String, product: Product, account: String?) throws(StoreError) -> OfferRedemption {
+        guard let account else { throw .signInRequired(productID: product.id) }
+        guard let offer = product.autoRenew?.offer(offerID, type: .winBack) else {
+            throw .offerRefused(.invalidOfferIdentifier("\"\(product.id)\" has no win-back offer \"\(offerID)\""))
+        }
+        guard try eligibleWinBackOffers(account: account, product: product).contains(offer),
+              try server.claim(Self.winBackKey(offer.id, account: account), account: account, limit: 1, at: now())
+        else {
+            throw .offerRefused(.ineligibleForOffer("\(offer.id) is for lapsed subscribers who qualify (renewal info's eligibleWinBackOfferIds lists them), once each"))
+        }
+        return OfferRedemption(type: .winBack, id: offer.id)
+    }
+
     // MARK: Offer codes (O3)
 
     /// The code and its product; nothing is taken yet.

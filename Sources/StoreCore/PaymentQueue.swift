@@ -77,11 +77,15 @@ public final class PaymentQueue: SessionRole {
 
     /// Adds a payment for `productID` and runs the queue as far as the outcome allows.
     @discardableResult
-    public func buy(_ productID: String, outcome: PurchaseOutcome? = nil, offer: PromotionalOfferRequest? = nil) throws(StoreError) -> StoreTransaction {
+    public func buy(
+        _ productID: String, outcome: PurchaseOutcome? = nil, offer: PromotionalOfferRequest? = nil, winBackOffer: String? = nil
+    ) throws(StoreError) -> StoreTransaction {
         let product = try catalog.require(productID)
         return try purchase(product, outcome: outcome) { user throws(StoreError) in
+            // O4: a win-back offer is the App Store's to grant.
+            if let winBackOffer { return try offers.redeemWinBack(winBackOffer, product: product, account: user) }
             // O2: an offer is checked before any payment, and its nonce taken.
-            try offer.map { request throws(StoreError) in try offers.redeemPromotional(request, product: product, account: user) }
+            return try offer.map { request throws(StoreError) in try offers.redeemPromotional(request, product: product, account: user) }
         }
     }
 

@@ -342,6 +342,7 @@ public enum StoreKitCatalog {
                     unlocks: side.unlocks[id] ?? [group.title],
                     offers: try subscriptionOffers(entry.child("adHocOffers"), type: .promotional, productID: id, period: period, warnings: &warnings)
                         + subscriptionOffers(entry.child("codeOffers"), type: .code, productID: id, period: period, warnings: &warnings)
+                        + subscriptionOffers(entry.child("winbackOffers"), type: .winBack, productID: id, period: period, warnings: &warnings)
                 )
             case .consumable, .nonConsumable:
                 break
@@ -468,6 +469,8 @@ public enum StoreKitCatalog {
         ) throws(CatalogError) -> [SubscriptionOffer] {
             guard let node, let list = try node.arrayOrNil() else { return [] }
             let nameKey = type == .code ? "referenceName" : "offerID"
+            // Win-back eligibility is App Store Connect's; a file without it gets the defaults
+            // (one paid month, lapsed up to two years).
             var offers: [SubscriptionOffer] = []
             for item in list {
                 guard let object = try item.objectOrNil() else { continue }

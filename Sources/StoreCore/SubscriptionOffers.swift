@@ -39,12 +39,30 @@ public struct SubscriptionOffer: Sendable, Equatable {
     public var terms: IntroductoryOffer
     /// Who may redeem it (offer codes; the others have rules of their own).
     public var eligibility: Set<OfferEligibility>
+    /// Who a win-back offer is for (O4).
+    public var winBack: WinBackEligibility?
 
-    public init(id: String, type: OfferType, terms: IntroductoryOffer, eligibility: Set<OfferEligibility> = Set(OfferEligibility.allCases)) {
+    public init(
+        id: String, type: OfferType, terms: IntroductoryOffer, eligibility: Set<OfferEligibility> = Set(OfferEligibility.allCases),
+        winBack: WinBackEligibility? = nil
+    ) {
         self.id = id
         self.type = type
         self.terms = terms
         self.eligibility = eligibility
+        self.winBack = winBack ?? (type == .winBack ? WinBackEligibility() : nil)
+    }
+}
+
+/// App Store Connect's win-back eligibility (O4): a lapsed subscriber of the group who paid for at
+/// least `paidMonths` and whose plan ended between `lapsedMonths` ago; each offer once per account.
+public struct WinBackEligibility: Sendable, Equatable {
+    public var paidMonths: Int
+    public var lapsedMonths: ClosedRange<Int>
+
+    public init(paidMonths: Int = 1, lapsedMonths: ClosedRange<Int> = 0...24) {
+        self.paidMonths = paidMonths
+        self.lapsedMonths = lapsedMonths
     }
 }
 

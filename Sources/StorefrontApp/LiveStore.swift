@@ -101,8 +101,12 @@ public final class LiveStore: StoreServing {
             switch effect {
             case .buy(let id): actions.append(.purchased(try store.queue.buy(id)))
             case .buyOffer(let id, let offerID):
-                let signature = try store.offers.signWithOwnKey(productID: id, offerID: offerID)
-                actions.append(.purchased(try store.queue.buy(id, offer: PromotionalOfferRequest(offerID: offerID, signature: signature))))
+                if store.catalog.product(id)?.autoRenew?.offer(offerID, type: .winBack) != nil {
+                    actions.append(.purchased(try store.queue.buy(id, winBackOffer: offerID)))
+                } else {
+                    let signature = try store.offers.signWithOwnKey(productID: id, offerID: offerID)
+                    actions.append(.purchased(try store.queue.buy(id, offer: PromotionalOfferRequest(offerID: offerID, signature: signature))))
+                }
             case .redeem(let code): actions.append(.purchased(try store.queue.redeem(code: code)))
             case .requestRefund(let id):
                 let request = try store.refunds.request(id, reason: .other)

@@ -232,9 +232,10 @@ private func reduceDetail(_ state: inout AppState, _ command: Command, productID
     return []
 }
 
-/// The promotional offers the sheet of `productID` lists.
+/// The offers the sheet of `productID` lists: promotional ones, then win-back ones.
 func promotionalOffers(_ state: AppState, _ productID: String) -> [SubscriptionOffer] {
-    state.snapshot?.product(productID)?.autoRenew?.offers.filter { $0.type == .promotional } ?? []
+    let offers = state.snapshot?.product(productID)?.autoRenew?.offers ?? []
+    return offers.filter { $0.type == .promotional } + offers.filter { $0.type == .winBack }
 }
 
 /// The offer sheet: ⏎ redeems the typed code, or buys on the chosen promotional offer.

@@ -50,6 +50,8 @@ public struct ScenarioStep: Equatable, Sendable {
         /// O2: `buy "All Access (Monthly)" offer comeback.3months [expired|forged|reused|unsigned]`,
         /// signed with the state folder's own subscription-offer key (or made bad on purpose).
         case buyOffer(String, offer: String, signature: OfferSignatureStyle)
+        /// O4: `buy "All Access (Monthly)" win-back winback.2months`.
+        case buyWinBack(String, offer: String)
         /// O3: `offer code SPRING-PROMO custom FRIENDS limit 2` makes a custom code; `redeem
         /// SPRING-PROMO` makes a one-time code of that offer and redeems it; `redeem FRIENDS` a
         /// code by its text; `redeem last` the last code again.
@@ -183,6 +185,7 @@ public enum ScenarioParser {
         case ("buy", _):
             let product = try word(1, "a product (its id or \"its title\")")
             if w.count >= 4, lower[2] == "with" { return .buy(product, outcome: try outcome(w[3])) }
+            if w.count >= 4, lower[2] == "win-back" { return .buyWinBack(product, offer: w[3]) }
             if w.count >= 3, lower[2] == "offer" {
                 let offer = try word(3, "a promotional offer id")
                 let styleText = w.count > 4 ? lower[4] : "signed"

@@ -196,6 +196,9 @@ public final class ScenarioRunner {
                 let product = try product(name, line: step.line)
                 try attempt { _ = try store.family.share(product.id, on: on) }
             }
+        case .buyWinBack(let name, let offer):
+            let product = try product(name, line: step.line)
+            try attempt { lastTransaction = try store.queue.buy(product.id, winBackOffer: offer) }
         case .makeCustomCode(let offer, let code, let limit):
             try attempt { lastCode = try store.offers.createCodes(offer: offer, count: 1, custom: code, limit: limit).first?.code }
         case .redeem(let text):

@@ -435,12 +435,13 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
         screen.write(TextWidth.pad(TextWidth.truncate(text, to: width), to: width), x: x, y: y, style: style)
         y += 1
     }
-    line("Promotional offers (signed with this state folder's key)", theme.title)
+    line("Offers (promotional ones signed with this state folder's key)", theme.title)
     if offers.isEmpty { line("  none for \(title(productID, in: state))", theme.dim) }
     for (index, offer) in offers.enumerated() {
         let phrase = offer.terms.phrase(formattedPrice: formatter.string(for: offer.terms.price))
         let chosen = index == state.offerForm.selection && state.offerForm.code.isEmpty
-        line("\(chosen ? "›" : " ") \(offer.id) — \(phrase)", chosen ? theme.selected : .plain)
+        let kind = offer.type == .winBack ? "win-back " : ""
+        line("\(chosen ? "›" : " ") \(kind)\(offer.id) — \(phrase)", chosen ? theme.selected : .plain)
     }
     y += 1
     guard y < area.maxY else { return }

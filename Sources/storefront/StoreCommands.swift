@@ -165,7 +165,7 @@ struct Buy: ParsableCommand {
     func run() throws {
         try perform(common) { context in
             let request = try offer.request(product: product, store: context.store)
-            try context.report(try context.store.queue.buy(product, offer: request))
+            try context.report(try context.store.queue.buy(product, offer: request, winBackOffer: offer.winBack))
         }
     }
 }
@@ -184,10 +184,13 @@ struct OfferOptions: ParsableArguments {
     @Option(name: .customLong("offer-jws"), help: ArgumentHelp("A promotional offer V2 signature (a compact JWS).", valueName: "jws")) var jws: String?
     @Option(name: .customLong("offer-key"), help: ArgumentHelp("Sign here with this subscription-offer private key (PEM; with --offer-key-id).", valueName: "file"))
     var keyFile: String?
+    @Option(name: .customLong("win-back"), help: ArgumentHelp("Buy with this win-back offer (a lapsed subscriber who qualifies; no signature).", valueName: "offer-id"))
+    var winBack: String?
 
     func validate() throws {
         let given = [keyID, nonce, timestamp.map(String.init), signature, jws, keyFile].contains { $0 != nil } || !applicationUsername.isEmpty
         if offerID == nil, given { throw ValidationError("the signature options go with --offer OFFER_ID") }
+        if winBack != nil, offerID != nil { throw ValidationError("give --offer or --win-back, not both") }
         if jws != nil, signature != nil || keyFile != nil { throw ValidationError("give --offer-jws or --offer-signature (or --offer-key), not both") }
         if keyFile != nil, signature != nil { throw ValidationError("give --offer-key or --offer-signature, not both") }
     }

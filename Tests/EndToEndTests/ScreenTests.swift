@@ -300,6 +300,8 @@ extension ScreenTests {
         try tmux.waitFor("All Access (Monthly)")
         try tmux.send("Down", "o")
         try tmux.waitFor("comeback.3months — 3 months at $2.99 a month")
+        // O4: the win-back offer is listed too (the store says whether one qualifies).
+        try tmux.waitFor("win-back winback.2months — 2 months for $4.99")
         try tmux.send("Enter")
         try tmux.waitFor("Purchased All Access (Monthly) ✓")
         #expect(try session.object(["subscriptions"]).description.contains("comeback.3months"))

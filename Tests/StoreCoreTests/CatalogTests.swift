@@ -25,12 +25,13 @@ struct CatalogTests {
         #expect(loaded.warnings.allSatisfy { $0.message.hasPrefix("image ") })
     }
 
-    @Test("O2 O3 the shipped RW Selfies catalog has two promotional offers and two code offers on the monthly All Access; a bad one is refused by name")
+    @Test("O2 O3 O4 the shipped RW Selfies catalog has two promotional offers, two code offers and a win-back offer on the monthly All Access; a bad one is refused by name")
     func shippedPromotionalOffers() throws {
         let selfies = shippedCatalog.deletingLastPathComponent().appendingPathComponent("selfies.json")
         let terms = try #require(try CatalogLoader.load(contentsOf: selfies).catalog.product("com.storefront.selfies.sub.allaccess.monthly")?.autoRenew)
-        #expect(terms.offers.map(\.id) == ["comeback.3months", "thankyou.freemonth", "SPRING-PROMO", "PODCAST-FRIENDS"])
-        #expect(terms.offers.map(\.type) == [.promotional, .promotional, .code, .code])
+        #expect(terms.offers.map(\.id) == ["comeback.3months", "thankyou.freemonth", "SPRING-PROMO", "PODCAST-FRIENDS", "winback.2months"])
+        #expect(terms.offers.map(\.type) == [.promotional, .promotional, .code, .code, .winBack])
+        #expect(terms.offer("winback.2months", type: .winBack)?.winBack == WinBackEligibility(paidMonths: 1, lapsedMonths: 0...12))
         #expect(terms.offer("SPRING-PROMO", type: .code)?.eligibility == [.new, .expired])
         #expect(terms.offer("comeback.3months", type: .promotional)?.terms == IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 3, price: Decimal(string: "2.99")!))
         let product = #"{"id":"s","kind":"autoRenewableSubscription","title":"S","price":"1","period":"P1M","group":"g","promotionalOffers":"#

@@ -232,10 +232,10 @@ struct TransactionLogTests {
         harness.press(.down, .character("o"))
         #expect(harness.state.route == .offers("allaccess.monthly"))
         var expected = harness.state
-        harness.press(.down, .down, .up)
-        expected.offerForm.selection = 0
-        #expect(harness.state == expected, "two offers: the selection stays on them")
-        harness.press(.down, .enter)
+        harness.press(.down, .down, .down, .up)
+        expected.offerForm.selection = 1
+        #expect(harness.state == expected, "two promotional offers and a win-back one: the selection stays on them")
+        harness.press(.enter)
         #expect(harness.effects.suffix(1) == [.buyOffer(productID: "allaccess.monthly", offerID: "free.month")])
         #expect(harness.state.route == .products)
         #expect(harness.state.banner?.text == "Purchased All Access (Monthly) ✓")

@@ -46,7 +46,7 @@ struct ScenarioTests {
 
     @Test("the selfies set is there")
     func selfiesSet() {
-        #expect(Self.selfies == ["billing.scenario", "notifications.scenario", "offer-codes.scenario", "price-increase.scenario", "promotional-offer.scenario", "trial-and-renewals.scenario", "upgrade.scenario"])
+        #expect(Self.selfies == ["billing.scenario", "notifications.scenario", "offer-codes.scenario", "price-increase.scenario", "promotional-offer.scenario", "trial-and-renewals.scenario", "upgrade.scenario", "win-back.scenario"])
     }
 
     @Test("the shipped set tells the whole story")

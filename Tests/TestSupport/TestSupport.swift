@@ -54,6 +54,10 @@ public let selfiesCatalog = familyShared(Catalog(
                             eligibility: [.expired]
                         ),
                         SubscriptionOffer(id: "ANYONE", type: .code, terms: IntroductoryOffer(mode: .payUpFront, period: .month, periods: 3, price: Decimal(string: "9.99")!)),
+                        SubscriptionOffer(
+                            id: "winback", type: .winBack, terms: IntroductoryOffer(mode: .payUpFront, period: .month, periods: 2, price: Decimal(string: "4.99")!),
+                            winBack: WinBackEligibility(paidMonths: 1, lapsedMonths: 0...12)
+                        ),
                     ])),
         Product(id: "oneaweek", kind: .autoRenewableSubscription, title: "One a Week (Weekly)", description: "",
                 price: Decimal(string: "0.99")!, autoRenew: AutoRenewTerms(

@@ -125,8 +125,9 @@ package struct PayloadBuilder {
 
     // MARK: Renewal info
 
-    package func renewalInfo(_ plan: PlanStatus, planLines: [ReceiptEntry]) -> [String: Any] {
+    package func renewalInfo(_ plan: PlanStatus, planLines: [ReceiptEntry], eligibleWinBackOfferIDs: [String] = []) -> [String: Any] {
         var payload = common()
+        if !eligibleWinBackOfferIDs.isEmpty { payload["eligibleWinBackOfferIds"] = eligibleWinBackOfferIDs }
         payload["originalTransactionId"] = plan.originalTransactionID
         payload["productId"] = plan.productID
         payload["autoRenewProductId"] = plan.nextProductID ?? plan.productID

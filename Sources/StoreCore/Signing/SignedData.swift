@@ -70,8 +70,14 @@ public final class SignedData: SessionRole {
 
     /// The renewal info of a plan of the signed-in account, signed.
     public func renewalInfo(_ plan: PlanStatus) throws(StoreError) -> SignedItem {
-        let lines = try currentUser().map { user throws(StoreError) in try server.planLines(account: user) } ?? []
-        return try Self.sign(try builder().renewalInfo(plan, planLines: lines), verificationError: nil, authority: authority())
+        let user = try currentUser()
+        let lines = try user.map { user throws(StoreError) in try server.planLines(account: user) } ?? []
+        // O4: the win-back offers a lapsed subscriber qualifies for, as Apple lists them.
+        var winBack: [String] = []
+        if let user, plan.phase == .expired, plan.familySharedBy == nil, let product = catalog.product(plan.productID) {
+            winBack = try Offers(session: session, plans: plans).eligibleWinBackOffers(account: user, product: product).map(\.id)
+        }
+        return try Self.sign(try builder().renewalInfo(plan, planLines: lines, eligibleWinBackOfferIDs: winBack), verificationError: nil, authority: authority())
     }
 
     // MARK: App transaction
