@@ -89,7 +89,7 @@ public final class FamilySharing: SessionRole {
         families[index].members.removeAll { $0.lowercased() == member.lowercased() }
         try server.setFamilies(families)
         try crashPoint(.familyChanged)
-        try reconcile(member, families: families)
+        try reconcileIfReachable(member, families: families)
         return families[index]
     }
 
@@ -115,11 +115,23 @@ public final class FamilySharing: SessionRole {
         try body(&families[index], families)
         try server.setFamilies(families)
         try crashPoint(.familyChanged)
-        for member in families[index].members { try reconcile(member, families: families) }
+        for member in families[index].members { try reconcileIfReachable(member, families: families) }
         return families[index]
     }
 
     // MARK: Reconciling
+
+    /// `reconcileFamily`, where the account server lets this device read the family's receipts: a
+    /// remote server answers a device for its own accounts only (W6), so there the family is put
+    /// right by a store that reaches every account (the serving machine's own state folder).
+    func reconcileFamilyIfReachable(of account: String) throws(StoreError) {
+        do {
+            try reconcileFamily(of: account)
+        } catch {
+            if case .sessionRefused = error { return }
+            throw error
+        }
+    }
 
     /// After the organizer bought something shareable, or at a member's start: every member of
     /// `account`'s family has exactly the shares the family and the organizer's receipt call for.
@@ -133,6 +145,15 @@ public final class FamilySharing: SessionRole {
             return
         }
         for member in family.members { try reconcile(member, families: families) }
+    }
+
+    private func reconcileIfReachable(_ member: String, families: [Family]) throws(StoreError) {
+        do {
+            try reconcile(member, families: families)
+        } catch {
+            if case .sessionRefused = error { return }
+            throw error
+        }
     }
 
     /// Writes `member`'s missing shares and revokes those no longer due, as receipt lines.
@@ -184,7 +205,15 @@ public final class FamilySharing: SessionRole {
         // The organizer's renewals the clock has passed, where this store may write them.
         _ = try? plans.settle(account: family.organizer)
         let now = now()
-        return try server.plans(account: family.organizer).values.sorted { $0.group < $1.group }.compactMap { state in
+        let organizerPlans: [String: PlanState]
+        do {
+            organizerPlans = try server.plans(account: family.organizer)
+        } catch {
+            // A remote server shows a device its own accounts only (W6).
+            if case .sessionRefused = error { return [] }
+            throw error
+        }
+        return organizerPlans.values.sorted { $0.group < $1.group }.compactMap { state in
             guard let product = catalog.product(state.productID), product.isFamilyShareable, !family.unshared.contains(state.productID) else { return nil }
             var status = PlanStatus(state, catalog: catalog, now: now)
             status.familySharedBy = family.organizer

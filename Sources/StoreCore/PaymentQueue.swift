@@ -219,7 +219,7 @@ public final class PaymentQueue: SessionRole {
             report.redelivered = try deliverUnfinished()
             if let user = try currentUser() {
                 report.renewals = try plans.settle(account: user).map(\.transactionID)
-                try family?.reconcileFamily(of: user)
+                try family?.reconcileFamilyIfReachable(of: user)
                 report.received = try receiveRenewals(account: user)
                 try refunds?.applyPolicy()
             }
@@ -305,7 +305,7 @@ public final class PaymentQueue: SessionRole {
         if transaction.user != nil { try crashPoint(.paymentRecorded) }
         // O5: a family-shareable purchase of an organizer reaches the family.
         if let user = transaction.user, catalog.product(transaction.productID)?.isFamilyShareable == true {
-            try family?.reconcileFamily(of: user)
+            try family?.reconcileFamilyIfReachable(of: user)
         }
         try markPurchased(id, at: date)
         try session.publishEvents()

@@ -148,7 +148,11 @@ public final class Refunds: SessionRole {
             try device.setMeta(Self.awaitingKey, purchase.transactionID)
             try crashPoint(.refundRequested)
             try applyPolicy()
-            return try requests().first { $0.requestID == line.transactionID }!
+            let requests = try requests()
+            guard let made = requests.first(where: { $0.requestID == line.transactionID }) else {
+                throw StoreError.refundRefused("the refund request of \(purchase.transactionID) did not reach the receipt")
+            }
+            return made
         }
     }
 
@@ -174,7 +178,9 @@ public final class Refunds: SessionRole {
             throw StoreError.refundRefused("no refund request of \(id) (`storefront refund-request list` shows them)")
         }
         guard request.state == .pending else { throw StoreError.refundRefused("the request of \(request.transactionID) is \(request.state.rawValue) already") }
-        let purchase = receipt.first { $0.transactionID == request.transactionID }!
+        guard let purchase = receipt.first(where: { $0.transactionID == request.transactionID }) else {
+            throw StoreError.refundRefused("the purchase \(request.transactionID) is not on \(account)'s receipt")
+        }
         if approve {
             try refund(purchase, account: account, answering: request.requestID)
         } else {
@@ -182,7 +188,7 @@ public final class Refunds: SessionRole {
             declined.note = ReceiptEntry.answering(request.requestID)
             try add(declined)
         }
-        return RefundRequest.all(in: try server.receipt(account: account)).first { $0.requestID == request.requestID }!
+        return RefundRequest.all(in: try server.receipt(account: account)).first { $0.requestID == request.requestID } ?? request
     }
 
     /// A refund taken back (REFUND_REVERSED): the purchase counts again, a comic comes back.
@@ -203,8 +209,6 @@ public final class Refunds: SessionRole {
         return RefundRequest.all(in: try server.receipt(account: account)).first { $0.refundID == refund.transactionID }
     }
 
-    /// O7: Send Consumption Information: the developer's answer to a consumption request, kept on
-    /// the receipt. Nil when the transaction is unknown.
     // MARK: Lines
 
     private func refund(_ purchase: ReceiptEntry, account: String, answering requestID: String) throws(StoreError) {
