@@ -182,4 +182,33 @@ struct RemoteStoreTests {
             }
         }
     }
+
+    @Test("O6 O7 W1 across machines: a refund approved on one machine takes the comic off the other; a price increase set on one is agreed to on the other; the receipt recomputes", arguments: Backend.allCases)
+    func refundsAndPricesAcrossMachines(backend: Backend) async throws {
+        let setup = try Setup(catalog: selfiesCatalog, backend: backend)
+        try await setup.run { port in
+            let a = try setup.device(port: port)
+            try a.accounts.signUp("ann", password: "secret")
+            let comic = try a.queue.buy("comic.a")
+            try a.queue.buy("allaccess")
+            let b = try setup.device(port: port)
+            try b.accounts.signIn("ann", password: "secret")
+            _ = try b.queue.restore()
+            #expect(try b.entitlements.status().owned == ["comic.a"])
+            _ = try a.refunds.request(comic.id, reason: .unintended)
+            #expect(try a.refunds.decide(comic.id, approve: true).state == .approved)
+            _ = try b.queue.recover()
+            #expect(try b.entitlements.status().owned.isEmpty, "the refund reached the other machine")
+            setup.serverState.clock.advance(seconds: 3600)
+            let (_, told) = try a.plans.setPrice(Decimal(string: "2.49")!, of: "allaccess", consentRequired: true)
+            #expect(told == 1)
+            #expect(try b.plans.subscriptions().first?.priceIncrease?.answer == nil)
+            _ = try b.plans.answerPriceIncrease(of: "allaccess", accept: true)
+            #expect(try a.plans.subscriptions().first?.priceIncrease?.answer == true)
+            for store in [a, b] {
+                let report = try store.entitlements.receipt()
+                #expect(report.isConsistent && report.storedPlans == report.recomputedPlans)
+            }
+        }
+    }
 }
