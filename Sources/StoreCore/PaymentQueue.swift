@@ -252,11 +252,6 @@ public final class PaymentQueue: SessionRole {
         let seen = try device.meta(cursorKey).flatMap { Int($0) } ?? 0
         let lines = try server.planLines(account: account, from: seen)
         guard !lines.isEmpty else { return [] }
-        // O7: a refunded comic is taken back on this device; a reversed refund gives it back.
-        // O5: a comic a family share took away too; a share itself arrives below, as a transaction.
-        for line in lines where line.kind == .nonConsumable && line.isRevocation && line.event != .familyShare {
-            try device.setOwned(line.productID, user: account, transactionID: line.reference ?? "", owned: line.event == .refundReversed)
-        }
         let renewals = lines.filter { $0.event == .renewal || $0.event == .familyShare }
         let known = try device.known(renewals.map(\.transactionID))
         let verification = try session.simulatedErrors()[.verification]?.description
@@ -276,6 +271,12 @@ public final class PaymentQueue: SessionRole {
             try session.publishEvents()
             try crashPoint(.renewalsReceived)
             for id in received { try deliver(id) }
+        }
+        // O7: a refunded comic is taken back on this device; a reversed refund gives it back.
+        // O5: so is a comic whose family share was revoked (the share itself arrived above, as a
+        // transaction). After the arrivals, in the order recorded.
+        for line in lines where line.kind == .nonConsumable && line.isRevocation && line.event != .familyShare {
+            try device.setOwned(line.productID, user: account, transactionID: line.reference ?? "", owned: line.event == .refundReversed)
         }
         // Moved on only once what it read is on the device: a crash before reads the lines again,
         // and those already received are known.

@@ -149,6 +149,37 @@ struct CrashPointWalkTests {
         #expect(try session.object(["receipt", "--device", "phone"])["plansConsistent"] as? Bool == true)
     }
 
+    @Test("O7 SIGKILL after a refund request is written, before the device's policy answers: the next start answers it once")
+    func refundRequested() throws {
+        let session = try session(plan: false)
+        let comic = try #require(try session.object(["buy", "com.storefront.comic.nightshift", "--device", "phone"])["id"] as? String)
+        try session.run(["refund-request", "policy", "approve", "--device", "phone"]).expectSuccess()
+        let killed = try session.run(["refund-request", comic, "--device", "phone"], environment: ["STOREFRONT_FAULT": "crash-at:refund-requested"])
+        #expect(killed.signalled, "\(killed)")
+        let requests = try session.object(["refund-request", "list", "--device", "phone"])["requests"] as? [[String: Any]] ?? []
+        #expect(requests.map { $0["state"] as? String } == ["approved"], "\(requests)")
+        #expect(try session.object(["status", "--device", "tablet"])["owned"] as? [String] == [])
+        let refunds = try session.array(["notifications"]).filter { $0["type"] as? String == "REFUND" }
+        #expect(refunds.count == 1)
+    }
+
+    @Test("O5 SIGKILL after a member is taken out of the family, before the share is revoked: the member's next command revokes it once")
+    func familyChanged() throws {
+        let session = try session(plan: false)
+        try session.signUp("mom", device: "mom-phone")
+        try session.run(["family", "create", "--device", "mom-phone"]).expectSuccess()
+        try session.run(["family", "add", "alice", "--device", "mom-phone"]).expectSuccess()
+        try session.run(["buy", "com.storefront.comic.nightshift", "--device", "mom-phone"]).expectSuccess()
+        #expect(try session.object(["status", "--device", "phone"])["owned"] as? [String] == ["com.storefront.comic.nightshift"])
+        let killed = try session.run(["family", "leave", "alice", "--device", "mom-phone"], environment: ["STOREFRONT_FAULT": "crash-at:family-changed"])
+        #expect(killed.signalled, "\(killed)")
+        #expect(try session.object(["status", "--device", "tablet"])["owned"] as? [String] == [])
+        #expect(try session.object(["status", "--device", "phone"])["owned"] as? [String] == [])
+        let revokes = try session.array(["notifications", "--device", "phone"]).filter { $0["type"] as? String == "REVOKE" }
+        #expect(revokes.count == 1)
+        #expect(try session.object(["receipt", "--device", "phone"])["consistent"] as? Bool == true)
+    }
+
     @Test("Q6 A6 a year of monthly renewals: one purchase and twelve renewals in each device's history, once each, also after SIGKILL between receiving and finishing")
     func yearOfRenewals() throws {
         let session = try session(plan: true)
