@@ -135,7 +135,7 @@ public final class FamilySharing: SessionRole {
 
     /// After the organizer bought something shareable, or at a member's start: every member of
     /// `account`'s family has exactly the shares the family and the organizer's receipt call for.
-    func reconcileFamily(of account: String) throws(StoreError) {
+    package func reconcileFamily(of account: String) throws(StoreError) {
         let families = try server.families()
         // No family anywhere (the usual case): nothing to read.
         guard !families.isEmpty else { return }

@@ -45,7 +45,7 @@ public final class AccountService: Sendable {
             for token in tokens {
                 if let account = try database.sessionAccount(token: token) { accounts.insert(account.lowercased()) }
             }
-            if let account = call.account, !accounts.contains(account.lowercased()) {
+            if let account = call.account, !accounts.contains(account.lowercased()), !(try familyReads(call, of: account, by: accounts)) {
                 return refusal(401, AccountCallError(kind: "session", text: "this device has no session for \"\(account)\" (revoked, or never signed in here)"))
             }
             if call.changesSettings, accounts.isEmpty {
@@ -54,6 +54,15 @@ public final class AccountService: Sendable {
             return try answer(call, accounts: accounts, tokens: tokens)
         } catch {
             return refusal(error.kind == "storage" ? 500 : 400, error)
+        }
+    }
+
+    /// O5: a family member's device may read the organizer's plans (a shared plan's access follows
+    /// them), and nothing else of another account.
+    private func familyReads(_ call: AccountCall, of account: String, by callers: Set<String>) throws(StoreError) -> Bool {
+        guard case .plans = call, !callers.isEmpty else { return false }
+        return try database.families().contains { family in
+            family.organizer.lowercased() == account.lowercased() && family.members.contains { callers.contains($0.lowercased()) }
         }
     }
 

@@ -9,6 +9,7 @@ public final class ServedStore: @unchecked Sendable {
     public let courier: NotificationCourier
     /// The account server devices reach with `--server` (W1).
     public let accounts: AccountService
+    private let settler: Settler
     /// Requests answered and not yet listed in the account server: written together once a
     /// second (`listRequests`), so that listing them costs a request almost nothing.
     let requests = Locked<[ServedRequest]>([])
@@ -23,6 +24,7 @@ public final class ServedStore: @unchecked Sendable {
         accounts = AccountService(database: database, hasher: factory.passwordHasher, clock: store.clock)
         courier = try store.notifications.courier()
         let settler = Settler(store: store)
+        self.settler = settler
         let courier = courier
         api = ServerAPI(
             server: store.server, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,
@@ -32,6 +34,9 @@ public final class ServedStore: @unchecked Sendable {
     }
 
     /// Writes the requests answered since the last time to the account server's list.
+    /// O5: brings every family's shares in line (storefront-server does it every second).
+    public func reconcileFamilies() { settler.reconcileFamilies() }
+
     public func listRequests() {
         let answered = requests.withLock { requests in
             defer { requests.removeAll() }
@@ -47,4 +52,12 @@ final class Settler: @unchecked Sendable {
     private let lock = NSLock()
     init(store: Store) { self.store = store }
     func settle(_ account: String) { lock.withLock { _ = try? store.plans.settle(account: account) } }
+
+    /// O5: every family's shares put right. Devices of a remote server may read only their own
+    /// account (W6), so the server, which reaches every account, does it for them.
+    func reconcileFamilies() {
+        lock.withLock {
+            for family in (try? store.server.families()) ?? [] { try? store.family.reconcileFamily(of: family.organizer) }
+        }
+    }
 }

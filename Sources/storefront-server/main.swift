@@ -70,6 +70,8 @@ let app = makeApplication()
 let delivery = Task.detached {
     while !Task.isCancelled {
         _ = try? served.courier.deliverDue()
+        // O5: family shares, which devices of this server cannot reconcile for other accounts.
+        served.reconcileFamilies()
         try? await Task.sleep(nanoseconds: 1_000_000_000)
     }
 }

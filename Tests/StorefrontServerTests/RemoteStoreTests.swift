@@ -211,4 +211,30 @@ struct RemoteStoreTests {
             }
         }
     }
+
+    @Test("O5 W6 Family Sharing across machines: the server puts the shares right (devices may not read other accounts), the member reads the organizer's plans and nothing else of theirs, leaving revokes", arguments: Backend.allCases)
+    func familyAcrossMachines(backend: Backend) async throws {
+        let setup = try Setup(catalog: selfiesCatalog, backend: backend)
+        try await setup.run { port in
+            let kid = try setup.device(port: port)
+            try kid.accounts.signUp("kid", password: "secret")
+            let mom = try setup.device(port: port)
+            try mom.accounts.signUp("mom", password: "secret")
+            _ = try mom.family.create()
+            _ = try mom.family.add("kid")
+            try mom.queue.buy("comic.a")
+            try mom.queue.buy("allaccess")
+            // What storefront-server does every second.
+            setup.served.reconcileFamilies()
+            _ = try kid.queue.recover()
+            #expect(try kid.entitlements.status().owned == ["comic.a"])
+            #expect(try kid.entitlements.status().plans.first?.familySharedBy == "mom")
+            #expect(error { try kid.server.receipt(account: "mom") } != nil, "the organizer's receipt stays the organizer's")
+            _ = try mom.family.leave("kid")
+            _ = try kid.queue.recover()
+            #expect(try kid.entitlements.status().owned.isEmpty)
+            #expect(try kid.entitlements.status().plans.isEmpty)
+            #expect(try kid.server.notifications(account: "kid").map(\.type) == ["REVOKE", "REVOKE"])
+        }
+    }
 }
