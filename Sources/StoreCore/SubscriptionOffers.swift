@@ -11,6 +11,16 @@ public enum OfferType: Int, Sendable, Codable, CaseIterable {
     case code = 3
     case winBack = 4
 
+    /// The word JSON output uses: introductory, promotional, code, winBack.
+    public var key: String {
+        switch self {
+        case .introductory: "introductory"
+        case .promotional: "promotional"
+        case .code: "code"
+        case .winBack: "winBack"
+        }
+    }
+
     public var name: String {
         switch self {
         case .introductory: "introductory offer"

@@ -17,6 +17,14 @@ func planTermsJSON(_ terms: AutoRenewTerms) -> [(String, JSON)] {
     } else {
         fields.append(("introOffer", .null))
     }
+    // O2–O4: the offers a purchase can name (`buy --offer`, `offer-codes create`, `buy --win-back`).
+    fields.append(("offers", .array(terms.offers.map { offer in
+        .object([
+            ("id", .string(offer.id)), ("type", .string(offer.type.key)),
+            ("mode", .string(offer.terms.mode.rawValue)), ("period", .string(offer.terms.period.description)),
+            ("periods", .int(offer.terms.periods)), ("price", .string(PriceFormatter.plain(offer.terms.price))),
+        ])
+    })))
     return fields
 }
 
