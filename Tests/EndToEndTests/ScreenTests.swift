@@ -388,4 +388,25 @@ extension ScreenTests {
         try tmux.waitUntil(description: "Night Shift for sale again") { nightShiftRow($0)?.contains("$0.99 Buy") == true }
         try tmux.send("q")
     }
+
+    @Test("O4 a win-back offer bought on the screen: a lapsed subscriber who paid a month picks it in the offer sheet; the plan says so")
+    func winBack() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        try session.signUp("ivy")
+        let monthly = "com.storefront.selfies.sub.allaccess.monthly"
+        try session.run(["buy", monthly]).expectSuccess()
+        try session.run(["clock", "advance", "8d"]).expectSuccess()
+        try session.run(["cancel", monthly]).expectSuccess()
+        try session.run(["clock", "advance", "2mo"]).expectSuccess()
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("All Access (Monthly)")
+        try tmux.send("Down", "o")
+        try tmux.waitFor("win-back winback.2months — 2 months for $4.99")
+        try tmux.send("Down", "Down", "Enter")
+        try tmux.waitFor("Purchased All Access (Monthly) ✓")
+        let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        #expect(plan["offerType"] as? Int == 4 && plan["offerIdentifier"] as? String == "winback.2months", "\(plan)")
+        try tmux.send("q")
+    }
 }
