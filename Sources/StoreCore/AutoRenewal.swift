@@ -108,13 +108,19 @@ public struct PlanState: Sendable, Equatable, Codable {
                 anchor = at
                 periodsSinceAnchor = 1
             }
-            let startsOffer = line.offer != nil && (line.offerType != offerType || line.offerID != offerID || offer == nil)
-            offerPeriodsLeft = line.offer == nil ? 0 : startsOffer ? max(line.quantity - 1, 0) : max(offerPeriodsLeft - 1, 0)
-            offer = line.offer
-            offerType = line.offer == nil ? nil : line.offerType
-            offerID = line.offer == nil ? nil : line.offerID
-            pendingOffer = nil
-            priceIncrease = nil
+            // Most renewals are at full price after full price: the offer fields are touched only
+            // when a side has an offer (the fold runs over a million lines in A6's check).
+            if line.offer != nil || offer != nil {
+                let startsOffer = line.offer != nil && (line.offerType != offerType || line.offerID != offerID || offer == nil)
+                offerPeriodsLeft = line.offer == nil ? 0 : startsOffer ? max(line.quantity - 1, 0) : max(offerPeriodsLeft - 1, 0)
+                offer = line.offer
+                offerType = line.offer == nil ? nil : line.offerType
+                offerID = line.offer == nil ? nil : line.offerID
+            } else {
+                offerPeriodsLeft = 0
+            }
+            if pendingOffer != nil { pendingOffer = nil }
+            if priceIncrease != nil { priceIncrease = nil }
             if productID != line.productID { productID = line.productID }
             transactionID = line.transactionID
             periodStart = at
@@ -179,9 +185,9 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// A renewal at `at` continues the current run of equal periods: it starts where the last
     /// period ended, on the same product and the same side of the introductory offer.
     func continues(at: Date, productID: String, offer: IntroductoryOffer.Mode?, type: OfferType? = nil, id: String? = nil) -> Bool {
+        guard at == expiresDate, productID == self.productID else { return false }
         // The same offer, or none: a new offer's periods are counted from its own start.
-        let sameOffer = offer == nil ? self.offer == nil : (offer == self.offer && type == offerType && id == offerID)
-        return at == expiresDate && productID == self.productID && sameOffer
+        return offer == nil ? self.offer == nil : (offer == self.offer && type == offerType && id == offerID)
     }
 
     /// A6 for auto-renewable plans: every group's state from the receipt alone, lines in the order
