@@ -233,14 +233,14 @@ private func reduceDetail(_ state: inout AppState, _ command: Command, productID
 }
 
 /// The offers the sheet of `productID` lists: promotional ones, then win-back ones.
-func promotionalOffers(_ state: AppState, _ productID: String) -> [SubscriptionOffer] {
+func sheetOffers(_ state: AppState, _ productID: String) -> [SubscriptionOffer] {
     let offers = state.snapshot?.product(productID)?.autoRenew?.offers ?? []
     return offers.filter { $0.type == .promotional } + offers.filter { $0.type == .winBack }
 }
 
-/// The offer sheet: ⏎ redeems the typed code, or buys on the chosen promotional offer.
+/// The offer sheet: ⏎ redeems the typed code, or buys on the chosen offer.
 private func reduceOffers(_ state: inout AppState, _ command: Command, productID: String) -> [Effect] {
-    let offers = promotionalOffers(state, productID)
+    let offers = sheetOffers(state, productID)
     switch command {
     case .up: state.offerForm.selection = clamp(state.offerForm.selection - 1, count: offers.count)
     case .down: state.offerForm.selection = clamp(state.offerForm.selection + 1, count: offers.count)
@@ -254,7 +254,7 @@ private func reduceOffers(_ state: inout AppState, _ command: Command, productID
             return [.redeem(code)]
         }
         guard offers.indices.contains(state.offerForm.selection) else {
-            state.banner = Banner("\(title(productID, in: state)) has no promotional offers: type an offer code", kind: .failure)
+            state.banner = Banner("\(title(productID, in: state)) has no offers of its own: type an offer code", kind: .failure)
             return []
         }
         let offer = offers[state.offerForm.selection]

@@ -422,13 +422,13 @@ private func drawSignIn(_ screen: inout Screen, _ state: AppState, _ theme: Them
     }
 }
 
-/// The offer sheet (O2, O3): the product's promotional offers, signed for the demo with the state
-/// folder's own key, and a field for an offer code.
+/// The offer sheet (O2–O4): the product's promotional offers (signed for the demo with the state
+/// folder's own key) and win-back offers, and a field for an offer code.
 private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ productID: String, _ area: Rect) {
     let width = min(area.width, 64)
     let x = max(0, (area.width - width) / 2)
     var y = area.y
-    let offers = promotionalOffers(state, productID)
+    let offers = sheetOffers(state, productID)
     let formatter = PriceFormatter(currencyCode: state.snapshot?.currencyCode ?? "USD", localeIdentifier: state.snapshot?.localeIdentifier ?? "en_US")
     func line(_ text: String, _ style: Style) {
         guard y < area.maxY else { return }
