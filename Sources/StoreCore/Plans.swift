@@ -210,12 +210,7 @@ public final class Plans: SessionRole {
         return try withDeviceLock { () throws(StoreError) -> PlanStatus in
             try settle(account: user)
             let lines = try server.planLines(account: user)
-            let matches = lines.filter { $0.transactionID == id || (id.count >= 4 && $0.transactionID.hasPrefix(id)) }
-            let exact = matches.first { $0.transactionID == id }
-            guard let line = exact ?? (matches.count == 1 ? matches[0] : nil) else {
-                if matches.count > 1 { throw StoreError.ambiguousTransaction(id, matches: matches.map(\.transactionID)) }
-                throw StoreError.unknownPlanTransaction(id, account: user)
-            }
+            guard let line = try ReceiptEntry.named(id, in: lines) else { throw StoreError.unknownPlanTransaction(id, account: user) }
             let rules = try autoRenewal()
             let now = now()
             let group = line.group ?? ""

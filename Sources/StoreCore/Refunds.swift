@@ -130,7 +130,9 @@ public final class Refunds: SessionRole {
         return try withDeviceLock { () throws(StoreError) -> RefundRequest in
             try plans.settle(account: user)
             let receipt = try server.receipt(account: user)
-            let purchase = try Self.find(id, in: receipt.filter { $0.isTransaction && $0.event != .change }, account: user)
+            guard let purchase = try ReceiptEntry.named(id, in: receipt.filter { $0.isTransaction && $0.event != .change }) else {
+                throw StoreError.unknownTransaction(id)
+            }
             guard purchase.event != .familyShare else {
                 throw StoreError.refundRefused("\(purchase.transactionID) is shared by the family's organizer: only they can ask for its refund")
             }
@@ -196,7 +198,7 @@ public final class Refunds: SessionRole {
     public func reverse(_ id: String) throws(StoreError) -> RefundRequest? {
         let (account, receipt) = try accountReceipt(of: id)
         let revoked = ReceiptEntry.revoked(in: receipt)
-        guard let purchase = receipt.first(where: { revoked.contains($0.transactionID) && ($0.transactionID == id || id.count >= 4 && $0.transactionID.hasPrefix(id)) }),
+        guard let purchase = try ReceiptEntry.named(id, in: receipt.filter { revoked.contains($0.transactionID) }),
               let refund = receipt.last(where: { line in
                   line.event == .refund && line.reference == purchase.transactionID && !receipt.contains { $0.refundReversed == line.transactionID }
               })
@@ -252,15 +254,7 @@ public final class Refunds: SessionRole {
         // A prefix: the signed-in account's purchases.
         guard let user = try currentUser() else { throw StoreError.unknownTransaction(id) }
         let receipt = try server.receipt(account: user)
-        _ = try Self.find(id, in: receipt, account: user)
+        guard try ReceiptEntry.named(id, in: receipt) != nil else { throw StoreError.unknownTransaction(id) }
         return (user, receipt)
-    }
-
-    private static func find(_ id: String, in lines: [ReceiptEntry], account: String) throws(StoreError) -> ReceiptEntry {
-        let matches = lines.filter { $0.transactionID == id || (id.count >= 4 && $0.transactionID.hasPrefix(id)) }
-        if let exact = matches.first(where: { $0.transactionID == id }) { return exact }
-        if matches.count > 1 { throw StoreError.ambiguousTransaction(id, matches: matches.map(\.transactionID)) }
-        guard let found = matches.first else { throw StoreError.unknownTransaction(id) }
-        return found
     }
 }

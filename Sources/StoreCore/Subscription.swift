@@ -239,6 +239,15 @@ extension ReceiptEntry {
     /// The refund line a reversal takes back.
     public var refundReversed: String? { note.flatMap { $0.hasPrefix("refund ") ? String($0.dropFirst(7)) : nil } }
 
+    /// The line of `lines` named by its id, or by a unique prefix of 4+ characters; nil when none
+    /// is, `ambiguousTransaction` when several are.
+    public static func named(_ id: String, in lines: [ReceiptEntry]) throws(StoreError) -> ReceiptEntry? {
+        let matches = lines.filter { $0.transactionID == id || (id.count >= 4 && $0.transactionID.hasPrefix(id)) }
+        if let exact = matches.first(where: { $0.transactionID == id }) { return exact }
+        if matches.count > 1 { throw StoreError.ambiguousTransaction(id, matches: matches.map(\.transactionID)) }
+        return matches.first
+    }
+
     /// The non-consumables `lines` (an account's, of that kind) leave owned, each with the lowest id
     /// of its purchases (the one restores point at): refunded ones are not (O7).
     public static func owned(_ lines: [ReceiptEntry]) -> [(productID: String, transactionID: String)] {
