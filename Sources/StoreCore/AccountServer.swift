@@ -117,6 +117,24 @@ public protocol AccountServer: AnyObject, Sendable {
 extension AccountServer {
     /// All of the account's plan lines, in the order they were recorded.
     public func planLines(account: String) throws(StoreError) -> [ReceiptEntry] { try planLines(account: account, from: 0) }
+
+    /// Adds one line about a purchase already on the receipt (a refund, its request and answers,
+    /// consumption information, a family share): a plan's line through the plans, so that its fold
+    /// and notification follow; any other recorded as it is. Its month-less line never needs the
+    /// calendar for the stored expiry.
+    package func add(_ line: ReceiptEntry) throws(StoreError) {
+        guard line.kind == .autoRenewableSubscription else {
+            try record(line, calendar: Calendar(identifier: .gregorian))
+            return
+        }
+        do {
+            _ = try updatePlans(account: line.account) { _, _ in [line] }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.storage(path: location, reason: "\(error)")
+        }
+    }
 }
 
 /// A point in an account server's history of changes (`AccountServer.changeStamp()`): equal

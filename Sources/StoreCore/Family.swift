@@ -167,17 +167,17 @@ public final class FamilySharing: SessionRole {
         }
         let now = now()
         for purchase in due where !held.contains(where: { $0.reference == purchase.transactionID }) {
-            try server.record(ReceiptEntry(
+            try server.add(ReceiptEntry(
                 transactionID: session.makeTransactionID(), account: member, productID: purchase.productID, kind: purchase.kind,
                 purchaseDate: now, device: session.deviceName, event: .familyShare, group: purchase.group, price: 0,
                 reference: purchase.transactionID, note: purchase.account
-            ), calendar: calendar)
+            ))
         }
         for share in held where !due.contains(where: { $0.transactionID == share.reference }) {
-            try server.record(ReceiptEntry(
+            try server.add(ReceiptEntry(
                 transactionID: session.makeTransactionID(), account: member, productID: share.productID, kind: share.kind,
                 purchaseDate: now, device: session.deviceName, event: .familyRevoke, group: share.group, reference: share.transactionID
-            ), calendar: calendar)
+            ))
         }
     }
 

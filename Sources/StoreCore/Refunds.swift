@@ -146,7 +146,7 @@ public final class Refunds: SessionRole {
             if current?.state == .pending { throw StoreError.refundRefused("a refund request of \(purchase.transactionID) is waiting for an answer already") }
             var line = line(.refundRequest, about: purchase)
             line.note = reason.rawValue
-            try add(line)
+            try server.add(line)
             try device.setMeta(Self.awaitingKey, purchase.transactionID)
             try crashPoint(.refundRequested)
             try applyPolicy()
@@ -188,7 +188,7 @@ public final class Refunds: SessionRole {
         } else {
             var declined = line(.refundDeclined, about: purchase)
             declined.note = ReceiptEntry.answering(request.requestID)
-            try add(declined)
+            try server.add(declined)
         }
         return RefundRequest.all(in: try server.receipt(account: account)).first { $0.requestID == request.requestID } ?? request
     }
@@ -207,7 +207,7 @@ public final class Refunds: SessionRole {
         }
         var reversal = line(.refundReversed, about: purchase)
         reversal.note = ReceiptEntry.reversing(refund.transactionID)
-        try add(reversal)
+        try server.add(reversal)
         return RefundRequest.all(in: try server.receipt(account: account)).first { $0.refundID == refund.transactionID }
     }
 
@@ -218,7 +218,7 @@ public final class Refunds: SessionRole {
             var line = line(.refund, about: purchase)
             line.price = purchase.price.map { -$0 } ?? catalog.product(purchase.productID).map { -$0.price }
             line.note = ReceiptEntry.answering(requestID)
-            try add(line)
+            try server.add(line)
             return
         }
         let rules = try plans.autoRenewal()
@@ -238,15 +238,6 @@ public final class Refunds: SessionRole {
             transactionID: session.makeTransactionID(), account: purchase.account, productID: purchase.productID, kind: purchase.kind,
             purchaseDate: now(), device: session.deviceName, event: event, group: purchase.group, reference: purchase.transactionID
         )
-    }
-
-    /// Plan lines go through the plans (their fold and notifications); others are recorded.
-    private func add(_ line: ReceiptEntry) throws(StoreError) {
-        if line.kind == .autoRenewableSubscription {
-            try plans.writePlans(account: line.account, refused: "answer the refund request of", subject: line.reference ?? "") { _, _ in [line] }
-        } else {
-            try server.record(line, calendar: calendar)
-        }
     }
 
     private func accountReceipt(of id: String) throws(StoreError) -> (String, [ReceiptEntry]) {

@@ -485,14 +485,7 @@ public final class ServerAPI: Sendable {
             kind: purchase.kind, purchaseDate: clock.now(), device: "app-store-server", event: .consumptionInfo,
             group: purchase.group, reference: request.requestID, note: String(decoding: CompactJSON.encode(object), as: UTF8.self)
         )
-        if purchase.kind == .autoRenewableSubscription {
-            do { _ = try server.updatePlans(account: purchase.account) { _, _ in [line] } } catch let error as StoreError { throw error } catch {
-                throw StoreError.storage(path: server.location, reason: "\(error)")
-            }
-        } else {
-            // A line of no months: the calendar plays no part.
-            try server.record(line, calendar: Calendar(identifier: .gregorian))
-        }
+        try server.add(line)
         deliver()
         return APIResponse(status: 202, body: Data())
     }
