@@ -50,10 +50,7 @@ public final class Entitlements: SessionRole {
         let status = try status()
         let inFlight = try device.transactions(.inFlight(user: status.user ?? ""))
         // O6: plans at the prices the developer set (a catalog without plans asks nothing more).
-        let sellsPlans = catalog.products.contains { $0.autoRenew != nil }
-        let prices = sellsPlans ? Dictionary(try server.priceChanges().map { ($0.productID, $0.price) }) { _, last in last } : [:]
-        return catalog.products.map { catalogProduct in
-            let product = prices[catalogProduct.id].map { catalogProduct.priced($0) } ?? catalogProduct
+        return try catalog.priced(by: server).products.map { product in
             let action: ProductAction
             switch product.kind {
             case .nonConsumable:

@@ -16,14 +16,13 @@ public final class Plans: SessionRole {
     func autoRenewal() throws(StoreError) -> AutoRenewal {
         let clockSetting = try server.clockSetting()
         let rate = sandboxRateOverride ?? (clockSetting.mode == .rate ? clockSetting.rate : nil)
-        let catalog = catalog
         // O6: products at the prices the developer set since the catalog was written.
-        let changes = Dictionary(try server.priceChanges().map { ($0.productID, $0) }) { _, last in last }
+        let changes = try server.priceChanges()
+        let priced = catalog.priced(by: changes)
         var rules = AutoRenewal(
-            calendar: calendar, sandboxRate: rate, billing: try server.billingSetting(),
-            product: { id in catalog.product(id).map { product in changes[id].map { product.priced($0.price) } ?? product } }
+            calendar: calendar, sandboxRate: rate, billing: try server.billingSetting(), product: { priced.product($0) }
         )
-        rules.priceChanges = changes
+        rules.priceChanges = Dictionary(changes.map { ($0.productID, $0) }) { _, last in last }
         return rules
     }
 
