@@ -125,8 +125,14 @@ public final class FamilySharing: SessionRole {
     /// remote server answers a device for its own accounts only (W6), so there the family is put
     /// right by a store that reaches every account (the serving machine's own state folder).
     func reconcileFamilyIfReachable(of account: String) throws(StoreError) {
+        try ifReachable { () throws(StoreError) in try reconcileFamily(of: account) }
+    }
+
+    /// Runs `body`, taking a remote server's refusal to show this device another account (W6) as
+    /// nothing to do.
+    private func ifReachable(_ body: () throws(StoreError) -> Void) throws(StoreError) {
         do {
-            try reconcileFamily(of: account)
+            try body()
         } catch {
             if case .sessionRefused = error { return }
             throw error
@@ -148,12 +154,7 @@ public final class FamilySharing: SessionRole {
     }
 
     private func reconcileIfReachable(_ member: String, families: [Family]) throws(StoreError) {
-        do {
-            try reconcile(member, families: families)
-        } catch {
-            if case .sessionRefused = error { return }
-            throw error
-        }
+        try ifReachable { () throws(StoreError) in try reconcile(member, families: families) }
     }
 
     /// Writes `member`'s missing shares and revokes those no longer due, as receipt lines.
@@ -205,14 +206,8 @@ public final class FamilySharing: SessionRole {
         // The organizer's renewals the clock has passed, where this store may write them.
         _ = try? plans.settle(account: family.organizer)
         let now = now()
-        let organizerPlans: [String: PlanState]
-        do {
-            organizerPlans = try server.plans(account: family.organizer)
-        } catch {
-            // A remote server shows a device its own accounts only (W6).
-            if case .sessionRefused = error { return [] }
-            throw error
-        }
+        var organizerPlans: [String: PlanState] = [:]
+        try ifReachable { () throws(StoreError) in organizerPlans = try server.plans(account: family.organizer) }
         return organizerPlans.values.sorted { $0.group < $1.group }.compactMap { state in
             guard let product = catalog.product(state.productID), product.isFamilyShareable, !family.unshared.contains(state.productID) else { return nil }
             var status = PlanStatus(state, catalog: catalog, now: now)

@@ -33,28 +33,18 @@ struct RefundRequestCommand: ParsableCommand {
         }
     }
 
-    struct Approve: ParsableCommand {
+    struct Approve: RefundDecisionCommand {
         static let configuration = CommandConfiguration(abstract: "Refund a waiting request (the developer's side, or Apple's): REFUND.")
+        static let approves = true
         @Argument(help: "The purchase's transaction id.") var id: String
         @OptionGroup var common: CommonOptions
-        func run() throws {
-            try perform(common) { context in
-                let request = try context.store.refunds.decide(id, approve: true)
-                output(context, json: refundJSON(request, context), text: refundLine(request, context))
-            }
-        }
     }
 
-    struct Decline: ParsableCommand {
+    struct Decline: RefundDecisionCommand {
         static let configuration = CommandConfiguration(abstract: "Decline a waiting request: REFUND_DECLINED.")
+        static let approves = false
         @Argument(help: "The purchase's transaction id.") var id: String
         @OptionGroup var common: CommonOptions
-        func run() throws {
-            try perform(common) { context in
-                let request = try context.store.refunds.decide(id, approve: false)
-                output(context, json: refundJSON(request, context), text: refundLine(request, context))
-            }
-        }
     }
 
     struct Reverse: ParsableCommand {
@@ -100,6 +90,22 @@ struct RefundRequestCommand: ParsableCommand {
                 let current = try context.store.refunds.policy()
                 output(context, json: .object([("policy", .string(current.rawValue))]), text: "refund requests: \(current.rawValue)")
             }
+        }
+    }
+}
+
+/// `refund-request approve` and `decline`: the answer to a waiting request.
+protocol RefundDecisionCommand: ParsableCommand {
+    static var approves: Bool { get }
+    var id: String { get }
+    var common: CommonOptions { get }
+}
+
+extension RefundDecisionCommand {
+    func run() throws {
+        try perform(common) { context in
+            let request = try context.store.refunds.decide(id, approve: Self.approves)
+            output(context, json: refundJSON(request, context), text: refundLine(request, context))
         }
     }
 }
