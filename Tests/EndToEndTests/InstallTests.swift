@@ -36,7 +36,7 @@ struct InstallTests {
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let binary = bin.appendingPathComponent("storefront")
-        try FileManager.default.copyItem(at: storefrontBinary, to: binary)
+        try copyExecutable(storefrontBinary, to: binary)
         let products = try run(binary, ["products", "--json"], home: home)
         #expect(products.status == 0 && products.stdout.contains("com.storefront.comic.nightshift"), "\(products)")
         let check = try run(binary, ["scenario", "check"], home: home)
@@ -77,6 +77,19 @@ struct InstallTests {
         let lateResult = try session.run(["scenario", "check", late.path])
         #expect(lateResult.status != 0 && lateResult.stdout.contains("late.scenario:2: \"catalog\" must come before every other step"), "\(lateResult)")
     }
+}
+
+/// Copies a program that will then be run. The copy is written by `cp`, a process of its own:
+/// while this test process held the new file open for writing, any child another test spawned in
+/// that moment inherited the descriptor, and running the copy failed with "Text file busy"
+/// (ETXTBSY) for as long as such a child lived.
+func copyExecutable(_ source: URL, to destination: URL) throws {
+    let copy = Process()
+    copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+    copy.arguments = [source.path, destination.path]
+    try copy.run()
+    copy.waitUntilExit()
+    guard copy.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
 }
 
 /// Waits for a detached task's value from synchronous code.

@@ -21,7 +21,7 @@ final class Receiver {
 
     init(arguments: [String] = []) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).log")
-        let python = try #require(AppleVerifier.python, "run .ci/run (it makes .venv)")
+        let python = try AppleVerifier.python()
         process.executableURL = python
         process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/receiver.py").path, log.path] + arguments
         let output = Pipe()

@@ -190,7 +190,7 @@ struct ServeTests {
         }
         let key = try makeKey(session)
         let server = try Server(session)
-        let python = try #require(AppleVerifier.python)
+        let python = try AppleVerifier.python()
         let burst = Process()
         burst.executableURL = python
         burst.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/api_calls.py").path]

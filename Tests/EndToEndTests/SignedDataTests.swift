@@ -4,22 +4,19 @@
 // every unverified preset is rejected the way it should be.
 import Foundation
 import Testing
+import TestSupport
 
 /// Apple's verifier, run on what Storefront signed.
 struct AppleVerifier {
     static let script = repositoryRoot.appendingPathComponent("Tests/Python/verify_signed.py")
 
-    /// `STOREFRONT_PYTHON`, else the `.venv` that .ci/run makes. Missing is a failure, not a skip.
-    static var python: URL? {
-        if let given = ProcessInfo.processInfo.environment["STOREFRONT_PYTHON"] { return URL(fileURLWithPath: given) }
-        let venv = repositoryRoot.appendingPathComponent(".venv/bin/python")
-        return FileManager.default.isExecutableFile(atPath: venv.path) ? venv : nil
-    }
+    /// `STOREFRONT_PYTHON`, else the `.venv` (made on first use). Missing is a failure, not a skip.
+    static func python() throws -> URL { try TestTools.python() }
 
     /// Runs one of Tests/Python's scripts on the venv's Python: `request` as JSON on standard
     /// input, a JSON array back on standard output.
     static func run(_ script: URL, _ request: [String: Any]) throws -> [[String: Any]] {
-        let python = try #require(python, "Apple's library is missing: run .ci/run, or python3 -m venv .venv && .venv/bin/pip install app-store-server-library==3.1.2")
+        let python = try python()
         let process = Process()
         process.executableURL = python
         process.arguments = [script.path]

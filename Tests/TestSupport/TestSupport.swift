@@ -145,18 +145,67 @@ public struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// The PostgreSQL cluster the server tests run against too (W5): `.ci/run` starts one and sets
-/// STOREFRONT_TEST_POSTGRES; by hand, `export STOREFRONT_TEST_POSTGRES=$(scripts/postgres-start)`.
-public enum TestPostgres {
-    public struct Missing: Error, CustomStringConvertible {
+/// What the tests need from outside Swift, made ready on first use, so that `swift test` alone
+/// works on a machine that has the packages: Apple's Python library in `.venv` (scripts/venv) and a
+/// private PostgreSQL cluster (scripts/postgres-start, left running for the next run;
+/// scripts/postgres-stop stops it). scripts/test installs the packages, prepares both and stops
+/// the cluster after. Anything missing is one line naming scripts/test, never a skip.
+public enum TestTools {
+    public struct Missing: Error, CustomStringConvertible, Sendable {
         public var description: String
     }
 
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Python with Apple's app-store-server-library: `STOREFRONT_PYTHON`, else the repository's .venv.
+    public static func python() throws -> URL { try preparedPython.get() }
+
+    /// The URL of the cluster's database: `STOREFRONT_TEST_POSTGRES`, else the private cluster.
+    public static func postgres() throws -> String { try preparedPostgres.get() }
+
+    private static let preparedPython: Result<URL, Missing> = {
+        if let given = ProcessInfo.processInfo.environment["STOREFRONT_PYTHON"] { return .success(URL(fileURLWithPath: given)) }
+        return script("venv", what: "Apple's app-store-server-library (.venv)").map { URL(fileURLWithPath: $0) }
+    }()
+
+    private static let preparedPostgres: Result<String, Missing> = {
+        if let given = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"], !given.isEmpty { return .success(given) }
+        return script("postgres-start", what: "a PostgreSQL cluster")
+    }()
+
+    /// Runs scripts/NAME: the last line it prints, or its last complaint.
+    private static func script(_ name: String, what: String) -> Result<String, Missing> {
+        let process = Process()
+        process.executableURL = repositoryRoot.appendingPathComponent("scripts/\(name)")
+        let output = Pipe()
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-\(name)-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        process.standardOutput = output
+        process.standardError = try? FileHandle(forWritingTo: errorFile)
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            return .failure(Missing(description: "scripts/\(name) could not run (\(error)): run scripts/test"))
+        }
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+        let complaint = errors.split(separator: "\n").last.map(String.init) ?? "exit \(process.terminationStatus)"
+        guard process.terminationStatus == 0, let line = printed.split(separator: "\n").last.map(String.init) else {
+            return .failure(Missing(description: "\(what) is not ready and scripts/\(name) failed (\(complaint)): run scripts/test, which installs what is missing"))
+        }
+        return .success(line)
+    }
+}
+
+/// The PostgreSQL cluster the server tests run against too (W5): see TestTools.
+public enum TestPostgres {
+    public typealias Missing = TestTools.Missing
+
     /// A new empty database on the cluster, for one test: its URL.
     public static func freshDatabase() throws -> String {
-        guard let base = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"], let url = URL(string: base) else {
-            throw Missing(description: "STOREFRONT_TEST_POSTGRES is not set: run `export STOREFRONT_TEST_POSTGRES=$(scripts/postgres-start)` (.ci/run does)")
-        }
+        let base = try TestTools.postgres()
+        guard let url = URL(string: base) else { throw Missing(description: "not a PostgreSQL URL: \(base)") }
         let name = "storefront_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
         let psql = Process()
         psql.executableURL = URL(fileURLWithPath: ["/usr/bin/psql", "/usr/local/bin/psql"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/psql")
