@@ -64,8 +64,11 @@ let package = Package(
                 "StorefrontApp",
                 "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            plugins: ["VersionStamp"]
         ),
+        // `storefront --version` names the commit it was built from.
+        .plugin(name: "VersionStamp", capability: .buildTool()),
         // `storefront serve`: the App Store Server API on Hummingbird, and the program that runs it.
         .target(
             name: "StorefrontServer",

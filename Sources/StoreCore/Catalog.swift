@@ -426,18 +426,35 @@ public enum CatalogLoader {
 }
 
 extension Catalog {
-    /// The product with this id, or an error that suggests the nearest one.
-    public func require(_ id: String) throws(StoreError) -> Product {
-        if let product = product(id) { return product }
-        let lowered = id.lowercased()
-        let suggestion = products.first { $0.id.lowercased().hasSuffix(lowered) || $0.title.lowercased() == lowered }
-            ?? products.min { editDistance($0.id, id) < editDistance($1.id, id) }
-        throw StoreError.unknownProduct(id, suggestion: suggestion?.id)
+    /// The product a person named: its id, else its title in any case (as scenarios and the
+    /// screen's users know it).
+    public func product(named name: String) -> Product? {
+        if let product = product(name) { return product }
+        let lowered = name.lowercased()
+        return products.first { $0.title.lowercased() == lowered }
+    }
+
+    /// The product named by id or title, or an error that suggests one only when it is close:
+    /// a product whose id ends with what was typed, else the id or title fewest edits away, if
+    /// that is a typo's worth (at most 3 edits, and a quarter of what was typed):
+    /// `com.storefront.comic.nope` suggests nothing, `night shfit` suggests Night Shift.
+    public func require(_ name: String) throws(StoreError) -> Product {
+        if let product = product(named: name) { return product }
+        let lowered = name.lowercased()
+        if let ending = products.first(where: { $0.id.lowercased().hasSuffix(lowered) && lowered.count >= 4 }) {
+            throw StoreError.unknownProduct(name, suggestion: ending.id)
+        }
+        let scored = products.map { product in
+            (product, min(editDistance(product.id.lowercased(), lowered), editDistance(product.title.lowercased(), lowered)))
+        }
+        let nearest = scored.min { $0.1 < $1.1 }
+        let close = nearest.flatMap { $0.1 <= min(3, max(1, lowered.count / 4)) ? $0.0 : nil }
+        throw StoreError.unknownProduct(name, suggestion: close?.id)
     }
 }
 
-/// Levenshtein distance, for "did you mean" on a mistyped product id.
-func editDistance(_ a: String, _ b: String) -> Int {
+/// Levenshtein distance, for "did you mean" on a mistyped product id or subcommand.
+public func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a), b = Array(b)
     if a.isEmpty { return b.count }
     var row = Array(0...b.count)

@@ -51,6 +51,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A family action that cannot be done; the text says why (O5).
     case familyRefused(String)
 
+    /// Said when an id too short to be a prefix found nothing: ids may be shortened to their
+    /// first 4 or more characters, never fewer.
+    static func shortPrefix(_ id: String) -> String {
+        id.count < 4 ? ": an id may be shortened to its first 4 or more characters, and \"\(id)\" has \(id.count)" : ""
+    }
+
     public var description: String {
         switch self {
         case .unknownProduct(let id, let suggestion):
@@ -61,7 +67,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .alreadyOwned(let id):
             "\"\(id)\" is already owned on this device; `storefront restore` brings purchases back elsewhere"
         case .unknownTransaction(let id):
-            "no transaction \"\(id)\" on this device (`storefront pending` lists the waiting ones)"
+            "no transaction \"\(id)\" on this device" + Self.shortPrefix(id) + " (`storefront pending` lists the waiting ones)"
         case .ambiguousTransaction(let id, let matches):
             "\"\(id)\" matches several transactions: \(matches.joined(separator: ", "))"
         case .notPending(let id, let state):
@@ -87,7 +93,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .invalidDeviceName(let name):
             "\"\(name)\" is not a valid device name (1 to 64 letters, digits, '.', '_' or '-', not starting with '.')"
         case .unknownPlanTransaction(let id, let account):
-            "no auto-renewable subscription transaction \"\(id)\" on \(account)'s receipt (`storefront receipt` lists them)"
+            "no auto-renewable subscription transaction \"\(id)\" on \(account)'s receipt" + Self.shortPrefix(id) + " (`storefront receipt` lists them)"
         case .alreadySubscribed(let id):
             "already subscribed to \"\(id)\" with auto-renew on (`storefront subscriptions` shows the plan)"
         case .planRefused(let text):
@@ -105,7 +111,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .sessionRefused(let server, let reason):
             "the account server \(server) refused this device: \(reason) (sign in again: `storefront account login NAME`)"
         case .unknownNotification(let id):
-            "no notification \"\(id)\" (`storefront notifications` lists them)"
+            "no notification \"\(id)\"" + Self.shortPrefix(id) + " (`storefront notifications` lists them)"
         case .offerRefused(let refusal):
             refusal.description
         case .offerCodeExists(let code):

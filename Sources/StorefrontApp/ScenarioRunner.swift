@@ -98,14 +98,10 @@ public final class ScenarioRunner {
         return nil
     }
 
-    public func product(named name: String) -> Product? {
-        let lowered = name.lowercased()
-        return catalog.products.first { $0.id == name || $0.title.lowercased() == lowered }
-    }
+    public func product(named name: String) -> Product? { catalog.product(named: name) }
 
     private func product(_ name: String, line: Int) throws -> Product {
-        let lowered = name.lowercased()
-        if let product = catalog.products.first(where: { $0.id == name || $0.title.lowercased() == lowered }) { return product }
+        if let product = catalog.product(named: name) { return product }
         throw ScenarioError(file: "", line: line, message: "no product \"\(name)\" in the catalog (use its id or its title)")
     }
 

@@ -74,8 +74,10 @@ public enum PNGCodec {
     public static let maximumSide = 8192
     public static let maximumPixels = 32 * 1024 * 1024
 
-    public static func decode(contentsOf url: URL) throws(ImageError) -> RGBAImage {
-        let name = url.lastPathComponent
+    /// `name` is how errors name the file: the file's name by default, the path as typed where a
+    /// person typed one.
+    public static func decode(contentsOf url: URL, name: String? = nil) throws(ImageError) -> RGBAImage {
+        let name = name ?? url.lastPathComponent
         let attributes: [FileAttributeKey: Any]
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: url.path)

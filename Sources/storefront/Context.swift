@@ -45,6 +45,32 @@ struct CommonOptions: ParsableArguments {
     var json = false
 }
 
+/// The options of a command that reads a catalog and nothing else (scenarios, catalog check):
+/// its `--help` lists only these.
+struct CatalogOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A catalog file (default: $STOREFRONT_CATALOG, else the shipped assets/catalog.json).", valueName: "file"))
+    var catalog: String?
+
+    @Option(name: .customLong("months"), help: ArgumentHelp("How many months a non-renewing subscription of a .storekit file lasts (repeatable).", valueName: "product=N"), transform: MonthsArgument.parse)
+    var months: [MonthsArgument] = []
+
+    @Option(name: .customLong("duration"), help: ArgumentHelp("How long a non-renewing subscription of a .storekit file lasts, as P7D, P2W, P1M or P1Y (repeatable).", valueName: "product=period"), transform: ProductDurationArgument.parse)
+    var durations: [ProductDurationArgument] = []
+
+    @Option(help: ArgumentHelp("The storefront's locale for names and prices (default: the catalog's), such as ar_SA or zh_CN.", valueName: "locale"))
+    var locale: String?
+
+    @Option(help: ArgumentHelp("The folder of shipped assets (default: $STOREFRONT_ASSETS, else found beside the program).", valueName: "dir"))
+    var assets: String?
+
+    /// The same choices as the options every store command takes, the rest at their defaults.
+    var common: CommonOptions {
+        var options = try! CommonOptions.parse([])
+        (options.catalog, options.months, options.durations, options.locale, options.assets) = (catalog, months, durations, locale, assets)
+        return options
+    }
+}
+
 /// A failure the command line reports as one line on standard error, with an exit status:
 /// 1 the request could not be done (a failed purchase, no views left), 2 bad input, 3 storage.
 struct CommandFailure: Error {
@@ -118,6 +144,10 @@ struct Context {
             printError("\(first.file): warning: \(images.count) image(s) missing; `storefront catalog check` lists them")
         }
     }
+
+    /// The id of the product a person named by id or title, or the unknown-product error with a
+    /// close suggestion: every subcommand that takes a product takes either.
+    func productID(_ name: String) throws -> String { try store.catalog.require(name).id }
 
     /// Q3 and Q5: finish what an earlier run left and fire delayed outcomes that are due.
     func recover() throws {

@@ -49,7 +49,7 @@ struct FamilyCommand: ParsableCommand {
 
     struct Share: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Turn Share with Family on or off for a family-shareable product (the organizer).")
-        @Argument(help: "The product id.") var product: String
+        @Argument(help: "The product: its id or its title.") var product: String
         @Argument(help: "on or off.") var state: String
         @OptionGroup var common: CommonOptions
 
@@ -58,7 +58,7 @@ struct FamilyCommand: ParsableCommand {
         }
 
         func run() throws {
-            try perform(common) { context in report(try context.store.family.share(product, on: state.lowercased() == "on"), context) }
+            try perform(common) { context in report(try context.store.family.share(try context.productID(product), on: state.lowercased() == "on"), context) }
         }
     }
 }

@@ -36,7 +36,7 @@ struct PriceCommand: ParsableCommand {
             abstract: "Set a new price for an auto-renewable plan: new purchases and renewals pay it.",
             discussion: "An increase is told to every subscriber of the product (PRICE_INCREASE). With --consent-required they renew at the new price only after `storefront price consent`, and expire at their next renewal otherwise (EXPIRED, PRICE_INCREASE)."
         )
-        @Argument(help: "The product id.") var product: String
+        @Argument(help: "The product: its id or its title.") var product: String
         @Argument(help: "The new price, a decimal such as 7.99.") var price: String
         @Flag(name: .customLong("consent-required"), help: "Subscribers must agree before they pay the increase.") var consentRequired = false
         @OptionGroup var common: CommonOptions
@@ -49,7 +49,7 @@ struct PriceCommand: ParsableCommand {
 
         func run() throws {
             try perform(common) { context in
-                let (change, told) = try context.store.plans.setPrice(Decimal(string: price)!, of: product, consentRequired: consentRequired)
+                let (change, told) = try context.store.plans.setPrice(Decimal(string: price)!, of: try context.productID(product), consentRequired: consentRequired)
                 var text = "\(change.productID): \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
                 if change.isIncrease {
                     text += "; \(told) subscriber\(told == 1 ? "" : "s") told" + (consentRequired ? ", each must agree (`storefront price consent`)" : "")
@@ -62,14 +62,14 @@ struct PriceCommand: ParsableCommand {
     struct Consent: PriceAnswerCommand {
         static let configuration = CommandConfiguration(abstract: "Agree to the price increase of the plan of PRODUCT's group (the price consent sheet's Agree).")
         static let accepts = true
-        @Argument(help: "Any product of the plan's subscription group.") var product: String
+        @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
         @OptionGroup var common: CommonOptions
     }
 
     struct Decline: PriceAnswerCommand {
         static let configuration = CommandConfiguration(abstract: "Decline the price increase of the plan of PRODUCT's group: it expires at its next renewal.")
         static let accepts = false
-        @Argument(help: "Any product of the plan's subscription group.") var product: String
+        @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
         @OptionGroup var common: CommonOptions
     }
 }
@@ -84,7 +84,7 @@ protocol PriceAnswerCommand: ParsableCommand {
 extension PriceAnswerCommand {
     func run() throws {
         try perform(common) { context in
-            let plan = try context.store.plans.answerPriceIncrease(of: product, accept: Self.accepts)
+            let plan = try context.store.plans.answerPriceIncrease(of: try context.productID(product), accept: Self.accepts)
             output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
         }
     }

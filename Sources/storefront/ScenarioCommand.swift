@@ -5,13 +5,25 @@ import StoreCore
 import StorefrontApp
 import TerminalUI
 
-/// A scenario file's name and steps, or the one line that says why not.
+/// A scenario file's name and steps, or the one line that says why not (naming the path as typed).
 func loadScenario(_ path: String) throws(ScenarioError) -> (name: String, steps: [ScenarioStep]) {
     let name = URL(fileURLWithPath: path).lastPathComponent
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-        throw ScenarioError(file: name, line: 0, message: "cannot be read")
+        let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file, and no shipped scenario of that name (`storefront scenario list`)"
+        throw ScenarioError(file: path, line: 0, message: reason)
     }
     return (name, try ScenarioParser.parse(text, file: name))
+}
+
+/// The scenario a person named: a file, else a shipped scenario by its name with or without
+/// `.scenario` (`in-app-rage`, `selfies/win-back`), so that shipped ones play from any folder.
+func scenarioPath(_ typed: String, common: CommonOptions) -> String {
+    if FileManager.default.fileExists(atPath: typed) { return typed }
+    let wanted = typed.hasSuffix(".scenario") ? typed : typed + ".scenario"
+    let shipped = shippedScenarios(common)
+    return shipped.first { $0.hasSuffix("/scenarios/" + wanted) }
+        ?? shipped.first { URL(fileURLWithPath: $0).lastPathComponent == wanted }
+        ?? typed
 }
 
 /// The catalog a scenario runs on: the one its `catalog FILE` step names (beside the scenario,
@@ -51,17 +63,45 @@ struct ScenarioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenario",
         abstract: "Scenarios: plain-text demos and edge-case tests (assets/scenarios).",
-        subcommands: [Check.self, Play.self, Record.self]
+        subcommands: [Check.self, Play.self, Record.self, List.self]
     )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The shipped scenarios, each with its one-line story.")
+        @OptionGroup var catalogOptions: CatalogOptions
+
+        func run() throws {
+            let paths = shippedScenarios(catalogOptions.common)
+            let folder = "/scenarios/"
+            let names = paths.map { path in
+                let relative = path.range(of: folder, options: .backwards).map { String(path[$0.upperBound...]) } ?? path
+                return String(relative.dropLast(".scenario".count))
+            }
+            let width = names.map(\.count).max() ?? 0
+            for (name, path) in zip(names, paths) {
+                print(name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + Self.story(path))
+            }
+        }
+
+        /// The first sentence of the file's opening comment.
+        static func story(_ path: String) -> String {
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            let comment = text.split(separator: "\n").prefix { $0.hasPrefix("#") }
+                .map { $0.dropFirst().trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            guard let end = comment.range(of: ". ") else { return comment }
+            return String(comment[..<end.lowerBound]) + "."
+        }
+    }
 
     struct Record: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Open the screen on a fresh store and write what you do as a scenario (q to finish)."
         )
         @Argument(help: "The scenario file to write.") var file: String
-        @OptionGroup var common: CommonOptions
+        @OptionGroup var catalogOptions: CatalogOptions
 
         func run() throws {
+            let common = catalogOptions.common
             try requireTerminal()
             try reportingFailures {
                 let loaded = try Context.loadCatalog(common)
@@ -97,16 +137,18 @@ struct ScenarioCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Play a scenario on the screen for an audience: captions in the banner, pauses wait for space, q stops."
         )
-        @Argument(help: "The scenario file.") var file: String
+        @Argument(help: "The scenario file, or a shipped scenario's name (`storefront scenario list`).") var file: String
         @Option(help: "Pace: 1 is a demo, 2 twice as fast, 0.5 slower.") var speed: Double = 1
         @Option(help: ArgumentHelp("Also write the demo as an asciicast v2 recording (asciinema's players read it).", valueName: "file.cast"))
         var cast: String?
-        @OptionGroup var common: CommonOptions
+        @OptionGroup var catalogOptions: CatalogOptions
 
         func run() throws {
-            try requireTerminal()
+            let common = catalogOptions.common
             try reportingFailures {
                 guard speed > 0, speed <= 100 else { throw CommandFailure(message: "--speed must be more than 0 and at most 100", status: 2) }
+                // What was typed is checked before the terminal: a missing file is the first thing to say.
+                let file = scenarioPath(file, common: common)
                 let scenario: (name: String, steps: [ScenarioStep])
                 do {
                     scenario = try loadScenario(file)
@@ -114,6 +156,7 @@ struct ScenarioCommand: ParsableCommand {
                     throw CommandFailure(message: error.description, status: 2)
                 }
                 let loaded = try scenarioCatalog(scenario.steps, path: file, name: scenario.name, common: common)
+                try requireTerminal()
                 // A recording that cannot be written is said before the screen opens.
                 if let cast, !FileManager.default.createFile(atPath: cast, contents: nil) {
                     throw CommandFailure(message: "\(cast): cannot be written", status: 2)
@@ -146,16 +189,18 @@ struct ScenarioCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run scenarios without a screen; each expectation passes or fails with its line. Exit 1 if any failed."
         )
-        @Argument(help: "Scenario files (default: every .scenario shipped in assets/scenarios and its folders).") var files: [String] = []
-        @OptionGroup var common: CommonOptions
+        @Argument(help: "Scenario files or shipped scenarios' names (default: every shipped one).") var files: [String] = []
+        @OptionGroup var catalogOptions: CatalogOptions
+        @Flag(help: "Print JSON for scripts.") var json = false
 
         func run() throws {
+            let common = catalogOptions.common
             try reportingFailures {
-                let paths = files.isEmpty ? shippedScenarios(common) : files
+                let paths = files.isEmpty ? shippedScenarios(common) : files.map { scenarioPath($0, common: common) }
                 guard !paths.isEmpty else { throw CommandFailure(message: "no scenario files given or shipped", status: 2) }
                 var results: [ScenarioResult] = []
                 for path in paths { results.append(try Self.check(path, common: common)) }
-                Self.print(results, json: common.json)
+                Self.print(results, json: json)
                 let failed = results.filter { !$0.passed }
                 if results.contains(where: { $0.error != nil && $0.expectations.isEmpty && $0.error?.line == 0 }) {
                     throw ExitCode(2)

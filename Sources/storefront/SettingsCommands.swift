@@ -167,10 +167,11 @@ struct CatalogCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Check a catalog: errors exit 2; warnings are printed, and fail with --strict.")
         @Argument(help: "The catalog file (default: the one --catalog names, else the shipped one).") var file: String?
         @Flag(help: "Treat warnings (a missing image, an unknown key) as errors.") var strict = false
-        @OptionGroup var common: CommonOptions
+        @Flag(help: "Print JSON for scripts.") var json = false
+        @OptionGroup var catalogOptions: CatalogOptions
 
         func run() throws {
-            var options = common
+            var options = catalogOptions.common
             if let file { options.catalog = file }
             try reportingFailures {
                 let loaded = try Context.loadCatalog(options)
@@ -185,7 +186,7 @@ struct CatalogCommand: ParsableCommand {
                 let durations = catalog.products.compactMap { product in
                     product.durationSource.map { "\(product.id): " + (product.duration.map { "\($0) (\($0.phrase), " } ?? "") + $0 + (product.duration == nil ? "" : ")") }
                 }
-                let json = JSON.object([
+                let report = JSON.object([
                     ("format", .string(catalog.format)), ("products", .int(catalog.products.count)),
                     ("currency", .string(catalog.currencyCode)), ("locale", .string(catalog.localeIdentifier)),
                     ("settings", .strings(settings)), ("durations", .strings(durations)),
@@ -196,7 +197,7 @@ struct CatalogCommand: ParsableCommand {
                 ]
                 if !settings.isEmpty { lines.append("a fresh state folder starts with: " + settings.joined(separator: "; ")) }
                 lines += durations.map { "  " + $0 }
-                print(common.json ? json.rendered() : lines.joined(separator: "\n"))
+                print(json ? report.rendered() : lines.joined(separator: "\n"))
                 if strict, !loaded.warnings.isEmpty { throw ExitCode(2) }
             }
         }

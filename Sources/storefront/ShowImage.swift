@@ -30,7 +30,7 @@ struct ShowImage: ParsableCommand {
         let colorDepth = depth?.depth ?? (useColor ? .palette256 : .none)
         let image: RGBAImage
         do {
-            image = try PNGCodec.decode(contentsOf: URL(fileURLWithPath: file))
+            image = try PNGCodec.decode(contentsOf: URL(fileURLWithPath: file), name: file)
         } catch {
             printError("storefront: \(error.description)")
             throw ExitCode(2)

@@ -156,7 +156,7 @@ struct Buy: ParsableCommand {
         abstract: "Buy a product; the queue runs until the transaction settles or waits.",
         discussion: "The outcome comes from --outcome, else the device's policy (`storefront policy`)."
     )
-    @Argument(help: "The product id (`storefront products` lists them).") var product: String
+    @Argument(help: "The product: its id or its title (`storefront products` lists them).") var product: String
     @OptionGroup var offer: OfferOptions
     @OptionGroup var common: CommonOptions
 
@@ -164,6 +164,7 @@ struct Buy: ParsableCommand {
 
     func run() throws {
         try perform(common) { context in
+            let product = try context.productID(product)
             let request = try offer.request(product: product, store: context.store)
             try context.report(try context.store.queue.buy(product, offer: request, winBackOffer: offer.winBack))
         }

@@ -17,6 +17,7 @@ struct Storefront: ParsableCommand {
             transaction, malformed duration or outcome, bad catalog, wrong password); 3 storage trouble \
             (corrupt or unwritable database).
             """,
+        version: "storefront \(version) (commit \(buildCommit))",
         subcommands: [
             Screen.self, Products.self, Account.self, Buy.self, Pending.self, Approve.self, Decline.self,
             Resolve.self, Restore.self, Status.self, Random.self, History.self, Receipt.self, ClockCommand.self,
@@ -28,13 +29,16 @@ struct Storefront: ParsableCommand {
         defaultSubcommand: Screen.self
     )
 
+    /// This release's number; the commit comes from the VersionStamp plugin.
+    static let version = "0.22.0"
+
     /// Parses, then runs. Every usage error is one line and exit status 2 (the parser's own is 64
     /// with the usage text), and a word that names no subcommand says so instead of being read as
     /// an argument of the screen.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let first = arguments.first, !first.hasPrefix("-"), !isSubcommandName(first) {
-            printError("storefront: unknown subcommand \"\(first)\" (`storefront --help` lists them)")
+            printError("storefront: unknown subcommand \"\(first)\"\(didYouMean(first, among: configuration.subcommands)) (`storefront --help` lists them)")
             Glibc.exit(2)
         }
         let command: ParsableCommand
@@ -69,9 +73,37 @@ struct Storefront: ParsableCommand {
         let parser: ParsableCommand.Type = startsTheScreen(arguments) ? Screen.self : Storefront.self
         let code = parser.exitCode(for: error)
         guard code != .success else { parser.exit(withError: error) }
-        let message = parser.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad arguments"
-        printError("storefront: \(message) (`\(commandPath(arguments).joined(separator: " ")) --help` shows the usage)")
+        var message = parser.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad arguments"
+        // A mistyped word after a command that has subcommands: `storefront clock advnce 1d`.
+        let path = commandPath(arguments)
+        if arguments.count >= path.count, case let word = arguments[path.count - 1], !word.hasPrefix("-"),
+            let parent = command(at: path), !parent.configuration.subcommands.isEmpty
+        {
+            let hint = didYouMean(word, among: parent.configuration.subcommands)
+            if !hint.isEmpty { message = "unknown subcommand \"\(word)\" of `\(path.joined(separator: " "))`\(hint)" }
+        }
+        printError("storefront: \(message) (`\(path.joined(separator: " ")) --help` shows the usage)")
         Glibc.exit(2)
+    }
+
+    /// ` (did you mean "products"?)` when one subcommand's name is a typo's worth from `word`
+    /// (at most 2 edits, or its start), else nothing.
+    static func didYouMean(_ word: String, among commands: [ParsableCommand.Type]) -> String {
+        let names = commands.compactMap { $0._commandName }
+        let scored = names.map { ($0, editDistance($0, word.lowercased())) }.sorted { $0.1 < $1.1 }
+        if let best = scored.first, best.1 <= min(2, max(1, word.count / 3)) { return " (did you mean \"\(best.0)\"?)" }
+        if word.count >= 3, let started = names.first(where: { $0.hasPrefix(word.lowercased()) }) { return " (did you mean \"\(started)\"?)" }
+        return ""
+    }
+
+    /// The command the subcommand path names: ["storefront", "clock"] is ClockCommand.
+    static func command(at path: [String]) -> ParsableCommand.Type? {
+        var found: ParsableCommand.Type = Storefront.self
+        for word in path.dropFirst() {
+            guard let next = found.configuration.subcommands.first(where: { $0._commandName == word }) else { return nil }
+            found = next
+        }
+        return found
     }
 
     /// The subcommand names the arguments start with: ["storefront", "clock", "advance"].

@@ -93,7 +93,7 @@ protocol PlanActionCommand: ParsableCommand {
 
 extension PlanActionCommand {
     func run() throws {
-        try perform(common) { context in show(try context.store.plans.perform(Self.action, on: product), context) }
+        try perform(common) { context in show(try context.store.plans.perform(Self.action, on: try context.productID(product)), context) }
     }
 }
 
@@ -102,21 +102,21 @@ struct Cancel: PlanActionCommand {
         abstract: "Turn auto-renew off for the plan of PRODUCT's group: access continues to the end of the period."
     )
     static let action = PlanAction.cancel
-    @Argument(help: "Any product of the plan's subscription group.") var product: String
+    @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
     @OptionGroup var common: CommonOptions
 }
 
 struct RenewOn: PlanActionCommand {
     static let configuration = CommandConfiguration(commandName: "renew-on", abstract: "Turn auto-renew back on for the plan of PRODUCT's group.")
     static let action = PlanAction.renewOn
-    @Argument(help: "Any product of the plan's subscription group.") var product: String
+    @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
     @OptionGroup var common: CommonOptions
 }
 
 struct Expire: PlanActionCommand {
     static let configuration = CommandConfiguration(abstract: "End the plan of PRODUCT's group now (auto-renew off).")
     static let action = PlanAction.expire
-    @Argument(help: "Any product of the plan's subscription group.") var product: String
+    @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
     @OptionGroup var common: CommonOptions
 }
 
@@ -126,7 +126,7 @@ struct ForceRenew: PlanActionCommand {
         abstract: "Renew the plan of PRODUCT's group now; a new period starts (and a billing retry succeeds)."
     )
     static let action = PlanAction.forceRenew
-    @Argument(help: "Any product of the plan's subscription group.") var product: String
+    @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
     @OptionGroup var common: CommonOptions
 }
 

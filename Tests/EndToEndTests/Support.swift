@@ -64,10 +64,11 @@ final class Session {
     deinit { if ownsFolder { try? FileManager.default.removeItem(at: stateDirectory) } }
 
     @discardableResult
-    func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) throws -> RunResult {
+    func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil, in folder: URL? = nil) throws -> RunResult {
         let process = Process()
         process.executableURL = storefrontBinary
         process.arguments = arguments
+        if let folder { process.currentDirectoryURL = folder }
         process.environment = environment.merging(extra) { $1 }
         let folder = FileManager.default.temporaryDirectory
         let outURL = folder.appendingPathComponent("out-\(UUID().uuidString)"), errURL = folder.appendingPathComponent("err-\(UUID().uuidString)")

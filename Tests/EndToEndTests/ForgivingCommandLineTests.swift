@@ -1,0 +1,109 @@
+// Issue 26, a newcomer's first hour: the command line forgives what a person gets slightly wrong,
+// and says exactly what was wrong when it cannot.
+import Foundation
+import Testing
+
+@Suite("A command line that forgives")
+struct ForgivingCommandLineTests {
+    @Test("--version names the version and the commit it was built from")
+    func version() throws {
+        let session = try Session()
+        let result = try session.run(["--version"])
+        #expect(result.status == 0, "\(result)")
+        let line = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(line.range(of: #"^storefront \d+\.\d+\.\d+ \(commit ([0-9a-f]{12}|unknown)\)$"#, options: .regularExpression) != nil, "\(line)")
+    }
+
+    @Test("a mistyped subcommand gets the one it is close to; a word close to none gets no guess", arguments: [
+        (["prodcuts"], "unknown subcommand \"prodcuts\" (did you mean \"products\"?)"),
+        (["histroy"], "(did you mean \"history\"?)"),
+        (["clock", "advnce", "1d"], "unknown subcommand \"advnce\" of `storefront clock` (did you mean \"advance\"?)"),
+        (["zebra"], "unknown subcommand \"zebra\" (`storefront --help` lists them)"),
+    ])
+    func subcommands(_ arguments: [String], _ says: String) throws {
+        let session = try Session()
+        let result = try session.run(arguments)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(says), "\(result.stderr)")
+    }
+
+    @Test("a product is named by id or by title; a suggestion is made only when it is a typo's worth away")
+    func products() throws {
+        let session = try Session()
+        try session.signUp("ann")
+        let byTitle = try session.run(["buy", "Night Shift"])
+        #expect(byTitle.status == 0 && byTitle.stdout.contains("Night Shift  purchasing → purchased"), "\(byTitle)")
+        let anyCase = try session.run(["buy", "cat judge"])
+        #expect(anyCase.status == 0 && anyCase.stdout.contains("Cat Judge"), "\(anyCase)")
+        let far = try session.run(["buy", "com.storefront.comic.nope"])
+        #expect(far.status == 2 && far.stderr == "storefront: unknown product \"com.storefront.comic.nope\" (`storefront products` lists them)\n", "\(far)")
+        let typo = try session.run(["buy", "Moon Piza"])
+        #expect(typo.status == 2 && typo.stderr.contains("(did you mean \"com.storefront.comic.moonpizza\"?"), "\(typo)")
+        let ending = try session.run(["buy", "moonpizza"])
+        #expect(ending.status == 2 && ending.stderr.contains("did you mean \"com.storefront.comic.moonpizza\""), "\(ending)")
+    }
+
+    @Test("plans, prices and family shares take titles too")
+    func titlesEverywhere() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        try session.signUp("ann")
+        try session.run(["buy", "All Access (Monthly)"]).expectSuccess()
+        let cancelled = try session.run(["cancel", "All Access (Monthly)"])
+        #expect(cancelled.status == 0 && cancelled.stdout.contains("All Access (Monthly)"), "\(cancelled)")
+        try session.run(["renew-on", "all access (monthly)"]).expectSuccess()
+        try session.run(["price", "set", "All Access (Weekly)", "2.49"]).expectSuccess()
+    }
+
+    @Test("an id shorter than four characters is explained, not just not found")
+    func shortIDs() throws {
+        let session = try Session()
+        let result = try session.run(["approve", "12"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("an id may be shortened to its first 4 or more characters, and \"12\" has 2"), "\(result.stderr)")
+    }
+
+    @Test("a path is reported as it was typed, from any folder")
+    func pathsAsTyped() throws {
+        let session = try Session()
+        let result = try session.run(["show-image", "assets/comics/cat-judge.png"], in: URL(fileURLWithPath: "/tmp"))
+        #expect(result.status == 2 && result.stderr == "storefront: assets/comics/cat-judge.png: cannot be read (no such file)\n", "\(result)")
+    }
+
+    @Test("scenario play: a missing file is said before the terminal; a shipped one is found by name from /")
+    func scenarioPlay() throws {
+        let session = try Session()
+        let missing = try session.run(["scenario", "play", "nope.scenario"], in: URL(fileURLWithPath: "/"))
+        #expect(missing.status == 2 && missing.stderr.contains("nope.scenario") && missing.stderr.contains("no such file"), "\(missing)")
+        #expect(!missing.stderr.contains("terminal"), "\(missing)")
+        // Found (by name, from /): only then is the missing terminal the problem.
+        let shipped = try session.run(["scenario", "play", "in-app-rage"], in: URL(fileURLWithPath: "/"))
+        #expect(shipped.status == 1 && shipped.stderr.contains("needs a terminal"), "\(shipped)")
+        let checked = try session.run(["scenario", "check", "in-app-rage", "selfies/win-back"], in: URL(fileURLWithPath: "/"))
+        #expect(checked.status == 0 && checked.stdout.contains("in-app-rage.scenario\n") && checked.stdout.contains("win-back.scenario\n"), "\(checked)")
+    }
+
+    @Test("scenario list names every shipped scenario with its one-line story")
+    func scenarioList() throws {
+        let session = try Session()
+        let result = try session.run(["scenario", "list"])
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count >= 19, "\(result.stdout)")
+        #expect(lines.contains { $0.hasPrefix("in-app-rage ") && $0.hasSuffix("renew with 6, random comics.") }, "\(result.stdout)")
+        #expect(lines.contains { $0.hasPrefix("selfies/win-back ") }, "\(result.stdout)")
+    }
+
+    @Test("each subcommand's --help lists only the options it uses", arguments: [
+        ["scenario", "play"], ["scenario", "check"], ["scenario", "list"], ["catalog", "check"],
+    ])
+    func help(_ command: [String]) throws {
+        let session = try Session()
+        let result = try session.run(command + ["--help"])
+        #expect(result.status == 0, "\(result)")
+        for unused in ["--state-dir", "--device", "--user", "--outcome", "--clock", "--server"] {
+            #expect(!result.stdout.contains(unused), "\(command) --help lists \(unused)")
+        }
+        #expect(result.stdout.contains("--catalog"), "\(result.stdout)")
+    }
+}
