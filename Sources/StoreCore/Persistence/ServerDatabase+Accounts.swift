@@ -3,7 +3,7 @@
 import Foundation
 import GRDB
 
-extension ServerDatabase: SessionKeeping {
+extension ServerDatabase: AccountDirectory, SessionKeeping {
     static func registerSessions(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v7: device sessions") { db in
             try db.execute(sql: """

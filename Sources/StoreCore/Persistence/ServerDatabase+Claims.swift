@@ -5,7 +5,7 @@
 import Foundation
 import GRDB
 
-extension ServerDatabase {
+extension ServerDatabase: ClaimStore {
     static func registerClaims(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v8: claims") { db in
             try db.execute(sql: """

@@ -1,9 +1,9 @@
-// The account server's side of auto-renewable subscriptions: each account's plan per group, kept
-// as the fold of the plan lines on its receipt, and the billing setting renewals are charged by.
+// The embedded account server's plans (issue 5): each account's plan per group, kept as the fold
+// of the plan lines on its receipt, written with the lines in one transaction.
 import Foundation
 import GRDB
 
-extension ServerDatabase {
+extension ServerDatabase: PlanBook {
     /// Records plan lines and the states they lead to, in one transaction. `body` sees the
     /// account's plans and receipt as they are inside the transaction and returns the lines to add.
     @discardableResult
@@ -69,18 +69,6 @@ extension ServerDatabase {
         }
     }
 
-    /// Sets the clock rate and billing a catalog asks for, in a state folder that has neither set
-    /// yet (a `.storekit` file's `_timeRate` and billing settings); later runs keep what is there.
-    public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {
-        guard clockRate != nil || billing != nil else { return }
-        try write { db in
-            let fresh = try ClockRecord.fetchCount(db) == 0 && !SettingRecord.exists(db, key: SettingRecord.billing)
-            guard fresh else { return }
-            if let clockRate { try ClockRecord(ClockSetting.standard.accelerated(rate: clockRate, real: real)).insert(db) }
-            try SettingRecord(key: SettingRecord.billing, value: try StoredJSON.text(billing ?? BillingSetting(), dates: .foundationDefault)).insert(db)
-        }
-    }
-
     /// One JSON setting of the `setting` table, nil while nobody has written it.
     func setting<T: Codable>(_ key: String) throws(StoreError) -> T? {
         try read { db in
@@ -99,23 +87,4 @@ extension ServerDatabase {
         }
     }
 
-    public func billingSetting() throws(StoreError) -> BillingSetting { try setting(SettingRecord.billing) ?? BillingSetting() }
-    public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) { try setSetting(SettingRecord.billing, setting) }
-    public func appIdentity() throws(StoreError) -> AppIdentity? { try setting(SettingRecord.appIdentity) }
-    public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { try setSetting(SettingRecord.appIdentity, identity) }
-    public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try setting(SettingRecord.simulatedErrors) }
-    public func apiKeyring() throws(StoreError) -> APIKeyring? { try setting(SettingRecord.apiKeys) }
-    public func priceChanges() throws(StoreError) -> [PriceChange] { try setting(SettingRecord.prices) ?? [] }
-    public func families() throws(StoreError) -> [Family] { try setting(SettingRecord.families) ?? [] }
-    public func setFamilies(_ families: [Family]) throws(StoreError) { try setSetting(SettingRecord.families, families) }
-    public func setPriceChange(_ change: PriceChange) throws(StoreError) {
-        try write { db in
-            let stored: [PriceChange] = try SettingRecord.filter(key: SettingRecord.prices).asRequest(of: Row.self).fetchOne(db)
-                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) } ?? []
-            let changes = stored.filter { $0.productID != change.productID } + [change]
-            try SettingRecord(key: SettingRecord.prices, value: try StoredJSON.text(changes, dates: .foundationDefault)).upsert(db)
-        }
-    }
-    public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) { try setSetting(SettingRecord.apiKeys, keyring) }
-    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try setSetting(SettingRecord.simulatedErrors, errors) }
 }

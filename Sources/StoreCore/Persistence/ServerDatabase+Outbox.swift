@@ -45,7 +45,7 @@ struct NotificationRecord: FetchableRecord, PersistableRecord {
     }
 }
 
-extension ServerDatabase {
+extension ServerDatabase: Outbox {
     static func registerNotifications(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v4: notifications") { db in
             try db.execute(sql: """
@@ -124,32 +124,6 @@ extension ServerDatabase {
     /// means sending the notification again, which N4 allows.
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {
         try lightWrite { db in try NotificationRecord(notification).update(db) }
-    }
-
-    /// Written without its own fsync: the list is for looking at, and the last 200 are kept.
-    public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {
-        guard !requests.isEmpty else { return }
-        try lightWrite { db in
-            for request in requests.suffix(200) {
-                try db.execute(
-                    sql: "INSERT INTO request (at, method, path, status, milliseconds) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [request.at.storeSeconds, request.method, String(request.path.prefix(200)), request.status, request.milliseconds]
-                )
-            }
-            try db.execute(sql: "DELETE FROM request WHERE sequence <= (SELECT MAX(sequence) FROM request) - 200")
-        }
-    }
-
-    public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] {
-        try read { db in
-            let table = "request"
-            return try Row.fetchAll(db, sql: "SELECT * FROM request ORDER BY sequence DESC LIMIT ?", arguments: [limit]).reversed().map { row in
-                ServedRequest(
-                    at: try row.date("at", of: table), method: try row.text("method", of: table), path: try row.text("path", of: table),
-                    status: Int(try row.integer("status", of: table)), milliseconds: Int(try row.integer("milliseconds", of: table))
-                )
-            }
-        }
     }
 
     public func webhook() throws(StoreError) -> Webhook? { try setting(SettingRecord.webhook) }

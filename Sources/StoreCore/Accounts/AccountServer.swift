@@ -1,19 +1,29 @@
-// The account server (A2) as the store sees it: accounts, each account's receipt and stored
-// expiry, its auto-renewable plans, and the settings every device shares (the clock, billing).
-// `ServerDatabase` is the embedded one, a SQLite file in the state folder; a client of `storefront
-// serve` is another. The payment queue, recovery, restore and plans do not know which they have.
+// The account server (A2) as the store sees it, by role: accounts and sessions, the ledger
+// (receipts and stored expiry), plans, shared settings, keys, claims and offer codes, families,
+// prices, the notifications outbox, the request log. `ServerDatabase` is the embedded one, a
+// SQLite file in the state folder; `PostgresAccountServer` serves a team; a client of `storefront
+// serve` is a third. The payment queue, recovery, restore and plans do not know which they have.
 import Crypto
 import Foundation
 
-public protocol AccountServer: AnyObject, Sendable {
+/// The account server is its roles: each is a small protocol, each backend (the embedded
+/// `ServerDatabase`, `PostgresAccountServer`, a device's `RemoteAccountServer`) implements each
+/// role in a file of its own, and the store asks for the whole.
+public protocol AccountServer: ChangeTracking, AccountDirectory, Ledger, PlanBook, SharedSettings, KeyStore, ClaimStore,
+    FamilyStore, PriceBook, Outbox, RequestLog
+{}
+
+/// Where the server is, and whether anything in it changed.
+public protocol ChangeTracking: AnyObject, Sendable {
     /// Where it is, for messages: a file's path or a server's address.
     var location: String { get }
     /// Changes whenever anything stored may have changed, whoever changed it: what a reader keeps
     /// (a cached answer, a setting) is good while the stamp is the same.
     func changeStamp() throws(StoreError) -> ChangeStamp
+}
 
-    // MARK: Accounts (A1)
-
+/// Accounts and the sessions devices hold for them (A1, W2).
+public protocol AccountDirectory: AnyObject, Sendable {
     /// Creates the account, its password kept only as a slow hash (made with `hasher` by the
     /// embedded server, by its own by a remote one); `accountExists` when the name is taken,
     /// whatever its case. The session stands for the account on this device from then on (W2).
@@ -28,9 +38,10 @@ public protocol AccountServer: AnyObject, Sendable {
     func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo]
     /// Revokes the account's session with this id (a lost or stolen device); false when none.
     func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool
+}
 
-    // MARK: The receipt (A2, A4, A6)
-
+/// Each account's receipt and stored expiry (A2, A4, A6).
+public protocol Ledger: AnyObject, Sendable {
     /// Records a purchase and updates the stored expiry, atomically. Idempotent per transaction id
     /// (W3: a retry after a lost answer adds nothing). Returns the stored expiry after it.
     @discardableResult
@@ -44,9 +55,10 @@ public protocol AccountServer: AnyObject, Sendable {
     func storedExpiry(account: String) throws(StoreError) -> Date?
     /// Non-consumables on the receipt, in purchase order, each with its first transaction (A5).
     func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)]
+}
 
-    // MARK: Plans (issue 5)
-
+/// Auto-renewable plans, stored folded, and the lines they fold (issue 5).
+public protocol PlanBook: AnyObject, Sendable {
     /// Each plan of the account, by subscription group, as its lines fold.
     func plans(account: String) throws(StoreError) -> [String: PlanState]
     /// The account's plan lines in the order they were recorded, from the `offset`th on (lines
@@ -60,9 +72,10 @@ public protocol AccountServer: AnyObject, Sendable {
         account: String, _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
     ) throws -> [ReceiptEntry]
     func accountsWithPlans() throws(StoreError) -> [String]
+}
 
-    // MARK: Settings every device shares (Q5, W7)
-
+/// Settings every device shares (Q5, Q7, S4, W7).
+public protocol SharedSettings: AnyObject, Sendable {
     func clockSetting() throws(StoreError) -> ClockSetting
     func setClockSetting(_ setting: ClockSetting) throws(StoreError)
     func billingSetting() throws(StoreError) -> BillingSetting
@@ -71,35 +84,51 @@ public protocol AccountServer: AnyObject, Sendable {
     /// catalog's applies.
     func appIdentity() throws(StoreError) -> AppIdentity?
     func setAppIdentity(_ identity: AppIdentity) throws(StoreError)
-    /// Adds requests `storefront serve` answered, oldest first; the last 200 are kept (V7).
-    func recordRequests(_ requests: [ServedRequest]) throws(StoreError)
-    func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest]
-    /// The App Store Server API's keys (V2); nil until the first is made.
-    /// Takes one use of `key` for `account` if fewer than `limit` are taken and the account has
-    /// none: a promotional offer's nonce, an offer code (O2, O3). True when taken now.
-    func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool
-    /// How many uses of `key` are taken.
-    func claims(_ key: String) throws(StoreError) -> Int
-    /// Adds offer codes (O3); a code that exists already (any case) refuses the whole batch.
-    func addOfferCodes(_ codes: [OfferCode]) throws(StoreError)
-    /// The offer code `code`, in any case.
-    func offerCode(_ code: String) throws(StoreError) -> OfferCode?
-    func offerCodes() throws(StoreError) -> [OfferCode]
-    /// O6: the latest price change of each product, and a new one (replacing the product's last).
-    func priceChanges() throws(StoreError) -> [PriceChange]
-    func setPriceChange(_ change: PriceChange) throws(StoreError)
-    /// O5: every family.
-    func families() throws(StoreError) -> [Family]
-    func setFamilies(_ families: [Family]) throws(StoreError)
-
-    func apiKeyring() throws(StoreError) -> APIKeyring?
-    func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError)
     /// StoreKit errors set for the whole state folder (Q7); nil while nobody has set any, so that
     /// the catalog's own apply.
     func simulatedErrors() throws(StoreError) -> SimulatedErrors?
     func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError)
-    // MARK: Notifications (N1–N7)
+    /// A catalog's clock rate and billing, taken only by a server that has neither set yet.
+    func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError)
+}
 
+/// The developer's keys: the App Store Server API's and subscription offers' (V2, O2).
+public protocol KeyStore: AnyObject, Sendable {
+    /// nil until the first is made.
+    func apiKeyring() throws(StoreError) -> APIKeyring?
+    func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError)
+}
+
+/// Uses taken once (a promotional offer's nonce, an offer code), and the offer codes (O2, O3).
+public protocol ClaimStore: AnyObject, Sendable {
+    /// Takes one use of `key` for `account` if fewer than `limit` are taken and the account has
+    /// none. True when taken now.
+    func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool
+    /// How many uses of `key` are taken.
+    func claims(_ key: String) throws(StoreError) -> Int
+    /// Adds offer codes; a code that exists already (any case) refuses the whole batch.
+    func addOfferCodes(_ codes: [OfferCode]) throws(StoreError)
+    /// The offer code `code`, in any case.
+    func offerCode(_ code: String) throws(StoreError) -> OfferCode?
+    func offerCodes() throws(StoreError) -> [OfferCode]
+}
+
+/// Families (O5).
+public protocol FamilyStore: AnyObject, Sendable {
+    func families() throws(StoreError) -> [Family]
+    func setFamilies(_ families: [Family]) throws(StoreError)
+}
+
+/// Price changes of auto-renewable plans (O6).
+public protocol PriceBook: AnyObject, Sendable {
+    /// The latest price change of each product.
+    func priceChanges() throws(StoreError) -> [PriceChange]
+    /// A new change, replacing the product's last.
+    func setPriceChange(_ change: PriceChange) throws(StoreError)
+}
+
+/// The notifications outbox and where it delivers (N1–N7).
+public protocol Outbox: AnyObject, Sendable {
     /// Adds notifications not there yet, by the event each reports; returns those added.
     @discardableResult
     func enqueue(_ notifications: [ServerNotification]) throws(StoreError) -> [ServerNotification]
@@ -109,15 +138,21 @@ public protocol AccountServer: AnyObject, Sendable {
     func updateNotification(_ notification: ServerNotification) throws(StoreError)
     func webhook() throws(StoreError) -> Webhook?
     func setWebhook(_ webhook: Webhook?) throws(StoreError)
+}
 
-    /// A catalog's clock rate and billing, taken only by a server that has neither set yet.
-    func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError)
+/// The requests `storefront serve` answered (V7).
+public protocol RequestLog: AnyObject, Sendable {
+    /// Adds requests, oldest first; the last 200 are kept.
+    func recordRequests(_ requests: [ServedRequest]) throws(StoreError)
+    func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest]
+}
+
+extension PlanBook {
+    /// All of the account's plan lines, in the order they were recorded.
+    public func planLines(account: String) throws(StoreError) -> [ReceiptEntry] { try planLines(account: account, from: 0) }
 }
 
 extension AccountServer {
-    /// All of the account's plan lines, in the order they were recorded.
-    public func planLines(account: String) throws(StoreError) -> [ReceiptEntry] { try planLines(account: account, from: 0) }
-
     /// Adds one line about a purchase already on the receipt (a refund, its request and answers,
     /// consumption information, a family share): a plan's line through the plans, so that its fold
     /// and notification follow; any other recorded as it is. Its month-less line never needs the

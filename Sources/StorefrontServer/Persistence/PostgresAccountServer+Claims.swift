@@ -1,0 +1,45 @@
+// Claims and offer codes (O2, O3) in PostgreSQL: a use taken once, across every server.
+import Foundation
+import PostgresNIO
+import StoreCore
+
+extension PostgresAccountServer: ClaimStore {
+    public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
+        // The key's own lock: two servers cannot both take the last use.
+        try transaction(lock: "claim:" + key) { connection in
+            let taken = try query(connection, "SELECT accountKey FROM claim WHERE key = $1", [Self.text(key)])
+                .compactMap { Self.cell($0, "accountkey").string }
+            guard taken.count < limit, !taken.contains(account.lowercased()) else { return false }
+            try query(connection, "INSERT INTO claim (key, accountKey, at) VALUES ($1, $2, $3)", [Self.text(key), Self.key(account), Self.seconds(date)])
+            return true
+        }
+    }
+
+    public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) {
+        try transaction(lock: "offer-codes") { connection in
+            for code in codes {
+                guard try query(connection, "SELECT code FROM offerCode WHERE code = $1", [Self.text(code.code.uppercased())]).isEmpty else {
+                    throw StoreError.offerCodeExists(code.code)
+                }
+                try query(connection, "INSERT INTO offerCode (code, value) VALUES ($1, $2)", [Self.text(code.code.uppercased()), try Self.json(code)])
+            }
+        }
+    }
+
+    public func offerCode(_ code: String) throws(StoreError) -> OfferCode? {
+        try read { connection in
+            try query(connection, "SELECT value FROM offerCode WHERE code = $1", [Self.text(code.uppercased())]).first
+                .map { try Self.decode(OfferCode.self, Self.cell($0, "value")) }
+        }
+    }
+
+    public func offerCodes() throws(StoreError) -> [OfferCode] {
+        try read { connection in
+            try query(connection, "SELECT value FROM offerCode ORDER BY code").map { try Self.decode(OfferCode.self, Self.cell($0, "value")) }
+        }
+    }
+
+    public func claims(_ key: String) throws(StoreError) -> Int {
+        try read { connection in try query(connection, "SELECT accountKey FROM claim WHERE key = $1", [Self.text(key)]).count }
+    }
+}

@@ -1,0 +1,64 @@
+// Plans in PostgreSQL (issue 5): plan lines, the plans they fold to and their notifications in
+// one transaction under the account's advisory lock; a conflict retries.
+import Foundation
+import PostgresNIO
+import StoreCore
+
+extension PostgresAccountServer: PlanBook {
+    func plans(_ connection: PostgresConnection, account: String) throws -> [String: PlanState] {
+        var plans: [String: PlanState] = [:]
+        for row in try query(connection, "SELECT state FROM plan WHERE accountKey = $1", [Self.key(account)]) {
+            let state = try Self.decode(PlanState.self, Self.cell(row, "state"))
+            plans[state.group] = state
+        }
+        return plans
+    }
+
+    func planLines(_ connection: PostgresConnection, account: String, from offset: Int = 0) throws -> [ReceiptEntry] {
+        try entries(query(
+            connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND (kind = $2 OR event IN ('refund', 'refund-reversed', 'family-share', 'family-revoke')) ORDER BY sequence OFFSET $3",
+            [Self.key(account), Self.text(ProductKind.autoRenewableSubscription.rawValue), PostgresData(int: offset)]
+        ))
+    }
+
+    public func plans(account: String) throws(StoreError) -> [String: PlanState] { try read { try plans($0, account: account) } }
+
+    public func planLines(account: String, from offset: Int) throws(StoreError) -> [ReceiptEntry] {
+        try read { try planLines($0, account: account, from: offset) }
+    }
+
+    @discardableResult
+    public func updatePlans(
+        account: String, _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
+    ) throws -> [ReceiptEntry] {
+        try run(lock: account) { connection in
+                let plans = try plans(connection, account: account)
+                let lines: [ReceiptEntry]
+                do {
+                    lines = try body(plans) { try self.planLines(connection, account: account) }
+                } catch {
+                    throw Refused(error: error)
+                }
+                // N2: each line's notification is written with it.
+                let changed = try RecordingRules.record(lines, onto: plans, insert: { try insert(connection, $0) }) { notification in
+                    _ = try insert(connection, notification)
+                }
+                for group in changed.keys.sorted() {
+                    try query(
+                        connection, """
+                            INSERT INTO plan (accountKey, account, groupID, state) VALUES ($1, $2, $3, $4)
+                            ON CONFLICT (accountKey, groupID) DO UPDATE SET state = $4
+                            """,
+                        [Self.key(account), Self.text(account), Self.text(group), try Self.json(changed[group]!)]
+                    )
+                }
+                return lines
+        }
+    }
+
+    public func accountsWithPlans() throws(StoreError) -> [String] {
+        try read { connection in
+            try query(connection, "SELECT DISTINCT ON (accountKey) account FROM plan ORDER BY accountKey").compactMap { Self.cell($0, "account").string }
+        }
+    }
+}
