@@ -20,15 +20,26 @@ struct AccountServiceTests {
             service = AccountService(database: database, hasher: .fastForTests, clock: state.clock)
         }
 
-        func call<Value: Decodable>(_ call: AccountCall, tokens: [String] = [], as type: Value.Type = Value.self) throws -> (status: Int, value: Value?, error: AccountCallError?, delay: TimeInterval) {
-            let answer = service.handle(body: try JSONEncoder().encode(call), authorization: tokens.isEmpty ? nil : "Session " + tokens.joined(separator: " "))
-            let value = try? JSONDecoder().decode(RemoteAccountServer.Reply<Value>.self, from: answer.body).value
+        /// One method of the table, called as a device calls it.
+        func call<Request, Value>(
+            _ method: AccountMethod<Request, Value>, _ request: Request, tokens: [String] = []
+        ) throws -> (status: Int, value: Value?, error: AccountCallError?, delay: TimeInterval) {
+            let answer = service.handle(body: try AccountWire.body(method, request), authorization: tokens.isEmpty ? nil : "Session " + tokens.joined(separator: " "))
+            let value = try? JSONDecoder().decode(AccountWire.Reply<Value>.self, from: answer.body).value
             let error = try? JSONDecoder().decode(RemoteAccountServer.Failure.self, from: answer.body).error
             return (answer.status, value, error, answer.delay)
         }
 
-        func session(_ call: AccountCall) throws -> String {
-            try #require(try self.call(call, as: AccountSession.self).value?.token)
+        /// A call whose answer is not read, only its status and error.
+        func refusal<Request, Value>(_ method: AccountMethod<Request, Value>, _ request: Request) -> ([String]) throws -> (Int, AccountCallError?) {
+            { tokens in
+                let answer = try self.call(method, request, tokens: tokens)
+                return (answer.status, answer.error)
+            }
+        }
+
+        func session(_ method: AccountMethod<AccountRequests.Credentials, AccountSession>, _ name: String, _ password: String, _ device: String) throws -> String {
+            try #require(try call(method, AccountRequests.Credentials(name: name, password: password, device: device)).value?.token)
         }
 
         func purchase(_ account: String, _ id: String) -> ReceiptEntry {
@@ -39,8 +50,8 @@ struct AccountServiceTests {
     @Test("W2 sign-up and sign-in give a session per device; the password is checked on the server and kept as a slow hash")
     func sessions() throws {
         let fixture = try Fixture()
-        let phone = try fixture.session(.signUp(name: "Ann", password: "secret", device: "phone"))
-        let tablet = try fixture.session(.signIn(name: "ann", password: "secret", device: "tablet"))
+        let phone = try fixture.session(AccountWire.signUp, "Ann", "secret", "phone")
+        let tablet = try fixture.session(AccountWire.signIn, "ann", "secret", "tablet")
         #expect(phone != tablet)
         #expect(try fixture.database.sessionAccount(token: phone) == "Ann")
         let hash = try #require(try fixture.database.passwordHash(account: "ann")?.hash)
@@ -48,44 +59,44 @@ struct AccountServiceTests {
         // Tokens are kept only as hashes.
         let kept = try fixture.database.read { db in try String.fetchAll(db, sql: "SELECT tokenHash FROM session") }
         #expect(kept.count == 2 && !kept.contains(phone) && !kept.contains(tablet))
-        #expect(try fixture.call(.record(fixture.purchase("ann", "1000000000000001"), timeZone: "UTC"), tokens: [phone], as: Date?.self).status == 200)
-        #expect(try fixture.call(.receipt(account: "ann"), tokens: [tablet], as: [ReceiptEntry].self).value?.count == 1, "the other device sees it")
+        #expect(try fixture.call(AccountWire.record, .init(entry: fixture.purchase("ann", "1000000000000001"), timeZone: "UTC"), tokens: [phone]).status == 200)
+        #expect(try fixture.call(AccountWire.receipt, "ann", tokens: [tablet]).value?.count == 1, "the other device sees it")
     }
 
     @Test("W6 one account never reads or changes another's; revoked and unknown tokens are refused; nothing changes")
     func isolation() throws {
         let fixture = try Fixture()
-        let ann = try fixture.session(.signUp(name: "ann", password: "secret", device: "phone"))
-        let bob = try fixture.session(.signUp(name: "bob", password: "hunter2", device: "phone"))
-        #expect(try fixture.call(.record(fixture.purchase("bob", "2000000000000001"), timeZone: "UTC"), tokens: [bob], as: Date?.self).status == 200)
+        let ann = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
+        let bob = try fixture.session(AccountWire.signUp, "bob", "hunter2", "phone")
+        #expect(try fixture.call(AccountWire.record, .init(entry: fixture.purchase("bob", "2000000000000001"), timeZone: "UTC"), tokens: [bob]).status == 200)
         let before = try fixture.database.receipt(account: "bob")
 
-        let refused: [(String, AccountCall, [String])] = [
-            ("bob's receipt with ann's session", .receipt(account: "bob"), [ann]),
-            ("bob's plans with ann's session", .plans(account: "bob"), [ann]),
-            ("a purchase on bob's receipt with ann's session", .record(fixture.purchase("bob", "2000000000000002"), timeZone: "UTC"), [ann]),
-            ("plan lines on bob's receipt", .addPlanLines(account: "bob", expected: [:], lines: [fixture.purchase("bob", "2000000000000003")]), [ann]),
-            ("bob's notifications", .notifications(account: "bob"), [ann]),
-            ("bob's device sessions", .deviceSessions(account: "bob"), [ann]),
-            ("revoking bob's session", .revokeDeviceSession(account: "bob", id: String(SessionToken.hash(bob).prefix(12))), [ann]),
-            ("no session", .receipt(account: "bob"), []),
-            ("a made-up token", .receipt(account: "bob"), ["not-a-token"]),
-            ("a setting without a session", .setWebhook(Webhook(url: "http://127.0.0.1:9/x")), []),
+        let refused: [(String, ([String]) throws -> (Int, AccountCallError?), [String])] = [
+            ("bob's receipt with ann's session", fixture.refusal(AccountWire.receipt, "bob"), [ann]),
+            ("bob's plans with ann's session", fixture.refusal(AccountWire.plans, "bob"), [ann]),
+            ("a purchase on bob's receipt with ann's session", fixture.refusal(AccountWire.record, .init(entry: fixture.purchase("bob", "2000000000000002"), timeZone: "UTC")), [ann]),
+            ("plan lines on bob's receipt", fixture.refusal(AccountWire.addPlanLines, .init(account: "bob", expected: [:], lines: [fixture.purchase("bob", "2000000000000003")])), [ann]),
+            ("bob's notifications", fixture.refusal(AccountWire.notifications, "bob"), [ann]),
+            ("bob's device sessions", fixture.refusal(AccountWire.deviceSessions, "bob"), [ann]),
+            ("revoking bob's session", fixture.refusal(AccountWire.revokeDeviceSession, .init(account: "bob", id: String(SessionToken.hash(bob).prefix(12)))), [ann]),
+            ("no session", fixture.refusal(AccountWire.receipt, "bob"), []),
+            ("a made-up token", fixture.refusal(AccountWire.receipt, "bob"), ["not-a-token"]),
+            ("a setting without a session", fixture.refusal(AccountWire.setWebhook, Webhook(url: "http://127.0.0.1:9/x")), []),
         ]
         for (what, call, tokens) in refused {
-            let answer = try fixture.call(call, tokens: tokens, as: Bool.self)
-            #expect(answer.status == 401 && answer.error?.kind == "session", "\(what): \(answer.status)")
+            let (status, error) = try call(tokens)
+            #expect(status == 401 && error?.kind == "session", "\(what): \(status)")
         }
         // Lines for bob smuggled into ann's own call.
-        let smuggled = try fixture.call(.addPlanLines(account: "ann", expected: [:], lines: [fixture.purchase("bob", "2000000000000004")]), tokens: [ann], as: Bool.self)
+        let smuggled = try fixture.call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [fixture.purchase("bob", "2000000000000004")]), tokens: [ann])
         #expect(smuggled.status != 200)
         // A lookup by id of bob's transaction tells ann nothing.
-        #expect(try fixture.call(.receiptEntry(transactionID: "2000000000000001"), tokens: [ann], as: ReceiptEntry?.self).value == .some(nil))
-        #expect(try fixture.call(.accountsWithPlans, tokens: [ann], as: [String].self).value == [])
+        #expect(try fixture.call(AccountWire.receiptEntry, "2000000000000001", tokens: [ann]).value == .some(nil))
+        #expect(try fixture.call(AccountWire.accountsWithPlans, .init(), tokens: [ann]).value == [])
 
         // Signing out revokes the token for good.
-        #expect(try fixture.call(.signOut, tokens: [bob], as: Bool.self).status == 200)
-        #expect(try fixture.call(.receipt(account: "bob"), tokens: [bob], as: [ReceiptEntry].self).status == 401)
+        #expect(try fixture.call(AccountWire.signOut, .init(), tokens: [bob]).status == 200)
+        #expect(try fixture.call(AccountWire.receipt, "bob", tokens: [bob]).status == 401)
         #expect(try fixture.database.receipt(account: "bob") == before)
         #expect(try fixture.database.webhook() == nil)
     }
@@ -93,17 +104,17 @@ struct AccountServiceTests {
     @Test("W6 failed sign-ins are slowed, doubling to five seconds; a success starts again")
     func slowedSignIns() throws {
         let fixture = try Fixture()
-        _ = try fixture.session(.signUp(name: "ann", password: "secret", device: "phone"))
+        _ = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
         var delays: [TimeInterval] = []
         for _ in 0..<7 {
-            let answer = try fixture.call(.signIn(name: "ann", password: "wrong", device: "thief"), as: AccountSession.self)
+            let answer = try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief"))
             #expect(answer.status == 401 && answer.error?.kind == "wrongPassword")
             delays.append(answer.delay)
         }
         #expect(delays == [0.25, 0.5, 1, 2, 4, 5, 5])
-        #expect(try fixture.call(.signIn(name: "nobody", password: "x", device: "thief"), as: AccountSession.self).delay == 0.25, "unknown names wait too")
-        #expect(try fixture.call(.signIn(name: "ann", password: "secret", device: "phone"), as: AccountSession.self).delay == 0)
-        #expect(try fixture.call(.signIn(name: "ann", password: "wrong", device: "thief"), as: AccountSession.self).delay == 0.25)
+        #expect(try fixture.call(AccountWire.signIn, .init(name: "nobody", password: "x", device: "thief")).delay == 0.25, "unknown names wait too")
+        #expect(try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).delay == 0)
+        #expect(try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief")).delay == 0.25)
     }
 
     @Test("W6 a malformed call is refused with a clear error")

@@ -25,25 +25,24 @@ public final class RemoteAccountServer: AccountServer {
         self.timeout = timeout
     }
 
-    struct Reply<Value: Decodable>: Decodable {
-        var value: Value
-    }
-
     struct Failure: Decodable {
         var error: AccountCallError
     }
 
-    /// One call and its answer's value; it carries every session this device holds, or `only`.
-    func call<Value: Decodable>(_ call: AccountCall, as type: Value.Type = Value.self, only: String? = nil) throws(StoreError) -> Value {
+    typealias W = AccountWire
+    typealias R = AccountRequests
+
+    /// One call and its answer; it carries every session this device holds, or `only`.
+    func call<Request, Response>(_ method: AccountMethod<Request, Response>, _ request: Request, only: String? = nil) throws(StoreError) -> Response {
         let body: Data
-        do { body = try JSONEncoder().encode(call) } catch { throw StoreError.storage(path: location, reason: "cannot encode the call (\(error))") }
+        do { body = try AccountWire.body(method, request) } catch { throw StoreError.storage(path: location, reason: "cannot encode the call (\(error))") }
         var headers: [String: String] = [:]
         let tokens = only.map { [$0] } ?? sessions.withLock { Array($0.values).sorted() }
         if !tokens.isEmpty { headers["Authorization"] = "Session " + tokens.joined(separator: " ") }
         if let (until, reason) = down.withLock({ $0 }), Date() < until { throw StoreError.serverUnreachable(server: location, reason: reason) }
         let http = SocketHTTP(host: url.host ?? "127.0.0.1", port: url.port ?? 80)
         let answer: (status: Int, body: Data)
-        switch http.send(path: AccountCall.path, headers: headers, body: body, timeout: timeout, whole: true) {
+        switch http.send(path: AccountWire.path, headers: headers, body: body, timeout: timeout, whole: true) {
         case .success(let value):
             answer = value
             down.withLock { $0 = nil }
@@ -51,34 +50,9 @@ public final class RemoteAccountServer: AccountServer {
             if problem.timedOut { down.withLock { $0 = (Date().addingTimeInterval(Self.downFor), problem.reason) } }
             throw StoreError.serverUnreachable(server: location, reason: problem.reason)
         }
-        if answer.status == 200, let reply = try? JSONDecoder().decode(Reply<Value>.self, from: answer.body) { return reply.value }
+        if answer.status == 200, let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: answer.body) { return reply.value }
         if let failure = try? JSONDecoder().decode(Failure.self, from: answer.body) { throw failure.error.storeError(server: location) }
         throw StoreError.serverUnreachable(server: location, reason: "an answer that is not the account server's (HTTP \(answer.status))")
-    }
-
-    // MARK: Accounts
-
-    public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date) throws(StoreError) -> AccountSession {
-        let session = try call(.signUp(name: name, password: password, device: device), as: AccountSession.self)
-        resume(session)
-        return session
-    }
-
-    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError) -> AccountSession {
-        let session = try call(.signIn(name: name, password: password, device: device), as: AccountSession.self)
-        resume(session)
-        return session
-    }
-
-    public func signOut(_ session: AccountSession) throws(StoreError) {
-        guard let token = session.token else { return }
-        _ = try call(.signOut, as: Bool.self, only: token)
-        sessions.withLock { $0[session.account.lowercased()] = nil }
-    }
-
-    public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] { try call(.deviceSessions(account: account)) }
-    public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
-        try call(.revokeDeviceSession(account: account, id: id))
     }
 
     public func resume(_ session: AccountSession) {
@@ -86,24 +60,64 @@ public final class RemoteAccountServer: AccountServer {
         sessions.withLock { $0[session.account.lowercased()] = token }
     }
 
-    // MARK: The receipt and plans
+    /// Every store time reads the clock setting: it is asked again a second after it was read,
+    /// so another device's change is seen within a second (W7).
+    public func clockSetting() throws(StoreError) -> ClockSetting {
+        if let (read, setting) = clock.withLock({ $0 }), Date().timeIntervalSince(read) < 1 { return setting }
+        let setting = try call(W.clockSetting, R.None())
+        clock.withLock { $0 = (Date(), setting) }
+        return setting
+    }
 
+    public func setClockSetting(_ setting: ClockSetting) throws(StoreError) {
+        _ = try call(W.setClockSetting, setting)
+        clock.withLock { $0 = nil }
+    }
+}
+
+// Each role, one line a method: the method of the table (AccountWire) and its request.
+
+extension RemoteAccountServer: AccountDirectory {
+    public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date) throws(StoreError) -> AccountSession {
+        let session = try call(W.signUp, R.Credentials(name: name, password: password, device: device))
+        resume(session)
+        return session
+    }
+    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError) -> AccountSession {
+        let session = try call(W.signIn, R.Credentials(name: name, password: password, device: device))
+        resume(session)
+        return session
+    }
+    public func signOut(_ session: AccountSession) throws(StoreError) {
+        guard let token = session.token else { return }
+        _ = try call(W.signOut, R.None(), only: token)
+        sessions.withLock { $0[session.account.lowercased()] = nil }
+    }
+    public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] { try call(W.deviceSessions, account) }
+    public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
+        try call(W.revokeDeviceSession, R.SessionID(account: account, id: id))
+    }
+}
+
+extension RemoteAccountServer: Ledger {
     public func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
-        try call(.record(entry, timeZone: calendar.timeZone.identifier))
+        try call(W.record, R.Record(entry: entry, timeZone: calendar.timeZone.identifier))
     }
     public func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool { try receiptEntry(transactionID: transactionID) != nil }
-    public func receiptEntry(transactionID: String) throws(StoreError) -> ReceiptEntry? { try call(.receiptEntry(transactionID: transactionID)) }
-    public func receipt(account: String) throws(StoreError) -> [ReceiptEntry] { try call(.receipt(account: account)) }
-    public func receiptState(account: String) throws(StoreError) -> ReceiptState { try call(.receiptState(account: account)) }
-    public func storedExpiry(account: String) throws(StoreError) -> Date? { try call(.storedExpiry(account: account)) }
+    public func receiptEntry(transactionID: String) throws(StoreError) -> ReceiptEntry? { try call(W.receiptEntry, transactionID) }
+    public func receipt(account: String) throws(StoreError) -> [ReceiptEntry] { try call(W.receipt, account) }
+    public func receiptState(account: String) throws(StoreError) -> ReceiptState { try call(W.receiptState, account) }
+    public func storedExpiry(account: String) throws(StoreError) -> Date? { try call(W.storedExpiry, account) }
     public func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)] {
-        try call(.ownedProducts(account: account), as: [[String]].self).compactMap { pair in pair.count == 2 ? (pair[0], pair[1]) : nil }
+        try call(W.ownedProducts, account).compactMap { pair in pair.count == 2 ? (pair[0], pair[1]) : nil }
     }
-    public func plans(account: String) throws(StoreError) -> [String: PlanState] { try call(.plans(account: account)) }
-    public func planLines(account: String, from offset: Int) throws(StoreError) -> [ReceiptEntry] {
-        try call(.planLines(account: account, from: offset))
-    }
+}
 
+extension RemoteAccountServer: PlanBook {
+    public func plans(account: String) throws(StoreError) -> [String: PlanState] { try call(W.plans, account) }
+    public func planLines(account: String, from offset: Int) throws(StoreError) -> [ReceiptEntry] {
+        try call(W.planLines, R.Lines(account: account, from: offset))
+    }
     /// The device computes the lines from the plans as the server has them, and the server adds
     /// them only if the plans are still those; otherwise the device computes again (W3).
     public func updatePlans(
@@ -113,68 +127,61 @@ public final class RemoteAccountServer: AccountServer {
             let plans = try self.plans(account: account)
             let lines = try body(plans) { try self.planLines(account: account) }
             if lines.isEmpty { return [] }
-            if try call(.addPlanLines(account: account, expected: plans, lines: lines), as: Bool.self) { return lines }
+            if try call(W.addPlanLines, R.AddLines(account: account, expected: plans, lines: lines)) { return lines }
         }
         throw StoreError.storage(path: location, reason: "the account's plans kept changing while this device changed them; try again")
     }
+    public func accountsWithPlans() throws(StoreError) -> [String] { try call(W.accountsWithPlans, R.None()) }
+}
 
-    public func accountsWithPlans() throws(StoreError) -> [String] { try call(.accountsWithPlans) }
-
-    // MARK: Settings
-
-    public func changeStamp() throws(StoreError) -> ChangeStamp { try call(.changeStamp) }
-    /// Every store time reads the clock setting: it is asked again a second after it was read,
-    /// so another device's change is seen within a second (W7).
-    public func clockSetting() throws(StoreError) -> ClockSetting {
-        if let (read, setting) = clock.withLock({ $0 }), Date().timeIntervalSince(read) < 1 { return setting }
-        let setting: ClockSetting = try call(.clockSetting)
-        clock.withLock { $0 = (Date(), setting) }
-        return setting
-    }
-    public func setClockSetting(_ setting: ClockSetting) throws(StoreError) {
-        _ = try call(.setClockSetting(setting), as: Bool.self)
-        clock.withLock { $0 = nil }
-    }
-    public func billingSetting() throws(StoreError) -> BillingSetting { try call(.billingSetting) }
-    public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) { _ = try call(.setBillingSetting(setting), as: Bool.self) }
-    public func appIdentity() throws(StoreError) -> AppIdentity? { try call(.appIdentity) }
-    public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { _ = try call(.setAppIdentity(identity), as: Bool.self) }
-    public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try call(.simulatedErrors) }
-    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { _ = try call(.setSimulatedErrors(errors), as: Bool.self) }
-    public func webhook() throws(StoreError) -> Webhook? { try call(.webhook) }
-    public func setWebhook(_ webhook: Webhook?) throws(StoreError) { _ = try call(.setWebhook(webhook), as: Bool.self) }
-    public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] { try call(.recentRequests(limit: limit)) }
+extension RemoteAccountServer: ChangeTracking, SharedSettings {
+    public func changeStamp() throws(StoreError) -> ChangeStamp { try call(W.changeStamp, R.None()) }
+    public func billingSetting() throws(StoreError) -> BillingSetting { try call(W.billingSetting, R.None()) }
+    public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) { _ = try call(W.setBillingSetting, setting) }
+    public func appIdentity() throws(StoreError) -> AppIdentity? { try call(W.appIdentity, R.None()) }
+    public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { _ = try call(W.setAppIdentity, identity) }
+    public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try call(W.simulatedErrors, R.None()) }
+    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { _ = try call(W.setSimulatedErrors, errors) }
     public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {
-        _ = try call(.adoptDefaults(clockRate: clockRate, billing: billing, real: real), as: Bool.self)
+        _ = try call(W.adoptDefaults, R.Defaults(clockRate: clockRate, billing: billing, real: real))
     }
+}
 
-    /// Only the server's own program lists the requests it answered, and makes keys. A device
-    /// reads the public halves, to check promotional offer signatures (O2).
-    public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {}
-    public func apiKeyring() throws(StoreError) -> APIKeyring? { try call(.apiKeyring) }
+/// Only the server's own program makes keys and lists the requests it answered. A device reads
+/// the keys' public halves, to check promotional offer signatures (O2).
+extension RemoteAccountServer: KeyStore, RequestLog {
+    public func apiKeyring() throws(StoreError) -> APIKeyring? { try call(W.apiKeyring, R.None()) }
     public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) {
         throw StoreError.storage(path: location, reason: "keys are made where the server runs: `storefront keys create` in its state folder")
     }
+    public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {}
+    public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] { try call(W.recentRequests, limit) }
+}
 
-    // MARK: Notifications: the server delivers them (it runs all the time); devices write theirs.
+extension RemoteAccountServer: ClaimStore, PriceBook, FamilyStore {
+    public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
+        try call(W.claim, R.Claim(key: key, account: account, limit: limit))
+    }
+    public func claims(_ key: String) throws(StoreError) -> Int { try call(W.claims, key) }
+    public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) { _ = try call(W.addOfferCodes, codes) }
+    public func offerCode(_ code: String) throws(StoreError) -> OfferCode? { try call(W.offerCode, code) }
+    public func offerCodes() throws(StoreError) -> [OfferCode] { try call(W.offerCodes, R.None()) }
+    public func priceChanges() throws(StoreError) -> [PriceChange] { try call(W.priceChanges, R.None()) }
+    public func setPriceChange(_ change: PriceChange) throws(StoreError) { _ = try call(W.setPriceChange, change) }
+    public func families() throws(StoreError) -> [Family] { try call(W.families, R.None()) }
+    public func setFamilies(_ families: [Family]) throws(StoreError) { _ = try call(W.setFamilies, families) }
+}
 
+/// The server delivers notifications (it runs all the time); devices write theirs.
+extension RemoteAccountServer: Outbox {
     public func enqueue(_ notifications: [ServerNotification]) throws(StoreError) -> [ServerNotification] {
         guard !notifications.isEmpty else { return [] }
-        return try call(.enqueue(notifications))
+        return try call(W.enqueue, notifications)
     }
-    public func hasNotification(key: String) throws(StoreError) -> Bool { try call(.hasNotification(key: key)) }
-    public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
-        try call(.claim(key: key, account: account, limit: limit))
-    }
-    public func claims(_ key: String) throws(StoreError) -> Int { try call(.claims(key: key)) }
-    public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) { let _: Bool = try call(.addOfferCodes(codes)) }
-    public func offerCode(_ code: String) throws(StoreError) -> OfferCode? { try call(.offerCode(code)) }
-    public func offerCodes() throws(StoreError) -> [OfferCode] { try call(.offerCodes) }
-    public func priceChanges() throws(StoreError) -> [PriceChange] { try call(.priceChanges) }
-    public func setPriceChange(_ change: PriceChange) throws(StoreError) { let _: Bool = try call(.setPriceChange(change)) }
-    public func families() throws(StoreError) -> [Family] { try call(.families) }
-    public func setFamilies(_ families: [Family]) throws(StoreError) { let _: Bool = try call(.setFamilies(families)) }
-    public func notifications(account: String?) throws(StoreError) -> [ServerNotification] { try call(.notifications(account: account)) }
+    public func hasNotification(key: String) throws(StoreError) -> Bool { try call(W.hasNotification, key) }
+    public func notifications(account: String?) throws(StoreError) -> [ServerNotification] { try call(W.notifications, account) }
     public func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification] { [] }
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {}
+    public func webhook() throws(StoreError) -> Webhook? { try call(W.webhook, R.None()) }
+    public func setWebhook(_ webhook: Webhook?) throws(StoreError) { _ = try call(W.setWebhook, webhook) }
 }

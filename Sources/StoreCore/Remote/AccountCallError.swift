@@ -1,0 +1,43 @@
+// A refusal as the account server sends it over the wire (W1) and as the device words it.
+import Foundation
+
+/// An error the server answers with, as the device shows it.
+package struct AccountCallError: Codable, Sendable {
+    package var kind: String
+    package var name: String?
+    package var text: String
+
+    package init(_ error: StoreError) {
+        text = error.description
+        switch error {
+        case .accountExists(let name): (kind, self.name) = ("accountExists", name)
+        case .unknownAccount(let name): (kind, self.name) = ("unknownAccount", name)
+        case .wrongPassword(let name): (kind, self.name) = ("wrongPassword", name)
+        case .invalidAccountName(let name): (kind, self.name) = ("invalidAccountName", name)
+        case .emptyPassword: kind = "emptyPassword"
+        case .planRefused(let text): (kind, self.name) = ("planRefused", text)
+        case .offerCodeExists(let code): (kind, self.name) = ("offerCodeExists", code)
+        default: kind = "storage"
+        }
+    }
+
+    package init(kind: String, text: String) {
+        self.kind = kind
+        self.text = text
+    }
+
+    /// The error on the device; `server` names where it came from.
+    package func storeError(server: String) -> StoreError {
+        switch kind {
+        case "accountExists": .accountExists(name ?? "")
+        case "unknownAccount": .unknownAccount(name ?? "")
+        case "wrongPassword": .wrongPassword(name ?? "")
+        case "invalidAccountName": .invalidAccountName(name ?? "")
+        case "emptyPassword": .emptyPassword
+        case "planRefused": .planRefused(name ?? text)
+        case "offerCodeExists": .offerCodeExists(name ?? "")
+        case "session": .sessionRefused(server: server, reason: text)
+        default: .storage(path: server, reason: text)
+        }
+    }
+}

@@ -1,0 +1,276 @@
+// The account server over the network (W1), declared once: each remote method is one
+// `AccountMethod` — its name on the wire, its request and answer types, whose call it is, and what
+// the server does with it. A device's `RemoteAccountServer` sends a method's request and reads its
+// answer; `storefront serve`'s dispatcher (AccountService) looks the method up by name, checks
+// who may call it in one place, and runs it. DECISIONS.md ("One table for the wire") shows what a
+// new method takes.
+import Foundation
+
+/// Whose call a request is: what the server checks before it runs a method (W6).
+package enum AccountAccess: Sendable, Equatable {
+    /// Anyone who reaches the server (sign-up, sign-in, the settings every device reads).
+    case anyone
+    /// A device with a session for some account (changing what every device shares).
+    case signedIn
+    /// A device with a session for each of these accounts. `familyReads`: a member of a family
+    /// that the account organizes may read it too (O5: a shared plan's access follows the
+    /// organizer's plans).
+    case accounts([String], familyReads: Bool = false)
+
+    static func account(_ name: String, familyReads: Bool = false) -> AccountAccess { .accounts([name], familyReads: familyReads) }
+}
+
+/// What the server knows of one call while it runs a method.
+package final class AccountCallContext: @unchecked Sendable {
+    /// The accounts the call's sessions stand for, lowercased.
+    package let accounts: Set<String>
+    /// The call's session tokens, as sent.
+    package let tokens: [String]
+    package let now: Date
+    package let hasher: PasswordHasher
+    /// Failed sign-ins in a row, by account name (lowercased), kept by the server.
+    package let signInFailures: Locked<[String: Int]>
+    /// How long the server waits before it answers (a failed sign-in).
+    package var delay: TimeInterval = 0
+
+    package init(accounts: Set<String>, tokens: [String], now: Date, hasher: PasswordHasher, signInFailures: Locked<[String: Int]>) {
+        self.accounts = accounts
+        self.tokens = tokens
+        self.now = now
+        self.hasher = hasher
+        self.signInFailures = signInFailures
+    }
+
+    package func isCaller(_ account: String) -> Bool { accounts.contains(account.lowercased()) }
+}
+
+/// The server a method runs against: the account server's roles and its device sessions.
+package typealias ServingAccountServer = AccountServer & SessionKeeping
+
+/// One remote method of the account server.
+public struct AccountMethod<Request: Codable & Sendable, Response: Codable & Sendable>: Sendable {
+    public let name: String
+    package let access: @Sendable (Request) -> AccountAccess
+    package let perform: @Sendable (any ServingAccountServer, Request, AccountCallContext) throws -> Response
+
+    package init(
+        _ name: String, access: @escaping @Sendable (Request) -> AccountAccess,
+        _ perform: @escaping @Sendable (any ServingAccountServer, Request, AccountCallContext) throws -> Response
+    ) {
+        self.name = name
+        self.access = access
+        self.perform = perform
+    }
+
+    /// A method that needs nothing of the call but its request.
+    package init(
+        _ name: String, access: @escaping @Sendable (Request) -> AccountAccess,
+        _ perform: @escaping @Sendable (any ServingAccountServer, Request) throws -> Response
+    ) {
+        self.init(name, access: access) { server, request, _ in try perform(server, request) }
+    }
+
+    /// The method with its types erased, for the server's dispatcher.
+    package var erased: AnyAccountMethod {
+        AnyAccountMethod(name: name) { body, decoder in
+            let request = try decoder.decode(AccountWire.Envelope<Request>.self, from: body).request
+            return (access(request), { server, context in
+                try JSONEncoder().encode(AccountWire.Reply(value: try perform(server, request, context)))
+            })
+        }
+    }
+}
+
+/// A method as the dispatcher holds it: from a call's body, whose call it is and how to answer it.
+package struct AnyAccountMethod: Sendable {
+    package let name: String
+    package let prepare: @Sendable (Data, JSONDecoder) throws -> (AccountAccess, (any ServingAccountServer, AccountCallContext) throws -> Data)
+}
+
+/// Requests of more than one value.
+public enum AccountRequests {
+    public struct Credentials: Codable, Sendable { var name, password, device: String }
+    public struct SessionID: Codable, Sendable { var account, id: String }
+    public struct Record: Codable, Sendable { var entry: ReceiptEntry; var timeZone: String }
+    public struct Lines: Codable, Sendable { var account: String; var from: Int }
+    /// Plan lines to add if the plans are still `expected` (the device computed the lines from
+    /// them); otherwise nothing, and the device computes again (W3).
+    public struct AddLines: Codable, Sendable { var account: String; var expected: [String: PlanState]; var lines: [ReceiptEntry] }
+    public struct Claim: Codable, Sendable { var key, account: String; var limit: Int }
+    public struct Defaults: Codable, Sendable { var clockRate: Double?; var billing: BillingSetting?; var real: Date }
+    /// No value.
+    public struct None: Codable, Sendable { public init() {} }
+}
+
+/// The table: every remote method, by role.
+public enum AccountWire {
+    /// Where `storefront serve` takes calls: `POST` with `{"method": NAME, "request": …}`.
+    public static let path = "/storefront/v1/call"
+
+    struct Envelope<Request: Codable>: Codable {
+        var method: String
+        var request: Request
+    }
+
+    struct Reply<Value: Codable>: Codable {
+        var value: Value
+    }
+
+    typealias R = AccountRequests
+    typealias Method = AccountMethod
+
+    // MARK: Accounts and sessions (W2): no session needed to sign in; the answer carries one.
+
+    static let signUp = Method<R.Credentials, AccountSession>("signUp", access: { _ in .anyone }) { server, request, call in
+        try Accounts.validate(accountName: request.name)
+        guard !request.password.isEmpty else { throw StoreError.emptyPassword }
+        let made = try server.signUp(name: request.name, password: request.password, hasher: call.hasher, device: request.device, at: call.now)
+        return AccountSession(account: made.account, token: try server.createSession(account: made.account, device: request.device, at: call.now))
+    }
+    static let signIn = Method<R.Credentials, AccountSession>("signIn", access: { _ in .anyone }) { server, request, call in
+        let key = request.name.lowercased()
+        do {
+            let found = try server.signIn(name: request.name, password: request.password, hasher: call.hasher, device: request.device)
+            call.signInFailures.withLock { $0[key] = nil }
+            return AccountSession(account: found.account, token: try server.createSession(account: found.account, device: request.device, at: call.now))
+        } catch let error as StoreError where error == .wrongPassword(request.name) || error == .unknownAccount(request.name) {
+            // W6: each failure in a row doubles the wait, up to five seconds.
+            let count = call.signInFailures.withLock { failures -> Int in
+                // Bounded: a flood of made-up names cannot grow it without end.
+                if failures.count >= 10_000, failures[key] == nil { failures.removeAll() }
+                failures[key, default: 0] += 1
+                return failures[key] ?? 1
+            }
+            call.delay = min(5, 0.25 * pow(2, Double(min(count, 8) - 1)))
+            throw error
+        }
+    }
+    static let signOut = Method<R.None, Bool>("signOut", access: { _ in .anyone }) { server, _, call in
+        for token in call.tokens { try server.revokeSession(token: token, at: call.now) }
+        return true
+    }
+    static let deviceSessions = Method<String, [DeviceSessionInfo]>("deviceSessions", access: { .account($0) }) { server, account, _ in
+        try server.deviceSessions(account: account)
+    }
+    static let revokeDeviceSession = Method<R.SessionID, Bool>("revokeDeviceSession", access: { .account($0.account) }) { server, request, call in
+        try server.revokeDeviceSession(account: request.account, id: request.id, at: call.now)
+    }
+
+    // MARK: The ledger: an account's receipt, that account's session only (A7, W6).
+
+    static let record = Method<R.Record, Date?>("record", access: { .account($0.entry.account) }) { server, request, _ in
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: request.timeZone) ?? TimeZone(identifier: "UTC")!
+        return try server.record(request.entry, calendar: calendar)
+    }
+    /// Another account's line is as good as none to the caller.
+    static let receiptEntry = Method<String, ReceiptEntry?>("receiptEntry", access: { _ in .anyone }) { server, id, call in
+        try server.receiptEntry(transactionID: id).flatMap { call.isCaller($0.account) ? $0 : nil }
+    }
+    static let receipt = Method<String, [ReceiptEntry]>("receipt", access: { .account($0) }) { try $0.receipt(account: $1) }
+    static let receiptState = Method<String, ReceiptState>("receiptState", access: { .account($0) }) { try $0.receiptState(account: $1) }
+    static let storedExpiry = Method<String, Date?>("storedExpiry", access: { .account($0) }) { try $0.storedExpiry(account: $1) }
+    static let ownedProducts = Method<String, [[String]]>("ownedProducts", access: { .account($0) }) { server, account, _ in
+        try server.ownedProducts(account: account).map { [$0.productID, $0.transactionID] }
+    }
+
+    // MARK: Plans
+
+    static let plans = Method<String, [String: PlanState]>("plans", access: { .account($0, familyReads: true) }) { try $0.plans(account: $1) }
+    static let planLines = Method<R.Lines, [ReceiptEntry]>("planLines", access: { .account($0.account) }) { server, request, _ in
+        try server.planLines(account: request.account, from: max(0, request.from))
+    }
+    static let addPlanLines = Method<R.AddLines, Bool>("addPlanLines", access: { .accounts([$0.account] + $0.lines.map(\.account)) }) { server, request, _ in
+        var added = false
+        try server.updatePlans(account: request.account) { plans, _ in
+            guard plans == request.expected else { return [] }
+            added = true
+            return request.lines
+        }
+        return added
+    }
+    static let accountsWithPlans = Method<R.None, [String]>("accountsWithPlans", access: { _ in .anyone }) { server, _, call in
+        try server.accountsWithPlans().filter { call.isCaller($0) }
+    }
+
+    // MARK: Claims and offer codes
+
+    static let claim = Method<R.Claim, Bool>("claim", access: { .account($0.account) }) { server, request, call in
+        try server.claim(request.key, account: request.account, limit: request.limit, at: call.now)
+    }
+    static let claims = Method<String, Int>("claims", access: { _ in .anyone }) { try $0.claims($1) }
+    static let addOfferCodes = Method<[OfferCode], Bool>("addOfferCodes", access: { _ in .signedIn }) { try $0.addOfferCodes($1); return true }
+    static let offerCode = Method<String, OfferCode?>("offerCode", access: { _ in .anyone }) { try $0.offerCode($1) }
+    static let offerCodes = Method<R.None, [OfferCode]>("offerCodes", access: { _ in .anyone }) { server, _, _ in try server.offerCodes() }
+
+    // MARK: Keys, prices, families
+
+    /// The keys' public halves and issuer id (O2: devices check offer signatures).
+    static let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", access: { _ in .anyone }) { server, _, _ in try server.apiKeyring() }
+    static let priceChanges = Method<R.None, [PriceChange]>("priceChanges", access: { _ in .anyone }) { server, _, _ in try server.priceChanges() }
+    static let setPriceChange = Method<PriceChange, Bool>("setPriceChange", access: { _ in .signedIn }) { try $0.setPriceChange($1); return true }
+    static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }) { server, _, _ in try server.families() }
+    static let setFamilies = Method<[Family], Bool>("setFamilies", access: { _ in .signedIn }) { try $0.setFamilies($1); return true }
+
+    // MARK: The outbox: a device writes its accounts' notifications; the server delivers them.
+
+    static let enqueue = Method<[ServerNotification], [ServerNotification]>("enqueue", access: { .accounts($0.map(\.account)) }) {
+        try $0.enqueue($1)
+    }
+    static let hasNotification = Method<String, Bool>("hasNotification", access: { _ in .anyone }) { try $0.hasNotification(key: $1) }
+    /// One account's notifications, or (nil) those of every account the call has a session for.
+    static let notifications = Method<String?, [ServerNotification]>("notifications", access: { $0.map { .account($0) } ?? .anyone }) {
+        server, account, call in
+        if let account { return try server.notifications(account: account) }
+        return try server.notifications(account: nil).filter { call.isCaller($0.account) }
+    }
+    static let webhook = Method<R.None, Webhook?>("webhook", access: { _ in .anyone }) { server, _, _ in try server.webhook() }
+    static let setWebhook = Method<Webhook?, Bool>("setWebhook", access: { _ in .signedIn }) { try $0.setWebhook($1); return true }
+
+    // MARK: Settings every device shares (W7): read by anyone, changed by a signed-in device.
+
+    static let changeStamp = Method<R.None, ChangeStamp>("changeStamp", access: { _ in .anyone }) { server, _, _ in try server.changeStamp() }
+    static let clockSetting = Method<R.None, ClockSetting>("clockSetting", access: { _ in .anyone }) { server, _, _ in try server.clockSetting() }
+    static let setClockSetting = Method<ClockSetting, Bool>("setClockSetting", access: { _ in .signedIn }) { try $0.setClockSetting($1); return true }
+    static let billingSetting = Method<R.None, BillingSetting>("billingSetting", access: { _ in .anyone }) { server, _, _ in try server.billingSetting() }
+    static let setBillingSetting = Method<BillingSetting, Bool>("setBillingSetting", access: { _ in .signedIn }) {
+        try $0.setBillingSetting($1); return true
+    }
+    static let appIdentity = Method<R.None, AppIdentity?>("appIdentity", access: { _ in .anyone }) { server, _, _ in try server.appIdentity() }
+    static let setAppIdentity = Method<AppIdentity, Bool>("setAppIdentity", access: { _ in .signedIn }) { try $0.setAppIdentity($1); return true }
+    static let simulatedErrors = Method<R.None, SimulatedErrors?>("simulatedErrors", access: { _ in .anyone }) { server, _, _ in
+        try server.simulatedErrors()
+    }
+    static let setSimulatedErrors = Method<SimulatedErrors, Bool>("setSimulatedErrors", access: { _ in .signedIn }) {
+        try $0.setSimulatedErrors($1); return true
+    }
+    static let adoptDefaults = Method<R.Defaults, Bool>("adoptDefaults", access: { _ in .anyone }) { server, request, _ in
+        try server.adoptDefaults(clockRate: request.clockRate, billing: request.billing, real: request.real)
+        return true
+    }
+
+    // MARK: The request log
+
+    static let recentRequests = Method<Int, [ServedRequest]>("recentRequests", access: { _ in .anyone }) { try $0.recentRequests(limit: min($1, 200)) }
+
+    /// Every method the server answers, by name.
+    package static let all: [String: AnyAccountMethod] = {
+        let methods: [AnyAccountMethod] = [
+            signUp.erased, signIn.erased, signOut.erased, deviceSessions.erased, revokeDeviceSession.erased,
+            record.erased, receiptEntry.erased, receipt.erased, receiptState.erased, storedExpiry.erased, ownedProducts.erased,
+            plans.erased, planLines.erased, addPlanLines.erased, accountsWithPlans.erased,
+            claim.erased, claims.erased, addOfferCodes.erased, offerCode.erased, offerCodes.erased,
+            apiKeyring.erased, priceChanges.erased, setPriceChange.erased, families.erased, setFamilies.erased,
+            enqueue.erased, hasNotification.erased, notifications.erased, webhook.erased, setWebhook.erased,
+            changeStamp.erased, clockSetting.erased, setClockSetting.erased, billingSetting.erased, setBillingSetting.erased,
+            appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased, adoptDefaults.erased,
+            recentRequests.erased,
+        ]
+        return Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }()
+
+    /// A call's body, as a device sends it.
+    package static func body<Request, Response>(_ method: AccountMethod<Request, Response>, _ request: Request) throws -> Data {
+        try JSONEncoder().encode(Envelope(method: method.name, request: request))
+    }
+}
