@@ -5,6 +5,8 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import NIOCore
+import NIOPosix
 import NIOSSL
 import StoreCore
 
@@ -53,6 +55,16 @@ public enum ServerApplication {
         )
     }
 
+    /// Where the store's work runs: SQLite through GRDB, PostgreSQL's waits and scrypt are
+    /// synchronous, and on Swift's cooperative pool (two threads here) one slow sign-in would stall
+    /// every other request. Threads of their own, many more than cores, since most of their time
+    /// is spent waiting on the disk or the database.
+    static let blockingWork: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(16, 4 * System.coreCount))
+        pool.start()
+        return pool
+    }()
+
     static func responder(served: ServedStore, logger: Logger) -> CallbackResponder<BasicRequestContext> {
         CallbackResponder { request, _ in
             if request.uri.path == "/storefront/fixed" { return fixed(request) }
@@ -62,20 +74,25 @@ public enum ServerApplication {
                 query.append((String(key).removingPercentEncoding ?? String(key), String(value).removingPercentEncoding ?? String(value)))
             }
             let answer: APIResponse
-            do {
-                let body = try await request.body.collect(upTo: ServerAPI.maximumBody)
-                if request.uri.path == AccountService.path, request.method == .post {
-                    // W1: a device's call to its account server.
-                    let called = served.accounts.handle(body: Data(buffer: body), authorization: request.headers[.authorization])
-                    if called.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(called.delay * 1_000_000_000)) }
-                    answer = APIResponse(status: called.status, body: called.body)
-                } else {
-                    answer = served.api.handle(APIRequest(
-                        method: request.method.rawValue, path: request.uri.path, query: query,
-                        authorization: request.headers[.authorization], body: Data(buffer: body)
-                    ))
+            if let body = try? await request.body.collect(upTo: ServerAPI.maximumBody) {
+                let authorization = request.headers[.authorization]
+                do {
+                    if request.uri.path == AccountService.path, request.method == .post {
+                        // W1: a device's call to its account server.
+                        let called = try await blockingWork.runIfActive { served.accounts.handle(body: Data(buffer: body), authorization: authorization) }
+                        if called.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(called.delay * 1_000_000_000)) }
+                        answer = APIResponse(status: called.status, body: called.body)
+                    } else {
+                        let apiRequest = APIRequest(
+                            method: request.method.rawValue, path: request.uri.path, query: query, authorization: authorization, body: Data(buffer: body)
+                        )
+                        answer = try await blockingWork.runIfActive { served.api.handle(apiRequest) }
+                    }
+                } catch {
+                    // The pool is stopped only when the process ends.
+                    answer = APIResponse.error(500, 5_000_000, "the server is stopping")
                 }
-            } catch {
+            } else {
                 answer = ServerAPI.bodyTooLong
             }
             let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
