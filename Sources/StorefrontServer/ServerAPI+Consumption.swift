@@ -1,0 +1,123 @@
+// The App Store Server API: Send Consumption Information (O7), versions 1 and 2.
+import Foundation
+import StoreCore
+
+extension ServerAPI {
+    /// Send Consumption Information, versions 1 and 2.
+    static let consumptionRoutes: [APIRoute] = [
+        APIRoute("PUT", "inApps/v1/transactions/consumption/{id}") { api, request, path, _ throws(StoreError) in try api.consumption(path["id"]!, request, version: 1) },
+        APIRoute("PUT", "inApps/v2/transactions/consumption/{id}") { api, request, path, _ throws(StoreError) in try api.consumption(path["id"]!, request, version: 2) },
+    ]
+
+    /// The developer's answer to a CONSUMPTION_REQUEST: checked field by field with Apple's codes,
+    /// kept on the receipt beside the refund request (202, no body). Version 1 takes consumables
+    /// only, with numbered fields; version 2 any purchase, with named ones.
+    func consumption(_ id: String, _ request: APIRequest, version: Int) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
+            return .error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object")
+        }
+        if let refusal = Self.checkConsumption(object, version: version) { return refusal }
+        guard let purchase = try server.receiptEntry(transactionID: id), purchase.isTransaction else {
+            return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)")
+        }
+        if version == 1, purchase.kind != .consumable {
+            return .error(400, APIErrorCode.invalidTransactionNotConsumable, "\(id) is not a consumable (use version 2)")
+        }
+        let receipt = try server.receipt(account: purchase.account)
+        guard let request = RefundRequest.current(of: id, in: RefundRequest.all(in: receipt)), request.state == .pending else {
+            return .error(400, APIErrorCode.generalBadRequest, "no refund request of \(id) is waiting for consumption information")
+        }
+        // The line names the request it answers (its `reference`); the JSON as sent is its note.
+        let line = ReceiptEntry(
+            transactionID: TransactionID.make(UInt64.random(in: 0...UInt64.max)), account: purchase.account, productID: purchase.productID,
+            kind: purchase.kind, purchaseDate: clock.now(), device: "app-store-server", event: .consumptionInfo,
+            group: purchase.group, reference: request.requestID, note: String(decoding: CompactJSON.encode(object), as: UTF8.self)
+        )
+        try server.add(line)
+        deliver()
+        return APIResponse(status: 202, body: Data())
+    }
+
+    /// Apple's checks of a consumption request body; nil when it passes.
+    static func checkConsumption(_ object: [String: Any], version: Int) -> APIResponse? {
+        func isBool(_ key: String) -> Bool { object[key].map { $0 is Bool || String(describing: type(of: $0)).contains("Boolean") } ?? false }
+        func integer(_ key: String, in range: ClosedRange<Int>) -> Bool {
+            guard let number = object[key] as? NSNumber, !String(describing: type(of: object[key]!)).contains("Boolean") else { return false }
+            return range.contains(number.intValue) && Double(number.intValue) == number.doubleValue
+        }
+        guard isBool("customerConsented"), object["customerConsented"] as? Bool == true else {
+            return .error(400, APIErrorCode.invalidCustomerConsented, "customerConsented must be true")
+        }
+        guard isBool("sampleContentProvided") else { return .error(400, APIErrorCode.invalidSampleContentProvided, "sampleContentProvided must be true or false") }
+        if version == 2 {
+            let delivery = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
+            guard let status = object["deliveryStatus"] as? String, delivery.contains(status) else {
+                return .error(400, APIErrorCode.invalidDeliveryStatus, "deliveryStatus must be one of \(delivery.joined(separator: ", "))")
+            }
+            if let percentage = object["consumptionPercentage"], !integer("consumptionPercentage", in: 0...100_000) {
+                return .error(400, APIErrorCode.generalBadRequest, "consumptionPercentage \(percentage) must be 0 to 100000 (milliunits)")
+            }
+            if let preference = object["refundPreference"] as? String, !["DECLINE", "GRANT_FULL", "GRANT_PRORATED"].contains(preference) {
+                return .error(400, APIErrorCode.generalBadRequest, "refundPreference must be DECLINE, GRANT_FULL or GRANT_PRORATED")
+            }
+            return nil
+        }
+        let numbered: [(String, ClosedRange<Int>, Int)] = [
+            ("consumptionStatus", 0...3, APIErrorCode.invalidConsumptionStatus), ("platform", 0...2, APIErrorCode.invalidPlatform),
+            ("deliveryStatus", 0...5, APIErrorCode.invalidDeliveryStatus), ("accountTenure", 0...7, APIErrorCode.invalidAccountTenure),
+            ("playTime", 0...7, APIErrorCode.invalidPlayTime), ("lifetimeDollarsRefunded", 0...7, APIErrorCode.invalidLifetimeDollarsRefunded),
+            ("lifetimeDollarsPurchased", 0...7, APIErrorCode.invalidLifetimeDollarsPurchased), ("userStatus", 0...4, APIErrorCode.invalidUserStatus),
+        ]
+        for (key, range, code) in numbered where !integer(key, in: range) {
+            return .error(400, code, "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        if let token = object["appAccountToken"] as? String, !token.isEmpty, UUID(uuidString: token) == nil {
+            return .error(400, APIErrorCode.invalidAppAccountToken, "appAccountToken must be a UUID or empty")
+        }
+        return nil
+    }
+
+    /// Extend Renewal Dates for All Active Subscribers of a product; a RENEWAL_EXTENSION SUMMARY
+    /// notification says how it went.
+    func massExtend(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        let object: [String: Any], terms: ExtensionTerms
+        switch Self.extensionRequest(request.body) {
+        case .success(let value): (object, terms) = value
+        case .failure(let refusal): return refusal
+        }
+        guard let productID = object["productId"] as? String, catalog.product(productID)?.autoRenew != nil else {
+            return .error(400, APIErrorCode.generalBadRequest, "productId must be an auto-renewable product of the catalog")
+        }
+        var succeeded = 0, failed = 0
+        for account in try server.accountsWithPlans() {
+            settle(account)
+            for state in try server.plans(account: account).values where state.productID == productID && state.endedAt == nil {
+                if case .extended = try extendPlan(account: account, original: state.originalTransactionID, terms: terms) { succeeded += 1 } else { failed += 1 }
+            }
+        }
+        let summary: [String: Any] = [
+            "requestIdentifier": terms.requestIdentifier, "productId": productID, "succeededCount": succeeded, "failedCount": failed,
+            "completeDate": SignedData.milliseconds(clock.now()),
+        ]
+        var notification = ServerNotification(
+            key: "mass:\(terms.requestIdentifier)", account: "", type: "RENEWAL_EXTENSION", subtype: "SUMMARY", createdAt: clock.now()
+        )
+        notification.summary = String(decoding: CompactJSON.encode(summary), as: UTF8.self)
+        try server.enqueue([notification])
+        deliver()
+        return .json(["requestIdentifier": terms.requestIdentifier])
+    }
+
+    /// Get Status of Subscription Renewal Date Extensions: read back from the SUMMARY notification.
+    func massStatus(productID: String, requestIdentifier: String) throws(StoreError) -> APIResponse {
+        guard let notification = try server.notifications(account: nil).first(where: { $0.key == "mass:\(requestIdentifier)" }),
+              let text = notification.summary, let summary = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+              summary["productId"] as? String == productID
+        else { return .error(404, APIErrorCode.notFound, "no mass extension \(requestIdentifier) for \(productID)") }
+        return .json([
+            "requestIdentifier": requestIdentifier, "complete": true, "completeDate": summary["completeDate"] ?? 0,
+            "succeededCount": summary["succeededCount"] ?? 0, "failedCount": summary["failedCount"] ?? 0,
+        ])
+    }
+}

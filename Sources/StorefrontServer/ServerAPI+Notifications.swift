@@ -1,0 +1,85 @@
+// The App Store Server API: Test notifications and notification history (N6, V3).
+import Foundation
+import StoreCore
+
+extension ServerAPI {
+    /// Request a Test Notification, Get Test Notification Status, Get Notification History.
+    static let notificationRoutes: [APIRoute] = [
+        APIRoute("POST", "inApps/v1/notifications/test") { api, _, _, _ throws(StoreError) in try api.requestTest() },
+        APIRoute("GET", "inApps/v1/notifications/test/{token}") { api, _, path, _ throws(StoreError) in try api.testStatus(path["token"]!) },
+        APIRoute("POST", "inApps/v1/notifications/history") { api, request, _, _ throws(StoreError) in try api.notificationHistory(request) },
+    ]
+
+    func requestTest() throws(StoreError) -> APIResponse {
+        let uuid = UUID().uuidString.lowercased()
+        try server.enqueue([ServerNotification(key: "test:\(uuid)", account: "", type: "TEST", createdAt: clock.now(), uuid: uuid)])
+        deliver()
+        return .json(["testNotificationToken": "\(uuid)_\(SignedData.milliseconds(realNow()))"])
+    }
+
+    func testStatus(_ token: String) throws(StoreError) -> APIResponse {
+        let uuid = String(token.prefix { $0 != "_" })
+        guard !uuid.isEmpty, let notification = try server.notifications(account: nil).first(where: { $0.uuid == uuid && $0.type == "TEST" }) else {
+            return .error(404, APIErrorCode.testNotificationNotFound, "no test notification \(token)")
+        }
+        return .json(try historyItem(notification))
+    }
+
+    /// One notification as Notification History and Get Test Notification Status give it.
+    func historyItem(_ notification: ServerNotification) throws(StoreError) -> [String: Any] {
+        var notification = notification
+        if notification.signedPayload == nil {
+            notification.signedPayload = try NotificationCourier.sign(
+                notification, server: server, catalog: catalog, authority: authority, identity: try identity(), now: clock.now()
+            )
+            try server.updateNotification(notification)
+        }
+        return [
+            "signedPayload": notification.signedPayload ?? "",
+            "sendAttempts": notification.attempts.map { attempt -> [String: Any] in
+                ["attemptDate": SignedData.milliseconds(attempt.at), "sendAttemptResult": Self.result(attempt)]
+            },
+        ]
+    }
+
+    /// Apple's `sendAttemptResult` for an attempt.
+    static func result(_ attempt: DeliveryAttempt) -> String {
+        if attempt.status == 200 { return "SUCCESS" }
+        if attempt.status != nil { return "UNSUCCESSFUL_HTTP_RESPONSE_CODE" }
+        let error = attempt.error ?? ""
+        if error.contains("timed out") { return "TIMED_OUT" }
+        if error.contains("refused") || error.contains("resolve") { return "NO_RESPONSE" }
+        return "OTHER"
+    }
+
+    /// Get Notification History: a body with startDate and endDate (ms), and optionally a type,
+    /// subtype, transactionId or onlyFailures; 20 a page, `paginationToken` the next.
+    func notificationHistory(_ request: APIRequest) throws(StoreError) -> APIResponse {
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
+            return .error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object")
+        }
+        guard let start = (object["startDate"] as? NSNumber)?.int64Value else { return .error(400, APIErrorCode.invalidStartDate, "startDate is required") }
+        guard let end = (object["endDate"] as? NSNumber)?.int64Value else { return .error(400, APIErrorCode.invalidEndDate, "endDate is required") }
+        if start > end { return .error(400, APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
+        var notifications = try server.notifications(account: nil).filter {
+            let at = SignedData.milliseconds($0.createdAt)
+            return at >= start && at < end
+        }
+        if let type = object["notificationType"] as? String {
+            guard type.allSatisfy({ $0.isUppercase || $0 == "_" }) else { return .error(400, APIErrorCode.invalidNotificationType, "\"\(type)\" is not a notification type") }
+            notifications = notifications.filter { $0.type == type }
+        }
+        if let subtype = object["notificationSubtype"] as? String { notifications = notifications.filter { $0.subtype == subtype } }
+        if let id = object["transactionId"] as? String {
+            guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+            notifications = notifications.filter { $0.transactionID == id }
+        }
+        if object["onlyFailures"] as? Bool == true { notifications = notifications.filter { $0.state != .delivered } }
+        guard let (page, next, hasMore) = Self.page(notifications, token: request.value("paginationToken")) else {
+            return .error(400, APIErrorCode.invalidPaginationToken, "the pagination token is not one this server gave")
+        }
+        var body: [String: Any] = ["notificationHistory": try page.map { notification throws(StoreError) in try historyItem(notification) }, "hasMore": hasMore]
+        if hasMore { body["paginationToken"] = next }
+        return .json(body)
+    }
+}

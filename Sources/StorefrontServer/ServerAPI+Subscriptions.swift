@@ -1,0 +1,53 @@
+// The App Store Server API: Subscription statuses and refund history (V3).
+import Foundation
+import StoreCore
+
+extension ServerAPI {
+    /// Get All Subscription Statuses, Get Refund History.
+    static let subscriptionRoutes: [APIRoute] = [
+        APIRoute("GET", "inApps/v1/subscriptions/{id}") { api, request, path, identity throws(StoreError) in try api.statuses(path["id"]!, request: request, identity: identity) },
+        APIRoute("GET", "inApps/v2/refund/lookup/{id}") { api, request, path, identity throws(StoreError) in try api.refunds(path["id"]!, request: request, identity: identity) },
+    ]
+
+    func statuses(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (line, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        let wanted = request.values("status")
+        guard wanted.allSatisfy({ Int($0).map { (1...5).contains($0) } ?? false }) else {
+            return .error(400, APIErrorCode.invalidStatus, "status must be 1 to 5")
+        }
+        let now = clock.now()
+        // Renewal info says the price a plan renews at: the one the developer set (O6).
+        let builder = PayloadBuilder(catalog: try catalog.priced(by: server), identity: identity, now: now, account: line.account)
+        var data: [[String: Any]] = []
+        for (group, state) in try server.plans(account: line.account).sorted(by: { $0.key < $1.key }) {
+            let plan = PlanStatus(state, catalog: catalog, now: now)
+            let status = PayloadBuilder.status(plan)
+            guard wanted.isEmpty || wanted.contains(String(status)) else { continue }
+            var item: [String: Any] = [
+                "status": status, "originalTransactionId": plan.originalTransactionID,
+                "signedRenewalInfo": try authority.sign(builder.renewalInfo(plan, planLines: receipt.filter { $0.kind == .autoRenewableSubscription })),
+            ]
+            if let current = receipt.first(where: { $0.transactionID == plan.transactionID }) {
+                item["signedTransactionInfo"] = try authority.sign(builder.transaction(line: current, receipt: receipt))
+            }
+            data.append(["subscriptionGroupIdentifier": group, "lastTransactions": [item]])
+        }
+        var body = common(identity)
+        body["data"] = data
+        return .json(body)
+    }
+
+    func refunds(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (_, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        let refunded = receipt.filter { $0.event == .refund }.compactMap { refund in receipt.first { $0.transactionID == refund.reference } }
+        guard let (page, next, hasMore) = Self.page(refunded, token: request.value("revision")) else {
+            return .error(400, APIErrorCode.invalidRevision, "the revision is not one this server gave")
+        }
+        return .json([
+            "signedTransactions": try page.map { line throws(StoreError) in try signedTransaction(line, receipt: receipt, identity: identity) },
+            "revision": next, "hasMore": hasMore,
+        ])
+    }
+}

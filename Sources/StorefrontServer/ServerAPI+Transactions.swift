@@ -1,0 +1,108 @@
+// The App Store Server API: Transactions (V3): Get Transaction Info and Get Transaction History v2, signed as S2.
+import Foundation
+import StoreCore
+
+extension ServerAPI {
+    /// Get Transaction Info, Get Transaction History v2.
+    static let transactionRoutes: [APIRoute] = [
+        APIRoute("GET", "inApps/v1/transactions/{id}") { api, request, path, identity throws(StoreError) in try api.transactionInfo(path["id"]!, identity: identity) },
+        APIRoute("GET", "inApps/v2/history/{id}") { api, request, path, identity throws(StoreError) in try api.history(path["id"]!, request: request, identity: identity) },
+    ]
+
+    /// A receipt line that is a transaction: a purchase (of any effect) or a renewal.
+    static func isTransaction(_ line: ReceiptEntry) -> Bool { line.isTransaction }
+
+    /// The account a transaction id (or original transaction id) belongs to, with its receipt.
+    func customer(_ id: String) throws(StoreError) -> (line: ReceiptEntry, receipt: [ReceiptEntry])? {
+        guard let line = try server.receiptEntry(transactionID: id), Self.isTransaction(line) else { return nil }
+        settle(line.account)
+        return (line, try server.receipt(account: line.account))
+    }
+
+    func builder(_ identity: AppIdentity, account: String) -> PayloadBuilder {
+        PayloadBuilder(catalog: catalog, identity: identity, now: clock.now(), account: account)
+    }
+
+    func signedTransaction(_ line: ReceiptEntry, receipt: [ReceiptEntry], identity: AppIdentity) throws(StoreError) -> String {
+        try authority.sign(builder(identity, account: line.account).transaction(line: line, receipt: receipt))
+    }
+
+    static func isTransactionID(_ text: String) -> Bool { !text.isEmpty && text.count <= 20 && text.allSatisfy(\.isNumber) }
+
+    func transactionInfo(_ id: String, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (line, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        return .json(["signedTransactionInfo": try signedTransaction(line, receipt: receipt, identity: identity)])
+    }
+
+    /// Get Transaction History v2: the customer's transactions, filtered, 20 a page, `revision`
+    /// the next page's token.
+    func history(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (_, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        var lines = receipt.filter(Self.isTransaction)
+        let refunded = Set(receipt.filter { $0.event == .refund }.compactMap(\.reference))
+        let start = request.value("startDate"), end = request.value("endDate")
+        let startMs = start.flatMap { Int64($0) }, endMs = end.flatMap { Int64($0) }
+        if start != nil, startMs == nil { return .error(400, APIErrorCode.invalidStartDate, "startDate is not milliseconds") }
+        if end != nil, endMs == nil { return .error(400, APIErrorCode.invalidEndDate, "endDate is not milliseconds") }
+        if let startMs, let endMs, startMs > endMs { return .error(400, APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
+        if let startMs { lines = lines.filter { SignedData.milliseconds($0.purchaseDate) >= startMs } }
+        if let endMs { lines = lines.filter { SignedData.milliseconds($0.purchaseDate) < endMs } }
+        let products = request.values("productId")
+        if !products.isEmpty { lines = lines.filter { products.contains($0.productID) } }
+        let types = request.values("productType")
+        let kinds: [String: ProductKind] = [
+            "AUTO_RENEWABLE": .autoRenewableSubscription, "NON_RENEWABLE": .nonRenewingSubscription, "CONSUMABLE": .consumable,
+            "NON_CONSUMABLE": .nonConsumable,
+        ]
+        if let bad = types.first(where: { kinds[$0] == nil }) { return .error(400, APIErrorCode.invalidProductType, "\"\(bad)\" is not a product type") }
+        if !types.isEmpty { lines = lines.filter { line in types.contains { kinds[$0] == line.kind } } }
+        let groups = request.values("subscriptionGroupIdentifier")
+        if !groups.isEmpty { lines = lines.filter { groups.contains($0.group ?? "") } }
+        if let ownership = request.value("inAppOwnershipType") {
+            guard ownership == "PURCHASED" || ownership == "FAMILY_SHARED" else {
+                return .error(400, APIErrorCode.invalidInAppOwnershipType, "\"\(ownership)\" is not an ownership type")
+            }
+            if ownership == "FAMILY_SHARED" { lines = [] }
+        }
+        if let revoked = request.value("revoked")?.lowercased() {
+            // Apple's Python client sends "True" and "False".
+            guard revoked == "true" || revoked == "false" else { return .error(400, APIErrorCode.invalidRevoked, "revoked must be true or false") }
+            lines = lines.filter { refunded.contains($0.transactionID) == (revoked == "true") }
+        }
+        switch request.value("sort") ?? "ASCENDING" {
+        case "ASCENDING": break
+        case "DESCENDING": lines.reverse()
+        case let other: return .error(400, APIErrorCode.invalidSort, "\"\(other)\" is not ASCENDING or DESCENDING")
+        }
+        guard let (page, next, hasMore) = Self.page(lines, token: request.value("revision")) else {
+            return .error(400, APIErrorCode.invalidRevision, "the revision is not one this server gave")
+        }
+        var body = common(identity)
+        body["signedTransactions"] = try page.map { line throws(StoreError) in try signedTransaction(line, receipt: receipt, identity: identity) }
+        body["revision"] = next
+        body["hasMore"] = hasMore
+        return .json(body)
+    }
+
+    /// A page of `items` after `token` (an opaque offset), the next token and whether more follow.
+    static func page<T>(_ items: [T], token: String?) -> (page: [T], next: String, hasMore: Bool)? {
+        var offset = 0
+        if let token {
+            guard let data = JWS.data(base64URL: token), let text = String(data: data, encoding: .utf8), text.hasPrefix("o:"),
+                  let value = Int(text.dropFirst(2)), value >= 0, value <= items.count
+            else { return nil }
+            offset = value
+        }
+        let end = min(items.count, offset + pageSize)
+        let next = JWS.base64URL(Data("o:\(end)".utf8))
+        return (Array(items[offset..<end]), next, end < items.count)
+    }
+
+    func common(_ identity: AppIdentity) -> [String: Any] {
+        var body: [String: Any] = ["bundleId": identity.bundleID, "environment": identity.environment.rawValue]
+        if let appleID = identity.appAppleID { body["appAppleId"] = appleID }
+        return body
+    }
+}
