@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // `storefront serve --database postgres://…`: the account server's state in PostgreSQL (W5).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `storefront serve`'s background work as services that stop with it, and their logs.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // `storefront serve --tls-cert --tls-key`: HTTPS (W6).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
@@ -76,11 +79,15 @@ let package = Package(
                 "StoreCore", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "storefront-server",
-            dependencies: ["StoreCore", "StorefrontServer", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: [
+                "StoreCore", "StorefrontServer", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
         .target(name: "TestSupport", dependencies: ["StoreCore", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/TestSupport"),

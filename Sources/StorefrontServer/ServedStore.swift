@@ -33,16 +33,22 @@ public final class ServedStore: @unchecked Sendable {
         )
     }
 
-    /// Writes the requests answered since the last time to the account server's list.
     /// O5: brings every family's shares in line (storefront-server does it every second).
-    public func reconcileFamilies() { settler.reconcileFamilies() }
+    public func reconcileFamilies() throws { try settler.reconcileFamilies() }
 
-    public func listRequests() {
+    /// Writes the requests answered since the last time to the account server's list; on a
+    /// failure they are kept for the next time.
+    public func listRequests() throws {
         let answered = requests.withLock { requests in
             defer { requests.removeAll() }
             return requests
         }
-        try? store.server.recordRequests(answered)
+        do {
+            try store.server.recordRequests(answered)
+        } catch {
+            requests.withLock { $0.insert(contentsOf: answered, at: 0) }
+            throw error
+        }
     }
 }
 
@@ -54,10 +60,15 @@ final class Settler: @unchecked Sendable {
     func settle(_ account: String) { lock.withLock { _ = try? store.plans.settle(account: account) } }
 
     /// O5: every family's shares put right. Devices of a remote server may read only their own
-    /// account (W6), so the server, which reaches every account, does it for them.
-    func reconcileFamilies() {
-        lock.withLock {
-            for family in (try? store.server.families()) ?? [] { try? store.family.reconcileFamily(of: family.organizer) }
+    /// account (W6), so the server, which reaches every account, does it for them. One family's
+    /// failure does not stop the others; the first is thrown after all were tried.
+    func reconcileFamilies() throws {
+        try lock.withLock {
+            var first: (any Error)?
+            for family in try store.server.families() {
+                do { try store.family.reconcileFamily(of: family.organizer) } catch { first = first ?? error }
+            }
+            if let first { throw first }
         }
     }
 }

@@ -6,6 +6,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import StoreCore
 import StorefrontServer
 
@@ -65,29 +66,16 @@ func makeApplication() -> some ApplicationProtocol {
 }
 let app = makeApplication()
 
-// N3 while serving: what is due goes out every second; the requests answered are listed (V7)
-// every second (a write ends every kept answer, which are kept a second at most anyway).
-let delivery = Task.detached {
-    while !Task.isCancelled {
-        _ = try? served.courier.deliverDue()
-        // O5: family shares, which devices of this server cannot reconcile for other accounts.
-        served.reconcileFamilies()
-        try? await Task.sleep(nanoseconds: 1_000_000_000)
-    }
-}
-let listing = Task.detached {
-    while !Task.isCancelled {
-        served.listRequests()
-        try? await Task.sleep(nanoseconds: 1_000_000_000)
-    }
-}
-
+// The HTTP server and the work beside it (N3 delivery, O5 family shares, V7's request list), one
+// group: SIGTERM or SIGINT stops them all, the services after the server.
+let group = ServiceGroup(configuration: .init(
+    services: [.init(service: app)] + served.services(logger: logger).map { .init(service: $0) },
+    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+))
 do {
-    try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    try await group.run()
 } catch {
     fail("\(error)", 3)
 }
-delivery.cancel()
-listing.cancel()
-served.listRequests()
+do { try served.listRequests() } catch { logger.error("request list failed: \(error)") }
 print("storefront serve: stopped")

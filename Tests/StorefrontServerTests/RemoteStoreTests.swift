@@ -225,7 +225,7 @@ struct RemoteStoreTests {
             try mom.queue.buy("comic.a")
             try mom.queue.buy("allaccess")
             // What storefront-server does every second.
-            setup.served.reconcileFamilies()
+            try setup.served.reconcileFamilies()
             _ = try kid.queue.recover()
             #expect(try kid.entitlements.status().owned == ["comic.a"])
             #expect(try kid.entitlements.status().plans.first?.familySharedBy == "mom")

@@ -169,7 +169,7 @@ struct ServerRouteTests {
             _ = try await Self.call(client, .get, "/inApps/v1/transactions/\(original)", token: nil)
         }
         #expect(try fixture.store.server.recentRequests(limit: 10).isEmpty, "listed together, once a second")
-        fixture.served.listRequests()
+        try fixture.served.listRequests()
         let listed = try fixture.store.server.recentRequests(limit: 10)
         #expect(listed.map(\.status) == [200, 401])
         #expect(listed.allSatisfy { $0.method == "GET" && $0.path == "/inApps/v1/transactions/\(original)" })
