@@ -62,6 +62,34 @@ struct PersistenceTests {
         #expect(failure?.exitStatus == 3)
     }
 
+    @Test("P2 a device setting stored as something it cannot be is a corrupt database, never its default", arguments: [
+        ("policy", "approve-ish"), ("refundPolicy", "sometimes"), ("planLinesSeen:ann", "-3"), ("serverSessions", "{not json"),
+    ])
+    func corruptSetting(key: String, value: String) throws {
+        let state = TemporaryState()
+        do {
+            let store = try state.signedIn("ann")
+            try store.queue.buy("comic.a")
+        }
+        let file = try state.directory.deviceDatabase("phone")
+        let queue = try DatabaseQueue(path: file.path)
+        try queue.write { db in try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value]) }
+        try queue.close()
+        let before = try Data(contentsOf: file)
+        let failure = error {
+            let store = try state.store()
+            _ = try store.queue.policy()
+            _ = try store.refunds.policy()
+            _ = try store.queue.recover()
+        }
+        guard case .corruptDatabase(let path, let reason) = failure else {
+            Issue.record("\(key): expected corruptDatabase, got \(String(describing: failure))")
+            return
+        }
+        #expect(path == file.path && reason.contains("meta") && reason.contains(value), "\(reason)")
+        #expect(try Data(contentsOf: file) == before, "left as it was")
+    }
+
     @Test("P2 a truncated database is reported, not replaced")
     func truncated() throws {
         let state = TemporaryState()

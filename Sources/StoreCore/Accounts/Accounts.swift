@@ -19,7 +19,7 @@ public final class Accounts: SessionRole {
         guard !password.isEmpty else { throw StoreError.emptyPassword }
         let account = try session.server.signUp(name: name, password: password, hasher: passwordHasher, device: session.deviceName, at: session.now())
         try keep(account)
-        try session.device.setMeta("currentUser", name)
+        try session.device.setSetting(.currentUser, name)
     }
 
     /// Signs in and remembers the account on this device. Like the seed app, signing in fetches
@@ -27,7 +27,7 @@ public final class Accounts: SessionRole {
     public func signIn(_ name: String, password: String) throws(StoreError) {
         let canonical = try authenticate(name, password: password)
         try session.withDeviceLock { () throws(StoreError) in
-            try session.device.setMeta("currentUser", canonical)
+            try session.device.setSetting(.currentUser, canonical)
             try session.device.raiseExpiry(user: canonical, to: try session.server.storedExpiry(account: canonical))
         }
     }
@@ -47,7 +47,7 @@ public final class Accounts: SessionRole {
             try session.keepSessions(sessions)
         }
         session.sessionUser = nil
-        try session.device.setMeta("currentUser", nil)
+        try session.device.setSetting(.currentUser, nil)
     }
 
     /// The sessions devices hold for the signed-in account on a server that hands them out (W2).

@@ -43,16 +43,11 @@ final class DeviceSession {
     /// The sessions a remote account server gave this device, by account (lowercased): they stay
     /// on the device (W2), and are handed back to the server each time the store opens.
     func keptSessions() throws(StoreError) -> [String: AccountSession] {
-        guard let text = try device.meta("serverSessions") else { return [:] }
-        guard let sessions = try? JSONDecoder().decode([String: AccountSession].self, from: Data(text.utf8)) else {
-            throw StoreError.corruptDatabase(path: device.path, reason: "the kept server sessions are not readable")
-        }
-        return sessions
+        try device.setting(.serverSessions) ?? [:]
     }
 
     func keepSessions(_ sessions: [String: AccountSession]) throws(StoreError) {
-        let text = sessions.isEmpty ? nil : (try? JSONEncoder().encode(sessions)).map { String(decoding: $0, as: UTF8.self) }
-        try device.setMeta("serverSessions", text)
+        try device.setSetting(.serverSessions, sessions.isEmpty ? nil : sessions)
     }
 
     func now() -> Date { clock.now() }
@@ -80,7 +75,7 @@ final class DeviceSession {
     /// The account this device acts for, or nil for a guest.
     func currentUser() throws(StoreError) -> String? {
         if let sessionUser { return sessionUser }
-        return try device.meta("currentUser")
+        return try device.setting(.currentUser)
     }
 
     /// The current profile: the account's name, "" for a guest.

@@ -77,31 +77,30 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     }
 
 
-    // MARK: Meta
+    // MARK: Meta: the device's settings (DeviceSettings.swift), each read as its type
 
-    func meta(_ key: String) throws(StoreError) -> String? {
-        try read { db in try MetaRecord.fetchOne(db, where: "key", is: key)?.value }
-    }
-
-    /// The device's outcome policy, if one was set; one that does not parse is a corrupt database.
-    func policy() throws(StoreError) -> PurchaseOutcome? {
-        guard let text = try meta("policy") else { return nil }
-        do {
-            return try PurchaseOutcome(parsing: text)
-        } catch {
-            throw StoreError.corruptDatabase(path: path, reason: CorruptValue(table: "meta", column: "value", value: text).description + " (the policy)")
+    /// The setting as stored, nil when it was never set; a value of another type is a corrupt
+    /// database, named with the table, column and value (P2).
+    func setting<Value>(_ key: DeviceSetting<Value>) throws(StoreError) -> Value? {
+        guard let text = try read({ db in try MetaRecord.fetchOne(db, where: "key", is: key.name)?.value }) else { return nil }
+        guard let value = key.decode(text) else {
+            throw StoreError.corruptDatabase(path: path, reason: CorruptValue(table: "meta", column: "value", value: text).description + " (\(key.meaning))")
         }
+        return value
     }
 
-    func setMeta(_ key: String, _ value: String?) throws(StoreError) {
+    func setSetting<Value>(_ key: DeviceSetting<Value>, _ value: Value?) throws(StoreError) {
         try write { db in
             if let value {
-                try MetaRecord(key: key, value: value).upsert(db)
+                try MetaRecord(key: key.name, value: key.encode(value)).upsert(db)
             } else {
-                _ = try MetaRecord.deleteOne(db, key: key)
+                _ = try MetaRecord.deleteOne(db, key: key.name)
             }
         }
     }
+
+    /// The device's outcome policy, if one was set.
+    func policy() throws(StoreError) -> PurchaseOutcome? { try setting(.policy) }
 
     // MARK: Profiles
 

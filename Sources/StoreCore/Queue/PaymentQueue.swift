@@ -44,7 +44,7 @@ public final class PaymentQueue: SessionRole {
     }
 
     public func setPolicy(_ policy: PurchaseOutcome) throws(StoreError) {
-        try device.setMeta("policy", policy.description)
+        try device.setSetting(.policy, policy)
     }
 
     // MARK: Transactions
@@ -248,8 +248,8 @@ public final class PaymentQueue: SessionRole {
     private func receiveRenewals(account: String) throws(StoreError) -> [String] {
         // Q6: only the plan lines recorded since this device last looked (lines are only added);
         // a device that has never looked reads them all.
-        let cursorKey = "planLinesSeen:" + account.lowercased()
-        let seen = try device.meta(cursorKey).flatMap { Int($0) } ?? 0
+        let cursor = DeviceSetting.planLinesSeen(account)
+        let seen = try device.setting(cursor) ?? 0
         let lines = try server.planLines(account: account, from: seen)
         guard !lines.isEmpty else { return [] }
         let renewals = lines.filter { $0.event == .renewal || $0.event == .familyShare }
@@ -280,7 +280,7 @@ public final class PaymentQueue: SessionRole {
         }
         // Moved on only once what it read is on the device: a crash before reads the lines again,
         // and those already received are known.
-        try device.setMeta(cursorKey, String(seen + lines.count))
+        try device.setSetting(cursor, seen + lines.count)
         return received
     }
 

@@ -100,9 +100,6 @@ public struct RefundRequest: Sendable, Equatable {
 public final class Refunds: SessionRole {
     let session: DeviceSession
     let plans: Plans
-    static let policyKey = "refundPolicy"
-    /// Set while a request made here waits for this device's policy to answer it (a crash between).
-    static let awaitingKey = "refundAwaitingPolicy"
 
     init(session: DeviceSession, plans: Plans) {
         self.session = session
@@ -110,10 +107,10 @@ public final class Refunds: SessionRole {
     }
 
     public func policy() throws(StoreError) -> RefundPolicy {
-        try device.meta(Self.policyKey).flatMap(RefundPolicy.init(rawValue:)) ?? .manual
+        try device.setting(.refundPolicy) ?? .manual
     }
 
-    public func setPolicy(_ policy: RefundPolicy) throws(StoreError) { try device.setMeta(Self.policyKey, policy.rawValue) }
+    public func setPolicy(_ policy: RefundPolicy) throws(StoreError) { try device.setSetting(.refundPolicy, policy) }
 
     /// The signed-in account's requests.
     public func requests() throws(StoreError) -> [RefundRequest] {
@@ -147,7 +144,7 @@ public final class Refunds: SessionRole {
             var line = line(.refundRequest, about: purchase)
             line.note = reason.rawValue
             try server.add(line)
-            try device.setMeta(Self.awaitingKey, purchase.transactionID)
+            try device.setSetting(.refundAwaitingPolicy, purchase.transactionID)
             try crashPoint(.refundRequested)
             try applyPolicy()
             let requests = try requests()
@@ -160,12 +157,12 @@ public final class Refunds: SessionRole {
 
     /// Answers the request this device made and left waiting for its policy (after a crash, at start).
     func applyPolicy() throws(StoreError) {
-        guard let waiting = try device.meta(Self.awaitingKey) else { return }
+        guard let waiting = try device.setting(.refundAwaitingPolicy) else { return }
         let policy = try policy()
         if policy != .manual, let pending = RefundRequest.current(of: waiting, in: try requests()), pending.state == .pending {
             _ = try decide(waiting, approve: policy == .approve)
         }
-        try device.setMeta(Self.awaitingKey, nil)
+        try device.setSetting(.refundAwaitingPolicy, nil)
     }
 
     /// The developer's side (or the App Store's policy) answers a waiting request: a refund, or a
