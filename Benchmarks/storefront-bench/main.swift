@@ -88,8 +88,18 @@ _ = FileManager.default.createFile(atPath: terminalOutput.path, contents: nil)
 let catalog = try CatalogLoader.load(contentsOf: repository.appendingPathComponent("assets/catalog.json")).catalog
 var utc = Calendar(identifier: .gregorian)
 utc.timeZone = TimeZone(identifier: "UTC")!
+
+/// A store built as every program builds one: through StoreFactory.
+func makeStore(
+    stateDirectory: StateDirectory, device: String, catalog: Catalog, clock: any StoreClock, calendar: Calendar,
+    passwordHasher: PasswordHasher = PasswordHasher()
+) throws(StoreError) -> Store {
+    let factory = try StoreFactory(stateDirectory: stateDirectory, catalog: catalog, calendar: calendar, time: .given(clock))
+    factory.passwordHasher = passwordHasher
+    return try factory.open(device: device)
+}
 if wants("screen") {
-    let store = try Store(
+    let store = try makeStore(
         stateDirectory: StateDirectory(scratch.appendingPathComponent("screen")), device: "bench", catalog: catalog,
         clock: ManualClock(Date(timeIntervalSince1970: 1_780_000_000)), calendar: utc
     )
@@ -177,7 +187,7 @@ row("peak memory of the screen program, default catalog", String(format: "%.1f M
 
 if wants("durable") {
     let folder = StateDirectory(scratch.appendingPathComponent("durable"))
-    let store = try Store(
+    let store = try makeStore(
         stateDirectory: folder, device: "bench", catalog: catalog, clock: ManualClock(Date(timeIntervalSince1970: 1_780_000_000)),
         calendar: utc, passwordHasher: PasswordHasher(cost: 16)
     )
@@ -215,7 +225,7 @@ if wants("receipt") {
 if wants("receipt") {
     func statusTime(history: Int) throws -> Double {
         let folder = StateDirectory(scratch.appendingPathComponent("history-\(history)"))
-        _ = try Store(stateDirectory: folder, device: "big", catalog: catalog, clock: SystemClock(), calendar: utc)
+        _ = try makeStore(stateDirectory: folder, device: "big", catalog: catalog, clock: SystemClock(), calendar: utc)
         let queue = try DatabaseQueue(path: try folder.deviceDatabase("big").path)
         try queue.write { db in
             for index in 0..<history {
@@ -231,7 +241,7 @@ if wants("receipt") {
             }
         }
         return try median(9) {
-            let store = try Store(stateDirectory: folder, device: "big", catalog: catalog, clock: SystemClock(), calendar: utc)
+            let store = try makeStore(stateDirectory: folder, device: "big", catalog: catalog, clock: SystemClock(), calendar: utc)
             try store.queue.recover()
             _ = try store.entitlements.status()
             _ = try store.entitlements.productRows()
@@ -266,7 +276,7 @@ if wants("plans") {
     let selfies = try CatalogLoader.load(contentsOf: repository.appendingPathComponent("assets/selfies.json")).catalog
     let clock = ManualClock(Date(timeIntervalSince1970: 1_780_000_000))
     func planStore(_ name: String) throws -> Store {
-        let store = try Store(
+        let store = try makeStore(
             stateDirectory: StateDirectory(scratch.appendingPathComponent(name)), device: "bench", catalog: selfies, clock: clock,
             calendar: utc, passwordHasher: PasswordHasher(cost: 16)
         )
@@ -283,7 +293,7 @@ if wants("plans") {
     row("ten years of weekly renewals written by one command (\(written) lines)", ms(settle), "one durable purchase \(ms(purchase))", ratio(settle, purchase), "one commit")
     let folder = StateDirectory(scratch.appendingPathComponent("plan-decade"))
     let status = try median(9) {
-        let store = try Store(stateDirectory: folder, device: "bench", catalog: selfies, clock: clock, calendar: utc)
+        let store = try makeStore(stateDirectory: folder, device: "bench", catalog: selfies, clock: clock, calendar: utc)
         try store.queue.recover()
         _ = try store.entitlements.status()
     }
@@ -297,7 +307,7 @@ if wants("plans") {
 if wants("signing") {
     let folder = StateDirectory(scratch.appendingPathComponent("signing"))
     let clock = ManualClock(Date(timeIntervalSince1970: 1_768_478_400))
-    let store = try Store(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
+    let store = try makeStore(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
     try store.accounts.signUp("bench", password: "bench")
     let bought = try store.queue.buy("com.storefront.comic.nightshift")
     let authority = try store.signed.authority()
@@ -315,7 +325,7 @@ if wants("signing") {
     let receiver = try LoopbackReceiver()
     func purchases(webhook: Bool) throws -> Double {
         let folder = StateDirectory(scratch.appendingPathComponent("webhook-\(webhook)"))
-        let store = try Store(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
+        let store = try makeStore(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
         try store.accounts.signUp("bench", password: "bench")
         if webhook { try store.notifications.setWebhook(Webhook(url: "http://127.0.0.1:\(receiver.port)/apple")) }
         // As a command does: the purchase, then what it caused goes out.
@@ -421,7 +431,7 @@ if wants("serve") {
     if let wrk, FileManager.default.isExecutableFile(atPath: serverBinary.path) {
         let folder = StateDirectory(scratch.appendingPathComponent("serve"))
         let clock = ManualClock(Date(timeIntervalSince1970: 1_768_478_400))
-        let store = try Store(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
+        let store = try makeStore(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
         try store.accounts.signUp("bench", password: "bench")
         for _ in 0..<1_000 { try store.queue.buy("com.storefront.randomviews") }
         let first = try require(try store.queue.history().first).id

@@ -46,8 +46,8 @@ public final class Store {
     }
 
     /// A store for `device` in `stateDirectory`. `server` is the account server to use; nil opens
-    /// the embedded one in the state folder.
-    public init(
+    /// the embedded one in the state folder. Internal: StoreFactory is the one place stores are built.
+    init(
         stateDirectory: StateDirectory, device deviceName: String, catalog: Catalog, clock: any StoreClock,
         calendar: Calendar, passwordHasher: PasswordHasher = PasswordHasher(),
         randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }, server: (any AccountServer)? = nil,

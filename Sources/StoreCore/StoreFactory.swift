@@ -10,6 +10,8 @@ public final class StoreFactory {
         case shared(override: ClockSetting?)
         /// A clock that only its owner moves (tests, scenarios).
         case manual(ManualClock)
+        /// Any clock of the caller's (the benchmarks' real one).
+        case given(any StoreClock)
     }
 
     public let stateDirectory: StateDirectory
@@ -36,6 +38,8 @@ public final class StoreFactory {
         switch time {
         case .manual(let manual):
             clock = manual
+        case .given(let given):
+            clock = given
         case .shared(let override):
             _ = try server.clockSetting()
             clock = SettingClock(read: { override ?? (try? server.clockSetting()) ?? .standard })
