@@ -38,6 +38,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case serverUnreachable(server: String, reason: String)
     /// The account server refused this device's session: revoked, unknown, or another account's (W6).
     case sessionRefused(server: String, reason: String)
+    /// The account server does this for the developer only, and the call did not carry the
+    /// developer's token (W9). `action` says what, in words.
+    case developerOnly(server: String, action: String)
     /// A purchase with an offer was refused as StoreKit refuses it (O2–O4).
     case offerRefused(OfferRefusal)
     /// `offer-codes create --custom` with a code that exists.
@@ -110,6 +113,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "the account server \(server) cannot be reached (\(reason)); is `storefront serve` running there?"
         case .sessionRefused(let server, let reason):
             "the account server \(server) refused this device: \(reason) (sign in again: `storefront account login NAME`)"
+        case .developerOnly(let server, let action):
+            "only the developer may \(action) on the account server \(server): give its developer token (STOREFRONT_DEVELOPER_TOKEN or --developer-token-file; `storefront developer-token` prints it where the server runs)"
         case .unknownNotification(let id):
             "no notification \"\(id)\"" + Self.shortPrefix(id) + " (`storefront notifications` lists them)"
         case .offerRefused(let refusal):
@@ -138,7 +143,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused:
+             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .developerOnly, .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused:
             1
         }
     }

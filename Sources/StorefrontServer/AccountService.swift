@@ -16,15 +16,25 @@ public final class AccountService: Sendable {
     let database: any ServingAccountServer
     let hasher: PasswordHasher
     let clock: any StoreClock
+    /// The developer's token, read again for each call that names one (`--rotate` takes effect at
+    /// once); nil: no call acts as the developer.
+    let developerToken: @Sendable () -> String?
     /// Failed sign-ins in a row, by account name (lowercased).
     private let failures = Locked<[String: Int]>([:])
     public static let path = AccountWire.path
 
-    public init(database: any AccountServer & SessionKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock) {
+    public init(
+        database: any AccountServer & SessionKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock,
+        developerToken: @escaping @Sendable () -> String? = { nil }
+    ) {
         self.database = database
         self.hasher = hasher
         self.clock = clock
+        self.developerToken = developerToken
     }
+
+    /// The header a device's developer token travels in.
+    public static let developerHeader = AccountWire.developerHeader
 
     /// The tokens of an `Authorization: Session T1 T2 …` header.
     static func tokens(_ authorization: String?) -> [String] {
@@ -38,11 +48,12 @@ public final class AccountService: Sendable {
 
     /// Looks the method up in the table (AccountWire), decides whether the call's sessions may
     /// make it, and runs it.
-    public func handle(body: Data, authorization: String?) -> Answer {
+    public func handle(body: Data, authorization: String?, developer: String? = nil) -> Answer {
         let decoder = JSONDecoder()
         let prepared: (AccountAccess, (any ServingAccountServer, AccountCallContext) throws -> Data)
+        let name: String
         do {
-            let name = try decoder.decode(Called.self, from: body).method
+            name = try decoder.decode(Called.self, from: body).method
             guard let method = AccountWire.all[name] else {
                 return refusal(400, AccountCallError(kind: "request", text: "not a call this server knows (no method \"\(name)\")"))
             }
@@ -56,12 +67,15 @@ public final class AccountService: Sendable {
             for token in tokens {
                 if let account = try database.sessionAccount(token: token) { accounts.insert(account.lowercased()) }
             }
-            if let refused = try refusal(of: prepared.0, accounts: accounts) { return refused }
-            let context = AccountCallContext(accounts: accounts, tokens: tokens, now: clock.now(), hasher: hasher, signInFailures: failures)
+            let isDeveloper = developer.map { given in developerToken().map { DeveloperToken.matches(given, $0) } ?? false } ?? false
+            if let refused = try refusal(of: prepared.0, method: name, accounts: accounts, isDeveloper: isDeveloper) { return refused }
+            let context = AccountCallContext(
+                accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, now: clock.now(), hasher: hasher, signInFailures: failures
+            )
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)
             } catch let error as StoreError {
-                var answer = refusal(error.kind == "storage" ? 500 : (context.delay > 0 ? 401 : 400), error)
+                var answer = refusal(error.kind == "storage" ? 500 : (context.delay > 0 ? 401 : (error.kind == "familyRefused" ? 403 : 400)), error)
                 answer.delay = context.delay
                 return answer
             } catch {
@@ -72,11 +86,14 @@ public final class AccountService: Sendable {
         }
     }
 
-    /// W6, decided here for every method: the refusal a call gets from whose call it is, or nil.
-    private func refusal(of access: AccountAccess, accounts: Set<String>) throws(StoreError) -> Answer? {
+    /// W6 and W9, decided here for every method: the refusal a call gets from whose call it is, or nil.
+    private func refusal(of access: AccountAccess, method: String, accounts: Set<String>, isDeveloper: Bool) throws(StoreError) -> Answer? {
         switch access {
         case .anyone:
             return nil
+        case .developer:
+            guard !isDeveloper else { return nil }
+            return refusal(403, StoreError.developerOnly(server: database.location, action: AccountWire.developerActions[method] ?? "call \(method)"))
         case .signedIn:
             guard accounts.isEmpty else { return nil }
             return refusal(401, AccountCallError(kind: "session", text: "changing the server's settings needs a signed-in device"))

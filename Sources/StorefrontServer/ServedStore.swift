@@ -21,7 +21,13 @@ public final class ServedStore: @unchecked Sendable {
             throw StoreError.storage(path: factory.server.location, reason: "storefront serve keeps its own account server; it cannot use another's")
         }
         store = try factory.open(device: "app-store-server")
-        accounts = AccountService(database: database, hasher: factory.passwordHasher, clock: store.clock)
+        // W9: the developer's token, made on the first start (owner-only, in the state folder).
+        let state = factory.stateDirectory
+        _ = try DeveloperToken.current(in: state)
+        let tokenFile = DeveloperToken.file(in: state)
+        accounts = AccountService(
+            database: database, hasher: factory.passwordHasher, clock: store.clock, developerToken: { DeveloperToken.read(tokenFile) }
+        )
         courier = try store.notifications.courier()
         let settler = Settler(store: store)
         self.settler = settler

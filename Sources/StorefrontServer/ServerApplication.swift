@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import HTTPTypes
 import Logging
 import NIOCore
 import NIOPosix
@@ -79,7 +80,10 @@ public enum ServerApplication {
                 do {
                     if request.uri.path == AccountService.path, request.method == .post {
                         // W1: a device's call to its account server.
-                        let called = try await blockingWork.runIfActive { served.accounts.handle(body: Data(buffer: body), authorization: authorization) }
+                        let developer = request.headers[HTTPField.Name(AccountWire.developerHeader)!]
+                        let called = try await blockingWork.runIfActive {
+                            served.accounts.handle(body: Data(buffer: body), authorization: authorization, developer: developer)
+                        }
                         if called.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(called.delay * 1_000_000_000)) }
                         answer = APIResponse(status: called.status, body: called.body)
                     } else {

@@ -41,6 +41,9 @@ struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The account server: `storefront serve` at http://HOST:PORT (default: $STOREFRONT_SERVER, else the state folder's own).", valueName: "url"))
     var server: String?
 
+    @Option(name: .customLong("developer-token-file"), help: ArgumentHelp("With --server: act as the developer, with the token in this file (default: $STOREFRONT_DEVELOPER_TOKEN).", valueName: "file"))
+    var developerTokenFile: String?
+
     @Flag(help: "Print JSON for scripts.")
     var json = false
 }
@@ -133,7 +136,15 @@ struct Context {
             throw CommandFailure(message: "storefront: --server takes http://HOST:PORT of `storefront serve`, not \"\(text)\"", status: 2)
         }
         let timeout = environment["STOREFRONT_SERVER_TIMEOUT"].flatMap(Double.init).map { max(0.1, $0) } ?? 10
-        return try RemoteAccountServer(url: url, timeout: timeout)
+        // W9: the developer's token makes this device the developer; without it, a customer.
+        var developer = environment["STOREFRONT_DEVELOPER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        if let file = options.developerTokenFile {
+            guard let token = DeveloperToken.read(URL(fileURLWithPath: file)) else {
+                throw CommandFailure(message: "\(file): cannot be read, or holds no developer token", status: 2)
+            }
+            developer = token
+        }
+        return try RemoteAccountServer(url: url, timeout: timeout, developerToken: developer)
     }
 
     /// Missing images are summed up in one line (the comics issue adds them); the rest are printed.

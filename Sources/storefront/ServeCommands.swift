@@ -125,3 +125,25 @@ struct Serve: ParsableCommand {
 }
 
 extension APIKey.KeyType: ExpressibleByArgument {}
+
+/// W9: the developer's token of this state folder, the one `storefront serve` checks; made on
+/// first use (owner-only). Run it where the server runs; give the token to the developer's devices.
+struct DeveloperTokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "developer-token",
+        abstract: "Print the developer token `storefront serve` accepts from this state folder (made on first use); --rotate replaces it.",
+        discussion: "A device acts as the developer (clock, billing, errors, webhook, prices, offer codes) when it has STOREFRONT_DEVELOPER_TOKEN or --developer-token-file; without it, only as its own accounts."
+    )
+    @Flag(help: "Make a new token; the old one stops working at once.") var rotate = false
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where state is kept (default: $STOREFRONT_STATE_DIR, else $XDG_STATE_HOME/storefront).", valueName: "dir"))
+    var stateDirectory: String?
+
+    func run() throws {
+        try reportingFailures {
+            var options = try CommonOptions.parse([])
+            options.stateDirectory = stateDirectory
+            let state = StateDirectory(try Context.resolveStateDirectory(options))
+            print(try DeveloperToken.current(in: state, rotate: rotate))
+        }
+    }
+}

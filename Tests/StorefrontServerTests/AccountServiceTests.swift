@@ -81,11 +81,15 @@ struct AccountServiceTests {
             ("revoking bob's session", fixture.refusal(AccountWire.revokeDeviceSession, .init(account: "bob", id: String(SessionToken.hash(bob).prefix(12)))), [ann]),
             ("no session", fixture.refusal(AccountWire.receipt, "bob"), []),
             ("a made-up token", fixture.refusal(AccountWire.receipt, "bob"), ["not-a-token"]),
-            ("a setting without a session", fixture.refusal(AccountWire.setWebhook, Webhook(url: "http://127.0.0.1:9/x")), []),
         ]
         for (what, call, tokens) in refused {
             let (status, error) = try call(tokens)
             #expect(status == 401 && error?.kind == "session", "\(what): \(status)")
+        }
+        // W9: the shared settings are the developer's, whatever sessions a device holds.
+        for tokens in [[], [ann], [ann, bob]] {
+            let (status, error) = try fixture.refusal(AccountWire.setWebhook, Webhook(url: "http://127.0.0.1:9/x"))(tokens)
+            #expect(status == 403 && error?.kind == "developer", "\(tokens.count) sessions: \(status)")
         }
         // Lines for bob smuggled into ann's own call.
         let smuggled = try fixture.call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [fixture.purchase("bob", "2000000000000004")]), tokens: [ann])

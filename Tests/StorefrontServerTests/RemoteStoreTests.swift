@@ -43,14 +43,18 @@ struct RemoteStoreTests {
             served = try ServedStore(factory: factory)
         }
 
-        /// A device on a machine of its own, or on `machine`, reaching the server at `port`.
-        func device(port: Int, on machine: TemporaryState? = nil, name: String = "phone") throws -> Store {
+        /// A device on a machine of its own, or on `machine`, reaching the server at `port`; with
+        /// `developer`, it holds the server's developer token too (W9).
+        func device(port: Int, on machine: TemporaryState? = nil, name: String = "phone", developer: Bool = false) throws -> Store {
             let machine = machine ?? {
                 let made = TemporaryState()
                 machines.append(made)
                 return made
             }()
-            let server = try RemoteAccountServer(url: try #require(URL(string: "http://127.0.0.1:\(port)")), timeout: 30)
+            let server = try RemoteAccountServer(
+                url: try #require(URL(string: "http://127.0.0.1:\(port)")), timeout: 30,
+                developerToken: developer ? try DeveloperToken.current(in: serverState.directory) : nil
+            )
             let factory = try StoreFactory(
                 stateDirectory: machine.directory, catalog: catalog, calendar: utcCalendar, time: .manual(serverState.clock), server: server
             )
@@ -158,7 +162,8 @@ struct RemoteStoreTests {
         // The key is made where the server is (a device's keyring changes stay on the server's machine).
         let key = try TestOfferKey(installedIn: setup.served.store)
         try await setup.run { port in
-            let a = try setup.device(port: port)
+            // Machine A is also the developer's (W9: offer codes are the developer's to make and list).
+            let a = try setup.device(port: port, developer: true)
             try a.accounts.signUp("ann", password: "secret")
             try a.queue.buy("allaccess")
             let b = try setup.device(port: port)
@@ -175,7 +180,8 @@ struct RemoteStoreTests {
             try c.accounts.signUp("bob", password: "secret")
             try c.queue.redeem(code: codes[0].code)
             #expect(error { try b.queue.redeem(code: codes[0].code) } == .offerCodeUsed(codes[0].code, byThisAccount: false))
-            #expect(try b.offers.codes().map(\.used) == [1])
+            #expect(try a.offers.codes().map(\.used) == [1])
+            #expect(error { try b.offers.codes() } == .developerOnly(server: "http://127.0.0.1:\(port)", action: "list offer codes"), "a customer lists no codes")
             for store in [a, c] {
                 let report = try store.entitlements.receipt()
                 #expect(report.storedPlans == report.recomputedPlans)
@@ -187,7 +193,8 @@ struct RemoteStoreTests {
     func refundsAndPricesAcrossMachines(backend: Backend) async throws {
         let setup = try Setup(catalog: selfiesCatalog, backend: backend)
         try await setup.run { port in
-            let a = try setup.device(port: port)
+            // Machine A is also the developer's (W9: prices are the developer's).
+            let a = try setup.device(port: port, developer: true)
             try a.accounts.signUp("ann", password: "secret")
             let comic = try a.queue.buy("comic.a")
             try a.queue.buy("allaccess")
@@ -200,6 +207,8 @@ struct RemoteStoreTests {
             _ = try b.queue.recover()
             #expect(try b.entitlements.status().owned.isEmpty, "the refund reached the other machine")
             setup.serverState.clock.advance(seconds: 3600)
+            #expect(error { try b.plans.setPrice(Decimal(string: "0.01")!, of: "allaccess", consentRequired: false) }
+                == .developerOnly(server: "http://127.0.0.1:\(port)", action: "change prices"), "a customer sets no price")
             let (_, told) = try a.plans.setPrice(Decimal(string: "2.49")!, of: "allaccess", consentRequired: true)
             #expect(told == 1)
             #expect(try b.plans.subscriptions().first?.priceIncrease?.answer == nil)

@@ -27,6 +27,26 @@ public struct Family: Sendable, Equatable, Codable {
     }
 }
 
+extension Family {
+    /// W9: whether the accounts `callers` (lowercased) may turn `old` families into `new` ones: a
+    /// family changes only by its organizer, except that a member may take themselves out.
+    public static func checkChange(from old: [Family], to new: [Family], by callers: Set<String>) throws(StoreError) {
+        func byOrganizer(_ families: [Family]) -> [String: Family] {
+            Dictionary(families.map { ($0.organizer.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let before = byOrganizer(old), after = byOrganizer(new)
+        for organizer in Set(before.keys).union(after.keys) where before[organizer] != after[organizer] {
+            if callers.contains(organizer) { continue }
+            // A member leaving: the same family less members who are all callers.
+            if let was = before[organizer], let now = after[organizer], was.organizer == now.organizer, was.unshared == now.unshared {
+                let left = was.members.filter { member in !now.members.contains(member) }
+                if now.members.allSatisfy(was.members.contains), !left.isEmpty, left.allSatisfy({ callers.contains($0.lowercased()) }) { continue }
+            }
+            throw StoreError.familyRefused("only \(before[organizer]?.organizer ?? after[organizer]?.organizer ?? organizer), the organizer, can change that family")
+        }
+    }
+}
+
 /// Why a family action cannot be done, in words.
 public struct FamilyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     public let description: String

@@ -17,6 +17,8 @@ package struct AccountCallError: Codable, Sendable {
         case .emptyPassword: kind = "emptyPassword"
         case .planRefused(let text): (kind, self.name) = ("planRefused", text)
         case .offerCodeExists(let code): (kind, self.name) = ("offerCodeExists", code)
+        case .familyRefused(let text): (kind, self.name) = ("familyRefused", text)
+        case .developerOnly(_, let action): (kind, self.name) = ("developer", action)
         default: kind = "storage"
         }
     }
@@ -37,6 +39,8 @@ package struct AccountCallError: Codable, Sendable {
         case "planRefused": .planRefused(name ?? text)
         case "offerCodeExists": .offerCodeExists(name ?? "")
         case "session": .sessionRefused(server: server, reason: text)
+        case "familyRefused": .familyRefused(name ?? text)
+        case "developer": .developerOnly(server: server, action: name ?? "do that")
         default: .storage(path: server, reason: text)
         }
     }

@@ -10,8 +10,11 @@ import Foundation
 package enum AccountAccess: Sendable, Equatable {
     /// Anyone who reaches the server (sign-up, sign-in, the settings every device reads).
     case anyone
-    /// A device with a session for some account (changing what every device shares).
+    /// A device with a session for some account.
     case signedIn
+    /// The developer (W9): the server's developer token. The clock, billing, simulated errors,
+    /// the app's identity, the webhook, prices, offer codes and the request log.
+    case developer
     /// A device with a session for each of these accounts. `familyReads`: a member of a family
     /// that the account organizes may read it too (O5: a shared plan's access follows the
     /// organizer's plans).
@@ -26,6 +29,8 @@ package final class AccountCallContext: @unchecked Sendable {
     package let accounts: Set<String>
     /// The call's session tokens, as sent.
     package let tokens: [String]
+    /// The call carries the server's developer token (W9).
+    package let isDeveloper: Bool
     package let now: Date
     package let hasher: PasswordHasher
     /// Failed sign-ins in a row, by account name (lowercased), kept by the server.
@@ -33,9 +38,12 @@ package final class AccountCallContext: @unchecked Sendable {
     /// How long the server waits before it answers (a failed sign-in).
     package var delay: TimeInterval = 0
 
-    package init(accounts: Set<String>, tokens: [String], now: Date, hasher: PasswordHasher, signInFailures: Locked<[String: Int]>) {
+    package init(
+        accounts: Set<String>, tokens: [String], isDeveloper: Bool, now: Date, hasher: PasswordHasher, signInFailures: Locked<[String: Int]>
+    ) {
         self.accounts = accounts
         self.tokens = tokens
+        self.isDeveloper = isDeveloper
         self.now = now
         self.hasher = hasher
         self.signInFailures = signInFailures
@@ -106,6 +114,8 @@ public enum AccountRequests {
 public enum AccountWire {
     /// Where `storefront serve` takes calls: `POST` with `{"method": NAME, "request": …}`.
     public static let path = "/storefront/v1/call"
+    /// The header that carries the developer's token (W9), apart from customers' sessions.
+    public static let developerHeader = "Storefront-Developer"
 
     struct Envelope<Request: Codable>: Codable {
         var method: String
@@ -199,18 +209,24 @@ public enum AccountWire {
         try server.claim(request.key, account: request.account, limit: request.limit, at: call.now)
     }
     static let claims = Method<String, Int>("claims", access: { _ in .anyone }) { try $0.claims($1) }
-    static let addOfferCodes = Method<[OfferCode], Bool>("addOfferCodes", access: { _ in .signedIn }) { try $0.addOfferCodes($1); return true }
+    static let addOfferCodes = Method<[OfferCode], Bool>("addOfferCodes", access: { _ in .developer }) { try $0.addOfferCodes($1); return true }
     static let offerCode = Method<String, OfferCode?>("offerCode", access: { _ in .anyone }) { try $0.offerCode($1) }
-    static let offerCodes = Method<R.None, [OfferCode]>("offerCodes", access: { _ in .anyone }) { server, _, _ in try server.offerCodes() }
+    static let offerCodes = Method<R.None, [OfferCode]>("offerCodes", access: { _ in .developer }) { server, _, _ in try server.offerCodes() }
 
     // MARK: Keys, prices, families
 
     /// The keys' public halves and issuer id (O2: devices check offer signatures).
     static let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", access: { _ in .anyone }) { server, _, _ in try server.apiKeyring() }
     static let priceChanges = Method<R.None, [PriceChange]>("priceChanges", access: { _ in .anyone }) { server, _, _ in try server.priceChanges() }
-    static let setPriceChange = Method<PriceChange, Bool>("setPriceChange", access: { _ in .signedIn }) { try $0.setPriceChange($1); return true }
+    static let setPriceChange = Method<PriceChange, Bool>("setPriceChange", access: { _ in .developer }) { try $0.setPriceChange($1); return true }
     static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }) { server, _, _ in try server.families() }
-    static let setFamilies = Method<[Family], Bool>("setFamilies", access: { _ in .signedIn }) { try $0.setFamilies($1); return true }
+    /// A customer changes only a family they organize, or leaves one they are in (W9); the
+    /// developer may change any.
+    static let setFamilies = Method<[Family], Bool>("setFamilies", access: { _ in .signedIn }) { server, families, call in
+        if !call.isDeveloper { try Family.checkChange(from: try server.families(), to: families, by: call.accounts) }
+        try server.setFamilies(families)
+        return true
+    }
 
     // MARK: The outbox: a device writes its accounts' notifications; the server delivers them.
 
@@ -225,23 +241,23 @@ public enum AccountWire {
         return try server.notifications(account: nil).filter { call.isCaller($0.account) }
     }
     static let webhook = Method<R.None, Webhook?>("webhook", access: { _ in .anyone }) { server, _, _ in try server.webhook() }
-    static let setWebhook = Method<Webhook?, Bool>("setWebhook", access: { _ in .signedIn }) { try $0.setWebhook($1); return true }
+    static let setWebhook = Method<Webhook?, Bool>("setWebhook", access: { _ in .developer }) { try $0.setWebhook($1); return true }
 
-    // MARK: Settings every device shares (W7): read by anyone, changed by a signed-in device.
+    // MARK: Settings every device shares (W7): read by anyone, changed by the developer (W9).
 
     static let changeStamp = Method<R.None, ChangeStamp>("changeStamp", access: { _ in .anyone }) { server, _, _ in try server.changeStamp() }
     static let clockSetting = Method<R.None, ClockSetting>("clockSetting", access: { _ in .anyone }) { server, _, _ in try server.clockSetting() }
-    static let setClockSetting = Method<ClockSetting, Bool>("setClockSetting", access: { _ in .signedIn }) { try $0.setClockSetting($1); return true }
+    static let setClockSetting = Method<ClockSetting, Bool>("setClockSetting", access: { _ in .developer }) { try $0.setClockSetting($1); return true }
     static let billingSetting = Method<R.None, BillingSetting>("billingSetting", access: { _ in .anyone }) { server, _, _ in try server.billingSetting() }
-    static let setBillingSetting = Method<BillingSetting, Bool>("setBillingSetting", access: { _ in .signedIn }) {
+    static let setBillingSetting = Method<BillingSetting, Bool>("setBillingSetting", access: { _ in .developer }) {
         try $0.setBillingSetting($1); return true
     }
     static let appIdentity = Method<R.None, AppIdentity?>("appIdentity", access: { _ in .anyone }) { server, _, _ in try server.appIdentity() }
-    static let setAppIdentity = Method<AppIdentity, Bool>("setAppIdentity", access: { _ in .signedIn }) { try $0.setAppIdentity($1); return true }
+    static let setAppIdentity = Method<AppIdentity, Bool>("setAppIdentity", access: { _ in .developer }) { try $0.setAppIdentity($1); return true }
     static let simulatedErrors = Method<R.None, SimulatedErrors?>("simulatedErrors", access: { _ in .anyone }) { server, _, _ in
         try server.simulatedErrors()
     }
-    static let setSimulatedErrors = Method<SimulatedErrors, Bool>("setSimulatedErrors", access: { _ in .signedIn }) {
+    static let setSimulatedErrors = Method<SimulatedErrors, Bool>("setSimulatedErrors", access: { _ in .developer }) {
         try $0.setSimulatedErrors($1); return true
     }
     static let adoptDefaults = Method<R.Defaults, Bool>("adoptDefaults", access: { _ in .anyone }) { server, request, _ in
@@ -251,7 +267,15 @@ public enum AccountWire {
 
     // MARK: The request log
 
-    static let recentRequests = Method<Int, [ServedRequest]>("recentRequests", access: { _ in .anyone }) { try $0.recentRequests(limit: min($1, 200)) }
+    static let recentRequests = Method<Int, [ServedRequest]>("recentRequests", access: { _ in .developer }) { try $0.recentRequests(limit: min($1, 200)) }
+
+    /// What each of the developer's methods does, in words for a refusal.
+    package static let developerActions: [String: String] = [
+        setClockSetting.name: "move the store clock", setBillingSetting.name: "change billing or the grace period",
+        setAppIdentity.name: "change the app's identity", setSimulatedErrors.name: "set simulated StoreKit errors",
+        setWebhook.name: "set the webhook", setPriceChange.name: "change prices", addOfferCodes.name: "make offer codes",
+        offerCodes.name: "list offer codes", recentRequests.name: "list the requests the server answered",
+    ]
 
     /// Every method the server answers, by name.
     package static let all: [String: AnyAccountMethod] = {

@@ -7,6 +7,8 @@ import Foundation
 public final class RemoteAccountServer: AccountServer {
     public let url: URL
     let timeout: TimeInterval
+    /// The developer's token, when this device acts as the developer (W9).
+    let developerToken: String?
     private let sessions = Locked<[String: String]>([:])
     private let clock = Locked<(read: Date, setting: ClockSetting)?>(nil)
     /// After a call that timed out, further calls fail at once for a second with the same words, so
@@ -17,12 +19,13 @@ public final class RemoteAccountServer: AccountServer {
     public var location: String { url.absoluteString }
 
     /// `url` is `http://HOST:PORT` of `storefront serve`.
-    public init(url: URL, timeout: TimeInterval = 10) throws(StoreError) {
+    public init(url: URL, timeout: TimeInterval = 10, developerToken: String? = nil) throws(StoreError) {
         guard url.scheme?.lowercased() == "http", url.host != nil else {
             throw StoreError.serverUnreachable(server: url.absoluteString, reason: "only http://HOST:PORT is supported")
         }
         self.url = url
         self.timeout = timeout
+        self.developerToken = developerToken
     }
 
     struct Failure: Decodable {
@@ -39,6 +42,7 @@ public final class RemoteAccountServer: AccountServer {
         var headers: [String: String] = [:]
         let tokens = only.map { [$0] } ?? sessions.withLock { Array($0.values).sorted() }
         if !tokens.isEmpty { headers["Authorization"] = "Session " + tokens.joined(separator: " ") }
+        if let developerToken { headers[AccountWire.developerHeader] = developerToken }
         if let (until, reason) = down.withLock({ $0 }), Date() < until { throw StoreError.serverUnreachable(server: location, reason: reason) }
         let http = SocketHTTP(host: url.host ?? "127.0.0.1", port: url.port ?? 80)
         let answer: (status: Int, body: Data)
