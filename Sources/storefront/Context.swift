@@ -14,20 +14,17 @@ struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The device: a named local profile (A3).", valueName: "name"))
     var device: String = "default"
 
-    @Option(help: ArgumentHelp("A catalog file (default: $STOREFRONT_CATALOG, else the shipped assets/catalog.json).", valueName: "file"))
-    var catalog: String?
+    /// The catalog and how to read it: the options every command that reads one takes.
+    @OptionGroup var catalogOptions: CatalogOptions
 
-    @Option(name: .customLong("months"), help: ArgumentHelp("How many months a non-renewing subscription of a .storekit file lasts (repeatable).", valueName: "product=N"), transform: MonthsArgument.parse)
-    var months: [MonthsArgument] = []
-
-    @Option(name: .customLong("duration"), help: ArgumentHelp("How long a non-renewing subscription of a .storekit file lasts, as P7D, P2W, P1M or P1Y (repeatable).", valueName: "product=period"), transform: ProductDurationArgument.parse)
-    var durations: [ProductDurationArgument] = []
-
-    @Option(help: ArgumentHelp("The storefront's locale for names and prices (default: the catalog's), such as ar_SA or zh_CN.", valueName: "locale"))
-    var locale: String?
-
-    @Option(help: ArgumentHelp("The folder of shipped assets (default: $STOREFRONT_ASSETS, else found beside the program).", valueName: "dir"))
-    var assets: String?
+    var catalog: String? {
+        get { catalogOptions.catalog }
+        set { catalogOptions.catalog = newValue }
+    }
+    var months: [MonthsArgument] { catalogOptions.months }
+    var durations: [ProductDurationArgument] { catalogOptions.durations }
+    var locale: String? { catalogOptions.locale }
+    var assets: String? { catalogOptions.assets }
 
     @Option(help: ArgumentHelp("Act as this account for this command only; the password comes from $STOREFRONT_PASSWORD or standard input.", valueName: "name"))
     var user: String?
@@ -69,7 +66,7 @@ struct CatalogOptions: ParsableArguments {
     /// The same choices as the options every store command takes, the rest at their defaults.
     var common: CommonOptions {
         var options = try! CommonOptions.parse([])
-        (options.catalog, options.months, options.durations, options.locale, options.assets) = (catalog, months, durations, locale, assets)
+        options.catalogOptions = self
         return options
     }
 }
