@@ -16,7 +16,8 @@ public final class ServedStore: @unchecked Sendable {
 
     /// The store of `factory` as the device "app-store-server", settling one account at a time
     /// (a Store is not shared between threads).
-    public init(factory: StoreFactory) throws(StoreError) {
+    /// `realNow` is the time bearer tokens' expiry is checked against (tests freeze it).
+    public init(factory: StoreFactory, realNow: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
         guard let database = factory.server as? any AccountServer & SessionKeeping else {
             throw StoreError.storage(path: factory.server.location, reason: "storefront serve keeps its own account server; it cannot use another's")
         }
@@ -34,7 +35,7 @@ public final class ServedStore: @unchecked Sendable {
         let courier = courier
         api = ServerAPI(
             server: store.server, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,
-            deliver: { _ = try? courier.deliverDue() },
+            deliver: { _ = try? courier.deliverDue() }, realNow: realNow,
             settle: { account in settler.settle(account) }
         )
     }

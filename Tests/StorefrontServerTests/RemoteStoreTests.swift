@@ -52,7 +52,8 @@ struct RemoteStoreTests {
                 return made
             }()
             let server = try RemoteAccountServer(
-                url: try #require(URL(string: "http://127.0.0.1:\(port)")), timeout: 30,
+                // A generous ceiling: a loaded machine is slow, not broken.
+                url: try #require(URL(string: "http://127.0.0.1:\(port)")), timeout: 120,
                 developerToken: developer ? try DeveloperToken.current(in: serverState.directory) : nil
             )
             let factory = try StoreFactory(

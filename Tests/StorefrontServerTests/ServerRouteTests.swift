@@ -19,6 +19,8 @@ struct ServerRouteTests {
         let served: ServedStore
         let key = P256.Signing.PrivateKey()
         let app: any ApplicationProtocol
+        /// Real time as the server sees it for tokens: frozen when the fixture is made.
+        let realNow = Date()
 
         /// Ann with a weekly plan bought on 15 January 2026 and 25 renewals since.
         init(backend: Backend) throws {
@@ -34,14 +36,16 @@ struct ServerRouteTests {
             try store.server.setAPIKeyring(APIKeyring(
                 issuerID: "issuer-1", keys: [APIKey(keyID: "KEY0000001", publicKey: key.publicKey.x963Representation, createdAt: Date())]
             ))
-            served = try ServedStore(factory: factory)
+            // Tokens are checked against a frozen real time, so that a slow machine cannot outlive them.
+            let realNow = self.realNow
+            served = try ServedStore(factory: factory, realNow: { realNow })
             app = try ServerApplication.make(served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
         }
 
         /// A bearer token as Apple's client makes one (no iat), any claim overridden.
         func token(kid: String = "KEY0000001", _ overrides: [String: Any] = [:]) throws -> String {
             var claims: [String: Any] = [
-                "iss": "issuer-1", "aud": "appstoreconnect-v1", "bid": AppIdentity.defaultBundleID, "exp": Int(Date().timeIntervalSince1970) + 600,
+                "iss": "issuer-1", "aud": "appstoreconnect-v1", "bid": AppIdentity.defaultBundleID, "exp": Int(realNow.timeIntervalSince1970) + 600,
             ]
             for (name, value) in overrides { claims[name] = value }
             let input = JWS.base64URL(Data(#"{"alg":"ES256","kid":"\#(kid)","typ":"JWT"}"#.utf8)) + "."
