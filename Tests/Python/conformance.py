@@ -1,0 +1,521 @@
+#!/usr/bin/env python3
+"""Apple-exact conformance (issue 25): a long seeded story told through the command line against a
+running `storefront serve`, judged by Apple's own app-store-server-library.
+
+  conformance.py STOREFRONT_BINARY WORK_DIR [--database postgres://...] [--seed N]
+
+The story runs on two catalogs (RW Selfies: subscriptions of every kind; the comics: one-time
+purchases, Family Sharing, refund requests), each in its own server state folder, with the
+notifications going to a receiver in this process. Then the properties are checked:
+
+  1. every notification the receiver got verifies with Apple's SignedDataVerifier;
+  2. every signedTransactionInfo in a notification is answered by Get Transaction Info with the
+     same transaction;
+  3. its originalTransactionId equals the renewal info's;
+  4. every JSON value (notifications, their transactions and renewal infos, Server API answers)
+     has the type Apple's model classes declare (an integer is never a boolean);
+  5. every filter of Get Transaction History returns exactly the transactions that match it, and
+     Get Refund History exactly the revoked ones;
+  6. one subscription group of one account keeps one originalTransactionId (resubscribes
+     included), and every subscription transaction carries a webOrderLineItemId.
+
+Prints one JSON object: {"seed", "notifications": {TYPE: count}, "failures": [...]}; exits 1 when
+there is a failure, 2 when the story itself could not be told.
+"""
+import argparse, base64, http.server, json, os, random, subprocess, sys, threading, time, typing
+
+import requests
+from appstoreserverlibrary.api_client import APIException, AppStoreServerAPIClient, GetTransactionHistoryVersion
+from appstoreserverlibrary.models.Environment import Environment
+from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
+from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
+from appstoreserverlibrary.models.HistoryResponse import HistoryResponse
+from appstoreserverlibrary.models.InAppOwnershipType import InAppOwnershipType
+from appstoreserverlibrary.models.JWSRenewalInfoDecodedPayload import JWSRenewalInfoDecodedPayload
+from appstoreserverlibrary.models.JWSTransactionDecodedPayload import JWSTransactionDecodedPayload
+from appstoreserverlibrary.models.MassExtendRenewalDateRequest import MassExtendRenewalDateRequest
+from appstoreserverlibrary.models.MassExtendRenewalDateStatusResponse import MassExtendRenewalDateStatusResponse
+from appstoreserverlibrary.models.RefundHistoryResponse import RefundHistoryResponse
+from appstoreserverlibrary.models.ResponseBodyV2DecodedPayload import ResponseBodyV2DecodedPayload
+from appstoreserverlibrary.models.StatusResponse import StatusResponse
+from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
+from appstoreserverlibrary.models.Data import Data
+from appstoreserverlibrary.models.Summary import Summary
+from appstoreserverlibrary.models.TransactionInfoResponse import TransactionInfoResponse
+from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException
+
+SELFIES = "com.storefront.selfies"
+MONTHLY = "com.storefront.selfies.sub.allaccess.monthly"
+WEEKLY = "com.storefront.selfies.sub.allaccess"
+ONE_A_WEEK = "com.storefront.selfies.sub.oneaweek.monthly"
+
+
+class StoryFailed(Exception):
+    pass
+
+
+def payload_of(jws):
+    part = jws.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+# MARK: JSON types against Apple's model classes
+
+def declared(model):
+    """{json key: python type} from an attrs model: a field's raw companion (rawType for type) wins."""
+    fields = {a.name: a.type for a in model.__attrs_attrs__}
+    table = {}
+    for name, kind in fields.items():
+        if name.startswith("raw") and name[3:4].isupper():
+            continue
+        raw = "raw" + name[0].upper() + name[1:]
+        table[name] = fields.get(raw, kind)
+    return table
+
+
+def plain_type(kind):
+    """int, str, bool, float, list, dict or a model class, from an annotation such as Optional[int]."""
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    origin = typing.get_origin(kind)
+    if origin is typing.Union and args:
+        return plain_type(args[0])
+    if origin in (list, typing.List):
+        return list
+    if isinstance(kind, type):
+        return kind
+    return object
+
+
+def check_types(value, model, where, failures):
+    if not isinstance(value, dict):
+        failures.append(f"{where}: expected an object, found {type(value).__name__}")
+        return
+    table = declared(model)
+    for key, item in value.items():
+        if key not in table or item is None:
+            continue
+        expected = plain_type(table[key])
+        if expected is object:
+            continue
+        if hasattr(expected, "__attrs_attrs__"):
+            check_types(item, expected, f"{where}.{key}", failures)
+            continue
+        if expected is int:
+            good = type(item) is int
+        elif expected is float:
+            good = type(item) in (int, float)
+        elif expected is bool:
+            good = type(item) is bool
+        elif expected is str:
+            good = type(item) is str
+        elif expected is list:
+            good = type(item) is list
+        else:
+            good = True
+        if not good:
+            failures.append(f"{where}.{key} is {json.dumps(item)} ({type(item).__name__}); Apple's {model.__name__} declares {expected.__name__}")
+
+
+# MARK: The receiver
+
+class Receiver:
+    def __init__(self):
+        self.bodies = []
+        lock = threading.Lock()
+        bodies = self.bodies
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with lock:
+                    bodies.append(body)
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *_):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/notifications"
+
+
+# MARK: One catalog's story
+
+class Store:
+    """A server state folder, `storefront serve` over it, and devices of a client folder using it."""
+
+    def __init__(self, binary, folder, catalog, database, receiver):
+        self.binary, self.folder, self.catalog = binary, folder, catalog
+        os.makedirs(folder, exist_ok=True)
+        self.server_state = os.path.join(folder, "server")
+        self.client_state = os.path.join(folder, "client")
+        arguments = [binary, "serve", "--port", "0", "--state-dir", self.server_state, "--catalog", catalog]
+        if database:
+            arguments += ["--database", database]
+        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline()
+        if "listening on " not in line:
+            raise StoryFailed(f"serve did not start: {line!r}")
+        self.base = line.strip().split("listening on ")[-1]
+        self.environment = dict(os.environ)
+        self.environment.update({
+            "STOREFRONT_SERVER": self.base, "STOREFRONT_STATE_DIR": self.client_state, "STOREFRONT_CATALOG": catalog,
+            "STOREFRONT_PASSWORD": "pw", "NO_COLOR": "1",
+        })
+        token = self.cli(["developer-token", "--state-dir", self.server_state], json_out=False, server_side=True).strip()
+        self.developer = dict(self.environment, STOREFRONT_DEVELOPER_TOKEN=token)
+        self.cli(["webhook", "set", receiver.url], developer=True)
+        key_file = os.path.join(folder, "key.p8")
+        key = self.cli(["keys", "create", "--out", key_file, "--state-dir", self.server_state], server_side=True)
+        root = os.path.join(folder, "root.der")
+        self.cli(["certificate", "--der", root, "--state-dir", self.server_state], json_out=False, server_side=True)
+        with open(root, "rb") as file:
+            self.root = file.read()
+        with open(key_file, "rb") as file:
+            self.key = (file.read(), key["keyId"], key["issuerId"])
+
+    def cli(self, arguments, json_out=True, developer=False, server_side=False, device="default", allow_failure=False):
+        environment = self.developer if developer else self.environment
+        if server_side:
+            environment = {k: v for k, v in environment.items() if k not in ("STOREFRONT_SERVER", "STOREFRONT_STATE_DIR")}
+        command = [self.binary] + arguments + (["--json"] if json_out else [])
+        if not server_side:
+            command += ["--device", device]
+        done = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            if allow_failure:
+                return None
+            raise StoryFailed(f"storefront {' '.join(arguments)} (device {device}): exit {done.returncode}: {done.stderr.strip() or done.stdout.strip()}")
+        return json.loads(done.stdout) if json_out else done.stdout
+
+    def client(self, bundle):
+        client = AppStoreServerAPIClient(self.key[0], self.key[1], self.key[2], bundle, Environment.SANDBOX)
+        client._base_url = self.base
+        return client
+
+    def wait_delivered(self, expected_at_least, receiver):
+        """Waits (a generous ceiling) until every notification the store wrote reached a final state."""
+        deadline = time.time() + 300
+        while time.time() < deadline:
+            listed = self.cli(["notifications", "list"], developer=True)
+            if len(listed) >= expected_at_least and all(n.get("state") != "pending" for n in listed):
+                return listed
+            self.cli(["notifications", "deliver"], json_out=False, developer=True, allow_failure=True)
+            time.sleep(0.5)
+        raise StoryFailed("notifications were still pending after 300 s")
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def subscriptions_story(store, rng, log):
+    """RW Selfies: every kind of subscription event, on two accounts and a family."""
+    dev = lambda *a, **k: store.cli(list(a), developer=True, **k)
+    cli = lambda *a, **k: store.cli(list(a), **k)
+    advance = lambda text: dev("clock", "advance", text, json_out=False)
+    dev("clock", "freeze", "2026-01-05T12:00:00Z", json_out=False)
+    dev("app", "set", "--bundle-id", SELFIES, "--app-apple-id", "1234", "--environment", "Sandbox", json_out=False)
+    for name in ("theo", "mia", "ana", "jo"):
+        cli("account", "signup", name, json_out=False)
+    # jo: a monthly plan, renewed; auto-renew off and on; a price increase agreed to.
+    cli("buy", MONTHLY, json_out=False)
+    advance(f"{32 + rng.randint(0, 3)}d")
+    cli("cancel", MONTHLY, json_out=False)
+    cli("renew-on", MONTHLY, json_out=False)
+    dev("price", "set", MONTHLY, "6.99", "--consent-required", json_out=False)
+    cli("price", "consent", MONTHLY, json_out=False)
+    advance("1mo")
+    # Billing fails with a grace period: DID_FAIL_TO_RENEW (GRACE_PERIOD), then recovery.
+    dev("grace", "3d", json_out=False)
+    dev("billing", "fail", json_out=False)
+    advance("1mo")
+    advance("5d")
+    dev("billing", "ok", json_out=False)
+    cli("force-renew", MONTHLY, json_out=False)
+    # A downgrade at the next renewal, then an upgrade at once.
+    cli("buy", ONE_A_WEEK, json_out=False)
+    advance("1mo")
+    cli("buy", MONTHLY, json_out=False)
+    # Family Sharing of the plan with theo, then theo leaves.
+    cli("family", "create", json_out=False)
+    cli("family", "add", "theo", json_out=False)
+    cli("family", "share", MONTHLY, "on", json_out=False)
+    advance("2d")
+    cli("family", "leave", "theo", json_out=False)
+    # The developer extends one plan, then every active subscriber's (ana's lapsed plan is skipped).
+    store.cli(["account", "login", "ana"], json_out=False)
+    cli("buy", WEEKLY, json_out=False)
+    cli("cancel", WEEKLY, json_out=False)
+    advance("8d")
+    store.cli(["account", "login", "jo"], json_out=False)
+    plans = cli("subscriptions")["plans"]
+    original = next(p for p in plans if p.get("group") == "selfies")["originalTransaction"]
+    api = store.client(SELFIES)
+    api.extend_subscription_renewal_date(original, ExtendRenewalDateRequest(
+        extendByDays=3, extendReasonCode=ExtendReasonCode.CUSTOMER_SATISFACTION, requestIdentifier="one-extension"))
+    api.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(
+        extendByDays=2, extendReasonCode=ExtendReasonCode.CUSTOMER_SATISFACTION, requestIdentifier="mass-extension-1",
+        productId=WEEKLY, storefrontCountryCodes=[]))
+    api.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(
+        extendByDays=2, extendReasonCode=ExtendReasonCode.CUSTOMER_SATISFACTION, requestIdentifier="mass-extension-2",
+        productId=MONTHLY, storefrontCountryCodes=[]))
+    advance("1h")
+    # A refund of the current period, its reversal; then jo cancels, lapses and comes back.
+    entries = cli("receipt")["entries"]
+    paid = [e for e in entries if e.get("event") in ("purchase", "renewal") and e.get("kind") == "autoRenewableSubscription"]
+    if paid:
+        refunded = paid[-1]["id"]
+        cli("refund", refunded, json_out=False)
+        dev("refund-request", "reverse", refunded, json_out=False)
+    cli("cancel", MONTHLY, json_out=False)
+    advance("2mo")
+    cli("buy", MONTHLY, json_out=False)
+    advance(f"{rng.randint(1, 20)}d")
+    # Billing retry that gives up: EXPIRED (BILLING_RETRY).
+    dev("grace", "off", json_out=False)
+    dev("billing", "fail", json_out=False)
+    advance("1mo")
+    advance("70d")
+    dev("billing", "ok", json_out=False)
+    log.append("subscriptions story told")
+
+
+def one_time_story(store, rng, log):
+    """The comics: one-time purchases, Family Sharing of a comic, refund requests and reversals."""
+    dev = lambda *a, **k: store.cli(list(a), developer=True, **k)
+    cli = lambda *a, **k: store.cli(list(a), **k)
+    dev("clock", "freeze", "2026-03-01T09:00:00Z", json_out=False)
+    dev("app", "set", "--bundle-id", "com.storefront.comics", "--app-apple-id", "4321", "--environment", "Sandbox", json_out=False)
+    cli("account", "signup", "theo", json_out=False)
+    cli("account", "signup", "mia", json_out=False)
+    cli("family", "create", json_out=False)
+    cli("family", "add", "theo", json_out=False)
+    cli("buy", "Night Shift", json_out=False)
+    cli("buy", "Cat Judge", json_out=False)
+    packs = [cli("buy", "com.storefront.randomviews")["id"] for _ in range(1 + rng.randint(0, 2))]
+    dev("clock", "advance", "1d", json_out=False)
+    cli("family", "share", "Night Shift", "off", json_out=False)
+    cli("family", "share", "Night Shift", "on", json_out=False)
+    cli("refund-request", "ask", packs[0], json_out=False)
+    dev("refund-request", "approve", packs[0], json_out=False)
+    dev("refund-request", "reverse", packs[0], json_out=False)
+    if len(packs) > 1:
+        cli("refund-request", "ask", packs[1], json_out=False)
+        dev("refund-request", "approve", packs[1], json_out=False)
+    cli("family", "leave", "theo", json_out=False)
+    log.append("one-time story told")
+
+
+# MARK: The properties
+
+def judge(store, bundle, apple_id, bodies, failures, counts):
+    verifier = SignedDataVerifier([store.root], False, Environment.SANDBOX, bundle, apple_id)
+    api = store.client(bundle)
+    headers = lambda: dict(api._get_headers())
+    original_ids = set()
+    for index, body in enumerate(bodies):
+        where = f"{bundle} notification {index}"
+        signed = json.loads(body)["signedPayload"]
+        raw = payload_of(signed)
+        title = raw.get("notificationType", "?") + (f" ({raw['subtype']})" if raw.get("subtype") else "")
+        counts[title] = counts.get(title, 0) + 1
+        where += f" {title}"
+        try:
+            verifier.verify_and_decode_notification(signed)
+        except VerificationException as error:
+            failures.append(f"{where}: Apple's verifier refuses it: {error.status.name}")
+        check_types(raw, ResponseBodyV2DecodedPayload, where, failures)
+        if "data" in raw:
+            check_types(raw["data"], Data, where + ".data", failures)
+        if "summary" in raw:
+            check_types(raw["summary"], Summary, where + ".summary", failures)
+        data = raw.get("data", {})
+        transaction = renewal = None
+        if "signedTransactionInfo" in data:
+            transaction = payload_of(data["signedTransactionInfo"])
+            check_types(transaction, JWSTransactionDecodedPayload, where + " transaction", failures)
+            try:
+                answered = api.get_transaction_info(transaction["transactionId"])
+                served = payload_of(answered.signedTransactionInfo)
+                mismatch = {k for k in set(served) | set(transaction) if k != "signedDate" and served.get(k) != transaction.get(k)}
+                if mismatch:
+                    failures.append(f"{where}: Get Transaction Info answers {transaction['transactionId']} differently in {sorted(mismatch)}")
+            except APIException as error:
+                failures.append(f"{where}: its transaction {transaction.get('transactionId')} is unknown to Get Transaction Info ({error.http_status_code}, {error.raw_api_error})")
+        if "signedRenewalInfo" in data:
+            renewal = payload_of(data["signedRenewalInfo"])
+            check_types(renewal, JWSRenewalInfoDecodedPayload, where + " renewal info", failures)
+        if transaction and renewal and transaction.get("originalTransactionId") != renewal.get("originalTransactionId"):
+            failures.append(f"{where}: the transaction's originalTransactionId {transaction.get('originalTransactionId')} is not the renewal info's {renewal.get('originalTransactionId')}")
+        if transaction and raw.get("notificationType") == "REVOKE":
+            if transaction.get("inAppOwnershipType") != "FAMILY_SHARED" or "revocationDate" not in transaction:
+                failures.append(f"{where}: REVOKE carries {transaction.get('inAppOwnershipType')} without the member's revoked FAMILY_SHARED transaction")
+        if transaction:
+            original_ids.add(transaction["transactionId"])
+    # History: every filter returns exactly what matches it, for each transaction seen.
+    checked_accounts = set()
+    for transaction_id in sorted(original_ids):
+        everything = history(api, transaction_id, None, headers, failures)
+        if everything is None:
+            continue
+        key = tuple(sorted(t["transactionId"] for t in everything))
+        if key in checked_accounts:
+            continue
+        checked_accounts.add(key)
+        filters = [
+            ("productTypes=AUTO_RENEWABLE", dict(productTypes=[ProductType.AUTO_RENEWABLE]), lambda t: t["type"] == "Auto-Renewable Subscription"),
+            ("productTypes=NON_CONSUMABLE", dict(productTypes=[ProductType.NON_CONSUMABLE]), lambda t: t["type"] == "Non-Consumable"),
+            ("productTypes=CONSUMABLE", dict(productTypes=[ProductType.CONSUMABLE]), lambda t: t["type"] == "Consumable"),
+            ("inAppOwnershipType=FAMILY_SHARED", dict(inAppOwnershipType=InAppOwnershipType.FAMILY_SHARED), lambda t: t["inAppOwnershipType"] == "FAMILY_SHARED"),
+            ("inAppOwnershipType=PURCHASED", dict(inAppOwnershipType=InAppOwnershipType.PURCHASED), lambda t: t["inAppOwnershipType"] == "PURCHASED"),
+            ("revoked=true", dict(revoked=True), lambda t: "revocationDate" in t),
+            ("revoked=false", dict(revoked=False), lambda t: "revocationDate" not in t),
+        ]
+        products = sorted({t["productId"] for t in everything})
+        if products:
+            filters.append((f"productIds={products[0]}", dict(productIds=[products[0]]), lambda t, p=products[0]: t["productId"] == p))
+        groups = sorted({t["subscriptionGroupIdentifier"] for t in everything if "subscriptionGroupIdentifier" in t})
+        if groups:
+            filters.append((f"subscriptionGroupIdentifiers={groups[0]}", dict(subscriptionGroupIdentifiers=[groups[0]]), lambda t, g=groups[0]: t.get("subscriptionGroupIdentifier") == g))
+        dates = sorted(t["purchaseDate"] for t in everything)
+        if len(dates) > 2:
+            start, end = dates[len(dates) // 3], dates[2 * len(dates) // 3]
+            filters.append((f"startDate..endDate", dict(startDate=start, endDate=end), lambda t, s=start, e=end: s <= t["purchaseDate"] < e))
+        for name, arguments, matches in filters:
+            got = history(api, transaction_id, TransactionHistoryRequest(**arguments), headers, failures)
+            if got is None:
+                continue
+            want = sorted(t["transactionId"] for t in everything if matches(t))
+            have = sorted(t["transactionId"] for t in got)
+            if want != have:
+                failures.append(f"{bundle} history of {transaction_id} with {name}: {len(have)} transactions, {len(want)} match (extra {sorted(set(have) - set(want))[:3]}, missing {sorted(set(want) - set(have))[:3]})")
+        refunds = refund_history(api, transaction_id, headers, failures)
+        if refunds is not None:
+            want = sorted(t["transactionId"] for t in everything if "revocationDate" in t)
+            have = sorted(t["transactionId"] for t in refunds)
+            if want != have:
+                failures.append(f"{bundle} refund history of {transaction_id}: {have} but the revoked transactions are {want}")
+        # One group of one account keeps one original id; every subscription period has its line item id.
+        by_group = {}
+        for t in everything:
+            if "subscriptionGroupIdentifier" in t and t["inAppOwnershipType"] == "PURCHASED":
+                by_group.setdefault(t["subscriptionGroupIdentifier"], set()).add(t["originalTransactionId"])
+                if "webOrderLineItemId" not in t:
+                    failures.append(f"{bundle}: subscription transaction {t['transactionId']} has no webOrderLineItemId")
+        for group, ids in by_group.items():
+            if len(ids) > 1:
+                failures.append(f"{bundle}: group {group} of one account has {len(ids)} original transaction ids {sorted(ids)}")
+        # All subscription statuses: types, and the originals agree.
+        response = requests.get(f"{store.base}/inApps/v1/subscriptions/{transaction_id}", headers=headers(), timeout=60)
+        if response.status_code == 200:
+            body = response.json()
+            check_types(body, StatusResponse, f"{bundle} statuses of {transaction_id}", failures)
+            for group in body.get("data", []):
+                for last in group.get("lastTransactions", []):
+                    t, r = payload_of(last["signedTransactionInfo"]), payload_of(last["signedRenewalInfo"])
+                    if t["originalTransactionId"] != r["originalTransactionId"] or last.get("originalTransactionId") != r["originalTransactionId"]:
+                        failures.append(f"{bundle} statuses of {transaction_id}: originals disagree ({last.get('originalTransactionId')}, {t['originalTransactionId']}, {r['originalTransactionId']})")
+
+
+def history(api, transaction_id, request, headers, failures):
+    """Every page of Get Transaction History v2, decoded; the raw pages type-checked."""
+    found, revision = [], None
+    request = request or TransactionHistoryRequest()
+    for _ in range(100):
+        try:
+            page = api.get_transaction_history(transaction_id, revision, request, GetTransactionHistoryVersion.V2)
+        except APIException as error:
+            failures.append(f"history of {transaction_id}: {error.http_status_code} {error.raw_api_error}")
+            return None
+        found += [payload_of(t) for t in page.signedTransactions or []]
+        if not page.hasMore:
+            break
+        revision = page.revision
+    raw = requests.get(f"{api._base_url}/inApps/v2/history/{transaction_id}", headers=headers(), timeout=60)
+    if raw.status_code == 200:
+        check_types(raw.json(), HistoryResponse, f"history of {transaction_id}", failures)
+    return found
+
+
+def refund_history(api, transaction_id, headers, failures):
+    found, revision = [], None
+    for _ in range(100):
+        try:
+            page = api.get_refund_history(transaction_id, revision)
+        except APIException as error:
+            failures.append(f"refund history of {transaction_id}: {error.http_status_code} {error.raw_api_error}")
+            return None
+        found += [payload_of(t) for t in page.signedTransactions or []]
+        if not page.hasMore:
+            break
+        revision = page.revision
+    raw = requests.get(f"{api._base_url}/inApps/v2/refund/lookup/{transaction_id}", headers=headers(), timeout=60)
+    if raw.status_code == 200:
+        check_types(raw.json(), RefundHistoryResponse, f"refund history of {transaction_id}", failures)
+    return found
+
+
+def mass_extension_checks(store, failures):
+    api = store.client(SELFIES)
+    headers = dict(api._get_headers())
+    for request, product in (("mass-extension-1", WEEKLY), ("mass-extension-2", MONTHLY)):
+        response = requests.get(f"{store.base}/inApps/v1/subscriptions/extend/mass/{product}/{request}", headers=headers, timeout=60)
+        if response.status_code != 200:
+            failures.append(f"mass extension {request}: {response.status_code} {response.text[:200]}")
+            continue
+        check_types(response.json(), MassExtendRenewalDateStatusResponse, f"mass extension {request}", failures)
+    unknown = requests.get(f"{store.base}/inApps/v1/subscriptions/extend/mass/{MONTHLY}/no-such-request", headers=headers, timeout=60)
+    code = unknown.json().get("errorCode") if unknown.headers.get("content-type") == "application/json" else None
+    if unknown.status_code != 404 or code != 4040009:
+        failures.append(f"an unknown mass extension answers {unknown.status_code} {code}, Apple answers 404 4040009")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("work")
+    parser.add_argument("--database", action="append", default=[], help="one per catalog, in order (PostgreSQL)")
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args()
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
+    rng = random.Random(seed)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    failures, counts, log = [], {}, []
+    stores = []
+    try:
+        for name, catalog, story, bundle, apple_id in (
+            ("selfies", os.path.join(root, "assets/selfies.json"), subscriptions_story, SELFIES, 1234),
+            ("comics", os.path.join(root, "assets/catalog.json"), one_time_story, "com.storefront.comics", 4321),
+        ):
+            receiver = Receiver()
+            database = args.database[len(stores)] if len(args.database) > len(stores) else None
+            store = Store(args.binary, os.path.join(args.work, name), catalog, database, receiver)
+            stores.append(store)
+            story(store, rng, log)
+            written = store.wait_delivered(1, receiver)
+            deadline = time.time() + 120
+            delivered = sum(1 for n in written if n.get("state") == "delivered")
+            while len(receiver.bodies) < delivered and time.time() < deadline:
+                time.sleep(0.2)
+            judge(store, bundle, apple_id, list(receiver.bodies), failures, counts)
+            if name == "selfies":
+                mass_extension_checks(store, failures)
+    except StoryFailed as error:
+        json.dump({"seed": seed, "story": log, "error": str(error), "notifications": counts, "failures": failures}, sys.stdout, indent=1)
+        return 2
+    finally:
+        for store in stores:
+            store.stop()
+    json.dump({"seed": seed, "story": log, "notifications": counts, "failures": failures}, sys.stdout, indent=1)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
