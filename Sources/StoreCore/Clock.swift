@@ -53,6 +53,10 @@ public struct ClockSetting: Sendable, Equatable, Codable {
     public var rate: Double
     public var anchorReal: Date?
     public var anchorStore: Date?
+    /// `clock rate sandbox`: the App Store sandbox imitated on purpose, its period table included
+    /// (a month in five real minutes, a year in an hour). At any other rate, and without it,
+    /// periods are calendar periods of store time (issue 25). Nil in settings written before it.
+    public var sandboxPeriods: Bool?
 
     public init(
         mode: Mode = .offset, offset: TimeInterval = 0, frozenAt: Date? = nil, rate: Double = 1,
@@ -109,16 +113,21 @@ public struct ClockSetting: Sendable, Equatable, Codable {
         ClockSetting(mode: .frozen, frozenAt: now(real: real))
     }
 
-    public func accelerated(rate: Double, real: Date) -> ClockSetting {
-        ClockSetting(mode: .rate, rate: rate, anchorReal: real, anchorStore: now(real: real))
+    public func accelerated(rate: Double, real: Date, sandbox: Bool = false) -> ClockSetting {
+        var next = ClockSetting(mode: .rate, rate: rate, anchorReal: real, anchorStore: now(real: real))
+        if sandbox { next.sandboxPeriods = true }
+        return next
     }
+
+    /// The rate at which auto-renewable periods follow the sandbox's table; nil: calendar periods.
+    public var sandboxTableRate: Double? { mode == .rate && sandboxPeriods == true ? rate : nil }
 
     public var summary: String {
         switch mode {
         case .real: "real time"
         case .offset: offset == 0 ? "real time (no offset)" : "real time \(offset >= 0 ? "+" : "-")\(Self.describe(abs(offset)))"
         case .frozen: "frozen"
-        case .rate: "accelerated ×\(rate == rate.rounded() ? String(Int(rate)) : String(rate))"
+        case .rate: (sandboxPeriods == true ? "sandbox " : "") + "accelerated ×\(rate == rate.rounded() ? String(Int(rate)) : String(rate))"
         }
     }
 

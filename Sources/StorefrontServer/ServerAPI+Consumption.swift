@@ -41,9 +41,9 @@ extension ServerAPI {
 
     /// Apple's checks of a consumption request body; nil when it passes.
     static func checkConsumption(_ object: [String: Any], version: Int) -> APIResponse? {
-        func isBool(_ key: String) -> Bool { object[key].map { $0 is Bool || String(describing: type(of: $0)).contains("Boolean") } ?? false }
+        func isBool(_ key: String) -> Bool { object[key].map(CompactJSON.isBoolean) ?? false }
         func integer(_ key: String, in range: ClosedRange<Int>) -> Bool {
-            guard let number = object[key] as? NSNumber, !String(describing: type(of: object[key]!)).contains("Boolean") else { return false }
+            guard let number = object[key] as? NSNumber, !CompactJSON.isBoolean(object[key]!) else { return false }
             return range.contains(number.intValue) && Double(number.intValue) == number.doubleValue
         }
         guard isBool("customerConsented"), object["customerConsented"] as? Bool == true else {
@@ -63,7 +63,7 @@ extension ServerAPI {
             }
             return nil
         }
-        let numbered: [(String, ClosedRange<Int>, Int)] = [
+        let numbered: [(String, ClosedRange<Int>, APIErrorCode)] = [
             ("consumptionStatus", 0...3, APIErrorCode.invalidConsumptionStatus), ("platform", 0...2, APIErrorCode.invalidPlatform),
             ("deliveryStatus", 0...5, APIErrorCode.invalidDeliveryStatus), ("accountTenure", 0...7, APIErrorCode.invalidAccountTenure),
             ("playTime", 0...7, APIErrorCode.invalidPlayTime), ("lifetimeDollarsRefunded", 0...7, APIErrorCode.invalidLifetimeDollarsRefunded),
@@ -90,21 +90,32 @@ extension ServerAPI {
             return .error(400, APIErrorCode.generalBadRequest, "productId must be an auto-renewable product of the catalog")
         }
         var succeeded = 0, failed = 0
+        var failures: [ServerNotification] = []
         for account in try server.accountsWithPlans() {
             settle(account)
             for state in try server.plans(account: account).values where state.productID == productID && state.endedAt == nil {
-                if case .extended = try extendPlan(account: account, original: state.originalTransactionID, terms: terms) { succeeded += 1 } else { failed += 1 }
+                if case .extended = try extendPlan(account: account, original: state.originalTransactionID, terms: terms) {
+                    succeeded += 1
+                } else {
+                    // Apple tells each subscriber's extension that failed: RENEWAL_EXTENSION (FAILURE).
+                    failed += 1
+                    failures.append(ServerNotification(
+                        key: "mass:\(terms.requestIdentifier):\(state.originalTransactionID)", account: account, type: "RENEWAL_EXTENSION",
+                        subtype: "FAILURE", transactionID: state.transactionID, group: state.group, createdAt: clock.now()
+                    ))
+                }
             }
         }
+        let countries = (object["storefrontCountryCodes"] as? [Any])?.compactMap { $0 as? String } ?? []
         let summary: [String: Any] = [
             "requestIdentifier": terms.requestIdentifier, "productId": productID, "succeededCount": succeeded, "failedCount": failed,
-            "completeDate": SignedData.milliseconds(clock.now()),
+            "storefrontCountryCodes": countries, "completeDate": SignedData.milliseconds(clock.now()),
         ]
         var notification = ServerNotification(
             key: "mass:\(terms.requestIdentifier)", account: "", type: "RENEWAL_EXTENSION", subtype: "SUMMARY", createdAt: clock.now()
         )
         notification.summary = String(decoding: CompactJSON.encode(summary), as: UTF8.self)
-        try server.enqueue([notification])
+        try server.enqueue(failures + [notification])
         deliver()
         return .json(["requestIdentifier": terms.requestIdentifier])
     }
@@ -114,7 +125,7 @@ extension ServerAPI {
         guard let notification = try server.notifications(account: nil).first(where: { $0.key == "mass:\(requestIdentifier)" }),
               let text = notification.summary, let summary = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
               summary["productId"] as? String == productID
-        else { return .error(404, APIErrorCode.notFound, "no mass extension \(requestIdentifier) for \(productID)") }
+        else { return .error(404, APIErrorCode.statusRequestNotFound, "no mass extension \(requestIdentifier) for \(productID)") }
         return .json([
             "requestIdentifier": requestIdentifier, "complete": true, "completeDate": summary["completeDate"] ?? 0,
             "succeededCount": summary["succeededCount"] ?? 0, "failedCount": summary["failedCount"] ?? 0,

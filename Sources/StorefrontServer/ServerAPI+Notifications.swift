@@ -74,7 +74,7 @@ extension ServerAPI {
             guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
             notifications = notifications.filter { $0.transactionID == id }
         }
-        if object["onlyFailures"] as? Bool == true { notifications = notifications.filter { $0.state != .delivered } }
+        if let flag = object["onlyFailures"], CompactJSON.isBoolean(flag), flag as? Bool == true { notifications = notifications.filter { $0.state != .delivered } }
         guard let (page, next, hasMore) = Self.page(notifications, token: request.value("paginationToken")) else {
             return .error(400, APIErrorCode.invalidPaginationToken, "the pagination token is not one this server gave")
         }

@@ -41,7 +41,9 @@ extension ServerAPI {
     func refunds(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
         guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
         guard let (_, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
-        let refunded = receipt.filter { $0.event == .refund }.compactMap { refund in receipt.first { $0.transactionID == refund.reference } }
+        // Refunds the App Store still stands by: a reversed one (REFUND_REVERSED) is not listed.
+        let revoked = ReceiptEntry.revoked(in: receipt)
+        let refunded = receipt.filter { revoked.contains($0.transactionID) }
         guard let (page, next, hasMore) = Self.page(refunded, token: request.value("revision")) else {
             return .error(400, APIErrorCode.invalidRevision, "the revision is not one this server gave")
         }

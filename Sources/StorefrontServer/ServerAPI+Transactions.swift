@@ -41,7 +41,8 @@ extension ServerAPI {
         guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
         guard let (_, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
         var lines = receipt.filter(Self.isTransaction)
-        let refunded = Set(receipt.filter { $0.event == .refund }.compactMap(\.reference))
+        // The filters ask what each transaction's signed form says: `revocationDate`, `inAppOwnershipType`.
+        let revoked = ReceiptEntry.revocationDates(in: receipt)
         let start = request.value("startDate"), end = request.value("endDate")
         let startMs = start.flatMap { Int64($0) }, endMs = end.flatMap { Int64($0) }
         if start != nil, startMs == nil { return .error(400, APIErrorCode.invalidStartDate, "startDate is not milliseconds") }
@@ -64,12 +65,12 @@ extension ServerAPI {
             guard ownership == "PURCHASED" || ownership == "FAMILY_SHARED" else {
                 return .error(400, APIErrorCode.invalidInAppOwnershipType, "\"\(ownership)\" is not an ownership type")
             }
-            if ownership == "FAMILY_SHARED" { lines = [] }
+            lines = lines.filter { ($0.event == .familyShare) == (ownership == "FAMILY_SHARED") }
         }
-        if let revoked = request.value("revoked")?.lowercased() {
+        if let wanted = request.value("revoked")?.lowercased() {
             // Apple's Python client sends "True" and "False".
-            guard revoked == "true" || revoked == "false" else { return .error(400, APIErrorCode.invalidRevoked, "revoked must be true or false") }
-            lines = lines.filter { refunded.contains($0.transactionID) == (revoked == "true") }
+            guard wanted == "true" || wanted == "false" else { return .error(400, APIErrorCode.invalidRevoked, "revoked must be true or false") }
+            lines = lines.filter { (revoked[$0.transactionID] != nil) == (wanted == "true") }
         }
         switch request.value("sort") ?? "ASCENDING" {
         case "ASCENDING": break

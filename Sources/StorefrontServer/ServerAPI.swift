@@ -38,51 +38,116 @@ public struct APIResponse: Sendable, Equatable, Error {
         APIResponse(status: status, body: Data(CompactJSON.encode(object)))
     }
 
-    static func error(_ status: Int, _ code: Int, _ message: String) -> APIResponse {
-        json(["errorCode": code, "errorMessage": message], status: status)
+    static func error(_ status: Int, _ code: APIErrorCode, _ message: String) -> APIResponse {
+        json(["errorCode": code.rawValue, "errorMessage": message], status: status)
     }
 }
 
-/// Apple's error codes that these routes give (`APIError` in app-store-server-library).
-enum APIErrorCode {
-    static let generalBadRequest = 4_000_000
-    static let invalidRevision = 4_000_005
-    static let invalidTransactionID = 4_000_006
-    static let invalidOriginalTransactionID = 4_000_008
-    static let invalidExtendByDays = 4_000_009
-    static let invalidExtendReasonCode = 4_000_010
-    static let invalidRequestIdentifier = 4_000_011
-    static let startDateAfterEndDate = 4_000_013
-    static let invalidPaginationToken = 4_000_014
-    static let invalidStartDate = 4_000_015
-    static let invalidEndDate = 4_000_016
-    static let invalidNotificationType = 4_000_018
-    static let invalidTestNotificationToken = 4_000_020
-    static let invalidSort = 4_000_021
-    static let invalidProductType = 4_000_022
-    static let invalidInAppOwnershipType = 4_000_026
-    static let invalidRevoked = 4_000_030
-    static let invalidStatus = 4_000_031
-    static let bodyTooLong = 4_000_163
-    static let invalidAccountTenure = 4_000_032
-    static let invalidAppAccountToken = 4_000_033
-    static let invalidConsumptionStatus = 4_000_034
-    static let invalidCustomerConsented = 4_000_035
-    static let invalidDeliveryStatus = 4_000_036
-    static let invalidLifetimeDollarsPurchased = 4_000_037
-    static let invalidLifetimeDollarsRefunded = 4_000_038
-    static let invalidPlatform = 4_000_039
-    static let invalidPlayTime = 4_000_040
-    static let invalidSampleContentProvided = 4_000_041
-    static let invalidUserStatus = 4_000_042
-    static let invalidTransactionNotConsumable = 4_000_043
-    static let subscriptionExtensionIneligible = 4_030_004
-    static let subscriptionMaxExtension = 4_030_005
-    static let originalTransactionIDNotFound = 4_040_005
-    static let testNotificationNotFound = 4_040_008
-    static let transactionIDNotFound = 4_040_010
-    static let unauthorized = 4_010_000
-    static let notFound = 4_040_000
+/// Apple's error codes for every refusal these routes give (`APIError` in app-store-server-library):
+/// the one table of them, with the HTTP status each comes with and when. docs/server-api.md lists
+/// the same rows (DocsTests checks that it does).
+package enum APIErrorCode: Int, CaseIterable {
+    case generalBadRequest = 4_000_000
+    case invalidRevision = 4_000_005
+    case invalidTransactionID = 4_000_006
+    case invalidOriginalTransactionID = 4_000_008
+    case invalidExtendByDays = 4_000_009
+    case invalidExtendReasonCode = 4_000_010
+    case invalidRequestIdentifier = 4_000_011
+    case startDateAfterEndDate = 4_000_013
+    case invalidPaginationToken = 4_000_014
+    case invalidStartDate = 4_000_015
+    case invalidEndDate = 4_000_016
+    case invalidNotificationType = 4_000_018
+    case invalidSort = 4_000_021
+    case invalidProductType = 4_000_022
+    case invalidInAppOwnershipType = 4_000_026
+    case invalidRevoked = 4_000_030
+    case invalidStatus = 4_000_031
+    case invalidAccountTenure = 4_000_032
+    case invalidAppAccountToken = 4_000_033
+    case invalidConsumptionStatus = 4_000_034
+    case invalidCustomerConsented = 4_000_035
+    case invalidDeliveryStatus = 4_000_036
+    case invalidLifetimeDollarsPurchased = 4_000_037
+    case invalidLifetimeDollarsRefunded = 4_000_038
+    case invalidPlatform = 4_000_039
+    case invalidPlayTime = 4_000_040
+    case invalidSampleContentProvided = 4_000_041
+    case invalidUserStatus = 4_000_042
+    case invalidTransactionNotConsumable = 4_000_043
+    case bodyTooLong = 4_000_163
+    case unauthorized = 4_010_000
+    case subscriptionExtensionIneligible = 4_030_004
+    case subscriptionMaxExtension = 4_030_005
+    case notFound = 4_040_000
+    case originalTransactionIDNotFound = 4_040_005
+    case testNotificationNotFound = 4_040_008
+    case statusRequestNotFound = 4_040_009
+    case transactionIDNotFound = 4_040_010
+    case generalInternal = 5_000_000
+
+    /// The HTTP status the code comes with.
+    package var status: Int {
+        switch self {
+        case .bodyTooLong: 413
+        case .unauthorized: 401
+        case .subscriptionExtensionIneligible: 403
+        case .subscriptionMaxExtension: 403
+        case .notFound: 404
+        case .originalTransactionIDNotFound: 404
+        case .testNotificationNotFound: 404
+        case .statusRequestNotFound: 404
+        case .transactionIDNotFound: 404
+        case .generalInternal: 500
+        default: 400
+        }
+    }
+
+    /// When the server answers it, in words.
+    package var meaning: String {
+        switch self {
+        case .generalBadRequest: "a malformed body or a value out of range (no more precise code applies)"
+        case .invalidRevision: "a `revision` this server did not give"
+        case .invalidTransactionID: "a transaction id that is not 1–20 digits"
+        case .invalidOriginalTransactionID: "an original transaction id that is not 1–20 digits"
+        case .invalidExtendByDays: "`extendByDays` not 1–90"
+        case .invalidExtendReasonCode: "`extendReasonCode` not 0–3"
+        case .invalidRequestIdentifier: "`requestIdentifier` not 1–128 characters"
+        case .startDateAfterEndDate: "`startDate` after `endDate`"
+        case .invalidPaginationToken: "a notification history `paginationToken` this server did not give"
+        case .invalidStartDate: "`startDate` missing (notification history) or not milliseconds"
+        case .invalidEndDate: "`endDate` not milliseconds"
+        case .invalidNotificationType: "a `notificationType` that is not one"
+        case .invalidSort: "`sort` not ASCENDING or DESCENDING"
+        case .invalidProductType: "`productType` not AUTO_RENEWABLE, NON_RENEWABLE, CONSUMABLE or NON_CONSUMABLE"
+        case .invalidInAppOwnershipType: "`inAppOwnershipType` not PURCHASED or FAMILY_SHARED"
+        case .invalidRevoked: "`revoked` not true or false"
+        case .invalidStatus: "`status` not 1–5"
+        case .invalidAccountTenure: "consumption `accountTenure` out of range"
+        case .invalidAppAccountToken: "consumption `appAccountToken` not a UUID or empty"
+        case .invalidConsumptionStatus: "consumption `consumptionStatus` out of range"
+        case .invalidCustomerConsented: "consumption `customerConsented` not true"
+        case .invalidDeliveryStatus: "consumption `deliveryStatus` out of range"
+        case .invalidLifetimeDollarsPurchased: "consumption `lifetimeDollarsPurchased` out of range"
+        case .invalidLifetimeDollarsRefunded: "consumption `lifetimeDollarsRefunded` out of range"
+        case .invalidPlatform: "consumption `platform` out of range"
+        case .invalidPlayTime: "consumption `playTime` out of range"
+        case .invalidSampleContentProvided: "consumption `sampleContentProvided` not a boolean"
+        case .invalidUserStatus: "consumption `userStatus` out of range"
+        case .invalidTransactionNotConsumable: "consumption information for a transaction that is not a consumable (v1)"
+        case .bodyTooLong: "a body over 1 MB (Storefront's own limit)"
+        case .unauthorized: "no token, a forged or expired one, one living over 60 minutes, an unknown or revoked key, another bundle"
+        case .subscriptionExtensionIneligible: "the plan cannot be extended now (no access, in billing retry)"
+        case .subscriptionMaxExtension: "the plan was extended twice in the last 365 days"
+        case .notFound: "no such route"
+        case .originalTransactionIDNotFound: "no plan started by that original transaction id"
+        case .testNotificationNotFound: "no test notification with that token"
+        case .statusRequestNotFound: "no mass extension with that request identifier and product"
+        case .transactionIDNotFound: "no transaction with that id"
+        case .generalInternal: "the store could not be read or written, or the server is stopping"
+        }
+    }
 }
 
 /// One route: a method and a path whose `{name}` segments bind, and what answers it.
@@ -149,7 +214,7 @@ public final class ServerAPI: Sendable {
         do {
             return try route(request)
         } catch {
-            return .error(500, APIErrorCode.generalBadRequest, "\(error)")
+            return .error(500, APIErrorCode.generalInternal, "\(error)")
         }
     }
 

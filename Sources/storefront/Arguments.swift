@@ -68,9 +68,12 @@ struct TimeArgument: ParsedArgument {
 /// A clock rate: a number of store seconds per real second, or `sandbox`.
 struct RateArgument: ParsedArgument {
     let rate: Double
+    /// `sandbox`: the sandbox imitated, its period table included.
+    var sandbox = false
     init(parsing text: String) throws(ArgumentFailure) {
         if text == "sandbox" {
             rate = ClockSetting.sandboxRate
+            sandbox = true
             return
         }
         guard let rate = Double(text), rate > 0, rate <= 1_000_000 else {
@@ -83,7 +86,7 @@ struct RateArgument: ParsedArgument {
 /// `--clock`: the clock for one command (real, offset=DURATION, at=ISO8601, rate=N), resolved
 /// against real time when the command opens its store.
 struct ClockArgument: ParsedArgument {
-    enum Choice { case real, offset(StoreDuration, negative: Bool), at(Date), rate(Double) }
+    enum Choice { case real, offset(StoreDuration, negative: Bool), at(Date), rate(RateArgument) }
     let choice: Choice
 
     init(parsing text: String) throws(ArgumentFailure) {
@@ -97,7 +100,7 @@ struct ClockArgument: ParsedArgument {
         } else if text.hasPrefix("at=") {
             choice = .at(try TimeArgument(parsing: String(text.dropFirst(3))).date)
         } else if text.hasPrefix("rate=") {
-            choice = .rate(try RateArgument(parsing: String(text.dropFirst(5))).rate)
+            choice = .rate(try RateArgument(parsing: String(text.dropFirst(5))))
         } else {
             throw ArgumentFailure(description: "unknown clock \"\(text)\" (expected real, offset=DURATION, at=ISO8601 or rate=N)")
         }
@@ -110,7 +113,7 @@ struct ClockArgument: ParsedArgument {
             let seconds = duration.added(to: real, calendar: calendar).timeIntervalSince(real)
             return ClockSetting(mode: .offset, offset: negative ? -seconds : seconds)
         case .at(let date): return ClockSetting(mode: .frozen, frozenAt: date)
-        case .rate(let rate): return ClockSetting.standard.accelerated(rate: rate, real: real)
+        case .rate(let rate): return ClockSetting.standard.accelerated(rate: rate.rate, real: real, sandbox: rate.sandbox)
         }
     }
 }

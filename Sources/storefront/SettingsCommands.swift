@@ -96,7 +96,7 @@ struct ClockCommand: ParsableCommand {
 
         func run() throws {
             try perform(common) { context in
-                try ClockCommand.change(context) { setting, real in setting.accelerated(rate: rate.rate, real: real) }
+                try ClockCommand.change(context) { setting, real in setting.accelerated(rate: rate.rate, real: real, sandbox: rate.sandbox) }
             }
         }
     }

@@ -10,10 +10,8 @@ func foundationJSON(_ value: Any) -> JSON {
     case let object as [String: Any]: return .object(object.keys.sorted().map { ($0, foundationJSON(object[$0]!)) })
     case let array as [Any]: return .array(array.map(foundationJSON))
     case let text as String: return .string(text)
-    case let number as NSNumber:
-        if String(describing: type(of: number)).contains("Bool") { return .bool(number.boolValue) }
-        return .int(number.intValue)
-    case let flag as Bool: return .bool(flag)
+    case let flag as Bool where CompactJSON.isBoolean(value): return .bool(flag)
+    case let number as NSNumber: return .int(number.intValue)
     case let integer as Int: return .int(integer)
     case let integer as Int64: return .int(Int(integer))
     default: return .null

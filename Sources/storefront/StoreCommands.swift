@@ -234,7 +234,7 @@ struct Pending: ParsableCommand {
                     ("dueAt", context.formatDate(transaction.dueAt)),
                 ])
             })
-            let text = pending.isEmpty ? "nothing pending" : pending.map(context.line).joined(separator: "\n")
+            let text = pending.isEmpty ? "nothing pending" : pending.map { context.line($0) }.joined(separator: "\n")
             output(context, json: json, text: text)
         }
     }
@@ -348,7 +348,12 @@ struct History: ParsableCommand {
         try perform(common) { context in
             let history = try context.store.queue.history()
             let signed = context.json ? try context.store.signed.transactions(history) : [:]
-            output(context, json: .array(history.map { context.json($0, signed: signed[$0.id]) }), text: history.isEmpty ? "no transactions" : history.map(context.line).joined(separator: "\n"))
+            // Revoked as the signed form says (a refund not taken back, a family share taken away).
+            let revoked = (try? context.store.entitlements.receipt()).map { ReceiptEntry.revocationDates(in: $0.entries) } ?? [:]
+            output(
+                context, json: .array(history.map { context.json($0, signed: signed[$0.id], revokedAt: revoked[$0.id]) }),
+                text: history.isEmpty ? "no transactions" : history.map { context.line($0, revokedAt: revoked[$0.id]) }.joined(separator: "\n")
+            )
         }
     }
 }

@@ -151,7 +151,7 @@ func output(_ context: Context, json: @autoclosure () -> JSON, text: @autoclosur
 }
 
 extension Context {
-    func json(_ transaction: StoreTransaction, signed: SignedItem? = nil) -> JSON {
+    func json(_ transaction: StoreTransaction, signed: SignedItem? = nil, revokedAt: Date? = nil) -> JSON {
         var fields: [(String, JSON)] = [
             ("id", .string(transaction.id)),
             ("product", .string(transaction.productID)),
@@ -173,6 +173,7 @@ extension Context {
                 .object([("state", .string(step.state.rawValue)), ("reason", .optional(step.reason?.rawValue)), ("at", formatDate(step.at))])
             })),
         ]
+        if let revokedAt { fields += [("revoked", .bool(true)), ("revocationDate", formatDate(revokedAt))] }
         if let signed {
             fields.append(("signedTransaction", .string(signed.jws)))
             fields.append(("unverifiedBecause", .optional(signed.unverified?.reason)))
@@ -180,9 +181,10 @@ extension Context {
         return .object(fields)
     }
 
-    func line(_ transaction: StoreTransaction) -> String {
+    func line(_ transaction: StoreTransaction, revokedAt: Date? = nil) -> String {
         let title = store.catalog.product(transaction.productID)?.title ?? transaction.productID
         var text = "\(transaction.id)  \(title)  \(transaction.states.map(\.rawValue).joined(separator: " → "))"
+        if let revokedAt { text += " → revoked \(isoText(revokedAt))" }
         if let reason = transaction.reason { text += " (\(Wording.reason(reason)))" }
         if transaction.isRenewal { text += " (renewal)" }
         if let offer = transaction.offer { text += " (\(offer.type.name) \(offer.id))" }

@@ -15,7 +15,7 @@ notifications going to a receiver in this process. Then the properties are check
   4. every JSON value (notifications, their transactions and renewal infos, Server API answers)
      has the type Apple's model classes declare (an integer is never a boolean);
   5. every filter of Get Transaction History returns exactly the transactions that match it, and
-     Get Refund History exactly the revoked ones;
+     Get Refund History exactly the refunded ones (revoked and PURCHASED);
   6. one subscription group of one account keeps one originalTransactionId (resubscribes
      included), and every subscription transaction carries a webOrderLineItemId.
 
@@ -169,7 +169,7 @@ class Store:
         self.developer = dict(self.environment, STOREFRONT_DEVELOPER_TOKEN=token)
         self.cli(["webhook", "set", receiver.url], developer=True)
         key_file = os.path.join(folder, "key.p8")
-        key = self.cli(["keys", "create", "--out", key_file, "--state-dir", self.server_state], server_side=True)
+        key = self.cli(["keys", "create", "--out", key_file], developer=True)
         root = os.path.join(folder, "root.der")
         self.cli(["certificate", "--der", root, "--state-dir", self.server_state], json_out=False, server_side=True)
         with open(root, "rb") as file:
@@ -344,7 +344,12 @@ def judge(store, bundle, apple_id, bodies, failures, counts):
             try:
                 answered = api.get_transaction_info(transaction["transactionId"])
                 served = payload_of(answered.signedTransactionInfo)
-                mismatch = {k for k in set(served) | set(transaction) if k != "signedDate" and served.get(k) != transaction.get(k)}
+                # What may change after the notification: a later extension moves expiresDate on, a
+                # later upgrade sets isUpgraded, a later refund or family revoke revokes it.
+                later = {"signedDate", "expiresDate", "isUpgraded", "revocationDate", "revocationReason"}
+                mismatch = {k for k in set(served) | set(transaction) if k not in later and served.get(k) != transaction.get(k)}
+                if served.get("expiresDate", 0) < transaction.get("expiresDate", 0):
+                    mismatch.add("expiresDate (earlier than the notification's)")
                 if mismatch:
                     failures.append(f"{where}: Get Transaction Info answers {transaction['transactionId']} differently in {sorted(mismatch)}")
             except APIException as error:
@@ -398,7 +403,7 @@ def judge(store, bundle, apple_id, bodies, failures, counts):
                 failures.append(f"{bundle} history of {transaction_id} with {name}: {len(have)} transactions, {len(want)} match (extra {sorted(set(have) - set(want))[:3]}, missing {sorted(set(want) - set(have))[:3]})")
         refunds = refund_history(api, transaction_id, headers, failures)
         if refunds is not None:
-            want = sorted(t["transactionId"] for t in everything if "revocationDate" in t)
+            want = sorted(t["transactionId"] for t in everything if "revocationDate" in t and t["inAppOwnershipType"] == "PURCHASED")
             have = sorted(t["transactionId"] for t in refunds)
             if want != have:
                 failures.append(f"{bundle} refund history of {transaction_id}: {have} but the revoked transactions are {want}")
@@ -462,15 +467,20 @@ def refund_history(api, transaction_id, headers, failures):
     return found
 
 
-def mass_extension_checks(store, failures):
+def mass_extension_checks(store, failures, counts):
     api = store.client(SELFIES)
     headers = dict(api._get_headers())
+    failed = 0
     for request, product in (("mass-extension-1", WEEKLY), ("mass-extension-2", MONTHLY)):
         response = requests.get(f"{store.base}/inApps/v1/subscriptions/extend/mass/{product}/{request}", headers=headers, timeout=60)
         if response.status_code != 200:
             failures.append(f"mass extension {request}: {response.status_code} {response.text[:200]}")
             continue
         check_types(response.json(), MassExtendRenewalDateStatusResponse, f"mass extension {request}", failures)
+        failed += int(response.json().get("failedCount") or 0)
+    told = counts.get("RENEWAL_EXTENSION (FAILURE)", 0)
+    if failed == 0 or told != failed:
+        failures.append(f"mass extensions failed for {failed} subscribers (the story makes at least one) and {told} RENEWAL_EXTENSION (FAILURE) notifications were sent")
     unknown = requests.get(f"{store.base}/inApps/v1/subscriptions/extend/mass/{MONTHLY}/no-such-request", headers=headers, timeout=60)
     code = unknown.json().get("errorCode") if unknown.headers.get("content-type") == "application/json" else None
     if unknown.status_code != 404 or code != 4040009:
@@ -506,7 +516,7 @@ def main():
                 time.sleep(0.2)
             judge(store, bundle, apple_id, list(receiver.bodies), failures, counts)
             if name == "selfies":
-                mass_extension_checks(store, failures)
+                mass_extension_checks(store, failures, counts)
     except StoryFailed as error:
         json.dump({"seed": seed, "story": log, "error": str(error), "notifications": counts, "failures": failures}, sys.stdout, indent=1)
         return 2

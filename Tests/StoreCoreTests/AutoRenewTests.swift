@@ -46,7 +46,8 @@ struct AutoRenewTests {
         ]
         #expect(renewals.map(\.purchaseDate) == expected)
         #expect(renewals.map(\.expiresDate) == Array(expected.dropFirst()) + [utc(2027, 2, 28, 10)])
-        #expect(renewals.allSatisfy { $0.price == Decimal(string: "5.99") && $0.reference == second.id })
+        // Issue 25: the resubscription keeps the group's original transaction (StoreKit's originalID).
+        #expect(renewals.allSatisfy { $0.price == Decimal(string: "5.99") && $0.reference == trial.id })
         #expect(trial.id != second.id)
         #expect(try plan(store).renewals == 12)
     }
@@ -57,10 +58,10 @@ struct AutoRenewTests {
         let phone = try store(state, "ann", at: utc(2025, 12, 1), device: "phone")
         let tablet = try state.signedIn("ann", device: "tablet", catalog: selfiesCatalog)
         // The group's one trial is used and lapses first, so the year is twelve paid renewals.
-        try phone.queue.buy("allaccess.monthly")
+        let trial = try phone.queue.buy("allaccess.monthly")
         _ = try phone.plans.perform(.cancel, on: "allaccess.monthly")
         state.clock.set(utc(2026, 1, 31, 10))
-        let purchase = try phone.queue.buy("allaccess.monthly")
+        try phone.queue.buy("allaccess.monthly")
         var seen: [String] = []
         tablet.queue.observe { event in if event.state == .purchased { seen.append(event.transactionID) } }
         try tablet.queue.publishEvents()
@@ -79,7 +80,8 @@ struct AutoRenewTests {
             let renewals = history.filter(\.isRenewal)
             #expect(renewals.count == 12, "\(store.session.deviceName): \(history.map(\.id))")
             #expect(Set(renewals.map(\.id)).count == 12)
-            #expect(renewals.allSatisfy { $0.originalID == purchase.id && $0.isFinished && $0.states == [.purchased] })
+            // The resubscription kept the group's original id: the trial's (issue 25).
+            #expect(renewals.allSatisfy { $0.originalID == trial.id && $0.isFinished && $0.states == [.purchased] })
             #expect(renewals.map { $0.purchaseDate! } == renewals.map { $0.purchaseDate! }.sorted())
             #expect(try store.entitlements.receipt().isConsistent)
         }
@@ -242,11 +244,13 @@ struct AutoRenewTests {
         #expect(error { try store.plans.perform(.expire, on: "comic.a") } == .planRefused("\"comic.a\" is not an auto-renewable subscription"))
     }
 
-    @Test("On an accelerated clock a plan renews as the sandbox does (1 week = 3 minutes) 12 times, then expires")
+    @Test("Under `clock rate sandbox` a plan renews as the sandbox does (1 week = 3 minutes) 12 times, then expires")
     func sandboxRenewsTwelveTimes() throws {
         let state = TemporaryState()
         let store = try store(state, "fay")
-        try store.server.setClockSetting(ClockSetting(mode: .rate, rate: ClockSetting.sandboxRate))
+        var sandbox = ClockSetting(mode: .rate, rate: ClockSetting.sandboxRate)
+        sandbox.sandboxPeriods = true
+        try store.server.setClockSetting(sandbox)
         try store.queue.buy("allaccess")
         let period = 180 * ClockSetting.sandboxRate
         #expect(try plan(store).expiresDate == startDate.addingTimeInterval(period))
@@ -525,5 +529,47 @@ struct AutoRenewTests {
         #expect(recent.map(\.event) == [.credit, .purchase])
         #expect(recent.last?.price == Decimal(string: "2.99") && recent.last?.offerID == "comeback" && recent.last?.expiresDate == utc(2026, 2, 12))
         #expect(try plan(store).productID == "allaccess.monthly")
+    }
+
+    // MARK: Time rates (issue 25)
+
+    /// Apple's SKDemo file at Xcode time rate `timeRate`, its Premium plan made yearly.
+    static func skDemo(timeRate: Int) throws -> Catalog {
+        var text = try String(contentsOf: storeKitFixtures.appendingPathComponent("samples/skdemo.storekit"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"_timeRate\" : 15", with: "\"_timeRate\" : \(timeRate)")
+        let monthly = "\"recurringSubscriptionPeriod\" : \"P1M\""
+        let premium = try #require(text.range(of: "\"productID\" : \"subscription.premium\""))
+        let period = try #require(text.range(of: monthly, range: premium.upperBound..<text.endIndex))
+        text.replaceSubrange(period, with: "\"recurringSubscriptionPeriod\" : \"P1Y\"")
+        return try StoreKitCatalog.parse(Data(text.utf8), fileName: "SKDemo.storekit").0
+    }
+
+    /// How many store days the first period of `product` lasts for a new account under `setting`.
+    func firstPeriodDays(_ state: TemporaryState, _ catalog: Catalog, _ product: String, _ setting: ClockSetting, account: String) throws -> Double {
+        let store = try state.signedIn(account, catalog: catalog)
+        try store.server.setClockSetting(setting)
+        let bought = try store.queue.buy(product)
+        let line = try #require(try store.server.planLines(account: account).first { $0.transactionID == bought.id })
+        return try #require(line.expiresDate).timeIntervalSince(line.purchaseDate) / 86_400
+    }
+
+    @Test(
+        "Issue 25 at the real files' own rates (SKDemo and Cisum 15, Superwall 1003, react-native-purchases 1002) a P1M plan lasts 28–31 store days and a P1Y one 365–366; only `clock rate sandbox` takes the sandbox's table",
+        arguments: [15, 1003, 1002]
+    )
+    func calendarPeriodsAtEveryRate(timeRate: Int) throws {
+        let catalog = try Self.skDemo(timeRate: timeRate)
+        let rate = try #require(catalog.clockRate, "the file's _timeRate is an accelerated clock")
+        let state = TemporaryState()
+        state.clock.set(utc(2026, 1, 31, 10))
+        let accelerated = ClockSetting.standard.accelerated(rate: rate, real: Date())
+        let month = try firstPeriodDays(state, catalog, "subscription.standard", accelerated, account: "ann")
+        let year = try firstPeriodDays(state, catalog, "subscription.premium", accelerated, account: "bo")
+        #expect((28...31).contains(month), "a month at _timeRate \(timeRate): \(month) store days")
+        #expect((365...366).contains(year), "a year at _timeRate \(timeRate): \(year) store days")
+        // The sandbox, imitated on purpose: a month in five real minutes is 30 days, a year in an hour 360.
+        let sandbox = ClockSetting.standard.accelerated(rate: ClockSetting.sandboxRate, real: Date(), sandbox: true)
+        #expect(try firstPeriodDays(state, catalog, "subscription.standard", sandbox, account: "cy") == 30)
+        #expect(try firstPeriodDays(state, catalog, "subscription.premium", sandbox, account: "di") == 360)
     }
 }

@@ -141,10 +141,14 @@ struct ServerRouteTests {
         let good = try fixture.token()
         let receipt = try fixture.store.server.receipt(account: "ann")
         let terms = try JSONSerialization.data(withJSONObject: ["extendByDays": 7, "extendReasonCode": 1, "requestIdentifier": "r-2"])
+        let now = Int(fixture.realNow.timeIntervalSince1970)
         let cases: [(String, HTTPRequest.Method, String, String?, Data?, Int, Int)] = [
             ("no token", .get, "/inApps/v1/transactions/\(original)", nil, nil, 401, 4_010_000),
             ("expired token", .get, "/inApps/v1/transactions/\(original)", try fixture.token(["exp": 1_000]), nil, 401, 4_010_000),
             ("unknown key", .get, "/inApps/v1/transactions/\(original)", try fixture.token(kid: "NOPE000000"), nil, 401, 4_010_000),
+            ("exp 61 minutes ahead, no iat", .get, "/inApps/v1/transactions/\(original)", try fixture.token(["exp": now + 3_660]), nil, 401, 4_010_000),
+            ("exp 61 minutes after iat", .get, "/inApps/v1/transactions/\(original)", try fixture.token(["iat": now, "exp": now + 3_660]), nil, 401, 4_010_000),
+            ("no such mass extension", .get, "/inApps/v1/subscriptions/extend/mass/com.storefront.selfies.sub.allaccess/nothing", good, nil, 404, 4_040_009),
             ("another bundle", .put, "/inApps/v1/subscriptions/extend/\(original)", try fixture.token(["bid": "com.example.other"]), terms, 401, 4_010_000),
             ("malformed JSON", .put, "/inApps/v1/subscriptions/extend/\(original)", good, Data("{\"extendByDays\":".utf8), 400, 4_000_000),
             ("transaction id not numeric", .get, "/inApps/v2/history/abc", good, nil, 400, 4_000_006),
@@ -203,5 +207,15 @@ struct ServerRouteTests {
             // The plan renewed weekly all year: extensions a year old no longer count.
             #expect(try await Self.call(client, .put, path, token: token, body: fourth).status == 200)
         }
+    }
+
+    @Test("Apple's error codes: one table in the code (APIErrorCode), the same rows in docs/server-api.md")
+    func errorTable() throws {
+        let page = try String(contentsOf: TestTools.repositoryRoot.appendingPathComponent("docs/server-api.md"), encoding: .utf8)
+        let rows = page.split(separator: "\n").filter { $0.hasPrefix("| ") && $0.first(where: \.isNumber) != nil }
+        for code in APIErrorCode.allCases {
+            #expect(rows.contains { $0 == "| \(code.rawValue) | \(code.status) | \(code.meaning) |" }, "docs/server-api.md lacks \(code) (\(code.rawValue))")
+        }
+        #expect(rows.count == APIErrorCode.allCases.count, "the page lists a code the server does not give")
     }
 }

@@ -179,7 +179,7 @@ public enum TestTools {
         process.executableURL = repositoryRoot.appendingPathComponent("scripts/\(name)")
         let output = Pipe()
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-\(name)-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorFile) }
         process.standardOutput = output
         process.standardError = try? FileHandle(forWritingTo: errorFile)

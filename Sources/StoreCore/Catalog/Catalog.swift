@@ -300,7 +300,7 @@ public enum CatalogLoader {
             quantity: kind == .consumable ? quantity : 0, months: months, duration: duration, autoRenew: terms
         )
         if let raw = fields.values["familyShareable"], !(raw is NSNull) {
-            guard let flag = raw as? Bool, kind == .nonConsumable || kind == .autoRenewableSubscription || !flag else {
+            guard CompactJSON.isBoolean(raw), let flag = raw as? Bool, kind == .nonConsumable || kind == .autoRenewableSubscription || !flag else {
                 throw fields.error("\"familyShareable\" is true or false, and only comics and auto-renewable plans can be shared")
             }
             product.isFamilyShareable = flag

@@ -212,9 +212,10 @@ public final class FamilySharing: SessionRole {
         }
         var due = receipt.filter { $0.kind == .nonConsumable && $0.event == .purchase && !revoked.contains($0.transactionID) && shared($0.productID) }
         // A plan stays shared as it renews and lapses (the member's access follows it); a refund
-        // of the purchase that started it ends the share.
+        // that ends it ends the share, until the organizer subscribes again. The share names the
+        // group's original purchase, which resubscribes keep.
         for plan in try server.plans(account: family.organizer).values.sorted(by: { $0.group < $1.group })
-        where shared(plan.productID) && !revoked.contains(plan.originalTransactionID) {
+        where shared(plan.productID) && plan.endReason != PlanState.refunded {
             if let start = receipt.first(where: { $0.transactionID == plan.originalTransactionID }) { due.append(start) }
         }
         return due

@@ -135,6 +135,19 @@ extension ReceiptEntry {
         return Set(lines.compactMap { $0.event == .refund && !reversed.contains($0.transactionID) ? $0.reference : nil })
     }
 
+    /// When each transaction of `lines` was revoked, for its signed form's `revocationDate`: a
+    /// refund not taken back (O7), a family share taken away (O5). One answer for the signed
+    /// transaction, the history's `revoked` filter and the command line's history.
+    public static func revocationDates(in lines: [ReceiptEntry]) -> [String: Date] {
+        let reversed = Set(lines.compactMap { $0.event == .refundReversed ? $0.refundReversed : nil })
+        var dates: [String: Date] = [:]
+        for line in lines {
+            guard let reference = line.reference else { continue }
+            if line.event == .familyRevoke || (line.event == .refund && !reversed.contains(line.transactionID)) { dates[reference] = line.purchaseDate }
+        }
+        return dates
+    }
+
     /// A refund request's answer (refund or decline) names its request in `note`; a reversal
     /// names the refund line it takes back.
     public static func answering(_ requestID: String) -> String { "request " + requestID }

@@ -217,6 +217,8 @@ public enum AccountWire {
 
     /// The keys' public halves and issuer id (O2: devices check offer signatures).
     static let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", access: { _ in .anyone }) { server, _, _ in try server.apiKeyring() }
+    /// The keys' public halves only: a key's private half stays with whoever made it.
+    static let setAPIKeyring = Method<APIKeyring, Bool>("setAPIKeyring", access: { _ in .developer }) { try $0.setAPIKeyring($1); return true }
     static let priceChanges = Method<R.None, [PriceChange]>("priceChanges", access: { _ in .anyone }) { server, _, _ in try server.priceChanges() }
     static let setPriceChange = Method<PriceChange, Bool>("setPriceChange", access: { _ in .developer }) { try $0.setPriceChange($1); return true }
     static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }) { server, _, _ in try server.families() }
@@ -275,6 +277,7 @@ public enum AccountWire {
         setAppIdentity.name: "change the app's identity", setSimulatedErrors.name: "set simulated StoreKit errors",
         setWebhook.name: "set the webhook", setPriceChange.name: "change prices", addOfferCodes.name: "make offer codes",
         offerCodes.name: "list offer codes", recentRequests.name: "list the requests the server answered",
+        setAPIKeyring.name: "make or revoke in-app purchase keys",
     ]
 
     /// Every method the server answers, by name.
@@ -284,7 +287,7 @@ public enum AccountWire {
             record.erased, receiptEntry.erased, receipt.erased, receiptState.erased, storedExpiry.erased, ownedProducts.erased,
             plans.erased, planLines.erased, addPlanLines.erased, accountsWithPlans.erased,
             claim.erased, claims.erased, addOfferCodes.erased, offerCode.erased, offerCodes.erased,
-            apiKeyring.erased, priceChanges.erased, setPriceChange.erased, families.erased, setFamilies.erased,
+            apiKeyring.erased, setAPIKeyring.erased, priceChanges.erased, setPriceChange.erased, families.erased, setFamilies.erased,
             enqueue.erased, hasNotification.erased, notifications.erased, webhook.erased, setWebhook.erased,
             changeStamp.erased, clockSetting.erased, setClockSetting.erased, billingSetting.erased, setBillingSetting.erased,
             appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased, adoptDefaults.erased,

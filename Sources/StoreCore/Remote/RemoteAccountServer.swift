@@ -151,13 +151,12 @@ extension RemoteAccountServer: ChangeTracking, SharedSettings {
     }
 }
 
-/// Only the server's own program makes keys and lists the requests it answered. A device reads
-/// the keys' public halves, to check promotional offer signatures (O2).
+/// The developer makes and revokes keys (their public halves go to the server; the private half
+/// stays where `storefront keys create` wrote it). A device reads the public halves, to check
+/// promotional offer signatures (O2). Only the server's own program logs the requests it answered.
 extension RemoteAccountServer: KeyStore, RequestLog {
     public func apiKeyring() throws(StoreError) -> APIKeyring? { try call(W.apiKeyring, R.None()) }
-    public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) {
-        throw StoreError.storage(path: location, reason: "keys are made where the server runs: `storefront keys create` in its state folder")
-    }
+    public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) { _ = try call(W.setAPIKeyring, keyring) }
     public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {}
     public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] { try call(W.recentRequests, limit) }
 }

@@ -75,7 +75,7 @@ public struct ServedRequest: Sendable, Equatable, Codable {
 /// Why a bearer token is refused (401).
 public enum TokenRefusal: Error, Equatable, CustomStringConvertible {
     case missing, malformed(String), unknownKey(String), revokedKey(String), badSignature, wrongIssuer, wrongAudience
-    case wrongBundle(String), expired, notYetValid, notAnAPIKey(String)
+    case wrongBundle(String), expired, notYetValid, notAnAPIKey(String), livesTooLong
 
     public var description: String {
         switch self {
@@ -89,14 +89,20 @@ public enum TokenRefusal: Error, Equatable, CustomStringConvertible {
         case .wrongBundle(let bid): "the token is for bundle id \"\(bid)\", not the one served"
         case .expired: "the token has expired"
         case .notYetValid: "the token's iat is in the future"
+        case .livesTooLong: "the token's exp is more than 60 minutes after its iat (or now): Apple refuses such tokens"
         case .notAnAPIKey(let id): "key \"\(id)\" is a subscription-offer key: it signs promotional offers, not API tokens"
         }
     }
 }
 
 public enum APIToken {
+    /// The longest a token may live, in seconds.
+    public static let longestLife: Double = 3600
+
     /// Checks a bearer token as Apple does: ES256, `kid` of a key of `keyring` not revoked, `iss`,
-    /// `aud` appstoreconnect-v1, `bid`, `exp` in the future (real time: tokens are the client's).
+    /// `aud` appstoreconnect-v1, `bid`, `exp` in the future and at most 60 minutes after `iat` (or
+    /// now, when the token has none, as Apple's Python client's tokens) (real time: tokens are the
+    /// client's).
     /// Returns `exp`, in seconds since 1970.
     @discardableResult
     public static func verify(_ authorization: String?, keyring: APIKeyring, bundleID: String, now: Date) throws(TokenRefusal) -> Double {
@@ -118,7 +124,10 @@ public enum APIToken {
         guard payload["aud"] as? String == "appstoreconnect-v1" else { throw .wrongAudience }
         guard let bid = payload["bid"] as? String, bid == bundleID else { throw .wrongBundle(payload["bid"] as? String ?? "") }
         guard let exp = (payload["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else { throw .expired }
-        if let iat = (payload["iat"] as? NSNumber)?.doubleValue, iat > now.timeIntervalSince1970 + 60 { throw .notYetValid }
+        let iat = (payload["iat"] as? NSNumber)?.doubleValue
+        if let iat, iat > now.timeIntervalSince1970 + 60 { throw .notYetValid }
+        // Apple: a token that expires more than 60 minutes after it was issued is not valid.
+        if exp - (iat ?? now.timeIntervalSince1970) > Self.longestLife { throw .livesTooLong }
         return exp
     }
 }

@@ -15,9 +15,11 @@ package enum CompactJSON {
     private static func write(_ value: Any, into out: inout [UInt8]) {
         switch value {
         case let text as String: string(text, into: &out)
-        case let flag as Bool: out += flag ? Array("true".utf8) : Array("false".utf8)
-        case let number as Int: out += Array(String(number).utf8)
-        case let number as Int64: out += Array(String(number).utf8)
+        // Foundation's JSONSerialization reads 0 and 1 as NSNumbers that also cast to Bool: only
+        // a Swift Bool, or an NSNumber made from one, is written as a boolean (issue 25).
+        case let flag as Bool where isBoolean(value): out += flag ? Array("true".utf8) : Array("false".utf8)
+        case let number as Int where type(of: value) == Int.self: out += Array(String(number).utf8)
+        case let number as Int64 where type(of: value) == Int64.self: out += Array(String(number).utf8)
         case let object as [String: Any]:
             out.append(UInt8(ascii: "{"))
             for (index, key) in object.keys.sorted().enumerated() {
@@ -37,6 +39,15 @@ package enum CompactJSON {
         case let number as NSNumber: out += Array(number.stringValue.utf8)
         default: out += Array("null".utf8)
         }
+    }
+
+    /// True for a Swift Bool and for Foundation's boolean NSNumber (objCType "c"), false for a
+    /// number that happens to be 0 or 1. Every reader of JSONSerialization's output that tells a
+    /// boolean from a number asks this (issue 25: `"failedCount": true` for a count of 1).
+    package static func isBoolean(_ value: Any) -> Bool {
+        if type(of: value) == Bool.self { return true }
+        guard let number = value as? NSNumber, type(of: value) != Int.self, type(of: value) != Int64.self, type(of: value) != Double.self else { return false }
+        return String(cString: number.objCType) == "c"
     }
 
     private static func string(_ text: String, into out: inout [UInt8]) {

@@ -52,7 +52,7 @@ package struct PayloadBuilder {
         if transaction.kind == .autoRenewableSubscription, let line {
             price = line.price ?? price
             original = originalTransaction(of: line, in: receipt)
-            if let expires = line.expiresDate { payload["expiresDate"] = Units.milliseconds(expires) }
+            if let expires = expiresDate(of: line, in: receipt) { payload["expiresDate"] = Units.milliseconds(expires) }
             if let group = line.group { payload["subscriptionGroupIdentifier"] = group }
             payload["webOrderLineItemId"] = Units.webOrderLineItemID(transaction.id)
             if let offer = line.offer, let type = line.soldOn {
@@ -67,9 +67,8 @@ package struct PayloadBuilder {
             payload["isUpgraded"] = receipt.contains { $0.event == .credit && $0.reference == transaction.id }
         }
         if let first = receipt.first(where: { $0.transactionID == original }) { originalPurchaseDate = first.purchaseDate }
-        if ReceiptEntry.revoked(in: receipt).contains(transaction.id),
-           let refund = receipt.last(where: { $0.event == .refund && $0.reference == transaction.id }) {
-            payload["revocationDate"] = Units.milliseconds(refund.purchaseDate)
+        if let revoked = ReceiptEntry.revocationDates(in: receipt)[transaction.id] {
+            payload["revocationDate"] = Units.milliseconds(revoked)
             payload["revocationReason"] = 0
         }
         // O5: a family member's own transaction for the organizer's purchase.
@@ -78,10 +77,6 @@ package struct PayloadBuilder {
             payload["transactionReason"] = "PURCHASE"
             original = line.reference ?? original
             price = 0
-            if let revoke = receipt.last(where: { $0.event == .familyRevoke && $0.reference == transaction.id }) {
-                payload["revocationDate"] = Units.milliseconds(revoke.purchaseDate)
-                payload["revocationReason"] = 0
-            }
         }
         payload["originalTransactionId"] = original
         payload["originalPurchaseDate"] = Units.milliseconds(originalPurchaseDate)
@@ -100,27 +95,54 @@ package struct PayloadBuilder {
         return transaction(made, receipt: receipt) ?? [:]
     }
 
-    /// The purchase that started a plan line's plan: a renewal's reference, an upgrade's earlier
-    /// purchase in the group, followed back to the first (S3).
+    /// The purchase that started the account's subscription in a plan line's group (S3): StoreKit's
+    /// `originalID`, kept through renewals, upgrades, downgrades and resubscribes. Each plan line
+    /// names it in `reference`; a line that names none (the group's first purchase) is its own.
     func originalTransaction(of line: ReceiptEntry, in receipt: [ReceiptEntry]) -> String {
-        var current = line
-        var seen: Set<String> = []
-        while !seen.contains(current.transactionID) {
-            seen.insert(current.transactionID)
-            if current.event == .renewal, let reference = current.reference, let next = receipt.first(where: { $0.transactionID == reference }) {
-                current = next
-                continue
-            }
-            // An upgrade or crossgrade: the credit line of the replaced period points at it.
-            if current.event == .purchase,
-               let credit = receipt.first(where: { $0.event == .credit && $0.group == current.group && $0.purchaseDate == current.purchaseDate }),
-               let replaced = credit.reference, let next = receipt.first(where: { $0.transactionID == replaced }) {
-                current = next
-                continue
-            }
-            break
+        guard [.purchase, .renewal, .change].contains(line.event), let reference = line.reference,
+              receipt.contains(where: { $0.transactionID == reference })
+        else { return line.transactionID }
+        return reference
+    }
+
+    /// When the period a purchase or renewal line pays for ends now: its own end, or where the
+    /// developer's last extension of that period moved it (V3: RENEWAL_EXTENDED and Get Transaction
+    /// Info both carry the extended date).
+    func expiresDate(of line: ReceiptEntry, in receipt: [ReceiptEntry]) -> Date? {
+        guard let expires = line.expiresDate, line.event == .purchase || line.event == .renewal else { return line.expiresDate }
+        // An extension applies to the period current when it was made; extensions only add days.
+        return receipt.reduce(expires) { latest, other in
+            guard other.event == .extend, other.group == line.group, let moved = other.expiresDate, moved > latest,
+                  reported(other, in: receipt).transactionID == line.transactionID
+            else { return latest }
+            return moved
         }
-        return current.transactionID
+    }
+
+    /// The transaction a notification about `line` carries (issue 25), always one Get Transaction
+    /// Info answers: a refund, a refund request and its answers carry the purchase they are about;
+    /// a REVOKE, the member's FAMILY_SHARED transaction; an event of a plan that is not a
+    /// transaction (auto-renew off or on, a price increase, a billing failure, an expiry, an
+    /// extension), the subscription's most recent transaction at that moment.
+    package func reported(_ line: ReceiptEntry, in receipt: [ReceiptEntry]) -> ReceiptEntry {
+        switch line.event {
+        case .refund, .refundRequest, .refundDeclined, .refundReversed, .consumptionInfo, .familyRevoke:
+            return receipt.first { $0.transactionID == line.reference } ?? line
+        case .purchase, .renewal, .familyShare:
+            return line
+        case .cancel, .renewOn, .credit, .expire, .billingFailure, .billingRecovered, .change, .extend, .priceIncrease, .priceConsent:
+            guard line.kind == .autoRenewableSubscription, !line.isTransaction else { return line }
+            // Lines of one second are not read back in the order written: of the periods that
+            // started last before the event, the one of the event's product (an upgrade's purchase
+            // over the renewal it replaced the same second).
+            let periods = receipt.filter {
+                ($0.event == .purchase || $0.event == .renewal) && $0.group == line.group && $0.kind == .autoRenewableSubscription
+                    && $0.purchaseDate <= line.purchaseDate
+            }
+            return periods.max { a, b in
+                (a.purchaseDate, a.productID == line.productID ? 1 : 0) < (b.purchaseDate, b.productID == line.productID ? 1 : 0)
+            } ?? line
+        }
     }
 
     // MARK: Renewal info
@@ -193,14 +215,8 @@ package struct PayloadBuilder {
         ]
         if let appleID = identity.appAppleID { data["appAppleId"] = appleID }
         if let id = notification.transactionID, let line = receipt.first(where: { $0.transactionID == id }) {
-            // A refund line (and a refund request, decline or reversal) reports the transaction it is about.
-            let aboutAnother: Set<ReceiptEvent> = [.refund, .refundRequest, .refundDeclined, .refundReversed, .consumptionInfo]
-            let reported = aboutAnother.contains(line.event) ? receipt.first { $0.transactionID == line.reference } ?? line : line
-            data["signedTransactionInfo"] = try sign(transaction(line: reported, receipt: receipt))
+            data["signedTransactionInfo"] = try sign(transaction(line: reported(line, in: receipt), receipt: receipt))
             if notification.type == "CONSUMPTION_REQUEST" { data["consumptionRequestReason"] = line.note ?? "OTHER" }
-        }
-        if let summary = notification.summary, let object = (try? JSONSerialization.jsonObject(with: Data(summary.utf8))) as? [String: Any] {
-            data = ["summary": object.merging(["environment": identity.environment.rawValue, "bundleId": identity.bundleID]) { a, _ in a }]
         }
         if let plan {
             let planLines = receipt.filter { $0.kind == .autoRenewableSubscription }
@@ -211,6 +227,13 @@ package struct PayloadBuilder {
             "notificationType": notification.type, "notificationUUID": notification.uuid, "version": "2.0",
             "signedDate": Units.milliseconds(now), "data": data,
         ]
+        // A mass extension's SUMMARY has `summary` in place of `data`, naming the app as `data` does.
+        if let summary = notification.summary, let object = (try? JSONSerialization.jsonObject(with: Data(summary.utf8))) as? [String: Any] {
+            var named: [String: Any] = ["environment": identity.environment.rawValue, "bundleId": identity.bundleID]
+            if let appleID = identity.appAppleID { named["appAppleId"] = appleID }
+            payload["summary"] = object.merging(named) { stored, _ in stored }
+            payload["data"] = nil
+        }
         if let subtype = notification.subtype { payload["subtype"] = subtype }
         return payload
     }

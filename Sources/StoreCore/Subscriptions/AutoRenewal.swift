@@ -9,6 +9,9 @@
 import Foundation
 
 public struct PlanState: Sendable, Equatable, Codable {
+    /// The `endReason` of a plan a refund ended.
+    public static let refunded = "refunded"
+
     public var group: String
     public var productID: String
     /// The line that pays for the current period.
@@ -137,7 +140,7 @@ public struct PlanState: Sendable, Equatable, Codable {
         case .refund:
             if line.reference == transactionID {
                 endedAt = at
-                endReason = "refunded"
+                endReason = Self.refunded
                 autoRenew = false
             }
         case .expire:
@@ -166,7 +169,7 @@ public struct PlanState: Sendable, Equatable, Codable {
             priceIncrease?.answer = line.note != ReceiptEntry.declined
         case .refundReversed:
             // O7: the refund of the current period taken back: the plan runs again.
-            if line.reference == transactionID, endReason == "refunded" {
+            if line.reference == transactionID, endReason == Self.refunded {
                 endedAt = nil
                 endReason = nil
                 autoRenew = true
@@ -470,6 +473,8 @@ public struct AutoRenewal {
             group: terms.group, price: product.price
         )
         guard let state, state.hasAccess(at: at) || state.billingFailedAt != nil && state.endedAt == nil else {
+            // A resubscription keeps the group's original transaction (StoreKit's originalID).
+            purchase.reference = state?.originalTransactionID
             if let offer {
                 sell(&purchase, on: offer.terms, at: at)
                 (purchase.offerType, purchase.offerID) = (offer.type, offer.id)

@@ -6,16 +6,16 @@ import Foundation
 public final class Plans: SessionRole {
     let session: DeviceSession
     /// Auto-renewable periods as the App Store sandbox times them, at this many store seconds per
-    /// real second; nil follows the clock (sandbox periods while it is accelerated).
+    /// real second; nil follows the clock (sandbox periods under `clock rate sandbox` only).
     public var sandboxRateOverride: Double?
 
     init(session: DeviceSession) { self.session = session }
 
-    /// The renewal rules as the state folder is set now: billing, grace, and sandbox periods
-    /// while the clock is accelerated.
+    /// The renewal rules as the state folder is set now: billing, grace, and the sandbox's periods
+    /// under `clock rate sandbox` (calendar periods at every other rate).
     func autoRenewal() throws(StoreError) -> AutoRenewal {
         let clockSetting = try server.clockSetting()
-        let rate = sandboxRateOverride ?? (clockSetting.mode == .rate ? clockSetting.rate : nil)
+        let rate = sandboxRateOverride ?? clockSetting.sandboxTableRate
         // O6: products at the prices the developer set since the catalog was written.
         let changes = try server.priceChanges()
         let priced = catalog.priced(by: changes)

@@ -1,0 +1,63 @@
+// Issue 25, Apple-exact: the conformance suite (Tests/Python/conformance.py) tells a long seeded
+// story through the command line and a running `storefront serve`, on SQLite and on PostgreSQL,
+// and Apple's app-store-server-library judges what a backend receives: every notification
+// verifies, its transaction is the one Get Transaction Info answers and has the renewal info's
+// original id, every JSON value has the type Apple's models declare, every history filter and the
+// refund history are exact, one group keeps one original id.
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("Apple-exact: the conformance story, judged by Apple's library", .serialized)
+struct ConformanceTests {
+    enum Backend: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+    }
+
+    @Test("every notification verifies and names a transaction Get Transaction Info answers with the renewal info's original id; Apple's JSON types; exact history filters and refund history", arguments: Backend.allCases)
+    func story(backend: Backend) throws {
+        // A new seed each run (printed, and STOREFRONT_CONFORMANCE_SEED replays one).
+        let seed = ProcessInfo.processInfo.environment["STOREFRONT_CONFORMANCE_SEED"].flatMap(Int.init) ?? Int.random(in: 0..<1 << 30)
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-conformance-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        var arguments = [
+            repositoryRoot.appendingPathComponent("Tests/Python/conformance.py").path, storefrontBinary.path, work.path, "--seed", String(seed),
+        ]
+        if backend == .postgres {
+            // One database per catalog's server.
+            arguments += ["--database", try TestPostgres.freshDatabase(), "--database", try TestPostgres.freshDatabase()]
+        }
+        let process = Process()
+        process.executableURL = try AppleVerifier.python()
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let report = try #require(
+            try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            "seed \(seed): conformance.py said nothing readable (exit \(process.terminationStatus)): \(stderr.suffix(2_000))"
+        )
+        #expect(report["error"] == nil, "seed \(seed): the story could not be told: \(report["error"] ?? "")")
+        let failures = report["failures"] as? [String] ?? ["no failures list"]
+        #expect(failures.isEmpty, "seed \(seed) (STOREFRONT_CONFORMANCE_SEED=\(seed) replays it):\n\(failures.joined(separator: "\n"))")
+        #expect(process.terminationStatus == 0, "seed \(seed): exit \(process.terminationStatus)")
+        // The story reached every kind of notification it tells; the judge saw each.
+        let counts = report["notifications"] as? [String: Int] ?? [:]
+        let told = [
+            "SUBSCRIBED (INITIAL_BUY)", "SUBSCRIBED (RESUBSCRIBE)", "DID_RENEW", "DID_RENEW (BILLING_RECOVERY)",
+            "DID_CHANGE_RENEWAL_STATUS (AUTO_RENEW_DISABLED)", "DID_CHANGE_RENEWAL_STATUS (AUTO_RENEW_ENABLED)",
+            "PRICE_INCREASE (PENDING)", "PRICE_INCREASE (ACCEPTED)", "DID_FAIL_TO_RENEW (GRACE_PERIOD)", "GRACE_PERIOD_EXPIRED",
+            "DID_FAIL_TO_RENEW", "EXPIRED (BILLING_RETRY)", "EXPIRED (VOLUNTARY)", "DID_CHANGE_RENEWAL_PREF (UPGRADE)",
+            "DID_CHANGE_RENEWAL_PREF (DOWNGRADE)", "REVOKE", "RENEWAL_EXTENDED", "RENEWAL_EXTENSION (SUMMARY)",
+            "RENEWAL_EXTENSION (FAILURE)", "REFUND", "REFUND_REVERSED", "ONE_TIME_CHARGE", "CONSUMPTION_REQUEST",
+        ]
+        let missing = told.filter { (counts[$0] ?? 0) == 0 }
+        #expect(missing.isEmpty, "seed \(seed): the story told no \(missing)")
+    }
+}
