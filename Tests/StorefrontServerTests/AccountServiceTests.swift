@@ -94,6 +94,17 @@ struct AccountServiceTests {
         // Lines for bob smuggled into ann's own call.
         let smuggled = try fixture.call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [fixture.purchase("bob", "2000000000000004")]), tokens: [ann])
         #expect(smuggled.status != 200)
+        // W9: bob's event key, or a type, named in ann's own call writes nothing: the server
+        // derives every notification it writes, so bob's real EXPIRED cannot be pre-empted.
+        let forged = [
+            ServerNotification(key: "expired:2000000000000001", account: "ann", type: "EXPIRED", subtype: "VOLUNTARY", transactionID: "2000000000000001", createdAt: Date()),
+            ServerNotification(key: "line:2000000000000001:purchase", account: "ann", type: "REFUND", transactionID: "2000000000000001", createdAt: Date()),
+        ]
+        #expect(try fixture.call(AccountWire.enqueue, forged, tokens: [ann]).value == [])
+        #expect(try !fixture.database.hasNotification(key: "expired:2000000000000001"))
+        #expect(try fixture.database.notifications(account: "ann").isEmpty)
+        let test = try fixture.call(AccountWire.enqueue, [ServerNotification(key: "test:chosen", account: "ann", type: "TEST", createdAt: Date(), uuid: "chosen")], tokens: [ann]).value ?? []
+        #expect(test.count == 1 && test.first?.uuid != "chosen" && test.first?.key == "test:\(test.first?.uuid ?? "")", "the server makes the TEST's UUID")
         // A lookup by id of bob's transaction tells ann nothing.
         #expect(try fixture.call(AccountWire.receiptEntry, "2000000000000001", tokens: [ann]).value == .some(nil))
         #expect(try fixture.call(AccountWire.accountsWithPlans, .init(), tokens: [ann]).value == [])

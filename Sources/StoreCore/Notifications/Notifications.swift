@@ -33,8 +33,8 @@ public final class Notifications: SessionRole {
     public func test() throws(StoreError) -> ServerNotification {
         let uuid = UUID().uuidString.lowercased()
         let notification = ServerNotification(key: "test:\(uuid)", account: try currentUser() ?? "", type: "TEST", createdAt: now(), uuid: uuid)
-        try server.enqueue([notification])
-        return notification
+        // A team server makes its own (W9): the one it wrote is the one to show.
+        return try server.enqueue([notification]).first ?? notification
     }
 
     /// Sends one again, with its UUID and payload, at the next delivery.

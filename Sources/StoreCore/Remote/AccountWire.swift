@@ -230,10 +230,25 @@ public enum AccountWire {
         return true
     }
 
-    // MARK: The outbox: a device writes its accounts' notifications; the server delivers them.
+    // MARK: The outbox: the server writes and delivers notifications.
 
+    /// A device asks for what the clock's passing means for its own accounts (a cancelled plan's
+    /// end, a grace period running out) and for TEST notifications. The server derives each one
+    /// from its own plans and clock, and makes the TEST's UUID: what a device sends only says
+    /// which to look at, so it can name neither another account's event key nor a type (W9).
     static let enqueue = Method<[ServerNotification], [ServerNotification]>("enqueue", access: { .accounts($0.map(\.account)) }) {
-        try $0.enqueue($1)
+        server, asked, call in
+        var derived: [ServerNotification] = []
+        for account in Set(asked.map(\.account)).sorted() {
+            let mine = asked.filter { $0.account == account }
+            let keys = Set(mine.map(\.key))
+            derived += NotificationRules.timed(try server.plans(account: account), account: account, now: call.now).filter { keys.contains($0.key) }
+            for _ in mine.filter({ $0.type == "TEST" }) {
+                let uuid = UUID().uuidString.lowercased()
+                derived.append(ServerNotification(key: "test:\(uuid)", account: account, type: "TEST", createdAt: call.now, uuid: uuid))
+            }
+        }
+        return try server.enqueue(derived)
     }
     static let hasNotification = Method<String, Bool>("hasNotification", access: { _ in .anyone }) { try $0.hasNotification(key: $1) }
     /// One account's notifications, or (nil) those of every account the call has a session for.
