@@ -24,6 +24,21 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
+/// Devices that buy the same product at the same moment, each on its own thread.
+final class Racers: @unchecked Sendable {
+    let devices: [Store]
+    init(devices: [Store]) { self.devices = devices }
+
+    /// What each device's purchase ended as (those that threw are left out).
+    func buyAtOnce(_ product: String) -> [StoreTransaction] {
+        let outcomes = Locked<[StoreTransaction]>([])
+        DispatchQueue.concurrentPerform(iterations: devices.count) { index in
+            if let bought = try? devices[index].queue.buy(product) { outcomes.withLock { $0.append(bought) } }
+        }
+        return outcomes.withLock { $0 }
+    }
+}
+
 @Suite("Stores on two machines sharing one account server over HTTP")
 struct RemoteStoreTests {
     /// The server's state folder and clock; the machines share the clock (W7: it is the server's).
@@ -104,6 +119,41 @@ struct RemoteStoreTests {
             #expect(restored.restored == ["comic.a"])
             #expect(try resetB.entitlements.status().owned == ["comic.a"])
             #expect(try resetB.entitlements.receipt().isConsistent)
+        }
+    }
+
+    @Test("W10 an account pays once for a comic: a second device buying it, in turn or racing (50 times), leaves one receipt line; both own it, the later one delivered with the first as its original", arguments: Backend.allCases)
+    func oneComicOneCharge(backend: Backend) async throws {
+        let setup = try Setup(catalog: testCatalog, backend: backend)
+        try await setup.run { port in
+            let a = try setup.device(port: port)
+            let b = try setup.device(port: port)
+            // In turn: B buys what A bought.
+            try a.accounts.signUp("ann", password: "secret")
+            try b.accounts.signIn("ann", password: "secret")
+            let first = try a.queue.buy("comic.a")
+            let second = try b.queue.buy("comic.a")
+            #expect(first.state == .purchased && second.state == .purchased)
+            #expect(try b.queue.history().first { $0.id == second.id }?.originalID == first.id, "delivered as the purchase the account made")
+            #expect(try a.server.receipt(account: "ann").filter { $0.productID == "comic.a" }.map(\.transactionID) == [first.id], "one line, no second charge")
+            #expect(try a.entitlements.status().owned == ["comic.a"] && b.entitlements.status().owned == ["comic.a"])
+            #expect(try b.queue.restore().restored == ["comic.a"])
+            // Racing: both devices of a fresh account buy the same comic at once.
+            for round in 0..<50 {
+                let name = "racer\(round)"
+                try a.accounts.signUp(name, password: "secret")
+                try b.accounts.signIn(name, password: "secret")
+                let bought = Racers(devices: [a, b]).buyAtOnce("comic.b")
+                let lines = try a.server.receipt(account: name).filter { $0.productID == "comic.b" }
+                #expect(bought.count == 2 && bought.allSatisfy { $0.state == .purchased }, "round \(round): \(bought.map(\.state))")
+                #expect(lines.count == 1, "round \(round): \(lines.count) lines")
+                let ids = Set(bought.map(\.id))
+                let originals = try [a, b].flatMap { try $0.queue.history() }.filter { ids.contains($0.id) }.map { $0.originalID ?? $0.id }
+                #expect(Set(originals) == Set(lines.map(\.transactionID)), "round \(round): both transactions are the one on the receipt")
+                #expect(try a.entitlements.status().owned == ["comic.b"] && b.entitlements.status().owned == ["comic.b"], "round \(round)")
+                try a.accounts.signOut()
+                try b.accounts.signOut()
+            }
         }
     }
 

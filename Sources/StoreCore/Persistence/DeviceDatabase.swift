@@ -320,11 +320,12 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     /// (`purchaseDate`) and a final state (`finished`) say so; any due time is cleared.
     func setState(
         _ id: String, _ state: TransactionState, reason: FailureReason? = nil, at date: Date, purchaseDate: Date? = nil,
-        finished: Bool? = nil
+        finished: Bool? = nil, originalID: String? = nil
     ) throws(StoreError) {
         try write { db in
             guard var record = try TransactionRecord.fetchOne(db, where: "id", is: id) else { return }
             record.transaction.state = state
+            if let originalID { record.transaction.originalID = originalID }
             record.transaction.reason = reason
             if let purchaseDate { record.transaction.purchaseDate = purchaseDate }
             if let finished { record.transaction.isFinished = finished }

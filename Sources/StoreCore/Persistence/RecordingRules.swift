@@ -17,6 +17,19 @@ package enum RecordingRules {
         )
     }
 
+    /// W10: the purchase `entry` repeats, when it buys a comic its account already owns (another
+    /// device bought it first, or raced it): the App Store charges a non-consumable once, so the
+    /// server records nothing and the device's transaction is that purchase. `receipt` is read in
+    /// the recording's own transaction, under the account's lock.
+    package static func alreadyOwned(_ entry: ReceiptEntry, receipt: () throws -> [ReceiptEntry]) rethrows -> ReceiptEntry? {
+        guard entry.kind == .nonConsumable, entry.event == .purchase else { return nil }
+        let lines = try receipt()
+        guard !lines.contains(where: { $0.transactionID == entry.transactionID }),
+              let owner = ReceiptEntry.owned(lines).first(where: { $0.productID == entry.productID })
+        else { return nil }
+        return lines.first { $0.transactionID == owner.transactionID }
+    }
+
     /// The notification a newly recorded line reports, keyed by its event (N2), if any.
     package static func notification(for line: ReceiptEntry, before: PlanState?, after: PlanState?, previous: ReceiptEntry?) -> ServerNotification? {
         guard let (type, subtype) = NotificationRules.forLine(line, before: before, after: after, previous: previous) else { return nil }

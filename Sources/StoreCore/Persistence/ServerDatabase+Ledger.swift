@@ -12,6 +12,9 @@ extension ServerDatabase: Ledger {
             typealias Columns = ReceiptRecord.Columns
             let latest = try ReceiptRecord.filter(Columns.account == entry.account && (Columns.months > 0 || Columns.days > 0))
                 .order(Columns.purchaseDate.desc, Columns.transactionID.desc).fetchOne(db)?.entry
+            if try RecordingRules.alreadyOwned(entry, receipt: { try Self.receipt(db, account: entry.account) }) != nil {
+                return try Self.storedExpiry(db, account: entry.account)
+            }
             let inserted = try Self.insert(db, entry)
             let stored = try Self.storedExpiry(db, account: entry.account)
             // N2: a one-time charge is told in the transaction that records it.

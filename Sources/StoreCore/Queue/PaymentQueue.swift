@@ -303,20 +303,29 @@ public final class PaymentQueue: SessionRole {
             )
             try server.record(entry, calendar: calendar)
         }
+        // W10: a comic the account already owned (bought on another device, even in a race) is not
+        // charged again: nothing new is on the receipt, and this transaction is delivered with that
+        // purchase as its original, as StoreKit does.
+        var original: String?
+        if let user = transaction.user, transaction.kind == .nonConsumable,
+           let owner = try server.ownedProducts(account: user).first(where: { $0.productID == transaction.productID })?.transactionID,
+           owner != transaction.id {
+            original = owner
+        }
         if transaction.user != nil { try crashPoint(.paymentRecorded) }
         // O5: a family-shareable purchase of an organizer reaches the family.
         if let user = transaction.user, catalog.product(transaction.productID)?.isFamilyShareable == true {
             try family?.reconcileFamilyIfReachable(of: user)
         }
-        try markPurchased(id, at: date)
+        try markPurchased(id, at: date, originalID: original)
         try session.publishEvents()
         try crashPoint(.purchaseMarked)
         try deliver(id)
         try crashPoint(.purchaseDelivered)
     }
 
-    private func markPurchased(_ id: String, at date: Date) throws(StoreError) {
-        try device.setState(id, .purchased, at: date, purchaseDate: date)
+    private func markPurchased(_ id: String, at date: Date, originalID: String? = nil) throws(StoreError) {
+        try device.setState(id, .purchased, at: date, purchaseDate: date, originalID: originalID)
     }
 
     /// Delivers a purchased or restored transaction's content and finishes it, exactly once (Q3).

@@ -37,6 +37,9 @@ extension PostgresAccountServer: Ledger {
                 connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND extendsExpiry ORDER BY purchaseDate DESC, transactionID DESC LIMIT 1",
                 [Self.key(entry.account)]
             )).first
+            if try RecordingRules.alreadyOwned(entry, receipt: { try receipt(connection, account: entry.account) }) != nil {
+                return try storedExpiry(connection, account: entry.account)
+            }
             let inserted = try insert(connection, entry)
             let stored = try storedExpiry(connection, account: entry.account)
             if inserted, let notification = RecordingRules.notification(for: entry, before: nil, after: nil, previous: nil) {
