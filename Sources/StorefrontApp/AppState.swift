@@ -146,6 +146,8 @@ public struct AppState: Equatable, Sendable {
     /// Why the account server cannot be reached, while it cannot (W4, W8): a banner until it answers again.
     public var serverProblem: String?
     public var showsHelp = false
+    /// A scenario plays the screen (D1): the footer offers the player's keys, the only ones that work.
+    public var isPlaying = false
     /// The transaction inspector (S2): a transaction's signed form, decoded; any key closes it.
     public var inspection: Inspection?
     /// The comic the random viewer shows, and what its header says.
@@ -186,6 +188,8 @@ public enum Action: Equatable, Sendable {
     case showBanner(Banner)
     /// Go to a screen as its key would (scenario play).
     case navigate(Route)
+    /// A scenario starts or stops playing the screen.
+    case playing(Bool)
     case loaded(StoreSnapshot)
     case events([TransactionEvent])
     case purchased(StoreTransaction)

@@ -43,6 +43,9 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .showBanner(let banner):
         state.banner = banner
         return []
+    case .playing(let playing):
+        state.isPlaying = playing
+        return []
     case .navigate(let route):
         state.showsHelp = false
         state.route = route

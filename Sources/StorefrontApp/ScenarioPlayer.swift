@@ -24,6 +24,7 @@ public final class ScenarioPlayer {
         app = App(store: LiveStore(store: runner.store), terminal: terminal, pictures: pictures, route: .products)
         playedStore = ObjectIdentifier(runner.store)
         app.load()
+        app.dispatch(.playing(true))
     }
 
     /// Plays every step; returns false when the viewer stopped it with q.
@@ -62,13 +63,23 @@ public final class ScenarioPlayer {
                 }
             }
             return run(step)
+        case .random:
+            // The audience sees the comic drawn, as the viewer's `n` shows it.
+            let before = runner.lastRandom
+            let done = run(step, pause: false)
+            if let drawn = runner.lastRandom, drawn != before {
+                app.dispatch(.navigate(.random))
+                app.dispatch(.randomShown(drawn))
+            }
+            return done && wait(seconds: 1.5)
         default:
             return run(step)
         }
     }
 
-    /// Runs a step through the scenario runner, then shows what it did.
-    private func run(_ step: ScenarioStep) -> Bool {
+    /// Runs a step through the scenario runner, then shows what it did (and lets it be seen,
+    /// unless `pause` is false).
+    private func run(_ step: ScenarioStep, pause: Bool = true) -> Bool {
         do {
             if let expectation = try runner.step(step) {
                 if expectation.passed { passed += 1 } else { failed += 1 }
@@ -86,9 +97,10 @@ public final class ScenarioPlayer {
             app = App(store: LiveStore(store: runner.store), terminal: terminal, pictures: pictures, route: route)
             playedStore = ObjectIdentifier(runner.store)
             app.load()
+            app.dispatch(.playing(true))
         }
         app.refresh()
-        return wait(seconds: step.isExpectation ? 1.2 : 0.8)
+        return pause ? wait(seconds: step.isExpectation ? 1.2 : 0.8) : true
     }
 
     /// Shows the screen for `seconds` at the current speed; false when q (or Ctrl-C) stops it.
@@ -100,6 +112,8 @@ public final class ScenarioPlayer {
             switch terminal.nextEvent(timeoutMilliseconds: min(remaining, 100)) {
             case .key(.character("q")), .key(.escape), .interrupt: return false
             case .key(.character(" ")): return true
+            case .key(.character("+")), .key(.character("=")): speed = min(speed * 2, 64)
+            case .key(.character("-")): speed = max(speed / 2, 0.25)
             case .resize(let size): app.dispatch(.resize(size))
             default: break
             }

@@ -43,6 +43,8 @@ public final class ScenarioRunner {
     /// How many notifications earlier `expect notification` steps have passed over.
     private var notificationsSeen = 0
     private var crashesNext = false
+    /// The comic the last `random` step drew, for the screen to show.
+    public private(set) var lastRandom: RandomComicResult?
     /// After a simulated crash nothing runs, recovery included, until `restart`.
     private var isDown = false
 
@@ -219,7 +221,7 @@ public final class ScenarioRunner {
             store = try Self.open(directory, deviceName, catalog, clock, calendar)
         case .advance(let duration): clock.advance(duration, calendar: calendar)
         case .setClock(let date): clock.set(date)
-        case .random: try attempt { _ = try store.randomComics.show() }
+        case .random: try attempt { lastRandom = try store.randomComics.show() }
         case .crashAfterPayment: crashesNext = true
         case .restart:
             isDown = false

@@ -255,10 +255,11 @@ private func drawRandom(_ screen: inout Screen, _ state: AppState, _ theme: Them
     let status = snapshot.status
     let line = status.hasPass ? "Unlimited random comics while subscribed" : "Random comics left: \(status.randomViewsRemaining)"
     screen.write(TextWidth.truncate(" " + line, to: area.width), x: 0, y: area.y, style: status.hasPass ? theme.subscribed : theme.title)
-    let frame = Rect(x: 1, y: area.y + 1, width: area.width - 2, height: area.height - 2)
+    // The area's last row is the banner's: the title goes above it, so a banner never hides it.
+    let frame = Rect(x: 1, y: area.y + 1, width: area.width - 2, height: area.height - 3)
     if let comic = state.randomComic {
         let caption = TextWidth.truncate(comic.title, to: area.width - 2)
-        screen.write(caption, x: max(0, (area.width - TextWidth.of(caption)) / 2), y: area.maxY - 1, style: theme.title)
+        screen.write(caption, x: max(0, (area.width - TextWidth.of(caption)) / 2), y: area.maxY - 2, style: theme.title)
         drawPicture(&screen, pictures(comic.image), in: frame, depth: depth, theme: theme, name: comic.image)
     } else if !status.hasPass, status.randomViewsRemaining == 0 {
         let pack = snapshot.rows.first { $0.product.kind == .consumable }?.product.title ?? "more views"
@@ -456,6 +457,7 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
 /// as the width allows.
 func footer(for state: AppState, width: Int) -> String {
     if state.showsHelp { return footerText([("any key", "closes help")], width: width) }
+    if state.isPlaying { return footerText([("space", "next"), ("+ -", "speed"), ("q", "stop")], width: width) }
     return footerText(footerItems(state.route, sellsPlans: sellsPlans(state)), width: width)
 }
 

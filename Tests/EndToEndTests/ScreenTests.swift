@@ -211,6 +211,25 @@ extension ScreenTests {
         }
     }
 
+    @Test("D1 the flagship scenario, played by name from /, ends on a comic: its picture in many colours and its title above the banner; the footer offers the player's keys")
+    func flagshipFinale() throws {
+        let session = try Session()
+        let tmux = try session.scriptedScreen("cd / && " + session.screenCommand(arguments: ["scenario", "play", "in-app-rage", "--speed", "20"]))
+        let paused = try tmux.waitFor("Paused")
+        #expect(paused.contains("space next") && paused.contains("q stop") && !paused.contains("b buy"), "only the keys that work while playing")
+        try tmux.send("Space")
+        let finale = try tmux.waitFor("Scenario finished: 12 passed, 0 failed", seconds: 180, colors: true)
+        let lines = try tmux.capture().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let banner = try #require(lines.firstIndex { $0.contains("Scenario finished") })
+        let title = lines[banner - 1].trimmingCharacters(in: .whitespaces)
+        #expect(!title.isEmpty && !title.contains("▀"), "the comic's title sits above the banner: \(lines.suffix(4))")
+        #expect(lines[..<banner].filter { $0.contains("▀") }.count >= 10, "the picture fills the viewer")
+        let colours = Set(finale.components(separatedBy: "48;5;").dropFirst().compactMap { $0.split(separator: "m").first.flatMap { Int($0) } })
+        #expect(colours.count >= 4, "a comic, not a blank: \(colours.count) background colours")
+        try tmux.send("q")
+        #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"))
+    }
+
     @Test("scenario record: what a person does in tmux becomes a scenario that plays back to the same state")
     func scenarioRecord() throws {
         let session = try Session()
