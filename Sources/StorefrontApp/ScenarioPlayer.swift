@@ -15,6 +15,10 @@ public final class ScenarioPlayer {
     public var speed: Double
     public private(set) var passed = 0
     public private(set) var failed = 0
+    /// Why the play stopped before its end, and the line it was at; nil when it ran to the end.
+    public enum Stop: Equatable, Sendable { case key, interrupt }
+    public private(set) var stopped: Stop?
+    public private(set) var line = 0
 
     public init(runner: ScenarioRunner, terminal: FrameRendering & EventListening, pictures: PictureCache, speed: Double) {
         self.runner = runner
@@ -31,10 +35,14 @@ public final class ScenarioPlayer {
     @discardableResult
     public func play(_ steps: [ScenarioStep], file: String) -> Bool {
         for step in steps {
+            line = step.line
             guard perform(step) else { return false }
         }
         app.dispatch(.showBanner(Banner("Scenario finished: \(passed) passed, \(failed) failed — q to quit", kind: failed == 0 ? .success : .failure)))
-        return waitForKey(["q"]) != nil
+        // Finished: whichever key or signal closes the last frame, the scenario ran to its end.
+        _ = waitForKey(["q"])
+        stopped = nil
+        return true
     }
 
     private func perform(_ step: ScenarioStep) -> Bool {
@@ -110,7 +118,12 @@ public final class ScenarioPlayer {
             app.draw()
             let remaining = Int(max(1, deadline.timeIntervalSinceNow * 1000))
             switch terminal.nextEvent(timeoutMilliseconds: min(remaining, 100)) {
-            case .key(.character("q")), .key(.escape), .interrupt: return false
+            case .key(.character("q")), .key(.escape):
+                stopped = .key
+                return false
+            case .interrupt:
+                stopped = .interrupt
+                return false
             case .key(.character(" ")): return true
             case .key(.character("+")), .key(.character("=")): speed = min(speed * 2, 64)
             case .key(.character("-")): speed = max(speed / 2, 0.25)
@@ -127,7 +140,12 @@ public final class ScenarioPlayer {
             app.draw()
             switch terminal.nextEvent(timeoutMilliseconds: 250) {
             case .key(.character(let character)) where keys.contains(character): return character
-            case .key(.character("q")), .key(.escape), .interrupt: return nil
+            case .key(.character("q")), .key(.escape):
+                stopped = .key
+                return nil
+            case .interrupt:
+                stopped = .interrupt
+                return nil
             case .resize(let size): app.dispatch(.resize(size))
             case .timeout: app.refresh()
             default: break

@@ -268,7 +268,7 @@ public enum TerminalSignals {
         pthread_sigmask(SIG_UNBLOCK, &wanted, nil)
         for signal in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
-            action.__sigaction_handler.sa_handler = { _ in TerminalSignals.interruptFlag = 1 }
+            action.__sigaction_handler.sa_handler = { received in TerminalSignals.interruptFlag = received }
             sigemptyset(&action.sa_mask)
             action.sa_flags = 0
             sigaction(signal, &action, nil)
@@ -286,12 +286,16 @@ public enum TerminalSignals {
         }
     }
 
+    /// The signal of the last interrupt taken (SIGINT, SIGTERM or SIGHUP), for the exit status.
+    nonisolated(unsafe) public private(set) static var lastSignal: Int32 = 0
+
     static func takeInterrupt() -> Bool {
         if interruptFlag == 0 { return false }
+        lastSignal = interruptFlag
         interruptFlag = 0
         return true
     }
 
     /// For tests and scripted runs: as if Ctrl-C had been pressed.
-    public static func requestInterrupt() { interruptFlag = 1 }
+    public static func requestInterrupt() { interruptFlag = SIGINT }
 }

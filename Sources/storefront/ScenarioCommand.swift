@@ -163,7 +163,8 @@ struct ScenarioCommand: ParsableCommand {
                 }
                 try withScenarioFolder { folder in
                     let runner = try ScenarioRunner(catalog: loaded.catalog, stateDirectory: folder)
-                    var failed = 0
+                    var failed = 0, passed = 0, line = 0
+                    var stopped: ScenarioPlayer.Stop?
                     try withScreen(log: folder.appendingPathComponent("storefront.log")) { curses in
                         var terminal: FrameRendering & EventListening = curses
                         if let cast {
@@ -177,7 +178,17 @@ struct ScenarioCommand: ParsableCommand {
                         }
                         let player = ScenarioPlayer(runner: runner, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), speed: speed)
                         player.play(scenario.steps, file: scenario.name)
-                        failed = player.failed
+                        (failed, passed, line, stopped) = (player.failed, player.passed, player.line, player.stopped)
+                    }
+                    // One line once the screen is gone: how far it got, and what passed.
+                    let tally = "\(passed) passed, \(failed) failed"
+                    switch stopped {
+                    case .key?, .interrupt?:
+                        let signal = stopped == .interrupt ? TerminalSignals.lastSignal : SIGINT
+                        FileHandle.standardError.write(Data("storefront: \(scenario.name) stopped at line \(line): \(tally)\n".utf8))
+                        throw ExitCode(128 + (signal == SIGTERM ? SIGTERM : SIGINT))
+                    case nil:
+                        print("\(scenario.name): \(tally)")
                     }
                     if failed > 0 { throw ExitCode(1) }
                 }

@@ -230,6 +230,31 @@ extension ScreenTests {
         #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"))
     }
 
+    @Test("D1 a play stopped part way says how far it got in one line: q and Ctrl-C exit 130, SIGTERM 143")
+    func stoppedPlay() throws {
+        let session = try Session()
+        try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
+        for (how, status) in [("q", 130), ("C-c", 130), ("TERM", 143)] {
+            let file = session.stateDirectory.appendingPathComponent("stop-\(UUID().uuidString).scenario")
+            try "sign up bo\nbuy \"Cat Judge\"\nexpect owned \"Cat Judge\"\npause\nbuy \"Night Shift\"\n".write(to: file, atomically: true, encoding: .utf8)
+            // The shell ignores Ctrl-C, as a login shell does, so that it lives to print the status.
+            let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]), ignoringInterrupts: true)
+            try tmux.waitFor("Paused")
+            if how == "TERM" {
+                let kill = Process()
+                kill.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+                kill.arguments = ["-TERM", "-f", file.path]
+                try kill.run()
+                kill.waitUntilExit()
+            } else {
+                try tmux.send(how)
+            }
+            let after = try tmux.waitFor("EXITED=")
+            #expect(after.contains("EXITED=\(status)"), "\(how): \(after)")
+            #expect(after.contains("stopped at line 4: 1 passed, 0 failed"), "\(how): \(after)")
+        }
+    }
+
     @Test("scenario record: what a person does in tmux becomes a scenario that plays back to the same state")
     func scenarioRecord() throws {
         let session = try Session()
