@@ -3,6 +3,8 @@
 // so that the screen's program does not carry SwiftNIO (DECISIONS.md).
 //   storefront-server --state-dir DIR --catalog FILE [--host 127.0.0.1] [--port 8080] [--database postgres://…]
 //                     [--tls-cert CHAIN.pem --tls-key KEY.pem]
+// The database URL may come from $STOREFRONT_DATABASE_URL instead, so that its password is not in
+// the process list (`storefront serve` passes it that way).
 import Foundation
 import Hummingbird
 import Logging
@@ -37,7 +39,8 @@ do {
     calendar.timeZone = TimeZone.current
     // W5: the account server's state in PostgreSQL when --database names one, else in the state
     // folder's SQLite file. The state folder keeps the certificate authority either way.
-    let database: (any AccountServer)? = try options["database"].map { url throws(StoreError) in try PostgresAccountServer(url: url) }
+    let databaseURL = options["database"] ?? ProcessInfo.processInfo.environment["STOREFRONT_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    let database: (any AccountServer)? = try databaseURL.map { url throws(StoreError) in try PostgresAccountServer(url: url) }
     served = try ServedStore(factory: StoreFactory(
         stateDirectory: StateDirectory(URL(fileURLWithPath: stateDirectory)), catalog: catalog, calendar: calendar, time: .shared(override: nil),
         server: database

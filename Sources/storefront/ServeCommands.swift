@@ -93,7 +93,7 @@ struct Serve: ParsableCommand {
     )
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port (0: a free one, printed).") var port = 8080
-    @Option(help: ArgumentHelp("Keep the account server's state in PostgreSQL (default: SQLite in the state folder).", valueName: "postgres://user@host/db"))
+    @Option(help: ArgumentHelp("Keep the account server's state in PostgreSQL (default: $STOREFRONT_DATABASE_URL, else SQLite in the state folder). A URL with a password is best given in $STOREFRONT_DATABASE_URL: options show in the process list.", valueName: "postgres://user@host/db"))
     var database: String?
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "chain.pem"))
     var tlsCertificate: String?
@@ -109,13 +109,16 @@ struct Serve: ParsableCommand {
             let state = try Context.resolveStateDirectory(common)
             // Open the store once here: a corrupt or missing state is said before anything listens
             // (the server program checks a PostgreSQL database itself).
+            let database = self.database ?? ProcessInfo.processInfo.environment["STOREFRONT_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
             if database == nil { try perform(common) { _ in } }
             let beside = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("storefront-server")
             guard let server = beside, FileManager.default.isExecutableFile(atPath: server.path) else {
                 throw CommandFailure(message: "storefront-server is not installed beside this program (`swift build` makes it)", status: 3)
             }
+            // The database URL goes in the environment, never in the arguments: a password in it
+            // would show in `ps` for as long as the server runs.
+            if let database { setenv("STOREFRONT_DATABASE_URL", database, 1) }
             let arguments = [server.path, "--state-dir", state.path, "--catalog", catalog.path, "--host", host, "--port", String(port)]
-                + (database.map { ["--database", $0] } ?? [])
                 + (tlsCertificate.map { ["--tls-cert", $0] } ?? []) + (tlsKey.map { ["--tls-key", $0] } ?? [])
             var argv = arguments.map { strdup($0) } + [nil]
             execv(server.path, &argv)

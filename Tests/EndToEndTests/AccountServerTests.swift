@@ -188,4 +188,18 @@ struct AccountServerTests {
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("cannot connect"), "\(result.stderr)")
         #expect(!result.stdout.contains("listening"))
     }
+
+    @Test("W12 a PostgreSQL password never shows in the process list: serve hands the URL to the server in its environment")
+    func passwordNotInProcessList() throws {
+        let session = try Session()
+        var url = try #require(URLComponents(string: try TestPostgres.freshDatabase()))
+        let password = "not-in-ps-\(UUID().uuidString.prefix(8))"
+        url.password = password
+        let server = try Server(session, arguments: ["--database", try #require(url.string)])
+        let command = String(decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/cmdline")), as: UTF8.self)
+        #expect(command.contains("storefront-server"), "the server runs: \(command)")
+        #expect(!command.contains(password), "the password is not in its arguments")
+        #expect(server.stop().status == 0)
+    }
 }
+

@@ -90,6 +90,52 @@ struct PersistenceTests {
         #expect(try Data(contentsOf: file) == before, "left as it was")
     }
 
+    @Test("P4 an emptied database is corrupt, never a fresh one; once reported, it stays refused until moved aside", arguments: ["device", "server"])
+    func emptied(which: String) throws {
+        let state = TemporaryState()
+        do {
+            let store = try state.store()
+            try store.queue.buy("pack")
+        }
+        let file = which == "device" ? try state.directory.deviceDatabase("phone") : state.directory.serverDatabase
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        try Data().write(to: file)
+        for attempt in 1...2 {
+            let failure = error { try state.store() }
+            guard case .corruptDatabase(let path, let reason) = failure else {
+                Issue.record("attempt \(attempt): expected corruptDatabase, got \(String(describing: failure))")
+                return
+            }
+            #expect(path == file.path && reason.contains("empty"), "attempt \(attempt): \(reason)")
+            #expect(try Data(contentsOf: file).isEmpty, "left untouched")
+        }
+        // Moved aside, the next open starts afresh.
+        try FileManager.default.moveItem(at: file, to: file.appendingPathExtension("aside"))
+        _ = try state.store()
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        #expect(!FileManager.default.fileExists(atPath: file.path + ".corrupt"))
+    }
+
+    @Test("P4 a database once found corrupt is refused by every later open, even when its damage does not show at opening")
+    func markedCorrupt() throws {
+        let state = TemporaryState()
+        do { _ = try state.store() }
+        let file = try state.directory.deviceDatabase("phone")
+        CorruptionMark.set(for: file.path, reason: "database disk image is malformed")
+        let failure = error { try state.store() }
+        guard case .corruptDatabase(_, let reason) = failure else {
+            Issue.record("expected corruptDatabase, got \(String(describing: failure))")
+            return
+        }
+        #expect(reason.contains("malformed") && reason.contains("earlier command"))
+        // Replaced by another file (another inode): the mark no longer applies.
+        let copy = file.appendingPathExtension("copy")
+        try FileManager.default.copyItem(at: file, to: copy)
+        try FileManager.default.removeItem(at: file)
+        try FileManager.default.moveItem(at: copy, to: file)
+        _ = try state.store()
+    }
+
     @Test("P2 a truncated database is reported, not replaced")
     func truncated() throws {
         let state = TemporaryState()

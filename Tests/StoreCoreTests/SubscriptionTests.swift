@@ -55,18 +55,22 @@ struct SubscriptionTests {
         )
     }
 
-    @Test("R6 header text with whole days, one day and less than a day")
+    @Test("R6 header text with whole calendar days (the same all day long), one day and less than a day")
     func headerText() {
         let expiry = utc(2026, 4, 16, 12)
         let header = { (now: Date) in SubscriptionMath.header(expiry: expiry, now: now, calendar: utcCalendar) }
         #expect(header(utc(2026, 1, 15, 12)) == "Subscribed! Expires: 16/04/2026 (91 Days)")
+        #expect(header(utc(2026, 1, 15, 12, 0, 1)) == "Subscribed! Expires: 16/04/2026 (91 Days)", "a second after the purchase")
+        #expect(header(utc(2026, 1, 15, 23, 59, 59)) == "Subscribed! Expires: 16/04/2026 (91 Days)", "all that day")
+        #expect(header(utc(2026, 1, 16, 0)) == "Subscribed! Expires: 16/04/2026 (90 Days)", "one less from midnight")
         #expect(header(utc(2026, 4, 14, 11)) == "Subscribed! Expires: 16/04/2026 (2 Days)")
         #expect(header(utc(2026, 4, 15, 11)) == "Subscribed! Expires: 16/04/2026 (1 Day)")
         #expect(header(utc(2026, 4, 15, 12)) == "Subscribed! Expires: 16/04/2026 (1 Day)")
-        #expect(header(utc(2026, 4, 15, 12, 0, 1)) == "Subscribed! Expires: 16/04/2026 (less than 1 Day: 23h 59m left)")
+        #expect(header(utc(2026, 4, 15, 12, 0, 1)) == "Subscribed! Expires: 16/04/2026 (1 Day)", "it ends tomorrow")
+        #expect(header(utc(2026, 4, 16, 0, 0, 1)) == "Subscribed! Expires: 16/04/2026 (less than 1 Day: 11h 59m left)")
         #expect(header(utc(2026, 4, 16, 11, 30)) == "Subscribed! Expires: 16/04/2026 (less than 1 Day: 30m left)")
         #expect(SubscriptionMath.header(expiry: nil, now: expiry, calendar: utcCalendar) == "Not Subscribed")
-        #expect(SubscriptionMath.daysRemaining(expiry: expiry, now: utc(2026, 4, 15, 12, 0, 1)) == 0)
+        #expect(SubscriptionMath.daysRemaining(expiry: expiry, now: utc(2026, 4, 16, 0, 0, 1), calendar: utcCalendar) == 0)
     }
 
     @Test("R6 the date is the calendar's time zone's day")

@@ -93,7 +93,7 @@ extension SQLiteBacked {
         do {
             return try file.queue.write(body)
         } catch {
-            throw DatabaseOpener.translate(error, path: file.path)
+            throw DatabaseOpener.marked(DatabaseOpener.translate(error, path: file.path), path: file.path)
         }
     }
 
@@ -113,7 +113,7 @@ extension SQLiteBacked {
                 return result!
             }
         } catch {
-            throw DatabaseOpener.translate(error, path: file.path)
+            throw DatabaseOpener.marked(DatabaseOpener.translate(error, path: file.path), path: file.path)
         }
     }
 
@@ -121,7 +121,7 @@ extension SQLiteBacked {
         do {
             return try file.queue.read(body)
         } catch {
-            throw DatabaseOpener.translate(error, path: file.path)
+            throw DatabaseOpener.marked(DatabaseOpener.translate(error, path: file.path), path: file.path)
         }
     }
 
@@ -176,12 +176,51 @@ enum DatabaseOpener {
     /// other processes' locks instead of failing (P3), and migrates it.
     static func open(_ url: URL, migrator: DatabaseMigrator) throws(StoreError) -> DatabaseQueue {
         let path = url.path
+        // P4: a file that was reported corrupt stays refused until it is moved aside.
+        if let reason = CorruptionMark.reason(for: path) { throw .corruptDatabase(path: path, reason: reason) }
         if !FileManager.default.fileExists(atPath: path) {
-            // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw StoreError.storage(path: path, reason: "cannot create the database file")
-            }
+            try create(url, migrator: migrator)
+        } else if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+            // A new database is put in place whole (below), so an empty one was emptied: it is
+            // corrupt, never silently a new device or a new store (P4).
+            throw marked(.corruptDatabase(path: path, reason: "the file is empty (0 bytes)"), path: path)
         }
+        do {
+            return try queue(path, migrator: migrator)
+        } catch {
+            throw marked(translate(error, path: path), path: path)
+        }
+    }
+
+    /// A corruption error, remembered beside the file so that no later command writes to it.
+    static func marked(_ error: StoreError, path: String) -> StoreError {
+        if case .corruptDatabase(_, let reason) = error { CorruptionMark.set(for: path, reason: reason) }
+        return error
+    }
+
+    /// Makes a new database at `url` whole: built and migrated under a temporary name, then
+    /// linked into place (another process that made it first wins, and this one opens theirs).
+    static func create(_ url: URL, migrator: DatabaseMigrator) throws(StoreError) {
+        let path = url.path
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).new-\(UUID().uuidString)").path
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: temporary + suffix) } }
+        // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
+        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw StoreError.storage(path: path, reason: "cannot create the database file")
+        }
+        do {
+            let made = try queue(temporary, migrator: migrator)
+            try made.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            try made.close()
+        } catch {
+            throw translate(error, path: path)
+        }
+        if link(temporary, path) != 0, errno != EEXIST {
+            throw StoreError.storage(path: path, reason: "cannot create the database file (\(String(cString: strerror(errno))))")
+        }
+    }
+
+    static func queue(_ path: String, migrator: DatabaseMigrator) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
         // WAL set by hand: GRDB's `.wal` setting creates and drops a table on every open to make
@@ -193,16 +232,12 @@ enum DatabaseOpener {
             }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            // Look before migrating: an up-to-date database is then only read.
-            if try !queue.read({ try migrator.hasCompletedMigrations($0) }) {
-                try migrator.migrate(queue)
-            }
-            return queue
-        } catch {
-            throw translate(error, path: path)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        // Look before migrating: an up-to-date database is then only read.
+        if try !queue.read({ try migrator.hasCompletedMigrations($0) }) {
+            try migrator.migrate(queue)
         }
+        return queue
     }
 
     static func translate(_ error: Error, path: String) -> StoreError {
@@ -233,3 +268,35 @@ extension Date {
     var storeSeconds: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
     init(storeSeconds: Int64) { self.init(timeIntervalSince1970: TimeInterval(storeSeconds)) }
 }
+
+/// P4: a database reported corrupt is marked (`FILE.corrupt`, with the file's inode and the
+/// reason), and every later open refuses it with the same words until the file is moved aside or
+/// replaced (another inode), so that nothing writes to a file whose damage was seen once.
+enum CorruptionMark {
+    static func markPath(_ path: String) -> String { path + ".corrupt" }
+
+    static func inode(_ path: String) -> UInt64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
+    }
+
+    static func set(for path: String, reason: String) {
+        guard let inode = inode(path) else { return }
+        let text = "\(inode)\n\(reason)\n"
+        _ = FileManager.default.createFile(atPath: markPath(path), contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+    }
+
+    /// The reason recorded for the file at `path`, while it is the file that was reported.
+    static func reason(for path: String) -> String? {
+        guard let text = try? String(contentsOfFile: markPath(path), encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n", maxSplits: 1).map(String.init)
+        guard let marked = lines.first.flatMap(UInt64.init), inode(path) == marked else {
+            // Moved aside or replaced: the mark is stale.
+            try? FileManager.default.removeItem(atPath: markPath(path))
+            return nil
+        }
+        let reason = lines.count > 1 ? lines[1].trimmingCharacters(in: .newlines) : "reported corrupt before"
+        return reason + ", reported by an earlier command"
+    }
+}
+

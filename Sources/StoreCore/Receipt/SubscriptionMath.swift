@@ -24,19 +24,21 @@ public enum SubscriptionMath {
         return now < expiry
     }
 
-    /// Whole days left (R6); 0 when less than a day is left or not subscribed.
-    public static func daysRemaining(expiry: Date?, now: Date) -> Int {
+    /// Whole calendar days left (R6): from today to the expiry's day in the calendar's time zone, so
+    /// the count changes at midnight, never a second after a purchase; 0 on the last day or when
+    /// not subscribed.
+    public static func daysRemaining(expiry: Date?, now: Date, calendar: Calendar) -> Int {
         guard let expiry, now < expiry else { return 0 }
-        return Int(expiry.timeIntervalSince(now) / 86_400)
+        return max(0, calendar.dateComponents([.day], from: calendar.startOfDay(for: now), to: calendar.startOfDay(for: expiry)).day ?? 0)
     }
 
     public static let notSubscribed = "Not Subscribed"
 
     /// The header text of R6, exactly: `Subscribed! Expires: dd/MM/yyyy (N Days)` or `Not Subscribed`.
-    /// One day left reads `(1 Day)`; under a day reads `(less than 1 Day: 5h 12m left)`.
+    /// Expiring tomorrow reads `(1 Day)`; on its last day `(less than 1 Day: 5h 12m left)`.
     public static func header(expiry: Date?, now: Date, calendar: Calendar) -> String {
         guard let expiry, isActive(expiry: expiry, now: now) else { return notSubscribed }
-        let days = daysRemaining(expiry: expiry, now: now)
+        let days = daysRemaining(expiry: expiry, now: now, calendar: calendar)
         let left: String
         switch days {
         case 0:

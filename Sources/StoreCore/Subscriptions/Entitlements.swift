@@ -33,7 +33,7 @@ public final class Entitlements: SessionRole {
         let headerExpiry = passActive || sellsPass ? profile.expiry : plan?.accessUntil
         var status = StoreStatus(
             user: user, device: session.deviceName, now: now, expiry: profile.expiry, isSubscribed: passActive || plan != nil,
-            daysRemaining: SubscriptionMath.daysRemaining(expiry: profile.expiry, now: now),
+            daysRemaining: SubscriptionMath.daysRemaining(expiry: profile.expiry, now: now, calendar: calendar),
             header: SubscriptionMath.header(expiry: headerExpiry, now: now, calendar: calendar),
             owned: profile.owned, unlocked: allComics ? comics : comics.filter(profile.owned.contains),
             randomViewsRemaining: profile.randomViews, lastRandomComic: profile.lastRandom, plans: plans,
