@@ -66,6 +66,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var productsError: String?
     /// O7: the signed-in account's latest refund requests.
     public var refundRequests: [RefundRequest] = []
+    /// The catalog has random comics: without them the random viewer's key is not offered.
+    public var hasRandomComics = true
 
     public init(
         status: StoreStatus, rows: [ProductRow], pending: [StoreTransaction], policy: PurchaseOutcome,

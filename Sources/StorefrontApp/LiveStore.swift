@@ -75,6 +75,7 @@ public final class LiveStore: StoreServing {
             clockDescription: setting.summary, catalogName: catalog.name, currencyCode: catalog.currencyCode,
             localeIdentifier: catalog.localeIdentifier, timeZone: calendar.timeZone
         )
+        snapshot.hasRandomComics = !catalog.randomPool.isEmpty
         snapshot.billing = try store.settings.billing()
         snapshot.simulatedErrors = try store.settings.simulatedErrors()
         snapshot.webhook = try store.notifications.webhook()?.url
@@ -200,6 +201,8 @@ public final class LiveStore: StoreServing {
         case .notSignedIn: "Sign in to restore purchases (u: account)"
         case .noRandomViews: "No random comics left: buy more views (b) or subscribe"
         case .signInRequired: "Subscriptions need an account (u: account)"
+        // The screen's own controls, not the command line's.
+        case .unknownAccount(let name): "No account named \"\(name)\": choose [Sign up] to create it"
         default: error.description
         }
     }

@@ -76,7 +76,11 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .restored(let result):
         let titles = result.restored.map { title($0, in: state) }
         var text = titles.isEmpty ? "Nothing to restore" : "Restored \(titles.count) comic\(titles.count == 1 ? "" : "s"): \(titles.joined(separator: ", "))"
-        if let expiry = result.expiry { text += " · subscription until \(formatDay(expiry, state))" }
+        if let expiry = result.expiry {
+            // A restore after the pass ran out says when it ended, not "until" a past day.
+            let ended = state.snapshot.map { expiry <= $0.status.now } ?? false
+            text += ended ? " · subscription expired \(formatDay(expiry, state))" : " · subscription until \(formatDay(expiry, state))"
+        }
         state.banner = Banner(text, kind: .success)
         return []
     case .randomShown(let result):
@@ -162,7 +166,12 @@ private func reduceProducts(_ state: inout AppState, _ command: Command) -> [Eff
         return buy(&state, rows[state.selection].product.id)
     case .restore: return [.restore]
     case .transactions: state.route = .transactions
-    case .random: return openRandom(&state)
+    case .random:
+        guard state.snapshot?.hasRandomComics != false else {
+            state.banner = Banner("This catalog has no random comics", kind: .failure)
+            return []
+        }
+        return openRandom(&state)
     case .account:
         state.form = SignInForm()
         state.route = .signIn

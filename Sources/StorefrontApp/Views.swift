@@ -370,10 +370,16 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     guard y < area.maxY else { return }
     screen.write("Log", x: 1, y: y, style: theme.title)
     y += 1
-    let room = area.maxY - y
+    // The area's last row is the banner's: the newest line (the one a key just caused) stays
+    // above it. Once the log spans more than a day, its times carry their dates.
+    let room = area.maxY - 1 - y
     guard room > 0 else { return }
-    for event in state.log.suffix(room) {
-        let text = "\(clockText(event.at, snapshot.timeZone))  \(event.transactionID.prefix(8))  \(title(event.productID, in: state))  \(eventWords(event))"
+    let shown = state.log.suffix(room)
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = snapshot.timeZone
+    let dated = state.log.first.map { first in !calendar.isDate(first.at, inSameDayAs: state.log.last?.at ?? first.at) } ?? false
+    for event in shown {
+        let text = "\(clockText(event.at, snapshot.timeZone, withDate: dated))  \(event.transactionID.prefix(8))  \(title(event.productID, in: state))  \(eventWords(event))"
         let style: Style = event.state == .failed ? theme.failed : event.state == .purchased || event.state == .restored ? theme.owned : .plain
         screen.write(TextWidth.truncate(text, to: width - 2), x: 1, y: y, style: style)
         y += 1
@@ -458,7 +464,9 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
 func footer(for state: AppState, width: Int) -> String {
     if state.showsHelp { return footerText([("any key", "closes help")], width: width) }
     if state.isPlaying { return footerText([("space", "next"), ("+ -", "speed"), ("q", "stop")], width: width) }
-    return footerText(footerItems(state.route, sellsPlans: sellsPlans(state)), width: width)
+    var items = footerItems(state.route, sellsPlans: sellsPlans(state))
+    if state.snapshot?.hasRandomComics == false { items.removeAll { $0.label == "random" } }
+    return footerText(items, width: width)
 }
 
 /// The catalog has auto-renewable plans: the transaction manager offers their keys.

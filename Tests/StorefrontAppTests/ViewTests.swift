@@ -206,6 +206,29 @@ struct ViewTests {
             "", "", "", "",
             " ↑↓ select  a approve  x decline  s p d m h 0 r i E ? q",
         ])
+        // D3: after `a` the line it caused is the newest one shown, above the banner's row.
+        harness.press(.character("a"))
+        let lines = harness.lines()
+        let newest = lines.dropLast(2).last { !$0.isEmpty }
+        #expect(newest?.contains("\(id)  Random Comics ×5  purchased") == true, "\(lines.suffix(6))")
+        #expect(!lines[lines.count - 2].isEmpty, "the banner says what happened")
+    }
+
+    @Test("D3 once the log spans more than a day its times carry dates; a catalog without random comics offers no random key")
+    func datedLogAndNoRandom() throws {
+        let harness = try Harness()
+        try harness.store.queue.setPolicy(.defer)
+        try harness.refresh()
+        harness.press(.down, .down, .character("b"), .character("t"))
+        harness.temporary.clock.advance(seconds: 2 * 86_400)
+        harness.press(.character("a"))
+        let log = harness.lines().drop { $0 != " Log" }.filter { $0.contains("Random Comics ×5  ") }
+        #expect(log.first?.hasPrefix(" 2026-01-15 12:00:00") == true && log.last?.contains("2026-01-17") == true, "\(Array(log))")
+        // A catalog whose random viewer would be empty does not offer it.
+        let selfies = try Harness(catalog: Catalog(products: selfiesCatalog.products.filter { $0.kind == .autoRenewableSubscription }))
+        #expect(!selfies.lines().last!.contains("random"))
+        selfies.press(.character("n"))
+        #expect(selfies.state.route == .products && selfies.lines().contains { $0.contains("no random comics") })
     }
 
     @Test("T1 sign in screen, with the typed name and a masked password")
