@@ -85,6 +85,7 @@ package enum APIErrorCode: Int, CaseIterable {
     case testNotificationNotFound = 4_040_008
     case statusRequestNotFound = 4_040_009
     case transactionIDNotFound = 4_040_010
+    case appTransactionDoesNotExist = 4_040_019
     case generalInternal = 5_000_000
 
     /// The HTTP status the code comes with.
@@ -99,6 +100,7 @@ package enum APIErrorCode: Int, CaseIterable {
         case .testNotificationNotFound: 404
         case .statusRequestNotFound: 404
         case .transactionIDNotFound: 404
+        case .appTransactionDoesNotExist: 404
         case .generalInternal: 500
         default: 400
         }
@@ -145,6 +147,7 @@ package enum APIErrorCode: Int, CaseIterable {
         case .testNotificationNotFound: "no test notification with that token"
         case .statusRequestNotFound: "no mass extension with that request identifier and product"
         case .transactionIDNotFound: "no transaction with that id"
+        case .appTransactionDoesNotExist: "Get App Transaction Info: no customer with that transaction"
         case .generalInternal: "the store could not be read or written, or the server is stopping"
         }
     }
@@ -264,7 +267,7 @@ public final class ServerAPI: Sendable {
     }
 
     /// Every route, by area of Apple's API; the first that matches answers.
-    static let routes = transactionRoutes + subscriptionRoutes + extensionRoutes + consumptionRoutes + notificationRoutes
+    static let routes = transactionRoutes + customerRoutes + subscriptionRoutes + extensionRoutes + consumptionRoutes + notificationRoutes
 
     private func dispatch(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
         let parts = request.path.split(separator: "/").map(String.init)

@@ -174,6 +174,12 @@ extension Context {
             })),
         ]
         if let revokedAt { fields += [("revoked", .bool(true)), ("revocationDate", formatDate(revokedAt))] }
+        // M3: the order id on the customer's receipt (Look Up Order ID finds the purchase by it); a
+        // restore or a comic the account already owned belongs to the order of the purchase itself.
+        if transaction.user != nil, transaction.state.deliversContent {
+            let ordered = transaction.state == .restored || transaction.kind == .nonConsumable ? transaction.originalID ?? transaction.id : transaction.id
+            fields.append(("orderId", .optional(SignedData.orderID(ordered))))
+        }
         if let signed {
             fields.append(("signedTransaction", .string(signed.jws)))
             fields.append(("unverifiedBecause", .optional(signed.unverified?.reason)))

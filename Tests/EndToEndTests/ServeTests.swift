@@ -137,6 +137,35 @@ struct ServeTests {
         #expect(stopped.status == 0 && stopped.rest.contains("stopped"), "\(stopped)")
     }
 
+    @Test("M3 Get App Transaction Info and Look Up Order ID through Apple's client: the app transaction of the customer verifies; a purchase's order id (history --json) finds it, another order id is status 1")
+    func appTransactionAndOrders() throws {
+        let (session, _) = try weeklyPlan()
+        let bought = try session.object(["buy", "com.storefront.selfies.sub.allaccess.monthly"])
+        let history = try session.array(["history"])
+        let purchase = try #require(history.first)
+        let id = try #require(purchase["id"] as? String)
+        let order = try #require(purchase["orderId"] as? String, "history --json names the order: \(purchase)")
+        let key = try makeKey(session)
+        let server = try Server(session)
+        let results = try call(server, key, bundleID: "com.storefront.selfies", [
+            ["call": "app_transaction", "id": id],
+            ["call": "order", "order": order],
+            ["call": "order", "order": "MNOTANORDER1"],
+            ["call": "app_transaction", "id": "2999999999999999"],
+        ])
+        let app = try #require(result(results[0])["signedAppTransactionInfo"] as? String, "\(results[0])")
+        let found = result(results[1])
+        #expect(found["status"] as? Int == 0, "\(results[1])")
+        let signed = try #require((found["signedTransactions"] as? [String])?.first)
+        #expect(result(results[2])["status"] as? Int == 1 && (result(results[2])["signedTransactions"] as? [String] ?? []).isEmpty, "\(results[2])")
+        #expect(results[3]["status"] as? Int == 404 && results[3]["errorCode"] as? Int == 4_040_019, "\(results[3])")
+        let verified = try AppleVerifier.verify([("appTransaction", app), ("transaction", signed)], session: session, bundleID: "com.storefront.selfies")
+        #expect(verified.allSatisfy { $0.ok }, "\(verified.map { $0.status ?? "ok" })")
+        #expect(verified[1].decoded["transactionId"] as? String == id, "the order's transaction is the purchase")
+        #expect(bought["state"] as? String == "purchased")
+        _ = server.stop()
+    }
+
     @Test("V3 an extension moves the renewal date: the next status read and the command line show it, RENEWAL_EXTENDED reaches the receiver; a mass extension reports its summary")
     func extensions() throws {
         let (session, receiver) = try weeklyPlan()

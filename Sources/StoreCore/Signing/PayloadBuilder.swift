@@ -189,7 +189,7 @@ package struct PayloadBuilder {
 
     // MARK: App transaction
 
-    func appTransaction(device: String, firstPurchase: Date?) -> [String: Any] {
+    package func appTransaction(device: String, firstPurchase: Date?) -> [String: Any] {
         var payload: [String: Any] = [
             "receiptType": identity.environment.rawValue, "bundleId": identity.bundleID, "applicationVersion": "1",
             "versionExternalIdentifier": 0, "receiptCreationDate": Units.milliseconds(now), "originalApplicationVersion": "1",

@@ -151,6 +151,21 @@ public final class SignedData: SessionRole {
         "1" + String(TransactionID.make(hash(transactionID)).dropFirst())
     }
 
+    /// M3: the order id of a purchase, as on the customer's emailed receipt: "M" and the
+    /// transaction id in base 36, so that Look Up Order ID finds the purchase without a table.
+    public static func orderID(_ transactionID: String) -> String? {
+        guard let number = UInt64(transactionID) else { return nil }
+        return "M" + String(number, radix: 36, uppercase: true)
+    }
+
+    /// The transaction an order id names, or nil when it is not one `orderID` makes.
+    public static func transactionID(orderID: String) -> String? {
+        guard orderID.count > 1, orderID.first == "M", orderID.dropFirst().allSatisfy({ $0.isNumber || ($0.isUppercase && $0.isASCII) }),
+              let number = UInt64(orderID.dropFirst(), radix: 36)
+        else { return nil }
+        return String(number)
+    }
+
     /// The account's app transaction id: the same on every device of the account.
     static func appTransactionID(_ account: String) -> String {
         "7" + String(TransactionID.make(hash(account.lowercased())).dropFirst())

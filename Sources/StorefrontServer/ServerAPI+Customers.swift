@@ -1,0 +1,34 @@
+// The App Store Server API: a customer's app transaction and orders (M3): Get App Transaction Info
+// and Look Up Order ID, signed as S2.
+import Foundation
+import StoreCore
+
+extension ServerAPI {
+    static let customerRoutes: [APIRoute] = [
+        APIRoute("GET", "inApps/v1/transactions/appTransactions/{id}") { api, _, path, identity throws(StoreError) in
+            try api.appTransactionInfo(path["id"]!, identity: identity)
+        },
+        APIRoute("GET", "inApps/v1/lookup/{order}") { api, _, path, identity throws(StoreError) in try api.lookUpOrder(path["order"]!, identity: identity) },
+    ]
+
+    /// Get App Transaction Info: the signed app transaction of the customer a transaction id (or
+    /// original transaction id) belongs to.
+    func appTransactionInfo(_ id: String, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(400, .invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (line, receipt) = try customer(id) else {
+            return .error(404, .appTransactionDoesNotExist, "no customer with transaction \(id)")
+        }
+        let firstPurchase = receipt.filter(\.isTransaction).map(\.purchaseDate).min()
+        let payload = builder(identity, account: line.account).appTransaction(device: "app-store-server", firstPurchase: firstPurchase)
+        return .json(["signedAppTransactionInfo": try authority.sign(payload)])
+    }
+
+    /// Look Up Order ID: the purchase an order id names (status 0), or status 1 when it names none,
+    /// as Apple answers an invalid order id (200, not an error).
+    func lookUpOrder(_ order: String, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard let id = SignedData.transactionID(orderID: order), let (line, receipt) = try customer(id), line.event != .familyShare else {
+            return .json(["status": 1, "signedTransactions": [String]()])
+        }
+        return .json(["status": 0, "signedTransactions": [try signedTransaction(line, receipt: receipt, identity: identity)]])
+    }
+}
