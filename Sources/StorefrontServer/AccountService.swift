@@ -95,8 +95,8 @@ public final class AccountService: Sendable {
             guard !isDeveloper else { return nil }
             return refusal(403, StoreError.developerOnly(server: database.location, action: AccountWire.developerActions[method] ?? "call \(method)"))
         case .signedIn:
-            guard accounts.isEmpty else { return nil }
-            return refusal(401, AccountCallError(kind: "session", text: "changing the server's settings needs a signed-in device"))
+            guard accounts.isEmpty, !isDeveloper else { return nil }
+            return refusal(401, AccountCallError(kind: "session", text: "\(method) needs a signed-in device (or the developer's token)"))
         case .accounts(let wanted, let familyReads):
             for account in wanted where !accounts.contains(account.lowercased()) {
                 if familyReads, try isFamilyMember(of: account, accounts) { continue }
