@@ -152,7 +152,9 @@ public enum AccountWire {
                 return failures[key] ?? 1
             }
             call.delay = min(5, 0.25 * pow(2, Double(min(count, 8) - 1)))
-            throw error
+            // W11: an unknown name and a wrong password answer the same (kind, words, status,
+            // wait), so that a stranger cannot learn which names have accounts.
+            throw StoreError.wrongPassword(request.name)
         }
     }
     static let signOut = Method<R.None, Bool>("signOut", access: { _ in .anyone }) { server, _, call in
