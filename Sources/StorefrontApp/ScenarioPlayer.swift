@@ -111,19 +111,25 @@ public final class ScenarioPlayer {
         return pause ? wait(seconds: step.isExpectation ? 1.2 : 0.8) : true
     }
 
+    /// q, Escape, Ctrl-C or a signal: the play stops, and `stopped` says how.
+    private func stops(_ event: TerminalEvent) -> Bool {
+        switch event {
+        case .key(.character("q")), .key(.escape): stopped = .key
+        case .interrupt: stopped = .interrupt
+        default: return false
+        }
+        return true
+    }
+
     /// Shows the screen for `seconds` at the current speed; false when q (or Ctrl-C) stops it.
     private func wait(seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds / speed)
         repeat {
             app.draw()
             let remaining = Int(max(1, deadline.timeIntervalSinceNow * 1000))
-            switch terminal.nextEvent(timeoutMilliseconds: min(remaining, 100)) {
-            case .key(.character("q")), .key(.escape):
-                stopped = .key
-                return false
-            case .interrupt:
-                stopped = .interrupt
-                return false
+            let event = terminal.nextEvent(timeoutMilliseconds: min(remaining, 100))
+            if stops(event) { return false }
+            switch event {
             case .key(.character(" ")): return true
             case .key(.character("+")), .key(.character("=")): speed = min(speed * 2, 64)
             case .key(.character("-")): speed = max(speed / 2, 0.25)
@@ -138,14 +144,10 @@ public final class ScenarioPlayer {
     private func waitForKey(_ keys: Set<Character>) -> Character? {
         while true {
             app.draw()
-            switch terminal.nextEvent(timeoutMilliseconds: 250) {
-            case .key(.character(let character)) where keys.contains(character): return character
-            case .key(.character("q")), .key(.escape):
-                stopped = .key
-                return nil
-            case .interrupt:
-                stopped = .interrupt
-                return nil
+            let event = terminal.nextEvent(timeoutMilliseconds: 250)
+            if case .key(.character(let character)) = event, keys.contains(character) { return character }
+            if stops(event) { return nil }
+            switch event {
             case .resize(let size): app.dispatch(.resize(size))
             case .timeout: app.refresh()
             default: break

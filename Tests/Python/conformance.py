@@ -429,42 +429,36 @@ def judge(store, bundle, apple_id, bodies, failures, counts):
                         failures.append(f"{bundle} statuses of {transaction_id}: originals disagree ({last.get('originalTransactionId')}, {t['originalTransactionId']}, {r['originalTransactionId']})")
 
 
-def history(api, transaction_id, request, headers, failures):
-    """Every page of Get Transaction History v2, decoded; the raw pages type-checked."""
+def every_page(fetch, raw_path, model, what, api, headers, failures):
+    """Every page `fetch(revision)` gives, decoded; the first raw page type-checked against `model`."""
     found, revision = [], None
-    request = request or TransactionHistoryRequest()
     for _ in range(100):
         try:
-            page = api.get_transaction_history(transaction_id, revision, request, GetTransactionHistoryVersion.V2)
+            page = fetch(revision)
         except APIException as error:
-            failures.append(f"history of {transaction_id}: {error.http_status_code} {error.raw_api_error}")
+            failures.append(f"{what}: {error.http_status_code} {error.raw_api_error}")
             return None
         found += [payload_of(t) for t in page.signedTransactions or []]
         if not page.hasMore:
             break
         revision = page.revision
-    raw = requests.get(f"{api._base_url}/inApps/v2/history/{transaction_id}", headers=headers(), timeout=60)
+    raw = requests.get(f"{api._base_url}{raw_path}", headers=headers(), timeout=60)
     if raw.status_code == 200:
-        check_types(raw.json(), HistoryResponse, f"history of {transaction_id}", failures)
+        check_types(raw.json(), model, what, failures)
     return found
+
+
+def history(api, transaction_id, request, headers, failures):
+    """Get Transaction History v2, every page."""
+    request = request or TransactionHistoryRequest()
+    return every_page(lambda revision: api.get_transaction_history(transaction_id, revision, request, GetTransactionHistoryVersion.V2),
+                      f"/inApps/v2/history/{transaction_id}", HistoryResponse, f"history of {transaction_id}", api, headers, failures)
 
 
 def refund_history(api, transaction_id, headers, failures):
-    found, revision = [], None
-    for _ in range(100):
-        try:
-            page = api.get_refund_history(transaction_id, revision)
-        except APIException as error:
-            failures.append(f"refund history of {transaction_id}: {error.http_status_code} {error.raw_api_error}")
-            return None
-        found += [payload_of(t) for t in page.signedTransactions or []]
-        if not page.hasMore:
-            break
-        revision = page.revision
-    raw = requests.get(f"{api._base_url}/inApps/v2/refund/lookup/{transaction_id}", headers=headers(), timeout=60)
-    if raw.status_code == 200:
-        check_types(raw.json(), RefundHistoryResponse, f"refund history of {transaction_id}", failures)
-    return found
+    """Get Refund History, every page."""
+    return every_page(lambda revision: api.get_refund_history(transaction_id, revision),
+                      f"/inApps/v2/refund/lookup/{transaction_id}", RefundHistoryResponse, f"refund history of {transaction_id}", api, headers, failures)
 
 
 def mass_extension_checks(store, failures, counts):
