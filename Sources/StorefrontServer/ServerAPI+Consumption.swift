@@ -13,20 +13,20 @@ extension ServerAPI {
     /// kept on the receipt beside the refund request (202, no body). Version 1 takes consumables
     /// only, with numbered fields; version 2 any purchase, with named ones.
     func consumption(_ id: String, _ request: APIRequest, version: Int) throws(StoreError) -> APIResponse {
-        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
         guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
-            return .error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object")
+            return .error(APIErrorCode.generalBadRequest, "the body is not a JSON object")
         }
         if let refusal = Self.checkConsumption(object, version: version) { return refusal }
         guard let purchase = try server.receiptEntry(transactionID: id), purchase.isTransaction else {
-            return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)")
+            return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)")
         }
         if version == 1, purchase.kind != .consumable {
-            return .error(400, APIErrorCode.invalidTransactionNotConsumable, "\(id) is not a consumable (use version 2)")
+            return .error(APIErrorCode.invalidTransactionNotConsumable, "\(id) is not a consumable (use version 2)")
         }
         let receipt = try server.receipt(account: purchase.account)
         guard let request = RefundRequest.current(of: id, in: RefundRequest.all(in: receipt)), request.state == .pending else {
-            return .error(400, APIErrorCode.generalBadRequest, "no refund request of \(id) is waiting for consumption information")
+            return .error(APIErrorCode.generalBadRequest, "no refund request of \(id) is waiting for consumption information")
         }
         // The line names the request it answers (its `reference`); the JSON as sent is its note.
         let line = ReceiptEntry(
@@ -47,19 +47,19 @@ extension ServerAPI {
             return range.contains(number.intValue) && Double(number.intValue) == number.doubleValue
         }
         guard isBool("customerConsented"), object["customerConsented"] as? Bool == true else {
-            return .error(400, APIErrorCode.invalidCustomerConsented, "customerConsented must be true")
+            return .error(APIErrorCode.invalidCustomerConsented, "customerConsented must be true")
         }
-        guard isBool("sampleContentProvided") else { return .error(400, APIErrorCode.invalidSampleContentProvided, "sampleContentProvided must be true or false") }
+        guard isBool("sampleContentProvided") else { return .error(APIErrorCode.invalidSampleContentProvided, "sampleContentProvided must be true or false") }
         if version == 2 {
             let delivery = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
             guard let status = object["deliveryStatus"] as? String, delivery.contains(status) else {
-                return .error(400, APIErrorCode.invalidDeliveryStatus, "deliveryStatus must be one of \(delivery.joined(separator: ", "))")
+                return .error(APIErrorCode.invalidDeliveryStatus, "deliveryStatus must be one of \(delivery.joined(separator: ", "))")
             }
             if let percentage = object["consumptionPercentage"], !integer("consumptionPercentage", in: 0...100_000) {
-                return .error(400, APIErrorCode.generalBadRequest, "consumptionPercentage \(percentage) must be 0 to 100000 (milliunits)")
+                return .error(APIErrorCode.generalBadRequest, "consumptionPercentage \(percentage) must be 0 to 100000 (milliunits)")
             }
             if let preference = object["refundPreference"] as? String, !["DECLINE", "GRANT_FULL", "GRANT_PRORATED"].contains(preference) {
-                return .error(400, APIErrorCode.generalBadRequest, "refundPreference must be DECLINE, GRANT_FULL or GRANT_PRORATED")
+                return .error(APIErrorCode.generalBadRequest, "refundPreference must be DECLINE, GRANT_FULL or GRANT_PRORATED")
             }
             return nil
         }
@@ -70,10 +70,10 @@ extension ServerAPI {
             ("lifetimeDollarsPurchased", 0...7, APIErrorCode.invalidLifetimeDollarsPurchased), ("userStatus", 0...4, APIErrorCode.invalidUserStatus),
         ]
         for (key, range, code) in numbered where !integer(key, in: range) {
-            return .error(400, code, "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            return .error(code, "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         if let token = object["appAccountToken"] as? String, !token.isEmpty, UUID(uuidString: token) == nil {
-            return .error(400, APIErrorCode.invalidAppAccountToken, "appAccountToken must be a UUID or empty")
+            return .error(APIErrorCode.invalidAppAccountToken, "appAccountToken must be a UUID or empty")
         }
         return nil
     }
@@ -87,7 +87,7 @@ extension ServerAPI {
         case .failure(let refusal): return refusal
         }
         guard let productID = object["productId"] as? String, catalog.product(productID)?.autoRenew != nil else {
-            return .error(400, APIErrorCode.generalBadRequest, "productId must be an auto-renewable product of the catalog")
+            return .error(APIErrorCode.generalBadRequest, "productId must be an auto-renewable product of the catalog")
         }
         var succeeded = 0, failed = 0
         var failures: [ServerNotification] = []
@@ -125,7 +125,7 @@ extension ServerAPI {
         guard let notification = try server.notifications(account: nil).first(where: { $0.key == "mass:\(requestIdentifier)" }),
               let text = notification.summary, let summary = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
               summary["productId"] as? String == productID
-        else { return .error(404, APIErrorCode.statusRequestNotFound, "no mass extension \(requestIdentifier) for \(productID)") }
+        else { return .error(APIErrorCode.statusRequestNotFound, "no mass extension \(requestIdentifier) for \(productID)") }
         return .json([
             "requestIdentifier": requestIdentifier, "complete": true, "completeDate": summary["completeDate"] ?? 0,
             "succeededCount": summary["succeededCount"] ?? 0, "failedCount": summary["failedCount"] ?? 0,

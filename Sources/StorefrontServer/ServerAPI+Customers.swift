@@ -14,9 +14,9 @@ extension ServerAPI {
     /// Get App Transaction Info: the signed app transaction of the customer a transaction id (or
     /// original transaction id) belongs to.
     func appTransactionInfo(_ id: String, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        guard Self.isTransactionID(id) else { return .error(400, .invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard Self.isTransactionID(id) else { return .error(.invalidTransactionID, "\"\(id)\" is not a transaction id") }
         guard let (line, receipt) = try customer(id) else {
-            return .error(404, .appTransactionDoesNotExist, "no customer with transaction \(id)")
+            return .error(.appTransactionDoesNotExist, "no customer with transaction \(id)")
         }
         let firstPurchase = receipt.filter(\.isTransaction).map(\.purchaseDate).min()
         let payload = builder(identity, account: line.account).appTransaction(device: "app-store-server", firstPurchase: firstPurchase)

@@ -22,20 +22,20 @@ extension ServerAPI {
     /// The body of an extension request and its terms, or the refusal.
     static func extensionRequest(_ body: Data) -> Result<([String: Any], ExtensionTerms), APIResponse> {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
-            return .failure(.error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object"))
+            return .failure(.error(APIErrorCode.generalBadRequest, "the body is not a JSON object"))
         }
         return extensionTerms(object).map { (object, $0) }
     }
 
     static func extensionTerms(_ object: [String: Any]) -> Result<ExtensionTerms, APIResponse> {
         guard let days = (object["extendByDays"] as? NSNumber)?.intValue, (1...90).contains(days) else {
-            return .failure(.error(400, APIErrorCode.invalidExtendByDays, "extendByDays must be 1 to 90"))
+            return .failure(.error(APIErrorCode.invalidExtendByDays, "extendByDays must be 1 to 90"))
         }
         guard let reason = (object["extendReasonCode"] as? NSNumber)?.intValue, (0...3).contains(reason) else {
-            return .failure(.error(400, APIErrorCode.invalidExtendReasonCode, "extendReasonCode must be 0 to 3"))
+            return .failure(.error(APIErrorCode.invalidExtendReasonCode, "extendReasonCode must be 0 to 3"))
         }
         guard let request = object["requestIdentifier"] as? String, !request.isEmpty, request.count <= 128 else {
-            return .failure(.error(400, APIErrorCode.invalidRequestIdentifier, "requestIdentifier must be 1 to 128 characters"))
+            return .failure(.error(APIErrorCode.invalidRequestIdentifier, "requestIdentifier must be 1 to 128 characters"))
         }
         return .success(ExtensionTerms(days: days, reason: reason, requestIdentifier: request))
     }
@@ -94,7 +94,7 @@ extension ServerAPI {
 
     /// Extend a Subscription Renewal Date (RENEWAL_EXTENDED follows).
     func extend(_ original: String, _ request: APIRequest) throws(StoreError) -> APIResponse {
-        guard Self.isTransactionID(original) else { return .error(400, APIErrorCode.invalidOriginalTransactionID, "\"\(original)\" is not a transaction id") }
+        guard Self.isTransactionID(original) else { return .error(APIErrorCode.invalidOriginalTransactionID, "\"\(original)\" is not a transaction id") }
         let terms: ExtensionTerms
         switch Self.extensionRequest(request.body) {
         case .success(let value): terms = value.1
@@ -102,14 +102,14 @@ extension ServerAPI {
         }
         guard let line = try server.receiptEntry(transactionID: original), line.kind == .autoRenewableSubscription,
               try server.plans(account: line.account).values.contains(where: { $0.originalTransactionID == original })
-        else { return .error(404, APIErrorCode.originalTransactionIDNotFound, "no plan started by \(original)") }
+        else { return .error(APIErrorCode.originalTransactionIDNotFound, "no plan started by \(original)") }
         let state: PlanState, date: Date
         switch try extendPlan(account: line.account, original: original, terms: terms) {
         case .extended(let extended, let until): (state, date) = (extended, until)
         case .ineligible:
-            return .error(403, APIErrorCode.subscriptionExtensionIneligible, "the subscription is not active, or is in billing retry")
+            return .error(APIErrorCode.subscriptionExtensionIneligible, "the subscription is not active, or is in billing retry")
         case .maximumReached:
-            return .error(403, APIErrorCode.subscriptionMaxExtension, "the subscription was extended twice in the last 365 days already")
+            return .error(APIErrorCode.subscriptionMaxExtension, "the subscription was extended twice in the last 365 days already")
         }
         deliver()
         return .json([

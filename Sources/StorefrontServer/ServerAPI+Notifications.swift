@@ -20,7 +20,7 @@ extension ServerAPI {
     func testStatus(_ token: String) throws(StoreError) -> APIResponse {
         let uuid = String(token.prefix { $0 != "_" })
         guard !uuid.isEmpty, let notification = try server.notifications(account: nil).first(where: { $0.uuid == uuid && $0.type == "TEST" }) else {
-            return .error(404, APIErrorCode.testNotificationNotFound, "no test notification \(token)")
+            return .error(APIErrorCode.testNotificationNotFound, "no test notification \(token)")
         }
         return .json(try historyItem(notification))
     }
@@ -56,27 +56,27 @@ extension ServerAPI {
     /// subtype, transactionId or onlyFailures; 20 a page, `paginationToken` the next.
     func notificationHistory(_ request: APIRequest) throws(StoreError) -> APIResponse {
         guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
-            return .error(400, APIErrorCode.generalBadRequest, "the body is not a JSON object")
+            return .error(APIErrorCode.generalBadRequest, "the body is not a JSON object")
         }
-        guard let start = (object["startDate"] as? NSNumber)?.int64Value else { return .error(400, APIErrorCode.invalidStartDate, "startDate is required") }
-        guard let end = (object["endDate"] as? NSNumber)?.int64Value else { return .error(400, APIErrorCode.invalidEndDate, "endDate is required") }
-        if start > end { return .error(400, APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
+        guard let start = (object["startDate"] as? NSNumber)?.int64Value else { return .error(APIErrorCode.invalidStartDate, "startDate is required") }
+        guard let end = (object["endDate"] as? NSNumber)?.int64Value else { return .error(APIErrorCode.invalidEndDate, "endDate is required") }
+        if start > end { return .error(APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
         var notifications = try server.notifications(account: nil).filter {
             let at = SignedData.milliseconds($0.createdAt)
             return at >= start && at < end
         }
         if let type = object["notificationType"] as? String {
-            guard type.allSatisfy({ $0.isUppercase || $0 == "_" }) else { return .error(400, APIErrorCode.invalidNotificationType, "\"\(type)\" is not a notification type") }
+            guard type.allSatisfy({ $0.isUppercase || $0 == "_" }) else { return .error(APIErrorCode.invalidNotificationType, "\"\(type)\" is not a notification type") }
             notifications = notifications.filter { $0.type == type }
         }
         if let subtype = object["notificationSubtype"] as? String { notifications = notifications.filter { $0.subtype == subtype } }
         if let id = object["transactionId"] as? String {
-            guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+            guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
             notifications = notifications.filter { $0.transactionID == id }
         }
         if let flag = object["onlyFailures"], CompactJSON.isBoolean(flag), flag as? Bool == true { notifications = notifications.filter { $0.state != .delivered } }
         guard let (page, next, hasMore) = Self.page(notifications, token: request.value("paginationToken")) else {
-            return .error(400, APIErrorCode.invalidPaginationToken, "the pagination token is not one this server gave")
+            return .error(APIErrorCode.invalidPaginationToken, "the pagination token is not one this server gave")
         }
         var body: [String: Any] = ["notificationHistory": try page.map { notification throws(StoreError) in try historyItem(notification) }, "hasMore": hasMore]
         if hasMore { body["paginationToken"] = next }

@@ -10,11 +10,11 @@ extension ServerAPI {
     ]
 
     func statuses(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
-        guard let (line, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (line, receipt) = try customer(id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
         let wanted = request.values("status")
         guard wanted.allSatisfy({ Int($0).map { (1...5).contains($0) } ?? false }) else {
-            return .error(400, APIErrorCode.invalidStatus, "status must be 1 to 5")
+            return .error(APIErrorCode.invalidStatus, "status must be 1 to 5")
         }
         let now = clock.now()
         // Renewal info says the price a plan renews at: the one the developer set (O6).
@@ -39,13 +39,13 @@ extension ServerAPI {
     }
 
     func refunds(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
-        guard let (_, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (_, receipt) = try customer(id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
         // Refunds the App Store still stands by: a reversed one (REFUND_REVERSED) is not listed.
         let revoked = ReceiptEntry.revoked(in: receipt)
         let refunded = receipt.filter { revoked.contains($0.transactionID) }
         guard let (page, next, hasMore) = Self.page(refunded, token: request.value("revision")) else {
-            return .error(400, APIErrorCode.invalidRevision, "the revision is not one this server gave")
+            return .error(APIErrorCode.invalidRevision, "the revision is not one this server gave")
         }
         return .json([
             "signedTransactions": try page.map { line throws(StoreError) in try signedTransaction(line, receipt: receipt, identity: identity) },

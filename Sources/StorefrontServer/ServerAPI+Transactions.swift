@@ -30,24 +30,24 @@ extension ServerAPI {
     static func isTransactionID(_ text: String) -> Bool { !text.isEmpty && text.count <= 20 && text.allSatisfy(\.isNumber) }
 
     func transactionInfo(_ id: String, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
-        guard let (line, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (line, receipt) = try customer(id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
         return .json(["signedTransactionInfo": try signedTransaction(line, receipt: receipt, identity: identity)])
     }
 
     /// Get Transaction History v2: the customer's transactions, filtered, 20 a page, `revision`
     /// the next page's token.
     func history(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        guard Self.isTransactionID(id) else { return .error(400, APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
-        guard let (_, receipt) = try customer(id) else { return .error(404, APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (_, receipt) = try customer(id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
         var lines = receipt.filter(Self.isTransaction)
         // The filters ask what each transaction's signed form says: `revocationDate`, `inAppOwnershipType`.
         let revoked = ReceiptEntry.revocationDates(in: receipt)
         let start = request.value("startDate"), end = request.value("endDate")
         let startMs = start.flatMap { Int64($0) }, endMs = end.flatMap { Int64($0) }
-        if start != nil, startMs == nil { return .error(400, APIErrorCode.invalidStartDate, "startDate is not milliseconds") }
-        if end != nil, endMs == nil { return .error(400, APIErrorCode.invalidEndDate, "endDate is not milliseconds") }
-        if let startMs, let endMs, startMs > endMs { return .error(400, APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
+        if start != nil, startMs == nil { return .error(APIErrorCode.invalidStartDate, "startDate is not milliseconds") }
+        if end != nil, endMs == nil { return .error(APIErrorCode.invalidEndDate, "endDate is not milliseconds") }
+        if let startMs, let endMs, startMs > endMs { return .error(APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
         if let startMs { lines = lines.filter { SignedData.milliseconds($0.purchaseDate) >= startMs } }
         if let endMs { lines = lines.filter { SignedData.milliseconds($0.purchaseDate) < endMs } }
         let products = request.values("productId")
@@ -57,28 +57,28 @@ extension ServerAPI {
             "AUTO_RENEWABLE": .autoRenewableSubscription, "NON_RENEWABLE": .nonRenewingSubscription, "CONSUMABLE": .consumable,
             "NON_CONSUMABLE": .nonConsumable,
         ]
-        if let bad = types.first(where: { kinds[$0] == nil }) { return .error(400, APIErrorCode.invalidProductType, "\"\(bad)\" is not a product type") }
+        if let bad = types.first(where: { kinds[$0] == nil }) { return .error(APIErrorCode.invalidProductType, "\"\(bad)\" is not a product type") }
         if !types.isEmpty { lines = lines.filter { line in types.contains { kinds[$0] == line.kind } } }
         let groups = request.values("subscriptionGroupIdentifier")
         if !groups.isEmpty { lines = lines.filter { groups.contains($0.group ?? "") } }
         if let ownership = request.value("inAppOwnershipType") {
             guard ownership == "PURCHASED" || ownership == "FAMILY_SHARED" else {
-                return .error(400, APIErrorCode.invalidInAppOwnershipType, "\"\(ownership)\" is not an ownership type")
+                return .error(APIErrorCode.invalidInAppOwnershipType, "\"\(ownership)\" is not an ownership type")
             }
             lines = lines.filter { ($0.event == .familyShare) == (ownership == "FAMILY_SHARED") }
         }
         if let wanted = request.value("revoked")?.lowercased() {
             // Apple's Python client sends "True" and "False".
-            guard wanted == "true" || wanted == "false" else { return .error(400, APIErrorCode.invalidRevoked, "revoked must be true or false") }
+            guard wanted == "true" || wanted == "false" else { return .error(APIErrorCode.invalidRevoked, "revoked must be true or false") }
             lines = lines.filter { (revoked[$0.transactionID] != nil) == (wanted == "true") }
         }
         switch request.value("sort") ?? "ASCENDING" {
         case "ASCENDING": break
         case "DESCENDING": lines.reverse()
-        case let other: return .error(400, APIErrorCode.invalidSort, "\"\(other)\" is not ASCENDING or DESCENDING")
+        case let other: return .error(APIErrorCode.invalidSort, "\"\(other)\" is not ASCENDING or DESCENDING")
         }
         guard let (page, next, hasMore) = Self.page(lines, token: request.value("revision")) else {
-            return .error(400, APIErrorCode.invalidRevision, "the revision is not one this server gave")
+            return .error(APIErrorCode.invalidRevision, "the revision is not one this server gave")
         }
         var body = common(identity)
         body["signedTransactions"] = try page.map { line throws(StoreError) in try signedTransaction(line, receipt: receipt, identity: identity) }

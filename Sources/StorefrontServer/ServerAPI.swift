@@ -38,8 +38,9 @@ public struct APIResponse: Sendable, Equatable, Error {
         APIResponse(status: status, body: Data(CompactJSON.encode(object)))
     }
 
-    static func error(_ status: Int, _ code: APIErrorCode, _ message: String) -> APIResponse {
-        json(["errorCode": code.rawValue, "errorMessage": message], status: status)
+    /// A refusal with Apple's code, at the HTTP status the code comes with (`APIErrorCode.status`).
+    static func error(_ code: APIErrorCode, _ message: String) -> APIResponse {
+        json(["errorCode": code.rawValue, "errorMessage": message], status: code.status)
     }
 }
 
@@ -192,7 +193,7 @@ public final class ServerAPI: Sendable {
     public static let pageSize = 20
     public static let maximumBody = 1 << 20
     /// The answer to a body over `maximumBody`.
-    public static let bodyTooLong = APIResponse.error(413, APIErrorCode.bodyTooLong, "the body is over 1 MB")
+    public static let bodyTooLong = APIResponse.error(APIErrorCode.bodyTooLong, "the body is over 1 MB")
 
     public init(
         server: any AccountServer, catalog: Catalog, authority: CertificateAuthority, clock: any StoreClock,
@@ -217,7 +218,7 @@ public final class ServerAPI: Sendable {
         do {
             return try route(request)
         } catch {
-            return .error(500, APIErrorCode.generalInternal, "\(error)")
+            return .error(APIErrorCode.generalInternal, "\(error)")
         }
     }
 
@@ -236,7 +237,7 @@ public final class ServerAPI: Sendable {
                 let expires = try APIToken.verify(request.authorization, keyring: known.keyring, bundleID: identity.bundleID, now: now)
                 if let authorization = request.authorization { cache.remember(token: authorization, expires: expires, at: stamp) }
             } catch {
-                return .error(401, APIErrorCode.unauthorized, "unauthorized: \(error.description)")
+                return .error(APIErrorCode.unauthorized, "unauthorized: \(error.description)")
             }
         }
         guard let (key, id) = Self.cacheKey(request) else { return try dispatch(request, identity: identity) }
@@ -274,7 +275,7 @@ public final class ServerAPI: Sendable {
         for route in Self.routes {
             if let bound = route.match(request.method, parts) { return try route.answer(self, request, bound, identity) }
         }
-        return .error(404, APIErrorCode.notFound, "no route \(request.method) \(request.path)")
+        return .error(APIErrorCode.notFound, "no route \(request.method) \(request.path)")
     }
 
 }

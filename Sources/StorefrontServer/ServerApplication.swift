@@ -94,7 +94,7 @@ public enum ServerApplication {
                     }
                 } catch {
                     // The pool is stopped only when the process ends.
-                    answer = APIResponse.error(500, APIErrorCode.generalInternal, "the server is stopping")
+                    answer = APIResponse.error(APIErrorCode.generalInternal, "the server is stopping")
                 }
             } else {
                 answer = ServerAPI.bodyTooLong

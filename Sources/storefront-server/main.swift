@@ -39,8 +39,7 @@ do {
     calendar.timeZone = TimeZone.current
     // W5: the account server's state in PostgreSQL when --database names one, else in the state
     // folder's SQLite file. The state folder keeps the certificate authority either way.
-    let databaseURL = options["database"] ?? ProcessInfo.processInfo.environment["STOREFRONT_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-    let database: (any AccountServer)? = try databaseURL.map { url throws(StoreError) in try PostgresAccountServer(url: url) }
+    let database: (any AccountServer)? = try DatabaseURL.given(options["database"]).map { url throws(StoreError) in try PostgresAccountServer(url: url) }
     served = try ServedStore(factory: StoreFactory(
         stateDirectory: StateDirectory(URL(fileURLWithPath: stateDirectory)), catalog: catalog, calendar: calendar, time: .shared(override: nil),
         server: database

@@ -109,7 +109,7 @@ struct Serve: ParsableCommand {
             let state = try Context.resolveStateDirectory(common)
             // Open the store once here: a corrupt or missing state is said before anything listens
             // (the server program checks a PostgreSQL database itself).
-            let database = self.database ?? ProcessInfo.processInfo.environment["STOREFRONT_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+            let database = DatabaseURL.given(self.database)
             if database == nil { try perform(common) { _ in } }
             let beside = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("storefront-server")
             guard let server = beside, FileManager.default.isExecutableFile(atPath: server.path) else {
@@ -117,7 +117,7 @@ struct Serve: ParsableCommand {
             }
             // The database URL goes in the environment, never in the arguments: a password in it
             // would show in `ps` for as long as the server runs.
-            if let database { setenv("STOREFRONT_DATABASE_URL", database, 1) }
+            if let database { setenv(DatabaseURL.variable, database, 1) }
             let arguments = [server.path, "--state-dir", state.path, "--catalog", catalog.path, "--host", host, "--port", String(port)]
                 + (tlsCertificate.map { ["--tls-cert", $0] } ?? []) + (tlsKey.map { ["--tls-key", $0] } ?? [])
             var argv = arguments.map { strdup($0) } + [nil]
