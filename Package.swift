@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         // `storefront serve --tls-cert --tls-key`: HTTPS (W6).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // `--server https://…` and https:// webhooks: a maintained HTTP/TLS client (W13).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The store: catalog, entitlements, subscription arithmetic, payment queue, accounts,
@@ -38,6 +40,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // HTTPS for the store's two kinds of call (a device's account server, a webhook): installed by
+        // each program at start, created at the first https:// URL (DECISIONS.md, "HTTPS both ways").
+        .target(
+            name: "StorefrontTLS",
+            dependencies: [
+                "StoreCore", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // ncursesw and libpng's simplified API, through shim headers.
@@ -66,6 +76,7 @@ let package = Package(
             dependencies: [
                 "StoreCore",
                 "StorefrontApp",
+                "StorefrontTLS",
                 "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -87,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "storefront-server",
             dependencies: [
-                "StoreCore", "StorefrontServer", .product(name: "Hummingbird", package: "hummingbird"),
+                "StoreCore", "StorefrontServer", "StorefrontTLS", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

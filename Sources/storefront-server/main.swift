@@ -11,11 +11,15 @@ import Logging
 import ServiceLifecycle
 import StoreCore
 import StorefrontServer
+import StorefrontTLS
 
 func fail(_ message: String, _ status: Int32) -> Never {
     FileHandle.standardError.write(Data("storefront serve: \(message)\n".utf8))
     exit(status)
 }
+
+// https:// webhooks go through the TLS client, trusting $STOREFRONT_CA_FILE too (W13).
+HTTPSClient.install()
 
 var options: [String: String] = [:]
 var arguments = CommandLine.arguments.dropFirst()

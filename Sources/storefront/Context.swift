@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StorefrontTLS
 import StorefrontApp
 #if canImport(Glibc)
 import Glibc
@@ -35,8 +36,11 @@ struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The clock for this command only: real, offset=DURATION, at=ISO8601 or rate=N (the stored timeline is not changed).", valueName: "clock"), transform: ClockArgument.parse)
     var clock: ClockArgument?
 
-    @Option(help: ArgumentHelp("The account server: `storefront serve` at http://HOST:PORT (default: $STOREFRONT_SERVER, else the state folder's own).", valueName: "url"))
+    @Option(help: ArgumentHelp("The account server: `storefront serve` at http://HOST:PORT or https://HOST:PORT (default: $STOREFRONT_SERVER, else the state folder's own).", valueName: "url"))
     var server: String?
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("For https:// (the account server, webhooks): trust this PEM certificate authority beside the system's (default: $STOREFRONT_CA_FILE).", valueName: "pem"))
+    var caFile: String?
 
     @Option(name: .customLong("developer-token-file"), help: ArgumentHelp("With --server: act as the developer, with the token in this file (default: $STOREFRONT_DEVELOPER_TOKEN).", valueName: "file"))
     var developerTokenFile: String?
@@ -128,9 +132,10 @@ struct Context {
     /// folder's own. $STOREFRONT_SERVER_TIMEOUT is how long a call may take, in seconds (10).
     static func remoteServer(_ options: CommonOptions) throws -> RemoteAccountServer? {
         let environment = ProcessInfo.processInfo.environment
+        try applyCAFile(options)
         guard let text = options.server ?? environment["STOREFRONT_SERVER"], !text.isEmpty else { return nil }
-        guard let url = URL(string: text), url.scheme?.lowercased() == "http", url.host != nil else {
-            throw CommandFailure(message: "storefront: --server takes http://HOST:PORT of `storefront serve`, not \"\(text)\"", status: 2)
+        guard let url = URL(string: text), HTTPCall.supports(url) else {
+            throw CommandFailure(message: "storefront: --server takes http://HOST:PORT or https://HOST:PORT of `storefront serve`, not \"\(text)\"", status: 2)
         }
         let timeout = environment["STOREFRONT_SERVER_TIMEOUT"].flatMap(Double.init).map { max(0.1, $0) } ?? 10
         // W9: the developer's token makes this device the developer; without it, a customer.
@@ -142,6 +147,14 @@ struct Context {
             developer = token
         }
         return try RemoteAccountServer(url: url, timeout: timeout, developerToken: developer)
+    }
+
+    /// W13: `--ca-file` (else $STOREFRONT_CA_FILE) is checked now, in one line, and handed to the
+    /// TLS client and to any program this one starts (`serve`'s server) in the environment.
+    static func applyCAFile(_ options: CommonOptions) throws {
+        guard let path = options.caFile ?? ProcessInfo.processInfo.environment[HTTPSClient.caFileVariable], !path.isEmpty else { return }
+        if case .failure(let problem) = HTTPSClient.certificates(in: path) { throw CommandFailure(message: problem.reason, status: 2) }
+        setenv(HTTPSClient.caFileVariable, path, 1)
     }
 
     /// Missing images are summed up in one line (the comics issue adds them); the rest are printed.

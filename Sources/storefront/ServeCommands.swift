@@ -107,6 +107,8 @@ struct Serve: ParsableCommand {
             guard (tlsCertificate == nil) == (tlsKey == nil) else { throw CommandFailure(message: "--tls-cert and --tls-key go together", status: 2) }
             let catalog = try Context.catalogFile(common)
             let state = try Context.resolveStateDirectory(common)
+            // https:// webhooks: the server trusts the same CA file (in its environment).
+            try Context.applyCAFile(common)
             // Open the store once here: a corrupt or missing state is said before anything listens
             // (the server program checks a PostgreSQL database itself).
             let database = DatabaseURL.given(self.database)

@@ -165,6 +165,68 @@ struct AccountServerTests {
         _ = server.stop()
     }
 
+    /// A self-signed certificate for 127.0.0.1 (its own CA) and its key, made by openssl.
+    static func certificate(in folder: URL, name: String, subject: String = "/CN=127.0.0.1") throws -> (certificate: URL, key: URL) {
+        let certificate = folder.appendingPathComponent("\(name).pem"), key = folder.appendingPathComponent("\(name)-key.pem")
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", subject,
+            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path,
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0, "openssl (Debian's package) makes the test certificate")
+        return (certificate, key)
+    }
+
+    @Test("W13 HTTPS both ways: devices on --server https:// and an https:// webhook (Python's ssl) trusting STOREFRONT_CA_FILE or --ca-file; a wrong CA, or none, fails in one line and changes nothing")
+    func httpsBothWays() throws {
+        let host = try Session()
+        let tls = try Self.certificate(in: host.stateDirectory, name: "team")
+        let stranger = try Self.certificate(in: host.stateDirectory, name: "stranger", subject: "/CN=someone else")
+        // The webhook receiver speaks HTTPS with the team's certificate; the server trusts it
+        // through --ca-file, which serve hands to its server in the environment.
+        let receiver = try Receiver(arguments: ["--tls", tls.certificate.path, tls.key.path])
+        let server = try Server(host, arguments: ["--tls-cert", tls.certificate.path, "--tls-key", tls.key.path, "--ca-file", tls.certificate.path])
+        #expect(server.base.hasPrefix("https://127.0.0.1:"))
+        let token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let a = try machine(server), b = try machine(server)
+        a.environment["STOREFRONT_CA_FILE"] = tls.certificate.path
+        a.environment["STOREFRONT_DEVELOPER_TOKEN"] = token
+        try a.run(["webhook", "set", "https://127.0.0.1:\(receiver.port)/apple"]).expectSuccess()
+        try a.signUp("ann")
+        try a.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
+        // B names its CA with the flag instead, and sees what A bought.
+        let signIn = try b.run(["account", "login", "ann", "--ca-file", tls.certificate.path], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
+        #expect(signIn.status == 0, "\(signIn)")
+        #expect(try b.run(["status", "--ca-file", tls.certificate.path]).stdout.hasPrefix("Subscribed! Expires: 16/04/2026"))
+        // The server delivers the purchase (ONE_TIME_CHARGE: a non-renewing plan) over HTTPS, and it verifies.
+        #expect(waitUntil(seconds: 60) { !receiver.payloads.isEmpty }, "a notification reached the https:// receiver")
+        let payload = try #require(receiver.payloads.first)
+        let verified = try #require(try AppleVerifier.verify([("notification", payload)], session: host, bundleID: "com.storefront.comics").first)
+        #expect(verified.ok && verified.decoded["notificationType"] as? String == "ONE_TIME_CHARGE", "\(verified.status ?? "") \(verified.decoded)")
+        // A wrong CA, or none: one line, exit 3, nothing bought.
+        for extra in [["--ca-file", stranger.certificate.path], []] {
+            let refused = try b.run(["buy", "com.storefront.comic.1"] + extra)
+            #expect(refused.status == 3, "\(refused)")
+            #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("certificate is not trusted"), "\(refused.stderr)")
+        }
+        let missing = try b.run(["status", "--ca-file", host.stateDirectory.appendingPathComponent("absent.pem").path])
+        #expect(missing.status == 2 && missing.stderr.contains("cannot be read"), "\(missing)")
+        let receipt = try a.object(["receipt", "--json"])
+        #expect((receipt["entries"] as? [Any])?.count == 1, "only A's purchase reached the server")
+        // The embedded store delivers to an https:// webhook itself, with the same trust.
+        let alone = try Session()
+        alone.environment["STOREFRONT_CA_FILE"] = tls.certificate.path
+        try alone.run(["webhook", "set", "https://127.0.0.1:\(receiver.port)/alone"]).expectSuccess()
+        let before = receiver.payloads.count
+        try alone.run(["notifications", "test"]).expectSuccess()
+        #expect(waitUntil(seconds: 60) { receiver.payloads.count > before }, "the embedded store's TEST reached the https:// receiver")
+        #expect(server.stop().status == 0)
+    }
+
     @Test("W1 W8 B's screen shows the expiry A bought, and names the server")
     func screenOnB() throws {
         let host = try Session()

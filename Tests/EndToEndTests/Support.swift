@@ -134,3 +134,14 @@ extension RunResult {
         #expect(status == 0, "\(self)", sourceLocation: sourceLocation)
     }
 }
+
+/// Waits until `condition` holds, asking every 20 ms, for at most `seconds` (a generous ceiling,
+/// never the verdict: the caller expects the condition).
+func waitUntil(seconds: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(20_000)
+    }
+    return try condition()
+}

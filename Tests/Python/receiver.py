@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """A developer's server for Storefront's tests: receives App Store Server Notifications V2 on loopback.
 
-  receiver.py LOG [--fail N] [--hang] [--garbage]
+  receiver.py LOG [--fail N] [--hang] [--tls CERT KEY]
 
 Prints the port it listens on (one line), then appends each request body as one line to LOG.
 --fail N answers 500 to the first N requests; --hang never answers; --garbage answers 200 with a
-body that is not JSON after closing early. Stops when standard input closes.
+body that is not JSON after closing early; --tls serves HTTPS with a PEM certificate chain and key.
+Stops when standard input closes.
 """
 import argparse, http.server, sys, threading, time
 
@@ -15,6 +16,7 @@ def main():
     parser.add_argument("log")
     parser.add_argument("--fail", type=int, default=0)
     parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     args = parser.parse_args()
     state = {"seen": 0}
     lock = threading.Lock()
@@ -40,6 +42,11 @@ def main():
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if args.tls:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls[0], args.tls[1])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(server.server_address[1], flush=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()

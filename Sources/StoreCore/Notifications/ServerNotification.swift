@@ -78,9 +78,10 @@ public struct Webhook: Sendable, Equatable, Codable {
         self.once = once
     }
 
-    /// An http:// URL with a host (https is for a TLS-terminating proxy in front of the receiver).
+    /// An http:// or https:// URL with a host (W13: https through the program's TLS client,
+    /// trusting the system's roots and STOREFRONT_CA_FILE).
     public static func isValid(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http",
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty
         else { return false }
         return true

@@ -1,6 +1,7 @@
 // HTTP over a plain TCP socket: a POST to an http:// webhook (a developer's server on this machine
 // or the local network), reading the status line, and a device's calls to its account server
-// (`--server`), reading the whole answer; connect, write, read, all under one deadline.
+// (`--server`), reading the whole answer; connect, write, read, all under one deadline. https://
+// goes through the program's TLS client instead (HTTPCall).
 // URLSession would cost every start of the program thirty shared libraries (FoundationNetworking
 // and libcurl's) and a purchase twice what the rest of its notification does (DECISIONS.md).
 import Foundation
@@ -12,10 +13,8 @@ public struct WebhookPoster: WebhookPosting {
     public init() {}
 
     public func post(_ body: Data, to url: URL, timeout: TimeInterval) -> (status: Int?, error: String?) {
-        guard url.scheme?.lowercased() == "http", let host = url.host else { return (nil, "only http:// webhooks are supported") }
-        let path = url.path.isEmpty ? "/" : url.path + (url.query.map { "?\($0)" } ?? "")
-        switch SocketHTTP(host: host, port: url.port ?? 80).send(
-            path: path, headers: ["User-Agent": "Storefront (App Store Server Notifications V2, local)"], body: body, timeout: timeout, whole: false
+        switch HTTPCall.post(
+            url, headers: ["User-Agent": "Storefront (App Store Server Notifications V2, local)"], body: body, timeout: timeout, whole: false
         ) {
         case .success(let answer): return (answer.status, nil)
         case .failure(let problem): return (nil, problem.reason)
@@ -24,12 +23,7 @@ public struct WebhookPoster: WebhookPosting {
 }
 
 struct SocketHTTP {
-    struct Problem: Error {
-        var reason: String
-        init(_ reason: String) { self.reason = reason }
-        /// The server did not answer within the deadline (as opposed to refusing at once).
-        var timedOut: Bool { reason.hasPrefix("timed out") }
-    }
+    typealias Problem = HTTPProblem
 
     let host: String
     let port: Int

@@ -6,9 +6,13 @@ import Foundation
 
 public final class RemoteAccountServer: AccountServer {
     public let url: URL
+    /// Where the calls go: the server's `AccountWire.path`.
+    let callURL: URL
     let timeout: TimeInterval
     /// The developer's token, when this device acts as the developer (W9).
     let developerToken: String?
+    /// Whether this device acts as the developer; without the token, only as its own accounts.
+    public var isDeveloper: Bool { developerToken != nil }
     private let sessions = Locked<[String: String]>([:])
     private let clock = Locked<(read: Date, setting: ClockSetting)?>(nil)
     /// After a call that timed out, further calls fail at once for a second with the same words, so
@@ -18,12 +22,16 @@ public final class RemoteAccountServer: AccountServer {
     static let downFor: TimeInterval = 1
     public var location: String { url.absoluteString }
 
-    /// `url` is `http://HOST:PORT` of `storefront serve`.
+    /// `url` is `http://HOST:PORT` or `https://HOST:PORT` of `storefront serve`.
     public init(url: URL, timeout: TimeInterval = 10, developerToken: String? = nil) throws(StoreError) {
-        guard url.scheme?.lowercased() == "http", url.host != nil else {
-            throw StoreError.serverUnreachable(server: url.absoluteString, reason: "only http://HOST:PORT is supported")
+        guard HTTPCall.supports(url) else {
+            throw StoreError.serverUnreachable(server: url.absoluteString, reason: "only http://HOST:PORT or https://HOST:PORT is supported")
         }
         self.url = url
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.path = AccountWire.path
+        components?.query = nil
+        self.callURL = components?.url ?? url
         self.timeout = timeout
         self.developerToken = developerToken
     }
@@ -44,9 +52,8 @@ public final class RemoteAccountServer: AccountServer {
         if !tokens.isEmpty { headers["Authorization"] = "Session " + tokens.joined(separator: " ") }
         if let developerToken { headers[AccountWire.developerHeader] = developerToken }
         if let (until, reason) = down.withLock({ $0 }), Date() < until { throw StoreError.serverUnreachable(server: location, reason: reason) }
-        let http = SocketHTTP(host: url.host ?? "127.0.0.1", port: url.port ?? 80)
         let answer: (status: Int, body: Data)
-        switch http.send(path: AccountWire.path, headers: headers, body: body, timeout: timeout, whole: true) {
+        switch HTTPCall.post(callURL, headers: headers, body: body, timeout: timeout, whole: true) {
         case .success(let value):
             answer = value
             down.withLock { $0 = nil }
