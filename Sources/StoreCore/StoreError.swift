@@ -53,6 +53,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case refundRefused(String)
     /// A family action that cannot be done; the text says why (O5).
     case familyRefused(String)
+    /// Too many sign-ins or sign-ups at once or in a row from here or for this name (W11): none
+    /// was tried; wait `seconds`.
+    case throttled(seconds: Int)
 
     /// Said when an id too short to be a prefix found nothing: ids may be shortened to their
     /// first 4 or more characters, never fewer.
@@ -127,6 +130,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             text
         case .offerCodeUsed(let code, let mine):
             mine ? "the offer code \"\(code)\" was redeemed by this account already" : "the offer code \"\(code)\" has been used up"
+        case .throttled(let seconds):
+            "too many sign-in or sign-up attempts: none was tried; wait \(seconds) s and try again"
         case .unknownSession(let id):
             "no active session \"\(id)\" for this account (`storefront account sessions` lists them)"
         case .simulated(let api, let error):
@@ -143,7 +148,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .developerOnly, .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused:
+             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .developerOnly, .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused, .throttled:
             1
         }
     }

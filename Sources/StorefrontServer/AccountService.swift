@@ -19,14 +19,15 @@ public final class AccountService: Sendable {
     /// The developer's token, read again for each call that names one (`--rotate` takes effect at
     /// once); nil: no call acts as the developer.
     let developerToken: @Sendable () -> String?
-    /// Failed sign-ins in a row, by account name (lowercased).
-    private let failures = Locked<[String: Int]>([:])
+    /// Sign-ins in flight and failed, by account name and by client (W11).
+    let gate: SignInGate
     public static let path = AccountWire.path
 
     public init(
         database: any AccountServer & SessionKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock,
-        developerToken: @escaping @Sendable () -> String? = { nil }
+        developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate()
     ) {
+        self.gate = gate
         self.database = database
         self.hasher = hasher
         self.clock = clock
@@ -48,7 +49,8 @@ public final class AccountService: Sendable {
 
     /// Looks the method up in the table (AccountWire), decides whether the call's sessions may
     /// make it, and runs it.
-    public func handle(body: Data, authorization: String?, developer: String? = nil) -> Answer {
+    /// `client` is the caller's address, for the limits on sign-ins and sign-ups (W11).
+    public func handle(body: Data, authorization: String?, developer: String? = nil, client: String = "") -> Answer {
         let decoder = JSONDecoder()
         let prepared: (AccountAccess, (any ServingAccountServer, AccountCallContext) throws -> Data)
         let name: String
@@ -70,12 +72,12 @@ public final class AccountService: Sendable {
             let isDeveloper = developer.map { given in developerToken().map { DeveloperToken.matches(given, $0) } ?? false } ?? false
             if let refused = try refusal(of: prepared.0, method: name, accounts: accounts, isDeveloper: isDeveloper) { return refused }
             let context = AccountCallContext(
-                accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, now: clock.now(), hasher: hasher, signInFailures: failures
+                accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, now: clock.now(), hasher: hasher, gate: gate, client: client
             )
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)
             } catch let error as StoreError {
-                var answer = refusal(error.kind == "storage" ? 500 : (context.delay > 0 ? 401 : (error.kind == "familyRefused" ? 403 : 400)), error)
+                var answer = refusal(error.kind == "storage" ? 500 : (context.delay > 0 ? 401 : (error.kind == "familyRefused" ? 403 : (error.kind == "throttled" ? 429 : 400))), error)
                 answer.delay = context.delay
                 return answer
             } catch {
@@ -98,6 +100,7 @@ public final class AccountService: Sendable {
             guard accounts.isEmpty, !isDeveloper else { return nil }
             return refusal(401, AccountCallError(kind: "session", text: "\(method) needs a signed-in device (or the developer's token)"))
         case .accounts(let wanted, let familyReads):
+            if isDeveloper { return nil }
             for account in wanted where !accounts.contains(account.lowercased()) {
                 if familyReads, try isFamilyMember(of: account, accounts) { continue }
                 return refusal(401, AccountCallError(kind: "session", text: "this device has no session for \"\(account)\" (revoked, or never signed in here)"))

@@ -66,8 +66,22 @@ public enum ServerApplication {
         return pool
     }()
 
-    static func responder(served: ServedStore, logger: Logger) -> CallbackResponder<BasicRequestContext> {
-        CallbackResponder { request, _ in
+    /// A request's context: Hummingbird's, and the address it came from (W11's limits per client).
+    struct CallerContext: RequestContext, RemoteAddressRequestContext {
+        var coreContext: CoreRequestContextStorage
+        let remoteAddress: SocketAddress?
+
+        init(source: ApplicationRequestContextSource) {
+            coreContext = .init(source: source)
+            remoteAddress = source.channel.remoteAddress
+        }
+
+        /// The client's IP address, without its port.
+        var client: String { remoteAddress?.ipAddress ?? "" }
+    }
+
+    static func responder(served: ServedStore, logger: Logger) -> CallbackResponder<CallerContext> {
+        CallbackResponder { request, context in
             if request.uri.path == "/storefront/fixed" { return fixed(request) }
             let started = Date()
             var query: [(String, String)] = []
@@ -82,7 +96,7 @@ public enum ServerApplication {
                         // W1: a device's call to its account server.
                         let developer = request.headers[HTTPField.Name(AccountWire.developerHeader)!]
                         let called = try await blockingWork.runIfActive {
-                            served.accounts.handle(body: Data(buffer: body), authorization: authorization, developer: developer)
+                            served.accounts.handle(body: Data(buffer: body), authorization: authorization, developer: developer, client: context.client)
                         }
                         if called.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(called.delay * 1_000_000_000)) }
                         answer = APIResponse(status: called.status, body: called.body)

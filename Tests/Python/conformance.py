@@ -272,7 +272,7 @@ def subscriptions_story(store, rng, log):
     paid = [e for e in entries if e.get("event") in ("purchase", "renewal") and e.get("kind") == "autoRenewableSubscription"]
     if paid:
         refunded = paid[-1]["id"]
-        cli("refund", refunded, json_out=False)
+        dev("refund", refunded, json_out=False)
         dev("refund-request", "reverse", refunded, json_out=False)
     cli("cancel", MONTHLY, json_out=False)
     advance("2mo")

@@ -9,16 +9,22 @@ import TestSupport
 
 @Suite("The account server over the network: sessions and refusals")
 struct AccountServiceTests {
-    struct Fixture {
+    struct Fixture: @unchecked Sendable {
         let state = TemporaryState()
         let database: ServerDatabase
         let service: AccountService
+        /// The sign-in gate's clock (W11), moved by hand.
+        let wall = Locked<TimeInterval>(1_000)
 
         init() throws {
             try state.directory.prepare()
             database = try ServerDatabase(url: state.directory.serverDatabase)
-            service = AccountService(database: database, hasher: .fastForTests, clock: state.clock)
+            let wall = wall
+            service = AccountService(database: database, hasher: .fastForTests, clock: state.clock, gate: SignInGate(now: { wall.withLock { $0 } }))
         }
+
+        /// Time passes for the gate (a client that waited for its answer).
+        func wait(_ seconds: TimeInterval) { wall.withLock { $0 += seconds } }
 
         /// One method of the table, called as a device calls it.
         func call<Request, Value>(
@@ -125,14 +131,62 @@ struct AccountServiceTests {
             let answer = try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief"))
             #expect(answer.status == 401 && answer.error?.kind == "wrongPassword")
             delays.append(answer.delay)
+            // The thief waited for the answer before guessing again.
+            fixture.wait(answer.delay)
         }
         #expect(delays == [0.25, 0.5, 1, 2, 4, 5, 5])
+        fixture.wait(5)
         let unknown = try fixture.call(AccountWire.signIn, .init(name: "nobody", password: "x", device: "thief"))
         #expect(unknown.delay == 0.25, "unknown names wait too")
         // W11: and get the answer a wrong password gets, so names cannot be told from accounts.
         #expect(unknown.status == 401 && unknown.error?.kind == "wrongPassword" && unknown.error?.text == "wrong password for \"nobody\"")
+        fixture.wait(5)
         #expect(try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).delay == 0)
         #expect(try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief")).delay == 0.25)
+    }
+
+    @Test("W11 a hundred guesses at once cost one password check per name, a handful per client; an early one is refused unchecked (429), the right password included; after the wait it works; sign-ups are limited per client")
+    func concurrentGuesses() throws {
+        let fixture = try Fixture()
+        _ = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
+        func guesses(_ names: [String], password: String = "wrong") -> [AccountCallError?] {
+            let answers = Locked<[AccountCallError?]>([])
+            DispatchQueue.concurrentPerform(iterations: names.count) { index in
+                let answer = try? fixture.call(AccountWire.signIn, .init(name: names[index], password: password, device: "thief"))
+                answers.withLock { $0.append(answer?.error) }
+            }
+            return answers.withLock { $0 }
+        }
+        // The clock does not move: nobody waits for an answer before the next guess.
+        let atOnce = guesses(Array(repeating: "ann", count: 100))
+        #expect(atOnce.filter { $0?.kind == "wrongPassword" }.count == 1, "one check of ann's password")
+        #expect(atOnce.filter { $0?.kind == "throttled" }.count == 99)
+        let early = try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone"))
+        #expect(early.status == 429 && early.error?.kind == "throttled" && early.value == nil, "refused before the password is looked at")
+        fixture.wait(SignInGate.wait(after: 1))
+        #expect(try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).value?.token != nil, "after the wait")
+        // One client guessing a hundred names: a few checks, then it waits too.
+        let sweep = guesses((0..<100).map { "name\($0)" })
+        let checked = sweep.filter { $0?.kind == "wrongPassword" }.count
+        #expect(checked >= 1 && checked <= SignInGate.clientInFlight + SignInGate.clientFreeFailures, "\(checked) checks")
+        // Another client is not held up by this one.
+        let elsewhere = fixture.service.handle(
+            body: try AccountWire.body(AccountWire.signIn, .init(name: "ann", password: "secret", device: "tablet")), authorization: nil, client: "10.0.0.9"
+        )
+        #expect(elsewhere.status == 200)
+        // Sign-ups: a burst from one client, then one every few seconds.
+        var made = 0
+        for index in 0..<(Int(SignInGate.signUpBurst) + 5) {
+            let answer = fixture.service.handle(
+                body: try AccountWire.body(AccountWire.signUp, .init(name: "new\(index)", password: "pw", device: "d")), authorization: nil, client: "10.0.0.7"
+            )
+            if answer.status == 200 { made += 1 } else { #expect(answer.status == 429) }
+        }
+        #expect(made == Int(SignInGate.signUpBurst))
+        fixture.wait(SignInGate.signUpEvery)
+        #expect(fixture.service.handle(
+            body: try AccountWire.body(AccountWire.signUp, .init(name: "later", password: "pw", device: "d")), authorization: nil, client: "10.0.0.7"
+        ).status == 200)
     }
 
     @Test("W6 a malformed call is refused with a clear error")

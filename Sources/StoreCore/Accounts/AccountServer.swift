@@ -116,7 +116,9 @@ public protocol ClaimStore: AnyObject, Sendable {
 /// Families (O5).
 public protocol FamilyStore: AnyObject, Sendable {
     func families() throws(StoreError) -> [Family]
-    func setFamilies(_ families: [Family]) throws(StoreError)
+    /// One family's change, as one update: false (nothing written) when that family is no longer
+    /// what the change expected (W9).
+    func changeFamily(_ change: FamilyChange) throws(StoreError) -> Bool
 }
 
 /// Price changes of auto-renewable plans (O6).

@@ -27,23 +27,61 @@ public struct Family: Sendable, Equatable, Codable {
     }
 }
 
-extension Family {
-    /// W9: whether the accounts `callers` (lowercased) may turn `old` families into `new` ones: a
-    /// family changes only by its organizer, except that a member may take themselves out.
-    public static func checkChange(from old: [Family], to new: [Family], by callers: Set<String>) throws(StoreError) {
-        func byOrganizer(_ families: [Family]) -> [String: Family] {
-            Dictionary(families.map { ($0.organizer.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+extension FamilyChange {
+    /// W9: whether the accounts `callers` (lowercased) may make this change: a family changes only
+    /// by its organizer, except that a member may take themselves out.
+    public func check(by callers: Set<String>) throws(StoreError) {
+        guard expected != new else { return }
+        if callers.contains(organizer.lowercased()) { return }
+        // A member leaving: the same family less members who are all callers.
+        if let was = expected, let now = new, was.organizer == now.organizer, was.unshared == now.unshared {
+            let left = was.members.filter { member in !now.members.contains(member) }
+            if now.members.allSatisfy(was.members.contains), !left.isEmpty, left.allSatisfy({ callers.contains($0.lowercased()) }) { return }
         }
-        let before = byOrganizer(old), after = byOrganizer(new)
-        for organizer in Set(before.keys).union(after.keys) where before[organizer] != after[organizer] {
-            if callers.contains(organizer) { continue }
-            // A member leaving: the same family less members who are all callers.
-            if let was = before[organizer], let now = after[organizer], was.organizer == now.organizer, was.unshared == now.unshared {
-                let left = was.members.filter { member in !now.members.contains(member) }
-                if now.members.allSatisfy(was.members.contains), !left.isEmpty, left.allSatisfy({ callers.contains($0.lowercased()) }) { continue }
+        throw StoreError.familyRefused("only \(organizer), the organizer, can change that family")
+    }
+}
+
+/// One family's change, made by the account server as one update (W9): the family `organizer`
+/// organizes goes from `expected` (nil: none yet) to `new` (nil: none any more), only if it is still
+/// `expected` when the server writes. Nobody reads every family and writes every family back.
+public struct FamilyChange: Codable, Sendable, Equatable {
+    public var organizer: String
+    public var expected: Family?
+    public var new: Family?
+
+    public init(organizer: String, expected: Family?, new: Family?) {
+        self.organizer = organizer
+        self.expected = expected
+        self.new = new
+    }
+
+    /// The families after the change, or nil when the family is no longer what the change expected
+    /// (another device changed it: read again). An account in two families is refused.
+    public func applied(to families: [Family]) throws(StoreError) -> [Family]? {
+        let key = organizer.lowercased()
+        let index = families.firstIndex { $0.organizer.lowercased() == key }
+        guard index.map({ families[$0] }) == expected else { return nil }
+        var result = families
+        if let new {
+            guard new.organizer.lowercased() == key else { throw StoreError.familyRefused("a family keeps its organizer, \(organizer)") }
+            let others = families.filter { $0.organizer.lowercased() != key }
+            for account in [new.organizer] + new.members {
+                if let other = others.first(where: { $0.includes(account) }) {
+                    throw StoreError.familyRefused("\(account) is in \(other.organizer)'s family already")
+                }
             }
-            throw StoreError.familyRefused("only \(before[organizer]?.organizer ?? after[organizer]?.organizer ?? organizer), the organizer, can change that family")
+            guard Set(new.members.map { $0.lowercased() }).count == new.members.count, !new.members.contains(where: { $0.lowercased() == key }) else {
+                throw StoreError.familyRefused("an account is in a family once")
+            }
+            guard new.members.count <= Family.maximumMembers else {
+                throw StoreError.familyRefused("a family has the organizer and \(Family.maximumMembers) others at most")
+            }
+            if let index { result[index] = new } else { result.append(new) }
+        } else if let index {
+            result.remove(at: index)
         }
+        return result
     }
 }
 
@@ -70,13 +108,14 @@ public final class FamilySharing: SessionRole {
     /// The signed-in account starts a family and organizes it.
     public func create() throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
-        var families = try server.families()
+        let families = try server.families()
         if let existing = families.first(where: { $0.includes(user) }) {
             throw StoreError.familyRefused("\(user) is in \(existing.organizer)'s family already")
         }
         let family = Family(organizer: user)
-        families.append(family)
-        try server.setFamilies(families)
+        guard try server.changeFamily(FamilyChange(organizer: user, expected: nil, new: family)) else {
+            throw StoreError.familyRefused("\(user) organizes a family already")
+        }
         return family
     }
 
@@ -98,16 +137,17 @@ public final class FamilySharing: SessionRole {
     /// with them is revoked.
     public func leave(_ member: String) throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
-        var families = try server.families()
-        guard let index = families.firstIndex(where: { $0.members.contains { $0.lowercased() == member.lowercased() } }) else {
-            throw StoreError.familyRefused("\(member) is in no family as a member")
+        let (families, index) = try update { families throws(StoreError) in
+            guard let index = families.firstIndex(where: { $0.members.contains { $0.lowercased() == member.lowercased() } }) else {
+                throw StoreError.familyRefused("\(member) is in no family as a member")
+            }
+            let family = families[index]
+            guard user.lowercased() == member.lowercased() || user.lowercased() == family.organizer.lowercased() else {
+                throw StoreError.familyRefused("only \(member) or the organizer, \(family.organizer), can take \(member) out of the family")
+            }
+            families[index].members.removeAll { $0.lowercased() == member.lowercased() }
+            return index
         }
-        let family = families[index]
-        guard user.lowercased() == member.lowercased() || user.lowercased() == family.organizer.lowercased() else {
-            throw StoreError.familyRefused("only \(member) or the organizer, \(family.organizer), can take \(member) out of the family")
-        }
-        families[index].members.removeAll { $0.lowercased() == member.lowercased() }
-        try server.setFamilies(families)
         try crashPoint(.familyChanged)
         try reconcileIfReachable(member, families: families)
         return families[index]
@@ -128,15 +168,33 @@ public final class FamilySharing: SessionRole {
     /// Changes the signed-in organizer's family, then brings every member's shares in line.
     private func change(_ body: (inout Family, [Family]) throws(StoreError) -> Void) throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
-        var families = try server.families()
-        guard let index = families.firstIndex(where: { $0.organizer.lowercased() == user.lowercased() }) else {
-            throw StoreError.familyRefused("\(user) organizes no family (`storefront family create` starts one)")
+        let (families, index) = try update { families throws(StoreError) in
+            guard let index = families.firstIndex(where: { $0.organizer.lowercased() == user.lowercased() }) else {
+                throw StoreError.familyRefused("\(user) organizes no family (`storefront family create` starts one)")
+            }
+            let others = families
+            try body(&families[index], others)
+            return index
         }
-        try body(&families[index], families)
-        try server.setFamilies(families)
         try crashPoint(.familyChanged)
         for member in families[index].members { try reconcileIfReachable(member, families: families) }
         return families[index]
+    }
+
+    /// One family's change as the server's one update: `body` changes one family of the families
+    /// as read and says which; if another device changed that family meanwhile, read and do it again.
+    private func update(_ body: (inout [Family]) throws(StoreError) -> Int) throws(StoreError) -> ([Family], Int) {
+        for _ in 0..<20 {
+            var families = try server.families()
+            let before = families
+            let index = try body(&families)
+            let organizer = families[index].organizer
+            let change = FamilyChange(
+                organizer: organizer, expected: before.first { $0.organizer.lowercased() == organizer.lowercased() }, new: families[index]
+            )
+            if try server.changeFamily(change) { return (families, index) }
+        }
+        throw StoreError.familyRefused("the family kept changing on the account server; try again")
     }
 
     // MARK: Reconciling

@@ -124,6 +124,15 @@ public enum ReceiptEvent: String, Sendable, Codable, CaseIterable {
     case familyShare = "family-share"
     /// O5: the family share `reference` taken away (the member left, or sharing was turned off).
     case familyRevoke = "family-revoke"
+
+    /// What the App Store (here: the developer, W9) answers, never a customer: a refund, its
+    /// decline or reversal, an extension of a renewal date.
+    public var isDevelopersAnswer: Bool {
+        switch self {
+        case .refund, .refundDeclined, .refundReversed, .extend: true
+        default: false
+        }
+    }
 }
 
 extension ReceiptEntry {

@@ -110,7 +110,14 @@ public final class Refunds: SessionRole {
         try device.setting(.refundPolicy) ?? .manual
     }
 
-    public func setPolicy(_ policy: RefundPolicy) throws(StoreError) { try device.setSetting(.refundPolicy, policy) }
+    /// On a team server only the developer answers refund requests (W9): a customer's device keeps
+    /// the manual policy, and the developer answers (`storefront refund-request approve ID`).
+    public func setPolicy(_ policy: RefundPolicy) throws(StoreError) {
+        if policy != .manual, let remote = server as? RemoteAccountServer, !remote.isDeveloper {
+            throw StoreError.developerOnly(server: remote.location, action: "answer refund requests")
+        }
+        try device.setSetting(.refundPolicy, policy)
+    }
 
     /// The signed-in account's requests.
     public func requests() throws(StoreError) -> [RefundRequest] {
@@ -160,7 +167,14 @@ public final class Refunds: SessionRole {
         guard let waiting = try device.setting(.refundAwaitingPolicy) else { return }
         let policy = try policy()
         if policy != .manual, let pending = RefundRequest.current(of: waiting, in: try requests()), pending.state == .pending {
-            _ = try decide(waiting, approve: policy == .approve)
+            do {
+                _ = try decide(waiting, approve: policy == .approve)
+            } catch {
+                // A policy set before this device moved to a team server: the request waits for
+                // the developer, and this device stops answering.
+                guard case .developerOnly = error else { throw error }
+                try device.setSetting(.refundPolicy, RefundPolicy.manual)
+            }
         }
         try device.setSetting(.refundAwaitingPolicy, nil)
     }

@@ -19,6 +19,7 @@ package struct AccountCallError: Codable, Sendable {
         case .offerCodeExists(let code): (kind, self.name) = ("offerCodeExists", code)
         case .familyRefused(let text): (kind, self.name) = ("familyRefused", text)
         case .developerOnly(_, let action): (kind, self.name) = ("developer", action)
+        case .throttled(let seconds): (kind, self.name) = ("throttled", String(seconds))
         default: kind = "storage"
         }
     }
@@ -41,6 +42,7 @@ package struct AccountCallError: Codable, Sendable {
         case "session": .sessionRefused(server: server, reason: text)
         case "familyRefused": .familyRefused(name ?? text)
         case "developer": .developerOnly(server: server, action: name ?? "do that")
+        case "throttled": .throttled(seconds: name.flatMap(Int.init) ?? 5)
         default: .storage(path: server, reason: text)
         }
     }

@@ -13,9 +13,11 @@ package enum AccountAccess: Sendable, Equatable {
     /// A device with a session for some account.
     case signedIn
     /// The developer (W9): the server's developer token. The clock, billing, simulated errors,
-    /// the app's identity, the webhook, prices, offer codes and the request log.
+    /// the app's identity, the webhook, prices, offer codes, refund answers, extensions and the
+    /// request log.
     case developer
-    /// A device with a session for each of these accounts. `familyReads`: a member of a family
+    /// A device with a session for each of these accounts, or the developer (who answers for the
+    /// App Store on any account: refunds, extensions). `familyReads`: a member of a family
     /// that the account organizes may read it too (O5: a shared plan's access follows the
     /// organizer's plans).
     case accounts([String], familyReads: Bool = false)
@@ -33,20 +35,23 @@ package final class AccountCallContext: @unchecked Sendable {
     package let isDeveloper: Bool
     package let now: Date
     package let hasher: PasswordHasher
-    /// Failed sign-ins in a row, by account name (lowercased), kept by the server.
-    package let signInFailures: Locked<[String: Int]>
+    /// The server's limits on sign-ins and sign-ups (W11), and who is calling: the client's
+    /// address ("" when unknown).
+    package let gate: SignInGate
+    package let client: String
     /// How long the server waits before it answers (a failed sign-in).
     package var delay: TimeInterval = 0
 
     package init(
-        accounts: Set<String>, tokens: [String], isDeveloper: Bool, now: Date, hasher: PasswordHasher, signInFailures: Locked<[String: Int]>
+        accounts: Set<String>, tokens: [String], isDeveloper: Bool, now: Date, hasher: PasswordHasher, gate: SignInGate, client: String
     ) {
         self.accounts = accounts
         self.tokens = tokens
         self.isDeveloper = isDeveloper
         self.now = now
         self.hasher = hasher
-        self.signInFailures = signInFailures
+        self.gate = gate
+        self.client = client
     }
 
     package func isCaller(_ account: String) -> Bool { accounts.contains(account.lowercased()) }
@@ -134,27 +139,27 @@ public enum AccountWire {
     static let signUp = Method<R.Credentials, AccountSession>("signUp", access: { _ in .anyone }) { server, request, call in
         try Accounts.validate(accountName: request.name)
         guard !request.password.isEmpty else { throw StoreError.emptyPassword }
+        // W11: sign-ups are limited per client.
+        guard call.gate.signUp(client: call.client) else { throw StoreError.throttled(seconds: Int(SignInGate.signUpEvery)) }
         let made = try server.signUp(name: request.name, password: request.password, hasher: call.hasher, device: request.device, at: call.now)
         return AccountSession(account: made.account, token: try server.createSession(account: made.account, device: request.device, at: call.now))
     }
     static let signIn = Method<R.Credentials, AccountSession>("signIn", access: { _ in .anyone }) { server, request, call in
-        let key = request.name.lowercased()
+        // W11: one check at a time per name, four per client, none early after failures.
+        if let wait = call.gate.enter(account: request.name, client: call.client) { throw StoreError.throttled(seconds: max(1, Int(wait.rounded(.up)))) }
         do {
             let found = try server.signIn(name: request.name, password: request.password, hasher: call.hasher, device: request.device)
-            call.signInFailures.withLock { $0[key] = nil }
+            call.gate.leave(account: request.name, client: call.client, succeeded: true)
             return AccountSession(account: found.account, token: try server.createSession(account: found.account, device: request.device, at: call.now))
         } catch let error as StoreError where error == .wrongPassword(request.name) || error == .unknownAccount(request.name) {
             // W6: each failure in a row doubles the wait, up to five seconds.
-            let count = call.signInFailures.withLock { failures -> Int in
-                // Bounded: a flood of made-up names cannot grow it without end.
-                if failures.count >= 10_000, failures[key] == nil { failures.removeAll() }
-                failures[key, default: 0] += 1
-                return failures[key] ?? 1
-            }
-            call.delay = min(5, 0.25 * pow(2, Double(min(count, 8) - 1)))
+            call.delay = call.gate.leave(account: request.name, client: call.client, succeeded: false)
             // W11: an unknown name and a wrong password answer the same (kind, words, status,
             // wait), so that a stranger cannot learn which names have accounts.
             throw StoreError.wrongPassword(request.name)
+        } catch {
+            call.gate.release(account: request.name, client: call.client)
+            throw error
         }
     }
     static let signOut = Method<R.None, Bool>("signOut", access: { _ in .anyone }) { server, _, call in
@@ -170,14 +175,17 @@ public enum AccountWire {
 
     // MARK: The ledger: an account's receipt, that account's session only (A7, W6).
 
-    static let record = Method<R.Record, Date?>("record", access: { .account($0.entry.account) }) { server, request, _ in
+    /// A line that answers for the App Store (a refund, its decline or reversal, an extension) is
+    /// the developer's to write (W9); every other line, its account's.
+    static let record = Method<R.Record, Date?>("record", access: { $0.entry.event.isDevelopersAnswer ? .developer : .account($0.entry.account) }) {
+        server, request, _ in
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: request.timeZone) ?? TimeZone(identifier: "UTC")!
         return try server.record(request.entry, calendar: calendar)
     }
-    /// Another account's line is as good as none to the caller.
+    /// Another account's line is as good as none to the caller (the developer reads any).
     static let receiptEntry = Method<String, ReceiptEntry?>("receiptEntry", access: { _ in .anyone }) { server, id, call in
-        try server.receiptEntry(transactionID: id).flatMap { call.isCaller($0.account) ? $0 : nil }
+        try server.receiptEntry(transactionID: id).flatMap { call.isCaller($0.account) || call.isDeveloper ? $0 : nil }
     }
     static let receipt = Method<String, [ReceiptEntry]>("receipt", access: { .account($0) }) { try $0.receipt(account: $1) }
     static let receiptState = Method<String, ReceiptState>("receiptState", access: { .account($0) }) { try $0.receiptState(account: $1) }
@@ -192,7 +200,9 @@ public enum AccountWire {
     static let planLines = Method<R.Lines, [ReceiptEntry]>("planLines", access: { .account($0.account) }) { server, request, _ in
         try server.planLines(account: request.account, from: max(0, request.from))
     }
-    static let addPlanLines = Method<R.AddLines, Bool>("addPlanLines", access: { .accounts([$0.account] + $0.lines.map(\.account)) }) { server, request, _ in
+    static let addPlanLines = Method<R.AddLines, Bool>("addPlanLines", access: { request in
+        request.lines.contains { $0.event.isDevelopersAnswer } ? .developer : .accounts([request.account] + request.lines.map(\.account))
+    }) { server, request, _ in
         var added = false
         try server.updatePlans(account: request.account) { plans, _ in
             guard plans == request.expected else { return [] }
@@ -225,11 +235,10 @@ public enum AccountWire {
     static let setPriceChange = Method<PriceChange, Bool>("setPriceChange", access: { _ in .developer }) { try $0.setPriceChange($1); return true }
     static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }) { server, _, _ in try server.families() }
     /// A customer changes only a family they organize, or leaves one they are in (W9); the
-    /// developer may change any.
-    static let setFamilies = Method<[Family], Bool>("setFamilies", access: { _ in .signedIn }) { server, families, call in
-        if !call.isDeveloper { try Family.checkChange(from: try server.families(), to: families, by: call.accounts) }
-        try server.setFamilies(families)
-        return true
+    /// developer may change any. One family per call, written only if it is still as expected.
+    static let changeFamily = Method<FamilyChange, Bool>("changeFamily", access: { _ in .signedIn }) { server, change, call in
+        if !call.isDeveloper { try change.check(by: call.accounts) }
+        return try server.changeFamily(change)
     }
 
     // MARK: The outbox: the server writes and delivers notifications.
@@ -295,6 +304,7 @@ public enum AccountWire {
         setWebhook.name: "set the webhook", setPriceChange.name: "change prices", addOfferCodes.name: "make offer codes",
         offerCodes.name: "list offer codes", recentRequests.name: "list the requests the server answered",
         setAPIKeyring.name: "make or revoke in-app purchase keys",
+        record.name: "answer refund requests or extend subscriptions", addPlanLines.name: "answer refund requests or extend subscriptions",
     ]
 
     /// Every method the server answers, by name.
@@ -304,7 +314,7 @@ public enum AccountWire {
             record.erased, receiptEntry.erased, receipt.erased, receiptState.erased, storedExpiry.erased, ownedProducts.erased,
             plans.erased, planLines.erased, addPlanLines.erased, accountsWithPlans.erased,
             claim.erased, claims.erased, addOfferCodes.erased, offerCode.erased, offerCodes.erased,
-            apiKeyring.erased, setAPIKeyring.erased, priceChanges.erased, setPriceChange.erased, families.erased, setFamilies.erased,
+            apiKeyring.erased, setAPIKeyring.erased, priceChanges.erased, setPriceChange.erased, families.erased, changeFamily.erased,
             enqueue.erased, hasNotification.erased, notifications.erased, webhook.erased, setWebhook.erased,
             changeStamp.erased, clockSetting.erased, setClockSetting.erased, billingSetting.erased, setBillingSetting.erased,
             appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased, adoptDefaults.erased,

@@ -179,7 +179,7 @@ extension RemoteAccountServer: ClaimStore, PriceBook, FamilyStore {
     public func priceChanges() throws(StoreError) -> [PriceChange] { try call(W.priceChanges, R.None()) }
     public func setPriceChange(_ change: PriceChange) throws(StoreError) { _ = try call(W.setPriceChange, change) }
     public func families() throws(StoreError) -> [Family] { try call(W.families, R.None()) }
-    public func setFamilies(_ families: [Family]) throws(StoreError) { _ = try call(W.setFamilies, families) }
+    public func changeFamily(_ change: FamilyChange) throws(StoreError) -> Bool { try call(W.changeFamily, change) }
 }
 
 /// The server delivers notifications (it runs all the time); devices write theirs.

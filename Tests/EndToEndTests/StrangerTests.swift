@@ -1,0 +1,208 @@
+// Issue 24, tried as an attacker would: a stranger signs up on a team server (`storefront serve`,
+// on SQLite and on PostgreSQL) and tries every hole an outside tester found, through the command
+// line and as raw calls on the wire; each is refused and the victim's data is unchanged. The same
+// actions with the developer's token succeed.
+import Foundation
+import StoreCore
+import Testing
+import TestSupport
+
+@Suite("a signed-up stranger on a team server, refused; the developer, allowed", .serialized)
+struct StrangerTests {
+    enum Backend: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+    }
+
+    /// One raw call on the account server's wire, as any HTTP client can send it.
+    struct Wire {
+        let base: String
+
+        struct Envelope<Request: Encodable>: Encodable {
+            var method: String
+            var request: Request
+        }
+
+        func call(_ method: String, _ request: some Encodable, session: String? = nil, developer: String? = nil) throws -> (status: Int, body: [String: Any]) {
+            var headers: [String: String] = [:]
+            if let session { headers["Authorization"] = "Session \(session)" }
+            if let developer { headers[AccountWire.developerHeader] = developer }
+            let url = try #require(URL(string: base + AccountWire.path))
+            let body = try JSONEncoder().encode(Envelope(method: method, request: request))
+            switch HTTPCall.post(url, headers: headers, body: body, timeout: 30, whole: true) {
+            case .success(let answer):
+                return (answer.status, (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]) ?? [:])
+            case .failure(let problem):
+                Issue.record("\(method): \(problem.reason)")
+                return (0, [:])
+            }
+        }
+
+        /// A session of `name`'s, as a sign-in on the wire gives it.
+        func session(_ name: String, password: String) throws -> String {
+            struct Credentials: Encodable { var name, password, device: String }
+            let answer = try call("signIn", Credentials(name: name, password: password, device: "raw"))
+            let value = try #require(answer.body["value"] as? [String: Any], "\(answer)")
+            return try #require(value["token"] as? String)
+        }
+
+        func families(session: String) throws -> [Family] {
+            struct None: Encodable {}
+            let answer = try call("families", None(), session: session)
+            let data = try JSONSerialization.data(withJSONObject: answer.body["value"] ?? [])
+            return try JSONDecoder().decode([Family].self, from: data)
+        }
+    }
+
+    /// What an attack may not touch: the victim's receipt, family and notifications, the member's
+    /// comics, and the settings every device shares.
+    func victimState(vic: Session, mem: Session, developer: Session) throws -> [String] {
+        [
+            String(decoding: try JSONSerialization.data(withJSONObject: try vic.object(["receipt", "--json"]), options: .sortedKeys), as: UTF8.self),
+            try vic.run(["family", "show"]).stdout,
+            try vic.run(["notifications"]).stdout,
+            "\(try mem.object(["status"])["owned"] ?? "")",
+            try developer.run(["webhook"]).stdout,
+            try developer.run(["clock"]).stdout,
+            try developer.run(["billing"]).stdout,
+            try developer.run(["offer-codes", "list"]).stdout,
+        ]
+    }
+
+    @Test("W9 W11 every hole tried by a stranger through the real server is refused and the victim's data is unchanged; the developer's token does the same things", arguments: Backend.allCases)
+    func strangerRefused(backend: Backend) throws {
+        let host = try Session()
+        host.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        let database = backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : []
+        let server = try Server(host, arguments: database)
+        let token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        func machine() throws -> Session {
+            let session = try Session()
+            session.environment["STOREFRONT_SERVER"] = server.base
+            session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
+            return session
+        }
+        let vic = try machine(), mem = try machine(), eve = try machine(), developer = try machine()
+        developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = token
+        let wire = Wire(base: server.base)
+
+        // The victim's world: a family with a member who gets the organizer's shared plan, a
+        // webhook, and an offer code the developer made.
+        try developer.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try developer.run(["webhook", "set", "http://127.0.0.1:9/team"]).expectSuccess()
+        try developer.run(["offer-codes", "create", "SPRING-PROMO", "--count", "1"]).expectSuccess()
+        try mem.signUp("mem")
+        try vic.signUp("vic")
+        try vic.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        try vic.run(["family", "create"]).expectSuccess()
+        try vic.run(["family", "add", "mem"]).expectSuccess()
+        let planned = try vic.object(["subscriptions"])["plans"] as? [[String: Any]] ?? []
+        let purchase = try #require(planned.first?["transaction"] as? String)
+        try eve.signUp("eve")
+        let before = try victimState(vic: vic, mem: mem, developer: developer)
+
+        // The developer's settings, from the command line: each one line, exit 1, naming the action.
+        let attempts: [([String], String)] = [
+            (["webhook", "set", "http://127.0.0.1:9/eve"], "set the webhook"),
+            (["clock", "advance", "1y"], "move the store clock"),
+            (["billing", "fail"], "change billing"),
+            (["offer-codes", "list"], "list offer codes"),
+            (["offer-codes", "create", "SPRING-PROMO", "--count", "5"], "make offer codes"),
+            (["errors", "set", "purchase", "networkError"], "set simulated StoreKit errors"),
+            (["price", "set", "com.storefront.selfies.sub.allaccess", "0.01"], "change prices"),
+        ]
+        for (arguments, action) in attempts {
+            let refused = try eve.run(arguments)
+            #expect(refused.status == 1, "\(arguments): \(refused)")
+            #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("only the developer may \(action)"), "\(arguments): \(refused.stderr)")
+        }
+        // A refund answer is the developer's: not of the victim's purchase, nor of the stranger's own.
+        let notHers = try eve.run(["refund-request", "approve", purchase])
+        #expect(notHers.status != 0, "\(notHers)")
+        try eve.run(["buy", "com.storefront.selfies.sub.oneaweek"]).expectSuccess()
+        let own = try #require((try eve.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["transaction"] as? String)
+        try eve.run(["refund-request", own]).expectSuccess()
+        let selfApproved = try eve.run(["refund-request", "approve", own])
+        #expect(selfApproved.status == 1 && selfApproved.stderr.contains("only the developer may answer refund requests"), "\(selfApproved)")
+        let policy = try eve.run(["refund-request", "policy", "approve"])
+        #expect(policy.status == 1 && policy.stderr.contains("only the developer may answer refund requests"), "\(policy)")
+        let refundNow = try eve.run(["refund", own])
+        #expect(refundNow.status == 1 && refundNow.stderr.contains("only the developer may"), "\(refundNow)")
+
+        // Raw calls on the wire with the stranger's own session.
+        let eveSession = try wire.session("eve", password: "pw-eve")
+        let family = try #require(try wire.families(session: eveSession).first { $0.organizer == "vic" })
+        var joined = family
+        joined.members.append("eve")
+        var emptied = family
+        emptied.members = []
+        for (change, what) in [
+            (FamilyChange(organizer: "vic", expected: family, new: joined), "joins the victim's family"),
+            (FamilyChange(organizer: "vic", expected: family, new: emptied), "empties it"),
+            (FamilyChange(organizer: "vic", expected: family, new: nil), "deletes it"),
+            (FamilyChange(organizer: "vic", expected: family, new: Family(organizer: "eve", members: ["mem"])), "takes it over"),
+        ] {
+            let answer = try wire.call("changeFamily", change, session: eveSession)
+            #expect(answer.status == 403, "the stranger \(what): \(answer)")
+        }
+        // A notification under the victim's name, or anything recorded on the victim's receipt.
+        let forged = ServerNotification(key: "expired:vic:selfies", account: "vic", type: "EXPIRED", createdAt: Date())
+        #expect(try wire.call("enqueue", [forged], session: eveSession).status == 401)
+        struct Record: Encodable { var entry: ReceiptEntry; var timeZone: String }
+        let refundLine = ReceiptEntry(
+            transactionID: "9\(Int.random(in: 100_000_000...999_999_999))", account: "eve", productID: "com.storefront.selfies.sub.oneaweek",
+            kind: .autoRenewableSubscription, purchaseDate: Date(), device: "raw", event: .refund, reference: own
+        )
+        #expect(try wire.call("record", Record(entry: refundLine, timeZone: "UTC"), session: eveSession).status == 403)
+        var onVictim = refundLine
+        onVictim.account = "vic"
+        onVictim.event = .purchase
+        #expect(try wire.call("record", Record(entry: onVictim, timeZone: "UTC"), session: eveSession).status == 401)
+        struct None: Encodable {}
+        #expect(try wire.call("offerCodes", None()).status == 403, "no token at all")
+        #expect(try wire.call("offerCodes", None(), session: eveSession).status == 403)
+        #expect(try wire.call("setWebhook", Webhook(url: "http://127.0.0.1:9/eve"), session: eveSession).status == 403)
+        // Guessing the victim's password: the same answer as a name nobody has.
+        struct Credentials: Encodable { var name, password, device: String }
+        let wrong = try wire.call("signIn", Credentials(name: "vic", password: "guess", device: "raw"))
+        let nobody = try wire.call("signIn", Credentials(name: "nobody-\(Int.random(in: 0...999_999))", password: "guess", device: "raw"))
+        #expect(wrong.status == 401 && nobody.status == 401)
+        #expect((wrong.body["error"] as? [String: Any])?["kind"] as? String == (nobody.body["error"] as? [String: Any])?["kind"] as? String)
+
+        let after = try victimState(vic: vic, mem: mem, developer: developer)
+        for (was, now) in zip(before, after) { #expect(was == now, "nothing of the victim's changed") }
+
+        // The developer does the same things.
+        try developer.run(["webhook", "set", "http://127.0.0.1:9/moved"]).expectSuccess()
+        try developer.run(["billing", "fail"]).expectSuccess()
+        try developer.run(["billing", "ok"]).expectSuccess()
+        try developer.run(["offer-codes", "create", "SPRING-PROMO", "--count", "2"]).expectSuccess()
+        #expect((try developer.object(["offer-codes", "list"])["codes"] as? [Any])?.count == 3)
+        try developer.run(["refund-request", "approve", own]).expectSuccess()
+        let requests = try eve.object(["refund-request", "list"])["requests"] as? [[String: Any]] ?? []
+        #expect(requests.map { $0["state"] as? String } == ["approved"], "\(requests)")
+        #expect(try wire.call("offerCodes", None(), developer: token).status == 200)
+        let moved = try wire.call("changeFamily", FamilyChange(organizer: "vic", expected: family, new: emptied), developer: token)
+        #expect(moved.status == 200 && moved.body["value"] as? Bool == true, "\(moved)")
+        #expect(try wire.families(session: eveSession).first { $0.organizer == "vic" }?.members == [])
+        try developer.run(["clock", "advance", "1d"]).expectSuccess()
+
+        // A hundred guesses of vic's password at once, then a hundred names from one client: the
+        // passwords checked are bounded by the waits that could pass while the guesses ran.
+        for (names, free) in [(Array(repeating: "vic", count: 100), 1), ((0..<100).map { "name\($0)" }, SignInGate.clientInFlight + SignInGate.clientFreeFailures)] {
+            let kinds = Locked<[String]>([])
+            let started = Date()
+            DispatchQueue.concurrentPerform(iterations: names.count) { index in
+                let answer = try? wire.call("signIn", Credentials(name: names[index], password: "guess", device: "raw"))
+                kinds.withLock { $0.append((answer?.body["error"] as? [String: Any])?["kind"] as? String ?? "none") }
+            }
+            let elapsed = Date().timeIntervalSince(started)
+            var bound = free, waited = 0.0
+            while waited <= elapsed { waited += SignInGate.wait(after: bound); bound += 1 }
+            let checked = kinds.withLock { $0 }.filter { $0 == "wrongPassword" }.count
+            #expect(checked >= 1 && checked <= bound, "\(checked) passwords checked in \(elapsed) s (at most \(bound))")
+            #expect(kinds.withLock { $0 }.allSatisfy { $0 == "wrongPassword" || $0 == "throttled" })
+        }
+        #expect(server.stop().status == 0)
+    }
+}
