@@ -35,22 +35,39 @@ public enum ServerApplication {
 
     /// The server for `served` on `host:port` (0 picks a free port), over HTTPS when `tls` is
     /// given; `onRunning` gets the port bound.
+    /// W11: what a client can hold. `idleTimeout`: a connection with no request in progress (or
+    /// a request head that never completes) is closed after it; `cap`: connections open at once.
+    public struct Limits: Sendable {
+        public var idleTimeout: Duration
+        public var cap: ConnectionCap
+
+        public init(idleTimeout: Duration = .seconds(30), cap: ConnectionCap = .forThisProcess()) {
+            self.idleTimeout = idleTimeout
+            self.cap = cap
+        }
+    }
+
     public static func make(
-        served: ServedStore, host: String, port: Int, logger: Logger, tls: TLSFiles? = nil,
+        served: ServedStore, host: String, port: Int, logger: Logger, tls: TLSFiles? = nil, limits: Limits = Limits(),
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws(StoreError) -> some ApplicationProtocol {
+        let cap = limits.cap
+        let (seconds, attoseconds) = limits.idleTimeout.components
+        let http1 = HTTPServerBuilder.http1(configuration: .init(
+            additionalChannelHandlers: [cap.handler()], idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        ))
         let server: HTTPServerBuilder
         if let tls {
             let configuration = try tls.configuration()
-            do { server = try .tls(.http1(), tlsConfiguration: configuration) } catch {
+            do { server = try .tls(http1, tlsConfiguration: configuration) } catch {
                 throw StoreError.storage(path: tls.certificate, reason: "\(error)")
             }
         } else {
-            server = .http1()
+            server = http1
         }
         return Application(
             responder: responder(served: served, logger: logger), server: server,
-            configuration: .init(address: .hostname(host, port: port), serverName: "Storefront"),
+            configuration: .init(address: .hostname(host, port: port), serverName: "Storefront", backlog: 4_096),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger
         )

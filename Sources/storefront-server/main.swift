@@ -61,9 +61,23 @@ let logger: Logger = {
 if (options["tls-cert"] == nil) != (options["tls-key"] == nil) { fail("--tls-cert and --tls-key go together", 2) }
 let tls = options["tls-cert"].flatMap { certificate in options["tls-key"].map { ServerApplication.TLSFiles(certificate: certificate, key: $0) } }
 let scheme = tls == nil ? "http" : "https"
+// W11: idle connections close after --idle-timeout seconds (30); at most --max-connections are open
+// (below the file limit, which is raised to its hard limit), the longest-idle closed to admit more.
+let limits: ServerApplication.Limits = {
+    var limits = ServerApplication.Limits()
+    if let text = options["idle-timeout"] {
+        guard let seconds = Double(text), seconds > 0 else { fail("--idle-timeout takes a number of seconds", 2) }
+        limits.idleTimeout = .milliseconds(Int64(seconds * 1000))
+    }
+    if let text = options["max-connections"] {
+        guard let count = Int(text), count > 0 else { fail("--max-connections takes a number", 2) }
+        limits.cap = ConnectionCap(limit: min(count, limits.cap.limit))
+    }
+    return limits
+}()
 func makeApplication() -> some ApplicationProtocol {
     do {
-        return try ServerApplication.make(served: served, host: host, port: port, logger: logger, tls: tls) { bound in
+        return try ServerApplication.make(served: served, host: host, port: port, logger: logger, tls: tls, limits: limits) { bound in
             FileHandle.standardOutput.write(Data("storefront serve: listening on \(scheme)://\(host):\(bound)\n".utf8))
         }
     } catch {

@@ -99,10 +99,16 @@ struct Serve: ParsableCommand {
     var tlsCertificate: String?
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "key.pem"))
     var tlsKey: String?
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Close a connection idle this many seconds (or whose request head never completes).", valueName: "seconds"))
+    var idleTimeout: Double = 30
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections open at once, at most (default: below the file limit); beyond it the longest-idle one is closed.", valueName: "n"))
+    var maxConnections: Int?
     @OptionGroup var common: CommonOptions
 
     func run() throws {
         try reportingFailures {
+            guard idleTimeout > 0 else { throw CommandFailure(message: "--idle-timeout takes a number of seconds above 0", status: 2) }
+            if let maxConnections, maxConnections < 1 { throw CommandFailure(message: "--max-connections takes a number above 0", status: 2) }
             guard (0...65_535).contains(port) else { throw CommandFailure(message: "--port takes 0 to 65535", status: 2) }
             guard (tlsCertificate == nil) == (tlsKey == nil) else { throw CommandFailure(message: "--tls-cert and --tls-key go together", status: 2) }
             let catalog = try Context.catalogFile(common)
@@ -120,8 +126,10 @@ struct Serve: ParsableCommand {
             // The database URL goes in the environment, never in the arguments: a password in it
             // would show in `ps` for as long as the server runs.
             if let database { setenv(DatabaseURL.variable, database, 1) }
-            let arguments = [server.path, "--state-dir", state.path, "--catalog", catalog.path, "--host", host, "--port", String(port)]
-                + (tlsCertificate.map { ["--tls-cert", $0] } ?? []) + (tlsKey.map { ["--tls-key", $0] } ?? [])
+            var arguments = [server.path, "--state-dir", state.path, "--catalog", catalog.path, "--host", host, "--port", String(port)]
+            if let tlsCertificate, let tlsKey { arguments += ["--tls-cert", tlsCertificate, "--tls-key", tlsKey] }
+            arguments += ["--idle-timeout", String(idleTimeout)]
+            if let maxConnections { arguments += ["--max-connections", String(maxConnections)] }
             var argv = arguments.map { strdup($0) } + [nil]
             execv(server.path, &argv)
             throw CommandFailure(message: "cannot start \(server.path): \(String(cString: strerror(errno)))", status: 3)
