@@ -19,8 +19,42 @@ import Glibc
 
 public final class ConnectionCap: Sendable {
     public let limit: Int
-    /// Each open connection, and since when it has been idle (nil while a request is in progress).
-    private let open = Locked<[ObjectIdentifier: (channel: any Channel, idleSince: UInt64?)]>([:])
+
+    /// The open connections, each with the stamp of its going idle (nil while a request is in
+    /// progress), and the idle ones in the order they went idle: a stamp in `order` that no longer
+    /// matches its connection's is passed over. Closing the longest-idle costs O(1) on average.
+    struct Book {
+        var open: [ObjectIdentifier: (channel: any Channel, idle: UInt64?)] = [:]
+        var order: [(key: ObjectIdentifier, stamp: UInt64)] = []
+        var head = 0
+        var stamps: UInt64 = 0
+
+        mutating func markIdle(_ key: ObjectIdentifier) {
+            stamps += 1
+            open[key]?.idle = stamps
+            order.append((key, stamps))
+        }
+
+        /// Takes the longest-idle connection other than `except` out of the book.
+        mutating func takeLongestIdle(except: ObjectIdentifier) -> (any Channel)? {
+            defer {
+                if head > 4_096, head * 2 > order.count {
+                    order.removeFirst(head)
+                    head = 0
+                }
+            }
+            while head < order.count {
+                let (key, stamp) = order[head]
+                head += 1
+                guard key != except, let entry = open[key], entry.idle == stamp else { continue }
+                open[key] = nil
+                return entry.channel
+            }
+            return nil
+        }
+    }
+
+    private let book = Locked(Book())
 
     public init(limit: Int) { self.limit = max(1, limit) }
 
@@ -38,29 +72,23 @@ public final class ConnectionCap: Sendable {
         return ConnectionCap(limit: files - min(1_024, files / 4))
     }
 
-    public var count: Int { open.withLock { $0.count } }
+    public var count: Int { book.withLock { $0.open.count } }
 
     func opened(_ channel: any Channel) {
-        let evicted: (any Channel)? = open.withLock { open in
-            open[ObjectIdentifier(channel)] = (channel, DispatchTime.now().uptimeNanoseconds)
-            guard open.count > limit else { return nil }
-            var oldest: (key: ObjectIdentifier, since: UInt64)?
-            for (key, entry) in open where key != ObjectIdentifier(channel) {
-                if let since = entry.idleSince, since < oldest?.since ?? .max { oldest = (key, since) }
-            }
-            guard let oldest else { return nil }
-            return open.removeValue(forKey: oldest.key)?.channel
+        let key = ObjectIdentifier(channel)
+        let evicted: (any Channel)? = book.withLock { book in
+            book.open[key] = (channel, nil)
+            book.markIdle(key)
+            return book.open.count > limit ? book.takeLongestIdle(except: key) : nil
         }
         evicted?.close(promise: nil)
     }
 
-    func busy(_ channel: any Channel) { open.withLock { $0[ObjectIdentifier(channel)]?.idleSince = nil } }
+    func busy(_ channel: any Channel) { book.withLock { $0.open[ObjectIdentifier(channel)]?.idle = nil } }
 
-    func idle(_ channel: any Channel) {
-        open.withLock { $0[ObjectIdentifier(channel)]?.idleSince = DispatchTime.now().uptimeNanoseconds }
-    }
+    func idle(_ channel: any Channel) { book.withLock { $0.markIdle(ObjectIdentifier(channel)) } }
 
-    func closed(_ channel: any Channel) { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
+    func closed(_ channel: any Channel) { _ = book.withLock { $0.open.removeValue(forKey: ObjectIdentifier(channel)) } }
 
     /// The handler each connection's pipeline gets (after HTTP decoding).
     func handler() -> any RemovableChannelHandler { Handler(cap: self) }

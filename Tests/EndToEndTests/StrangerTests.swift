@@ -205,4 +205,68 @@ struct StrangerTests {
         }
         #expect(server.stop().status == 0)
     }
+
+    /// Idle connections held open by a Python process (Tests/Python/idle_sockets.py).
+    final class IdleSockets {
+        let process = Process()
+        let input = Pipe(), output = Pipe()
+        let opened: Int
+
+        init(port: Int, count: Int, partial: Bool = false) throws {
+            process.executableURL = try AppleVerifier.python()
+            process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/idle_sockets.py").path, "127.0.0.1", String(port), String(count)]
+                + (partial ? ["--partial"] : [])
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let line = try firstLine(output)
+            opened = Int(line.split(separator: " ").last ?? "") ?? 0
+        }
+
+        /// How many of its connections the server has not closed.
+        func stillOpen() throws -> Int {
+            input.fileHandleForWriting.write(Data("open\n".utf8))
+            return Int(try firstLine(output)) ?? -1
+        }
+
+        deinit {
+            try? input.fileHandleForWriting.close()
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    @Test("W11 20,000 idle connections do not lock other clients out: at the cap the longest-idle is closed, a device's sign-up is answered and the server lives; idle connections and half-sent request heads are closed by the idle timeout")
+    func idleConnections() throws {
+        let host = try Session()
+        // An idle timeout longer than the test: a device gets in only because the cap makes room.
+        let server = try Server(host, arguments: ["--idle-timeout", "3600"])
+        let port = try #require(Int(server.base.split(separator: ":").last ?? ""))
+        // Two holders of 10,000 each (a process's own file limit may be 20,000).
+        let holders = try (0..<2).map { _ in try IdleSockets(port: port, count: 10_000) }
+        #expect(holders.map(\.opened) == [10_000, 10_000], "the server accepted every connection")
+        let device = try Session()
+        device.environment["STOREFRONT_SERVER"] = server.base
+        device.environment["STOREFRONT_SERVER_TIMEOUT"] = "60"
+        let started = Date()
+        try device.signUp("zed")
+        // Measured, not judged (no test bounds wall-clock time); the closing note reports it.
+        print("W11: a sign-up beside 20,000 idle connections answered in \(String(format: "%.3f", Date().timeIntervalSince(started))) s")
+        #expect(server.process.isRunning, "the server lives")
+        let open = try holders.map { try $0.stillOpen() }.reduce(0, +)
+        #expect(open < 20_000 && open > 0, "the longest-idle were closed to make room: \(open) still open")
+        #expect(server.stop().status == 0)
+
+        // A short idle timeout: idle connections and half-sent request heads are closed by it.
+        let quick = try Server(try Session(), arguments: ["--idle-timeout", "1"])
+        let quickPort = try #require(Int(quick.base.split(separator: ":").last ?? ""))
+        let idle = try IdleSockets(port: quickPort, count: 500), partial = try IdleSockets(port: quickPort, count: 500, partial: true)
+        #expect(idle.opened == 500 && partial.opened == 500)
+        #expect(try waitUntil(seconds: 120) { try idle.stillOpen() == 0 && partial.stillOpen() == 0 }, "closed by the timeout")
+        let after = try Session()
+        after.environment["STOREFRONT_SERVER"] = quick.base
+        try after.signUp("amy")
+        #expect(quick.stop().status == 0)
+    }
 }
