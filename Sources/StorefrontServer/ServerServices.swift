@@ -45,3 +45,32 @@ extension ServedStore {
         ]
     }
 }
+
+/// W11: SIGTERM stops the server within five seconds whatever it is doing. ServiceLifecycle gives the
+/// server and the services three seconds to finish, then one to end after cancellation; work parked
+/// on a blocking thread (a query, a password hash) cannot be cancelled, so once the stop begins a
+/// thread of its own ends the process at `limit` if it is still running. Nothing is lost: every
+/// write is one transaction, and a device retries what it did not see answered (W3).
+public struct StopDeadline: Service {
+    let limit: Duration
+    let logger: Logger
+
+    public init(limit: Duration = .milliseconds(4_500), logger: Logger) {
+        self.limit = limit
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        // Returns when the group starts to stop (or throws if cancelled first: then too).
+        try? await gracefulShutdown()
+        let (seconds, attoseconds) = limit.components
+        let microseconds = UInt32(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+        let logger = logger
+        Thread.detachNewThread {
+            usleep(microseconds)
+            logger.error("still stopping after \(microseconds / 1_000) ms: stopped by force")
+            FileHandle.standardOutput.write(Data("storefront serve: stopped by force\n".utf8))
+            _exit(3)
+        }
+    }
+}

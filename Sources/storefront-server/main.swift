@@ -88,10 +88,15 @@ let app = makeApplication()
 
 // The HTTP server and the work beside it (N3 delivery, O5 family shares, V7's request list), one
 // group: SIGTERM or SIGINT stops them all, the services after the server.
-let group = ServiceGroup(configuration: .init(
-    services: [.init(service: app)] + served.services(logger: logger).map { .init(service: $0) },
+// W11: within five seconds of SIGTERM the process is gone: three to finish, one after cancelling,
+// and StopDeadline's thread if blocking work still holds it.
+var configuration = ServiceGroupConfiguration(
+    services: [.init(service: app)] + served.services(logger: logger).map { .init(service: $0) } + [.init(service: StopDeadline(logger: logger), successTerminationBehavior: .ignore)],
     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
-))
+)
+configuration.maximumGracefulShutdownDuration = .seconds(3)
+configuration.maximumCancellationDuration = .seconds(1)
+let group = ServiceGroup(configuration: configuration)
 do {
     try await group.run()
 } catch {
