@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "storefront", targets: ["storefront"]),
         .library(name: "StoreCore", targets: ["StoreCore"]),
+        // HTTPS, loaded by the screen's program at its first https:// URL (Sources/storefront/LoadedTLS.swift).
+        .library(name: "StorefrontTLS", type: .dynamic, targets: ["StorefrontTLS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -42,13 +44,12 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        // HTTPS for the store's two kinds of call (a device's account server, a webhook): installed by
-        // each program at start, created at the first https:// URL (DECISIONS.md, "HTTPS both ways").
+        // HTTPS for the store's two kinds of call (a device's account server, a webhook): linked by
+        // storefront-server, loaded by storefront from libStorefrontTLS.so at the first https:// URL
+        // (DECISIONS.md, "HTTPS both ways"). Knows nothing of the store.
         .target(
             name: "StorefrontTLS",
-            dependencies: [
-                "StoreCore", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]
+            dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl")]
         ),
         // ncursesw and libpng's simplified API, through shim headers.
         .systemLibrary(name: "CNCurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
@@ -76,7 +77,6 @@ let package = Package(
             dependencies: [
                 "StoreCore",
                 "StorefrontApp",
-                "StorefrontTLS",
                 "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

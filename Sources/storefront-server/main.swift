@@ -18,8 +18,16 @@ func fail(_ message: String, _ status: Int32) -> Never {
     exit(status)
 }
 
-// https:// webhooks go through the TLS client, trusting $STOREFRONT_CA_FILE too (W13).
-HTTPSClient.install()
+/// https:// webhooks go through the TLS client, trusting $STOREFRONT_CA_FILE too (W13).
+struct LinkedTLS: SecureTransport {
+    func post(_ url: URL, headers: [String: String], body: Data, timeout: TimeInterval) -> Result<(status: Int, body: Data), HTTPProblem> {
+        switch HTTPSClient.shared.post(url.absoluteString, headers: headers.sorted { $0.key < $1.key }, body: Array(body), timeout: timeout) {
+        case .success(let answer): .success((answer.status, Data(answer.body)))
+        case .failure(let failure): .failure(HTTPProblem(failure.reason))
+        }
+    }
+}
+HTTPCall.install(LinkedTLS())
 
 var options: [String: String] = [:]
 var arguments = CommandLine.arguments.dropFirst()

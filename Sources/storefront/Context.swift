@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import StoreCore
-import StorefrontTLS
 import StorefrontApp
 #if canImport(Glibc)
 import Glibc
@@ -152,9 +151,13 @@ struct Context {
     /// W13: `--ca-file` (else $STOREFRONT_CA_FILE) is checked now, in one line, and handed to the
     /// TLS client and to any program this one starts (`serve`'s server) in the environment.
     static func applyCAFile(_ options: CommonOptions) throws {
-        guard let path = options.caFile ?? ProcessInfo.processInfo.environment[HTTPSClient.caFileVariable], !path.isEmpty else { return }
-        if case .failure(let problem) = HTTPSClient.certificates(in: path) { throw CommandFailure(message: problem.reason, status: 2) }
-        setenv(HTTPSClient.caFileVariable, path, 1)
+        let variable = "STOREFRONT_CA_FILE"
+        guard let path = options.caFile ?? ProcessInfo.processInfo.environment[variable], !path.isEmpty else { return }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw CommandFailure(message: "the CA file \(path) cannot be read", status: 2)
+        }
+        guard text.contains("-----BEGIN CERTIFICATE-----") else { throw CommandFailure(message: "the CA file \(path) holds no PEM certificate", status: 2) }
+        setenv(variable, path, 1)
     }
 
     /// Missing images are summed up in one line (the comics issue adds them); the rest are printed.

@@ -2,7 +2,6 @@
 import ArgumentParser
 import Foundation
 import StoreCore
-import StorefrontTLS
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,8 +36,8 @@ struct Storefront: ParsableCommand {
     /// with the usage text), and a word that names no subcommand says so instead of being read as
     /// an argument of the screen.
     static func main() {
-        // https:// calls go through the TLS client, made at the first one (W13).
-        HTTPSClient.install()
+        // https:// calls go through the TLS library, loaded at the first one (W13).
+        HTTPCall.install(LoadedTLS())
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let first = arguments.first, !first.hasPrefix("-"), !isSubcommandName(first) {
             printError("storefront: unknown subcommand \"\(first)\"\(didYouMean(first, among: configuration.subcommands)) (`storefront --help` lists them)")

@@ -28,7 +28,7 @@ struct InstallTests {
         )
     }
 
-    @Test("C1 copied to an empty folder and run from /, it opens the default store and scenario check runs every shipped scenario")
+    @Test("C1 W13 copied to an empty folder and run from /, it opens the default store and scenario check runs every shipped scenario; https:// needs the TLS library beside it")
     func copiedBinary() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-install-\(UUID().uuidString)")
         let home = folder.appendingPathComponent("home"), bin = folder.appendingPathComponent("bin")
@@ -48,6 +48,12 @@ struct InstallTests {
         #expect(cached.count == 1 && cached[0].hasPrefix("assets-"), "\(cached)")
         let bad = try run(binary, ["products", "--catalog", "/nonexistent.json"], home: home)
         #expect(bad.status == 2 && bad.stderr.split(separator: "\n").count == 1, "\(bad)")
+        // W13: https:// needs the TLS library installed beside the program; without it, one line.
+        let lonely = try run(binary, ["status", "--server", "https://127.0.0.1:9"], home: home)
+        #expect(lonely.status == 3 && lonely.stderr.split(separator: "\n").count == 1 && lonely.stderr.contains("libStorefrontTLS.so"), "\(lonely)")
+        try copyExecutable(storefrontBinary.deletingLastPathComponent().appendingPathComponent("libStorefrontTLS.so"), to: bin.appendingPathComponent("libStorefrontTLS.so"))
+        let loaded = try run(binary, ["status", "--server", "https://127.0.0.1:9"], home: home)
+        #expect(loaded.status == 3 && loaded.stderr.contains("Connection refused"), "installed beside it, the library is found: \(loaded)")
     }
 
     @Test("--generate-completion-script writes bash, zsh and fish completion")
