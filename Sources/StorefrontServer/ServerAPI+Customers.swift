@@ -9,7 +9,31 @@ extension ServerAPI {
             try api.appTransactionInfo(path["id"]!, identity: identity)
         },
         APIRoute("GET", "inApps/v1/lookup/{order}") { api, _, path, identity throws(StoreError) in try api.lookUpOrder(path["order"]!, identity: identity) },
+        APIRoute("PUT", "inApps/v1/transactions/{id}/appAccountToken") { api, request, path, identity throws(StoreError) in
+            try api.setAppAccountToken(path["id"]!, request, identity: identity)
+        },
     ]
+
+    /// Set App Account Token (M3): the token of an original transaction and of everything signed
+    /// after about its purchase or subscription. A family member's transaction, or one that is not
+    /// an original, is refused with Apple's codes.
+    func setAppAccountToken(_ id: String, _ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(.invalidOriginalTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any] else {
+            return .error(.generalBadRequest, "the body is not a JSON object")
+        }
+        guard let text = body["appAccountToken"] as? String, let token = UUID(uuidString: text) else {
+            return .error(.invalidAppAccountTokenUUID, "appAccountToken must be a UUID")
+        }
+        guard let (line, receipt) = try customer(id) else { return .error(.transactionIDNotFound, "no transaction \(id)") }
+        guard line.event != .familyShare else { return .error(.familyTransactionNotSupported, "\(id) is a family member's transaction") }
+        let original = line.kind == .autoRenewableSubscription ? try builder(identity, account: line.account).originalTransaction(of: line, in: receipt) : id
+        guard original == id, line.event == .purchase else {
+            return .error(.transactionIDIsNotOriginalTransactionID, "\(id) is not an original transaction id")
+        }
+        try server.setAppAccountToken(token.uuidString.lowercased(), original: id)
+        return APIResponse(status: 200, body: Data())
+    }
 
     /// Get App Transaction Info: the signed app transaction of the customer a transaction id (or
     /// original transaction id) belongs to.
@@ -19,7 +43,7 @@ extension ServerAPI {
             return .error(.appTransactionDoesNotExist, "no customer with transaction \(id)")
         }
         let firstPurchase = receipt.filter(\.isTransaction).map(\.purchaseDate).min()
-        let payload = builder(identity, account: line.account).appTransaction(device: "app-store-server", firstPurchase: firstPurchase)
+        let payload = try builder(identity, account: line.account).appTransaction(device: "app-store-server", firstPurchase: firstPurchase)
         return .json(["signedAppTransactionInfo": try authority.sign(payload)])
     }
 

@@ -18,7 +18,9 @@ extension ServerAPI {
         }
         let now = clock.now()
         // Renewal info says the price a plan renews at: the one the developer set (O6).
-        let builder = PayloadBuilder(catalog: try catalog.priced(by: server), identity: identity, now: now, account: line.account)
+        let builder = PayloadBuilder(
+            catalog: try catalog.priced(by: server), identity: identity, now: now, account: line.account, appAccountTokens: try server.appAccountTokens()
+        )
         var data: [[String: Any]] = []
         for (group, state) in try server.plans(account: line.account).sorted(by: { $0.key < $1.key }) {
             let plan = PlanStatus(state, catalog: catalog, now: now)

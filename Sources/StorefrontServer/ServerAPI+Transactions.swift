@@ -19,12 +19,12 @@ extension ServerAPI {
         return (line, try server.receipt(account: line.account))
     }
 
-    func builder(_ identity: AppIdentity, account: String) -> PayloadBuilder {
-        PayloadBuilder(catalog: catalog, identity: identity, now: clock.now(), account: account)
+    func builder(_ identity: AppIdentity, account: String) throws(StoreError) -> PayloadBuilder {
+        PayloadBuilder(catalog: catalog, identity: identity, now: clock.now(), account: account, appAccountTokens: try server.appAccountTokens())
     }
 
     func signedTransaction(_ line: ReceiptEntry, receipt: [ReceiptEntry], identity: AppIdentity) throws(StoreError) -> String {
-        try authority.sign(builder(identity, account: line.account).transaction(line: line, receipt: receipt))
+        try authority.sign(try builder(identity, account: line.account).transaction(line: line, receipt: receipt))
     }
 
     static func isTransactionID(_ text: String) -> Bool { !text.isEmpty && text.count <= 20 && text.allSatisfy(\.isNumber) }

@@ -78,6 +78,9 @@ package enum APIErrorCode: Int, CaseIterable {
     case invalidUserStatus = 4_000_042
     case invalidTransactionNotConsumable = 4_000_043
     case bodyTooLong = 4_000_163
+    case invalidAppAccountTokenUUID = 4_000_183
+    case familyTransactionNotSupported = 4_000_185
+    case transactionIDIsNotOriginalTransactionID = 4_000_187
     case unauthorized = 4_010_000
     case subscriptionExtensionIneligible = 4_030_004
     case subscriptionMaxExtension = 4_030_005
@@ -140,6 +143,9 @@ package enum APIErrorCode: Int, CaseIterable {
         case .invalidUserStatus: "consumption `userStatus` out of range"
         case .invalidTransactionNotConsumable: "consumption information for a transaction that is not a consumable (v1)"
         case .bodyTooLong: "a body over 1 MB (Storefront's own limit)"
+        case .invalidAppAccountTokenUUID: "Set App Account Token: `appAccountToken` not a UUID"
+        case .familyTransactionNotSupported: "Set App Account Token: a family member's (FAMILY_SHARED) transaction"
+        case .transactionIDIsNotOriginalTransactionID: "Set App Account Token: a transaction that is not an original transaction"
         case .unauthorized: "no token, a forged or expired one, one living over 60 minutes, an unknown or revoked key, another bundle"
         case .subscriptionExtensionIneligible: "the plan cannot be extended now (no access, in billing retry)"
         case .subscriptionMaxExtension: "the plan was extended twice in the last 365 days"

@@ -69,8 +69,9 @@ public struct StopDeadline: Service {
         Thread.detachNewThread {
             usleep(microseconds)
             logger.error("still stopping after \(microseconds / 1_000) ms: stopped by force")
-            FileHandle.standardOutput.write(Data("storefront serve: stopped by force\n".utf8))
-            _exit(3)
+            // Stopping was asked for and is done: exit 0, as a graceful stop does.
+            FileHandle.standardOutput.write(Data("storefront serve: stopped (by force, after \(microseconds / 1_000) ms)\n".utf8))
+            _exit(0)
         }
     }
 }

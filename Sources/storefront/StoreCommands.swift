@@ -157,16 +157,22 @@ struct Buy: ParsableCommand {
         discussion: "The outcome comes from --outcome, else the device's policy (`storefront policy`)."
     )
     @Argument(help: "The product: its id or its title (`storefront products` lists them).") var product: String
+    @Option(name: .customLong("app-account-token"), help: ArgumentHelp("The app's UUID for this customer, carried in the signed transaction (appAccountToken).", valueName: "uuid"))
+    var appAccountToken: String?
     @OptionGroup var offer: OfferOptions
     @OptionGroup var common: CommonOptions
 
-    func validate() throws { try offer.validate() }
+    func validate() throws {
+        try offer.validate()
+        if let appAccountToken, UUID(uuidString: appAccountToken) == nil { throw ValidationError("--app-account-token takes a UUID, not \"\(appAccountToken)\"") }
+    }
 
     func run() throws {
         try perform(common) { context in
             let product = try context.productID(product)
             let request = try offer.request(product: product, store: context.store)
-            try context.report(try context.store.queue.buy(product, offer: request, winBackOffer: offer.winBack))
+            let token = appAccountToken.flatMap(UUID.init(uuidString:))
+            try context.report(try context.store.queue.buy(product, offer: request, winBackOffer: offer.winBack, appAccountToken: token))
         }
     }
 }

@@ -183,6 +183,8 @@ extension Context {
             fields.append(("orderId", .optional(SignedData.orderID(ordered))))
         }
         if let signed {
+            // M3: the app account token the transaction carries (its purchase's, or Set App Account Token's).
+            fields.append(("appAccountToken", .optional(signed.payload["appAccountToken"] as? String)))
             fields.append(("signedTransaction", .string(signed.jws)))
             fields.append(("unverifiedBecause", .optional(signed.unverified?.reason)))
         }

@@ -166,6 +166,71 @@ struct ServeTests {
         _ = server.stop()
     }
 
+    @Test("M3 app account tokens through Apple's client: buy --app-account-token puts it in the signed purchase, its renewals, the renewal info and the notifications; Set App Account Token replaces it everywhere; a bad UUID, a renewal's id, a family share and an unknown id get Apple's codes")
+    func appAccountTokens() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        try session.run(["clock", "freeze", "2026-01-05T12:00:00Z"]).expectSuccess()
+        let receiver = try Receiver()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("jo")
+        let first = "0f6a1c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b", second = "9e8d7c6b-5a49-4837-a625-140f1e2d3c4b"
+        let bad = try session.run(["buy", "com.storefront.selfies.sub.allaccess", "--app-account-token", "not-a-uuid"])
+        #expect(bad.status == 2 && bad.stderr.contains("--app-account-token takes a UUID"), "\(bad)")
+        try session.run(["buy", "com.storefront.selfies.sub.allaccess", "--app-account-token", first.uppercased()]).expectSuccess()
+        try session.run(["clock", "advance", "1w1d"]).expectSuccess()
+        let history = try session.array(["history"])
+        let purchase = try #require(history.first { $0["transactionReason"] as? String == "PURCHASE" })
+        let renewal = try #require(history.first { $0["transactionReason"] as? String == "RENEWAL" }, "\(history)")
+        #expect(purchase["appAccountToken"] as? String == first && renewal["appAccountToken"] as? String == first, "a renewal carries its purchase's token")
+        let id = try #require(purchase["id"] as? String), renewalID = try #require(renewal["id"] as? String)
+        // A family member's share of the plan.
+        try session.signUp("kid", device: "kid-phone")
+        try session.run(["family", "create"]).expectSuccess()
+        try session.run(["family", "add", "kid"]).expectSuccess()
+        let shares = try session.object(["receipt", "--device", "kid-phone", "--json"])["entries"] as? [[String: Any]] ?? []
+        let shared = try #require(shares.first { $0["event"] as? String == "family-share" }?["id"] as? String, "\(shares)")
+        let key = try makeKey(session)
+        let server = try Server(session)
+        let results = try call(server, key, bundleID: "com.storefront.selfies", [
+            ["call": "transaction_info", "id": id],
+            ["call": "set_app_account_token", "id": id, "token": second],
+            ["call": "transaction_info", "id": renewalID],
+            ["call": "statuses", "id": id],
+            ["call": "set_app_account_token", "id": id, "token": "not-a-uuid"],
+            ["call": "set_app_account_token", "id": renewalID, "token": second],
+            ["call": "set_app_account_token", "id": shared, "token": second],
+            ["call": "set_app_account_token", "id": "2999999999999999", "token": second],
+        ])
+        #expect(results[1]["ok"] as? Bool == true, "\(results[1])")
+        for (index, code) in [(4, 4_000_183), (5, 4_000_187), (6, 4_000_185), (7, 4_040_010)] {
+            #expect(results[index]["errorCode"] as? Int == code, "\(index): \(results[index])")
+        }
+        let before = try #require(result(results[0])["signedTransactionInfo"] as? String)
+        let after = try #require(result(results[2])["signedTransactionInfo"] as? String)
+        let statuses = (result(results[3])["data"] as? [[String: Any]])?.first?["lastTransactions"] as? [[String: Any]] ?? []
+        let renewalInfo = try #require(statuses.first?["signedRenewalInfo"] as? String, "\(results[3])")
+        let verified = try AppleVerifier.verify(
+            [("transaction", before), ("transaction", after), ("renewal", renewalInfo)], session: session, bundleID: "com.storefront.selfies"
+        )
+        #expect(verified.allSatisfy { $0.ok }, "\(verified.map { $0.status ?? "ok" })")
+        #expect(verified[0].decoded["appAccountToken"] as? String == first)
+        #expect(verified[1].decoded["appAccountToken"] as? String == second, "Set App Account Token reaches the renewal too")
+        #expect(verified[2].decoded["appAccountToken"] as? String == second, "and the renewal info")
+        // The command line and the next notification say the new token.
+        #expect(try session.array(["history"]).first { $0["id"] as? String == id }?["appAccountToken"] as? String == second)
+        _ = server.stop()
+        try session.run(["clock", "advance", "1w"]).expectSuccess()
+        #expect(waitUntil(seconds: 60) { receiver.payloads.count >= 3 })
+        func fields(_ jws: String) throws -> [String: Any] {
+            let part = try #require(jws.split(separator: ".").dropFirst().first.flatMap { JWS64.decode(String($0)) })
+            return try #require(try JSONSerialization.jsonObject(with: part) as? [String: Any])
+        }
+        let data = try fields(try #require(receiver.payloads.last))
+        let transaction = try fields(try #require((data["data"] as? [String: Any])?["signedTransactionInfo"] as? String))
+        #expect(data["notificationType"] as? String == "DID_RENEW" && transaction["appAccountToken"] as? String == second, "\(data["notificationType"] ?? "")")
+    }
+
     @Test("V3 an extension moves the renewal date: the next status read and the command line show it, RENEWAL_EXTENDED reaches the receiver; a mass extension reports its summary")
     func extensions() throws {
         let (session, receiver) = try weeklyPlan()

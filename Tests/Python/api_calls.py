@@ -5,7 +5,7 @@ Reads one JSON object on standard input:
   {"base": "http://127.0.0.1:PORT", "key": PEM, "keyId": "...", "issuerId": "...", "bundleId": "...",
    "calls": [{"call": NAME, ...arguments}]}
 Writes a JSON array: per call {"ok": true, "result": {...}} or {"ok": false, "status": HTTP, "errorCode": N}.
-Calls: transaction_info, app_transaction, order (Look Up Order ID), history, statuses, refunds, request_test, test_status, notification_history,
+Calls: transaction_info, app_transaction, order (Look Up Order ID), set_app_account_token (id, token), history, statuses, refunds, request_test, test_status, notification_history,
 extend, mass_extend, mass_status, consumption (v2: consented, sample, delivery, percentage, preference),
 consumption_v1 (the numbered fields),
 raw (a request with its own headers: {"method", "path", "headers", "body", "auth": true for the client's token}).
@@ -36,6 +36,7 @@ from appstoreserverlibrary.models.Platform import Platform
 from appstoreserverlibrary.models.PlayTime import PlayTime
 from appstoreserverlibrary.models.RefundPreference import RefundPreference
 from appstoreserverlibrary.models.UserStatus import UserStatus
+from appstoreserverlibrary.models.UpdateAppAccountTokenRequest import UpdateAppAccountTokenRequest
 
 
 def plain(value):
@@ -101,6 +102,8 @@ def main():
                 result = client.get_app_transaction_info(call["id"])
             elif name == "order":
                 result = client.look_up_order_id(call["order"])
+            elif name == "set_app_account_token":
+                result = client.set_app_account_token(call["id"], UpdateAppAccountTokenRequest(appAccountToken=call["token"]))
             elif name == "raw":
                 headers = dict(client._get_headers()) if call.get("auth") else {}
                 headers.update(call.get("headers", {}))

@@ -88,6 +88,10 @@ public protocol SharedSettings: AnyObject, Sendable {
     /// the catalog's own apply.
     func simulatedErrors() throws(StoreError) -> SimulatedErrors?
     func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError)
+    /// App account tokens set by Set App Account Token (M3), by original transaction id: they
+    /// replace the token the purchase was made with, in everything signed after.
+    func appAccountTokens() throws(StoreError) -> [String: String]
+    func setAppAccountToken(_ token: String, original: String) throws(StoreError)
     /// A catalog's clock rate and billing, taken only by a server that has neither set yet.
     func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError)
 }

@@ -4,7 +4,8 @@
 // failures in a row the same doubling wait. An attempt that comes early is refused at once, before
 // any password is checked, so a hundred parallel guesses cost one check, not a hundred. Unknown
 // names are gated as accounts are, so the gate tells nothing of which names exist. Sign-ups are
-// limited per client: twenty at once, then one every three seconds.
+// limited per client: a hundred at once (a team's script signing up its testers), then one every
+// two seconds.
 import Foundation
 
 public final class SignInGate: Sendable {
@@ -22,8 +23,8 @@ public final class SignInGate: Sendable {
 
     public static let clientInFlight = 4
     public static let clientFreeFailures = 4
-    public static let signUpBurst = 20.0
-    public static let signUpEvery: TimeInterval = 3
+    public static let signUpBurst = 100.0
+    public static let signUpEvery: TimeInterval = 2
 
     public init(now: @escaping @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }) {
         self.now = now
@@ -82,7 +83,7 @@ public final class SignInGate: Sendable {
         }
     }
 
-    /// Whether `client` may sign up now (a token bucket: a burst of twenty, then one every three seconds).
+    /// Whether `client` may sign up now (a token bucket: a burst of a hundred, then one every two seconds).
     public func signUp(client: String) -> Bool {
         let moment = now()
         return signUps.withLock { buckets in

@@ -109,7 +109,10 @@ public final class NotificationCourier: Sendable {
         _ notification: ServerNotification, server: any AccountServer, catalog: Catalog, authority: CertificateAuthority,
         identity: AppIdentity, now: Date
     ) throws(StoreError) -> String {
-        let builder = PayloadBuilder(catalog: try catalog.priced(by: server), identity: identity, now: now, account: notification.account)
+        let builder = PayloadBuilder(
+            catalog: try catalog.priced(by: server), identity: identity, now: now, account: notification.account,
+            appAccountTokens: try server.appAccountTokens()
+        )
         // A plan's notification needs its plan lines (original purchases, refunds, upgrades); a
         // one-time charge only its own line.
         let receipt: [ReceiptEntry]

@@ -73,6 +73,9 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
             // The offer a purchase was made with (O2–O4), carried until the payment is recorded.
             try db.execute(sql: "ALTER TABLE txn ADD COLUMN offerType INTEGER; ALTER TABLE txn ADD COLUMN offerID TEXT")
         }
+        migrator.registerMigration("v6: app account tokens") { db in
+            try db.execute(sql: "ALTER TABLE txn ADD COLUMN appAccountToken TEXT")
+        }
         return migrator
     }
 

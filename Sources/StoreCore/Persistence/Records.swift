@@ -184,6 +184,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         if let type: OfferType = try row.storedIfPresent("offerType", of: table) {
             transaction.offer = OfferRedemption(type: type, id: try row.text("offerID", of: table))
         }
+        transaction.appAccountToken = try row.optionalText("appAccountToken", of: table)
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -206,6 +207,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         container["originalID"] = transaction.originalID
         container["offerType"] = transaction.offer?.type.rawValue
         container["offerID"] = transaction.offer?.id
+        container["appAccountToken"] = transaction.appAccountToken
     }
 }
 
@@ -284,7 +286,7 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
             offer: try row.storedIfPresent("offer", of: table), offerType: try row.storedIfPresent("offerType", of: table),
             offerID: try row.optionalText("offerID", of: table), price: price,
             reference: try row.optionalText("reference", of: table), until: try row.optionalDate("until", of: table),
-            note: try row.optionalText("note", of: table)
+            note: try row.optionalText("note", of: table), appAccountToken: try row.optionalText("appAccountToken", of: table)
         )
     }
 
@@ -309,6 +311,7 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
         container["reference"] = entry.reference
         container["until"] = entry.until?.storeSeconds
         container["note"] = entry.note
+        container["appAccountToken"] = entry.appAccountToken
     }
 }
 
@@ -350,6 +353,7 @@ struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let apiKeys = "apiKeys"
     static let prices = "prices"
     static let families = "families"
+    static let appAccountTokens = "appAccountTokens"
     var key: String
     var value: String
 }

@@ -20,6 +20,9 @@ extension ServerDatabase: ClaimStore {
                 CREATE TABLE offerCode (code TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """)
         }
+        migrator.registerMigration("v9: app account tokens") { db in
+            try db.execute(sql: "ALTER TABLE receipt ADD COLUMN appAccountToken TEXT")
+        }
     }
 
     public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {

@@ -38,4 +38,15 @@ extension ServerDatabase: SharedSettings {
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try setting(SettingRecord.simulatedErrors) }
 
     public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try setSetting(SettingRecord.simulatedErrors, errors) }
+
+    public func appAccountTokens() throws(StoreError) -> [String: String] { try setting(SettingRecord.appAccountTokens) ?? [:] }
+
+    public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
+        try write { db in
+            var tokens: [String: String] = try SettingRecord.filter(key: SettingRecord.appAccountTokens).asRequest(of: Row.self).fetchOne(db)
+                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) } ?? [:]
+            tokens[original] = token
+            try SettingRecord(key: SettingRecord.appAccountTokens, value: try StoredJSON.text(tokens, dates: .foundationDefault)).upsert(db)
+        }
+    }
 }

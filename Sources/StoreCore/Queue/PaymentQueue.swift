@@ -78,10 +78,11 @@ public final class PaymentQueue: SessionRole {
     /// Adds a payment for `productID` and runs the queue as far as the outcome allows.
     @discardableResult
     public func buy(
-        _ productID: String, outcome: PurchaseOutcome? = nil, offer: PromotionalOfferRequest? = nil, winBackOffer: String? = nil
+        _ productID: String, outcome: PurchaseOutcome? = nil, offer: PromotionalOfferRequest? = nil, winBackOffer: String? = nil,
+        appAccountToken: UUID? = nil
     ) throws(StoreError) -> StoreTransaction {
         let product = try catalog.require(productID)
-        return try purchase(product, outcome: outcome) { user throws(StoreError) in
+        return try purchase(product, outcome: outcome, appAccountToken: appAccountToken) { user throws(StoreError) in
             // O4: a win-back offer is the App Store's to grant.
             if let winBackOffer { return try offers.redeemWinBack(winBackOffer, product: product, account: user) }
             // O2: an offer is checked before any payment, and its nonce taken.
@@ -100,7 +101,7 @@ public final class PaymentQueue: SessionRole {
     /// A purchase of `product`; `redeem` checks and takes the offer it is made with, if any,
     /// under the device lock and before any payment.
     private func purchase(
-        _ product: Product, outcome: PurchaseOutcome?, redeem: (_ user: String?) throws(StoreError) -> OfferRedemption?
+        _ product: Product, outcome: PurchaseOutcome?, appAccountToken: UUID? = nil, redeem: (_ user: String?) throws(StoreError) -> OfferRedemption?
     ) throws(StoreError) -> StoreTransaction {
         // Q7: a simulated Purchase error fails the purchase as StoreKit 2's purchase() throws:
         // before any transaction exists.
@@ -126,6 +127,7 @@ public final class PaymentQueue: SessionRole {
             )
             transaction.verificationError = try session.simulatedErrors()[.verification]?.description
             transaction.offer = redemption
+            transaction.appAccountToken = appAccountToken?.uuidString.lowercased()
             if case .delayed(let after, let approve) = outcome {
                 transaction.dueAt = after.added(to: now, calendar: calendar).wholeSeconds
                 transaction.dueApproves = approve
@@ -299,7 +301,7 @@ public final class PaymentQueue: SessionRole {
             let entry = ReceiptEntry(
                 transactionID: transaction.id, account: user, productID: transaction.productID,
                 kind: transaction.kind, quantity: transaction.quantity, months: transaction.months, days: transaction.days,
-                bonusDays: transaction.bonusDays, purchaseDate: date, device: session.deviceName
+                bonusDays: transaction.bonusDays, purchaseDate: date, device: session.deviceName, appAccountToken: transaction.appAccountToken
             )
             try server.record(entry, calendar: calendar)
         }

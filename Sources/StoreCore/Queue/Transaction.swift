@@ -68,6 +68,8 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     public var verificationError: String? = nil
     /// The promotional, code or win-back offer it was bought with (O2–O4).
     public var offer: OfferRedemption? = nil
+    /// The app's UUID for the customer, given with the purchase (M3).
+    public var appAccountToken: String? = nil
 
     public var states: [TransactionState] { steps.map(\.state) }
 

@@ -38,13 +38,17 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
     public var until: Date?
     /// Why: an expiry's cause, a note for people.
     public var note: String?
+    /// The UUID the app gave with the purchase (`Product.PurchaseOption.appAccountToken`), M3.
+    public var appAccountToken: String?
 
     public init(
         transactionID: String, account: String, productID: String, kind: ProductKind, quantity: Int = 0,
         months: Int = 0, days: Int = 0, bonusDays: Int = 0, purchaseDate: Date, device: String, event: ReceiptEvent = .purchase,
         group: String? = nil, expiresDate: Date? = nil, offer: IntroductoryOffer.Mode? = nil, offerType: OfferType? = nil,
-        offerID: String? = nil, price: Decimal? = nil, reference: String? = nil, until: Date? = nil, note: String? = nil
+        offerID: String? = nil, price: Decimal? = nil, reference: String? = nil, until: Date? = nil, note: String? = nil,
+        appAccountToken: String? = nil
     ) {
+        self.appAccountToken = appAccountToken
         self.offerType = offerType
         self.offerID = offerID
         self.transactionID = transactionID

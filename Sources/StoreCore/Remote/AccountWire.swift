@@ -110,6 +110,7 @@ public enum AccountRequests {
     /// them); otherwise nothing, and the device computes again (W3).
     public struct AddLines: Codable, Sendable { var account: String; var expected: [String: PlanState]; var lines: [ReceiptEntry] }
     public struct Claim: Codable, Sendable { var key, account: String; var limit: Int }
+    public struct AppAccountToken: Codable, Sendable { var token, original: String }
     public struct Defaults: Codable, Sendable { var clockRate: Double?; var billing: BillingSetting?; var real: Date }
     /// No value.
     public struct None: Codable, Sendable { public init() {} }
@@ -288,6 +289,15 @@ public enum AccountWire {
     static let setSimulatedErrors = Method<SimulatedErrors, Bool>("setSimulatedErrors", access: { _ in .developer }) {
         try $0.setSimulatedErrors($1); return true
     }
+    /// The tokens of the caller's purchases only (the developer's: every one).
+    static let appAccountTokens = Method<R.None, [String: String]>("appAccountTokens", access: { _ in .anyone }) { server, _, call in
+        try server.appAccountTokens().filter { original, _ in
+            call.isDeveloper || ((try? server.receiptEntry(transactionID: original)).flatMap { $0.map { call.isCaller($0.account) } } ?? false)
+        }
+    }
+    static let setAppAccountToken = Method<R.AppAccountToken, Bool>("setAppAccountToken", access: { _ in .developer }) {
+        try $0.setAppAccountToken($1.token, original: $1.original); return true
+    }
     static let adoptDefaults = Method<R.Defaults, Bool>("adoptDefaults", access: { _ in .anyone }) { server, request, _ in
         try server.adoptDefaults(clockRate: request.clockRate, billing: request.billing, real: request.real)
         return true
@@ -303,7 +313,7 @@ public enum AccountWire {
         setAppIdentity.name: "change the app's identity", setSimulatedErrors.name: "set simulated StoreKit errors",
         setWebhook.name: "set the webhook", setPriceChange.name: "change prices", addOfferCodes.name: "make offer codes",
         offerCodes.name: "list offer codes", recentRequests.name: "list the requests the server answered",
-        setAPIKeyring.name: "make or revoke in-app purchase keys",
+        setAPIKeyring.name: "make or revoke in-app purchase keys", setAppAccountToken.name: "set app account tokens",
         record.name: "answer refund requests or extend subscriptions", addPlanLines.name: "answer refund requests or extend subscriptions",
     ]
 
@@ -318,7 +328,7 @@ public enum AccountWire {
             enqueue.erased, hasNotification.erased, notifications.erased, webhook.erased, setWebhook.erased,
             changeStamp.erased, clockSetting.erased, setClockSetting.erased, billingSetting.erased, setBillingSetting.erased,
             appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased, adoptDefaults.erased,
-            recentRequests.erased,
+            appAccountTokens.erased, setAppAccountToken.erased, recentRequests.erased,
         ]
         return Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }()

@@ -153,6 +153,10 @@ extension RemoteAccountServer: ChangeTracking, SharedSettings {
     public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { _ = try call(W.setAppIdentity, identity) }
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try call(W.simulatedErrors, R.None()) }
     public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { _ = try call(W.setSimulatedErrors, errors) }
+    public func appAccountTokens() throws(StoreError) -> [String: String] { try call(W.appAccountTokens, R.None()) }
+    public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
+        _ = try call(W.setAppAccountToken, R.AppAccountToken(token: token, original: original))
+    }
     public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {
         _ = try call(W.adoptDefaults, R.Defaults(clockRate: clockRate, billing: billing, real: real))
     }

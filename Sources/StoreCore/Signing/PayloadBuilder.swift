@@ -10,12 +10,22 @@ package struct PayloadBuilder {
     let now: Date
     /// The account the data is about ("" for a guest).
     let account: String
+    /// Set App Account Token's tokens, by original transaction id (M3).
+    let appAccountTokens: [String: String]
 
-    package init(catalog: Catalog, identity: AppIdentity, now: Date, account: String) {
+    package init(catalog: Catalog, identity: AppIdentity, now: Date, account: String, appAccountTokens: [String: String] = [:]) {
         self.catalog = catalog
         self.identity = identity
         self.now = now
         self.account = account
+        self.appAccountTokens = appAccountTokens
+    }
+
+    /// M3: the app account token of a purchase and everything after it in its subscription: the
+    /// one Set App Account Token gave its original transaction, else the one the original purchase
+    /// was made with.
+    func appAccountToken(original: String, receipt: [ReceiptEntry], own: String?) -> String? {
+        appAccountTokens[original] ?? receipt.first { $0.transactionID == original }?.appAccountToken ?? own
     }
 
     typealias Units = SignedData
@@ -79,6 +89,10 @@ package struct PayloadBuilder {
             price = 0
         }
         payload["originalTransactionId"] = original
+        // A family member's own transaction carries none of the organizer's.
+        if line?.event != .familyShare, let token = appAccountToken(original: original, receipt: receipt, own: line?.appAccountToken ?? transaction.appAccountToken) {
+            payload["appAccountToken"] = token
+        }
         payload["originalPurchaseDate"] = Units.milliseconds(originalPurchaseDate)
         payload["price"] = Units.milliunits(price ?? 0)
         return payload
@@ -98,7 +112,7 @@ package struct PayloadBuilder {
     /// The purchase that started the account's subscription in a plan line's group (S3): StoreKit's
     /// `originalID`, kept through renewals, upgrades, downgrades and resubscribes. Each plan line
     /// names it in `reference`; a line that names none (the group's first purchase) is its own.
-    func originalTransaction(of line: ReceiptEntry, in receipt: [ReceiptEntry]) -> String {
+    package func originalTransaction(of line: ReceiptEntry, in receipt: [ReceiptEntry]) -> String {
         guard [.purchase, .renewal, .change].contains(line.event), let reference = line.reference,
               receipt.contains(where: { $0.transactionID == reference })
         else { return line.transactionID }
@@ -151,6 +165,9 @@ package struct PayloadBuilder {
         var payload = common()
         if !eligibleWinBackOfferIDs.isEmpty { payload["eligibleWinBackOfferIds"] = eligibleWinBackOfferIDs }
         payload["originalTransactionId"] = plan.originalTransactionID
+        if plan.familySharedBy == nil, let token = appAccountToken(original: plan.originalTransactionID, receipt: planLines, own: nil) {
+            payload["appAccountToken"] = token
+        }
         payload["productId"] = plan.productID
         payload["autoRenewProductId"] = plan.nextProductID ?? plan.productID
         payload["autoRenewStatus"] = plan.autoRenew ? 1 : 0

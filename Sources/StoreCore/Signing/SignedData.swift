@@ -91,7 +91,10 @@ public final class SignedData: SessionRole {
     }
 
     func builder() throws(StoreError) -> PayloadBuilder {
-        PayloadBuilder(catalog: try catalog.priced(by: server), identity: try identity(), now: now(), account: try currentUser() ?? "")
+        PayloadBuilder(
+            catalog: try catalog.priced(by: server), identity: try identity(), now: now(), account: try currentUser() ?? "",
+            appAccountTokens: try server.appAccountTokens()
+        )
     }
 
     // MARK: Signing

@@ -161,7 +161,13 @@ public final class Plans: SessionRole {
             let offer = transaction.offer.flatMap { product.autoRenew?.offer($0.id, type: $0.type) }
             // At the price set now (O6), if the developer changed it.
             let priced = rules.product(product.id) ?? product
-            return settled + rules.subscribe(priced, state: state, at: at, transactionID: transaction.id, context: context, offer: offer)
+            let bought = rules.subscribe(priced, state: state, at: at, transactionID: transaction.id, context: context, offer: offer)
+            // M3: the purchase carries the app's account token.
+            return settled + bought.map { line in
+                var line = line
+                if line.transactionID == transaction.id { line.appAccountToken = transaction.appAccountToken }
+                return line
+            }
         }
     }
 

@@ -22,6 +22,20 @@ extension PostgresAccountServer: SharedSettings {
 
     public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try setSetting("simulatedErrors", errors) }
 
+    public func appAccountTokens() throws(StoreError) -> [String: String] { try setting("appAccountTokens") ?? [:] }
+
+    public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
+        try transaction(lock: "app-account-tokens:") { connection in
+            var tokens = try query(connection, "SELECT value FROM setting WHERE key = 'appAccountTokens'").first
+                .map { try Self.decode([String: String].self, Self.cell($0, "value")) } ?? [:]
+            tokens[original] = token
+            try query(
+                connection, "INSERT INTO setting (key, value) VALUES ('appAccountTokens', $1) ON CONFLICT (key) DO UPDATE SET value = $1",
+                [try Self.json(tokens)]
+            )
+        }
+    }
+
     public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {
         guard clockRate != nil || billing != nil else { return }
         try transaction { connection in
