@@ -107,7 +107,9 @@ public final class ScenarioPlayer {
             app.load()
             app.dispatch(.playing(true))
         }
-        app.refresh()
+        // A crashed app does nothing until `restart`: no tick, so no recovery that the scenario
+        // says has not happened yet (crash-after-payment's "expect views 0").
+        if runner.isDown { app.draw() } else { app.refresh() }
         return pause ? wait(seconds: step.isExpectation ? 1.2 : 0.8) : true
     }
 

@@ -45,8 +45,9 @@ public final class ScenarioRunner {
     private var crashesNext = false
     /// The comic the last `random` step drew, for the screen to show.
     public private(set) var lastRandom: RandomComicResult?
-    /// After a simulated crash nothing runs, recovery included, until `restart`.
-    private var isDown = false
+    /// After a simulated crash nothing runs, recovery included, until `restart` (the screen that
+    /// plays the scenario stops its own ticks too).
+    public private(set) var isDown = false
 
     /// Every scenario starts on 15 January 2026 at noon UTC, on device "phone", as a guest.
     public static let start = Date(timeIntervalSince1970: 1_768_478_400)
