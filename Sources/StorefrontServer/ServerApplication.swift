@@ -33,8 +33,6 @@ public enum ServerApplication {
         }
     }
 
-    /// The server for `served` on `host:port` (0 picks a free port), over HTTPS when `tls` is
-    /// given; `onRunning` gets the port bound.
     /// W11: what a client can hold. `idleTimeout`: a connection with no request in progress (or
     /// a request head that never completes) is closed after it; `cap`: connections open at once.
     public struct Limits: Sendable {
@@ -47,6 +45,8 @@ public enum ServerApplication {
         }
     }
 
+    /// The server for `served` on `host:port` (0 picks a free port), over HTTPS when `tls` is
+    /// given, within `limits`; `onRunning` gets the port bound.
     public static func make(
         served: ServedStore, host: String, port: Int, logger: Logger, tls: TLSFiles? = nil, limits: Limits = Limits(),
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }

@@ -58,14 +58,20 @@ struct ServeTests {
 
     func result(_ item: [String: Any]) -> [String: Any] { item["result"] as? [String: Any] ?? [:] }
 
-    /// jo's weekly All Access plan bought on 5 January 2026, notifications going to a receiver.
-    func weeklyPlan() throws -> (Session, Receiver) {
+    /// jo, signed up on RW Selfies on 5 January 2026, notifications going to a receiver.
+    func selfiesCustomer() throws -> (Session, Receiver) {
         let session = try Session()
         session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
         try session.run(["clock", "freeze", "2026-01-05T12:00:00Z"]).expectSuccess()
         let receiver = try Receiver()
         try session.run(["webhook", "set", receiver.url]).expectSuccess()
         try session.signUp("jo")
+        return (session, receiver)
+    }
+
+    /// jo's weekly All Access plan bought on 5 January 2026, notifications going to a receiver.
+    func weeklyPlan() throws -> (Session, Receiver) {
+        let (session, receiver) = try selfiesCustomer()
         try session.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
         return (session, receiver)
     }
@@ -168,12 +174,7 @@ struct ServeTests {
 
     @Test("M3 app account tokens through Apple's client: buy --app-account-token puts it in the signed purchase, its renewals, the renewal info and the notifications; Set App Account Token replaces it everywhere; a bad UUID, a renewal's id, a family share and an unknown id get Apple's codes")
     func appAccountTokens() throws {
-        let session = try Session()
-        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
-        try session.run(["clock", "freeze", "2026-01-05T12:00:00Z"]).expectSuccess()
-        let receiver = try Receiver()
-        try session.run(["webhook", "set", receiver.url]).expectSuccess()
-        try session.signUp("jo")
+        let (session, receiver) = try selfiesCustomer()
         let first = "0f6a1c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b", second = "9e8d7c6b-5a49-4837-a625-140f1e2d3c4b"
         let bad = try session.run(["buy", "com.storefront.selfies.sub.allaccess", "--app-account-token", "not-a-uuid"])
         #expect(bad.status == 2 && bad.stderr.contains("--app-account-token takes a UUID"), "\(bad)")
