@@ -106,13 +106,18 @@ public final class LiveStore: StoreServing {
         var actions: [Action] = []
         do {
             switch effect {
-            case .buy(let id): actions.append(.purchased(try store.queue.buy(id)))
+            case .buy(let id):
+                // M3: the screen buys as an app does, with the signed-in account's own token.
+                let token = try store.accounts.currentUser().map { AppAccountToken.of(account: $0) }
+                actions.append(.purchased(try store.queue.buy(id, appAccountToken: token)))
             case .buyOffer(let id, let offerID):
+                let token = try store.accounts.currentUser().map { AppAccountToken.of(account: $0) }
                 if store.catalog.product(id)?.autoRenew?.offer(offerID, type: .winBack) != nil {
-                    actions.append(.purchased(try store.queue.buy(id, winBackOffer: offerID)))
+                    actions.append(.purchased(try store.queue.buy(id, winBackOffer: offerID, appAccountToken: token)))
                 } else {
                     let signature = try store.offers.signWithOwnKey(productID: id, offerID: offerID)
-                    actions.append(.purchased(try store.queue.buy(id, offer: PromotionalOfferRequest(offerID: offerID, signature: signature))))
+                    let request = PromotionalOfferRequest(offerID: offerID, signature: signature)
+                    actions.append(.purchased(try store.queue.buy(id, offer: request, appAccountToken: token)))
                 }
             case .redeem(let code): actions.append(.purchased(try store.queue.redeem(code: code)))
             case .requestRefund(let id):

@@ -223,6 +223,26 @@ struct TransactionLogTests {
         #expect(state.log.last?.reason == .network)
     }
 
+    @Test("M3 the screen buys with the signed-in account's own app account token (the same for the same name), a guest with none")
+    func appAccountToken() throws {
+        let harness = try Harness(user: "ann")
+        let screen = LiveStore(store: harness.store)
+        let bought = screen.perform(.buy("comic.owl")).compactMap { action -> StoreTransaction? in
+            if case .purchased(let transaction) = action { return transaction }
+            return nil
+        }
+        let token = AppAccountToken.of(account: "ANN").uuidString.lowercased()
+        #expect(bought.map(\.appAccountToken) == [token])
+        #expect(AppAccountToken.of(account: "ann") != AppAccountToken.of(account: "bob"))
+        #expect(try bought.first.flatMap { try harness.store.signed.transaction($0) }?.payload["appAccountToken"] as? String == token, "and it is signed")
+        let guest = try Harness()
+        let unsigned = LiveStore(store: guest.store).perform(.buy("comic.owl")).compactMap { action -> StoreTransaction? in
+            if case .purchased(let transaction) = action { return transaction }
+            return nil
+        }
+        #expect(unsigned.count == 1 && unsigned[0].appAccountToken == nil)
+    }
+
     @Test("O2 O3 the offer sheet: o opens it on the selected plan; ⏎ buys on the chosen promotional offer, or redeems a typed code; the store answers in the banner")
     func offerSheet() throws {
         let harness = try Harness(catalog: selfiesCatalog, user: "ann", seed: 1)
