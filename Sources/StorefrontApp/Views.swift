@@ -309,7 +309,10 @@ func clockText(_ date: Date, _ timeZone: TimeZone, withDate: Bool = false) -> St
     return formatter.string(from: date)
 }
 
-func eventWords(_ event: TransactionEvent) -> String { Wording.step(event.state, reason: event.reason) }
+/// A step in words; a renewal's or a family share's arrival says so (a restore says "restored").
+func eventWords(_ event: TransactionEvent) -> String {
+    Wording.step(event.state, reason: event.reason) + (event.arrival.map { " (\($0.words))" } ?? "")
+}
 
 private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ area: Rect) {
     guard let snapshot = state.snapshot else { return }

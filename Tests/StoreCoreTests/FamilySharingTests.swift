@@ -27,6 +27,8 @@ struct FamilySharingTests {
         #expect(try kid.entitlements.status().owned == ["comic.a"])
         let shared = try #require(try kid.queue.history().first { $0.productID == "comic.a" })
         #expect(shared.id != bought.id && shared.originalID == bought.id)
+        #expect(shared.arrival == .familyShare && bought.arrival == nil, "D3: it arrived as a family share")
+        #expect(try kid.queue.recentEvents(limit: 10).last?.arrival == .familyShare, "the log says how it came")
         let payload = try #require(try kid.signed.transaction(shared)).payload
         #expect(payload["inAppOwnershipType"] as? String == "FAMILY_SHARED" && payload["originalTransactionId"] as? String == bought.id)
         #expect(payload["revocationDate"] == nil)

@@ -54,6 +54,20 @@ struct PlanViewTests {
         #expect(harness.state.banner?.text.contains("it has expired") == true)
     }
 
+    @Test("D3 the transaction manager's log labels a renewal as one; a purchase made here has no label")
+    func renewalLabel() throws {
+        let harness = try Harness(size: Size(columns: 90, rows: 20), catalog: selfiesCatalog, user: "ann", route: .transactions)
+        try harness.store.queue.buy("allaccess")
+        try harness.refresh()
+        harness.press(.character("w"))
+        try harness.refresh()
+        harness.tick()
+        let arrivals = harness.state.log.map(\.arrival)
+        #expect(arrivals.contains(.renewal) && harness.state.log.first.map { $0.arrival == nil } == true, "\(harness.state.log)")
+        let logged = harness.lines().filter { $0.contains("All Access (Weekly)") && $0.contains("purchased") }
+        #expect(logged.count == 2 && logged.filter { $0.contains("(renewal)") }.count == 1, "\(logged)")
+    }
+
     @Test("with comics and a plan in one catalog, R6's header stays and the plan goes under it")
     func bothKinds() throws {
         var products = appCatalog.products

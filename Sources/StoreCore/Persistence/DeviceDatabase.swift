@@ -76,6 +76,9 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         migrator.registerMigration("v6: app account tokens") { db in
             try db.execute(sql: "ALTER TABLE txn ADD COLUMN appAccountToken TEXT")
         }
+        migrator.registerMigration("v7: arrivals") { db in
+            try db.execute(sql: "ALTER TABLE txn ADD COLUMN arrival TEXT")
+        }
         return migrator
     }
 
@@ -353,7 +356,7 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     public func events(after sequence: Int64, limit: Int = 1000) throws(StoreError) -> [TransactionEvent] {
         try read { db in
             try Self.events(
-                db.cachedStatement(sql: "SELECT event.*, txn.productID FROM event JOIN txn ON txn.id = event.transactionID WHERE sequence > ? ORDER BY sequence LIMIT ?"),
+                db.cachedStatement(sql: "SELECT event.*, txn.productID, txn.arrival FROM event JOIN txn ON txn.id = event.transactionID WHERE sequence > ? ORDER BY sequence LIMIT ?"),
                 arguments: [sequence, limit]
             )
         }
@@ -363,7 +366,7 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     public func recentEvents(limit: Int) throws(StoreError) -> [TransactionEvent] {
         try read { db in
             try Self.events(
-                db.makeStatement(sql: "SELECT event.*, txn.productID FROM event JOIN txn ON txn.id = event.transactionID ORDER BY sequence DESC LIMIT ?"),
+                db.makeStatement(sql: "SELECT event.*, txn.productID, txn.arrival FROM event JOIN txn ON txn.id = event.transactionID ORDER BY sequence DESC LIMIT ?"),
                 arguments: [limit]
             ).reversed()
         }
@@ -375,7 +378,8 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
             return TransactionEvent(
                 sequence: event.sequence ?? 0, transactionID: event.transactionID,
                 productID: try row.text("productID", of: TransactionRecord.databaseTableName),
-                state: event.step.state, reason: event.step.reason, at: event.step.at
+                state: event.step.state, reason: event.step.reason, at: event.step.at,
+                arrival: try row.storedIfPresent("arrival", of: TransactionRecord.databaseTableName)
             )
         }
     }

@@ -185,6 +185,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
             transaction.offer = OfferRedemption(type: type, id: try row.text("offerID", of: table))
         }
         transaction.appAccountToken = try row.optionalText("appAccountToken", of: table)
+        transaction.arrival = try row.storedIfPresent("arrival", of: table)
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -208,6 +209,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         container["offerType"] = transaction.offer?.type.rawValue
         container["offerID"] = transaction.offer?.id
         container["appAccountToken"] = transaction.appAccountToken
+        container["arrival"] = transaction.arrival?.rawValue
     }
 }
 

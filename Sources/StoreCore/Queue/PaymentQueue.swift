@@ -266,6 +266,7 @@ public final class PaymentQueue: SessionRole {
                 originalID: line.reference, steps: []
             )
             transaction.verificationError = verification
+            transaction.arrival = line.event == .familyShare ? .familyShare : .renewal
             arriving.append(transaction)
         }
         let received = try device.receive(arriving)

@@ -70,12 +70,23 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     public var offer: OfferRedemption? = nil
     /// The app's UUID for the customer, given with the purchase (M3).
     public var appAccountToken: String? = nil
+    /// How a transaction this device did not buy arrived: a renewal of a plan, or a family share.
+    public var arrival: TransactionArrival? = nil
 
     public var states: [TransactionState] { steps.map(\.state) }
 
     /// A renewal of an auto-renewable plan, delivered to the device as StoreKit does (Q6): it
     /// carries the plan's original purchase as `originalID`.
     public var isRenewal: Bool { kind == .autoRenewableSubscription && state != .restored && originalID != nil }
+}
+
+/// A transaction that reached this device without a purchase here (Q6, O5).
+public enum TransactionArrival: String, Sendable, Equatable, Codable {
+    case renewal
+    case familyShare = "family-share"
+
+    /// As the transaction manager's log says it.
+    public var words: String { self == .renewal ? "renewal" : "family share" }
 }
 
 /// What an observer is told: one state change of one transaction, in order (Q2).
@@ -87,4 +98,6 @@ public struct TransactionEvent: Sendable, Equatable {
     public var state: TransactionState
     public var reason: FailureReason?
     public var at: Date
+    /// How the transaction arrived, when this device did not buy it (the log labels it).
+    public var arrival: TransactionArrival? = nil
 }
