@@ -122,6 +122,12 @@ public struct StoreSnapshot: Equatable, Sendable {
     }
 }
 
+/// How many of a played scenario's checks passed and failed.
+public struct PlayChecks: Equatable, Sendable {
+    public var passed = 0
+    public var failed = 0
+}
+
 public struct Banner: Equatable, Sendable {
     public enum Kind: Sendable { case info, success, failure }
     public var text: String
@@ -150,6 +156,8 @@ public struct AppState: Equatable, Sendable {
     public var showsHelp = false
     /// A scenario plays the screen (D1): the footer offers the player's keys, the only ones that work.
     public var isPlaying = false
+    /// The checks a played scenario has made so far: small marks at the side of its footer.
+    public var checks = PlayChecks()
     /// The transaction inspector (S2): a transaction's signed form, decoded; any key closes it.
     public var inspection: Inspection?
     /// The comic the random viewer shows, and what its header says.
@@ -192,6 +200,8 @@ public enum Action: Equatable, Sendable {
     case navigate(Route)
     /// A scenario starts or stops playing the screen.
     case playing(Bool)
+    /// A played scenario's check passed or failed (its mark at the side).
+    case checked(passed: Bool)
     case loaded(StoreSnapshot)
     case events([TransactionEvent])
     case purchased(StoreTransaction)

@@ -1,6 +1,8 @@
 // Plays a scenario on the screen for an audience: the selection walks to each product before it
-// is bought, captions show in the banner, each expectation shows its ✓ or ✗, `pause` waits for
-// space, and q stops. The pace is the terminal's input timeout, so keys work at any moment.
+// is bought, captions show in the banner, each passed expectation is a small ✓ at the side of the
+// footer (an audience sees the story, not a test log), a failed one stops the play on its line for
+// the author, `pause` waits for space, and q stops. The pace is the terminal's input timeout, so
+// keys work at any moment.
 import Foundation
 import StoreCore
 import TerminalUI
@@ -19,6 +21,8 @@ public final class ScenarioPlayer {
     public enum Stop: Equatable, Sendable { case key, interrupt }
     public private(set) var stopped: Stop?
     public private(set) var line = 0
+    /// The line of the check that failed, which ended the play.
+    public private(set) var failedLine: Int?
 
     public init(runner: ScenarioRunner, terminal: FrameRendering & EventListening, pictures: PictureCache, speed: Double) {
         self.runner = runner
@@ -37,8 +41,17 @@ public final class ScenarioPlayer {
         for step in steps {
             line = step.line
             guard perform(step) else { return false }
+            // A failure stops the story where it went wrong, for the author to see.
+            if failedLine != nil { break }
         }
-        app.dispatch(.showBanner(Banner("Scenario finished: \(passed) passed, \(failed) failed — q to quit", kind: failed == 0 ? .success : .failure)))
+        if let failedLine {
+            // Where the play stopped first, then the failed check in words (the footer's marks
+            // count; q quits).
+            let check = app.state.banner?.text.replacingOccurrences(of: "✗ line \(failedLine): ", with: "") ?? ""
+            app.dispatch(.showBanner(Banner("Stopped at line \(failedLine) ✗ \(check)", kind: .failure)))
+        } else {
+            app.dispatch(.showBanner(Banner("Scenario finished: \(passed) passed, \(failed) failed — q to quit", kind: .success)))
+        }
         // Finished: whichever key or signal closes the last frame, the scenario ran to its end.
         _ = waitForKey(["q"])
         stopped = nil
@@ -91,13 +104,18 @@ public final class ScenarioPlayer {
         do {
             if let expectation = try runner.step(step) {
                 if expectation.passed { passed += 1 } else { failed += 1 }
-                let mark = expectation.passed ? "✓" : "✗"
-                let text = "\(mark) line \(expectation.line): \(expectation.text)\(expectation.detail.map { " — \($0)" } ?? "")"
-                app.dispatch(.showBanner(Banner(text, kind: expectation.passed ? .success : .failure)))
+                app.dispatch(.checked(passed: expectation.passed))
+                if !expectation.passed {
+                    let text = "✗ line \(expectation.line): \(expectation.text)\(expectation.detail.map { " — \($0)" } ?? "")"
+                    app.dispatch(.showBanner(Banner(text, kind: .failure)))
+                    failedLine = expectation.line
+                }
             }
         } catch {
             failed += 1
+            app.dispatch(.checked(passed: false))
             app.dispatch(.showBanner(Banner("✗ line \(step.line): \(error)", kind: .failure)))
+            failedLine = step.line
         }
         if ObjectIdentifier(runner.store) != playedStore {
             // A `device`, `restart` or `reset device` step: watch the store the scenario now uses.
@@ -110,7 +128,7 @@ public final class ScenarioPlayer {
         // A crashed app does nothing until `restart`: no tick, so no recovery that the scenario
         // says has not happened yet (crash-after-payment's "expect views 0").
         if runner.isDown { app.draw() } else { app.refresh() }
-        return pause ? wait(seconds: step.isExpectation ? 1.2 : 0.8) : true
+        return pause ? wait(seconds: step.isExpectation ? 0.4 : 0.8) : true
     }
 
     /// q, Escape, Ctrl-C or a signal: the play stops, and `stopped` says how.

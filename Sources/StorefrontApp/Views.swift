@@ -466,7 +466,12 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
 /// as the width allows.
 func footer(for state: AppState, width: Int) -> String {
     if state.showsHelp { return footerText([("any key", "closes help")], width: width) }
-    if state.isPlaying { return footerText([("space", "next"), ("+ -", "speed"), ("q", "stop")], width: width) }
+    if state.isPlaying {
+        // The checks so far, as small marks at the right: an audience sees the story, not a log.
+        let marks = "✓ \(state.checks.passed)" + (state.checks.failed > 0 ? "  ✗ \(state.checks.failed)" : "")
+        let keys = footerText([("space", "next"), ("+ -", "speed"), ("q", "stop")], width: max(0, width - TextWidth.of(marks) - 2))
+        return TextWidth.pad(keys, to: max(0, width - TextWidth.of(marks) - 1)) + marks
+    }
     var items = footerItems(state.route, sellsPlans: sellsPlans(state))
     if state.snapshot?.hasRandomComics == false { items.removeAll { $0.label == "random" } }
     return footerText(items, width: width)

@@ -165,6 +165,7 @@ struct ScenarioCommand: ParsableCommand {
                     let runner = try ScenarioRunner(catalog: loaded.catalog, stateDirectory: folder)
                     var failed = 0, passed = 0, line = 0
                     var stopped: ScenarioPlayer.Stop?
+                    var failedLine: Int?
                     try withScreen(log: folder.appendingPathComponent("storefront.log")) { curses in
                         var terminal: FrameRendering & EventListening = curses
                         if let cast {
@@ -179,6 +180,7 @@ struct ScenarioCommand: ParsableCommand {
                         let player = ScenarioPlayer(runner: runner, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), speed: speed)
                         player.play(scenario.steps, file: scenario.name)
                         (failed, passed, line, stopped) = (player.failed, player.passed, player.line, player.stopped)
+                        failedLine = player.failedLine
                     }
                     // One line once the screen is gone: how far it got, and what passed.
                     let tally = "\(passed) passed, \(failed) failed"
@@ -188,7 +190,7 @@ struct ScenarioCommand: ParsableCommand {
                         FileHandle.standardError.write(Data("storefront: \(scenario.name) stopped at line \(line): \(tally)\n".utf8))
                         throw ExitCode(128 + (signal == SIGTERM ? SIGTERM : SIGINT))
                     case nil:
-                        print("\(scenario.name): \(tally)")
+                        print("\(scenario.name): " + (failedLine.map { "stopped at line \($0), a check that failed: " } ?? "") + tally)
                     }
                     if failed > 0 { throw ExitCode(1) }
                 }

@@ -230,6 +230,36 @@ extension ScreenTests {
         #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"))
     }
 
+    @Test("D1 while a scenario plays, checks are small marks at the side of the footer, not banners; a failed check stops the play on its line, in words, exit 1")
+    func playedChecks() throws {
+        let session = try Session()
+        try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
+        let file = session.stateDirectory.appendingPathComponent("checks.scenario")
+        try """
+            caption "Buying a comic"
+            sign up bo
+            buy "Cat Judge"
+            expect owned "Cat Judge"
+            expect row "Cat Judge" shows ✓
+            pause
+            expect owned "Night Shift"
+            buy "Rain Check"
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
+        let paused = try tmux.waitFor("Paused")
+        let footer = try #require(paused.split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map(String.init))
+        #expect(footer.hasSuffix("✓ 2") && footer.contains("space next"), "two checks passed, at the side: \(footer)")
+        #expect(!paused.contains("line 4") && !paused.contains("line 5"), "no banner reads like a test log: \(paused)")
+        try tmux.send("Space")
+        let stopped = try tmux.waitFor("Stopped at line 7")
+        #expect(stopped.contains("Stopped at line 7 ✗ expect owned \"Night Shift\""), "the failed check, in words: \(stopped)")
+        #expect(stopped.contains("✓ 2  ✗ 1"), "\(stopped)")
+        try tmux.send("q")
+        let after = try tmux.waitFor("EXITED=")
+        #expect(after.contains("EXITED=1") && after.contains("stopped at line 7, a check that failed: 2 passed, 1 failed"), "\(after)")
+        #expect(!(try session.object(["status"])["owned"] as? [String] ?? []).contains("com.storefront.comic.raincheck"), "the steps after the failure did not run")
+    }
+
     @Test("D1 a play stopped part way says how far it got in one line: q and Ctrl-C exit 130, SIGTERM 143")
     func stoppedPlay() throws {
         let session = try Session()
