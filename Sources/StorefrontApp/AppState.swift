@@ -196,6 +196,8 @@ public enum Action: Equatable, Sendable {
     case pictureLoaded(String, PictureResult)
     /// A caption or a result for the banner line (scenario play).
     case showBanner(Banner)
+    /// The banner goes (a played scenario's pause is over).
+    case clearBanner
     /// Go to a screen as its key would (scenario play).
     case navigate(Route)
     /// A scenario starts or stops playing the screen.

@@ -43,6 +43,9 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .showBanner(let banner):
         state.banner = banner
         return []
+    case .clearBanner:
+        state.banner = nil
+        return []
     case .checked(let passed):
         if passed { state.checks.passed += 1 } else { state.checks.failed += 1 }
         return []

@@ -65,7 +65,10 @@ public final class ScenarioPlayer {
             return wait(seconds: 2)
         case .pause:
             app.dispatch(.showBanner(Banner("Paused — space to continue, q to stop")))
-            return waitForKey([" "]) == " "
+            guard waitForKey([" "]) == " " else { return false }
+            // Once it goes on, the screen no longer says it is paused.
+            app.dispatch(.clearBanner)
+            return true
         case .open(let screen):
             switch screen.lowercased() {
             case "random": app.dispatch(.navigate(.random))
@@ -83,7 +86,20 @@ public final class ScenarioPlayer {
                     guard wait(seconds: 0.15) else { return false }
                 }
             }
-            return run(step)
+            guard run(step) else { return false }
+            // Ask to Buy: the request is seen waiting in the transaction manager, where the
+            // parent's answer will come.
+            if runner.lastTransaction?.state == .deferred {
+                app.dispatch(.navigate(.transactions))
+                return wait(seconds: 1.2)
+            }
+            return true
+        case .approve, .decline, .resolve:
+            // The answer is given where a tester gives it: the transaction manager, whose log
+            // shows the waiting purchase settle.
+            app.dispatch(.navigate(.transactions))
+            guard wait(seconds: 0.6) else { return false }
+            return run(step) && wait(seconds: 0.8)
         case .random:
             // The audience sees the comic drawn, as the viewer's `n` shows it.
             let before = runner.lastRandom

@@ -33,7 +33,8 @@ public final class ScenarioRunner {
     private var deviceName = "phone"
     /// The store the scenario acts on now (a `device` or `restart` step opens another).
     public private(set) var store: Store
-    private var lastTransaction: StoreTransaction?
+    /// The transaction the last purchase step made (the player shows a deferred one waiting).
+    public private(set) var lastTransaction: StoreTransaction?
     private var lastError: String?
     /// The last promotional offer signature and offer code used, for `reused` and `redeem last`.
     private var lastOfferSignature: OfferSignature?

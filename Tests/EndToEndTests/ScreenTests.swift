@@ -260,6 +260,27 @@ extension ScreenTests {
         #expect(!(try session.object(["status"])["owned"] as? [String] ?? []).contains("com.storefront.comic.raincheck"), "the steps after the failure did not run")
     }
 
+    @Test("D1 Ask to Buy played: the deferred purchase is seen waiting in the transaction manager, and the parent's approval settles it there")
+    func askToBuyPlayed() throws {
+        let session = try Session()
+        try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
+        let file = session.stateDirectory.appendingPathComponent("ask.scenario")
+        try "sign up kid\npolicy defer\nbuy \"Random Comics ×5\"\npause\napprove last\npause\n".write(to: file, atomically: true, encoding: .utf8)
+        let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
+        let waiting = try tmux.waitFor("Paused")
+        let pendingRow = waiting.split(separator: "\n").first { $0.contains("Random Comics ×5") && !$0.contains("purchasing") }
+        #expect(waiting.contains("Log") && pendingRow != nil, "the transaction manager, with the request waiting: \(waiting)")
+        try tmux.send("Space")
+        let approved = try tmux.waitUntil(description: "the approval in the log") { screen in
+            screen.contains("Paused") && screen.split(separator: "\n").contains { $0.contains("Random Comics ×5") && $0.contains("purchased") }
+        }
+        #expect(approved.contains("Log"), "still the transaction manager: \(approved)")
+        try tmux.send("Space")
+        try tmux.waitFor("Scenario finished")
+        try tmux.send("q")
+        #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"))
+    }
+
     @Test("D1 a play stopped part way says how far it got in one line: q and Ctrl-C exit 130, SIGTERM 143")
     func stoppedPlay() throws {
         let session = try Session()
