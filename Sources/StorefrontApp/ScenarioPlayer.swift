@@ -94,6 +94,13 @@ public final class ScenarioPlayer {
                 return wait(seconds: 1.2)
             }
             return true
+        case .signUp(let name, let password), .signIn(let name, let password):
+            // The audience sees the form filled in: the name typed, the password as dots, the
+            // button chosen; then the account is made (or opened) as the step says.
+            guard fillIn(name: name, password: password, button: { if case .signUp = step.kind { .signUp } else { .signIn } }()) else { return false }
+            let done = run(step, pause: false)
+            app.dispatch(.navigate(.products))
+            return done && wait(seconds: 0.8)
         case .approve, .decline, .resolve:
             // The answer is given where a tester gives it: the transaction manager, whose log
             // shows the waiting purchase settle.
@@ -145,6 +152,34 @@ public final class ScenarioPlayer {
         // says has not happened yet (crash-after-payment's "expect views 0").
         if runner.isDown { app.draw() } else { app.refresh() }
         return pause ? wait(seconds: step.isExpectation ? 0.4 : 0.8) : true
+    }
+
+    /// Types `name` and `password` into the sign-in form as a person would and moves to `button`;
+    /// false when q stops the play.
+    private func fillIn(name: String, password: String, button: SignInForm.Field) -> Bool {
+        app.dispatch(.navigate(.signIn))
+        func focus(_ field: SignInForm.Field) {
+            var moves = 0
+            while app.state.form.focus != field, moves < SignInForm.Field.allCases.count {
+                app.dispatch(.command(.nextField))
+                moves += 1
+            }
+        }
+        focus(.name)
+        while !app.state.form.name.isEmpty { app.dispatch(.command(.erase)) }
+        guard wait(seconds: 0.4) else { return false }
+        for character in name {
+            app.dispatch(.key(.character(character)))
+            guard wait(seconds: 0.08) else { return false }
+        }
+        focus(.password)
+        while !app.state.form.password.isEmpty { app.dispatch(.command(.erase)) }
+        for character in password {
+            app.dispatch(.key(.character(character)))
+            guard wait(seconds: 0.05) else { return false }
+        }
+        focus(button)
+        return wait(seconds: 0.6)
     }
 
     /// q, Escape, Ctrl-C or a signal: the play stops, and `stopped` says how.

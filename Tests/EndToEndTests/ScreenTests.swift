@@ -188,7 +188,7 @@ extension ScreenTests {
 }
 
 extension ScreenTests {
-    @Test("scenario play --cast writes the demo as an asciicast v2 recording whose frames end on the finished banner")
+    @Test("D1 scenario play --cast writes the demo as an asciicast v2 recording whose frames end on the finished banner; the sign-up is filled in on the form")
     func scenarioCast() throws {
         let session = try Session()
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
@@ -208,6 +208,10 @@ extension ScreenTests {
         let output = events.compactMap { $0[2] as? String }.joined()
         for text in ["Buying a comic", "Cat Judge", "Scenario finished: 1 passed, 0 failed"] {
             #expect(output.contains(text), "\(text) is in the recording")
+        }
+        // D1: the sign-up is seen on the form: its fields, the password as dots, the button.
+        for text in ["Password", "••••••", "[Sign up]"] {
+            #expect(output.contains(text), "the sign-up form shows \(text) in the recording")
         }
     }
 
