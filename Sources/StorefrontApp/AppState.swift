@@ -126,6 +126,11 @@ public struct StoreSnapshot: Equatable, Sendable {
 public struct PlayChecks: Equatable, Sendable {
     public var passed = 0
     public var failed = 0
+
+    public init(passed: Int = 0, failed: Int = 0) {
+        self.passed = passed
+        self.failed = failed
+    }
 }
 
 public struct Banner: Equatable, Sendable {
@@ -202,8 +207,8 @@ public enum Action: Equatable, Sendable {
     case navigate(Route)
     /// A scenario starts or stops playing the screen.
     case playing(Bool)
-    /// A played scenario's check passed or failed (its mark at the side).
-    case checked(passed: Bool)
+    /// A played scenario's checks so far (the marks at the side).
+    case checks(PlayChecks)
     case loaded(StoreSnapshot)
     case events([TransactionEvent])
     case purchased(StoreTransaction)

@@ -102,16 +102,19 @@ public final class LiveStore: StoreServing {
         return snapshot
     }
 
+    /// M3: the screen buys as an app does, with the signed-in account's own app account token.
+    private func ownToken() throws(StoreError) -> UUID? {
+        try store.accounts.currentUser().map { AppAccountToken.of(account: $0) }
+    }
+
     public func perform(_ effect: Effect) -> [Action] {
         var actions: [Action] = []
         do {
             switch effect {
             case .buy(let id):
-                // M3: the screen buys as an app does, with the signed-in account's own token.
-                let token = try store.accounts.currentUser().map { AppAccountToken.of(account: $0) }
-                actions.append(.purchased(try store.queue.buy(id, appAccountToken: token)))
+                actions.append(.purchased(try store.queue.buy(id, appAccountToken: try ownToken())))
             case .buyOffer(let id, let offerID):
-                let token = try store.accounts.currentUser().map { AppAccountToken.of(account: $0) }
+                let token = try ownToken()
                 if store.catalog.product(id)?.autoRenew?.offer(offerID, type: .winBack) != nil {
                     actions.append(.purchased(try store.queue.buy(id, winBackOffer: offerID, appAccountToken: token)))
                 } else {

@@ -46,8 +46,8 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .clearBanner:
         state.banner = nil
         return []
-    case .checked(let passed):
-        if passed { state.checks.passed += 1 } else { state.checks.failed += 1 }
+    case .checks(let checks):
+        state.checks = checks
         return []
     case .playing(let playing):
         state.isPlaying = playing

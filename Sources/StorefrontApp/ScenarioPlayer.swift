@@ -127,7 +127,7 @@ public final class ScenarioPlayer {
         do {
             if let expectation = try runner.step(step) {
                 if expectation.passed { passed += 1 } else { failed += 1 }
-                app.dispatch(.checked(passed: expectation.passed))
+                app.dispatch(.checks(PlayChecks(passed: passed, failed: failed)))
                 if !expectation.passed {
                     let text = "✗ line \(expectation.line): \(expectation.text)\(expectation.detail.map { " — \($0)" } ?? "")"
                     app.dispatch(.showBanner(Banner(text, kind: .failure)))
@@ -136,7 +136,7 @@ public final class ScenarioPlayer {
             }
         } catch {
             failed += 1
-            app.dispatch(.checked(passed: false))
+            app.dispatch(.checks(PlayChecks(passed: passed, failed: failed)))
             app.dispatch(.showBanner(Banner("✗ line \(step.line): \(error)", kind: .failure)))
             failedLine = step.line
         }
@@ -147,6 +147,7 @@ public final class ScenarioPlayer {
             playedStore = ObjectIdentifier(runner.store)
             app.load()
             app.dispatch(.playing(true))
+            app.dispatch(.checks(PlayChecks(passed: passed, failed: failed)))
         }
         // A crashed app does nothing until `restart`: no tick, so no recovery that the scenario
         // says has not happened yet (crash-after-payment's "expect views 0").

@@ -245,6 +245,7 @@ extension ScreenTests {
             buy "Cat Judge"
             expect owned "Cat Judge"
             expect row "Cat Judge" shows ✓
+            device tablet
             pause
             expect owned "Night Shift"
             buy "Rain Check"
@@ -252,15 +253,15 @@ extension ScreenTests {
         let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
         let paused = try tmux.waitFor("Paused")
         let footer = try #require(paused.split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map(String.init))
-        #expect(footer.hasSuffix("✓ 2") && footer.contains("space next"), "two checks passed, at the side: \(footer)")
+        #expect(footer.hasSuffix("✓ 2") && footer.contains("space next"), "two checks passed, at the side, kept across a device switch: \(footer)")
         #expect(!paused.contains("line 4") && !paused.contains("line 5"), "no banner reads like a test log: \(paused)")
         try tmux.send("Space")
-        let stopped = try tmux.waitFor("Stopped at line 7")
-        #expect(stopped.contains("Stopped at line 7 ✗ expect owned \"Night Shift\""), "the failed check, in words: \(stopped)")
+        let stopped = try tmux.waitFor("Stopped at line 8")
+        #expect(stopped.contains("Stopped at line 8 ✗ expect owned \"Night Shift\""), "the failed check, in words: \(stopped)")
         #expect(stopped.contains("✓ 2  ✗ 1"), "\(stopped)")
         try tmux.send("q")
         let after = try tmux.waitFor("EXITED=")
-        #expect(after.contains("EXITED=1") && after.contains("stopped at line 7, a check that failed: 2 passed, 1 failed"), "\(after)")
+        #expect(after.contains("EXITED=1") && after.contains("stopped at line 8, a check that failed: 2 passed, 1 failed"), "\(after)")
         #expect(!(try session.object(["status"])["owned"] as? [String] ?? []).contains("com.storefront.comic.raincheck"), "the steps after the failure did not run")
     }
 
