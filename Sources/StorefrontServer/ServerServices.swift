@@ -46,11 +46,11 @@ extension ServedStore {
     }
 }
 
-/// W11: SIGTERM stops the server within five seconds whatever it is doing. ServiceLifecycle gives the
-/// server and the services three seconds to finish, then one to end after cancellation; work parked
-/// on a blocking thread (a query, a password hash) cannot be cancelled, so once the stop begins a
-/// thread of its own ends the process at `limit` if it is still running. Nothing is lost: every
-/// write is one transaction, and a device retries what it did not see answered (W3).
+/// W11: SIGTERM stops the server within five seconds whatever it is doing. The server and the
+/// services finish what they are doing; work parked on a blocking thread (a query, a password hash)
+/// cannot be hurried, so once the stop begins a thread of its own ends the process at `limit` if it
+/// is still running. Nothing is lost: every write is one transaction, and a device retries what it
+/// did not see answered (W3).
 public struct StopDeadline: Service {
     let limit: Duration
     let logger: Logger

@@ -12,6 +12,8 @@ final class Server {
     let process = Process()
     let base: String
     private let output = Pipe()
+    /// What the server wrote on standard error (its request log, and a crash's report).
+    let errors: URL
 
     /// `port` 0 picks a free one.
     init(_ session: Session, port: Int = 0, arguments extra: [String] = []) throws {
@@ -19,7 +21,9 @@ final class Server {
         process.arguments = ["serve", "--port", String(port)] + extra
         process.environment = session.environment
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        errors = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-serve-\(UUID().uuidString).err")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         let text = try firstLine(output)
         base = try #require(text.components(separatedBy: "listening on ").last.flatMap { $0.hasPrefix("http") ? $0 : nil }, "\(text)")
@@ -33,7 +37,16 @@ final class Server {
         return (process.terminationStatus, rest)
     }
 
-    deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+    /// The end of standard error, without the request log: what a crash said.
+    var errorsTail: String {
+        let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").filter { !$0.contains(" /storefront/") && !$0.contains(" /inApps/") }.suffix(40).joined(separator: "\n")
+    }
+
+    deinit {
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        try? FileManager.default.removeItem(at: errors)
+    }
 }
 
 @Suite("storefront serve, called by Apple's client", .serialized)

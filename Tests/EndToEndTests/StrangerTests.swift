@@ -241,7 +241,9 @@ struct StrangerTests {
     func idleConnections() throws {
         let host = try Session()
         // An idle timeout longer than the test: a device gets in only because the cap makes room.
-        let server = try Server(host, arguments: ["--idle-timeout", "3600"])
+        // The cap is named (whatever this machine's file limit would give) so that 20,000 idle
+        // connections are sure to pass it.
+        let server = try Server(host, arguments: ["--idle-timeout", "3600", "--max-connections", "10000"])
         let port = try #require(Int(server.base.split(separator: ":").last ?? ""))
         // Two holders of 10,000 each (a process's own file limit may be 20,000).
         let holders = try (0..<2).map { _ in try IdleSockets(port: port, count: 10_000) }
@@ -255,8 +257,9 @@ struct StrangerTests {
         print("W11: a sign-up beside 20,000 idle connections answered in \(String(format: "%.3f", Date().timeIntervalSince(started))) s")
         #expect(server.process.isRunning, "the server lives")
         let open = try holders.map { try $0.stillOpen() }.reduce(0, +)
-        #expect(open < 20_000 && open > 0, "the longest-idle were closed to make room: \(open) still open")
-        #expect(server.stop().status == 0)
+        #expect(open <= 10_000 && open > 0, "the longest-idle were closed to make room: \(open) still open")
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped) \(server.errorsTail)")
 
         // A short idle timeout: idle connections and half-sent request heads are closed by it.
         let quick = try Server(try Session(), arguments: ["--idle-timeout", "1"])
