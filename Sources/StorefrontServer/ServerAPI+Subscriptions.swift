@@ -50,7 +50,7 @@ extension ServerAPI {
             return .error(APIErrorCode.invalidRevision, "the revision is not one this server gave")
         }
         return .json([
-            "signedTransactions": try page.map { line throws(StoreError) in try signedTransaction(line, receipt: receipt, identity: identity) },
+            "signedTransactions": try signedTransactions(page, receipt: receipt, identity: identity),
             "revision": next, "hasMore": hasMore,
         ])
     }

@@ -24,7 +24,15 @@ extension ServerAPI {
     }
 
     func signedTransaction(_ line: ReceiptEntry, receipt: [ReceiptEntry], identity: AppIdentity) throws(StoreError) -> String {
-        try authority.sign(try builder(identity, account: line.account).transaction(line: line, receipt: receipt))
+        try signedTransactions([line], receipt: receipt, identity: identity)[0]
+    }
+
+    /// A page of one customer's transactions, signed with one builder (the app account tokens read
+    /// once, not once a line).
+    func signedTransactions(_ lines: [ReceiptEntry], receipt: [ReceiptEntry], identity: AppIdentity) throws(StoreError) -> [String] {
+        guard let account = lines.first?.account else { return [] }
+        let builder = try builder(identity, account: account)
+        return try lines.map { line throws(StoreError) in try authority.sign(builder.transaction(line: line, receipt: receipt)) }
     }
 
     static func isTransactionID(_ text: String) -> Bool { !text.isEmpty && text.count <= 20 && text.allSatisfy(\.isNumber) }
@@ -81,7 +89,7 @@ extension ServerAPI {
             return .error(APIErrorCode.invalidRevision, "the revision is not one this server gave")
         }
         var body = common(identity)
-        body["signedTransactions"] = try page.map { line throws(StoreError) in try signedTransaction(line, receipt: receipt, identity: identity) }
+        body["signedTransactions"] = try signedTransactions(page, receipt: receipt, identity: identity)
         body["revision"] = next
         body["hasMore"] = hasMore
         return .json(body)

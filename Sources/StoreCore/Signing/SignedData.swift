@@ -34,8 +34,11 @@ public final class SignedData: SessionRole {
         try self.transaction(transaction, receipt: nil)
     }
 
-    /// Many transactions, signed, by id (the receipt read once per account).
+    /// Many transactions, signed, by id (the receipt read once per account, the prices, identity
+    /// and app account tokens once for all).
     public func transactions(_ list: [StoreTransaction]) throws(StoreError) -> [String: SignedItem] {
+        guard !list.isEmpty else { return [:] }
+        let builder = try builder()
         var receipts: [String: [ReceiptEntry]] = [:]
         var signed: [String: SignedItem] = [:]
         for transaction in list {
@@ -44,15 +47,16 @@ public final class SignedData: SessionRole {
                 if receipts[user] == nil { receipts[user] = try server.receipt(account: user) }
                 receipt = receipts[user]
             }
-            signed[transaction.id] = try self.transaction(transaction, receipt: receipt)
+            signed[transaction.id] = try self.transaction(transaction, receipt: receipt, builder: builder)
         }
         return signed
     }
 
-    func transaction(_ transaction: StoreTransaction, receipt given: [ReceiptEntry]?) throws(StoreError) -> SignedItem? {
+    func transaction(_ transaction: StoreTransaction, receipt given: [ReceiptEntry]?, builder reused: PayloadBuilder? = nil) throws(StoreError) -> SignedItem? {
         var receipt: [ReceiptEntry] = []
         if let user = transaction.user { receipt = if let given { given } else { try server.receipt(account: user) } }
-        guard let payload = try builder().transaction(transaction, receipt: receipt) else { return nil }
+        let builder = if let reused { reused } else { try self.builder() }
+        guard let payload = builder.transaction(transaction, receipt: receipt) else { return nil }
         return try Self.sign(payload, verificationError: transaction.verificationError, authority: authority())
     }
 
