@@ -186,12 +186,18 @@ struct ViewTests {
         #expect(lines[lines.count - 3].contains("Night Shift"), "the title sits above the banner row, so a banner never hides it")
     }
 
-    @Test("T1 the transaction manager: clock, policy, pending list and the live log")
-    func transactionManager() throws {
+    /// A guest's pack bought under the defer policy, seen waiting in the transaction manager.
+    func deferredPackInManager() throws -> Harness {
         let harness = try Harness()
         try harness.store.queue.setPolicy(.defer)
         try harness.refresh()
         harness.press(.down, .down, .character("b"), .character("t"))
+        return harness
+    }
+
+    @Test("T1 the transaction manager: clock, policy, pending list and the live log")
+    func transactionManager() throws {
+        let harness = try deferredPackInManager()
         let id = try #require(harness.state.snapshot?.pending.first?.id.prefix(8))
         #expect(harness.lines() == [
             " Comics › Transactions                                guest",
@@ -216,10 +222,7 @@ struct ViewTests {
 
     @Test("D3 once the log spans more than a day its times carry dates; a catalog without random comics offers no random key")
     func datedLogAndNoRandom() throws {
-        let harness = try Harness()
-        try harness.store.queue.setPolicy(.defer)
-        try harness.refresh()
-        harness.press(.down, .down, .character("b"), .character("t"))
+        let harness = try deferredPackInManager()
         harness.temporary.clock.advance(seconds: 2 * 86_400)
         harness.press(.character("a"))
         let log = harness.lines().drop { $0 != " Log" }.filter { $0.contains("Random Comics ×5  ") }
