@@ -161,6 +161,9 @@ public struct AppState: Equatable, Sendable {
     public var showsHelp = false
     /// A scenario plays the screen (D1): the footer offers the player's keys, the only ones that work.
     public var isPlaying = false
+    /// D2: this screen is one device's pane of several; Tab moves between the panes, so the form's
+    /// footer offers ↓ for its next field.
+    public var sharesTerminal = false
     /// The checks a played scenario has made so far: small marks at the side of its footer.
     public var checks = PlayChecks()
     /// The transaction inspector (S2): a transaction's signed form, decoded; any key closes it.
@@ -209,6 +212,8 @@ public enum Action: Equatable, Sendable {
     case playing(Bool)
     /// A played scenario's checks so far (the marks at the side).
     case checks(PlayChecks)
+    /// The screen is one pane of several devices' (D2): Tab is the wall's.
+    case sharesTerminal(Bool)
     case loaded(StoreSnapshot)
     case events([TransactionEvent])
     case purchased(StoreTransaction)
@@ -231,8 +236,11 @@ public struct NotificationLine: Equatable, Sendable {
     public var title: String
     public var state: String
     public var attempts: Int
+    /// The notification's UUID ("" where unknown).
+    public var id: String
 
-    public init(at: Date, title: String, state: String, attempts: Int) {
+    public init(at: Date, title: String, state: String, attempts: Int, id: String = "") {
+        self.id = id
         self.at = at
         self.title = title
         self.state = state

@@ -88,7 +88,7 @@ public final class LiveStore: StoreServing {
             snapshot.requests = []
         }
         snapshot.notifications = try store.notifications.all().suffix(4).map { notification in
-            NotificationLine(at: notification.createdAt, title: notification.title, state: notification.state.rawValue, attempts: notification.attempts.count)
+            NotificationLine(at: notification.createdAt, title: notification.title, state: notification.state.rawValue, attempts: notification.attempts.count, id: notification.uuid)
         }
         snapshot.productsError = productsError
         if status.user != nil { snapshot.refundRequests = Array(try store.refunds.requests().suffix(3)) }

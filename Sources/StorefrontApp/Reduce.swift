@@ -52,6 +52,9 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .playing(let playing):
         state.isPlaying = playing
         return []
+    case .sharesTerminal(let shares):
+        state.sharesTerminal = shares
+        return []
     case .navigate(let route):
         state.showsHelp = false
         state.route = route

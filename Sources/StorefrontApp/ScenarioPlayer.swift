@@ -10,8 +10,10 @@ import TerminalUI
 public final class ScenarioPlayer {
     private let runner: ScenarioRunner
     private let terminal: FrameRendering & EventListening
-    private let pictures: PictureCache
-    private var app: App
+    /// The devices' panes (D2): one, the whole terminal, unless the story moves between devices.
+    private let wall: DeviceWall
+    /// The screen the story is on now.
+    private var app: App { wall.focused.app }
     private var playedStore: ObjectIdentifier
     /// 1 is the demo pace; larger is faster.
     public var speed: Double
@@ -27,19 +29,51 @@ public final class ScenarioPlayer {
     public init(runner: ScenarioRunner, terminal: FrameRendering & EventListening, pictures: PictureCache, speed: Double) {
         self.runner = runner
         self.terminal = terminal
-        self.pictures = pictures
         self.speed = max(0.05, speed)
-        app = App(store: LiveStore(store: runner.store), terminal: terminal, pictures: pictures, route: .products)
+        wall = DeviceWall(terminal: terminal, pictures: pictures)
+        // The story's other devices wait for it to come to them: only the one it is on ticks.
+        wall.ticksEveryPane = false
+        wall.takesKeys = false
+        wall.add(device: runner.device, store: LiveStore(store: runner.store))
         playedStore = ObjectIdentifier(runner.store)
-        app.load()
         app.dispatch(.playing(true))
+    }
+
+    /// The devices a story moves between, in the order it reaches them, the one it starts on first.
+    public static func devices(in steps: [ScenarioStep], startingOn first: String) -> [String] {
+        var names = [first]
+        for step in steps {
+            if case .device(let name) = step.kind, !names.contains(where: { $0.lowercased() == name.lowercased() }) { names.append(name) }
+        }
+        return names
+    }
+
+    /// Every pane hears it (the player's footer and its marks are on each).
+    private func broadcast(_ action: Action) {
+        for pane in wall.panes { pane.app.dispatch(action) }
     }
 
     /// Plays every step; returns false when the viewer stopped it with q.
     @discardableResult
     public func play(_ steps: [ScenarioStep], file: String) -> Bool {
+        // D2: a story on two or three devices plays in a pane each, side by side; with more, on one screen.
+        let devices = Self.devices(in: steps, startingOn: runner.device)
+        if (2...3).contains(devices.count), wall.panes.count == 1 {
+            for name in devices.dropFirst() {
+                wall.add(device: name, store: WaitingStore(catalog: runner.catalog, device: name))
+            }
+            broadcast(.playing(true))
+        }
         for step in steps {
             line = step.line
+            // The rail tells the account steps the runner takes off screen.
+            switch step.kind {
+            case .signIn(let name, let password): wall.note(device: runner.device, .signIn(name: name, password: password))
+            case .signUp(let name, let password): wall.note(device: runner.device, .signUp(name: name, password: password))
+            case .signOut: wall.note(device: runner.device, .signOut)
+            case .restore: wall.note(device: runner.device, .restore)
+            default: break
+            }
             guard perform(step) else { return false }
             // A failure stops the story where it went wrong, for the author to see.
             if failedLine != nil { break }
@@ -127,7 +161,7 @@ public final class ScenarioPlayer {
         do {
             if let expectation = try runner.step(step) {
                 if expectation.passed { passed += 1 } else { failed += 1 }
-                app.dispatch(.checks(PlayChecks(passed: passed, failed: failed)))
+                broadcast(.checks(PlayChecks(passed: passed, failed: failed)))
                 if !expectation.passed {
                     let text = "✗ line \(expectation.line): \(expectation.text)\(expectation.detail.map { " — \($0)" } ?? "")"
                     app.dispatch(.showBanner(Banner(text, kind: .failure)))
@@ -136,22 +170,23 @@ public final class ScenarioPlayer {
             }
         } catch {
             failed += 1
-            app.dispatch(.checks(PlayChecks(passed: passed, failed: failed)))
+            broadcast(.checks(PlayChecks(passed: passed, failed: failed)))
             app.dispatch(.showBanner(Banner("✗ line \(step.line): \(error)", kind: .failure)))
             failedLine = step.line
         }
         if ObjectIdentifier(runner.store) != playedStore {
-            // A `device`, `restart` or `reset device` step: watch the store the scenario now uses.
-            let route = app.state.route
-            app = App(store: LiveStore(store: runner.store), terminal: terminal, pictures: pictures, route: route)
+            // A `device`, `restart` or `reset device` step: watch the store the scenario now uses,
+            // in its device's pane, which the story moves to.
+            wall.focus(device: runner.device)
+            let app = wall.replace(device: runner.device, store: LiveStore(store: runner.store))
             playedStore = ObjectIdentifier(runner.store)
-            app.load()
             app.dispatch(.playing(true))
             app.dispatch(.checks(PlayChecks(passed: passed, failed: failed)))
         }
         // A crashed app does nothing until `restart`: no tick, so no recovery that the scenario
         // says has not happened yet (crash-after-payment's "expect views 0").
-        if runner.isDown { app.draw() } else { app.refresh() }
+        if runner.isDown { wall.collectRail() } else { wall.refresh() }
+        wall.draw()
         return pause ? wait(seconds: step.isExpectation ? 0.4 : 0.8) : true
     }
 
@@ -197,7 +232,7 @@ public final class ScenarioPlayer {
     private func wait(seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds / speed)
         repeat {
-            app.draw()
+            wall.draw()
             let remaining = Int(max(1, deadline.timeIntervalSinceNow * 1000))
             let event = terminal.nextEvent(timeoutMilliseconds: min(remaining, 100))
             if stops(event) { return false }
@@ -205,7 +240,7 @@ public final class ScenarioPlayer {
             case .key(.character(" ")): return true
             case .key(.character("+")), .key(.character("=")): speed = min(speed * 2, 64)
             case .key(.character("-")): speed = max(speed / 2, 0.25)
-            case .resize(let size): app.dispatch(.resize(size))
+            case .resize: wall.handle(event)
             default: break
             }
         } while Date() < deadline
@@ -215,13 +250,13 @@ public final class ScenarioPlayer {
     /// Waits for one of `keys` (q always stops). Returns the key, or nil when stopped.
     private func waitForKey(_ keys: Set<Character>) -> Character? {
         while true {
-            app.draw()
+            wall.draw()
             let event = terminal.nextEvent(timeoutMilliseconds: 250)
             if case .key(.character(let character)) = event, keys.contains(character) { return character }
             if stops(event) { return nil }
             switch event {
-            case .resize(let size): app.dispatch(.resize(size))
-            case .timeout: app.refresh()
+            case .resize: wall.handle(event)
+            case .timeout: if !runner.isDown { wall.refresh() }
             default: break
             }
         }

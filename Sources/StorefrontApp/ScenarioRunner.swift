@@ -26,11 +26,13 @@ public struct ScenarioResult: Equatable, Sendable {
 }
 
 public final class ScenarioRunner {
-    private let catalog: Catalog
+    public let catalog: Catalog
     private let directory: StateDirectory
     private let clock: ManualClock
     private let calendar: Calendar
     private var deviceName = "phone"
+    /// The device the story is on now.
+    public var device: String { deviceName }
     /// The store the scenario acts on now (a `device` or `restart` step opens another).
     public private(set) var store: Store
     /// The transaction the last purchase step made (the player shows a deferred one waiting).

@@ -474,6 +474,8 @@ func footer(for state: AppState, width: Int) -> String {
     }
     var items = footerItems(state.route, sellsPlans: sellsPlans(state))
     if state.snapshot?.hasRandomComics == false { items.removeAll { $0.label == "random" } }
+    // D2: in a pane, Tab moves to the next device; the form's next field is ↓.
+    if state.sharesTerminal { items = items.map { $0.key == "Tab" ? ("↓", $0.label) : $0 } }
     return footerText(items, width: width)
 }
 

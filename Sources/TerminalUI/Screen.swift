@@ -124,6 +124,15 @@ public struct Screen: Equatable, Sendable {
         }
     }
 
+    /// Copies `other` onto this screen with its top-left corner at (x, y), clipped to this one.
+    public mutating func paste(_ other: Screen, x: Int, y: Int) {
+        for row in 0..<other.size.rows where y + row >= 0 && y + row < size.rows {
+            for column in 0..<other.size.columns where x + column >= 0 && x + column < size.columns {
+                self[x + column, y + row] = other[column, row]
+            }
+        }
+    }
+
     public mutating func fill(_ rect: Rect, with cell: Cell = .blank) {
         for y in max(0, rect.y)..<min(size.rows, rect.maxY) where rect.x < rect.maxX {
             for x in max(0, rect.x)..<min(size.columns, rect.maxX) { self[x, y] = cell }

@@ -11,6 +11,23 @@ import Glibc
 
 struct ScreenProgram {
     let options: CommonOptions
+    /// D2: two or three devices side by side; empty: the one device of `--device`.
+    var devices: [String] = []
+
+    /// The names of `--devices`: two or three, distinct, each a valid device name.
+    static func deviceNames(_ text: String) throws -> [String] {
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard (2...3).contains(names.count) else {
+            throw CommandFailure(message: "--devices takes two or three device names, as phone,tablet (got \(names.count))", status: 2)
+        }
+        guard Set(names.map { $0.lowercased() }).count == names.count else {
+            throw CommandFailure(message: "--devices names a device twice (\(text)): each pane is a device of its own", status: 2)
+        }
+        for name in names {
+            do { try StateDirectory.validate(device: name) } catch { throw CommandFailure(message: "--devices: \(error)", status: 2) }
+        }
+        return names
+    }
 
     /// The catalog is read and the first frame drawn before any database is opened: the store
     /// opens on the first tick, and the header and labels fill in when it answers. What must be
@@ -22,6 +39,7 @@ struct ScreenProgram {
         let stateDirectory = StateDirectory(try Context.resolveStateDirectory(options))
         try StateDirectory.validate(device: options.device)
         try stateDirectory.prepare()
+        if !devices.isEmpty { return try runDevices(loaded: loaded, password: password, stateDirectory: stateDirectory) }
         let opening = OpeningStore(catalog: loaded.catalog) {
             try Context.open(options, loaded: loaded, password: password).store
         }
@@ -37,6 +55,26 @@ struct ScreenProgram {
         // The store could not be opened (a corrupt database, a locked folder): said once the
         // terminal is back, with its exit status.
         if let failure = opening.failure { throw failure }
+    }
+}
+
+extension ScreenProgram {
+    /// D2: one pane per device, each opening its own store on the same account server (the state
+    /// folder's, or `--server`'s); `--user` signs every device in as that account.
+    func runDevices(loaded: LoadedCatalog, password: String?, stateDirectory: StateDirectory) throws {
+        let openings = devices.map { name in
+            var paneOptions = options
+            paneOptions.device = name
+            return OpeningStore(catalog: loaded.catalog) { try Context.open(paneOptions, loaded: loaded, password: password).store }
+        }
+        try withScreen(log: stateDirectory.url.appendingPathComponent("storefront.log")) { terminal in
+            let wall = DeviceWall(terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog))
+            for (name, opening) in zip(devices, openings) {
+                wall.add(device: name, store: opening, asksGuestsToSignIn: true)
+            }
+            wall.run()
+        }
+        if let failure = openings.lazy.compactMap(\.failure).first { throw failure }
     }
 }
 

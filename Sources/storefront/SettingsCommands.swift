@@ -207,10 +207,18 @@ struct CatalogCommand: ParsableCommand {
 struct Screen: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Open the storefront screen (the default).")
     @OptionGroup var common: CommonOptions
+    @Option(help: ArgumentHelp(
+        "Two or three devices side by side, one pane each, with a rail of what passes between them (Tab moves the keyboard).",
+        valueName: "name,name[,name]"
+    ))
+    var devices: String?
 
     func run() throws {
-        try requireTerminal()
-        try reportingFailures { try ScreenProgram(options: common).run() }
+        try reportingFailures {
+            let names = try devices.map(ScreenProgram.deviceNames) ?? []
+            try requireTerminal()
+            try ScreenProgram(options: common, devices: names).run()
+        }
     }
 }
 

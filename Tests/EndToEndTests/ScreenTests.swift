@@ -511,6 +511,50 @@ extension ScreenTests {
     }
 }
 
+extension ScreenTests {
+    @Test("D2 two devices side by side in tmux: buy on the phone's pane, Tab, restore on the tablet's; both headers subscribed, the rail tells it")
+    func twoDevices() throws {
+        let session = try Session()
+        try session.signUp("dana", device: "phone")
+        try session.signIn("dana", device: "tablet")
+        let tmux = try TmuxSession(command: session.screenCommand(arguments: ["--devices", "phone,tablet"]), columns: 120, rows: 36)
+        try tmux.waitFor("Between the devices")
+        /// A line's left pane and right pane, split at the rule between them.
+        func halves(_ screen: String, containing text: String) -> [(left: Substring, right: Substring)] {
+            screen.split(separator: "\n").compactMap { line in
+                guard let rule = line.firstIndex(of: "│") else { return nil }
+                let pair = (line[..<rule], line[line.index(after: rule)...])
+                return pair.0.contains(text) || pair.1.contains(text) ? pair : nil
+            }
+        }
+        let before = try tmux.waitFor("Not Subscribed")
+        #expect(halves(before, containing: "Not Subscribed").first.map { $0.left.contains("Not Subscribed") && $0.right.contains("Not Subscribed") } == true, "\(before)")
+        try tmux.send("End", "b")
+        let bought = try tmux.waitUntil(description: "the phone subscribed") { screen in
+            halves(screen, containing: "Expires:").first?.left.contains("Subscribed! Expires:") == true
+        }
+        #expect(bought.contains("▶ phone  (keys here)"), "\(bought)")
+        try tmux.send("Tab", "r")
+        let restored = try tmux.waitUntil(description: "both headers subscribed after the tablet's restore") { screen in
+            guard let header = halves(screen, containing: "Expires:").first else { return false }
+            return header.left.contains("Subscribed! Expires:") && header.right.contains("Subscribed! Expires:")
+                && screen.contains("restores purchases")
+        }
+        let header = try #require(halves(restored, containing: "Expires:").first)
+        // One expiry on both devices.
+        let expiry = { (half: Substring) in half.split(separator: " ").first { $0.contains("/") } }
+        #expect(expiry(header.left) != nil && expiry(header.left) == expiry(header.right), "\(header)")
+        #expect(restored.contains("▶ tablet  (keys here)"), "\(restored)")
+        let rail = restored.split(separator: "\n").drop { !$0.contains("Between the devices") }
+        #expect(rail.contains { $0.contains("phone") && $0.contains("purchased · 6 Months of Comics") }, "\(restored)")
+        #expect(rail.contains { $0.contains("tablet") && $0.contains("restores purchases") }, "\(restored)")
+        #expect(rail.contains { $0.contains("App Store → server") && $0.contains("ONE_TIME_CHARGE") }, "\(restored)")
+        // The command line agrees with both panes.
+        #expect(try session.object(["status", "--device", "tablet"])["subscribed"] as? Bool == true)
+        try tmux.send("q")
+    }
+}
+
 /// Every shipped scenario, by the name `scenario list` gives it ("in-app-rage", "selfies/billing").
 let shippedScenarioNames: [String] = {
     let root = repositoryRoot.appendingPathComponent("assets/scenarios")
