@@ -555,6 +555,30 @@ extension ScreenTests {
     }
 }
 
+extension ScreenTests {
+    @Test("D3 in tmux: after `a` approves in the transaction manager, the line it caused is the newest one seen, right above the banner, with no other key")
+    func approvedLineVisible() throws {
+        let session = try Session()
+        try session.signUp("kid")
+        // A log longer than the manager's window: its newest lines are at the bottom.
+        for _ in 0..<6 { try session.run(["buy", "com.storefront.randomviews"]).expectSuccess() }
+        try session.run(["policy", "set", "defer"]).expectSuccess()
+        let tmux = try TmuxSession(command: session.screenCommand(), columns: 100, rows: 20)
+        try tmux.waitFor("Not Subscribed")
+        try tmux.send("End", "Up", "Up", "b")
+        try tmux.waitFor("Waiting for approval")
+        try tmux.send("t")
+        try tmux.waitFor("deferred")
+        try tmux.send("a")
+        let screen = try tmux.waitFor("Purchased Random Comics ×5")
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let banner = try #require(lines.lastIndex { $0.contains("Purchased Random Comics ×5") })
+        let newest = lines[..<banner].last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        #expect(newest?.contains("Random Comics ×5  purchased") == true, "\(screen)")
+        try tmux.send("q", "q")
+    }
+}
+
 /// Every shipped scenario, by the name `scenario list` gives it ("in-app-rage", "selfies/billing").
 let shippedScenarioNames: [String] = {
     let root = repositoryRoot.appendingPathComponent("assets/scenarios")
