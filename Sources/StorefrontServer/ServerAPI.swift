@@ -77,19 +77,42 @@ package enum APIErrorCode: Int, CaseIterable {
     case invalidSampleContentProvided = 4_000_041
     case invalidUserStatus = 4_000_042
     case invalidTransactionNotConsumable = 4_000_043
+    case invalidImage = 4_000_161
+    case headerTooLong = 4_000_162
     case bodyTooLong = 4_000_163
+    case invalidLocale = 4_000_164
+    case altTextTooLong = 4_000_175
     case invalidAppAccountTokenUUID = 4_000_183
     case familyTransactionNotSupported = 4_000_185
     case transactionIDIsNotOriginalTransactionID = 4_000_187
+    case invalidPerformanceTestRequest = 4_000_211
+    case invalidPerformanceTestRequestID = 4_000_212
+    case existingPerformanceTestRun = 4_000_213
+    case invalidRealtimeURL = 4_000_215
+    case invalidImageSize = 4_000_216
+    case tooManyBulletPoints = 4_000_218
+    case bulletPointTextTooLong = 4_000_219
+    case aboveImageRequiresAnImage = 4_000_224
     case unauthorized = 4_010_000
     case subscriptionExtensionIneligible = 4_030_004
     case subscriptionMaxExtension = 4_030_005
+    case maximumNumberOfImagesReached = 4_030_014
+    case messageNotApproved = 4_030_017
+    case imageNotApproved = 4_030_018
+    case imageInUse = 4_030_019
     case notFound = 4_040_000
     case originalTransactionIDNotFound = 4_040_005
     case testNotificationNotFound = 4_040_008
     case statusRequestNotFound = 4_040_009
     case transactionIDNotFound = 4_040_010
+    case imageNotFound = 4_040_014
+    case messageNotFound = 4_040_015
+    case performanceTestRunNotFound = 4_040_018
     case appTransactionDoesNotExist = 4_040_019
+    case defaultMessageNotFound = 4_040_020
+    case realtimeURLNotFound = 4_040_021
+    case imageAlreadyExists = 4_090_000
+    case messageAlreadyExists = 4_090_001
     case generalInternal = 5_000_000
 
     /// The HTTP status the code comes with.
@@ -99,6 +122,9 @@ package enum APIErrorCode: Int, CaseIterable {
         case .unauthorized: 401
         case .subscriptionExtensionIneligible: 403
         case .subscriptionMaxExtension: 403
+        case .maximumNumberOfImagesReached, .messageNotApproved, .imageNotApproved, .imageInUse: 403
+        case .imageNotFound, .messageNotFound, .performanceTestRunNotFound, .defaultMessageNotFound, .realtimeURLNotFound: 404
+        case .imageAlreadyExists, .messageAlreadyExists: 409
         case .notFound: 404
         case .originalTransactionIDNotFound: 404
         case .testNotificationNotFound: 404
@@ -142,7 +168,30 @@ package enum APIErrorCode: Int, CaseIterable {
         case .invalidSampleContentProvided: "consumption `sampleContentProvided` not a boolean"
         case .invalidUserStatus: "consumption `userStatus` out of range"
         case .invalidTransactionNotConsumable: "consumption information for a transaction that is not a consumable (v1)"
-        case .bodyTooLong: "a body over 1 MB (Storefront's own limit)"
+        case .invalidImage: "Upload Image: not a PNG, a PNG that can be transparent, or a FULL_SIZE image not 3840 wide and 160–2160 high"
+        case .headerTooLong: "Upload Message: `header` over 66 characters"
+        case .bodyTooLong: "a request body over 1 MB (Storefront's own limit, status 413); Upload Message: `body` over 144 characters (status 400)"
+        case .invalidLocale: "Configure Default Message: a locale that is not a language and region, as en-US"
+        case .altTextTooLong: "Upload Message: an image's or a bullet point's `altText` over 150 characters"
+        case .invalidPerformanceTestRequest: "Initiate Performance Test: `originalTransactionId` not an auto-renewable plan's original transaction"
+        case .invalidPerformanceTestRequestID: "Get Performance Test Results: a `requestId` that is not a UUID"
+        case .existingPerformanceTestRun: "Initiate Performance Test: a test is still running"
+        case .invalidRealtimeURL: "Configure Realtime URL: `realtimeURL` not an http(s) URL of at most 256 characters"
+        case .invalidImageSize: "Upload Image: `imageSize` not FULL_SIZE or BULLET_POINT; Upload Message: an image of the other size"
+        case .tooManyBulletPoints: "Upload Message: more than 5 bullet points"
+        case .bulletPointTextTooLong: "Upload Message: a bullet point's `text` over 66 characters"
+        case .aboveImageRequiresAnImage: "Upload Message: `headerPosition` ABOVE_IMAGE without an image"
+        case .maximumNumberOfImagesReached: "Upload Image: 2,000 images are uploaded already"
+        case .messageNotApproved: "Configure Default Message: the message is not APPROVED"
+        case .imageNotApproved: "Configure Default Message: the message's image is not APPROVED"
+        case .imageInUse: "Delete Image: a message shows the image"
+        case .imageNotFound: "no uploaded image with that identifier"
+        case .messageNotFound: "no uploaded message with that identifier"
+        case .performanceTestRunNotFound: "no performance test with that `requestId`"
+        case .defaultMessageNotFound: "no default message for that product and locale"
+        case .realtimeURLNotFound: "no realtime URL is configured (Get or Delete Realtime URL, Initiate Performance Test)"
+        case .imageAlreadyExists: "Upload Image: an image with that identifier is uploaded already"
+        case .messageAlreadyExists: "Upload Message: a message with that identifier is uploaded already"
         case .invalidAppAccountTokenUUID: "Set App Account Token: `appAccountToken` not a UUID"
         case .familyTransactionNotSupported: "Set App Account Token: a family member's (FAMILY_SHARED) transaction"
         case .transactionIDIsNotOriginalTransactionID: "Set App Account Token: a transaction that is not an original transaction"
@@ -274,7 +323,7 @@ public final class ServerAPI: Sendable {
     }
 
     /// Every route, by area of Apple's API; the first that matches answers.
-    static let routes = transactionRoutes + customerRoutes + subscriptionRoutes + extensionRoutes + consumptionRoutes + notificationRoutes
+    static let routes = transactionRoutes + customerRoutes + subscriptionRoutes + extensionRoutes + consumptionRoutes + notificationRoutes + retentionRoutes
 
     private func dispatch(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
         let parts = request.path.split(separator: "/").map(String.init)

@@ -19,11 +19,12 @@ final class Receiver {
     let log: URL
     let port: Int
 
-    init(arguments: [String] = []) throws {
+    /// `script`: the receiver (receiver.py) or another server of Tests/Python taking the log first.
+    init(script: String = "receiver.py", arguments: [String] = []) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).log")
         let python = try AppleVerifier.python()
         process.executableURL = python
-        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/receiver.py").path, log.path] + arguments
+        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/\(script)").path, log.path] + arguments
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output

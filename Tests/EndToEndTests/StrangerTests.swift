@@ -71,17 +71,9 @@ struct StrangerTests {
 
     @Test("W9 W11 every hole tried by a stranger through the real server is refused and the victim's data is unchanged; the developer's token does the same things", arguments: Backend.allCases)
     func strangerRefused(backend: Backend) throws {
-        let host = try Session()
-        host.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
-        let database = backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : []
-        let server = try Server(host, arguments: database)
-        let token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        func machine() throws -> Session {
-            let session = try Session()
-            session.environment["STOREFRONT_SERVER"] = server.base
-            session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
-            return session
-        }
+        let team = try SelfiesTeam(backend: backend)
+        let (host, server, token) = (team.host, team.server, team.token)
+        func machine() throws -> Session { try team.machine() }
         let vic = try machine(), mem = try machine(), eve = try machine(), developer = try machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = token
         let wire = Wire(base: server.base)
@@ -271,5 +263,29 @@ struct StrangerTests {
         after.environment["STOREFRONT_SERVER"] = quick.base
         try after.signUp("amy")
         #expect(quick.stop().status == 0)
+    }
+}
+
+/// A team's account server on the RW Selfies catalog: `storefront serve` on SQLite or a fresh
+/// PostgreSQL database, its developer token, and machines (state folders) that use it.
+struct SelfiesTeam {
+    let host: Session
+    let server: Server
+    let token: String
+
+    init(backend: StrangerTests.Backend) throws {
+        host = try Session()
+        host.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        let database = backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : []
+        server = try Server(host, arguments: database)
+        token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A machine of the team: a state folder of its own, the server's account server.
+    func machine() throws -> Session {
+        let session = try Session()
+        session.environment["STOREFRONT_SERVER"] = server.base
+        session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
+        return session
     }
 }

@@ -8,6 +8,10 @@ Writes a JSON array: per call {"ok": true, "result": {...}} or {"ok": false, "st
 Calls: transaction_info, app_transaction, order (Look Up Order ID), set_app_account_token (id, token), history, statuses, refunds, request_test, test_status, notification_history,
 extend, mass_extend, mass_status, consumption (v2: consented, sample, delivery, percentage, preference),
 consumption_v1 (the numbered fields),
+Retention Messaging: upload_image (id, png: base64, size), delete_image, image_list, upload_message (id, header, body,
+image, altText, headerPosition, bullets: [[text, image, altText]]), delete_message, message_list, default_message
+(product, locale, message; "get" / "delete": true), realtime_url (url; "get" / "delete": true), performance_test (id),
+performance_result (id).
 raw (a request with its own headers: {"method", "path", "headers", "body", "auth": true for the client's token}).
 """
 import json, sys
@@ -37,10 +41,59 @@ from appstoreserverlibrary.models.PlayTime import PlayTime
 from appstoreserverlibrary.models.RefundPreference import RefundPreference
 from appstoreserverlibrary.models.UserStatus import UserStatus
 from appstoreserverlibrary.models.UpdateAppAccountTokenRequest import UpdateAppAccountTokenRequest
+from appstoreserverlibrary.models.BulletPoint import BulletPoint
+from appstoreserverlibrary.models.DefaultConfigurationRequest import DefaultConfigurationRequest
+from appstoreserverlibrary.models.HeaderPosition import HeaderPosition
+from appstoreserverlibrary.models.ImageSize import ImageSize
+from appstoreserverlibrary.models.PerformanceTestRequest import PerformanceTestRequest
+from appstoreserverlibrary.models.RealtimeUrlRequest import RealtimeUrlRequest
+from appstoreserverlibrary.models.UploadMessageImage import UploadMessageImage
+from appstoreserverlibrary.models.UploadMessageRequestBody import UploadMessageRequestBody
+import base64
+from uuid import UUID
 
 
 def plain(value):
     return _get_cattrs_converter(type(value)).unstructure(value) if value is not None else None
+
+
+def upload_message(client, call):
+    image = UploadMessageImage(imageIdentifier=UUID(call["image"]), altText=call.get("altText", "")) if "image" in call else None
+    bullets = [BulletPoint(text=t, imageIdentifier=UUID(i), altText=a) for t, i, a in call.get("bullets", [])] or None
+    body = UploadMessageRequestBody(header=call["header"], body=call["body"], image=image, bulletPoints=bullets,
+                                    headerPosition=HeaderPosition(call["headerPosition"]) if "headerPosition" in call else None)
+    return client.upload_message(UUID(call["id"]), body)
+
+
+def default_message(client, call):
+    if call.get("get"):
+        return client.get_default_message(call["product"], call["locale"])
+    if call.get("delete"):
+        return client.delete_default_message(call["product"], call["locale"])
+    return client.configure_default_message(call["product"], call["locale"], DefaultConfigurationRequest(messageIdentifier=UUID(call["message"])))
+
+
+def realtime_url(client, call):
+    if call.get("get"):
+        return client.get_realtime_url()
+    if call.get("delete"):
+        return client.delete_realtime_url()
+    return client.configure_realtime_url(RealtimeUrlRequest(realtimeURL=call["url"]))
+
+
+RETENTION = {
+    "upload_image": lambda client, call: client.upload_image(
+        UUID(call["id"]), base64.b64decode(call["png"]), ImageSize(call["size"]) if "size" in call else None),
+    "delete_image": lambda client, call: client.delete_image(UUID(call["id"])),
+    "image_list": lambda client, call: client.get_image_list(),
+    "upload_message": upload_message,
+    "delete_message": lambda client, call: client.delete_message(UUID(call["id"])),
+    "message_list": lambda client, call: client.get_message_list(),
+    "default_message": default_message,
+    "realtime_url": realtime_url,
+    "performance_test": lambda client, call: client.initiate_performance_test(PerformanceTestRequest(originalTransactionId=call["id"])),
+    "performance_result": lambda client, call: client.get_performance_test_results(call["id"]),
+}
 
 
 def main():
@@ -104,6 +157,8 @@ def main():
                 result = client.look_up_order_id(call["order"])
             elif name == "set_app_account_token":
                 result = client.set_app_account_token(call["id"], UpdateAppAccountTokenRequest(appAccountToken=call["token"]))
+            elif name in RETENTION:
+                result = RETENTION[name](client, call)
             elif name == "raw":
                 headers = dict(client._get_headers()) if call.get("auth") else {}
                 headers.update(call.get("headers", {}))

@@ -3,11 +3,12 @@
 
 Reads one JSON object on standard input:
   {"root": BASE64_DER, "bundleId": "...", "appAppleId": 123 | null, "environment": "Sandbox",
-   "items": [{"kind": "transaction" | "renewal" | "appTransaction" | "notification", "jws": "..."}]}
+   "items": [{"kind": "transaction" | "renewal" | "appTransaction" | "notification" | "realtime", "jws": "..."}]}
 Writes one JSON array: for each item {"ok": true, "decoded": {...}} or
 {"ok": false, "status": "VERIFICATION_FAILURE"} (a VerificationStatus name). The tests of Storefront judge by it.
 """
 import base64, json, sys
+from uuid import UUID
 
 from appstoreserverlibrary.models.Environment import Environment
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException
@@ -19,6 +20,8 @@ def plain(value):
         return {a.name: plain(getattr(value, a.name)) for a in value.__attrs_attrs__ if getattr(value, a.name) is not None}
     if isinstance(value, list):
         return [plain(v) for v in value]
+    if isinstance(value, UUID):
+        return str(value)
     if hasattr(value, "value") and not isinstance(value, (str, int, float, bool)):
         return value.value
     return value
@@ -38,6 +41,7 @@ def main():
         "renewal": verifier.verify_and_decode_renewal_info,
         "appTransaction": verifier.verify_and_decode_app_transaction,
         "notification": verifier.verify_and_decode_notification,
+        "realtime": verifier.verify_and_decode_realtime_request,
     }
     results = []
     for item in request["items"]:

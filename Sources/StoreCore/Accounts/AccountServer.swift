@@ -10,7 +10,7 @@ import Foundation
 /// `ServerDatabase`, `PostgresAccountServer`, a device's `RemoteAccountServer`) implements each
 /// role in a file of its own, and the store asks for the whole.
 public protocol AccountServer: ChangeTracking, AccountDirectory, Ledger, PlanBook, SharedSettings, KeyStore, ClaimStore,
-    FamilyStore, PriceBook, Outbox, RequestLog
+    FamilyStore, PriceBook, Outbox, RequestLog, RetentionStore
 {}
 
 /// Where the server is, and whether anything in it changed.

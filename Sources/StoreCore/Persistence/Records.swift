@@ -356,6 +356,8 @@ struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let prices = "prices"
     static let families = "families"
     static let appAccountTokens = "appAccountTokens"
+    static let retention = "retention"
+    static func retentionImage(_ id: String) -> String { "retentionImage:" + id.lowercased() }
     var key: String
     var value: String
 }

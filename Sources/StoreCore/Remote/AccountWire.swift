@@ -111,6 +111,7 @@ public enum AccountRequests {
     public struct AddLines: Codable, Sendable { var account: String; var expected: [String: PlanState]; var lines: [ReceiptEntry] }
     public struct Claim: Codable, Sendable { var key, account: String; var limit: Int }
     public struct AppAccountToken: Codable, Sendable { var token, original: String }
+    public struct RetentionImage: Codable, Sendable { var id: String; var png: Data? }
     public struct Defaults: Codable, Sendable { var clockRate: Double?; var billing: BillingSetting?; var real: Date }
     /// No value.
     public struct None: Codable, Sendable { public init() {} }
@@ -298,6 +299,21 @@ public enum AccountWire {
     static let setAppAccountToken = Method<R.AppAccountToken, Bool>("setAppAccountToken", access: { _ in .developer }) {
         try $0.setAppAccountToken($1.token, original: $1.original); return true
     }
+
+    // MARK: Retention messaging (M1): read by any device (a customer's sees the messages when it
+    // cancels), changed by the developer.
+
+    static let retentionSetup = Method<R.None, RetentionSetup>("retentionSetup", access: { _ in .anyone }) { server, _, _ in
+        try server.retentionSetup()
+    }
+    static let replaceRetentionSetup = Method<RetentionSetup, Bool>("replaceRetentionSetup", access: { _ in .developer }) {
+        try $0.replaceRetentionSetup($1)
+    }
+    static let retentionImage = Method<String, Data?>("retentionImage", access: { _ in .anyone }) { try $0.retentionImage($1) }
+    static let setRetentionImage = Method<R.RetentionImage, Bool>("setRetentionImage", access: { _ in .developer }) {
+        try $0.setRetentionImage($1.id, png: $1.png); return true
+    }
+
     static let adoptDefaults = Method<R.Defaults, Bool>("adoptDefaults", access: { _ in .anyone }) { server, request, _ in
         try server.adoptDefaults(clockRate: request.clockRate, billing: request.billing, real: request.real)
         return true
@@ -314,6 +330,7 @@ public enum AccountWire {
         setWebhook.name: "set the webhook", setPriceChange.name: "change prices", addOfferCodes.name: "make offer codes",
         offerCodes.name: "list offer codes", recentRequests.name: "list the requests the server answered",
         setAPIKeyring.name: "make or revoke in-app purchase keys", setAppAccountToken.name: "set app account tokens",
+        replaceRetentionSetup.name: "change retention messages", setRetentionImage.name: "upload or delete retention images",
         record.name: "answer refund requests or extend subscriptions", addPlanLines.name: "answer refund requests or extend subscriptions",
     ]
 
@@ -329,6 +346,7 @@ public enum AccountWire {
             changeStamp.erased, clockSetting.erased, setClockSetting.erased, billingSetting.erased, setBillingSetting.erased,
             appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased, adoptDefaults.erased,
             appAccountTokens.erased, setAppAccountToken.erased, recentRequests.erased,
+            retentionSetup.erased, replaceRetentionSetup.erased, retentionImage.erased, setRetentionImage.erased,
         ]
         return Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }()

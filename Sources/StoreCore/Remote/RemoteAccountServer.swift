@@ -157,6 +157,10 @@ extension RemoteAccountServer: ChangeTracking, SharedSettings {
     public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
         _ = try call(W.setAppAccountToken, R.AppAccountToken(token: token, original: original))
     }
+    public func retentionSetup() throws(StoreError) -> RetentionSetup { try call(W.retentionSetup, R.None()) }
+    public func replaceRetentionSetup(_ setup: RetentionSetup) throws(StoreError) -> Bool { try call(W.replaceRetentionSetup, setup) }
+    public func retentionImage(_ id: String) throws(StoreError) -> Data? { try call(W.retentionImage, id) }
+    public func setRetentionImage(_ id: String, png: Data?) throws(StoreError) { _ = try call(W.setRetentionImage, R.RetentionImage(id: id, png: png)) }
     public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {
         _ = try call(W.adoptDefaults, R.Defaults(clockRate: clockRate, billing: billing, real: real))
     }

@@ -1,0 +1,96 @@
+// Initiate Performance Test and Get Performance Test Results (M1): the realtime URL is called as
+// Apple's test calls it (signed requests about one original transaction, a few at a time, each
+// given Apple's time budget), in the background; the results say how many answered in time with a
+// usable choice, how fast, and why the others failed.
+import Foundation
+import StoreCore
+
+extension ServerAPI {
+    /// Apple's PerformanceTestConfig, as Storefront runs the test.
+    static var performanceTestConfig: [String: Any] {
+        let rounds = (PerformanceTestRun.totalRequests + PerformanceTestRun.maxConcurrentRequests - 1) / PerformanceTestRun.maxConcurrentRequests
+        return [
+            "maxConcurrentRequests": PerformanceTestRun.maxConcurrentRequests, "totalRequests": PerformanceTestRun.totalRequests,
+            "totalDuration": rounds * PerformanceTestRun.responseTimeThreshold, "responseTimeThreshold": PerformanceTestRun.responseTimeThreshold,
+            "successRateThreshold": PerformanceTestRun.successRateThreshold,
+        ]
+    }
+
+    func initiatePerformanceTest(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+        guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any], let id = body["originalTransactionId"] as? String else {
+            return .error(.invalidPerformanceTestRequest, "the body needs originalTransactionId")
+        }
+        guard Self.isTransactionID(id) else { return .error(.invalidOriginalTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let (line, receipt) = try customer(id) else { return .error(.originalTransactionIDNotFound, "no transaction \(id)") }
+        guard line.kind == .autoRenewableSubscription, try builder(identity, account: line.account).originalTransaction(of: line, in: receipt) == id else {
+            return .error(.invalidPerformanceTestRequest, "\(id) is not an auto-renewable subscription's original transaction")
+        }
+        let setup = try server.retentionSetup()
+        guard let target = setup.realtimeURL, let url = URL(string: target) else {
+            return .error(.realtimeURLNotFound, "no realtime URL is configured: Configure Realtime URL first")
+        }
+        let run = PerformanceTestRun(requestID: UUID().uuidString.lowercased(), originalTransactionID: id, target: target, startedAt: clock.now())
+        let started = try change { (setup: inout RetentionSetup) throws(StoreError) -> APIResponse? in
+            if setup.performanceTests.contains(where: { !$0.isFinished }) {
+                return .error(.existingPerformanceTestRun, "a performance test is still running")
+            }
+            setup.performanceTests.append(run)
+            return nil
+        }
+        guard started.status == 200 else { return started }
+        let locale = catalog.localeIdentifier.replacingOccurrences(of: "_", with: "-")
+        let calls = try (0..<PerformanceTestRun.totalRequests).map { _ throws(StoreError) in
+            try RealtimeCall.body(originalTransactionID: id, productID: line.productID, locale: locale, identity: identity, now: clock.now(), authority: authority)
+        }
+        let server = server
+        DispatchQueue.global().async {
+            var finished = run
+            let results = Locked<[RealtimeCall.Outcome]>([])
+            let slots = DispatchSemaphore(value: PerformanceTestRun.maxConcurrentRequests)
+            let group = DispatchGroup()
+            for call in calls {
+                slots.wait()
+                group.enter()
+                DispatchQueue.global().async {
+                    let outcome = RealtimeCall.ask(url, body: call.body)
+                    results.withLock { $0.append(outcome) }
+                    slots.signal()
+                    group.leave()
+                }
+            }
+            group.wait()
+            for outcome in results.withLock({ $0 }) {
+                if let failure = outcome.failure { finished.failures[failure, default: 0] += 1 } else { finished.responseMilliseconds.append(outcome.milliseconds) }
+            }
+            finished.isFinished = true
+            // Recorded even if the setup changed meanwhile: the run is found by its id.
+            _ = try? server.changeRetention { (setup: inout RetentionSetup) throws(StoreError) in
+                if let index = setup.performanceTests.firstIndex(where: { $0.requestID == finished.requestID }) { setup.performanceTests[index] = finished }
+            }
+        }
+        return .json(["config": Self.performanceTestConfig, "requestId": run.requestID])
+    }
+
+    func performanceTestResult(_ given: String) throws(StoreError) -> APIResponse {
+        guard let id = Self.uuid(given) else { return .error(.invalidPerformanceTestRequestID, "\"\(given)\" is not a request id") }
+        guard let run = try server.retentionSetup().performanceTests.first(where: { $0.requestID == id }) else {
+            return .error(.performanceTestRunNotFound, "no performance test \(id)")
+        }
+        var answer: [String: Any] = [
+            "config": Self.performanceTestConfig, "target": run.target, "result": run.result,
+            "numPending": run.isFinished ? 0 : PerformanceTestRun.totalRequests,
+        ]
+        if run.isFinished {
+            answer["successRate"] = run.successRate
+            let times = run.responseMilliseconds.sorted()
+            if !times.isEmpty {
+                func percentile(_ p: Int) -> Int { times[min(times.count - 1, (times.count * p + 99) / 100 - 1)] }
+                answer["responseTimes"] = [
+                    "average": times.reduce(0, +) / times.count, "p50": percentile(50), "p90": percentile(90), "p95": percentile(95), "p99": percentile(99),
+                ]
+            }
+            answer["failures"] = run.failures
+        }
+        return .json(answer)
+    }
+}

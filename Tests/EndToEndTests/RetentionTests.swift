@@ -1,0 +1,152 @@
+// M1: Apple's Retention Messaging API served by `storefront serve`, judged by Apple's own client,
+// with a developer's Get Retention Message endpoint that Apple's verifier checks the requests of.
+import Foundation
+import StoreCore
+import TerminalUI
+import Testing
+import TestSupport
+
+/// A PNG of `width`×`height`, opaque (`rgb`) or with an alpha channel.
+func testPNG(width: Int, height: Int, alpha: Bool = false) throws -> Data {
+    var image = RGBAImage(width: width, height: height, fill: RGBA(30, 120, 200, 255))
+    for x in 0..<min(width, 200) { image.pixels[x * 4] = 250 }
+    return try PNGCodec.encode(image, layout: alpha ? .rgba : .rgb)
+}
+
+@Suite("Retention Messaging API through Apple's client", .serialized)
+struct RetentionTests {
+    let serve = ServeTests()
+
+    @Test(
+        "M1 images, messages, default messages, the realtime URL and performance tests with Apple's paths, states and codes; review by `storefront messages`; the endpoint's requests verify",
+        arguments: StrangerTests.Backend.allCases
+    )
+    func retentionAPI(backend: StrangerTests.Backend) throws {
+        let team = try SelfiesTeam(backend: backend)
+        let (host, server, token) = (team.host, team.server, team.token)
+        func machine() throws -> Session { try team.machine() }
+        let developer = try machine(), customer = try machine()
+        developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = token
+        try developer.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try customer.signUp("ria")
+        let plan = "com.storefront.selfies.sub.allaccess"
+        let bought = try customer.object(["buy", plan])
+        let original = try #require(bought["id"] as? String)
+        try developer.run(["clock", "advance", "1w1d"]).expectSuccess()
+        let renewal = try #require(try customer.array(["history"]).first { $0["transactionReason"] as? String == "RENEWAL" }?["id"] as? String)
+        let key = try serve.makeKey(developer)
+        let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [host.stateDirectory.appendingPathComponent("answer.json").path])
+        let answerFile = host.stateDirectory.appendingPathComponent("answer.json")
+        func answer(_ object: [String: Any]) throws { try JSONSerialization.data(withJSONObject: object).write(to: answerFile) }
+        let image = UUID().uuidString.lowercased(), message = UUID().uuidString.lowercased(), spare = UUID().uuidString.lowercased()
+        let png = try testPNG(width: 3_840, height: 320).base64EncodedString()
+        func raw(_ method: String, _ path: String, _ body: [String: Any]) -> [String: Any] {
+            let text = String(decoding: (try? JSONSerialization.data(withJSONObject: body)) ?? Data(), as: UTF8.self)
+            return ["call": "raw", "method": method, "path": path, "body": text, "auth": true, "headers": ["Content-Type": "application/json"]]
+        }
+        func calls(_ list: [[String: Any]]) throws -> [[String: Any]] { try serve.call(server, key, bundleID: "com.storefront.selfies", list) }
+
+        var results = try calls([
+            ["call": "realtime_url", "get": true],
+            ["call": "realtime_url", "url": endpoint.url],
+            ["call": "realtime_url", "get": true],
+            ["call": "realtime_url", "url": "ftp://example.com/nope"],
+            ["call": "upload_image", "id": image, "png": png, "size": "FULL_SIZE"],
+            ["call": "upload_image", "id": image, "png": png, "size": "FULL_SIZE"],
+            ["call": "upload_image", "id": spare, "png": try testPNG(width: 3_840, height: 320, alpha: true).base64EncodedString()],
+            ["call": "upload_image", "id": spare, "png": try testPNG(width: 100, height: 100).base64EncodedString(), "size": "FULL_SIZE"],
+            ["call": "image_list"],
+            ["call": "upload_message", "id": message, "header": "Before you go", "body": "Your selfies stay sharp with All Access.", "image": image, "altText": "A camera"],
+            // Apple's client refuses these lengths itself: sent raw, with its token.
+            raw("PUT", "/inApps/v1/messaging/message/\(spare)", ["header": String(repeating: "h", count: 67), "body": "b"]),
+            ["call": "upload_message", "id": spare, "header": "h", "body": "b", "headerPosition": "ABOVE_IMAGE"],
+            ["call": "upload_message", "id": spare, "header": "h", "body": "b", "image": spare, "altText": "none"],
+            ["call": "message_list"],
+            ["call": "default_message", "product": plan, "locale": "en-US", "message": message],
+            ["call": "delete_image", "id": image],
+            ["call": "performance_result", "id": UUID().uuidString],
+            ["call": "default_message", "product": plan, "locale": "en-US", "get": true],
+            ["call": "default_message", "product": plan, "locale": "english", "message": message],
+            ["call": "performance_test", "id": renewal],
+            raw("PUT", "/inApps/v1/messaging/message/\(spare)", ["header": "h", "body": String(repeating: "b", count: 145)]),
+        ])
+        let codes: [(Int, Int)] = [
+            (0, 4_040_021), (3, 4_000_215), (5, 4_090_000), (6, 4_000_161), (7, 4_000_161), (10, 4_000_162), (11, 4_000_224), (12, 4_040_014),
+            (14, 4_030_017), (15, 4_030_019), (16, 4_040_018), (17, 4_040_020), (18, 4_000_164), (19, 4_000_211), (20, 4_000_163),
+        ]
+        for (index, code) in codes { #expect(results[index]["errorCode"] as? Int == code, "call \(index): \(results[index])") }
+        for index in [1, 4, 9] { #expect(results[index]["ok"] as? Bool == true, "call \(index): \(results[index])") }
+        #expect(serve.result(results[2])["realtimeURL"] as? String == endpoint.url)
+        let images = serve.result(results[8])["imageIdentifiers"] as? [[String: Any]] ?? []
+        #expect(images.count == 1 && images.first?["imageIdentifier"] as? String == image && images.first?["imageState"] as? String == "PENDING"
+            && images.first?["imageSize"] as? String == "FULL_SIZE", "\(images)")
+        let messages = serve.result(results[13])["messageIdentifiers"] as? [[String: Any]] ?? []
+        #expect(messages.count == 1 && messages.first?["messageState"] as? String == "PENDING", "\(messages)")
+
+        // App Review, played by the developer: only the developer may, and the image must pass too.
+        let refused = try customer.run(["messages", "approve", message])
+        #expect(refused.status != 0 && refused.stderr.contains("change retention messages"), "\(refused)")
+        try developer.run(["messages", "approve", message]).expectSuccess()
+        results = try calls([["call": "default_message", "product": plan, "locale": "en-US", "message": message]])
+        #expect(results[0]["errorCode"] as? Int == 4_030_018, "the image is still PENDING: \(results[0])")
+        try developer.run(["messages", "approve", image]).expectSuccess()
+        let listed = try developer.run(["messages"]).stdout
+        #expect(listed.contains("message \(message)  APPROVED") && listed.contains("image   \(image)  APPROVED"), "\(listed)")
+
+        // The endpoint picks the message; the performance test calls it as Apple's test does.
+        try answer(["body": ["message": ["messageIdentifier": message]]])
+        results = try calls([
+            ["call": "default_message", "product": plan, "locale": "en-US", "message": message],
+            ["call": "default_message", "product": plan, "locale": "en-US", "get": true],
+            ["call": "image_list"], ["call": "message_list"],
+            ["call": "performance_test", "id": original],
+        ])
+        #expect(results[0]["ok"] as? Bool == true, "\(results[0])")
+        #expect(serve.result(results[1])["messageIdentifier"] as? String == message, "\(results[1])")
+        #expect((serve.result(results[2])["imageIdentifiers"] as? [[String: Any]])?.first?["imageState"] as? String == "APPROVED")
+        #expect((serve.result(results[3])["messageIdentifiers"] as? [[String: Any]])?.first?["messageState"] as? String == "APPROVED")
+        let started = serve.result(results[4])
+        let requestID = try #require(started["requestId"] as? String, "\(results[4])")
+        #expect((started["config"] as? [String: Any])?["responseTimeThreshold"] as? Int == 700, "\(started)")
+        func finished(_ id: String) throws -> [String: Any] {
+            var last: [String: Any] = [:]
+            let done = try waitUntil(seconds: 120) {
+                last = serve.result(try calls([["call": "performance_result", "id": id]])[0])
+                return last["result"] as? String != "PENDING"
+            }
+            #expect(done, "the test finished: \(last)")
+            return last
+        }
+        let passed = try finished(requestID)
+        #expect(passed["result"] as? String == "PASS" && passed["successRate"] as? Int == 100 && passed["numPending"] as? Int == 0, "\(passed)")
+        #expect((passed["responseTimes"] as? [String: Any])?["p90"] is Int, "\(passed)")
+        #expect(passed["target"] as? String == endpoint.url)
+        // Every request the endpoint received is one Apple's verifier accepts, about the plan.
+        let requests = endpoint.payloads
+        #expect(requests.count == 20, "\(requests.count)")
+        let verified = try AppleVerifier.verify(requests.prefix(3).map { ("realtime", $0) }, session: host, bundleID: "com.storefront.selfies")
+        for item in verified {
+            let decoded = item.decoded
+            #expect(item.ok && decoded["originalTransactionId"] as? String == original
+                && decoded["productId"] as? String == plan && decoded["environment"] as? String == "Sandbox"
+                && decoded["userLocale"] as? String == "en-US", "\(item)")
+        }
+
+        // An endpoint slower than Apple's budget fails the test, with the reason counted.
+        try answer(["body": ["message": ["messageIdentifier": message]], "sleep": 1.2])
+        // Its 20 requests take at least five rounds of 700 ms: the call right after it finds it running.
+        let twice = try calls([["call": "performance_test", "id": original], ["call": "performance_test", "id": original]])
+        let slow = try #require(serve.result(twice[0])["requestId"] as? String, "\(twice)")
+        #expect(twice[1]["errorCode"] as? Int == 4_000_213, "one test at a time: \(twice[1])")
+        let failed = try finished(slow)
+        #expect(failed["result"] as? String == "FAIL" && (failed["failures"] as? [String: Any])?["TIMED_OUT"] as? Int == 20, "\(failed)")
+
+        // Deleting: the message takes its default with it; then the image is free to go.
+        results = try calls([
+            ["call": "delete_message", "id": message], ["call": "default_message", "product": plan, "locale": "en-US", "get": true],
+            ["call": "delete_image", "id": image], ["call": "image_list"], ["call": "realtime_url", "delete": true], ["call": "realtime_url", "get": true],
+        ])
+        #expect(results[1]["errorCode"] as? Int == 4_040_020 && results[5]["errorCode"] as? Int == 4_040_021, "\(results)")
+        #expect((serve.result(results[3])["imageIdentifiers"] as? [[String: Any]])?.isEmpty == true, "\(results[3])")
+    }
+}
