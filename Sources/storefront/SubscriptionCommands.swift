@@ -51,7 +51,7 @@ func planFields(_ plan: PlanStatus, _ context: Context) -> [(String, JSON)] {
     ]
 }
 
-private func show(_ plan: PlanStatus, _ context: Context) {
+func show(_ plan: PlanStatus, _ context: Context) {
     output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
 }
 
@@ -95,15 +95,6 @@ extension PlanActionCommand {
     func run() throws {
         try perform(common) { context in show(try context.store.plans.perform(Self.action, on: try context.productID(product)), context) }
     }
-}
-
-struct Cancel: PlanActionCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Turn auto-renew off for the plan of PRODUCT's group: access continues to the end of the period."
-    )
-    static let action = PlanAction.cancel
-    @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
-    @OptionGroup var common: CommonOptions
 }
 
 struct RenewOn: PlanActionCommand {

@@ -150,3 +150,93 @@ struct RetentionTests {
         #expect((serve.result(results[3])["imageIdentifiers"] as? [[String: Any]])?.isEmpty == true, "\(results[3])")
     }
 }
+
+extension RetentionTests {
+    /// The fields of a JWS's payload, unverified (the verifier judges elsewhere).
+    func payload(_ jws: String) -> [String: Any] {
+        guard let part = jws.split(separator: ".").dropFirst().first else { return [:] }
+        var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+    }
+
+    @Test("M2 the moment of cancel on the command line: the endpoint's message is shown; a slow endpoint or an unapproved message gives the default message; accepting a promotional offer applies it at the next renewal (offerType 2); accepting an alternate plan switches (DID_CHANGE_RENEWAL_PREF)")
+    func momentOfCancel() throws {
+        let (session, receiver) = try serve.selfiesCustomer(frozen: false)
+        let monthly = PromotionalOfferTests.monthly, smaller = "com.storefront.selfies.sub.oneaweek.monthly"
+        try session.run(["buy", monthly]).expectSuccess()
+        let original = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["originalTransaction"] as? String)
+        let server = try Server(session)
+        let key = try serve.makeKey(session)
+        let answerFile = session.stateDirectory.appendingPathComponent("answer.json")
+        func answer(_ object: [String: Any]) throws { try JSONSerialization.data(withJSONObject: object).write(to: answerFile) }
+        let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
+        let image = UUID().uuidString.lowercased(), stay = UUID().uuidString.lowercased()
+        let missYou = UUID().uuidString.lowercased(), unreviewed = UUID().uuidString.lowercased()
+        let results = try serve.call(server, key, bundleID: "com.storefront.selfies", [
+            ["call": "realtime_url", "url": endpoint.url],
+            ["call": "upload_image", "id": image, "png": try testPNG(width: 3_840, height: 480).base64EncodedString(), "size": "FULL_SIZE"],
+            ["call": "upload_message", "id": stay, "header": "Stay for the selfies", "body": "Your team posts every day.", "image": image, "altText": "Selfies"],
+            ["call": "upload_message", "id": missYou, "header": "We will miss you", "body": "Come back any time."],
+            ["call": "upload_message", "id": unreviewed, "header": "Not reviewed", "body": "Never shown."],
+        ])
+        #expect(results.allSatisfy { $0["ok"] as? Bool == true }, "\(results)")
+        for id in [image, stay, missYou] { try session.run(["messages", "approve", id]).expectSuccess() }
+        let configured = try serve.call(server, key, bundleID: "com.storefront.selfies", [
+            ["call": "default_message", "product": monthly, "locale": "en-US", "message": missYou],
+        ])
+        #expect(configured.first?["ok"] as? Bool == true, "\(configured)")
+
+        func cancel(_ extra: [String] = []) throws -> (shown: [String: Any], chosen: String?, plan: [String: Any]) {
+            let object = try session.object(["cancel", monthly] + extra)
+            let retention = object["retention"] as? [String: Any] ?? [:]
+            return (retention["shown"] as? [String: Any] ?? [:], retention["chosen"] as? String, object)
+        }
+        // The endpoint chooses a message: it is shown, and the customer cancels.
+        try answer(["body": ["message": ["messageIdentifier": stay]]])
+        var seen = try cancel()
+        #expect(seen.shown["source"] as? String == "endpoint" && seen.shown["header"] as? String == "Stay for the selfies"
+            && seen.shown["imageIdentifier"] as? String == image && seen.chosen == "cancel" && seen.plan["autoRenew"] as? Bool == false, "\(seen)")
+        let asked = try #require(endpoint.payloads.first)
+        let verified = try #require(try AppleVerifier.verify([("realtime", asked)], session: session, bundleID: "com.storefront.selfies").first)
+        #expect(verified.ok && verified.decoded["originalTransactionId"] as? String == original && verified.decoded["productId"] as? String == monthly,
+                "\(verified.decoded)")
+        try session.run(["renew-on", monthly]).expectSuccess()
+
+        // Slower than Apple's budget, or a message not approved: the default message.
+        try answer(["body": ["message": ["messageIdentifier": stay]], "sleep": 1.5])
+        seen = try cancel()
+        #expect(seen.shown["source"] as? String == "default" && seen.shown["header"] as? String == "We will miss you"
+            && (seen.shown["fallbackReason"] as? String)?.contains("TIMED_OUT") == true && seen.chosen == "cancel", "\(seen)")
+        try session.run(["renew-on", monthly]).expectSuccess()
+        try answer(["body": ["message": ["messageIdentifier": unreviewed]]])
+        let words = try session.run(["cancel", monthly])
+        #expect(words.stdout.contains("the default retention message") && words.stdout.contains("We will miss you"), "\(words)")
+        try session.run(["renew-on", monthly]).expectSuccess()
+
+        // A promotional offer, signed by Apple's library: accepted, it applies at the next renewal.
+        let signer = try AppleOfferSigner.make(session, type: "subscription-offer")
+        let jws = try signer.jws(product: monthly, offer: "thankyou.freemonth")
+        try answer(["body": ["promotionalOffer": ["messageIdentifier": stay, "promotionalOfferSignatureV2": jws]]])
+        seen = try cancel(["--accept-retention"])
+        #expect(seen.chosen == "promotionalOffer" && seen.shown["promotionalOffer"] as? String == "thankyou.freemonth"
+            && seen.plan["autoRenew"] as? Bool == true, "\(seen)")
+        try session.run(["clock", "advance", "1w1d"]).expectSuccess()
+        let renewal = try #require(try session.array(["history"]).last { $0["transactionReason"] as? String == "RENEWAL" }, "a renewal")
+        let signed = payload(renewal["signedTransaction"] as? String ?? "")
+        #expect(signed["offerType"] as? Int == 2 && signed["offerIdentifier"] as? String == "thankyou.freemonth", "\(signed)")
+
+        // An alternate plan: accepted, the plan switches at its renewal, and the developer hears of it.
+        try answer(["body": ["alternateProduct": ["messageIdentifier": stay, "productId": smaller]]])
+        seen = try cancel(["--accept-retention"])
+        #expect(seen.chosen == "alternateProduct" && seen.shown["alternateProduct"] as? String == smaller && seen.plan["autoRenew"] as? Bool == true, "\(seen)")
+        let told = try waitUntil(seconds: 60) {
+            receiver.payloads.map(payload).contains { $0["notificationType"] as? String == "DID_CHANGE_RENEWAL_PREF" }
+        }
+        #expect(told, "DID_CHANGE_RENEWAL_PREF reached the webhook")
+        // Nothing to accept when the endpoint offers only words.
+        try answer(["body": ["message": ["messageIdentifier": stay]]])
+        let nothing = try session.run(["cancel", monthly, "--accept-retention"])
+        #expect(nothing.status == 1 && nothing.stderr.contains("nothing to accept"), "\(nothing)")
+    }
+}

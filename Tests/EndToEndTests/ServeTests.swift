@@ -72,10 +72,11 @@ struct ServeTests {
     func result(_ item: [String: Any]) -> [String: Any] { item["result"] as? [String: Any] ?? [:] }
 
     /// jo, signed up on RW Selfies on 5 January 2026, notifications going to a receiver.
-    func selfiesCustomer() throws -> (Session, Receiver) {
+    /// `frozen` false: on real time (Apple's V2 offer signer stamps the real clock).
+    func selfiesCustomer(frozen: Bool = true) throws -> (Session, Receiver) {
         let session = try Session()
         session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
-        try session.run(["clock", "freeze", "2026-01-05T12:00:00Z"]).expectSuccess()
+        try session.run(frozen ? ["clock", "freeze", "2026-01-05T12:00:00Z"] : ["clock", "real"]).expectSuccess()
         let receiver = try Receiver()
         try session.run(["webhook", "set", receiver.url]).expectSuccess()
         try session.signUp("jo")

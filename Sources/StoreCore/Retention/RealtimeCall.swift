@@ -12,7 +12,8 @@ public struct RealtimeCall: Sendable {
     public enum Choice: Equatable, Sendable {
         case message(id: String)
         case alternateProduct(messageID: String?, productID: String)
-        case promotionalOffer(messageID: String?, signatureV2: String?, offerID: String?)
+        /// The offer and its signature, as a purchase carries them (checked when it is accepted).
+        case promotionalOffer(messageID: String?, offer: PromotionalOfferRequest)
     }
 
     /// How the call went: the choice, or why there was none (Apple's SendAttemptResult names).
@@ -74,10 +75,18 @@ public struct RealtimeCall: Sendable {
         case "alternateProduct":
             return (part["productId"] as? String).map { .alternateProduct(messageID: messageID, productID: $0) }
         default:
-            let v1 = part["promotionalOfferSignatureV1"] as? [String: Any]
-            let v2 = part["promotionalOfferSignatureV2"] as? String
-            guard v1 != nil || v2 != nil else { return nil }
-            return .promotionalOffer(messageID: messageID, signatureV2: v2, offerID: v1?["offerIdentifier"] as? String)
+            if let v2 = part["promotionalOfferSignatureV2"] as? String {
+                // The offer a V2 signature names is in its payload; the signature is checked at the purchase.
+                guard let offerID = (try? JWS.decode(v2))?.payload["offerIdentifier"] as? String else { return nil }
+                return .promotionalOffer(messageID: messageID, offer: PromotionalOfferRequest(offerID: offerID, signature: .jws(v2)))
+            }
+            guard let v1 = part["promotionalOfferSignatureV1"] as? [String: Any], let offerID = v1["offerIdentifier"] as? String,
+                  let keyID = v1["keyId"] as? String, let nonce = v1["nonce"] as? String, let signature = v1["encodedSignature"] as? String,
+                  let timestamp = (v1["timestamp"] as? NSNumber)?.int64Value else { return nil }
+            let username = (v1["appAccountToken"] as? String) ?? ""
+            return .promotionalOffer(messageID: messageID, offer: PromotionalOfferRequest(
+                offerID: offerID, signature: .original(keyID: keyID, nonce: nonce, timestamp: timestamp, signature: signature), applicationUsername: username
+            ))
         }
     }
 }
