@@ -166,6 +166,8 @@ public struct AppState: Equatable, Sendable {
     public var sharesTerminal = false
     /// The checks a played scenario has made so far: small marks at the side of its footer.
     public var checks = PlayChecks()
+    /// M2: what the developer's endpoint chose to show before a cancel; its keys answer it.
+    public var retention: RetentionSheet?
     /// The transaction inspector (S2): a transaction's signed form, decoded; any key closes it.
     public var inspection: Inspection?
     /// The comic the random viewer shows, and what its header says.
@@ -225,6 +227,8 @@ public enum Action: Equatable, Sendable {
     case planChanged(String)
     /// The inspector's content for a transaction.
     case inspected(Inspection)
+    /// M2: the retention sheet to show before a cancel.
+    case retentionShown(RetentionSheet)
     case failed(String)
     /// The account server stopped answering (the reason), or answers again (nil).
     case server(problem: String?)
@@ -311,6 +315,8 @@ public enum Effect: Equatable, Sendable {
     case setSimulatedErrors(SimulatedErrors)
     /// Decode a transaction's signed form for the inspector.
     case inspect(String)
+    /// M2: the customer's answer to the retention sheet.
+    case retention(RetentionAnswer)
     case advanceClock(StoreDuration)
     case realClock
     case signIn(name: String, password: String)

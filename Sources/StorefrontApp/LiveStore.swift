@@ -137,6 +137,10 @@ public final class LiveStore: StoreServing {
             case .setPolicy(let policy): try store.queue.setPolicy(policy)
             case .setBilling(let billing): try store.settings.setBilling(billing)
             case .setSimulatedErrors(let errors): try store.settings.setSimulatedErrors(errors)
+            case .plan(.cancel, let productID):
+                actions += try cancelWithRetention(productID)
+            case .retention(let answer):
+                actions += try answerRetention(answer)
             case .plan(let command, let productID):
                 let plan = try command.perform(in: store, on: productID)
                 actions.append(.planChanged(plan.summary(calendar: calendar, catalog: store.catalog)))

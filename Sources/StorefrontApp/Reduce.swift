@@ -104,6 +104,9 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .planChanged(let summary):
         state.banner = Banner(summary, kind: .success)
         return []
+    case .retentionShown(let sheet):
+        state.retention = sheet
+        return []
     case .inspected(let inspection):
         state.inspection = inspection
         return []
@@ -120,6 +123,7 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .mouse(let event):
         return reduceMouse(&state, event)
     case .key(let key):
+        if let effects = reduceRetentionKey(&state, key) { return effects }
         if state.showsHelp || state.inspection != nil {
             state.showsHelp = false
             state.inspection = nil

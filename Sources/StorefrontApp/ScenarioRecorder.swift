@@ -40,6 +40,11 @@ public final class ScenarioRecorder {
         case .signIn(let name, let password): lines.append("sign in \(name) password \"\(password)\"")
         case .signUp(let name, let password): lines.append("sign up \(name) password \"\(password)\"")
         case .signOut: lines.append("sign out")
+        // M2: `c` was recorded as a cancel; taking the retention offer instead replaces it.
+        case .retention(.accept(let id, _)):
+            if lines.last == "cancel \(title(id))" { lines.removeLast() }
+            lines.append("accept retention \(title(id))")
+        case .retention(.cancel): break
         case .settle, .loadPicture, .quit, .inspect: break
         }
     }

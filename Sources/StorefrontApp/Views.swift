@@ -118,6 +118,7 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
     }
     screen.write(TextWidth.pad(" " + footer(for: state, width: width - 1), to: width), x: 0, y: height - 1, style: theme.footer)
     if state.showsHelp { drawHelp(&screen, state, theme) }
+    if let sheet = state.retention { drawRetentionSheet(&screen, sheet, theme, depth) }
     if let inspection = state.inspection { drawOverlay(&screen, title: inspection.title, lines: inspection.lines + ["", "Any key closes this."], theme: theme) }
     return screen
 }
@@ -466,6 +467,7 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
 /// as the width allows.
 func footer(for state: AppState, width: Int) -> String {
     if state.showsHelp { return footerText([("any key", "closes help")], width: width) }
+    if let sheet = state.retention { return footerText(retentionFooter(sheet), width: width) }
     if state.isPlaying {
         // The checks so far, as small marks at the right: an audience sees the story, not a log.
         let marks = "✓ \(state.checks.passed)" + (state.checks.failed > 0 ? "  ✗ \(state.checks.failed)" : "")

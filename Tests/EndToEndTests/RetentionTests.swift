@@ -8,9 +8,15 @@ import TestSupport
 
 /// A PNG of `width`×`height`, opaque (`rgb`) or with an alpha channel.
 func testPNG(width: Int, height: Int, alpha: Bool = false) throws -> Data {
-    var image = RGBAImage(width: width, height: height, fill: RGBA(30, 120, 200, 255))
-    for x in 0..<min(width, 200) { image.pixels[x * 4] = 250 }
-    return try PNGCodec.encode(image, layout: alpha ? .rgba : .rgb)
+    // A gradient, so that a picture drawn in the terminal has many colours.
+    var pixels = [UInt8](repeating: 255, count: width * height * 4)
+    for y in 0..<height {
+        for x in 0..<width {
+            let at = (y * width + x) * 4
+            (pixels[at], pixels[at + 1], pixels[at + 2]) = (UInt8(x * 255 / width), UInt8(y * 255 / height), 140)
+        }
+    }
+    return try PNGCodec.encode(RGBAImage(width: width, height: height, pixels: pixels), layout: alpha ? .rgba : .rgb)
 }
 
 @Suite("Retention Messaging API through Apple's client", .serialized)
@@ -238,5 +244,57 @@ extension RetentionTests {
         try answer(["body": ["message": ["messageIdentifier": stay]]])
         let nothing = try session.run(["cancel", monthly, "--accept-retention"])
         #expect(nothing.status == 1 && nothing.stderr.contains("nothing to accept"), "\(nothing)")
+    }
+}
+
+extension RetentionTests {
+    @Test("M2 on the screen in tmux: `c` in the transaction manager shows the endpoint's message with its picture drawn in colour; Esc keeps the plan; with an endpoint past Apple's budget the default message shows, and `c` cancels anyway")
+    func retentionOnScreen() throws {
+        let (session, _) = try serve.selfiesCustomer()
+        let monthly = PromotionalOfferTests.monthly
+        try session.run(["buy", monthly]).expectSuccess()
+        let server = try Server(session)
+        let key = try serve.makeKey(session)
+        let answerFile = session.stateDirectory.appendingPathComponent("answer.json")
+        func answer(_ object: [String: Any]) throws { try JSONSerialization.data(withJSONObject: object).write(to: answerFile) }
+        let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
+        let image = UUID().uuidString.lowercased(), stay = UUID().uuidString.lowercased(), missYou = UUID().uuidString.lowercased()
+        try session.run(["messages", "review", "at-once"]).expectSuccess()
+        let results = try serve.call(server, key, bundleID: "com.storefront.selfies", [
+            ["call": "realtime_url", "url": endpoint.url],
+            ["call": "upload_image", "id": image, "png": try testPNG(width: 3_840, height: 1_080).base64EncodedString()],
+            ["call": "upload_message", "id": stay, "header": "Stay for the selfies", "body": "Your team posts every day.", "image": image, "altText": "Selfies"],
+            ["call": "upload_message", "id": missYou, "header": "We will miss you", "body": "Come back any time."],
+            ["call": "default_message", "product": monthly, "locale": "en-US", "message": missYou],
+        ])
+        #expect(results.allSatisfy { $0["ok"] as? Bool == true }, "\(results)")
+        try answer(["body": ["message": ["messageIdentifier": stay]]])
+        let tmux = try TmuxSession(command: session.screenCommand(), columns: 100, rows: 32)
+        try tmux.waitFor("All Access")
+        try tmux.send("t")
+        try tmux.waitFor("Transactions")
+        try tmux.send("c")
+        let sheet = try tmux.waitFor("Stay for the selfies", colors: true)
+        #expect(sheet.contains("Before you cancel"), "\(sheet)")
+        let plain = try tmux.capture()
+        #expect(plain.contains("Your team posts every day.") && plain.contains("c cancel anyway") && plain.contains("Esc keep the plan"), "\(plain)")
+        let lines = plain.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.contains("▀") }.count >= 3, "the picture is drawn: \(plain)")
+        let colours = Set(sheet.components(separatedBy: "48;5;").dropFirst().compactMap { $0.split(separator: "m").first.flatMap { Int($0) } })
+        #expect(colours.count >= 4, "the message's picture in colour, not a blank: \(colours.count)")
+        #expect(endpoint.payloads.count == 1)
+        try tmux.send("Escape")
+        try tmux.waitFor("Kept: the plan renews as before")
+        #expect((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["autoRenew"] as? Bool == true)
+        // Past Apple's budget: the default message, and the customer may still cancel.
+        try answer(["body": ["message": ["messageIdentifier": stay]], "sleep": 1.5])
+        try tmux.send("c")
+        let fallback = try tmux.waitFor("We will miss you")
+        #expect(fallback.contains("default message") && fallback.contains("TIMED_OUT"), "\(fallback)")
+        try tmux.send("c")
+        try tmux.waitUntil(description: "the plan cancelled") { _ in
+            (try? session.object(["subscriptions"])["plans"] as? [[String: Any]])??.first?["autoRenew"] as? Bool == false
+        }
+        try tmux.send("q", "q")
     }
 }
