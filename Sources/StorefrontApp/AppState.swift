@@ -227,8 +227,8 @@ public enum Action: Equatable, Sendable {
     case planChanged(String)
     /// The inspector's content for a transaction.
     case inspected(Inspection)
-    /// M2: the retention sheet to show before a cancel.
-    case retentionShown(RetentionSheet)
+    /// M2: the retention sheet to show before a cancel (nil: it goes, a played scenario's step done).
+    case retentionShown(RetentionSheet?)
     case failed(String)
     /// The account server stopped answering (the reason), or answers again (nil).
     case server(problem: String?)

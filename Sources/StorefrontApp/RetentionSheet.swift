@@ -17,6 +17,21 @@ public struct RetentionSheet: Equatable, Sendable {
     public init(productID: String, offer: RetentionOffer, picture: PictureResult, choice: String?) {
         (self.productID, self.offer, self.picture, self.choice) = (productID, offer, picture, choice)
     }
+
+    /// The sheet for what `offer` shows, its picture read from the account server and decoded.
+    public init(productID: String, offer: RetentionOffer, store: Store) throws(StoreError) {
+        var picture = PictureResult.none
+        if let id = offer.message?.imageID, let data = try store.server.retentionImage(id) {
+            do {
+                picture = .picture(Picture(try PNGCodec.decode(data, name: id)))
+            } catch {
+                picture = .failure(file: id, reason: error.reason)
+            }
+        }
+        let catalog = store.catalog
+        let choice = offer.alternateProductID.map { "switch to \(catalog.product($0)?.title ?? $0)" } ?? offer.offer.map { "take the offer \($0.offerID)" }
+        self.init(productID: productID, offer: offer, picture: picture, choice: choice)
+    }
 }
 
 /// What the customer answers the sheet with.
@@ -105,17 +120,7 @@ extension LiveStore {
             let plan = try store.plans.perform(.cancel, on: productID)
             return [.planChanged(plan.summary(calendar: store.calendar, catalog: store.catalog))]
         }
-        var picture = PictureResult.none
-        if let id = offer.message?.imageID, let data = try store.server.retentionImage(id) {
-            do {
-                picture = .picture(Picture(try PNGCodec.decode(data, name: id)))
-            } catch {
-                picture = .failure(file: id, reason: error.reason)
-            }
-        }
-        let catalog = store.catalog
-        let choice = offer.alternateProductID.map { "switch to \(catalog.product($0)?.title ?? $0)" } ?? offer.offer.map { "take the offer \($0.offerID)" }
-        return [.retentionShown(RetentionSheet(productID: productID, offer: offer, picture: picture, choice: choice))]
+        return [.retentionShown(try RetentionSheet(productID: productID, offer: offer, store: store))]
     }
 
     /// The sheet's answer: cancel, or take what it offered.

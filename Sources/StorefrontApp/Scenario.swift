@@ -67,6 +67,10 @@ public struct ScenarioStep: Equatable, Sendable {
         case refundPolicy(RefundPolicy)
         /// O5: `family create`, `family add NAME`, `family leave NAME`, `family share "PRODUCT" on|off`.
         case family(FamilyStep)
+        /// M2: retention messages and the scenario's own realtime endpoint (ScenarioRetention.swift).
+        case retention(RetentionStep)
+        /// `expect retention message "HEADER"` (or `none`): what the last cancel or accept showed.
+        case expectRetention(String)
     }
 
     public enum FamilyStep: Equatable, Sendable {
@@ -89,7 +93,7 @@ public struct ScenarioStep: Equatable, Sendable {
     public var isExpectation: Bool {
         switch kind {
         case .expectHeader, .expectRow, .expectState, .expectReason, .expectViews, .expectOwned, .expectUser, .expectError,
-             .expectPlan, .expectNotification: true
+             .expectPlan, .expectNotification, .expectRetention: true
         default: false
         }
     }
@@ -263,6 +267,9 @@ public enum ScenarioParser {
             return .expectUser(name == "guest" ? nil : name)
         case ("expect", "error"): return .expectError(try word(2, "part of the message"))
         case ("expect", "plan"): return .expectPlan(try word(2, "part of the plan's summary in quotes"))
+        case ("retention", _): return .retention(try RetentionStep.parse(w))
+        case ("accept", "retention"): return .retention(.accept(try word(2, "a plan's product")))
+        case ("expect", "retention"): return .expectRetention(try word(3, "the message's header in quotes, or none"))
         case ("cancel", _), ("renew-on", _), ("expire", _), ("force-renew", _), ("refund", _):
             let command = PlanCommand(rawValue: lower[0])!
             return .plan(command, try word(1, "a product of the plan's group"))

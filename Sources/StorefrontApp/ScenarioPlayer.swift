@@ -135,6 +135,17 @@ public final class ScenarioPlayer {
             let done = run(step, pause: false)
             app.dispatch(.navigate(.products))
             return done && wait(seconds: 0.8)
+        case .plan(.cancel, let name), .retention(.accept(let name)):
+            // M2: the customer opens the plan to cancel it where a tester does, the transaction
+            // manager; what the developer's endpoint chose is seen first, then the answer.
+            app.dispatch(.navigate(.transactions))
+            if let shown = runner.retentionPreview(of: name), !shown.isQuiet, let product = runner.product(named: name),
+               let sheet = try? RetentionSheet(productID: product.id, offer: shown, store: runner.store) {
+                app.dispatch(.retentionShown(sheet))
+                guard wait(seconds: 3) else { return false }
+                app.dispatch(.retentionShown(nil))
+            }
+            return run(step)
         case .approve, .decline, .resolve:
             // The answer is given where a tester gives it: the transaction manager, whose log
             // shows the waiting purchase settle.

@@ -27,7 +27,7 @@ public struct ScenarioResult: Equatable, Sendable {
 
 public final class ScenarioRunner {
     public let catalog: Catalog
-    private let directory: StateDirectory
+    let directory: StateDirectory
     private let clock: ManualClock
     private let calendar: Calendar
     private var deviceName = "phone"
@@ -36,8 +36,11 @@ public final class ScenarioRunner {
     /// The store the scenario acts on now (a `device` or `restart` step opens another).
     public private(set) var store: Store
     /// The transaction the last purchase step made (the player shows a deferred one waiting).
-    public private(set) var lastTransaction: StoreTransaction?
+    public internal(set) var lastTransaction: StoreTransaction?
     private var lastError: String?
+    /// M2: what the last cancel or accept showed, and the scenario's own realtime endpoint.
+    public internal(set) var lastRetention: RetentionOffer?
+    var endpoint = ScenarioEndpoint()
     /// The last promotional offer signature and offer code used, for `reused` and `redeem last`.
     private var lastOfferSignature: OfferSignature?
     private var lastCode: String?
@@ -106,13 +109,13 @@ public final class ScenarioRunner {
 
     public func product(named name: String) -> Product? { catalog.product(named: name) }
 
-    private func product(_ name: String, line: Int) throws -> Product {
+    func product(_ name: String, line: Int) throws -> Product {
         if let product = catalog.product(named: name) { return product }
         throw ScenarioError(file: "", line: line, message: "no product \"\(name)\" in the catalog (use its id or its title)")
     }
 
     /// Runs a store call; a refusal is remembered for `expect error`, not a scenario failure.
-    private func attempt(_ body: () throws -> Void) throws {
+    func attempt(_ body: () throws -> Void) throws {
         lastError = nil
         do {
             try body()
@@ -230,6 +233,10 @@ public final class ScenarioRunner {
         case .restart:
             isDown = false
             store = try Self.open(directory, deviceName, catalog, clock, calendar)
+        case .plan(.cancel, let name):
+            try cancelWithRetention(try product(name, line: step.line))
+        case .retention(let retention):
+            try performRetention(retention, line: step.line)
         case .plan(let command, let name):
             let product = try product(name, line: step.line)
             try attempt {
@@ -292,6 +299,8 @@ public final class ScenarioRunner {
         case .expectError(let text):
             result.passed = lastError?.contains(text) == true
             result.detail = "the last step said \(lastError.map { "\"\($0)\"" } ?? "nothing wrong")"
+        case .expectRetention(let header):
+            checkRetention(header, &result)
         case .expectNotification(let type, let subtype):
             let all = try store.notifications.all()
             let fresh = all.dropFirst(notificationsSeen)

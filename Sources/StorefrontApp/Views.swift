@@ -467,13 +467,13 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
 /// as the width allows.
 func footer(for state: AppState, width: Int) -> String {
     if state.showsHelp { return footerText([("any key", "closes help")], width: width) }
-    if let sheet = state.retention { return footerText(retentionFooter(sheet), width: width) }
     if state.isPlaying {
         // The checks so far, as small marks at the right: an audience sees the story, not a log.
         let marks = "✓ \(state.checks.passed)" + (state.checks.failed > 0 ? "  ✗ \(state.checks.failed)" : "")
         let keys = footerText([("space", "next"), ("+ -", "speed"), ("q", "stop")], width: max(0, width - TextWidth.of(marks) - 2))
         return TextWidth.pad(keys, to: max(0, width - TextWidth.of(marks) - 1)) + marks
     }
+    if let sheet = state.retention { return footerText(retentionFooter(sheet), width: width) }
     var items = footerItems(state.route, sellsPlans: sellsPlans(state))
     if state.snapshot?.hasRandomComics == false { items.removeAll { $0.label == "random" } }
     // D2: in a pane, Tab moves to the next device; the form's next field is ↓.

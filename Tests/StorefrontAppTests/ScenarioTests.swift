@@ -46,12 +46,12 @@ struct ScenarioTests {
 
     @Test("the selfies set is there")
     func selfiesSet() {
-        #expect(Self.selfies == ["billing.scenario", "notifications.scenario", "offer-codes.scenario", "price-increase.scenario", "promotional-offer.scenario", "trial-and-renewals.scenario", "upgrade.scenario", "win-back.scenario"])
+        #expect(Self.selfies == ["billing.scenario", "notifications.scenario", "offer-codes.scenario", "price-increase.scenario", "promotional-offer.scenario", "retention.scenario", "trial-and-renewals.scenario", "upgrade.scenario", "win-back.scenario"])
     }
 
     @Test("the shipped set tells the whole story")
     func shippedSet() {
-        for name in ["in-app-rage", "ask-to-buy", "failures", "interrupted", "slow-card", "expiry", "second-device", "delete-and-restore", "crash-after-payment"] {
+        for name in ["in-app-rage", "ask-to-buy", "failures", "interrupted", "slow-card", "expiry", "second-device", "two-devices", "delete-and-restore", "crash-after-payment"] {
             #expect(Self.shipped.contains("\(name).scenario"), "\(name) is missing")
         }
     }

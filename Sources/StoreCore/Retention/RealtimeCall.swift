@@ -24,6 +24,10 @@ public struct RealtimeCall: Sendable {
         public var failure: String?
         /// The failure in words, for a person.
         public var reason: String?
+
+        public init(choice: Choice?, milliseconds: Int, failure: String? = nil, reason: String? = nil) {
+            (self.choice, self.milliseconds, self.failure, self.reason) = (choice, milliseconds, failure, reason)
+        }
     }
 
     /// The signed request body for `originalTransactionID`'s plan of `productID`.

@@ -29,6 +29,8 @@ public struct RetentionOffer: Sendable, Equatable {
 
 public struct RetentionDesk {
     let store: Store
+    /// How the endpoint is asked: over HTTP (a scenario plays the endpoint in process instead).
+    public var ask: (URL, Data) -> RealtimeCall.Outcome = { RealtimeCall.ask($0, body: $1) }
 
     public init(store: Store) { self.store = store }
 
@@ -51,7 +53,7 @@ public struct RetentionDesk {
             originalTransactionID: plan.originalTransactionID, productID: plan.productID, locale: locale, identity: identity,
             now: store.clock.now(), authority: try store.signed.authority()
         )
-        let outcome = RealtimeCall.ask(url, body: request.body)
+        let outcome = ask(url, request.body)
         guard let choice = outcome.choice else {
             return with(outcome, fallback(setup, product: plan.productID, reason: "the endpoint failed: \(outcome.failure ?? "") (\(outcome.reason ?? ""))"))
         }
