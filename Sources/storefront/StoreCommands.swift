@@ -358,7 +358,10 @@ struct History: ParsableCommand {
             let revoked = (try? context.store.entitlements.receipt()).map { ReceiptEntry.revocationDates(in: $0.entries) } ?? [:]
             output(
                 context, json: .array(history.map { context.json($0, signed: signed[$0.id], revokedAt: revoked[$0.id]) }),
-                text: history.isEmpty ? "no transactions" : history.map { context.line($0, revokedAt: revoked[$0.id]) }.joined(separator: "\n")
+                text: history.isEmpty ? "no transactions" : history.map { transaction in
+                    // M3: the order id a customer finds on their emailed receipt.
+                    context.line(transaction, revokedAt: revoked[transaction.id]) + (context.orderID(transaction).map { "  order \($0)" } ?? "")
+                }.joined(separator: "\n")
             )
         }
     }

@@ -153,6 +153,14 @@ func output(_ context: Context, json: @autoclosure () -> JSON, text: @autoclosur
 }
 
 extension Context {
+    /// M3: the order id on the customer's receipt (Look Up Order ID finds the purchase by it); a
+    /// restore or a comic the account already owned belongs to the order of the purchase itself.
+    func orderID(_ transaction: StoreTransaction) -> String? {
+        guard transaction.user != nil, transaction.state.deliversContent else { return nil }
+        let ordered = transaction.state == .restored || transaction.kind == .nonConsumable ? transaction.originalID ?? transaction.id : transaction.id
+        return SignedData.orderID(ordered)
+    }
+
     func json(_ transaction: StoreTransaction, signed: SignedItem? = nil, revokedAt: Date? = nil) -> JSON {
         var fields: [(String, JSON)] = [
             ("id", .string(transaction.id)),
@@ -176,12 +184,7 @@ extension Context {
             })),
         ]
         if let revokedAt { fields += [("revoked", .bool(true)), ("revocationDate", formatDate(revokedAt))] }
-        // M3: the order id on the customer's receipt (Look Up Order ID finds the purchase by it); a
-        // restore or a comic the account already owned belongs to the order of the purchase itself.
-        if transaction.user != nil, transaction.state.deliversContent {
-            let ordered = transaction.state == .restored || transaction.kind == .nonConsumable ? transaction.originalID ?? transaction.id : transaction.id
-            fields.append(("orderId", .optional(SignedData.orderID(ordered))))
-        }
+        if let order = orderID(transaction) { fields.append(("orderId", .string(order))) }
         if let signed {
             // M3: the app account token the transaction carries (its purchase's, or Set App Account Token's).
             fields.append(("appAccountToken", .optional(signed.payload["appAccountToken"] as? String)))

@@ -165,6 +165,8 @@ struct ServeTests {
         let purchase = try #require(history.first)
         let id = try #require(purchase["id"] as? String)
         let order = try #require(purchase["orderId"] as? String, "history --json names the order: \(purchase)")
+        let text = try session.run(["history"]).stdout
+        #expect(text.split(separator: "\n").first { $0.hasPrefix(id) }?.hasSuffix("  order \(order)") == true, "history says the order id: \(text)")
         let key = try makeKey(session)
         let server = try Server(session)
         let results = try call(server, key, bundleID: "com.storefront.selfies", [
