@@ -92,8 +92,9 @@ extension ScenarioRunner {
             // A picture for it, as the comics' placeholders are drawn.
             let png = try PNGCodec.encode(PlaceholderPicture.image(title: header, id: id), layout: .rgb)
             try store.server.setRetentionImage(image, png: png)
+            let environment = try AppIdentity.current(server: store.server, catalog: store.catalog).environment.rawValue
             try store.server.changeRetention { (setup: inout RetentionSetup) in
-                setup.realtimeURL = setup.realtimeURL ?? ScenarioEndpoint.url
+                setup.realtimeURLs[environment] = setup.realtimeURLs[environment] ?? ScenarioEndpoint.url
                 setup.images.append(RetentionImage(id: image, size: "FULL_SIZE", state: .approved, width: 3_840, height: 2_160))
                 setup.messages.append(RetentionMessage(id: id, header: header, body: body, imageID: image, altText: header, state: .approved))
             }

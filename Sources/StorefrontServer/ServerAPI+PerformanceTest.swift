@@ -26,7 +26,7 @@ extension ServerAPI {
             return .error(.invalidPerformanceTestRequest, "\(id) is not an auto-renewable subscription's original transaction")
         }
         let setup = try server.retentionSetup()
-        guard let target = setup.realtimeURL, let url = URL(string: target) else {
+        guard let target = setup.realtimeURL(identity.environment), let url = URL(string: target) else {
             return .error(.realtimeURLNotFound, "no realtime URL is configured: Configure Realtime URL first")
         }
         let run = PerformanceTestRun(requestID: UUID().uuidString.lowercased(), originalTransactionID: id, target: target, startedAt: clock.now())

@@ -22,9 +22,15 @@ extension ServerAPI {
         APIRoute("DELETE", "inApps/v1/messaging/default/{product}/{locale}") { api, _, path, _ throws(StoreError) in
             try api.defaultMessage(path["product"]!, path["locale"]!, delete: true)
         },
-        APIRoute("PUT", "inApps/v1/messaging/realtime/url") { api, request, _, _ throws(StoreError) in try api.configureRealtimeURL(request) },
-        APIRoute("GET", "inApps/v1/messaging/realtime/url") { api, _, _, _ throws(StoreError) in try api.realtimeURL(delete: false) },
-        APIRoute("DELETE", "inApps/v1/messaging/realtime/url") { api, _, _, _ throws(StoreError) in try api.realtimeURL(delete: true) },
+        APIRoute("PUT", "inApps/v1/messaging/realtime/url") { api, request, _, identity throws(StoreError) in
+            try api.configureRealtimeURL(request, environment: identity.environment)
+        },
+        APIRoute("GET", "inApps/v1/messaging/realtime/url") { api, _, _, identity throws(StoreError) in
+            try api.realtimeURL(delete: false, environment: identity.environment)
+        },
+        APIRoute("DELETE", "inApps/v1/messaging/realtime/url") { api, _, _, identity throws(StoreError) in
+            try api.realtimeURL(delete: true, environment: identity.environment)
+        },
         APIRoute("POST", "inApps/v1/messaging/performanceTest") { api, request, _, identity throws(StoreError) in
             try api.initiatePerformanceTest(request, identity: identity)
         },
@@ -205,26 +211,26 @@ extension ServerAPI {
 
     // MARK: The realtime URL
 
-    func configureRealtimeURL(_ request: APIRequest) throws(StoreError) -> APIResponse {
+    /// The URL of the app's environment (Apple's sandbox and production hosts each keep their own).
+    func configureRealtimeURL(_ request: APIRequest, environment: AppIdentity.Environment) throws(StoreError) -> APIResponse {
         guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any], let text = body["realtimeURL"] as? String,
               text.count <= 256, let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
             return .error(.invalidRealtimeURL, "realtimeURL must be an http:// or https:// URL of at most 256 characters")
         }
         return try change { (setup: inout RetentionSetup) throws(StoreError) -> APIResponse? in
-            setup.realtimeURL = text
+            setup.realtimeURLs[environment.rawValue] = text
             return nil
         }
     }
 
-    func realtimeURL(delete: Bool) throws(StoreError) -> APIResponse {
+    func realtimeURL(delete: Bool, environment: AppIdentity.Environment) throws(StoreError) -> APIResponse {
+        let missing = APIResponse.error(.realtimeURLNotFound, "no realtime URL is configured for \(environment.rawValue)")
         guard delete else {
-            guard let url = try server.retentionSetup().realtimeURL else { return .error(.realtimeURLNotFound, "no realtime URL is configured") }
+            guard let url = try server.retentionSetup().realtimeURL(environment) else { return missing }
             return .json(["realtimeURL": url])
         }
         return try change { (setup: inout RetentionSetup) throws(StoreError) -> APIResponse? in
-            guard setup.realtimeURL != nil else { return .error(.realtimeURLNotFound, "no realtime URL is configured") }
-            setup.realtimeURL = nil
-            return nil
+            setup.realtimeURLs.removeValue(forKey: environment.rawValue) == nil ? missing : nil
         }
     }
 }

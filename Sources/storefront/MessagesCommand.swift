@@ -24,7 +24,7 @@ struct MessagesCommand: ParsableCommand {
                 }
                 lines += setup.images.map { "image   \($0.id)  \($0.state.rawValue)  \($0.size) \($0.width)×\($0.height)" }
                 lines += setup.defaults.sorted { $0.key < $1.key }.map { "default \($0.key.replacingOccurrences(of: " ", with: " in ")): message \($0.value)" }
-                lines.append("realtime URL: " + (setup.realtimeURL ?? "none"))
+                lines.append("realtime URL: " + (setup.realtimeURLs.isEmpty ? "none" : setup.realtimeURLs.sorted { $0.key < $1.key }.map { "\($0.value) (\($0.key))" }.joined(separator: ", ")))
                 lines.append("review: " + (setup.approvesAtOnce ? "uploads are approved at once" : "uploads wait for `storefront messages approve ID`"))
                 output(context, json: Self.json(setup), text: lines.joined(separator: "\n"))
             }
@@ -42,7 +42,7 @@ struct MessagesCommand: ParsableCommand {
                     .object([("id", .string(image.id)), ("state", .string(image.state.rawValue)), ("size", .string(image.size))])
                 })),
                 ("defaults", .object(setup.defaults.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-                ("realtimeURL", .optional(setup.realtimeURL)), ("approvesAtOnce", .bool(setup.approvesAtOnce)),
+                ("realtimeURLs", .object(setup.realtimeURLs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })), ("approvesAtOnce", .bool(setup.approvesAtOnce)),
             ])
         }
     }

@@ -89,6 +89,12 @@ struct RetentionTests {
         let messages = serve.result(results[13])["messageIdentifiers"] as? [[String: Any]] ?? []
         #expect(messages.count == 1 && messages.first?["messageState"] as? String == "PENDING", "\(messages)")
 
+        // One URL per environment: the app's environment says which is configured and asked.
+        try developer.run(["app", "set", "--environment", "Production"]).expectSuccess()
+        let production = try calls([["call": "realtime_url", "get": true]])
+        #expect(production[0]["errorCode"] as? Int == 4_040_021, "Production has no URL yet: \(production)")
+        try developer.run(["app", "set", "--environment", "Sandbox"]).expectSuccess()
+
         // App Review, played by the developer: only the developer may, and the image must pass too.
         let refused = try customer.run(["messages", "approve", message])
         #expect(refused.status != 0 && refused.stderr.contains("change retention messages"), "\(refused)")

@@ -45,10 +45,10 @@ public struct RetentionDesk {
               let plan = try store.plans.subscriptions().first(where: { $0.group == group }) else {
             return fallback(setup, product: productID, reason: "no plan of that group to keep")
         }
-        guard let text = setup.realtimeURL, let url = URL(string: text) else {
-            return fallback(setup, product: plan.productID, reason: "no realtime URL is configured")
-        }
         let identity = try AppIdentity.current(server: store.server, catalog: store.catalog)
+        guard let text = setup.realtimeURL(identity.environment), let url = URL(string: text) else {
+            return fallback(setup, product: plan.productID, reason: "no realtime URL is configured for \(identity.environment.rawValue)")
+        }
         let request = try RealtimeCall.body(
             originalTransactionID: plan.originalTransactionID, productID: plan.productID, locale: locale, identity: identity,
             now: store.clock.now(), authority: try store.signed.authority()

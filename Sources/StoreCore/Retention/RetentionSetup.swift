@@ -103,13 +103,17 @@ public struct RetentionSetup: Codable, Sendable, Equatable {
     public var messages: [RetentionMessage] = []
     /// Default messages by "productId locale".
     public var defaults: [String: String] = [:]
-    /// The developer's Get Retention Message endpoint; nil while none is configured.
-    public var realtimeURL: String?
+    /// The developer's Get Retention Message endpoint, by environment ("Sandbox", "Production"):
+    /// Apple keeps one URL per environment, and the app's environment (`storefront app set
+    /// --environment`) says which one is asked.
+    public var realtimeURLs: [String: String] = [:]
     /// Uploads are APPROVED at once instead of waiting for `storefront messages approve`.
     public var approvesAtOnce = false
     public var performanceTests: [PerformanceTestRun] = []
 
     public init() {}
+
+    public func realtimeURL(_ environment: AppIdentity.Environment) -> String? { realtimeURLs[environment.rawValue] }
 
     public func image(_ id: String) -> RetentionImage? { images.first { $0.id == id.lowercased() } }
     public func message(_ id: String) -> RetentionMessage? { messages.first { $0.id == id.lowercased() } }
