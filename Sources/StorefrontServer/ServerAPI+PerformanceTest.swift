@@ -29,9 +29,10 @@ extension ServerAPI {
         guard let target = setup.realtimeURL(identity.environment), let url = URL(string: target) else {
             return .error(.realtimeURLNotFound, "no realtime URL is configured: Configure Realtime URL first")
         }
-        let run = PerformanceTestRun(requestID: UUID().uuidString.lowercased(), originalTransactionID: id, target: target, startedAt: clock.now())
+        let run = PerformanceTestRun(requestID: UUID().uuidString.lowercased(), originalTransactionID: id, target: target, startedAt: realNow())
+        let now = realNow()
         let started = try change { (setup: inout RetentionSetup) throws(StoreError) -> APIResponse? in
-            if setup.performanceTests.contains(where: { !$0.isFinished }) {
+            if setup.performanceTests.contains(where: { $0.isRunning(at: now) }) {
                 return .error(.existingPerformanceTestRun, "a performance test is still running")
             }
             setup.performanceTests.append(run)
@@ -73,8 +74,13 @@ extension ServerAPI {
 
     func performanceTestResult(_ given: String) throws(StoreError) -> APIResponse {
         guard let id = Self.uuid(given) else { return .error(.invalidPerformanceTestRequestID, "\"\(given)\" is not a request id") }
-        guard let run = try server.retentionSetup().performanceTests.first(where: { $0.requestID == id }) else {
+        guard var run = try server.retentionSetup().performanceTests.first(where: { $0.requestID == id }) else {
             return .error(.performanceTestRunNotFound, "no performance test \(id)")
+        }
+        if !run.isFinished, !run.isRunning(at: realNow()) {
+            // The server stopped while it ran: what never came back counts as failed.
+            run.failures["OTHER", default: 0] += PerformanceTestRun.totalRequests - run.responseMilliseconds.count
+            run.isFinished = true
         }
         var answer: [String: Any] = [
             "config": Self.performanceTestConfig, "target": run.target, "result": run.result,

@@ -65,7 +65,7 @@ extension ServerAPI {
         if exists { return .error(.imageAlreadyExists, "image \(id) is uploaded already") }
         // The picture first: a setup never names an image whose PNG is missing.
         try server.setRetentionImage(id, png: request.body)
-        return try change { (setup: inout RetentionSetup) throws(StoreError) -> APIResponse? in
+        let response = try change { (setup: inout RetentionSetup) throws(StoreError) -> APIResponse? in
             if setup.image(id) != nil { return .error(.imageAlreadyExists, "image \(id) is uploaded already") }
             if setup.images.count >= Self.maximumImages { return .error(.maximumNumberOfImagesReached, "2,000 images are uploaded already") }
             setup.images.append(RetentionImage(
@@ -73,6 +73,11 @@ extension ServerAPI {
             ))
             return nil
         }
+        // Refused: the picture written first goes again (unless it is an existing image's).
+        if response.status != 200, try server.retentionSetup().image(id) == nil {
+            try server.setRetentionImage(id, png: nil)
+        }
+        return response
     }
 
     func deleteImage(_ given: String) throws(StoreError) -> APIResponse {

@@ -182,3 +182,21 @@ struct ServerAPITests {
         #expect(AnswerCache.until(now: now, plans: [state]) == nil)
     }
 }
+
+extension ServerAPITests {
+    @Test("M1 a performance test a stopped server never finished is given up on after a minute of real time: its results say FAIL, and a new test may start")
+    func abandonedPerformanceTest() throws {
+        let fixture = try Fixture()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let stale = PerformanceTestRun(requestID: "6f1c2e3d-4b5a-4c6d-8e7f-8091a2b3c4d5", originalTransactionID: "1", target: "http://127.0.0.1:9/x", startedAt: now.addingTimeInterval(-61))
+        var fresh = stale
+        fresh.requestID = "7f1c2e3d-4b5a-4c6d-8e7f-8091a2b3c4d5"
+        fresh.startedAt = now.addingTimeInterval(-5)
+        try fixture.store.server.changeRetention { (setup: inout RetentionSetup) in setup.performanceTests = [stale, fresh] }
+        let (status, body) = try fixture.get("/inApps/v1/messaging/performanceTest/result/\(stale.requestID)")
+        #expect(status == 200 && body["result"] as? String == "FAIL" && (body["failures"] as? [String: Any])?["OTHER"] as? Int == 20, "\(body)")
+        let (_, running) = try fixture.get("/inApps/v1/messaging/performanceTest/result/\(fresh.requestID)")
+        #expect(running["result"] as? String == "PENDING" && running["numPending"] as? Int == 20, "\(running)")
+        #expect(stale.isRunning(at: now) == false && fresh.isRunning(at: now))
+    }
+}

@@ -66,6 +66,8 @@ public struct PerformanceTestRun: Codable, Sendable, Equatable {
     public var requestID: String
     public var originalTransactionID: String
     public var target: String
+    /// Real time, not the store's: a run that a stopped server never finished is given up on
+    /// after `abandonedAfter`.
     public var startedAt: Date
     /// Each answered request's time; the failures by Apple's SendAttemptResult name.
     public var responseMilliseconds: [Int] = []
@@ -82,6 +84,10 @@ public struct PerformanceTestRun: Codable, Sendable, Equatable {
     public static let maxConcurrentRequests = 4
     public static let responseTimeThreshold = 700
     public static let successRateThreshold = 90
+    public static let abandonedAfter: TimeInterval = 60
+
+    /// Still running at `now`: not finished, and not abandoned by a server that stopped.
+    public func isRunning(at now: Date) -> Bool { !isFinished && now.timeIntervalSince(startedAt) < Self.abandonedAfter }
 
     /// The percentage of requests answered in time with a usable body.
     public var successRate: Int {
