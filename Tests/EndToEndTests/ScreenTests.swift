@@ -252,8 +252,9 @@ extension ScreenTests {
             """.write(to: file, atomically: true, encoding: .utf8)
         let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
         let paused = try tmux.waitFor("Paused")
-        let footer = try #require(paused.split(separator: "\n").last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.map(String.init))
-        #expect(footer.hasSuffix("✓ 2") && footer.contains("space next"), "two checks passed, at the side, kept across a device switch: \(footer)")
+        // Two devices: a pane each (D2), the player's footer in both, the tablet's on the right.
+        let footer = try #require(paused.split(separator: "\n").last { $0.contains("space next") }.map(String.init), "\(paused)")
+        #expect(footer.trimmingCharacters(in: .whitespaces).hasSuffix("✓ 2") && footer.contains("│"), "two checks passed, at the side, kept across a device switch: \(footer)")
         #expect(!paused.contains("line 4") && !paused.contains("line 5"), "no banner reads like a test log: \(paused)")
         try tmux.send("Space")
         let stopped = try tmux.waitFor("Stopped at line 8")
