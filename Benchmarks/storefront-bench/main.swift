@@ -40,7 +40,7 @@ func row(_ name: String, _ figure: String, _ against: String, _ ratio: String, _
 }
 
 /// `storefront-bench [SECTION …]` runs only the sections named (images, screen, start, durable,
-/// receipt, plans, signing, serve): for profiling one of them.
+/// receipt, plans, signing, remote, serve, seam): for profiling one of them.
 let sections = Set(CommandLine.arguments.dropFirst())
 func wants(_ section: String) -> Bool { sections.isEmpty || sections.contains(section) }
 
@@ -492,3 +492,71 @@ if wants("serve") {
     }
 }
 
+
+// MARK: The async seam (issue 23): a quick account call with 64 in flight, while sign-ins at the
+// full scrypt cost run one after another, beside the same 64 in flight on an idle server, in the
+// same run. Blocking work runs on the server's own thread pool, never on Swift's cooperative
+// threads, so a slow sign-in should not hold the other requests up.
+
+if wants("seam") {
+    if FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent("storefront-server").path) {
+        let folder = StateDirectory(scratch.appendingPathComponent("seam"))
+        let seed = try makeStore(stateDirectory: folder, device: "seed", catalog: catalog, clock: ManualClock(Date(timeIntervalSince1970: 1_768_478_400)), calendar: utc)
+        try seed.accounts.signUp("slow", password: "slow-password")
+        let (server, base) = try startServer(folder, database: nil)
+        let url = try require(URL(string: base + AccountWire.path))
+        let quick = Data(#"{"method":"clockSetting","request":{}}"#.utf8)
+        let slow = Data(#"{"method":"signIn","request":{"name":"slow","password":"slow-password","device":"bench"}}"#.utf8)
+        let headers = ["Content-Type": "application/json"]
+        /// The quick call's latencies with 64 in flight for `duration` seconds, and the sign-ins done beside them.
+        func load(_ duration: Double, signingIn: Bool) -> (times: [Double], signIns: Int, failures: Int) {
+            let stop = Date().addingTimeInterval(duration)
+            let times = Locked<[Double]>([]), signIns = Locked(0), failures = Locked(0)
+            let group = DispatchGroup()
+            for _ in 0..<64 {
+                group.enter()
+                Thread.detachNewThread {
+                    while Date() < stop {
+                        let started = Date()
+                        if case .success(let answer) = HTTPCall.post(url, headers: headers, body: quick, timeout: 30, whole: true), answer.status == 200 {
+                            times.withLock { $0.append(Date().timeIntervalSince(started)) }
+                        } else {
+                            failures.withLock { $0 += 1 }
+                        }
+                    }
+                    group.leave()
+                }
+            }
+            if signingIn {
+                group.enter()
+                Thread.detachNewThread {
+                    while Date() < stop {
+                        if case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30, whole: true), answer.status == 200 {
+                            signIns.withLock { $0 += 1 }
+                        }
+                    }
+                    group.leave()
+                }
+            }
+            group.wait()
+            return (times.withLock { $0.sorted() }, signIns.withLock { $0 }, failures.withLock { $0 })
+        }
+        _ = load(1, signingIn: false) // warm up
+        let idle = load(4, signingIn: false)
+        let busy = load(4, signingIn: true)
+        let idleMedian = idle.times.isEmpty ? 0 : idle.times[idle.times.count / 2]
+        let busyMedian = busy.times.isEmpty ? 0 : busy.times[busy.times.count / 2]
+        let signIn = try median(3) {
+            guard case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30, whole: true), answer.status == 200 else {
+                throw StoreError.storage(path: base, reason: "a sign-in failed")
+            }
+        }
+        row("a quick account call's median, 64 in flight, while full-cost sign-ins run (\(busy.signIns) in 4 s, each \(ms(signIn)) alone)", ms(busyMedian),
+            String(format: "the same 64 in flight on an idle server %@", ms(idleMedian)), ratio(busyMedian, idleMedian), "≤ 2×")
+        if idle.failures + busy.failures > 0 { row("(quick calls that failed)", "\(idle.failures + busy.failures)", "", "", "") }
+        server.terminate()
+        server.waitUntilExit()
+    } else {
+        row("a quick call beside slow sign-ins", "not run", "needs storefront-server beside this program", "", "")
+    }
+}
