@@ -151,6 +151,9 @@ struct StrangerTests {
         onVictim.event = .purchase
         #expect(try wire.call("record", Record(entry: onVictim, timeZone: "UTC"), session: eveSession).status == 401)
         struct None: Encodable {}
+        #expect(try wire.call("retentionSetup", None()).status == 401, "the developer's retention setup is not a stranger's to read")
+        #expect(try wire.call("retentionImage", "00000000-0000-4000-8000-000000000000").status == 401)
+        #expect(try wire.call("replaceRetentionSetup", RetentionSetup(), session: eveSession).status == 403)
         #expect(try wire.call("offerCodes", None()).status == 403, "no token at all")
         #expect(try wire.call("offerCodes", None(), session: eveSession).status == 403)
         #expect(try wire.call("setWebhook", Webhook(url: "http://127.0.0.1:9/eve"), session: eveSession).status == 403)
