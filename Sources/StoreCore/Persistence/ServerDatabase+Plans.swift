@@ -77,6 +77,19 @@ extension ServerDatabase: PlanBook {
         }
     }
 
+    /// Reads the JSON setting `key` (`empty` while nobody has written it) and writes what `change`
+    /// makes of it, in one write transaction; nil from `change` writes nothing and returns false.
+    @discardableResult
+    func updateSetting<T: Codable>(_ key: String, empty: T, _ change: (T) throws -> T?) throws(StoreError) -> Bool {
+        try write { db in
+            let current: T = try SettingRecord.filter(key: key).asRequest(of: Row.self).fetchOne(db)
+                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) } ?? empty
+            guard let next = try change(current) else { return false }
+            try SettingRecord(key: key, value: try StoredJSON.text(next, dates: .foundationDefault)).upsert(db)
+            return true
+        }
+    }
+
     func removeSetting(_ key: String) throws(StoreError) {
         try write { db in _ = try SettingRecord.filter(key: key).deleteAll(db) }
     }

@@ -42,11 +42,6 @@ extension ServerDatabase: SharedSettings {
     public func appAccountTokens() throws(StoreError) -> [String: String] { try setting(SettingRecord.appAccountTokens) ?? [:] }
 
     public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
-        try write { db in
-            var tokens: [String: String] = try SettingRecord.filter(key: SettingRecord.appAccountTokens).asRequest(of: Row.self).fetchOne(db)
-                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) } ?? [:]
-            tokens[original] = token
-            try SettingRecord(key: SettingRecord.appAccountTokens, value: try StoredJSON.text(tokens, dates: .foundationDefault)).upsert(db)
-        }
+        try updateSetting(SettingRecord.appAccountTokens, empty: [String: String]()) { tokens in tokens.merging([original: token]) { $1 } }
     }
 }

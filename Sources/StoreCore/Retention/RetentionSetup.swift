@@ -119,6 +119,15 @@ public struct RetentionSetup: Codable, Sendable, Equatable {
 
     public init() {}
 
+    /// Compare-and-set: this setup as the next version of `stored` when it was made from it, else
+    /// nil (another change came first). Both backends write what it returns.
+    public func replacing(_ stored: RetentionSetup) -> RetentionSetup? {
+        guard stored.version == version else { return nil }
+        var next = self
+        next.version += 1
+        return next
+    }
+
     public func realtimeURL(_ environment: AppIdentity.Environment) -> String? { realtimeURLs[environment.rawValue] }
 
     public func image(_ id: String) -> RetentionImage? { images.first { $0.id == id.lowercased() } }

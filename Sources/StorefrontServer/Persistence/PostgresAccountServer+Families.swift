@@ -8,15 +8,6 @@ extension PostgresAccountServer: FamilyStore {
     public func families() throws(StoreError) -> [Family] { try setting("families") ?? [] }
 
     public func changeFamily(_ change: FamilyChange) throws(StoreError) -> Bool {
-        try transaction(lock: "families:") { connection in
-            let current = try query(connection, "SELECT value FROM setting WHERE key = 'families'").first
-                .map { try Self.decode([Family].self, Self.cell($0, "value")) } ?? []
-            guard let next = try change.applied(to: current) else { return false }
-            try query(
-                connection, "INSERT INTO setting (key, value) VALUES ('families', $1) ON CONFLICT (key) DO UPDATE SET value = $1",
-                [try Self.json(next)]
-            )
-            return true
-        }
+        try updateSetting("families", lock: "families:", empty: [Family]()) { current in try change.applied(to: current) }
     }
 }

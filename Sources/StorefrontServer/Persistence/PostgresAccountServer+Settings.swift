@@ -25,15 +25,7 @@ extension PostgresAccountServer: SharedSettings {
     public func appAccountTokens() throws(StoreError) -> [String: String] { try setting("appAccountTokens") ?? [:] }
 
     public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
-        try transaction(lock: "app-account-tokens:") { connection in
-            var tokens = try query(connection, "SELECT value FROM setting WHERE key = 'appAccountTokens'").first
-                .map { try Self.decode([String: String].self, Self.cell($0, "value")) } ?? [:]
-            tokens[original] = token
-            try query(
-                connection, "INSERT INTO setting (key, value) VALUES ('appAccountTokens', $1) ON CONFLICT (key) DO UPDATE SET value = $1",
-                [try Self.json(tokens)]
-            )
-        }
+        try updateSetting("appAccountTokens", lock: "app-account-tokens:", empty: [String: String]()) { tokens in tokens.merging([original: token]) { $1 } }
     }
 
     public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {

@@ -240,6 +240,23 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         }
     }
 
+    /// Reads the JSON setting `key` (`empty` while nobody has written it) and writes what `change`
+    /// makes of it, in one transaction under the advisory lock `lock`, so that servers sharing the
+    /// database never interleave two; nil from `change` writes nothing and returns false.
+    @discardableResult
+    func updateSetting<T: Codable>(_ key: String, lock: String, empty: T, _ change: (T) throws -> T?) throws(StoreError) -> Bool {
+        try transaction(lock: lock) { connection in
+            let current = try query(connection, "SELECT value FROM setting WHERE key = $1", [Self.text(key)]).first
+                .map { try Self.decode(T.self, Self.cell($0, "value")) } ?? empty
+            guard let next = try change(current) else { return false }
+            try query(
+                connection, "INSERT INTO setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = $2",
+                [Self.text(key), try Self.json(next)]
+            )
+            return true
+        }
+    }
+
     func setSetting(_ key: String, _ value: (some Codable)?) throws(StoreError) {
         try transaction { connection in
             if let value {
