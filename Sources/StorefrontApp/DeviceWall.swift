@@ -168,7 +168,7 @@ public final class DeviceWall {
     public func run(tickMilliseconds: Int = 250) {
         draw()
         refresh()
-        while panes.allSatisfy(\.app.state.isRunning) {
+        while isRunning {
             draw()
             handle(terminal.nextEvent(timeoutMilliseconds: tickMilliseconds))
         }
@@ -185,9 +185,10 @@ public final class DeviceWall {
             focus = (focus + panes.count - 1) % panes.count
         case .mouse(let mouse):
             // The pane under the pointer takes the keyboard and the click, in its own coordinates.
-            if let index = frames().firstIndex(where: { $0.contains(x: mouse.x, y: mouse.y) }) {
+            let frames = frames()
+            if let index = frames.firstIndex(where: { $0.contains(x: mouse.x, y: mouse.y) }) {
                 focus = index
-                let frame = frames()[index]
+                let frame = frames[index]
                 panes[index].app.handle(.mouse(MouseEvent(mouse.kind, x: mouse.x - frame.x, y: mouse.y - frame.y)))
             }
         case .resize:
@@ -222,7 +223,12 @@ public final class DeviceWall {
 
     func note(device: String, _ text: String) {
         guard isWall else { return }
-        rail.append(RailEntry(source: .device(device), text: text))
+        append([RailEntry(source: .device(device), text: text)])
+    }
+
+    /// Adds lines to the rail, keeping the newest `railLimit`.
+    private func append(_ entries: [RailEntry]) {
+        rail.append(contentsOf: entries)
         if rail.count > Self.railLimit { rail.removeFirst(rail.count - Self.railLimit) }
     }
 
@@ -275,8 +281,7 @@ public final class DeviceWall {
             }
         }
         if !snapshots.isEmpty { baselined = true }
-        rail.append(contentsOf: entries)
-        if rail.count > Self.railLimit { rail.removeFirst(rail.count - Self.railLimit) }
+        append(entries)
     }
 
     // MARK: Drawing

@@ -116,10 +116,7 @@ extension LiveStore {
     func cancelWithRetention(_ productID: String) throws(StoreError) -> [Action] {
         let desk = RetentionDesk(store: store)
         let offer = try desk.offer(for: productID)
-        guard !offer.isQuiet else {
-            let plan = try store.plans.perform(.cancel, on: productID)
-            return [.planChanged(plan.summary(calendar: store.calendar, catalog: store.catalog))]
-        }
+        guard !offer.isQuiet else { return try answerRetention(.cancel(productID: productID)) }
         return [.retentionShown(try RetentionSheet(productID: productID, offer: offer, store: store))]
     }
 
@@ -131,8 +128,7 @@ extension LiveStore {
             return [.planChanged(plan.summary(calendar: store.calendar, catalog: store.catalog))]
         case .accept(let productID, let offer):
             let bought = try RetentionDesk(store: store).accept(offer, on: productID)
-            let group = store.catalog.product(productID)?.autoRenew?.group
-            let plan = try store.plans.subscriptions().first { $0.group == group }
+            let plan = try store.plans.plan(of: productID)
             return (bought.map { [Action.purchased($0)] } ?? []) + (plan.map { [.planChanged($0.summary(calendar: store.calendar, catalog: store.catalog))] } ?? [])
         }
     }

@@ -104,9 +104,8 @@ extension ScenarioRunner {
             guard let message = endpoint.lastMessage else {
                 throw ScenarioError(file: "", line: line, message: "retention default needs a retention message first")
             }
-            let locale = catalog.localeIdentifier.replacingOccurrences(of: "_", with: "-")
             try store.server.changeRetention { (setup: inout RetentionSetup) in
-                setup.defaults[RetentionSetup.defaultKey(product: product.id, locale: locale)] = message
+                setup.defaults[RetentionSetup.defaultKey(product: product.id, locale: catalog.userLocale)] = message
             }
         case .answer(let answer):
             endpoint.answer = answer

@@ -39,7 +39,7 @@ extension ServerAPI {
             return nil
         }
         guard started.status == 200 else { return started }
-        let locale = catalog.localeIdentifier.replacingOccurrences(of: "_", with: "-")
+        let locale = catalog.userLocale
         let calls = try (0..<PerformanceTestRun.totalRequests).map { _ throws(StoreError) in
             try RealtimeCall.body(originalTransactionID: id, productID: line.productID, locale: locale, identity: identity, now: clock.now(), authority: authority)
         }

@@ -31,8 +31,7 @@ struct Cancel: ParsableCommand {
                 _ = try context.store.plans.perform(.cancel, on: productID)
                 chosen = "cancel"
             }
-            let group = context.store.catalog.product(productID)?.autoRenew?.group
-            let plan = try context.store.plans.subscriptions().first { $0.group == group }
+            let plan = try context.store.plans.plan(of: productID)
             let retention = JSON.object([("shown", Self.json(shown)), ("chosen", .string(chosen))])
             let summary = plan.map { $0.summary(calendar: context.calendar, catalog: context.store.catalog) } ?? ""
             output(

@@ -51,7 +51,7 @@ func planFields(_ plan: PlanStatus, _ context: Context) -> [(String, JSON)] {
     ]
 }
 
-func show(_ plan: PlanStatus, _ context: Context) {
+private func show(_ plan: PlanStatus, _ context: Context) {
     output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
 }
 

@@ -12,6 +12,9 @@ public struct Catalog: Sendable, Equatable {
     public var name: String
     public var currencyCode: String
     public var localeIdentifier: String
+    /// The locale as the App Store sends a customer's ("en-US"): Retention Messaging's `userLocale`
+    /// and the key of its default messages.
+    public var userLocale: String { localeIdentifier.replacingOccurrences(of: "_", with: "-") }
     /// Days added after the months of every subscription purchase (R5; In App Rage gave 1).
     public var bonusDays: Int
     /// The outcome policy a device starts with (Q4).

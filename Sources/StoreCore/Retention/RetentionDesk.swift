@@ -34,15 +34,13 @@ public struct RetentionDesk {
 
     public init(store: Store) { self.store = store }
 
-    /// The locale the App Store sends: the catalog's, as "en-US".
-    var locale: String { store.catalog.localeIdentifier.replacingOccurrences(of: "_", with: "-") }
+    var locale: String { store.catalog.userLocale }
 
     /// Asks the endpoint (if one is set) about the plan of `productID`'s group, and decides what
     /// the customer sees.
     public func offer(for productID: String) throws(StoreError) -> RetentionOffer {
         let setup = try store.server.retentionSetup()
-        guard let group = store.catalog.product(productID)?.autoRenew?.group,
-              let plan = try store.plans.subscriptions().first(where: { $0.group == group }) else {
+        guard let plan = try store.plans.plan(of: productID) else {
             return fallback(setup, product: productID, reason: "no plan of that group to keep")
         }
         let identity = try AppIdentity.current(server: store.server, catalog: store.catalog)
@@ -65,7 +63,7 @@ public struct RetentionDesk {
             }
             shown.message = message
         case .alternateProduct(let id, let product):
-            guard product != plan.productID, store.catalog.product(product)?.autoRenew?.group == group else {
+            guard product != plan.productID, store.catalog.product(product)?.autoRenew?.group == plan.group else {
                 return with(outcome, fallback(setup, product: plan.productID, reason: "\(product) is not another plan of the group"))
             }
             shown.alternateProductID = product
@@ -100,9 +98,7 @@ public struct RetentionDesk {
     public func accept(_ offer: RetentionOffer, on productID: String) throws(StoreError) -> StoreTransaction? {
         if let alternate = offer.alternateProductID { return try store.queue.buy(alternate) }
         if let promotional = offer.offer {
-            let group = store.catalog.product(productID)?.autoRenew?.group
-            let plan = try store.plans.subscriptions().first { $0.group == group }
-            return try store.queue.buy(plan?.productID ?? productID, offer: promotional)
+            return try store.queue.buy(try store.plans.plan(of: productID)?.productID ?? productID, offer: promotional)
         }
         return nil
     }

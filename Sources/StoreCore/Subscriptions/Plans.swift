@@ -198,10 +198,17 @@ public final class Plans: SessionRole {
         }
     }
 
+    /// The account's plan of `productID`'s subscription group; nil when it has none there (or the
+    /// product is not auto-renewable).
+    public func plan(of productID: String) throws(StoreError) -> PlanStatus? {
+        guard let group = catalog.product(productID)?.autoRenew?.group else { return nil }
+        return try subscriptions().first { $0.group == group }
+    }
+
     /// Refunds what pays for the current period of the plan of `productID`'s group.
     public func refundCurrentPeriod(of productID: String) throws(StoreError) -> PlanStatus {
-        let group = try catalog.require(productID).autoRenew?.group
-        guard let plan = try subscriptions().first(where: { $0.group == group }) else {
+        _ = try catalog.require(productID)
+        guard let plan = try plan(of: productID) else {
             throw StoreError.planRefused("no plan in the group of \(productID) to refund")
         }
         return try refund(plan.transactionID)
