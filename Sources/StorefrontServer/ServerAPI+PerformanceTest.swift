@@ -40,33 +40,35 @@ extension ServerAPI {
         }
         guard started.status == 200 else { return started }
         let locale = catalog.userLocale
-        let calls = try (0..<PerformanceTestRun.totalRequests).map { _ throws(StoreError) in
-            try RealtimeCall.body(originalTransactionID: id, productID: line.productID, locale: locale, identity: identity, now: clock.now(), authority: authority)
+        let calls = try (0..<PerformanceTestRun.totalRequests).map { _ throws(StoreError) -> Data in
+            try RealtimeCall.body(originalTransactionID: id, productID: line.productID, locale: locale, identity: identity, now: clock.now(), authority: authority).body
         }
         let server = server
-        DispatchQueue.global().async {
-            var finished = run
-            let results = Locked<[RealtimeCall.Outcome]>([])
-            let slots = DispatchSemaphore(value: PerformanceTestRun.maxConcurrentRequests)
-            let group = DispatchGroup()
-            for call in calls {
-                slots.wait()
-                group.enter()
-                DispatchQueue.global().async {
-                    let outcome = RealtimeCall.ask(url, body: call.body)
+        // Apple's few at a time: that many threads of their own, each taking the next request
+        // until none is left; the last to finish records the run. Nothing waits for them.
+        let next = Locked(0), results = Locked<[RealtimeCall.Outcome]>([]), working = Locked(PerformanceTestRun.maxConcurrentRequests)
+        for _ in 0..<PerformanceTestRun.maxConcurrentRequests {
+            Thread.detachNewThread {
+                while let call = next.withLock({ index -> Data? in
+                    defer { index += 1 }
+                    return index < calls.count ? calls[index] : nil
+                }) {
+                    let outcome = RealtimeCall.ask(url, body: call)
                     results.withLock { $0.append(outcome) }
-                    slots.signal()
-                    group.leave()
                 }
-            }
-            group.wait()
-            for outcome in results.withLock({ $0 }) {
-                if let failure = outcome.failure { finished.failures[failure, default: 0] += 1 } else { finished.responseMilliseconds.append(outcome.milliseconds) }
-            }
-            finished.isFinished = true
-            // Recorded even if the setup changed meanwhile: the run is found by its id.
-            _ = try? server.changeRetention { (setup: inout RetentionSetup) throws(StoreError) in
-                if let index = setup.performanceTests.firstIndex(where: { $0.requestID == finished.requestID }) { setup.performanceTests[index] = finished }
+                guard working.withLock({ count -> Bool in
+                    count -= 1
+                    return count == 0
+                }) else { return }
+                var finished = run
+                for outcome in results.withLock({ $0 }) {
+                    if let failure = outcome.failure { finished.failures[failure, default: 0] += 1 } else { finished.responseMilliseconds.append(outcome.milliseconds) }
+                }
+                finished.isFinished = true
+                // Recorded even if the setup changed meanwhile: the run is found by its id.
+                _ = try? server.changeRetention { (setup: inout RetentionSetup) throws(StoreError) in
+                    if let index = setup.performanceTests.firstIndex(where: { $0.requestID == finished.requestID }) { setup.performanceTests[index] = finished }
+                }
             }
         }
         return .json(["config": Self.performanceTestConfig, "requestId": run.requestID])

@@ -83,6 +83,20 @@ public enum ServerApplication {
         return pool
     }()
 
+    /// Watches this process's blocking calls (BlockingWatch) while it serves: one made on a Swift
+    /// task's thread is a defect, logged once per kind; with `strict` (STOREFRONT_STRICT_THREADS=1,
+    /// as the tests run the server) the process ends at once with status 70, naming it.
+    public static func watchBlockingCalls(logger: Logger, strict: Bool) {
+        let seen = Locked<Set<String>>([])
+        BlockingWatch.report { what in
+            if strict {
+                FileHandle.standardError.write(Data("storefront serve: \(what) ran on a Swift task's thread, not the blocking pool\n".utf8))
+                _exit(70)
+            }
+            if seen.withLock({ $0.insert(what).inserted }) { logger.error("\(what) ran on a Swift task's thread, not the blocking pool") }
+        }
+    }
+
     /// A request's context: Hummingbird's, and the address it came from (W11's limits per client).
     struct CallerContext: RequestContext, RemoteAddressRequestContext {
         var coreContext: CoreRequestContextStorage

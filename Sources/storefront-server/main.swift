@@ -108,10 +108,14 @@ var configuration = ServiceGroupConfiguration(
 configuration.maximumGracefulShutdownDuration = nil
 configuration.maximumCancellationDuration = nil
 let group = ServiceGroup(configuration: configuration)
+// From here on the store's blocking work belongs on the blocking pool (issue 23); the stop's last
+// request list below runs on the main task, once, after the server has stopped answering.
+ServerApplication.watchBlockingCalls(logger: logger, strict: ProcessInfo.processInfo.environment["STOREFRONT_STRICT_THREADS"] == "1")
 do {
     try await group.run()
 } catch {
     fail("\(error)", 3)
 }
+BlockingWatch.report(to: nil)
 do { try served.listRequests() } catch { logger.error("request list failed: \(error)") }
 print("storefront serve: stopped")

@@ -17,6 +17,7 @@ struct ServerStormTests {
         server.executableURL = storefrontBinary.deletingLastPathComponent().appendingPathComponent("storefront-server")
         server.arguments = ["--state-dir", folder.path, "--catalog", repositoryRoot.appendingPathComponent("assets/catalog.json").path, "--port", String(port)]
             + (database.map { ["--database", $0] } ?? [])
+        server.environment = ProcessInfo.processInfo.environment.merging(["STOREFRONT_STRICT_THREADS": "1"]) { $1 }
         let output = Pipe()
         server.standardOutput = output
         server.standardError = FileHandle.nullDevice

@@ -46,6 +46,9 @@ final class Session {
             "TZ": "UTC",
             "PATH": "/usr/bin:/bin",
             "HOME": stateDirectory.path,
+            // `storefront serve` ends at once if the store's blocking work ever runs on a Swift
+            // task's thread (BlockingWatch): every test that serves checks issue 23's promise.
+            "STOREFRONT_STRICT_THREADS": "1",
         ]
         ownsFolder = true
         #expect(FileManager.default.isExecutableFile(atPath: storefrontBinary.path), "no storefront binary at \(storefrontBinary.path): run `swift build` first")

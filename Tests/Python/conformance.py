@@ -155,7 +155,10 @@ class Store:
         arguments = [binary, "serve", "--port", "0", "--state-dir", self.server_state, "--catalog", catalog]
         if database:
             arguments += ["--database", database]
-        self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        # STOREFRONT_STRICT_THREADS: the server ends if its blocking work runs on a task's thread.
+        self.process = subprocess.Popen(
+            arguments, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=dict(os.environ, STOREFRONT_STRICT_THREADS="1"),
+        )
         line = self.process.stdout.readline()
         if "listening on " not in line:
             raise StoryFailed(f"serve did not start: {line!r}")

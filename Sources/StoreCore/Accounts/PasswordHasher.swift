@@ -32,6 +32,7 @@ public struct PasswordHasher: Sendable {
     }
 
     private func derive(_ password: String, salt: [UInt8], cost: Int) throws -> Data {
+        BlockingWatch.check("scrypt (N = \(cost))")
         let key = try KDF.Scrypt.deriveKey(
             from: Array(password.utf8), salt: salt, outputByteCount: 32, rounds: cost, blockSize: 8, parallelism: 1
         )

@@ -90,6 +90,7 @@ extension SQLiteBacked {
 
     /// An IMMEDIATE transaction (GRDB's default for writers): two processes never deadlock.
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        BlockingWatch.check("SQLite write \(file.path)")
         do {
             return try file.queue.write(body)
         } catch {
@@ -101,6 +102,7 @@ extension SQLiteBacked {
     /// WAL keeps it safe from a crashed process, a power cut may lose it). Only for records whose
     /// loss costs nothing but a repeat: a notification's delivery, which at-least-once allows (N4).
     func lightWrite<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        BlockingWatch.check("SQLite write \(file.path)")
         do {
             return try file.queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
@@ -118,6 +120,7 @@ extension SQLiteBacked {
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        BlockingWatch.check("SQLite read \(file.path)")
         do {
             return try file.queue.read(body)
         } catch {
@@ -129,7 +132,8 @@ extension SQLiteBacked {
     /// connection of its own sees it, so that commits by this process and by every other count.
     /// Two equal stamps mean nothing was committed in between.
     public func changeStamp() throws(StoreError) -> ChangeStamp {
-        try file.stamps.read()
+        BlockingWatch.check("SQLite read \(file.path)")
+        return try file.stamps.read()
     }
 }
 

@@ -4,7 +4,8 @@
 // they report in one; writes to one account serialized across every `serve` process on the
 // database by a transaction-scoped advisory lock, so that several servers race safely.
 // PostgresNIO is asynchronous and the AccountServer protocol is not: each call waits for its
-// query on a connection of a small pool (the server's handlers run off the event loops).
+// query on a connection of a small pool. `storefront serve` makes these calls only on its blocking
+// pool, never on an event loop or a Swift task's thread; BlockingWatch checks that as it runs.
 import Foundation
 import Logging
 import NIOCore
@@ -35,7 +36,12 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     }
 
     deinit {
-        for connection in idle.withLock({ $0 }) { try? connection.close().wait() }
+        // Closed without waiting: the event loop finishes each close, and the connection lives
+        // until it has.
+        for connection in idle.withLock({ $0 }) {
+            let closing: EventLoopFuture<Void> = connection.close()
+            closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
     }
 
     // MARK: Connections and transactions
@@ -44,10 +50,12 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         var description: String
     }
 
-    /// One query on `connection`, waited for.
+    /// One query on `connection`, waited for: on the server's blocking pool, never on a Swift
+    /// task's thread (BlockingWatch says so if it ever is).
     @discardableResult
     func query(_ connection: PostgresConnection, _ sql: String, _ binds: [PostgresData] = []) throws -> [PostgresRow] {
-        try connection.query(sql, binds).wait().rows
+        BlockingWatch.check("PostgreSQL query \(location)")
+        return try connection.query(sql, binds).wait().rows
     }
 
     func connection() throws -> PostgresConnection {
@@ -56,6 +64,7 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
             value += 1
             return value
         }
+        BlockingWatch.check("PostgreSQL connect \(location)")
         return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger).wait()
     }
 
