@@ -30,6 +30,20 @@ final class AnswerCache: Sendable {
 
     private let context = Locked<Context?>(nil)
     private let answers = Locked<[String: Answer]>([:])
+    /// Locks by key's hash: when a kept answer runs out, the requests for it that arrive together
+    /// wait for the first to make it again instead of each making it (the blocking pool runs 16
+    /// at once, and 16 histories made side by side cost 16 times one).
+    private let makers = (0..<64).map { _ in NSLock() }
+
+    /// The answer kept for `key`, or the one `make` gives, made by one request at a time per key.
+    func answer(_ key: String, stamp: ChangeStamp, now: Date, make: () throws(StoreError) -> APIResponse) throws(StoreError) -> APIResponse {
+        if let kept = answer(key, stamp: stamp, now: now) { return kept }
+        let lock = makers[Int(UInt(bitPattern: key.hashValue) % UInt(makers.count))]
+        lock.lock()
+        defer { lock.unlock() }
+        if let kept = answer(key, stamp: stamp, now: now) { return kept }
+        return try make()
+    }
 
     /// The identity and keyring at `stamp`, read with `load` when the stamp moved. Tokens verified
     /// before stay verified while the identity and keyring are the same.

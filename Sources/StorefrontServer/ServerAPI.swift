@@ -296,13 +296,14 @@ public final class ServerAPI: Sendable {
             }
         }
         guard let (key, id) = Self.cacheKey(request) else { return try dispatch(request, identity: identity) }
-        if let kept = cache.answer(key, stamp: stamp, now: clock.now()) { return kept }
-        let response = try dispatch(request, identity: identity)
-        if response.status == 200, let line = try server.receiptEntry(transactionID: id),
-           let until = AnswerCache.until(now: clock.now(), plans: Array(try server.plans(account: line.account).values)) {
-            cache.keep(response, key: key, stamp: stamp, until: until)
+        return try cache.answer(key, stamp: stamp, now: clock.now()) { () throws(StoreError) -> APIResponse in
+            let response = try dispatch(request, identity: identity)
+            if response.status == 200, let line = try server.receiptEntry(transactionID: id),
+               let until = AnswerCache.until(now: clock.now(), plans: Array(try server.plans(account: line.account).values)) {
+                cache.keep(response, key: key, stamp: stamp, until: until)
+            }
+            return response
         }
-        return response
     }
 
     /// The key an answer is kept by, with the transaction id it is about: the reads of a customer's
