@@ -39,6 +39,18 @@ func row(_ name: String, _ figure: String, _ against: String, _ ratio: String, _
     print("| \(name) | \(figure) | \(against) | \(ratio) | \(target) |")
 }
 
+if CommandLine.arguments.dropFirst().first == "before-after" {
+    guard CommandLine.arguments.count >= 3 else {
+        FileHandle.standardError.write(Data("usage: storefront-bench before-after DIR [ROUNDS] (DIR: an earlier release build)\n".utf8))
+        exit(2)
+    }
+    let before = URL(fileURLWithPath: CommandLine.arguments[2]).appendingPathComponent("storefront-bench")
+    let rounds = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 3 : 3
+    let within = try beforeAfter(before: before, after: binaries.appendingPathComponent("storefront-bench"), rounds: rounds)
+    try? FileManager.default.removeItem(at: scratch)
+    exit(within ? 0 : 1)
+}
+
 /// `storefront-bench [SECTION …]` runs only the sections named (images, screen, start, durable,
 /// receipt, plans, signing, remote, serve, seam): for profiling one of them.
 let sections = Set(CommandLine.arguments.dropFirst())

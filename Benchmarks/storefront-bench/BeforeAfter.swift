@@ -1,0 +1,72 @@
+// `storefront-bench before-after DIR [ROUNDS]`: issue 23's reshaping, measured in one run. DIR holds
+// a release build of the commit before it (scripts/bench-before-after makes one); this program and
+// that one's bench each run the sections that cover it (purchases through serve from four devices,
+// Get Transaction History under wrk, the screen's first frame and peak memory) in turn, ROUNDS
+// times, alternating which goes first; each figure is the median of its rounds, and none may be
+// more than 10% worse than before.
+import Foundation
+
+/// A figure of a bench row, and whether more is better.
+struct Figure {
+    var value: Double
+    var moreIsBetter: Bool
+
+    init?(_ text: String) {
+        let parts = text.split(separator: " ")
+        guard parts.count == 2, let value = Double(parts[0]) else { return nil }
+        switch parts[1] {
+        case "/s", "req/s": moreIsBetter = true
+        case "ms", "MB": moreIsBetter = false
+        default: return nil
+        }
+        self.value = value
+    }
+}
+
+/// The rows of one bench run that have a figure, by name, in the order printed.
+func figures(of bench: URL, sections: [String]) throws -> [(String, Figure)] {
+    let process = Process()
+    process.executableURL = bench
+    process.arguments = sections
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text.split(separator: "\n").compactMap { line -> (String, Figure)? in
+        let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard cells.count >= 5, !cells[0].hasPrefix("("), cells[4] != "(for information)", let figure = Figure(cells[1]) else { return nil }
+        return (cells[0], figure)
+    }
+}
+
+/// Runs both benches `rounds` times and prints before, after and their ratio for every row both
+/// printed; true when none is more than 10% worse.
+func beforeAfter(before: URL, after: URL, rounds: Int) throws -> Bool {
+    let sections = ["remote", "serve", "start"]
+    var runs: [Bool: [[(String, Figure)]]] = [true: [], false: []]
+    for round in 0..<rounds {
+        for isAfter in round % 2 == 0 ? [false, true] : [true, false] {
+            runs[isAfter, default: []].append(try figures(of: isAfter ? after : before, sections: sections))
+        }
+    }
+    func median(_ name: String, _ isAfter: Bool) -> Figure? {
+        let found = runs[isAfter, default: []].compactMap { run in run.first { $0.0 == name }?.1 }
+        guard var figure = found.first else { return nil }
+        let values = found.map(\.value).sorted()
+        figure.value = values[values.count / 2]
+        return figure
+    }
+    print("| measure (median of \(rounds) rounds, alternating) | before | after | after ÷ before | target |")
+    print("|---|---|---|---|---|")
+    var allWithin = true
+    for (name, _) in runs[true, default: []].first ?? [] {
+        guard let old = median(name, false), let new = median(name, true) else { continue }
+        let ratio = new.value / max(old.value, .leastNonzeroMagnitude)
+        let within = old.moreIsBetter ? ratio >= 0.9 : ratio <= 1.1
+        allWithin = allWithin && within
+        print(String(format: "| %@ | %.1f | %.1f | %.2f× | %@ |", name, old.value, new.value, ratio, old.moreIsBetter ? "≥ 0.90× \(within ? "✓" : "✗")" : "≤ 1.10× \(within ? "✓" : "✗")"))
+    }
+    return allWithin
+}
