@@ -32,7 +32,7 @@ extension ServerAPI {
         let line = ReceiptEntry(
             transactionID: TransactionID.make(UInt64.random(in: 0...UInt64.max)), account: purchase.account, productID: purchase.productID,
             kind: purchase.kind, purchaseDate: clock.now(), device: "app-store-server", event: .consumptionInfo,
-            group: purchase.group, reference: request.requestID, note: String(decoding: CompactJSON.encode(object), as: UTF8.self)
+            group: purchase.group, reference: request.requestID, note: ReceiptNote.consumptionInfo(json: String(decoding: CompactJSON.encode(object), as: UTF8.self)).words
         )
         try server.add(line)
         deliver()

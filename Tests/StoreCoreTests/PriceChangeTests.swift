@@ -53,7 +53,7 @@ struct PriceChangeTests {
         if let answer { _ = try store.plans.answerPriceIncrease(of: "allaccess", accept: answer) }
         state.clock.set(utc(2026, 3, 9))
         let plan = try #require(try store.plans.subscriptions().first)
-        #expect(plan.phase == .expired && plan.endedAt == utc(2026, 3, 8, 9) && plan.endReason == ReceiptEntry.priceIncreaseNotAccepted)
+        #expect(plan.phase == .expired && plan.endedAt == utc(2026, 3, 8, 9) && plan.endReason == PlanEnd.priceIncreaseNotAccepted.words)
         #expect(try lines(store).last?.event == .expire)
         #expect(try told(store).last == "EXPIRED PRICE_INCREASE")
         #expect(try store.signed.renewalInfo(plan).payload["expirationIntent"] as? Int == 3)

@@ -249,7 +249,7 @@ public final class FamilySharing: SessionRole {
             try server.add(ReceiptEntry(
                 transactionID: session.makeTransactionID(), account: member, productID: purchase.productID, kind: purchase.kind,
                 purchaseDate: now, device: session.deviceName, event: .familyShare, group: purchase.group, price: 0,
-                reference: purchase.transactionID, note: purchase.account
+                reference: purchase.transactionID, note: ReceiptNote.organizer(account: purchase.account).words
             ))
         }
         for share in held where !due.contains(where: { $0.transactionID == share.reference }) {

@@ -129,16 +129,12 @@ public enum NotificationRules {
         case .renewOn: return ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED")
         case .billingFailure: return ("DID_FAIL_TO_RENEW", line.until != nil ? "GRACE_PERIOD" : nil)
         case .expire:
-            let note = line.note ?? ""
-            if note.contains("billing retry gave up") { return ("EXPIRED", "BILLING_RETRY") }
-            if note.contains("no longer in the catalog") { return ("EXPIRED", "PRODUCT_NOT_FOR_SALE") }
-            if note == ReceiptEntry.priceIncreaseNotAccepted { return ("EXPIRED", "PRICE_INCREASE") }
-            return ("EXPIRED", "VOLUNTARY")
+            return ("EXPIRED", line.planEnd?.expiredSubtype ?? "VOLUNTARY")
         case .refund: return ("REFUND", nil)
         case .extend: return ("RENEWAL_EXTENDED", nil)
         // O6: PENDING until the subscriber agrees; ACCEPTED when they do, or when no consent is needed.
-        case .priceIncrease: return ("PRICE_INCREASE", line.note == ReceiptEntry.consentRequired ? "PENDING" : "ACCEPTED")
-        case .priceConsent: return line.note == ReceiptEntry.declined ? nil : ("PRICE_INCREASE", "ACCEPTED")
+        case .priceIncrease: return ("PRICE_INCREASE", line.meaning == .consentRequired ? "PENDING" : "ACCEPTED")
+        case .priceConsent: return line.meaning == .declined ? nil : ("PRICE_INCREASE", "ACCEPTED")
         case .refundRequest, .refundDeclined, .refundReversed, .consumptionInfo, .familyShare, .familyRevoke: return nil
         case .credit, .billingRecovered: return nil
         }

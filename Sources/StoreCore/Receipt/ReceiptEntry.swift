@@ -36,7 +36,7 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
     public var reference: String?
     /// Grace period end of a billing failure.
     public var until: Date?
-    /// Why: an expiry's cause, a note for people.
+    /// Why: an expiry's cause, a note for people; its meaning, typed, is `meaning` (ReceiptNote.swift).
     public var note: String?
     /// The UUID the app gave with the purchase (`Product.PurchaseOption.appAccountToken`), M3.
     public var appAccountToken: String?
@@ -74,13 +74,9 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
     /// The kind of offer the line was sold on: nil without one.
     public var soldOn: OfferType? { offer == nil ? nil : offerType ?? .introductory }
 
-    /// The note of a plan line a purchase wrote when it changed the plan without starting a period
-    /// (a downgrade for the next renewal, auto-renew back on): the purchase's transaction all the same.
-    public static let byPurchase = "by a purchase"
-
     /// A line that is a transaction the App Store would list: a purchase, a renewal, or a purchase
     /// that changed the plan for later.
-    public var isTransaction: Bool { event == .purchase || event == .renewal || event == .familyShare || note == Self.byPurchase }
+    public var isTransaction: Bool { event == .purchase || event == .renewal || event == .familyShare || meaning == .byPurchase }
 
     /// A line that extends the non-renewing expiry (R5): one with months or days.
     public var extendsExpiry: Bool { months > 0 || days > 0 }
@@ -161,15 +157,17 @@ extension ReceiptEntry {
         return dates
     }
 
-    /// A refund request's answer (refund or decline) names its request in `note`; a reversal
-    /// names the refund line it takes back.
-    public static func answering(_ requestID: String) -> String { "request " + requestID }
-    public static func reversing(_ refundID: String) -> String { "refund " + refundID }
-
     /// The request a refund or decline answers, if it names one.
-    public var answeredRequest: String? { note.flatMap { $0.hasPrefix("request ") ? String($0.dropFirst(8)) : nil } }
+    public var answeredRequest: String? {
+        if case .answering(let request) = meaning { return request }
+        return nil
+    }
+
     /// The refund line a reversal takes back.
-    public var refundReversed: String? { note.flatMap { $0.hasPrefix("refund ") ? String($0.dropFirst(7)) : nil } }
+    public var refundReversed: String? {
+        if case .reversing(let refund) = meaning { return refund }
+        return nil
+    }
 
     /// The line of `lines` named by its id, or by a unique prefix of 4+ characters; nil when none
     /// is, `ambiguousTransaction` when several are.

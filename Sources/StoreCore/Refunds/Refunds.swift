@@ -70,17 +70,19 @@ public struct RefundRequest: Sendable, Equatable {
             .sorted { ($0.purchaseDate, $0.transactionID) < ($1.purchaseDate, $1.transactionID) }
             .compactMap { line in
                 line.reference.map { reference in
-                    RefundRequest(
+                    var reason = RefundReason.other
+                    if case .refundReason(let given) = line.meaning { reason = RefundReason(rawValue: given) ?? .other }
+                    return RefundRequest(
                         transactionID: reference, requestID: line.transactionID, account: line.account, productID: line.productID,
-                        kind: line.kind, reason: RefundReason(rawValue: line.note ?? "") ?? .other, requestedAt: line.purchaseDate,
+                        kind: line.kind, reason: reason, requestedAt: line.purchaseDate,
                         state: .pending, decidedAt: nil, consumptionInfo: nil
                     )
                 }
             }
         let reversed = Set(receipt.compactMap(\.refundReversed))
         for line in receipt {
-            if line.event == .consumptionInfo, let index = requests.firstIndex(where: { $0.requestID == line.reference }) {
-                requests[index].consumptionInfo = line.note
+            if case .consumptionInfo(let json) = line.meaning, let index = requests.firstIndex(where: { $0.requestID == line.reference }) {
+                requests[index].consumptionInfo = json
             }
             guard let answered = line.answeredRequest, let index = requests.firstIndex(where: { $0.requestID == answered }) else { continue }
             switch line.event {
@@ -149,7 +151,7 @@ public final class Refunds: SessionRole {
             }
             if current?.state == .pending { throw StoreError.refundRefused("a refund request of \(purchase.transactionID) is waiting for an answer already") }
             var line = line(.refundRequest, about: purchase)
-            line.note = reason.rawValue
+            line.meaning = .refundReason(reason.rawValue)
             try server.add(line)
             try device.setSetting(.refundAwaitingPolicy, purchase.transactionID)
             try crashPoint(.refundRequested)
@@ -198,7 +200,7 @@ public final class Refunds: SessionRole {
             try refund(purchase, account: account, answering: request.requestID)
         } else {
             var declined = line(.refundDeclined, about: purchase)
-            declined.note = ReceiptEntry.answering(request.requestID)
+            declined.meaning = .answering(request: request.requestID)
             try server.add(declined)
         }
         return RefundRequest.all(in: try server.receipt(account: account)).first { $0.requestID == request.requestID } ?? request
@@ -217,7 +219,7 @@ public final class Refunds: SessionRole {
             throw StoreError.refundRefused("\(id) is not a refunded purchase")
         }
         var reversal = line(.refundReversed, about: purchase)
-        reversal.note = ReceiptEntry.reversing(refund.transactionID)
+        reversal.meaning = .reversing(refund: refund.transactionID)
         try server.add(reversal)
         return RefundRequest.all(in: try server.receipt(account: account)).first { $0.refundID == refund.transactionID }
     }
@@ -228,7 +230,7 @@ public final class Refunds: SessionRole {
         guard purchase.kind == .autoRenewableSubscription else {
             var line = line(.refund, about: purchase)
             line.price = purchase.price.map { -$0 } ?? catalog.product(purchase.productID).map { -$0.price }
-            line.note = ReceiptEntry.answering(requestID)
+            line.meaning = .answering(request: requestID)
             try server.add(line)
             return
         }
@@ -238,7 +240,7 @@ public final class Refunds: SessionRole {
             try rules.refund(purchase, state: current[purchase.group ?? ""], receipt: try receipt(), at: now, context: plans.lineContext(account: account))
                 .map { line in
                     var answer = line
-                    answer.note = ReceiptEntry.answering(requestID)
+                    answer.meaning = .answering(request: requestID)
                     return answer
                 }
         }

@@ -191,8 +191,8 @@ package struct PayloadBuilder {
         }
         if plan.phase == .expired {
             // 1 cancelled, 2 billing error, 3 did not agree to a price increase, 5 other (Apple's expirationIntent).
-            payload["expirationIntent"] = plan.endReason == ReceiptEntry.priceIncreaseNotAccepted ? 3
-                : plan.endReason?.contains("billing") == true ? 2 : !plan.autoRenew ? 1 : 5
+            let end = plan.endReason.map(PlanEnd.init(words:))
+            payload["expirationIntent"] = end == .priceIncreaseNotAccepted ? 3 : end?.isBillingError == true ? 2 : !plan.autoRenew ? 1 : 5
         }
         // O6: 0 while the subscriber has not agreed to an increase, 1 once they have (or need not).
         if let increase = plan.priceIncrease, plan.phase != .expired {
@@ -233,7 +233,11 @@ package struct PayloadBuilder {
         if let appleID = identity.appAppleID { data["appAppleId"] = appleID }
         if let id = notification.transactionID, let line = receipt.first(where: { $0.transactionID == id }) {
             data["signedTransactionInfo"] = try sign(transaction(line: reported(line, in: receipt), receipt: receipt))
-            if notification.type == "CONSUMPTION_REQUEST" { data["consumptionRequestReason"] = line.note ?? "OTHER" }
+            if notification.type == "CONSUMPTION_REQUEST" {
+                var reason = "OTHER"
+                if case .refundReason(let given) = line.meaning { reason = given }
+                data["consumptionRequestReason"] = reason
+            }
         }
         if let plan {
             let planLines = receipt.filter { $0.kind == .autoRenewableSubscription }
@@ -257,7 +261,7 @@ package struct PayloadBuilder {
 
     /// Apple's `status`: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
     package static func status(_ plan: PlanStatus, refunded: Bool = false) -> Int {
-        if refunded || plan.endReason?.contains("refund") == true { return 5 }
+        if refunded || plan.endReason.map(PlanEnd.init(words:)) == .refunded { return 5 }
         switch plan.phase {
         case .expired: return 2
         case .billingRetry: return 3

@@ -10,7 +10,7 @@ import Foundation
 
 public struct PlanState: Sendable, Equatable, Codable {
     /// The `endReason` of a plan a refund ended.
-    public static let refunded = "refunded"
+    public static let refunded = PlanEnd.refunded.words
 
     public var group: String
     public var productID: String
@@ -145,7 +145,7 @@ public struct PlanState: Sendable, Equatable, Codable {
             }
         case .expire:
             endedAt = at
-            endReason = line.note ?? "expired"
+            endReason = line.planEnd?.words
             autoRenew = false
         case .billingFailure:
             billingFailedAt = at
@@ -162,11 +162,11 @@ public struct PlanState: Sendable, Equatable, Codable {
             anchor = expiresDate
             periodsSinceAnchor = 0
         case .priceIncrease:
-            let consent = line.note == ReceiptEntry.consentRequired
+            let consent = line.meaning == .consentRequired
             priceIncrease = PendingPriceIncrease(price: line.price ?? 0, consentRequired: consent, answer: consent ? nil : true)
             priceChangeSeen = line.until
         case .priceConsent:
-            priceIncrease?.answer = line.note != ReceiptEntry.declined
+            priceIncrease?.answer = line.meaning != .declined
         case .refundReversed:
             // O7: the refund of the current period taken back: the plan runs again.
             if line.reference == transactionID, endReason == Self.refunded {
@@ -309,7 +309,7 @@ public struct AutoRenewal {
         if state.endedAt == nil, state.productID == change.productID, state.began(before: change) {
             var told = line(.priceIncrease, state, productID: state.productID, group: state.group, at: change.at, context: context)
             told.price = change.price
-            told.note = change.consentRequired ? ReceiptEntry.consentRequired : nil
+            told.meaning = change.consentRequired ? .consentRequired : nil
             told.until = change.at
             lines.append(told)
             state = PlanState.apply(state, told) ?? state
@@ -331,7 +331,7 @@ public struct AutoRenewal {
                 let giveUp = days(Self.retryDays, after: failedAt)
                 if giveUp <= now {
                     var expiry = line(.expire, state, productID: state.productID, group: state.group, at: giveUp, context: context)
-                    expiry.note = "billing retry gave up after \(Self.retryDays) days"
+                    expiry.meaning = .ended(.billingRetryGaveUp(days: Self.retryDays))
                     add(expiry)
                     continue
                 }
@@ -346,7 +346,7 @@ public struct AutoRenewal {
             let at = state.expiresDate
             if sandboxRate != nil, state.renewals >= Self.sandboxRenewalLimit {
                 var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
-                expiry.note = "the sandbox renews a plan \(Self.sandboxRenewalLimit) times at most"
+                expiry.meaning = .ended(.sandboxRenewalLimit(renewals: Self.sandboxRenewalLimit))
                 add(expiry)
                 continue
             }
@@ -367,13 +367,13 @@ public struct AutoRenewal {
         let productID = state.nextProductID.flatMap { product($0) != nil ? $0 : nil } ?? state.productID
         guard let product = product(productID), let terms = product.autoRenew else {
             var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
-            expiry.note = "\(productID) is no longer in the catalog"
+            expiry.meaning = .ended(.notForSale(productID: productID))
             return expiry
         }
         // O6: a price increase that needs consent, not given by the renewal, ends the plan.
         if productID == state.productID, let increase = state.priceIncrease, !increase.renews {
             var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
-            expiry.note = ReceiptEntry.priceIncreaseNotAccepted
+            expiry.meaning = .ended(.priceIncreaseNotAccepted)
             return expiry
         }
         var renewal = line(.renewal, state, productID: productID, group: state.group, at: at, context: context)
@@ -451,7 +451,7 @@ public struct AutoRenewal {
         func purchaseLine(_ event: ReceiptEvent) -> ReceiptEntry {
             var entry = line(event, state, productID: product.id, group: terms.group, at: at, context: context)
             entry.transactionID = transactionID
-            entry.note = ReceiptEntry.byPurchase
+            entry.meaning = .byPurchase
             if event == .change, let offer { (entry.offerType, entry.offerID) = (offer.type, offer.id) }
             return entry
         }
@@ -517,7 +517,7 @@ public struct AutoRenewal {
         var lines = [line(.cancel, state, productID: state.productID, group: state.group, at: at, context: context)]
         if state.billingFailedAt != nil {
             var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
-            expiry.note = "cancelled during billing retry"
+            expiry.meaning = .ended(.cancelledDuringBillingRetry)
             lines.append(expiry)
         }
         return lines
@@ -532,7 +532,7 @@ public struct AutoRenewal {
     public func expire(_ state: PlanState?, at: Date, context: LineContext) throws(Refusal) -> [ReceiptEntry] {
         let state = try live(state, at: at)
         var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
-        expiry.note = "expired by hand"
+        expiry.meaning = .ended(.byHand)
         return [expiry]
     }
 

@@ -62,7 +62,7 @@ public final class Plans: SessionRole {
             var line = ReceiptEntry(
                 transactionID: context.makeID(), account: context.account, productID: state.productID, kind: .autoRenewableSubscription,
                 purchaseDate: now, device: context.device, event: .priceConsent, group: state.group, price: increase.price,
-                reference: state.originalTransactionID, note: accept ? nil : ReceiptEntry.declined
+                reference: state.originalTransactionID, note: accept ? nil : ReceiptNote.declined.words
             )
             line.until = state.priceChangeSeen
             return [line]

@@ -73,11 +73,3 @@ extension Catalog {
     }
 }
 
-extension ReceiptEntry {
-    /// The note of a price increase line that needs the subscriber's consent.
-    public static let consentRequired = "consent required"
-    /// The note of a consent line that declines.
-    public static let declined = "declined"
-    /// The note of the expiry of a plan whose subscriber did not agree to a price increase.
-    public static let priceIncreaseNotAccepted = "price increase not accepted"
-}
