@@ -111,16 +111,15 @@ public enum PromotionalOfferCheck {
             }
             return nonce.lowercased()
         case .jws(let token):
-            let decoded: JWS.Decoded
-            do { decoded = try JWS.decode(token) } catch { throw .invalidOfferSignature("the JWS is malformed (\(error))") }
-            guard decoded.header["alg"] as? String == "ES256" else { throw .invalidOfferSignature("the JWS's alg is not ES256") }
-            guard let keyID = decoded.header["kid"] as? String else { throw .missingOfferParameters("the JWS has no kid") }
-            let key = try keys.key(keyID)
-            guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey),
-                  let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: decoded.signature),
-                  publicKey.isValidSignature(ecdsa, for: decoded.signingInput)
-            else { throw .invalidOfferSignature("the JWS's signature does not verify with key \(keyID)") }
-            let claims = decoded.payload
+            let (key, claims) = try JWS.verify(keyed: token, refusing: { failure -> OfferRefusal in
+                switch failure {
+                case .malformed(let why): .invalidOfferSignature("the JWS is malformed (\(why))")
+                case .notES256: .invalidOfferSignature("the JWS's alg is not ES256")
+                case .noKeyID: .missingOfferParameters("the JWS has no kid")
+                }
+            }, badSignature: { keyID in .invalidOfferSignature("the JWS's signature does not verify with key \(keyID)") }) { keyID throws(OfferRefusal) in
+                try keys.key(keyID)
+            }
             guard claims["aud"] as? String == audience else { throw .invalidOfferSignature("aud is not \"\(audience)\"") }
             guard claims["bid"] as? String == bundleID else {
                 throw .invalidOfferSignature("signed for bundle id \"\(claims["bid"] as? String ?? "")\", not \(bundleID)")

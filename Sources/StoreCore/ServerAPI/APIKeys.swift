@@ -108,18 +108,18 @@ public enum APIToken {
     public static func verify(_ authorization: String?, keyring: APIKeyring, bundleID: String, now: Date) throws(TokenRefusal) -> Double {
         guard let authorization, authorization.hasPrefix("Bearer ") else { throw .missing }
         let token = String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        let decoded: JWS.Decoded
-        do { decoded = try JWS.decode(token) } catch { throw .malformed(error.description) }
-        guard decoded.header["alg"] as? String == "ES256" else { throw .malformed("alg is not ES256") }
-        guard let keyID = decoded.header["kid"] as? String else { throw .malformed("no kid in the header") }
-        guard let key = keyring.keys.first(where: { $0.keyID == keyID }) else { throw .unknownKey(keyID) }
-        guard !key.revoked else { throw .revokedKey(keyID) }
-        guard key.kind == .inAppPurchase else { throw .notAnAPIKey(keyID) }
-        guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey),
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: decoded.signature),
-              publicKey.isValidSignature(signature, for: decoded.signingInput)
-        else { throw .badSignature }
-        let payload = decoded.payload
+        let (_, payload) = try JWS.verify(keyed: token, refusing: { failure -> TokenRefusal in
+            switch failure {
+            case .malformed(let why): .malformed(why)
+            case .notES256: .malformed("alg is not ES256")
+            case .noKeyID: .malformed("no kid in the header")
+            }
+        }, badSignature: { _ in .badSignature }) { keyID throws(TokenRefusal) -> APIKey in
+            guard let key = keyring.keys.first(where: { $0.keyID == keyID }) else { throw .unknownKey(keyID) }
+            guard !key.revoked else { throw .revokedKey(keyID) }
+            guard key.kind == .inAppPurchase else { throw .notAnAPIKey(keyID) }
+            return key
+        }
         guard payload["iss"] as? String == keyring.issuerID else { throw .wrongIssuer }
         guard payload["aud"] as? String == "appstoreconnect-v1" else { throw .wrongAudience }
         guard let bid = payload["bid"] as? String, bid == bundleID else { throw .wrongBundle(payload["bid"] as? String ?? "") }

@@ -1,7 +1,7 @@
 // JWS in compact serialization with ES256 (RFC 7515, RFC 7518 §3.4), as Apple signs StoreKit and
 // App Store Server data: a header with `alg` and `x5c` (leaf, intermediate, root; standard base64
 // DER), the payload, and the raw 64-byte r‖s P-256 signature, each part base64url without padding.
-// DECISIONS.md says why this is a page of our own over swift-crypto rather than jwt-kit.
+// DECISIONS.md ("JWTs: a page of our own") says why this is ours over swift-crypto, not jwt-kit.
 import Crypto
 import Foundation
 
@@ -32,6 +32,12 @@ public enum JWS {
         public let payload: [String: Any]
         public let signature: Data
         public let signingInput: Data
+
+        /// True when the raw r‖s signature verifies with `key` over the header and payload.
+        public func isSigned(by key: P256.Signing.PublicKey) -> Bool {
+            guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.isValidSignature(signature, for: signingInput)
+        }
     }
 
     public enum Failure: Error, CustomStringConvertible {
@@ -57,10 +63,31 @@ public enum JWS {
 
     /// True when `jws` is signed by `key` (the signature only; chains are the verifier's business).
     public static func isSigned(_ jws: String, by key: P256.Signing.PublicKey) -> Bool {
-        guard let decoded = try? decode(jws), let signature = try? P256.Signing.ECDSASignature(rawRepresentation: decoded.signature) else {
-            return false
+        (try? decode(jws))?.isSigned(by: key) ?? false
+    }
+
+    /// Why a developer's JWT is refused before its key is looked up.
+    public enum KeyedFailure: Error, Equatable {
+        case malformed(String), notES256, noKeyID
+    }
+
+    /// The one verifier of the JWTs a developer signs with an App Store Connect key: the Server
+    /// API's bearer tokens (APIToken) and promotional offers' V2 JWS (PromotionalOfferSignature).
+    /// Decodes `token` and checks it is ES256 with a `kid`; `key` finds that key (refusing in the
+    /// caller's own words: unknown, revoked, of the wrong type), and the signature is verified with
+    /// it. The claims are the caller's to check.
+    public static func verify<Refusal: Error>(
+        keyed token: String, refusing: (KeyedFailure) -> Refusal, badSignature: (String) -> Refusal, key: (String) throws(Refusal) -> APIKey
+    ) throws(Refusal) -> (key: APIKey, claims: [String: Any]) {
+        let decoded: Decoded
+        do { decoded = try decode(token) } catch { throw refusing(.malformed(error.description)) }
+        guard decoded.header["alg"] as? String == "ES256" else { throw refusing(.notES256) }
+        guard let keyID = decoded.header["kid"] as? String else { throw refusing(.noKeyID) }
+        let found = try key(keyID)
+        guard let publicKey = try? P256.Signing.PublicKey(x963Representation: found.publicKey), decoded.isSigned(by: publicKey) else {
+            throw badSignature(keyID)
         }
-        return key.isValidSignature(signature, for: decoded.signingInput)
+        return (found, decoded.payload)
     }
 
     public static func base64URL(_ data: Data) -> String { String(decoding: Base64URL.encode(data), as: UTF8.self) }
