@@ -273,7 +273,7 @@ public final class FamilySharing: SessionRole {
         // that ends it ends the share, until the organizer subscribes again. The share names the
         // group's original purchase, which resubscribes keep.
         for plan in try server.plans(account: family.organizer).values.sorted(by: { $0.group < $1.group })
-        where shared(plan.productID) && plan.endReason != PlanState.refunded {
+        where shared(plan.productID) && plan.ended != .refunded {
             if let start = receipt.first(where: { $0.transactionID == plan.originalTransactionID }) { due.append(start) }
         }
         return due

@@ -147,3 +147,13 @@ extension ReceiptEntry {
         return .other("expired")
     }
 }
+
+extension PlanState {
+    /// Why the plan ended, typed (its stored `endReason` read back).
+    public var ended: PlanEnd? { endReason.map(PlanEnd.init(words:)) }
+}
+
+extension PlanStatus {
+    /// Why the plan ended, typed (its `endReason` read back).
+    public var ended: PlanEnd? { endReason.map(PlanEnd.init(words:)) }
+}

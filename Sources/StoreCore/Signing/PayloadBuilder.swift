@@ -191,8 +191,7 @@ package struct PayloadBuilder {
         }
         if plan.phase == .expired {
             // 1 cancelled, 2 billing error, 3 did not agree to a price increase, 5 other (Apple's expirationIntent).
-            let end = plan.endReason.map(PlanEnd.init(words:))
-            payload["expirationIntent"] = end == .priceIncreaseNotAccepted ? 3 : end?.isBillingError == true ? 2 : !plan.autoRenew ? 1 : 5
+            payload["expirationIntent"] = plan.ended == .priceIncreaseNotAccepted ? 3 : plan.ended?.isBillingError == true ? 2 : !plan.autoRenew ? 1 : 5
         }
         // O6: 0 while the subscriber has not agreed to an increase, 1 once they have (or need not).
         if let increase = plan.priceIncrease, plan.phase != .expired {
@@ -261,7 +260,7 @@ package struct PayloadBuilder {
 
     /// Apple's `status`: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
     package static func status(_ plan: PlanStatus, refunded: Bool = false) -> Int {
-        if refunded || plan.endReason.map(PlanEnd.init(words:)) == .refunded { return 5 }
+        if refunded || plan.ended == .refunded { return 5 }
         switch plan.phase {
         case .expired: return 2
         case .billingRetry: return 3
