@@ -51,6 +51,17 @@ struct BlockingWatchTests {
         #expect(reports.withLock { $0 }.filter { $0 == "scrypt (N = 8)" }.count == 2)
     }
 
+    @Test("a reporter called after 200,000 checks is the one installed: the server checks on every query for as long as it runs")
+    func manyChecks() async {
+        let count = Locked(0)
+        BlockingWatch.report { what in if what == "many" { count.withLock { $0 += 1 } } }
+        defer { BlockingWatch.report(to: nil) }
+        // Kept in a generic Locked, the reporter grew by two thunks a check and overflowed the
+        // stack when called after ~100,000 of them.
+        for _ in 0..<200_000 { BlockingWatch.check("many") }
+        #expect(count.withLock { $0 } == 200_000)
+    }
+
     @Test("the server logs each kind of call on a task's thread once")
     func serverLogsOnce() async throws {
         let state = TemporaryState()

@@ -9,17 +9,32 @@ public enum BlockingWatch {
     /// What a blocking call was, and where: "SQLite write /path/server.sqlite".
     public typealias Report = @Sendable (String) -> Void
 
-    private static let reporter = Locked<Report?>(nil)
+    /// The reporter, in a property of its own type. Kept in `Locked<Report?>`, a generic value, the
+    /// closure was re-wrapped in two reabstraction thunks by every `withLock` that read it (an inout
+    /// of a function type at another abstraction level is written back): a server that checked on
+    /// every query grew the chain without end, and calling it after ~100,000 checks overflowed the
+    /// stack.
+    private final class Reporter: @unchecked Sendable {
+        let lock = NSLock()
+        var report: Report?
+    }
+
+    private static let reporter = Reporter()
 
     /// Starts (or, with nil, stops) watching this process's blocking calls.
-    public static func report(to report: Report?) {
-        reporter.withLock { $0 = report }
+    public static func report(to given: Report?) {
+        reporter.lock.lock()
+        defer { reporter.lock.unlock() }
+        reporter.report = given
     }
 
     /// Called by each blocking call before it blocks: reported when it runs inside a Swift task.
     @inline(__always)
     public static func check(_ what: @autoclosure () -> String) {
-        guard let report = reporter.withLock({ $0 }) else { return }
+        reporter.lock.lock()
+        let report = reporter.report
+        reporter.lock.unlock()
+        guard let report else { return }
         if withUnsafeCurrentTask(body: { $0 != nil }) { report(what()) }
     }
 }
