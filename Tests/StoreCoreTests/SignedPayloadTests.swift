@@ -12,18 +12,26 @@ struct SignedPayloadTests {
         try JWS.decode(try #require(item).jws).payload
     }
 
-    @Test("S2 S3 a trial, a paid renewal, an upgrade, its renewal and a refund, decoded from their JWS")
-    func planPayloads() throws {
+    /// Jo's weekly plan with a trial from 4 May 2026, upgraded on 18 May, renewed to 19 June.
+    func upgradedPlan(identity: AppIdentity? = nil) throws
+        -> (TemporaryState, Store, first: StoreTransaction, upgrade: StoreTransaction, history: [StoreTransaction]) {
         let state = TemporaryState()
         state.clock.set(utc(2026, 5, 4, 12))
         let store = try state.signedIn("jo", catalog: selfiesCatalog)
+        if let identity { try store.signed.setIdentity(identity) }
         let first = try store.queue.buy("oneaweek.monthly")
         state.clock.set(utc(2026, 5, 18, 12))
         try store.queue.recover()
         let upgrade = try store.queue.buy("allaccess.monthly")
         state.clock.set(utc(2026, 6, 19, 12))
         try store.queue.recover()
-        let history = try store.queue.history()
+        return (state, store, first, upgrade, try store.queue.history())
+    }
+
+    @Test("S2 S3 a trial, a paid renewal, an upgrade, its renewal and a refund, decoded from their JWS")
+    func planPayloads() throws {
+        let (state, store, first, upgrade, history) = try upgradedPlan()
+        _ = state
         let signed = try store.signed.transactions(history)
         let trial = try payload(signed[first.id])
         #expect(trial["transactionId"] as? String == first.id && trial["originalTransactionId"] as? String == first.id)
@@ -67,6 +75,56 @@ struct SignedPayloadTests {
         let production = try payload(try store.signed.transaction(try store.queue.transaction(id)))
         #expect(production["bundleId"] as? String == "com.example.comics" && production["environment"] as? String == "Production")
         #expect(production["appAppleId"] as? Int == 1_234_567_890)
+    }
+
+    /// The JWS's payload decoded strictly as `T` (a count sent as `true` or a flag sent as 1 does
+    /// not decode) and written back with JSONEncoder: the same bytes, so that every field signed
+    /// is declared in `T` with Apple's type, and the fast writer writes what Codable would.
+    func typed<T: SignedPayload>(_ jws: String, as type: T.Type, sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
+        let bytes = try #require(JWS.data(base64URL: jws.split(separator: ".")[1]), sourceLocation: sourceLocation)
+        let decoded = try JSONDecoder().decode(T.self, from: bytes)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(String(decoding: try encoder.encode(decoded), as: UTF8.self) == String(decoding: bytes, as: UTF8.self), sourceLocation: sourceLocation)
+        return decoded
+    }
+
+    @Test("S2 N2 every signed payload decodes strictly as its typed model and is written byte for byte as JSONEncoder writes it")
+    func typedPayloads() throws {
+        let (state, store, first, upgrade, history) = try upgradedPlan(
+            identity: AppIdentity(bundleID: "com.example.comics", appAppleID: 1_234_567_890, environment: .sandbox)
+        )
+        let signed = try store.signed.transactions(history)
+        let trial = try typed(try #require(signed[first.id]).jws, as: TransactionPayload.self)
+        #expect(trial.offerType == 1 && trial.offerDiscountType == "FREE_TRIAL" && trial.purchaseDate == 1_777_896_000_000)
+        let replaced = try typed(try #require(signed[history.first(where: \.isRenewal)!.id]).jws, as: TransactionPayload.self)
+        #expect(replaced.isUpgraded == true && replaced.price == 2990 && replaced.quantity == 1)
+        #expect(try typed(try #require(signed[upgrade.id]).jws, as: TransactionPayload.self).originalTransactionId == first.id)
+        let last = try #require(history.last { $0.isRenewal })
+        _ = try store.plans.refund(last.id)
+        let refunded = try typed(try #require(try store.signed.transaction(try store.queue.transaction(last.id))).jws, as: TransactionPayload.self)
+        #expect(refunded.revocationReason == 0 && refunded.revocationDate == 1_781_870_400_000 && refunded.appAppleId == 1_234_567_890)
+        let plan = try #require(try store.plans.subscriptions().first)
+        let renewal = try typed(try store.signed.renewalInfo(plan).jws, as: RenewalInfoPayload.self)
+        #expect(renewal.autoRenewStatus != nil && renewal.isInBillingRetryPeriod == false && renewal.expirationIntent != nil)
+        let app = try typed(try store.signed.appTransaction().jws, as: AppTransactionPayload.self)
+        #expect(app.versionExternalIdentifier == 0 && app.receiptType == "Sandbox" && app.appAppleId == 1_234_567_890)
+        let notifications = try store.server.notifications(account: "jo")
+        #expect(notifications.count >= 4)
+        for notification in notifications {
+            let payload = try typed(try store.notifications.signedPayload(notification), as: NotificationPayload.self)
+            #expect(payload.notificationType == notification.type && payload.version == "2.0" && payload.data?.appAppleId == 1_234_567_890)
+            if notification.group != nil {
+                #expect(payload.data?.status != nil)
+                _ = try typed(try #require(payload.data?.signedRenewalInfo), as: RenewalInfoPayload.self)
+            }
+            if let transaction = payload.data?.signedTransactionInfo { _ = try typed(transaction, as: TransactionPayload.self) }
+        }
+        // A mass extension's SUMMARY: counts as numbers, the app named as in `data`, no `data`.
+        var summary = ServerNotification(key: "mass:r1", account: "", type: "RENEWAL_EXTENSION", subtype: "SUMMARY", createdAt: state.clock.now())
+        summary.summary = #"{"completeDate":1,"failedCount":1,"productId":"allaccess.monthly","requestIdentifier":"r1","storefrontCountryCodes":["USA"],"succeededCount":0}"#
+        let mass = try typed(try store.notifications.courier().signedPayload(summary), as: NotificationPayload.self)
+        #expect(mass.data == nil && mass.summary?.failedCount == 1 && mass.summary?.succeededCount == 0 && mass.summary?.bundleId == "com.example.comics")
     }
 
     @Test("N1 a renewal of a product no longer in the catalog expires the plan: EXPIRED, PRODUCT_NOT_FOR_SALE")

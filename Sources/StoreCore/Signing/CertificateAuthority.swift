@@ -43,6 +43,11 @@ public final class CertificateAuthority: Sendable {
         }
     }
 
+    /// Signs a typed payload (Payloads.swift).
+    public func sign(_ payload: some SignedPayload) throws(StoreError) -> String {
+        try sign(payload.fields)
+    }
+
     /// How a signature is made to fail verification on purpose (S5), one way at a time.
     public enum Breakage: String, Sendable, CaseIterable {
         /// A well-formed signature over other bytes.

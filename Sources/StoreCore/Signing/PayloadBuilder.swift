@@ -30,31 +30,32 @@ package struct PayloadBuilder {
 
     typealias Units = SignedData
 
-    /// The fields every signed payload shares.
-    func common() -> [String: Any] {
-        var payload: [String: Any] = [
-            "bundleId": identity.bundleID, "environment": identity.environment.rawValue, "signedDate": Units.milliseconds(now),
-            "storefront": catalog.storefront, "storefrontId": Storefronts.appleID(catalog.storefront),
-            "appTransactionId": Units.appTransactionID(account),
-        ]
-        if let appleID = identity.appAppleID { payload["appAppleId"] = appleID }
-        return payload
+    /// The fields a transaction and renewal info share.
+    func common<P: SharedFields>(_ payload: inout P) {
+        payload.bundleId = identity.bundleID
+        payload.environment = identity.environment.rawValue
+        payload.signedDate = Units.milliseconds(now)
+        payload.storefront = catalog.storefront
+        payload.storefrontId = Storefronts.appleID(catalog.storefront)
+        payload.appTransactionId = Units.appTransactionID(account)
+        payload.appAppleId = identity.appAppleID
     }
 
     // MARK: Transactions
 
     /// A transaction that delivered content; nil for one that did not. `receipt` is its account's.
-    func transaction(_ transaction: StoreTransaction, receipt: [ReceiptEntry]) -> [String: Any]? {
+    func transaction(_ transaction: StoreTransaction, receipt: [ReceiptEntry]) -> TransactionPayload? {
         guard transaction.state.deliversContent, let purchaseDate = transaction.purchaseDate else { return nil }
-        var payload = common()
-        payload["transactionId"] = transaction.id
-        payload["productId"] = transaction.productID
-        payload["purchaseDate"] = Units.milliseconds(purchaseDate)
-        payload["quantity"] = 1
-        payload["inAppOwnershipType"] = "PURCHASED"
-        payload["currency"] = catalog.currencyCode
-        payload["transactionReason"] = transaction.isRenewal ? "RENEWAL" : "PURCHASE"
-        payload["type"] = Units.typeName(transaction.kind)
+        var payload = TransactionPayload()
+        common(&payload)
+        payload.transactionId = transaction.id
+        payload.productId = transaction.productID
+        payload.purchaseDate = Units.milliseconds(purchaseDate)
+        payload.quantity = 1
+        payload.inAppOwnershipType = "PURCHASED"
+        payload.currency = catalog.currencyCode
+        payload.transactionReason = transaction.isRenewal ? "RENEWAL" : "PURCHASE"
+        payload.type = Units.typeName(transaction.kind)
         var original = transaction.originalID ?? transaction.id
         var originalPurchaseDate = purchaseDate
         var price = catalog.product(transaction.productID)?.price
@@ -62,51 +63,51 @@ package struct PayloadBuilder {
         if transaction.kind == .autoRenewableSubscription, let line {
             price = line.price ?? price
             original = originalTransaction(of: line, in: receipt)
-            if let expires = expiresDate(of: line, in: receipt) { payload["expiresDate"] = Units.milliseconds(expires) }
-            if let group = line.group { payload["subscriptionGroupIdentifier"] = group }
-            payload["webOrderLineItemId"] = Units.webOrderLineItemID(transaction.id)
+            payload.expiresDate = expiresDate(of: line, in: receipt).map(Units.milliseconds)
+            payload.subscriptionGroupIdentifier = line.group
+            payload.webOrderLineItemId = Units.webOrderLineItemID(transaction.id)
             if let offer = line.offer, let type = line.soldOn {
-                payload["offerType"] = type.rawValue
-                payload["offerDiscountType"] = Units.discountType(offer)
-                if type != .introductory, let id = line.offerID { payload["offerIdentifier"] = id }
+                payload.offerType = type.rawValue
+                payload.offerDiscountType = Units.discountType(offer)
+                if type != .introductory, let id = line.offerID { payload.offerIdentifier = id }
                 if let terms = catalog.product(line.productID)?.autoRenew?.terms(of: type, id: line.offerID) {
-                    payload["offerPeriod"] = Units.offerPeriod(terms)
+                    payload.offerPeriod = Units.offerPeriod(terms)
                 }
             }
             // Replaced by an upgrade: a later purchase in the group credited this period.
-            payload["isUpgraded"] = receipt.contains { $0.event == .credit && $0.reference == transaction.id }
+            payload.isUpgraded = receipt.contains { $0.event == .credit && $0.reference == transaction.id }
         }
         if let first = receipt.first(where: { $0.transactionID == original }) { originalPurchaseDate = first.purchaseDate }
         if let revoked = ReceiptEntry.revocationDates(in: receipt)[transaction.id] {
-            payload["revocationDate"] = Units.milliseconds(revoked)
-            payload["revocationReason"] = 0
+            payload.revocationDate = Units.milliseconds(revoked)
+            payload.revocationReason = 0
         }
         // O5: a family member's own transaction for the organizer's purchase.
         if let line, line.event == .familyShare {
-            payload["inAppOwnershipType"] = "FAMILY_SHARED"
-            payload["transactionReason"] = "PURCHASE"
+            payload.inAppOwnershipType = "FAMILY_SHARED"
+            payload.transactionReason = "PURCHASE"
             original = line.reference ?? original
             price = 0
         }
-        payload["originalTransactionId"] = original
+        payload.originalTransactionId = original
         // A family member's own transaction carries none of the organizer's.
         if line?.event != .familyShare, let token = appAccountToken(original: original, receipt: receipt, own: line?.appAccountToken ?? transaction.appAccountToken) {
-            payload["appAccountToken"] = token
+            payload.appAccountToken = token
         }
-        payload["originalPurchaseDate"] = Units.milliseconds(originalPurchaseDate)
-        payload["price"] = Units.milliunits(price ?? 0)
+        payload.originalPurchaseDate = Units.milliseconds(originalPurchaseDate)
+        payload.price = Units.milliunits(price ?? 0)
         return payload
     }
 
     /// The transaction a receipt line stands for (a period another device paid for, a line a
     /// notification reports).
-    package func transaction(line: ReceiptEntry, receipt: [ReceiptEntry]) -> [String: Any] {
+    package func transaction(line: ReceiptEntry, receipt: [ReceiptEntry]) -> TransactionPayload {
         let made = StoreTransaction(
             id: line.transactionID, user: line.account, productID: line.productID, kind: line.kind, quantity: 0,
             months: 0, bonusDays: 0, state: .purchased, reason: nil, createdAt: line.purchaseDate, purchaseDate: line.purchaseDate,
             dueAt: nil, dueApproves: nil, isFinished: true, originalID: line.event == .renewal ? line.reference : nil, steps: []
         )
-        return transaction(made, receipt: receipt) ?? [:]
+        return transaction(made, receipt: receipt) ?? TransactionPayload()
     }
 
     /// The purchase that started the account's subscription in a plan line's group (S3): StoreKit's
@@ -161,60 +162,65 @@ package struct PayloadBuilder {
 
     // MARK: Renewal info
 
-    package func renewalInfo(_ plan: PlanStatus, planLines: [ReceiptEntry], eligibleWinBackOfferIDs: [String] = []) -> [String: Any] {
-        var payload = common()
-        if !eligibleWinBackOfferIDs.isEmpty { payload["eligibleWinBackOfferIds"] = eligibleWinBackOfferIDs }
-        payload["originalTransactionId"] = plan.originalTransactionID
-        if plan.familySharedBy == nil, let token = appAccountToken(original: plan.originalTransactionID, receipt: planLines, own: nil) {
-            payload["appAccountToken"] = token
+    package func renewalInfo(_ plan: PlanStatus, planLines: [ReceiptEntry], eligibleWinBackOfferIDs: [String] = []) -> RenewalInfoPayload {
+        var payload = RenewalInfoPayload()
+        common(&payload)
+        if !eligibleWinBackOfferIDs.isEmpty { payload.eligibleWinBackOfferIds = eligibleWinBackOfferIDs }
+        payload.originalTransactionId = plan.originalTransactionID
+        if plan.familySharedBy == nil {
+            payload.appAccountToken = appAccountToken(original: plan.originalTransactionID, receipt: planLines, own: nil)
         }
-        payload["productId"] = plan.productID
-        payload["autoRenewProductId"] = plan.nextProductID ?? plan.productID
-        payload["autoRenewStatus"] = plan.autoRenew ? 1 : 0
-        payload["isInBillingRetryPeriod"] = plan.phase == .billingRetry || plan.phase == .gracePeriod
-        if let grace = plan.graceUntil, plan.billingFailedAt != nil { payload["gracePeriodExpiresDate"] = Units.milliseconds(grace) }
-        payload["renewalDate"] = Units.milliseconds(plan.expiresDate)
-        payload["currency"] = catalog.currencyCode
+        payload.productId = plan.productID
+        payload.autoRenewProductId = plan.nextProductID ?? plan.productID
+        payload.autoRenewStatus = plan.autoRenew ? 1 : 0
+        payload.isInBillingRetryPeriod = plan.phase == .billingRetry || plan.phase == .gracePeriod
+        if let grace = plan.graceUntil, plan.billingFailedAt != nil { payload.gracePeriodExpiresDate = Units.milliseconds(grace) }
+        payload.renewalDate = Units.milliseconds(plan.expiresDate)
+        payload.currency = catalog.currencyCode
         let renewing = catalog.product(plan.nextProductID ?? plan.productID)
-        payload["renewalPrice"] = Units.milliunits(renewing?.price ?? 0)
+        payload.renewalPrice = Units.milliunits(renewing?.price ?? 0)
         // The offer the next period is sold on: one bought for the next renewal, or the rest of a
         // pay-as-you-go offer.
         let next: (OfferType, String?)? = plan.pendingOffer.map { ($0.type, $0.id) }
             ?? (plan.offer == .payAsYouGo && plan.offerPeriodsLeft > 0 && plan.nextProductID == nil
                 ? (plan.offerType ?? .introductory, plan.offerID) : nil)
         if let (type, id) = next, let terms = renewing?.autoRenew?.terms(of: type, id: id) {
-            payload["offerType"] = type.rawValue
-            if type != .introductory, let id { payload["offerIdentifier"] = id }
-            payload["offerDiscountType"] = Units.discountType(terms.mode)
-            payload["offerPeriod"] = Units.offerPeriod(terms)
-            payload["renewalPrice"] = Units.milliunits(terms.price)
+            payload.offerType = type.rawValue
+            if type != .introductory, let id { payload.offerIdentifier = id }
+            payload.offerDiscountType = Units.discountType(terms.mode)
+            payload.offerPeriod = Units.offerPeriod(terms)
+            payload.renewalPrice = Units.milliunits(terms.price)
         }
         if plan.phase == .expired {
             // 1 cancelled, 2 billing error, 3 did not agree to a price increase, 5 other (Apple's expirationIntent).
-            payload["expirationIntent"] = plan.ended == .priceIncreaseNotAccepted ? 3 : plan.ended?.isBillingError == true ? 2 : !plan.autoRenew ? 1 : 5
+            payload.expirationIntent = plan.ended == .priceIncreaseNotAccepted ? 3 : plan.ended?.isBillingError == true ? 2 : !plan.autoRenew ? 1 : 5
         }
         // O6: 0 while the subscriber has not agreed to an increase, 1 once they have (or need not).
         if let increase = plan.priceIncrease, plan.phase != .expired {
-            payload["priceIncreaseStatus"] = increase.renews ? 1 : 0
+            payload.priceIncreaseStatus = increase.renews ? 1 : 0
         }
         if let start = planLines.first(where: { $0.transactionID == plan.originalTransactionID })?.purchaseDate {
-            payload["recentSubscriptionStartDate"] = Units.milliseconds(start)
+            payload.recentSubscriptionStartDate = Units.milliseconds(start)
         }
         return payload
     }
 
     // MARK: App transaction
 
-    package func appTransaction(device: String, firstPurchase: Date?) -> [String: Any] {
-        var payload: [String: Any] = [
-            "receiptType": identity.environment.rawValue, "bundleId": identity.bundleID, "applicationVersion": "1",
-            "versionExternalIdentifier": 0, "receiptCreationDate": Units.milliseconds(now), "originalApplicationVersion": "1",
-            "originalPurchaseDate": Units.milliseconds(firstPurchase ?? now),
-            "deviceVerification": Data(Units.digest("\(device)/\(account)").utf8).base64EncodedString(),
-            "deviceVerificationNonce": Units.uuid(from: "\(device)/\(account)"), "appTransactionId": Units.appTransactionID(account),
-            "originalPlatform": "iOS",
-        ]
-        if let appleID = identity.appAppleID { payload["appAppleId"] = appleID }
+    package func appTransaction(device: String, firstPurchase: Date?) -> AppTransactionPayload {
+        var payload = AppTransactionPayload()
+        payload.receiptType = identity.environment.rawValue
+        payload.appAppleId = identity.appAppleID
+        payload.bundleId = identity.bundleID
+        payload.applicationVersion = "1"
+        payload.versionExternalIdentifier = 0
+        payload.receiptCreationDate = Units.milliseconds(now)
+        payload.originalApplicationVersion = "1"
+        payload.originalPurchaseDate = Units.milliseconds(firstPurchase ?? now)
+        payload.deviceVerification = Data(Units.digest("\(device)/\(account)").utf8).base64EncodedString()
+        payload.deviceVerificationNonce = Units.uuid(from: "\(device)/\(account)")
+        payload.appTransactionId = Units.appTransactionID(account)
+        payload.originalPlatform = "iOS"
         return payload
     }
 
@@ -224,37 +230,41 @@ package struct PayloadBuilder {
     /// carries the app, the environment, the plan's status and the signed transaction and renewal
     /// info, signed with `sign`.
     func notification(
-        _ notification: ServerNotification, receipt: [ReceiptEntry], plan: PlanStatus?, sign: ([String: Any]) throws(StoreError) -> String
-    ) throws(StoreError) -> [String: Any] {
-        var data: [String: Any] = [
-            "environment": identity.environment.rawValue, "bundleId": identity.bundleID, "bundleVersion": "1",
-        ]
-        if let appleID = identity.appAppleID { data["appAppleId"] = appleID }
+        _ notification: ServerNotification, receipt: [ReceiptEntry], plan: PlanStatus?, sign: (any SignedPayload) throws(StoreError) -> String
+    ) throws(StoreError) -> NotificationPayload {
+        var data = NotificationData()
+        data.environment = identity.environment.rawValue
+        data.bundleId = identity.bundleID
+        data.bundleVersion = "1"
+        data.appAppleId = identity.appAppleID
         if let id = notification.transactionID, let line = receipt.first(where: { $0.transactionID == id }) {
-            data["signedTransactionInfo"] = try sign(transaction(line: reported(line, in: receipt), receipt: receipt))
+            data.signedTransactionInfo = try sign(transaction(line: reported(line, in: receipt), receipt: receipt))
             if notification.type == "CONSUMPTION_REQUEST" {
                 var reason = "OTHER"
                 if case .refundReason(let given) = line.meaning { reason = given }
-                data["consumptionRequestReason"] = reason
+                data.consumptionRequestReason = reason
             }
         }
         if let plan {
             let planLines = receipt.filter { $0.kind == .autoRenewableSubscription }
-            data["signedRenewalInfo"] = try sign(renewalInfo(plan, planLines: planLines))
-            data["status"] = Self.status(plan, refunded: notification.type == "REFUND")
+            data.signedRenewalInfo = try sign(renewalInfo(plan, planLines: planLines))
+            data.status = Self.status(plan, refunded: notification.type == "REFUND")
         }
-        var payload: [String: Any] = [
-            "notificationType": notification.type, "notificationUUID": notification.uuid, "version": "2.0",
-            "signedDate": Units.milliseconds(now), "data": data,
-        ]
+        var payload = NotificationPayload()
+        payload.notificationType = notification.type
+        payload.subtype = notification.subtype
+        payload.notificationUUID = notification.uuid
+        payload.version = "2.0"
+        payload.signedDate = Units.milliseconds(now)
+        payload.data = data
         // A mass extension's SUMMARY has `summary` in place of `data`, naming the app as `data` does.
-        if let summary = notification.summary, let object = (try? JSONSerialization.jsonObject(with: Data(summary.utf8))) as? [String: Any] {
-            var named: [String: Any] = ["environment": identity.environment.rawValue, "bundleId": identity.bundleID]
-            if let appleID = identity.appAppleID { named["appAppleId"] = appleID }
-            payload["summary"] = object.merging(named) { stored, _ in stored }
-            payload["data"] = nil
+        if let stored = notification.summary, var summary = try? JSONDecoder().decode(NotificationSummary.self, from: Data(stored.utf8)) {
+            summary.environment = summary.environment ?? identity.environment.rawValue
+            summary.bundleId = summary.bundleId ?? identity.bundleID
+            summary.appAppleId = summary.appAppleId ?? identity.appAppleID
+            payload.summary = summary
+            payload.data = nil
         }
-        if let subtype = notification.subtype { payload["subtype"] = subtype }
         return payload
     }
 
@@ -269,3 +279,17 @@ package struct PayloadBuilder {
         }
     }
 }
+
+/// The fields a signed transaction and signed renewal info both carry.
+protocol SharedFields {
+    var bundleId: String? { get set }
+    var environment: String? { get set }
+    var signedDate: Int64? { get set }
+    var storefront: String? { get set }
+    var storefrontId: String? { get set }
+    var appTransactionId: String? { get set }
+    var appAppleId: Int64? { get set }
+}
+
+extension TransactionPayload: SharedFields {}
+extension RenewalInfoPayload: SharedFields {}

@@ -104,8 +104,8 @@ public final class SignedData: SessionRole {
     // MARK: Signing
 
     /// Signs, or breaks the signing the way a simulated Verification error says (S5).
-    static func sign(_ payload: [String: Any], verificationError: String?, authority: CertificateAuthority) throws(StoreError) -> SignedItem {
-        var payload = payload
+    static func sign(_ typed: some SignedPayload, verificationError: String?, authority: CertificateAuthority) throws(StoreError) -> SignedItem {
+        var payload = typed.fields
         let unverified = verificationError.flatMap(Unverified.init(verificationError:))
         switch unverified {
         case .bundleID?:
