@@ -175,8 +175,9 @@ extension Context {
             ("user", .optional(transaction.user)),
             ("originalID", .optional(transaction.originalID)),
             ("transactionReason", .string(transaction.isRenewal ? "RENEWAL" : "PURCHASE")),
-            ("offerType", transaction.offer.map { .int($0.type.rawValue) } ?? .null),
-            ("offerIdentifier", .optional(transaction.offer?.id)),
+            // A renewal on an offer's later period carries the offer of its signed transaction.
+            ("offerType", (transaction.offer?.type.rawValue ?? signed?.payload["offerType"] as? Int).map { .int($0) } ?? .null),
+            ("offerIdentifier", .optional(transaction.offer?.id ?? signed?.payload["offerIdentifier"] as? String)),
             ("verified", .bool(transaction.verificationError == nil)),
             ("verificationError", .optional(transaction.verificationError)),
             ("steps", .array(transaction.steps.map { step in

@@ -111,6 +111,13 @@ struct PromotionalOfferTests {
         #expect(payload["offerIdentifier"] as? String == Self.offer)
         #expect(payload["offerDiscountType"] as? String == "PAY_AS_YOU_GO")
         #expect(payload["price"] as? Int == 2990)
+        // The offer's second period: the renewal in `history --json` says the offer as its signed
+        // transaction does.
+        try session.run(["clock", "advance", "32d"]).expectSuccess()
+        let renewal = try #require(try session.array(["history"]).first { $0["transactionReason"] as? String == "RENEWAL" })
+        #expect(renewal["offerType"] as? Int == 2 && renewal["offerIdentifier"] as? String == Self.offer, "\(renewal)")
+        let renewed = try verifiedPayload(session, transaction: try #require(renewal["id"] as? String), bundleID: signer.bundleID)
+        #expect(renewed["offerType"] as? Int == 2 && renewed["offerIdentifier"] as? String == Self.offer)
         // A6 with an offer on the receipt.
         #expect(try session.object(["receipt"])["plansConsistent"] as? Bool == true)
     }
