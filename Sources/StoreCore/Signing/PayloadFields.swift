@@ -23,55 +23,52 @@ package enum PayloadFields {
         }
     }
 
-    /// What a container writes into, read out as plain values once the value is encoded.
+    /// What a container writes into, read out as plain values once the value is encoded. Fields
+    /// and items are kept in place, so a struct of n fields costs n insertions, not n copies.
     final class Node {
-        enum Content {
-            case empty
-            case value(Any)
-            case object([String: Node])
-            case array([Node])
-        }
+        enum Kind { case empty, value, object, array }
 
-        var content = Content.empty
+        var kind = Kind.empty
+        var value: Any = NSNull()
+        var fields: [String: Node] = [:]
+        var items: [Node] = []
 
         var plain: Any {
-            switch content {
+            switch kind {
             case .empty: [String: Any]()
-            case .value(let value): value
-            case .object(let fields): fields.mapValues(\.plain)
-            case .array(let items): items.map(\.plain)
+            case .value: value
+            case .object: fields.mapValues(\.plain)
+            case .array: items.map(\.plain)
             }
         }
 
+        func put(_ value: Any) {
+            kind = .value
+            self.value = value
+        }
+
         func field(_ key: String) -> Node {
-            var fields: [String: Node] = [:]
-            if case .object(let existing) = content { fields = existing }
+            kind = .object
             let node = Node()
             fields[key] = node
-            content = .object(fields)
             return node
         }
 
         func appended() -> Node {
-            var items: [Node] = []
-            if case .array(let existing) = content { items = existing }
+            kind = .array
             let node = Node()
             items.append(node)
-            content = .array(items)
             return node
         }
 
-        var count: Int {
-            if case .array(let items) = content { return items.count }
-            return 0
-        }
+        var count: Int { items.count }
 
         func set(_ value: some Encodable, codingPath: [any CodingKey]) throws {
             switch value {
-            case let text as String: content = .value(text)
-            case let flag as Bool: content = .value(flag)
-            case let number as Int: content = .value(number)
-            case let number as Int64: content = .value(number)
+            case let text as String: put(text)
+            case let flag as Bool: put(flag)
+            case let number as Int: put(number)
+            case let number as Int64: put(number)
             default: try value.encode(to: TreeEncoder(codingPath: codingPath, node: self))
             }
         }
@@ -98,40 +95,40 @@ package enum PayloadFields {
         }
 
         func container<K: CodingKey>(keyedBy type: K.Type) -> KeyedEncodingContainer<K> {
-            if case .empty = node.content { node.content = .object([:]) }
+            if node.kind == .empty { node.kind = .object }
             return KeyedEncodingContainer(Keyed<K>(codingPath: codingPath, node: node))
         }
 
         func unkeyedContainer() -> any UnkeyedEncodingContainer {
-            if case .empty = node.content { node.content = .array([]) }
+            if node.kind == .empty { node.kind = .array }
             return Unkeyed(codingPath: codingPath, node: node)
         }
 
         func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
-        func encodeNil() throws { node.content = .value(NSNull()) }
+        func encodeNil() throws { node.put(NSNull()) }
         func encode(_ value: some Encodable) throws { try node.set(value, codingPath: codingPath) }
-        func encode(_ value: Bool) throws { node.content = .value(value) }
-        func encode(_ value: String) throws { node.content = .value(value) }
-        func encode(_ value: Double) throws { node.content = .value(value) }
-        func encode(_ value: Float) throws { node.content = .value(Double(value)) }
-        func encode(_ value: Int) throws { node.content = .value(value) }
-        func encode(_ value: Int8) throws { node.content = .value(Int(value)) }
-        func encode(_ value: Int16) throws { node.content = .value(Int(value)) }
-        func encode(_ value: Int32) throws { node.content = .value(Int(value)) }
-        func encode(_ value: Int64) throws { node.content = .value(value) }
-        func encode(_ value: UInt) throws { node.content = .value(Int64(value)) }
-        func encode(_ value: UInt8) throws { node.content = .value(Int(value)) }
-        func encode(_ value: UInt16) throws { node.content = .value(Int(value)) }
-        func encode(_ value: UInt32) throws { node.content = .value(Int64(value)) }
-        func encode(_ value: UInt64) throws { node.content = .value(Int64(value)) }
+        func encode(_ value: Bool) throws { node.put(value) }
+        func encode(_ value: String) throws { node.put(value) }
+        func encode(_ value: Double) throws { node.put(value) }
+        func encode(_ value: Float) throws { node.put(Double(value)) }
+        func encode(_ value: Int) throws { node.put(value) }
+        func encode(_ value: Int8) throws { node.put(Int(value)) }
+        func encode(_ value: Int16) throws { node.put(Int(value)) }
+        func encode(_ value: Int32) throws { node.put(Int(value)) }
+        func encode(_ value: Int64) throws { node.put(value) }
+        func encode(_ value: UInt) throws { node.put(Int64(value)) }
+        func encode(_ value: UInt8) throws { node.put(Int(value)) }
+        func encode(_ value: UInt16) throws { node.put(Int(value)) }
+        func encode(_ value: UInt32) throws { node.put(Int64(value)) }
+        func encode(_ value: UInt64) throws { node.put(Int64(value)) }
     }
 
     struct Keyed<K: CodingKey>: KeyedEncodingContainerProtocol {
         let codingPath: [any CodingKey]
         let node: Node
 
-        func encodeNil(forKey key: K) throws { node.field(key.stringValue).content = .value(NSNull()) }
+        func encodeNil(forKey key: K) throws { node.field(key.stringValue).put(NSNull()) }
         func encode(_ value: some Encodable, forKey key: K) throws {
             try node.field(key.stringValue).set(value, codingPath: codingPath + [key])
         }
@@ -153,7 +150,7 @@ package enum PayloadFields {
         let node: Node
         var count: Int { node.count }
 
-        func encodeNil() throws { node.appended().content = .value(NSNull()) }
+        func encodeNil() throws { node.appended().put(NSNull()) }
         func encode(_ value: some Encodable) throws {
             try node.appended().set(value, codingPath: codingPath + [Key(intValue: count)])
         }
