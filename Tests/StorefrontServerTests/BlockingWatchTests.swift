@@ -26,11 +26,16 @@ struct KeptLog: LogHandler {
 
 @Suite("the blocking work watched", .serialized)
 struct BlockingWatchTests {
+    /// An embedded account server in `state`'s folder.
+    func serverDatabase(_ state: TemporaryState) throws -> ServerDatabase {
+        try FileManager.default.createDirectory(at: state.url, withIntermediateDirectories: true)
+        return try ServerDatabase(url: state.directory.serverDatabase)
+    }
+
     @Test("a database call inside a task is reported, one on the blocking pool is not")
     func taskOrPool() async throws {
         let state = TemporaryState()
-        try FileManager.default.createDirectory(at: state.url, withIntermediateDirectories: true)
-        let database = try ServerDatabase(url: state.directory.serverDatabase)
+        let database = try serverDatabase(state)
         let reports = Locked<[String]>([])
         BlockingWatch.report { what in reports.withLock { $0.append(what) } }
         defer { BlockingWatch.report(to: nil) }
@@ -65,8 +70,7 @@ struct BlockingWatchTests {
     @Test("the server logs each kind of call on a task's thread once")
     func serverLogsOnce() async throws {
         let state = TemporaryState()
-        try FileManager.default.createDirectory(at: state.url, withIntermediateDirectories: true)
-        let database = try ServerDatabase(url: state.directory.serverDatabase)
+        let database = try serverDatabase(state)
         let lines = Locked<[String]>([])
         ServerApplication.watchBlockingCalls(logger: Logger(label: "watch") { _ in KeptLog(lines: lines) }, strict: false)
         defer { BlockingWatch.report(to: nil) }
