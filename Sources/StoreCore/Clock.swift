@@ -4,6 +4,13 @@ import Foundation
 public protocol StoreClock: Sendable {
     /// The store's time, in whole seconds.
     func now() -> Date
+    /// The same time when it can be told without reading storage; nil when it cannot.
+    func nowWithoutWaiting() -> Date?
+}
+
+extension StoreClock {
+    /// A clock kept in memory tells its time without waiting.
+    public func nowWithoutWaiting() -> Date? { now() }
 }
 
 extension Date {
@@ -147,12 +154,21 @@ public struct ClockSetting: Sendable, Equatable, Codable {
 /// by another process (`storefront clock advance 1d` in a second terminal) are seen at once.
 public struct SettingClock: StoreClock {
     private let read: @Sendable () -> ClockSetting
+    private let kept: @Sendable () -> ClockSetting?
     private let realNow: @Sendable () -> Date
 
-    public init(read: @escaping @Sendable () -> ClockSetting, realNow: @escaping @Sendable () -> Date = { Date() }) {
+    /// `kept`: the setting when it is known without reading storage (the embedded server's,
+    /// kept while its change stamp is the same).
+    public init(
+        read: @escaping @Sendable () -> ClockSetting, kept: @escaping @Sendable () -> ClockSetting? = { nil },
+        realNow: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.read = read
+        self.kept = kept
         self.realNow = realNow
     }
 
     public func now() -> Date { read().now(real: realNow()) }
+
+    public func nowWithoutWaiting() -> Date? { kept()?.now(real: realNow()) }
 }

@@ -42,7 +42,8 @@ public final class StoreFactory {
             clock = given
         case .shared(let override):
             _ = try server.clockSetting()
-            clock = SettingClock(read: { override ?? (try? server.clockSetting()) ?? .standard })
+            let embedded = server as? ServerDatabase
+            clock = SettingClock(read: { override ?? (try? server.clockSetting()) ?? .standard }, kept: { override ?? embedded?.keptClockSetting() })
         }
     }
 

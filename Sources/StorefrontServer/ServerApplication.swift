@@ -135,7 +135,12 @@ public enum ServerApplication {
                         let apiRequest = APIRequest(
                             method: request.method.rawValue, path: request.uri.path, query: query, authorization: authorization, body: Data(buffer: body)
                         )
-                        answer = try await blockingWork.runIfActive { served.api.handle(apiRequest) }
+                        // A kept answer needs no store: told on this thread, with no hop to the pool.
+                        if let kept = served.api.keptAnswer(apiRequest) {
+                            answer = kept
+                        } else {
+                            answer = try await blockingWork.runIfActive { served.api.handle(apiRequest) }
+                        }
                     }
                 } catch {
                     // The pool is stopped only when the process ends.
@@ -155,7 +160,7 @@ public enum ServerApplication {
             }
             return Response(
                 status: .init(code: answer.status), headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(bytes: answer.body))
+                body: .init(byteBuffer: answer.bytes)
             )
         }
     }

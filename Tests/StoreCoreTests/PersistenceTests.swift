@@ -205,4 +205,38 @@ struct PersistenceTests {
         try server.recordRequests([ServedRequest(at: Date(), method: "GET", path: "/", status: 200, milliseconds: 1)])
         #expect(try server.changeStamp() != afterOther, "a light write is a commit too")
     }
+
+    @Test("A change stamp is read from SQLite's shared memory once a read has mapped it: the same stamp, moved by every commit, and a restarted log")
+    func stampsFromMemory() throws {
+        let state = TemporaryState()
+        let store = try state.signedIn("ann")
+        let server = try ServerDatabase(url: state.directory.serverDatabase)
+        #expect(server.changeStampWithoutWaiting() == nil, "nothing is mapped before the first read")
+        var seen: Set<ChangeStamp> = []
+        func step(_ what: String) throws {
+            let stamp = try server.changeStamp()
+            #expect(server.changeStampWithoutWaiting() == stamp, "\(what): the same stamp from memory")
+            #expect(seen.insert(stamp).inserted, "\(what): a stamp not seen before")
+        }
+        try step("the first read")
+        _ = try server.receipt(account: "ann")
+        #expect(server.changeStampWithoutWaiting() == seen.first, "a read changes nothing")
+        try store.queue.buy("pack")
+        try step("a purchase through another connection")
+        try server.setWebhook(Webhook(url: "http://127.0.0.1:9/hook"))
+        try step("a write through this one")
+        // A checkpoint that truncates the log starts it again from its first frame: the count of
+        // transactions and the salt still move.
+        let other = try ServerDatabase(url: state.directory.serverDatabase)
+        try other.file.queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try step("a truncating checkpoint")
+        try store.queue.buy("pack")
+        try step("a purchase after it")
+        for _ in 0..<3 {
+            try store.queue.buy("pack")
+            try step("one more purchase")
+        }
+        // The SQLite path stays right: data_version (no marker bit) never equals a mapped stamp.
+        #expect(try #require(server.changeStampWithoutWaiting()).value & Int64(SharedHeader.marker) != 0)
+    }
 }

@@ -132,46 +132,9 @@ extension SQLiteBacked {
     /// connection of its own sees it, so that commits by this process and by every other count.
     /// Two equal stamps mean nothing was committed in between.
     public func changeStamp() throws(StoreError) -> ChangeStamp {
+        if let stamp = file.stamps.inMemory() { return stamp }
         BlockingWatch.check("SQLite read \(file.path)")
         return try file.stamps.read()
-    }
-}
-
-/// A read-only SQLite connection that answers `PRAGMA data_version` and nothing else, behind a
-/// lock rather than a dispatch queue: reading a stamp is a statement step, not a thread hop.
-final class StampReader: @unchecked Sendable {
-    private let lock = NSLock()
-    private let path: String
-    private var connection: OpaquePointer?
-    private var statement: OpaquePointer?
-
-    init(path: String) { self.path = path }
-
-    deinit {
-        sqlite3_finalize(statement)
-        sqlite3_close_v2(connection)
-    }
-
-    private func open() throws(StoreError) {
-        let opened = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
-        guard opened == SQLITE_OK, sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK else {
-            let reason = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
-            sqlite3_close_v2(connection)
-            connection = nil
-            throw StoreError.storage(path: path, reason: reason)
-        }
-        sqlite3_busy_timeout(connection, 30_000)
-    }
-
-    func read() throws(StoreError) -> ChangeStamp {
-        lock.lock()
-        defer { lock.unlock() }
-        if statement == nil { try open() }
-        defer { sqlite3_reset(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else {
-            throw StoreError.storage(path: path, reason: String(cString: sqlite3_errmsg(connection)))
-        }
-        return ChangeStamp(sqlite3_column_int64(statement, 0))
     }
 }
 

@@ -11,6 +11,12 @@ extension ServerDatabase: SharedSettings {
         return setting
     }
 
+    /// The clock setting when the one read last still holds, told from memory alone (nil otherwise).
+    func keptClockSetting() -> ClockSetting? {
+        guard let stamp = changeStampWithoutWaiting(), let (seen, setting) = clockCache.withLock({ $0 }), seen == stamp else { return nil }
+        return setting
+    }
+
     public func setClockSetting(_ setting: ClockSetting) throws(StoreError) {
         try write { db in try ClockRecord(setting).upsert(db) }
     }
