@@ -72,7 +72,7 @@ public final class AccountService: Sendable {
             let isDeveloper = developer.map { given in developerToken().map { DeveloperToken.matches(given, $0) } ?? false } ?? false
             if let refused = try refusal(of: prepared.0, method: name, accounts: accounts, isDeveloper: isDeveloper) { return refused }
             let context = AccountCallContext(
-                accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, now: clock.now(), hasher: hasher, gate: gate, client: client
+                accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate, client: client
             )
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)

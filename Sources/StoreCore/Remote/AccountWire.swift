@@ -33,7 +33,10 @@ package final class AccountCallContext: @unchecked Sendable {
     package let tokens: [String]
     /// The call carries the server's developer token (W9).
     package let isDeveloper: Bool
-    package let now: Date
+    /// The store's time, read once, when a method first asks (most never do, and on PostgreSQL
+    /// reading it is a query).
+    package private(set) lazy var now: Date = clock.now()
+    private let clock: any StoreClock
     package let hasher: PasswordHasher
     /// The server's limits on sign-ins and sign-ups (W11), and who is calling: the client's
     /// address ("" when unknown).
@@ -43,12 +46,12 @@ package final class AccountCallContext: @unchecked Sendable {
     package var delay: TimeInterval = 0
 
     package init(
-        accounts: Set<String>, tokens: [String], isDeveloper: Bool, now: Date, hasher: PasswordHasher, gate: SignInGate, client: String
+        accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher, gate: SignInGate, client: String
     ) {
         self.accounts = accounts
         self.tokens = tokens
         self.isDeveloper = isDeveloper
-        self.now = now
+        self.clock = clock
         self.hasher = hasher
         self.gate = gate
         self.client = client
