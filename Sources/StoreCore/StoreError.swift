@@ -24,7 +24,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A non-renewing subscription of a `.storekit` file whose months nobody has given.
     case unknownDuration(productID: String)
     /// An auto-renewable plan cannot take this action now; the text says why and what can be done.
-    case planRefused(String)
+    case planRefused(PlanRefusal)
     case unknownNotification(String)
     /// No active device session with this id (`storefront account sessions` lists them).
     case unknownSession(String)
@@ -50,9 +50,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A code whose uses are all taken, or that this account redeemed already (O3).
     case offerCodeUsed(String, byThisAccount: Bool)
     /// A refund request that cannot be made or answered now; the text says why (O7).
-    case refundRefused(String)
+    case refundRefused(RefundRefusal)
     /// A family action that cannot be done; the text says why (O5).
-    case familyRefused(String)
+    case familyRefused(FamilyRefusal)
     /// Too many sign-ins or sign-ups at once or in a row from here or for this name (W11): none
     /// was tried; wait `seconds`.
     case throttled(seconds: Int)
@@ -102,8 +102,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "no auto-renewable subscription transaction \"\(id)\" on \(account)'s receipt" + Self.shortPrefix(id) + " (`storefront receipt` lists them)"
         case .alreadySubscribed(let id):
             "already subscribed to \"\(id)\" with auto-renew on (`storefront subscriptions` shows the plan)"
-        case .planRefused(let text):
-            text
+        case .planRefused(let refusal):
+            refusal.description
         case .unknownDuration(let id):
             "the .storekit file does not say how long \"\(id)\" lasts: pass --duration \(id)=P1M (P7D, P2W, P1Y …) or put it in the side file"
         case .stopped(let point):
@@ -126,8 +126,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "the offer code \"\(code)\" exists already (`storefront offer-codes` lists them)"
         case .unknownOfferCode(let code):
             "no offer code \"\(code)\" (`storefront offer-codes` lists them; `offer-codes create OFFER` makes some)"
-        case .refundRefused(let text), .familyRefused(let text):
-            text
+        case .refundRefused(let refusal):
+            refusal.description
+        case .familyRefused(let refusal):
+            refusal.description
         case .offerCodeUsed(let code, let mine):
             mine ? "the offer code \"\(code)\" was redeemed by this account already" : "the offer code \"\(code)\" has been used up"
         case .throttled(let seconds):
@@ -136,20 +138,6 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "no active session \"\(id)\" for this account (`storefront account sessions` lists them)"
         case .simulated(let api, let error):
             "\(api.rawValue) failed: \(error) (a simulated StoreKit error; `storefront errors clear \(api.argument)` stops it)"
-        }
-    }
-
-    /// Bad input (2), storage trouble (3), or the request could not be done (1).
-    public var exitStatus: Int32 {
-        switch self {
-        case .unknownProduct, .unknownTransaction, .unknownOfferCode, .offerCodeExists, .unknownNotification, .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
-             .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
-            2
-        case .corruptDatabase, .storage, .stopped, .serverUnreachable:
-            3
-        case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .developerOnly, .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused, .throttled:
-            1
         }
     }
 }

@@ -115,7 +115,7 @@ extension ScenarioRunner {
                 let desk = retentionDesk()
                 let shown = try desk.offer(for: product.id)
                 lastRetention = shown
-                guard shown.hasChoice else { throw StoreError.planRefused("nothing to accept: the retention message offers no plan and no promotional offer") }
+                guard shown.hasChoice else { throw StoreError.planRefused(.nothingToAccept) }
                 lastTransaction = try desk.accept(shown, on: product.id)
             }
         }

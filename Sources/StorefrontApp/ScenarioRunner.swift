@@ -178,7 +178,7 @@ public final class ScenarioRunner {
             try attempt {
                 let user = try store.accounts.currentUser() ?? ""
                 let latest = try store.server.receipt(account: user).last { $0.productID == product.id && $0.isTransaction && $0.event != .change }
-                guard let latest else { throw StoreError.refundRefused("\(user) has no purchase of \(product.title) to refund") }
+                guard let latest else { throw StoreError.refundRefused(.nothingToRefund(account: user, product: product.title)) }
                 lastRefunded = latest.transactionID
                 _ = try store.refunds.request(latest.transactionID, reason: reason)
             }

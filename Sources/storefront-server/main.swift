@@ -62,7 +62,11 @@ do {
         server: database
     ))
 } catch {
-    fail(error.description, error.exitStatus)
+    // As the command line's statuses: storage trouble 3, anything else about what was given 2.
+    switch error {
+    case .corruptDatabase, .storage, .serverUnreachable: fail(error.description, 3)
+    default: fail(error.description, 2)
+    }
 }
 
 let logger: Logger = {

@@ -186,8 +186,7 @@ struct AutoRenewTests {
         state.clock.advance(.days(2), calendar: utcCalendar)
         let cancelled = try store.plans.perform(.cancel, on: "oneaweek")
         #expect(cancelled.phase == .cancelled && cancelled.hasAccess && cancelled.renewsAt == nil)
-        #expect(error { try store.plans.perform(.cancel, on: "allaccess") } == .planRefused(
-            "cannot cancel the selfies plan: auto-renew is already off (`storefront renew-on PRODUCT` turns it back on)"))
+        #expect(error { try store.plans.perform(.cancel, on: "allaccess") } == .planRefused(.ruleRefused(.alreadyCancelled, attempt: .perform(.cancel, group: "selfies"))))
         state.clock.set(startDate.addingTimeInterval(7 * 86_400 - 1))
         #expect(try plan(store).hasAccess)
         #expect(try store.entitlements.status().entitlements == ["all-selfies"])
@@ -241,7 +240,7 @@ struct AutoRenewTests {
         let expired = try store.plans.perform(.expire, on: "allaccess")
         #expect(!expired.hasAccess && expired.endReason == "expired by hand")
         #expect(error { try store.plans.perform(.forceRenew, on: "allaccess") } != nil)
-        #expect(error { try store.plans.perform(.expire, on: "comic.a") } == .planRefused("\"comic.a\" is not an auto-renewable subscription"))
+        #expect(error { try store.plans.perform(.expire, on: "comic.a") } == .planRefused(.notAPlan(productID: "comic.a")))
     }
 
     @Test("Under `clock rate sandbox` a plan renews as the sandbox does (1 week = 3 minutes) 12 times, then expires")

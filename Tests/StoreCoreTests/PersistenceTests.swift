@@ -59,7 +59,6 @@ struct PersistenceTests {
         }
         #expect(path == file.path)
         #expect(try Data(contentsOf: file) == garbage)
-        #expect(failure?.exitStatus == 3)
     }
 
     @Test("P2 a device setting stored as something it cannot be is a corrupt database, never its default", arguments: [
@@ -154,7 +153,10 @@ struct PersistenceTests {
                 _ = try store.queue.history()
                 _ = try store.entitlements.status()
             } catch let error as StoreError {
-                #expect(error.exitStatus == 3)
+                switch error {
+                case .corruptDatabase, .storage: break
+                default: Issue.record("a torn file is storage trouble (exit status 3), not \(error)")
+                }
             }
         }
     }

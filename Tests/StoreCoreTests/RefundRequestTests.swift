@@ -54,7 +54,7 @@ struct RefundRequestTests {
         #expect(reported["transactionId"] as? String == bought.id)
         #expect(try store.refunds.decide(bought.id, approve: false).state == .declined)
         #expect(try told(store).suffix(1) == ["REFUND_DECLINED"])
-        #expect(error { try store.refunds.decide(bought.id, approve: true) } == .refundRefused("the request of \(bought.id) is declined already"))
+        #expect(error { try store.refunds.decide(bought.id, approve: true) } == .refundRefused(.requestAnswered(transactionID: bought.id, state: .declined)))
         _ = try store.refunds.request(bought.id, reason: .other)
         #expect(try store.refunds.decide(bought.id, approve: true).state == .approved)
         #expect(try store.entitlements.status().randomViewsRemaining == 5, "views already given are the developer's to take back")
@@ -106,9 +106,9 @@ struct RefundRequestTests {
         let comic = try ann.queue.buy("comic.a")
         let pass = try ann.queue.buy("sub3")
         _ = try ann.refunds.request(comic.id, reason: .other)
-        #expect(error { try ann.refunds.request(comic.id, reason: .other) } == .refundRefused("a refund request of \(comic.id) is waiting for an answer already"))
+        #expect(error { try ann.refunds.request(comic.id, reason: .other) } == .refundRefused(.requestWaiting(transactionID: comic.id)))
         _ = try ann.refunds.decide(comic.id, approve: true)
-        #expect(error { try ann.refunds.request(comic.id, reason: .other) } == .refundRefused("\(comic.id) is refunded already"))
+        #expect(error { try ann.refunds.request(comic.id, reason: .other) } == .refundRefused(.refundedAlready(transactionID: comic.id)))
         guard case .refundRefused? = error({ try ann.refunds.request(pass.id, reason: .other) }) else {
             Issue.record("a non-renewing subscription was refunded")
             return

@@ -38,7 +38,7 @@ extension FamilyChange {
             let left = was.members.filter { member in !now.members.contains(member) }
             if now.members.allSatisfy(was.members.contains), !left.isEmpty, left.allSatisfy({ callers.contains($0.lowercased()) }) { return }
         }
-        throw StoreError.familyRefused("only \(organizer), the organizer, can change that family")
+        throw StoreError.familyRefused(.organizerOnly(organizer: organizer))
     }
 }
 
@@ -64,18 +64,18 @@ public struct FamilyChange: Codable, Sendable, Equatable {
         guard index.map({ families[$0] }) == expected else { return nil }
         var result = families
         if let new {
-            guard new.organizer.lowercased() == key else { throw StoreError.familyRefused("a family keeps its organizer, \(organizer)") }
+            guard new.organizer.lowercased() == key else { throw StoreError.familyRefused(.keepsOrganizer(organizer: organizer)) }
             let others = families.filter { $0.organizer.lowercased() != key }
             for account in [new.organizer] + new.members {
                 if let other = others.first(where: { $0.includes(account) }) {
-                    throw StoreError.familyRefused("\(account) is in \(other.organizer)'s family already")
+                    throw StoreError.familyRefused(.inFamilyOf(account: account, organizer: other.organizer))
                 }
             }
             guard Set(new.members.map { $0.lowercased() }).count == new.members.count, !new.members.contains(where: { $0.lowercased() == key }) else {
-                throw StoreError.familyRefused("an account is in a family once")
+                throw StoreError.familyRefused(.memberTwice)
             }
             guard new.members.count <= Family.maximumMembers else {
-                throw StoreError.familyRefused("a family has the organizer and \(Family.maximumMembers) others at most")
+                throw StoreError.familyRefused(.full(maximum: Family.maximumMembers))
             }
             if let index { result[index] = new } else { result.append(new) }
         } else if let index {
@@ -83,11 +83,6 @@ public struct FamilyChange: Codable, Sendable, Equatable {
         }
         return result
     }
-}
-
-/// Why a family action cannot be done, in words.
-public struct FamilyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
-    public let description: String
 }
 
 public final class FamilySharing: SessionRole {
@@ -110,11 +105,11 @@ public final class FamilySharing: SessionRole {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         let families = try server.families()
         if let existing = families.first(where: { $0.includes(user) }) {
-            throw StoreError.familyRefused("\(user) is in \(existing.organizer)'s family already")
+            throw StoreError.familyRefused(.inFamilyOf(account: user, organizer: existing.organizer))
         }
         let family = Family(organizer: user)
         guard try server.changeFamily(FamilyChange(organizer: user, expected: nil, new: family)) else {
-            throw StoreError.familyRefused("\(user) organizes a family already")
+            throw StoreError.familyRefused(.organizesAlready(account: user))
         }
         return family
     }
@@ -125,9 +120,9 @@ public final class FamilySharing: SessionRole {
             // An embedded account server can say whether the account exists; a remote one answers
             // for its own accounts only, so there the name is taken as given.
             if let local = server as? ServerDatabase, try local.passwordHash(account: member) == nil { throw StoreError.unknownAccount(member) }
-            if families.contains(where: { $0.includes(member) }) { throw StoreError.familyRefused("\(member) is in a family already") }
+            if families.contains(where: { $0.includes(member) }) { throw StoreError.familyRefused(.inAFamily(account: member)) }
             guard family.members.count < Family.maximumMembers else {
-                throw StoreError.familyRefused("a family has the organizer and \(Family.maximumMembers) others at most")
+                throw StoreError.familyRefused(.full(maximum: Family.maximumMembers))
             }
             family.members.append(member)
         }
@@ -139,11 +134,11 @@ public final class FamilySharing: SessionRole {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         let (families, index) = try update { families throws(StoreError) in
             guard let index = families.firstIndex(where: { $0.members.contains { $0.lowercased() == member.lowercased() } }) else {
-                throw StoreError.familyRefused("\(member) is in no family as a member")
+                throw StoreError.familyRefused(.notAMember(account: member))
             }
             let family = families[index]
             guard user.lowercased() == member.lowercased() || user.lowercased() == family.organizer.lowercased() else {
-                throw StoreError.familyRefused("only \(member) or the organizer, \(family.organizer), can take \(member) out of the family")
+                throw StoreError.familyRefused(.memberOrOrganizerOnly(member: member, organizer: family.organizer))
             }
             families[index].members.removeAll { $0.lowercased() == member.lowercased() }
             return index
@@ -157,7 +152,7 @@ public final class FamilySharing: SessionRole {
     public func share(_ productID: String, on: Bool) throws(StoreError) -> Family {
         let product = try catalog.require(productID)
         guard product.isFamilyShareable else {
-            throw StoreError.familyRefused("\"\(product.id)\" is not family-shareable (`familyShareable` in the catalog)")
+            throw StoreError.familyRefused(.notShareable(productID: product.id))
         }
         return try change { family, _ throws(StoreError) in
             family.unshared.removeAll { $0 == productID }
@@ -170,7 +165,7 @@ public final class FamilySharing: SessionRole {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         let (families, index) = try update { families throws(StoreError) in
             guard let index = families.firstIndex(where: { $0.organizer.lowercased() == user.lowercased() }) else {
-                throw StoreError.familyRefused("\(user) organizes no family (`storefront family create` starts one)")
+                throw StoreError.familyRefused(.organizesNone(account: user))
             }
             let others = families
             try body(&families[index], others)
@@ -194,7 +189,7 @@ public final class FamilySharing: SessionRole {
             )
             if try server.changeFamily(change) { return (families, index) }
         }
-        throw StoreError.familyRefused("the family kept changing on the account server; try again")
+        throw StoreError.familyRefused(.keptChanging)
     }
 
     // MARK: Reconciling

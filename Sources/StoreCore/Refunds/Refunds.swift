@@ -38,7 +38,7 @@ public enum RefundPolicy: String, Sendable, CaseIterable {
 
 /// One refund request and where it stands, from the receipt.
 public struct RefundRequest: Sendable, Equatable {
-    public enum State: String, Sendable { case pending, approved, declined, reversed }
+    public enum State: String, Sendable, Codable { case pending, approved, declined, reversed }
 
     /// The purchase (or plan period) it is about.
     public var transactionID: String
@@ -140,16 +140,16 @@ public final class Refunds: SessionRole {
                 throw StoreError.unknownTransaction(id)
             }
             guard purchase.event != .familyShare else {
-                throw StoreError.refundRefused("\(purchase.transactionID) is shared by the family's organizer: only they can ask for its refund")
+                throw StoreError.refundRefused(.sharedByOrganizer(transactionID: purchase.transactionID))
             }
             guard purchase.kind != .nonRenewingSubscription else {
-                throw StoreError.refundRefused("\(purchase.transactionID) is a non-renewing subscription: Storefront refunds comics, packs and plan periods")
+                throw StoreError.refundRefused(.nonRenewing(transactionID: purchase.transactionID))
             }
             let current = RefundRequest.current(of: purchase.transactionID, in: RefundRequest.all(in: receipt))
             if ReceiptEntry.revoked(in: receipt).contains(purchase.transactionID) {
-                throw StoreError.refundRefused("\(purchase.transactionID) is refunded already")
+                throw StoreError.refundRefused(.refundedAlready(transactionID: purchase.transactionID))
             }
-            if current?.state == .pending { throw StoreError.refundRefused("a refund request of \(purchase.transactionID) is waiting for an answer already") }
+            if current?.state == .pending { throw StoreError.refundRefused(.requestWaiting(transactionID: purchase.transactionID)) }
             var line = line(.refundRequest, about: purchase)
             line.meaning = .refundReason(reason.rawValue)
             try server.add(line)
@@ -158,7 +158,7 @@ public final class Refunds: SessionRole {
             try applyPolicy()
             let requests = try requests()
             guard let made = requests.first(where: { $0.requestID == line.transactionID }) else {
-                throw StoreError.refundRefused("the refund request of \(purchase.transactionID) did not reach the receipt")
+                throw StoreError.refundRefused(.requestNotRecorded(transactionID: purchase.transactionID))
             }
             return made
         }
@@ -190,11 +190,11 @@ public final class Refunds: SessionRole {
         let named = all.first { $0.transactionID == id || $0.requestID == id }?.transactionID
             ?? all.first { id.count >= 4 && $0.transactionID.hasPrefix(id) }?.transactionID
         guard let named, let request = RefundRequest.current(of: named, in: all) else {
-            throw StoreError.refundRefused("no refund request of \(id) (`storefront refund-request list` shows them)")
+            throw StoreError.refundRefused(.noRequest(id: id))
         }
-        guard request.state == .pending else { throw StoreError.refundRefused("the request of \(request.transactionID) is \(request.state.rawValue) already") }
+        guard request.state == .pending else { throw StoreError.refundRefused(.requestAnswered(transactionID: request.transactionID, state: request.state)) }
         guard let purchase = receipt.first(where: { $0.transactionID == request.transactionID }) else {
-            throw StoreError.refundRefused("the purchase \(request.transactionID) is not on \(account)'s receipt")
+            throw StoreError.refundRefused(.notOnReceipt(transactionID: request.transactionID, account: account))
         }
         if approve {
             try refund(purchase, account: account, answering: request.requestID)
@@ -216,7 +216,7 @@ public final class Refunds: SessionRole {
                   line.event == .refund && line.reference == purchase.transactionID && !receipt.contains { $0.refundReversed == line.transactionID }
               })
         else {
-            throw StoreError.refundRefused("\(id) is not a refunded purchase")
+            throw StoreError.refundRefused(.notRefunded(id: id))
         }
         var reversal = line(.refundReversed, about: purchase)
         reversal.meaning = .reversing(refund: refund.transactionID)
@@ -236,7 +236,7 @@ public final class Refunds: SessionRole {
         }
         let rules = try plans.autoRenewal()
         let now = now()
-        try plans.writePlans(account: account, refused: "refund", subject: purchase.transactionID) { current, receipt in
+        try plans.writePlans(account: account, attempt: .refund(transactionID: purchase.transactionID)) { current, receipt in
             try rules.refund(purchase, state: current[purchase.group ?? ""], receipt: try receipt(), at: now, context: plans.lineContext(account: account))
                 .map { line in
                     var answer = line

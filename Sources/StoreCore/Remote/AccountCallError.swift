@@ -6,6 +6,10 @@ package struct AccountCallError: Codable, Sendable {
     package var kind: String
     package var name: String?
     package var text: String
+    /// A refusal's data, so that the device has the same error the server threw.
+    package var plan: PlanRefusal?
+    package var family: FamilyRefusal?
+    package var refund: RefundRefusal?
 
     package init(_ error: StoreError) {
         text = error.description
@@ -15,9 +19,10 @@ package struct AccountCallError: Codable, Sendable {
         case .wrongPassword(let name): (kind, self.name) = ("wrongPassword", name)
         case .invalidAccountName(let name): (kind, self.name) = ("invalidAccountName", name)
         case .emptyPassword: kind = "emptyPassword"
-        case .planRefused(let text): (kind, self.name) = ("planRefused", text)
+        case .planRefused(let refusal): (kind, plan) = ("planRefused", refusal)
         case .offerCodeExists(let code): (kind, self.name) = ("offerCodeExists", code)
-        case .familyRefused(let text): (kind, self.name) = ("familyRefused", text)
+        case .familyRefused(let refusal): (kind, family) = ("familyRefused", refusal)
+        case .refundRefused(let refusal): (kind, refund) = ("refundRefused", refusal)
         case .developerOnly(_, let action): (kind, self.name) = ("developer", action)
         case .throttled(let seconds): (kind, self.name) = ("throttled", String(seconds))
         default: kind = "storage"
@@ -37,10 +42,11 @@ package struct AccountCallError: Codable, Sendable {
         case "wrongPassword": .wrongPassword(name ?? "")
         case "invalidAccountName": .invalidAccountName(name ?? "")
         case "emptyPassword": .emptyPassword
-        case "planRefused": .planRefused(name ?? text)
+        case "planRefused": plan.map(StoreError.planRefused) ?? .storage(path: server, reason: text)
         case "offerCodeExists": .offerCodeExists(name ?? "")
         case "session": .sessionRefused(server: server, reason: text)
-        case "familyRefused": .familyRefused(name ?? text)
+        case "familyRefused": family.map(StoreError.familyRefused) ?? .storage(path: server, reason: text)
+        case "refundRefused": refund.map(StoreError.refundRefused) ?? .storage(path: server, reason: text)
         case "developer": .developerOnly(server: server, action: name ?? "do that")
         case "throttled": .throttled(seconds: name.flatMap(Int.init) ?? 5)
         default: .storage(path: server, reason: text)

@@ -494,7 +494,7 @@ public struct AutoRenewal {
     }
 
     /// Every plan that has access or is in billing retry can be acted on; an ended one cannot.
-    public enum Refusal: Error, Equatable {
+    public enum Refusal: Error, Equatable, Codable, Sendable {
         case noPlan
         case expired
         case alreadyCancelled

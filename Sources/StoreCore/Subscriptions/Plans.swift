@@ -34,9 +34,9 @@ public final class Plans: SessionRole {
     public func setPrice(_ price: Decimal, of productID: String, consentRequired: Bool) throws(StoreError) -> (change: PriceChange, told: Int) {
         let product = try catalog.require(productID)
         guard product.autoRenew != nil else {
-            throw StoreError.planRefused("only an auto-renewable subscription's price can change here; \"\(product.id)\" is a \(product.kind.rawValue)")
+            throw StoreError.planRefused(.priceOfNonPlan(productID: product.id, kind: product.kind))
         }
-        guard price >= 0 else { throw StoreError.planRefused("a price cannot be negative") }
+        guard price >= 0 else { throw StoreError.planRefused(.negativePrice) }
         let previous = try autoRenewal().product(productID)?.price ?? product.price
         let change = PriceChange(productID: productID, price: price, previous: previous, consentRequired: consentRequired, at: now())
         try settleAll()
@@ -55,7 +55,7 @@ public final class Plans: SessionRole {
     /// O6: the signed-in subscriber agrees to (or declines) the price increase of the plan of
     /// `productID`'s group, as StoreKit's price consent sheet lets them.
     public func answerPriceIncrease(of productID: String, accept: Bool) throws(StoreError) -> PlanStatus {
-        try act(on: productID, accept ? "agree to the price increase of" : "decline the price increase of") { _, state, now, context throws(AutoRenewal.Refusal) in
+        try act(on: productID, { .answerPriceIncrease(agree: accept, group: $0) }) { _, state, now, context throws(AutoRenewal.Refusal) in
             guard let state, state.endedAt == nil else { throw .noPlan }
             guard let increase = state.priceIncrease, increase.consentRequired else { throw .noPriceIncrease }
             guard increase.answer == nil || increase.answer != accept else { return [] }
@@ -90,7 +90,7 @@ public final class Plans: SessionRole {
             try noteTimedNotifications(account: account, plans: stored, now: now)
             return []
         }
-        let lines = try writePlans(account: account, refused: "settle") { plans, _ in due(plans) }
+        let lines = try writePlans(account: account, attempt: .settle) { plans, _ in due(plans) }
         if !lines.isEmpty { try crashPoint(.renewalsRecorded) }
         try noteTimedNotifications(account: account, plans: try server.plans(account: account), now: now)
         return lines
@@ -109,13 +109,13 @@ public final class Plans: SessionRole {
     /// `ServerDatabase.updatePlans` with its errors as the store reports them.
     @discardableResult
     func writePlans(
-        account: String, refused action: String, subject: String = "the plan",
+        account: String, attempt: PlanAttempt,
         _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
     ) throws(StoreError) -> [ReceiptEntry] {
         do {
             return try server.updatePlans(account: account, body)
         } catch let refusal as AutoRenewal.Refusal {
-            throw StoreError.planRefused(Self.explain(refusal, action: action, subject: subject))
+            throw StoreError.planRefused(.ruleRefused(refusal, attempt: attempt))
         } catch let error as StoreError {
             throw error
         } catch {
@@ -152,7 +152,7 @@ public final class Plans: SessionRole {
         // Recording twice (recovery after a crash) adds nothing. Looked up by its key, not in the
         // whole receipt; under the device's lock no other process records this transaction.
         let recorded = try server.hasReceiptEntry(transactionID: transaction.id)
-        try writePlans(account: account, refused: "subscribe") { plans, _ in
+        try writePlans(account: account, attempt: .subscribe) { plans, _ in
             var state = plans[group]
             // Periods that ended before the purchase renew (or fail) first, each at its date.
             let settled = state.map { rules.advance($0, to: at, context: context) } ?? []
@@ -188,7 +188,7 @@ public final class Plans: SessionRole {
         // Q7: cancelling and turning renewal back on is what the Manage Subscriptions sheet does;
         // expiring and renewing now are the test session's own controls.
         if action == .cancel || action == .renewOn { try failIfSimulated(.manageSubscriptionsSheet) }
-        return try act(on: productID, action.verb) { rules, state, now, context throws(AutoRenewal.Refusal) in
+        return try act(on: productID, { .perform(action, group: $0) }) { rules, state, now, context throws(AutoRenewal.Refusal) in
             switch action {
             case .cancel: try rules.cancel(state, at: now, context: context)
             case .renewOn: try rules.renewOn(state, at: now, context: context)
@@ -209,7 +209,7 @@ public final class Plans: SessionRole {
     public func refundCurrentPeriod(of productID: String) throws(StoreError) -> PlanStatus {
         _ = try catalog.require(productID)
         guard let plan = try plan(of: productID) else {
-            throw StoreError.planRefused("no plan in the group of \(productID) to refund")
+            throw StoreError.planRefused(.noPlanToRefund(productID: productID))
         }
         return try refund(plan.transactionID)
     }
@@ -226,51 +226,38 @@ public final class Plans: SessionRole {
             let rules = try autoRenewal()
             let now = now()
             let group = line.group ?? ""
-            try writePlans(account: user, refused: "refund", subject: line.transactionID) { plans, receipt in
+            try writePlans(account: user, attempt: .refund(transactionID: line.transactionID)) { plans, receipt in
                 try rules.refund(line, state: plans[group], receipt: try receipt(), at: now, context: lineContext(account: user))
             }
-            guard let state = try server.plans(account: user)[group] else { throw StoreError.planRefused("no plan") }
+            guard let state = try server.plans(account: user)[group] else { throw StoreError.planRefused(.noPlan) }
             return PlanStatus(state, catalog: catalog, now: now)
         }
     }
 
     private func act(
-        on productID: String, _ verb: String,
+        on productID: String, _ attempt: (_ group: String) -> PlanAttempt,
         _ rule: (AutoRenewal, PlanState?, Date, AutoRenewal.LineContext) throws(AutoRenewal.Refusal) -> [ReceiptEntry]
     ) throws(StoreError) -> PlanStatus {
         let product = try catalog.require(productID)
         guard let group = product.autoRenew?.group else {
-            throw StoreError.planRefused("\"\(product.id)\" is not an auto-renewable subscription")
+            throw StoreError.planRefused(.notAPlan(productID: product.id))
         }
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         return try withDeviceLock { () throws(StoreError) -> PlanStatus in
             try settle(account: user)
             let rules = try autoRenewal()
             let now = now()
-            try writePlans(account: user, refused: verb, subject: "the \(group) plan") { plans, _ in
+            try writePlans(account: user, attempt: attempt(group)) { plans, _ in
                 try rule(rules, plans[group], now, lineContext(account: user))
             }
-            guard let state = try server.plans(account: user)[group] else { throw StoreError.planRefused("no plan") }
+            guard let state = try server.plans(account: user)[group] else { throw StoreError.planRefused(.noPlan) }
             return PlanStatus(state, catalog: catalog, now: now)
         }
-    }
-
-    static func explain(_ refusal: AutoRenewal.Refusal, action: String, subject: String) -> String {
-        let why = switch refusal {
-        case .noPlan: "there is no plan in that group yet (subscribe with `storefront buy PRODUCT`)"
-        case .expired: "it has expired (subscribe again with `storefront buy PRODUCT`)"
-        case .alreadyCancelled: "auto-renew is already off (`storefront renew-on PRODUCT` turns it back on)"
-        case .alreadyRenewing: "auto-renew is already on"
-        case .notAPlanPeriod: "only a purchase or a renewal can be refunded"
-        case .alreadyRefunded: "it was refunded already"
-        case .noPriceIncrease: "no price increase waits for consent (`storefront price set PRODUCT PRICE --consent-required` makes one)"
-        }
-        return "cannot \(action) \(subject): \(why)"
     }
 }
 
 /// What a person can do to a plan, besides buying and refunding.
-public enum PlanAction: String, Sendable, CaseIterable {
+public enum PlanAction: String, Sendable, Codable, CaseIterable {
     case cancel
     case renewOn = "renew-on"
     case expire

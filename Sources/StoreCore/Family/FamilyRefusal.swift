@@ -1,0 +1,37 @@
+// Why a family could not be changed (O5), as data; `description` words it once.
+import Foundation
+
+public enum FamilyRefusal: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// A change to a family by someone who is not its organizer.
+    case organizerOnly(organizer: String)
+    case keepsOrganizer(organizer: String)
+    case inFamilyOf(account: String, organizer: String)
+    /// A change that lists one account twice.
+    case memberTwice
+    case full(maximum: Int)
+    case organizesAlready(account: String)
+    case inAFamily(account: String)
+    case notAMember(account: String)
+    case memberOrOrganizerOnly(member: String, organizer: String)
+    case notShareable(productID: String)
+    case organizesNone(account: String)
+    /// Twenty tries, and each found the family changed by someone else.
+    case keptChanging
+
+    public var description: String {
+        switch self {
+        case .organizerOnly(let organizer): "only \(organizer), the organizer, can change that family"
+        case .keepsOrganizer(let organizer): "a family keeps its organizer, \(organizer)"
+        case .inFamilyOf(let account, let organizer): "\(account) is in \(organizer)'s family already"
+        case .memberTwice: "an account is in a family once"
+        case .full(let maximum): "a family has the organizer and \(maximum) others at most"
+        case .organizesAlready(let account): "\(account) organizes a family already"
+        case .inAFamily(let account): "\(account) is in a family already"
+        case .notAMember(let account): "\(account) is in no family as a member"
+        case .memberOrOrganizerOnly(let member, let organizer): "only \(member) or the organizer, \(organizer), can take \(member) out of the family"
+        case .notShareable(let id): "\"\(id)\" is not family-shareable (`familyShareable` in the catalog)"
+        case .organizesNone(let account): "\(account) organizes no family (`storefront family create` starts one)"
+        case .keptChanging: "the family kept changing on the account server; try again"
+        }
+    }
+}

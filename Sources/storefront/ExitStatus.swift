@@ -1,0 +1,19 @@
+// The command line's exit statuses (docs/rules.md): the store says what went wrong, as data;
+// the command line chooses the number a script sees.
+import StoreCore
+
+extension StoreError {
+    /// Bad input (2), storage trouble (3), or the request could not be done (1).
+    var exitStatus: Int32 {
+        switch self {
+        case .unknownProduct, .unknownTransaction, .unknownOfferCode, .offerCodeExists, .unknownNotification, .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
+             .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
+            2
+        case .corruptDatabase, .storage, .stopped, .serverUnreachable:
+            3
+        case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
+             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .developerOnly, .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused, .throttled:
+            1
+        }
+    }
+}

@@ -1,0 +1,45 @@
+// StoreError carries data (issue 23): a refusal of a plan, a family or a refund is a typed value
+// that crosses the account server's wire whole, and is worded in one place.
+import Foundation
+import Testing
+@testable import StoreCore
+
+@Suite("Refusals as data")
+struct RefusalTests {
+    static let refusals: [(StoreError, String)] = [
+        (.planRefused(.ruleRefused(.alreadyCancelled, attempt: .perform(.cancel, group: "selfies"))),
+         "cannot cancel the selfies plan: auto-renew is already off (`storefront renew-on PRODUCT` turns it back on)"),
+        (.planRefused(.ruleRefused(.noPriceIncrease, attempt: .answerPriceIncrease(agree: true, group: "selfies"))),
+         "cannot agree to the price increase of the selfies plan: no price increase waits for consent (`storefront price set PRODUCT PRICE --consent-required` makes one)"),
+        (.planRefused(.ruleRefused(.alreadyRefunded, attempt: .refund(transactionID: "2000000000000001"))),
+         "cannot refund 2000000000000001: it was refunded already"),
+        (.planRefused(.notAPlan(productID: "comic.a")), "\"comic.a\" is not an auto-renewable subscription"),
+        (.planRefused(.priceOfNonPlan(productID: "comic.a", kind: .nonConsumable)),
+         "only an auto-renewable subscription's price can change here; \"comic.a\" is a nonConsumable"),
+        (.familyRefused(.notShareable(productID: "oneaweek")), "\"oneaweek\" is not family-shareable (`familyShareable` in the catalog)"),
+        (.familyRefused(.inAFamily(account: "kid")), "kid is in a family already"),
+        (.familyRefused(.full(maximum: 5)), "a family has the organizer and 5 others at most"),
+        (.familyRefused(.memberOrOrganizerOnly(member: "kid", organizer: "mom")), "only kid or the organizer, mom, can take kid out of the family"),
+        (.familyRefused(.organizerOnly(organizer: "mom")), "only mom, the organizer, can change that family"),
+        (.refundRefused(.requestAnswered(transactionID: "2000000000000001", state: .declined)), "the request of 2000000000000001 is declined already"),
+        (.refundRefused(.requestWaiting(transactionID: "2000000000000001")), "a refund request of 2000000000000001 is waiting for an answer already"),
+        (.refundRefused(.refundedAlready(transactionID: "2000000000000001")), "2000000000000001 is refunded already"),
+    ]
+
+    @Test("each refusal is worded as the command line has always said it")
+    func wording() {
+        for (error, words) in Self.refusals { #expect(error.description == words) }
+    }
+
+    @Test("a refusal crosses the account server's wire as the same value, not as words")
+    func wire() throws {
+        for (error, _) in Self.refusals {
+            let sent = try JSONEncoder().encode(AccountCallError(error))
+            let received = try JSONDecoder().decode(AccountCallError.self, from: sent)
+            #expect(received.storeError(server: "http://127.0.0.1:1") == error, "\(String(decoding: sent, as: UTF8.self))")
+        }
+        // A refusal whose data did not arrive is not made up from its words.
+        let bare = AccountCallError(kind: "familyRefused", text: "some words")
+        #expect(bare.storeError(server: "http://x") == .storage(path: "http://x", reason: "some words"))
+    }
+}
