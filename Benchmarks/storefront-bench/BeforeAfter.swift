@@ -68,5 +68,21 @@ func beforeAfter(before: URL, after: URL, rounds: Int) throws -> Bool {
         allWithin = allWithin && within
         print(String(format: "| %@ | %.1f | %.1f | %.2f× | %@ |", name, old.value, new.value, ratio, old.moreIsBetter ? "≥ 0.90× \(within ? "✓" : "✗")" : "≤ 1.10× \(within ? "✓" : "✗")"))
     }
+    // Each round's pair, for reading the spread: the figures move together with the machine's
+    // load from round to round, and the median ratio of the pairs is printed beside the ratio of
+    // the medians (the target reads the latter).
+    print("")
+    print("| measure: each round, before → after | median of the rounds' ratios |")
+    print("|---|---|")
+    for (name, _) in runs[true, default: []].first ?? [] {
+        let pairs = zip(runs[false, default: []], runs[true, default: []]).compactMap { old, new -> (Double, Double)? in
+            guard let before = old.first(where: { $0.0 == name })?.1.value, let after = new.first(where: { $0.0 == name })?.1.value else { return nil }
+            return (before, after)
+        }
+        guard !pairs.isEmpty else { continue }
+        let ratios = pairs.map { $0.1 / max($0.0, .leastNonzeroMagnitude) }.sorted()
+        let rounds = pairs.map { String(format: "%.1f → %.1f", $0.0, $0.1) }.joined(separator: "; ")
+        print(String(format: "| %@: %@ | %.2f× |", name, rounds, ratios[ratios.count / 2]))
+    }
     return allWithin
 }
