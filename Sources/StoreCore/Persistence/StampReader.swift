@@ -1,9 +1,11 @@
 // A change stamp (`ChangeTracking.changeStamp`) for a SQLite file, read two ways: through a
 // connection of its own (`PRAGMA data_version`), and, once that connection has opened the
 // write-ahead log, straight from the log's shared memory, which a commit by any connection of any
-// process rewrites. The second costs no SQLite call, no lock and no system call, so that the
-// server can tell whether a kept answer still holds on a Swift task's thread, without a hop to its
-// blocking pool (issue 23's target for Get Transaction History).
+// process rewrites. The second costs no SQLite call and no system call (a lock is taken only to
+// copy a reference), so that the server can tell whether a kept answer still holds on a Swift
+// task's thread, without a hop to its blocking pool (issue 23's target for Get Transaction
+// History). SQLite maps the same memory itself, so a `-shm` file cut short under a running
+// process fails SQLite's reads as it would fail these.
 import Foundation
 import GRDBSQLite
 import Synchronization
