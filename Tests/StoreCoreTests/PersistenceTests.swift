@@ -241,4 +241,24 @@ struct PersistenceTests {
         // The SQLite path stays right: data_version (no marker bit) never equals a mapped stamp.
         #expect(try #require(server.changeStampWithoutWaiting()).value & Int64(SharedHeader.marker) != 0)
     }
+
+    @Test("Reading the stamp from memory keeps SQLite's locks on the -shm file: a descriptor of its own, once closed, dropped them all, and another process then rebuilt the file under this one (a bus error in P3's storm)")
+    func stampKeepsLocks() throws {
+        let state = TemporaryState()
+        _ = try state.signedIn("ann")
+        let server = try ServerDatabase(url: state.directory.serverDatabase)
+        let shm = state.directory.serverDatabase.path + "-shm"
+        /// POSIX locks this process holds on the -shm file, from /proc/locks (pid, then dev:inode).
+        func locksHeld() throws -> Int {
+            let inode = try #require(try FileManager.default.attributesOfItem(atPath: shm)[.systemFileNumber] as? Int)
+            let pid = String(getpid())
+            return try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n").filter { line in
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                return fields.count > 5 && fields[1] == "POSIX" && fields[4] == pid && fields[5].hasSuffix(":\(inode)")
+            }.count
+        }
+        _ = try server.changeStamp()
+        #expect(server.changeStampWithoutWaiting() != nil)
+        #expect(try locksHeld() > 0, "SQLite's shared lock on the -shm file, which tells other processes it is in use")
+    }
 }

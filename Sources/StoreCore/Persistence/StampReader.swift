@@ -4,8 +4,8 @@
 // process rewrites. The second costs no SQLite call and no system call (a lock is taken only to
 // copy a reference), so that the server can tell whether a kept answer still holds on a Swift
 // task's thread, without a hop to its blocking pool (issue 23's target for Get Transaction
-// History). SQLite maps the same memory itself, so a `-shm` file cut short under a running
-// process fails SQLite's reads as it would fail these.
+// History). The memory is SQLite's own mapping of the connection's log index, so it lives and
+// is locked exactly as SQLite's readers' is.
 import Foundation
 import GRDBSQLite
 import Synchronization
@@ -21,6 +21,8 @@ final class StampReader: @unchecked Sendable {
     init(path: String) { self.path = path }
 
     deinit {
+        // The mapping is the connection's: no stamp is read from it after this.
+        header.withLock { $0 = nil }
         sqlite3_finalize(statement)
         sqlite3_close_v2(connection)
     }
@@ -56,7 +58,7 @@ final class StampReader: @unchecked Sendable {
         }
         // The step opened the log and mapped its shared memory, and this connection now holds the
         // file open, so the `-shm` file is not removed while this process runs.
-        if header.withLock({ $0 }) == nil, let mapped = SharedHeader(path: path + "-shm") { header.withLock { $0 = mapped } }
+        if header.withLock({ $0 }) == nil, let mapped = SharedHeader(connection: connection) { header.withLock { $0 = mapped } }
         if let shared = header.withLock({ $0 }) {
             // A commit rewrites the header's two copies in a few instructions; wait them out.
             for _ in 0..<10_000 {
@@ -79,17 +81,22 @@ final class SharedHeader: @unchecked Sendable {
     static let marker: UInt64 = 1 << 62
     let base: UnsafeRawPointer
 
-    init?(path: String) {
-        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size >= 2 * Self.size else { return nil }
-        guard let mapped = mmap(nil, 2 * Self.size, PROT_READ, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else { return nil }
-        base = UnsafeRawPointer(mapped)
+    /// SQLite's own mapping of the first page of `connection`'s write-ahead log index, asked of
+    /// the file through the VFS (`xShmMap`), never by opening the `-shm` file: a second
+    /// descriptor closed in this process would drop every POSIX lock SQLite holds on it, and
+    /// another process would then take the file for its own, cut it short and rebuild it under
+    /// this one's readers. Nil when the log's index is not mapped (no write-ahead log, or none
+    /// read yet). Valid while the connection is open.
+    init?(connection: OpaquePointer?) {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(connection, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
+              let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, let map = methods.pointee.xShmMap
+        else { return nil }
+        var region: UnsafeMutableRawPointer?
+        // Region 0 of 32 KB (the index's page size), without growing the file.
+        guard map(file, 0, 32_768, 0, &region) == SQLITE_OK, let region else { return nil }
+        base = UnsafeRawPointer(region)
     }
-
-    deinit { munmap(UnsafeMutableRawPointer(mutating: base), 2 * Self.size) }
 
     func stamp() -> ChangeStamp? {
         let first = fields(at: 0)
