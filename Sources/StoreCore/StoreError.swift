@@ -23,7 +23,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownPlanTransaction(String, account: String)
     /// A non-renewing subscription of a `.storekit` file whose months nobody has given.
     case unknownDuration(productID: String)
-    /// An auto-renewable plan cannot take this action now; the text says why and what can be done.
+    /// An auto-renewable plan cannot take this action now; the refusal says why (and, worded, what can be done).
     case planRefused(PlanRefusal)
     case unknownNotification(String)
     /// No active device session with this id (`storefront account sessions` lists them).
@@ -49,9 +49,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownOfferCode(String)
     /// A code whose uses are all taken, or that this account redeemed already (O3).
     case offerCodeUsed(String, byThisAccount: Bool)
-    /// A refund request that cannot be made or answered now; the text says why (O7).
+    /// A refund request that cannot be made or answered now; the refusal says why (O7).
     case refundRefused(RefundRefusal)
-    /// A family action that cannot be done; the text says why (O5).
+    /// A family action that cannot be done; the refusal says why (O5).
     case familyRefused(FamilyRefusal)
     /// Too many sign-ins or sign-ups at once or in a row from here or for this name (W11): none
     /// was tried; wait `seconds`.

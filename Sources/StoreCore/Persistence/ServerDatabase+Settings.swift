@@ -5,7 +5,7 @@ import GRDB
 extension ServerDatabase: SharedSettings {
     public func clockSetting() throws(StoreError) -> ClockSetting {
         let stamp = try changeStamp()
-        if let (seen, setting) = clockCache.withLock({ $0 }), seen == stamp { return setting }
+        if let setting = clockSetting(keptAt: stamp) { return setting }
         let setting = try read { db in try ClockRecord.fetchOne(db)?.setting ?? .standard }
         clockCache.withLock { $0 = (stamp, setting) }
         return setting
@@ -13,7 +13,12 @@ extension ServerDatabase: SharedSettings {
 
     /// The clock setting when the one read last still holds, told from memory alone (nil otherwise).
     func keptClockSetting() -> ClockSetting? {
-        guard let stamp = changeStampWithoutWaiting(), let (seen, setting) = clockCache.withLock({ $0 }), seen == stamp else { return nil }
+        changeStampWithoutWaiting().flatMap(clockSetting(keptAt:))
+    }
+
+    /// The clock setting last read, if it was read at `stamp`.
+    private func clockSetting(keptAt stamp: ChangeStamp) -> ClockSetting? {
+        guard let (seen, setting) = clockCache.withLock({ $0 }), seen == stamp else { return nil }
         return setting
     }
 

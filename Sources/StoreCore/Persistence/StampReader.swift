@@ -15,7 +15,8 @@ final class StampReader: @unchecked Sendable {
     private let path: String
     private var connection: OpaquePointer?
     private var statement: OpaquePointer?
-    /// The first page of the `-shm` file, mapped read-only once the connection has opened it.
+    /// SQLite's mapping of the log index's first page, read (never written) here once the
+    /// connection has opened the log.
     private let header = Locked<SharedHeader?>(nil)
 
     init(path: String) { self.path = path }
