@@ -104,8 +104,10 @@ public final class PaymentQueue: SessionRole {
         _ product: Product, outcome: PurchaseOutcome?, appAccountToken: UUID? = nil, redeem: (_ user: String?) throws(StoreError) -> OfferRedemption?
     ) throws(StoreError) -> StoreTransaction {
         // Q7: a simulated Purchase error fails the purchase as StoreKit 2's purchase() throws:
-        // before any transaction exists.
-        try failIfSimulated(.purchase)
+        // before any transaction exists. The errors are read once for the whole purchase (one
+        // call to a remote account server, not two).
+        let errors = try session.simulatedErrors()
+        if let error = errors[.purchase] { throw StoreError.simulated(api: .purchase, error: error) }
         return try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let user = try currentUser()
             if product.isSubscription, user == nil { throw StoreError.signInRequired(productID: product.id) }
@@ -125,7 +127,7 @@ public final class PaymentQueue: SessionRole {
                 createdAt: now, purchaseDate: nil, dueAt: nil, dueApproves: nil, isFinished: false,
                 originalID: nil, steps: []
             )
-            transaction.verificationError = try session.simulatedErrors()[.verification]?.description
+            transaction.verificationError = errors[.verification]?.description
             transaction.offer = redemption
             transaction.appAccountToken = appAccountToken?.uuidString.lowercased()
             if case .delayed(let after, let approve) = outcome {
