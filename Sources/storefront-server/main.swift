@@ -64,7 +64,7 @@ do {
 } catch {
     // As the command line's statuses: storage trouble 3, anything else about what was given 2.
     switch error {
-    case .corruptDatabase, .storage, .serverUnreachable: fail(error.description, 3)
+    case .corruptDatabase, .storage, .stopped, .serverUnreachable: fail(error.description, 3)
     default: fail(error.description, 2)
     }
 }

@@ -69,7 +69,7 @@ final class DeviceSession {
 
     /// Throws the simulated error set for `api`, if any: the API fails as StoreKit's would.
     func failIfSimulated(_ api: StoreKitAPI) throws(StoreError) {
-        if let error = try simulatedErrors()[api] { throw StoreError.simulated(api: api, error: error) }
+        try simulatedErrors().failIfSet(api)
     }
 
     /// The account this device acts for, or nil for a guest.

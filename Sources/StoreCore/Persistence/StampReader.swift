@@ -59,8 +59,12 @@ final class StampReader: @unchecked Sendable {
         }
         // The step opened the log and mapped its shared memory, and this connection now holds the
         // file open, so the `-shm` file is not removed while this process runs.
-        if header.withLock({ $0 }) == nil, let mapped = SharedHeader(connection: connection) { header.withLock { $0 = mapped } }
-        if let shared = header.withLock({ $0 }) {
+        var shared = header.withLock { $0 }
+        if shared == nil, let mapped = SharedHeader(connection: connection) {
+            header.withLock { $0 = mapped }
+            shared = mapped
+        }
+        if let shared {
             // A commit rewrites the header's two copies in a few instructions; wait them out.
             for _ in 0..<10_000 {
                 if let stamp = shared.stamp() { return stamp }

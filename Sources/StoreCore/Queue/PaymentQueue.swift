@@ -107,7 +107,7 @@ public final class PaymentQueue: SessionRole {
         // before any transaction exists. The errors are read once for the whole purchase (one
         // call to a remote account server, not two).
         let errors = try session.simulatedErrors()
-        if let error = errors[.purchase] { throw StoreError.simulated(api: .purchase, error: error) }
+        try errors.failIfSet(.purchase)
         return try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let user = try currentUser()
             if product.isSubscription, user == nil { throw StoreError.signInRequired(productID: product.id) }

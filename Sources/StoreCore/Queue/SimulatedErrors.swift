@@ -142,6 +142,11 @@ public struct SimulatedErrors: Sendable, Equatable, Codable {
 
     public var isEmpty: Bool { errors.isEmpty }
 
+    /// Throws the error set for `api`, if any: the API fails as StoreKit's would.
+    func failIfSet(_ api: StoreKitAPI) throws(StoreError) {
+        if let error = errors[api] { throw StoreError.simulated(api: api, error: error) }
+    }
+
     /// "Purchase: Product.PurchaseError.productUnavailable", in Apple's order of the APIs.
     public var lines: [String] { errors.keys.sorted().map { "\($0.rawValue): \(errors[$0]!)" } }
 
