@@ -510,64 +510,83 @@ if wants("serve") {
 // same run. Blocking work runs on the server's own thread pool, never on Swift's cooperative
 // threads, so a slow sign-in should not hold the other requests up.
 
-if wants("seam") {
-    if FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent("storefront-server").path) {
-        let folder = StateDirectory(scratch.appendingPathComponent("seam"))
-        let seed = try makeStore(stateDirectory: folder, device: "seed", catalog: catalog, clock: ManualClock(Date(timeIntervalSince1970: 1_768_478_400)), calendar: utc)
-        try seed.accounts.signUp("slow", password: "slow-password")
-        let (server, base) = try startServer(folder, database: nil)
-        let url = try require(URL(string: base + AccountWire.path))
-        let quick = Data(#"{"method":"clockSetting","request":{}}"#.utf8)
-        let slow = Data(#"{"method":"signIn","request":{"name":"slow","password":"slow-password","device":"bench"}}"#.utf8)
-        let headers = ["Content-Type": "application/json"]
-        /// The quick call's latencies with 64 in flight for `duration` seconds, and the sign-ins done beside them.
-        func load(_ duration: Double, signingIn: Bool) -> (times: [Double], signIns: Int, failures: Int) {
-            let stop = Date().addingTimeInterval(duration)
-            let times = Locked<[Double]>([]), signIns = Locked(0), failures = Locked(0)
-            let group = DispatchGroup()
-            for _ in 0..<64 {
-                group.enter()
-                Thread.detachNewThread {
-                    while Date() < stop {
-                        let started = Date()
-                        if case .success(let answer) = HTTPCall.post(url, headers: headers, body: quick, timeout: 30, whole: true), answer.status == 200 {
-                            times.withLock { $0.append(Date().timeIntervalSince(started)) }
-                        } else {
-                            failures.withLock { $0 += 1 }
-                        }
-                    }
-                    group.leave()
-                }
-            }
-            if signingIn {
-                group.enter()
-                Thread.detachNewThread {
-                    while Date() < stop {
-                        if case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30, whole: true), answer.status == 200 {
-                            signIns.withLock { $0 += 1 }
-                        }
-                    }
-                    group.leave()
-                }
-            }
-            group.wait()
-            return (times.withLock { $0.sorted() }, signIns.withLock { $0 }, failures.withLock { $0 })
-        }
-        _ = load(1, signingIn: false) // warm up
-        let idle = load(4, signingIn: false)
-        let busy = load(4, signingIn: true)
-        let idleMedian = idle.times.isEmpty ? 0 : idle.times[idle.times.count / 2]
-        let busyMedian = busy.times.isEmpty ? 0 : busy.times[busy.times.count / 2]
-        let signIn = try median(3) {
-            guard case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30, whole: true), answer.status == 200 else {
-                throw StoreError.storage(path: base, reason: "a sign-in failed")
-            }
-        }
-        row("a quick account call's median, 64 in flight, while full-cost sign-ins run (\(busy.signIns) in 4 s, each \(ms(signIn)) alone)", ms(busyMedian),
-            String(format: "the same 64 in flight on an idle server %@", ms(idleMedian)), ratio(busyMedian, idleMedian), "≤ 2×")
-        if idle.failures + busy.failures > 0 { row("(quick calls that failed)", "\(idle.failures + busy.failures)", "", "", "") }
+/// The quick call's median with 64 in flight while full-cost sign-ins run, the same on an idle
+/// server, the sign-ins done and one sign-in's time alone; `database` names PostgreSQL, where every
+/// call waits on a query on the server's blocking pool.
+@MainActor func seam(database: String?) throws -> (busy: Double, idle: Double, signIns: Int, signIn: Double, failures: Int) {
+    let folder = StateDirectory(scratch.appendingPathComponent("seam-\(database == nil ? "sqlite" : "postgres")"))
+    let factory = try StoreFactory(
+        stateDirectory: folder, catalog: catalog, calendar: utc, time: .given(ManualClock(Date(timeIntervalSince1970: 1_768_478_400))),
+        server: try database.map { url throws(StoreError) in try PostgresAccountServer(url: url) }
+    )
+    try factory.open(device: "seed").accounts.signUp("slow", password: "slow-password")
+    let (server, base) = try startServer(folder, database: database)
+    defer {
         server.terminate()
         server.waitUntilExit()
+    }
+    let url = try require(URL(string: base + AccountWire.path))
+    let quick = Data(#"{"method":"clockSetting","request":{}}"#.utf8)
+    let slow = Data(#"{"method":"signIn","request":{"name":"slow","password":"slow-password","device":"bench"}}"#.utf8)
+    let headers = ["Content-Type": "application/json"]
+    /// The quick call's latencies with 64 in flight for `duration` seconds, and the sign-ins done beside them.
+    func load(_ duration: Double, signingIn: Bool) -> (times: [Double], signIns: Int, failures: Int) {
+        let stop = Date().addingTimeInterval(duration)
+        let times = Locked<[Double]>([]), signIns = Locked(0), failures = Locked(0)
+        let group = DispatchGroup()
+        for _ in 0..<64 {
+            group.enter()
+            Thread.detachNewThread {
+                while Date() < stop {
+                    let started = Date()
+                    if case .success(let answer) = HTTPCall.post(url, headers: headers, body: quick, timeout: 30, whole: true), answer.status == 200 {
+                        times.withLock { $0.append(Date().timeIntervalSince(started)) }
+                    } else {
+                        failures.withLock { $0 += 1 }
+                    }
+                }
+                group.leave()
+            }
+        }
+        if signingIn {
+            group.enter()
+            Thread.detachNewThread {
+                while Date() < stop {
+                    if case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30, whole: true), answer.status == 200 {
+                        signIns.withLock { $0 += 1 }
+                    }
+                }
+                group.leave()
+            }
+        }
+        group.wait()
+        return (times.withLock { $0.sorted() }, signIns.withLock { $0 }, failures.withLock { $0 })
+    }
+    _ = load(1, signingIn: false) // warm up
+    let idle = load(4, signingIn: false)
+    let busy = load(4, signingIn: true)
+    let signIn = try median(3) {
+        guard case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30, whole: true), answer.status == 200 else {
+            throw StoreError.storage(path: base, reason: "a sign-in failed")
+        }
+    }
+    return (
+        busy.times.isEmpty ? 0 : busy.times[busy.times.count / 2], idle.times.isEmpty ? 0 : idle.times[idle.times.count / 2],
+        busy.signIns, signIn, idle.failures + busy.failures
+    )
+}
+
+if wants("seam") {
+    if FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent("storefront-server").path) {
+        let postgres = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"] != nil ? try TestPostgres.freshDatabase() : nil
+        for database in [nil] + (postgres.map { [$0] } ?? []) {
+            let measured = try seam(database: database)
+            let kind = database == nil ? "SQLite" : "PostgreSQL"
+            row("a quick account call's median, 64 in flight, while full-cost sign-ins run (\(kind); \(measured.signIns) in 4 s, each \(ms(measured.signIn)) alone)",
+                ms(measured.busy), String(format: "the same 64 in flight on an idle server %@", ms(measured.idle)), ratio(measured.busy, measured.idle), "≤ 2×")
+            if measured.failures > 0 { row("(quick calls that failed)", "\(measured.failures)", "", "", "") }
+        }
+        if postgres == nil { row("a quick call beside slow sign-ins on PostgreSQL", "not run", "needs STOREFRONT_TEST_POSTGRES (scripts/postgres-start)", "", "") }
     } else {
         row("a quick call beside slow sign-ins", "not run", "needs storefront-server beside this program", "", "")
     }
