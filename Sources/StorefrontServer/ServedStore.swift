@@ -1,6 +1,7 @@
 // What `storefront serve` answers from: a state folder's store, the App Store Server API over it,
 // the courier that delivers its notifications, and the requests answered not yet listed (V7).
 import Foundation
+import Logging
 import StoreCore
 
 public final class ServedStore: @unchecked Sendable {
@@ -16,8 +17,12 @@ public final class ServedStore: @unchecked Sendable {
 
     /// The store of `factory` as the device "app-store-server", settling one account at a time
     /// (a Store is not shared between threads).
-    /// `realNow` is the time bearer tokens' expiry is checked against (tests freeze it).
-    public init(factory: StoreFactory, realNow: @escaping @Sendable () -> Date = Date.init) throws(StoreError) {
+    /// `realNow` is the time bearer tokens' expiry is checked against (tests freeze it); `logger`
+    /// gets the failures of work done beside an answer (a settle before a read, a delivery after a
+    /// write), which do not change the answer itself.
+    public init(
+        factory: StoreFactory, realNow: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "storefront-serve")
+    ) throws(StoreError) {
         guard let database = factory.server as? any AccountServer & SessionKeeping else {
             throw StoreError.storage(path: factory.server.location, reason: "storefront serve keeps its own account server; it cannot use another's")
         }
@@ -30,13 +35,15 @@ public final class ServedStore: @unchecked Sendable {
             database: database, hasher: factory.passwordHasher, clock: store.clock, developerToken: { DeveloperToken.read(tokenFile) }
         )
         courier = try store.notifications.courier()
-        let settler = Settler(store: store)
+        let settler = Settler(store: store, logger: logger)
         self.settler = settler
         let courier = courier
         api = ServerAPI(
             server: store.server, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,
-            deliver: { _ = try? courier.deliverDue() }, realNow: realNow,
-            settle: { account in settler.settle(account) }
+            deliver: {
+                do { _ = try courier.deliverDue() } catch { logger.error("notification delivery failed: \(error)") }
+            },
+            realNow: realNow, settle: { account in settler.settle(account) }, logger: logger
         )
     }
 
@@ -62,9 +69,20 @@ public final class ServedStore: @unchecked Sendable {
 /// Settles one account at a time through the one store.
 final class Settler: @unchecked Sendable {
     private let store: Store
+    private let logger: Logger
     private let lock = NSLock()
-    init(store: Store) { self.store = store }
-    func settle(_ account: String) { lock.withLock { _ = try? store.plans.settle(account: account) } }
+    init(store: Store, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    /// The renewals the clock has passed, written before the account is read. A failure is logged
+    /// and the read goes on with what is stored (a storage failure then fails the read itself).
+    func settle(_ account: String) {
+        lock.withLock {
+            do { _ = try store.plans.settle(account: account) } catch { logger.error("settling \(account)'s plans failed: \(error)") }
+        }
+    }
 
     /// O5: every family's shares put right. Devices of a remote server may read only their own
     /// account (W6), so the server, which reaches every account, does it for them. One family's

@@ -43,7 +43,7 @@ extension ServerAPI {
         let calls = try (0..<PerformanceTestRun.totalRequests).map { _ throws(StoreError) -> Data in
             try RealtimeCall.body(originalTransactionID: id, productID: line.productID, locale: locale, identity: identity, now: clock.now(), authority: authority).body
         }
-        let server = server
+        let server = server, logger = logger
         // Apple's few at a time: that many threads of their own, each taking the next request
         // until none is left; the last to finish records the run. Nothing waits for them.
         let next = Locked(0), results = Locked<[RealtimeCall.Outcome]>([]), working = Locked(PerformanceTestRun.maxConcurrentRequests)
@@ -65,9 +65,14 @@ extension ServerAPI {
                     if let failure = outcome.failure { finished.failures[failure, default: 0] += 1 } else { finished.responseMilliseconds.append(outcome.milliseconds) }
                 }
                 finished.isFinished = true
-                // Recorded even if the setup changed meanwhile: the run is found by its id.
-                _ = try? server.changeRetention { (setup: inout RetentionSetup) throws(StoreError) in
-                    if let index = setup.performanceTests.firstIndex(where: { $0.requestID == finished.requestID }) { setup.performanceTests[index] = finished }
+                // Recorded even if the setup changed meanwhile: the run is found by its id. Not
+                // recorded (a storage failure), the result reads as a run the server stopped.
+                do {
+                    try server.changeRetention { (setup: inout RetentionSetup) throws(StoreError) in
+                        if let index = setup.performanceTests.firstIndex(where: { $0.requestID == finished.requestID }) { setup.performanceTests[index] = finished }
+                    }
+                } catch {
+                    logger.error("performance test \(finished.requestID)'s result was not recorded: \(error)")
                 }
             }
         }

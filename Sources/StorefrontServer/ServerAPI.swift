@@ -3,6 +3,7 @@
 // method, path, query, headers and body and comes out as a status and a JSON body, so that the
 // HTTP server (`storefront serve`) is a thin adapter and the routes can be tested without a socket.
 import Foundation
+import Logging
 import NIOCore
 import StoreCore
 
@@ -259,6 +260,8 @@ public final class ServerAPI: Sendable {
     let realNow: @Sendable () -> Date
     /// Writes the renewals the clock has passed for an account before it is read.
     let settle: @Sendable (String) -> Void
+    /// Failures of work that does not change an answer (a performance test's result, written after).
+    let logger: Logger
     /// Answers, identity, keyring and tokens kept while nothing changed.
     let cache = AnswerCache()
     public static let pageSize = 20
@@ -269,9 +272,10 @@ public final class ServerAPI: Sendable {
     public init(
         server: any AccountServer, catalog: Catalog, authority: CertificateAuthority, clock: any StoreClock,
         deliver: @escaping @Sendable () -> Void = {}, realNow: @escaping @Sendable () -> Date = Date.init,
-        settle: @escaping @Sendable (String) -> Void = { _ in }
+        settle: @escaping @Sendable (String) -> Void = { _ in }, logger: Logger = Logger(label: "storefront-serve")
     ) {
         self.settle = settle
+        self.logger = logger
         self.server = server
         self.catalog = catalog
         self.authority = authority

@@ -50,6 +50,12 @@ do {
 } catch {
     fail(error.description, 2)
 }
+let logger: Logger = {
+    var logger = Logger(label: "storefront-serve")
+    logger.logLevel = .info
+    return logger
+}()
+
 let served: ServedStore
 do {
     var calendar = Calendar(identifier: .gregorian)
@@ -60,7 +66,7 @@ do {
     served = try ServedStore(factory: StoreFactory(
         stateDirectory: StateDirectory(URL(fileURLWithPath: stateDirectory)), catalog: catalog, calendar: calendar, time: .shared(override: nil),
         server: database
-    ))
+    ), logger: logger)
 } catch {
     // As the command line's statuses: storage trouble 3, anything else about what was given 2.
     switch error {
@@ -68,12 +74,6 @@ do {
     default: fail(error.description, 2)
     }
 }
-
-let logger: Logger = {
-    var logger = Logger(label: "storefront-serve")
-    logger.logLevel = .info
-    return logger
-}()
 
 if (options["tls-cert"] == nil) != (options["tls-key"] == nil) { fail("--tls-cert and --tls-key go together", 2) }
 let tls = options["tls-cert"].flatMap { certificate in options["tls-key"].map { ServerApplication.TLSFiles(certificate: certificate, key: $0) } }

@@ -23,7 +23,7 @@ struct ServerRouteTests {
         let realNow = Date()
 
         /// Ann with a weekly plan bought on 15 January 2026 and 25 renewals since.
-        init(backend: Backend) throws {
+        init(backend: Backend, logger: Logger = Logger(label: "test")) throws {
             state.clock.set(utc(2026, 1, 15, 12))
             let factory = try StoreFactory(
                 stateDirectory: state.directory, catalog: selfiesCatalog, calendar: utcCalendar, time: .manual(state.clock), server: try backend.server(state)
@@ -38,7 +38,7 @@ struct ServerRouteTests {
             ))
             // Tokens are checked against a frozen real time, so that a slow machine cannot outlive them.
             let realNow = self.realNow
-            served = try ServedStore(factory: factory, realNow: { realNow })
+            served = try ServedStore(factory: factory, realNow: { realNow }, logger: logger)
             app = try ServerApplication.make(served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
         }
 
@@ -181,6 +181,26 @@ struct ServerRouteTests {
         let listed = try fixture.store.server.recentRequests(limit: 10)
         #expect(listed.map(\.status) == [200, 401])
         #expect(listed.allSatisfy { $0.method == "GET" && $0.path == "/inApps/v1/transactions/\(original)" })
+    }
+
+    @Test("a settle that fails before a read is logged, and the read answers from what is stored", arguments: Backend.allCases)
+    func settleFailureLogged(backend: Backend) async throws {
+        let lines = Locked<[String]>([])
+        let fixture = try Fixture(backend: backend, logger: Logger(label: "test") { _ in KeptLog(lines: lines) })
+        let original = try fixture.original
+        let token = try fixture.token()
+        // The 25 renewals are written, then the settle stops before the notifications it would add.
+        fixture.served.store.crashPoints = { point throws(StoreError) in
+            if point == .renewalsRecorded { throw StoreError.stopped(at: point) }
+        }
+        try await fixture.app.test(.router) { client in
+            let info = try await Self.call(client, .get, "/inApps/v2/history/\(original)", token: token)
+            #expect(info.status == 200)
+            #expect((info.json["signedTransactions"] as? [String])?.count == 20, "the first page of the purchase and its 25 renewals")
+        }
+        let logged = lines.withLock { $0 }
+        #expect(logged.contains { $0.hasPrefix("settling ann's plans failed:") }, "logged: \(logged)")
+        #expect(try fixture.store.server.receipt(account: "ann").count == 26)
     }
 
     @Test("V3 a subscription is extended twice in 365 days at most (4030005); a repeated request adds nothing; a year on, again", arguments: Backend.allCases)
