@@ -1,7 +1,7 @@
 // `storefront serve`'s background work (N3 delivery, O5 family shares, V7's request list) as
 // services of one ServiceGroup with the HTTP server: each runs its work every second on the
-// blocking pool, logs a failure instead of dropping it, and stops when the server stops (SIGTERM,
-// SIGINT), finishing the round it is in.
+// blocking pool, logs a failure instead of dropping it (one that repeats, once a minute), and
+// stops when the server stops (SIGTERM, SIGINT), finishing the round it is in.
 import Foundation
 import Logging
 import NIOPosix
@@ -12,21 +12,39 @@ public struct RepeatingService: Service {
     public let name: String
     let interval: Duration
     let logger: Logger
+    /// A failure that repeats word for word is logged once, then once every this many rounds (a
+    /// database that is down would otherwise write a line a second for each service).
+    let repeatEvery: Int
     let work: @Sendable () throws -> Void
 
-    public init(name: String, every interval: Duration = .seconds(1), logger: Logger, _ work: @escaping @Sendable () throws -> Void) {
+    public init(
+        name: String, every interval: Duration = .seconds(1), repeatEvery: Int = 60, logger: Logger, _ work: @escaping @Sendable () throws -> Void
+    ) {
         self.name = name
         self.interval = interval
+        self.repeatEvery = max(1, repeatEvery)
         self.logger = logger
         self.work = work
     }
 
     public func run() async throws {
+        /// The failure that the last rounds repeated, and how many rounds did.
+        var failing: (words: String, rounds: Int)?
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             do {
                 try await ServerApplication.blockingWork.runIfActive(work)
+                if let failing { logger.info("\(name) works again, after \(failing.rounds) failed round\(failing.rounds == 1 ? "" : "s")") }
+                failing = nil
             } catch {
-                logger.error("\(name) failed: \(error)")
+                let words = "\(error)"
+                if var repeated = failing, repeated.words == words {
+                    repeated.rounds += 1
+                    failing = repeated
+                    if repeated.rounds % repeatEvery == 0 { logger.error("\(name) still failing, \(repeated.rounds) rounds: \(words)") }
+                } else {
+                    logger.error("\(name) failed: \(words)")
+                    failing = (words, 1)
+                }
             }
             // A sleep that a graceful shutdown cuts short.
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }

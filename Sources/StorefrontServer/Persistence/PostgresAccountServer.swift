@@ -128,7 +128,16 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
 
     static func words(_ error: any Error) -> String {
         if let error = error as? PSQLError {
-            return error.serverInfo?[.message] ?? "\(error.code)"
+            // The server's own words; else what failed beneath (a refused connection, a reset).
+            if let message = error.serverInfo?[.message] { return message }
+            if let failed = error.underlying as? NIOConnectionError {
+                let reasons = failed.connectionErrors.map { failure in
+                    (failure.error as? IOError).map { String(cString: strerror($0.errnoCode)).lowercased() } ?? "\(failure.error)"
+                }
+                return Set(reasons).sorted().joined(separator: "; ")
+            }
+            if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+            return "\(error.code)"
         }
         return "\(error)"
     }

@@ -1,0 +1,63 @@
+// `storefront serve`'s background work logs its failures (issue 23), and a failure that repeats
+// word for word (a database that is down) is logged once and then once every `repeatEvery`
+// rounds, not once a round; the round that works again says so.
+import Foundation
+import Logging
+import StoreCore
+import StorefrontServer
+import Testing
+
+@Suite("the background services' failures, logged")
+struct ServerServicesTests {
+    /// Runs a service whose work answers round by round from `rounds` (nil: works; a text: throws
+    /// it), every millisecond, until every round is used and `done` holds for the log, or a
+    /// generous ceiling of rounds. Returns the lines logged.
+    func run(_ rounds: [String?], repeatEvery: Int, until done: @escaping @Sendable ([String]) -> Bool) async throws -> [String] {
+        struct Failure: Error, CustomStringConvertible {
+            var description: String
+        }
+        let lines = Locked<[String]>([])
+        let next = Locked(0)
+        let service = RepeatingService(
+            name: "delivery", every: .milliseconds(1), repeatEvery: repeatEvery, logger: Logger(label: "test") { _ in KeptLog(lines: lines) }
+        ) {
+            let index = next.withLock { value -> Int in
+                defer { value += 1 }
+                return value
+            }
+            if index < rounds.count, let words = rounds[index] { throw Failure(description: words) }
+        }
+        let task = Task { try await service.run() }
+        // A condition, not a time: the rounds are counted (a slow machine only takes longer).
+        while next.withLock({ $0 }) < rounds.count || !done(lines.withLock { $0 }) {
+            try #require(next.withLock { $0 } < rounds.count + 100_000, "the log never showed what was expected: \(lines.withLock { $0 })")
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        task.cancel()
+        _ = try? await task.value
+        return lines.withLock { $0 }
+    }
+
+    @Test("a failure that repeats is logged once, then every repeatEvery rounds; the round that works says so")
+    func repeated() async throws {
+        let rounds: [String?] = Array(repeating: "database down", count: 5) + [nil]
+        let lines = try await run(rounds, repeatEvery: 2) { $0.contains { $0.contains("works again") } }
+        #expect(lines == [
+            "delivery failed: database down",
+            "delivery still failing, 2 rounds: database down",
+            "delivery still failing, 4 rounds: database down",
+            "delivery works again, after 5 failed rounds",
+        ])
+    }
+
+    @Test("a different failure is logged at once, and nothing is logged while the work works")
+    func different() async throws {
+        let rounds: [String?] = [nil, "first", "first", "second", nil, nil]
+        let lines = try await run(rounds, repeatEvery: 60) { $0.contains { $0.contains("works again") } }
+        #expect(lines == [
+            "delivery failed: first",
+            "delivery failed: second",
+            "delivery works again, after 1 failed round",
+        ])
+    }
+}
