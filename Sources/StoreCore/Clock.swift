@@ -151,24 +151,39 @@ public struct ClockSetting: Sendable, Equatable, Codable {
 }
 
 /// A clock that reads a `ClockSetting` from wherever it is kept, every time, so that changes made
-/// by another process (`storefront clock advance 1d` in a second terminal) are seen at once.
+/// by another process (`storefront clock advance 1d` in a second terminal) are seen at once. When
+/// a read fails (a server unreachable for a moment, a database restarting), it tells the time by
+/// the last setting it read: a clock set ahead must not fall back to real time, where a purchase
+/// would be dated before the ones already on the receipt. The read that failed is the store's next
+/// storage call's to report.
 public struct SettingClock: StoreClock {
-    private let read: @Sendable () -> ClockSetting
+    private let read: @Sendable () throws -> ClockSetting
     private let kept: @Sendable () -> ClockSetting?
     private let realNow: @Sendable () -> Date
+    private let last: Locked<ClockSetting>
 
-    /// `kept`: the setting when it is known without reading storage (the embedded server's,
-    /// kept while its change stamp is the same).
+    /// `first`: the setting as read when the clock is made. `kept`: the setting when it is known
+    /// without reading storage (the embedded server's, kept while its change stamp is the same).
     public init(
-        read: @escaping @Sendable () -> ClockSetting, kept: @escaping @Sendable () -> ClockSetting? = { nil },
+        first: ClockSetting, read: @escaping @Sendable () throws -> ClockSetting, kept: @escaping @Sendable () -> ClockSetting? = { nil },
         realNow: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.read = read
         self.kept = kept
         self.realNow = realNow
+        last = Locked(first)
     }
 
-    public func now() -> Date { read().now(real: realNow()) }
+    public func now() -> Date {
+        let setting: ClockSetting
+        do {
+            setting = try read()
+            last.withLock { $0 = setting }
+        } catch {
+            setting = last.withLock { $0 }
+        }
+        return setting.now(real: realNow())
+    }
 
     public func nowWithoutWaiting() -> Date? { kept()?.now(real: realNow()) }
 }

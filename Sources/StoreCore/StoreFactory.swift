@@ -41,9 +41,11 @@ public final class StoreFactory {
         case .given(let given):
             clock = given
         case .shared(let override):
-            _ = try server.clockSetting()
+            let first = try server.clockSetting()
             let embedded = server as? ServerDatabase
-            clock = SettingClock(read: { override ?? (try? server.clockSetting()) ?? .standard }, kept: { override ?? embedded?.keptClockSetting() })
+            clock = SettingClock(
+                first: override ?? first, read: { try override ?? server.clockSetting() }, kept: { override ?? embedded?.keptClockSetting() }
+            )
         }
     }
 
