@@ -1,7 +1,8 @@
 // The account server's side of `--server` (W1–W7): `storefront serve` answers a device's calls
 // (the methods of AccountWire) from its own account server. Sign-up and sign-in check passwords here and hand out
 // a session per device; every call about an account needs that account's session (A7, W6);
-// failed sign-ins are slowed; settings are read by anyone and changed by a signed-in device.
+// failed sign-ins are slowed; settings are read by anyone and changed only with the developer's
+// token (W9). Who may make each call is the table's (AccountWire), decided here.
 import Foundation
 import StoreCore
 

@@ -1,6 +1,6 @@
 // W2 and W6 in-process: the account server's side of `--server` — sessions per device, one
 // account never reading or changing another's, revoked and stolen tokens refused, failed sign-ins
-// slowed, settings changed only by a signed-in device, and nothing changed by a refusal.
+// slowed, settings changed only with the developer's token (W9), and nothing changed by a refusal.
 import Foundation
 import Testing
 import TestSupport
@@ -67,6 +67,31 @@ struct AccountServiceTests {
         #expect(kept.count == 2 && !kept.contains(phone) && !kept.contains(tablet))
         #expect(try fixture.call(AccountWire.record, .init(entry: fixture.purchase("ann", "1000000000000001"), timeZone: "UTC"), tokens: [phone]).status == 200)
         #expect(try fixture.call(AccountWire.receipt, "ann", tokens: [tablet]).value?.count == 1, "the other device sees it")
+    }
+
+    @Test("W6 who is in which family is read only by its organizer, its members and the developer; a stranger learns only that families exist")
+    func familiesRead() throws {
+        let fixture = try Fixture()
+        let ann = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
+        let bob = try fixture.session(AccountWire.signUp, "bob", "hunter2", "phone")
+        let eve = try fixture.session(AccountWire.signUp, "eve", "letmein", "laptop")
+        let family = Family(organizer: "ann", members: ["bob"])
+        #expect(try fixture.database.changeFamily(FamilyChange(organizer: "ann", expected: nil, new: family)))
+        #expect(try fixture.call(AccountWire.families, .init(), tokens: [ann]).value == [family])
+        #expect(try fixture.call(AccountWire.families, .init(), tokens: [bob]).value == [family])
+        #expect(try fixture.call(AccountWire.families, .init(), tokens: [eve]).value == [], "a stranger with an account")
+        #expect(try fixture.call(AccountWire.families, .init()).value == [], "no session")
+        #expect(try fixture.call(AccountWire.hasFamilies, .init()).value == true)
+        // Not seeing bob's family, eve still cannot put him in a second one.
+        let steal = FamilyChange(organizer: "eve", expected: nil, new: Family(organizer: "eve", members: ["bob"]))
+        let refused = try fixture.call(AccountWire.changeFamily, steal, tokens: [eve])
+        #expect(refused.status == 403 && refused.error?.kind == "familyRefused", "\(refused.status)")
+        #expect(refused.error?.text == "bob is in a family already", "not whose: \(refused.error?.text ?? "")")
+        // The developer reads every family.
+        let developer = AccountService(database: fixture.database, hasher: .fastForTests, clock: fixture.state.clock, developerToken: { "dev-token" })
+        let answer = developer.handle(body: try AccountWire.body(AccountWire.families, .init()), authorization: nil, developer: "dev-token")
+        #expect(try JSONDecoder().decode(AccountWire.Reply<[Family]>.self, from: answer.body).value == [family])
+        #expect(try fixture.database.families() == [family])
     }
 
     @Test("W6 one account never reads or changes another's; revoked and unknown tokens are refused; nothing changes")

@@ -126,7 +126,11 @@ public protocol ClaimStore: AnyObject, Sendable {
 
 /// Families (O5).
 public protocol FamilyStore: AnyObject, Sendable {
+    /// The families; through `storefront serve`, only those the caller's accounts are in (W6).
     func families() throws(StoreError) -> [Family]
+    /// Whether any family exists, whoever is in it: a device whose account is in none still
+    /// revokes the shares it held, and one on a server with no family at all reads nothing more.
+    func hasFamilies() throws(StoreError) -> Bool
     /// One family's change, as one update: false (nothing written) when that family is no longer
     /// what the change expected (W9).
     func changeFamily(_ change: FamilyChange) throws(StoreError) -> Bool
@@ -158,6 +162,11 @@ public protocol RequestLog: AnyObject, Sendable {
     /// Adds requests, oldest first; the last 200 are kept.
     func recordRequests(_ requests: [ServedRequest]) throws(StoreError)
     func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest]
+}
+
+extension FamilyStore {
+    /// A server that shows every family answers from them.
+    public func hasFamilies() throws(StoreError) -> Bool { try !families().isEmpty }
 }
 
 extension PlanBook {

@@ -215,9 +215,10 @@ public final class FamilySharing: SessionRole {
     /// After the organizer bought something shareable, or at a member's start: every member of
     /// `account`'s family has exactly the shares the family and the organizer's receipt call for.
     package func reconcileFamily(of account: String) throws(StoreError) {
-        let families = try server.families()
         // No family anywhere (the usual case): nothing to read.
-        guard !families.isEmpty else { return }
+        guard try server.hasFamilies() else { return }
+        // Through a server, only the families the device's accounts are in (W6).
+        let families = try server.families()
         guard let family = families.first(where: { $0.includes(account) }) else {
             // Someone who left: what they still hold is revoked.
             try reconcile(account, families: families)

@@ -238,12 +238,29 @@ public enum AccountWire {
     static let setAPIKeyring = Method<APIKeyring, Bool>("setAPIKeyring", access: { _ in .developer }) { try $0.setAPIKeyring($1); return true }
     static let priceChanges = Method<R.None, [PriceChange]>("priceChanges", access: { _ in .anyone }) { server, _, _ in try server.priceChanges() }
     static let setPriceChange = Method<PriceChange, Bool>("setPriceChange", access: { _ in .developer }) { try $0.setPriceChange($1); return true }
-    static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }) { server, _, _ in try server.families() }
+    /// The families the caller's accounts are in (W6: who is in which family is theirs to know);
+    /// the developer's, every one. The server still refuses an account in two families, whatever a
+    /// device could see (`FamilyChange.applied`).
+    static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }) { server, _, call in
+        try server.families().filter { family in call.isDeveloper || call.isCaller(family.organizer) || family.members.contains(where: call.isCaller) }
+    }
+    /// W6: a refusal says that someone else's family has an account, not whose family it is.
+    private static func unnamingOthers<T>(_ call: AccountCallContext, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            if case .familyRefused(.inFamilyOf(let account, let organizer)) = error, !call.isDeveloper, !call.isCaller(account), !call.isCaller(organizer) {
+                throw StoreError.familyRefused(.inAFamily(account: account))
+            }
+            throw error
+        }
+    }
+    static let hasFamilies = Method<R.None, Bool>("hasFamilies", access: { _ in .anyone }) { server, _, _ in try server.hasFamilies() }
     /// A customer changes only a family they organize, or leaves one they are in (W9); the
     /// developer may change any. One family per call, written only if it is still as expected.
     static let changeFamily = Method<FamilyChange, Bool>("changeFamily", access: { _ in .signedIn }) { server, change, call in
         if !call.isDeveloper { try change.check(by: call.accounts) }
-        return try server.changeFamily(change)
+        return try unnamingOthers(call) { () throws(StoreError) in try server.changeFamily(change) }
     }
 
     // MARK: The outbox: the server writes and delivers notifications.
@@ -344,7 +361,7 @@ public enum AccountWire {
             record.erased, receiptEntry.erased, receipt.erased, receiptState.erased, storedExpiry.erased, ownedProducts.erased,
             plans.erased, planLines.erased, addPlanLines.erased, accountsWithPlans.erased,
             claim.erased, claims.erased, addOfferCodes.erased, offerCode.erased, offerCodes.erased,
-            apiKeyring.erased, setAPIKeyring.erased, priceChanges.erased, setPriceChange.erased, families.erased, changeFamily.erased,
+            apiKeyring.erased, setAPIKeyring.erased, priceChanges.erased, setPriceChange.erased, families.erased, hasFamilies.erased, changeFamily.erased,
             enqueue.erased, hasNotification.erased, notifications.erased, webhook.erased, setWebhook.erased,
             changeStamp.erased, clockSetting.erased, setClockSetting.erased, billingSetting.erased, setBillingSetting.erased,
             appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased, adoptDefaults.erased,

@@ -187,6 +187,7 @@ extension RemoteAccountServer: ClaimStore, PriceBook, FamilyStore {
     public func priceChanges() throws(StoreError) -> [PriceChange] { try call(W.priceChanges, R.None()) }
     public func setPriceChange(_ change: PriceChange) throws(StoreError) { _ = try call(W.setPriceChange, change) }
     public func families() throws(StoreError) -> [Family] { try call(W.families, R.None()) }
+    public func hasFamilies() throws(StoreError) -> Bool { try call(W.hasFamilies, R.None()) }
     public func changeFamily(_ change: FamilyChange) throws(StoreError) -> Bool { try call(W.changeFamily, change) }
 }
 
