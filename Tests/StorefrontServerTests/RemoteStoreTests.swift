@@ -290,6 +290,13 @@ struct RemoteStoreTests {
             #expect(try kid.entitlements.status().owned == ["comic.a"])
             #expect(try kid.entitlements.status().plans.first?.familySharedBy == "mom")
             #expect(error { try kid.server.receipt(account: "mom") } != nil, "the organizer's receipt stays the organizer's")
+            // W6: a stranger learns neither who is in mom's family nor, trying to add kid, whose family kid is in.
+            let eve = try setup.device(port: port)
+            try eve.accounts.signUp("eve", password: "secret")
+            #expect(try eve.server.families().isEmpty && eve.server.hasFamilies())
+            #expect(try kid.family.family()?.organizer == "mom")
+            _ = try eve.family.create()
+            #expect(error { try eve.family.add("kid") } == .familyRefused(.inAFamily(account: "kid")))
             _ = try mom.family.leave("kid")
             _ = try kid.queue.recover()
             #expect(try kid.entitlements.status().owned.isEmpty)
