@@ -123,7 +123,12 @@ struct StrangerTests {
 
         // Raw calls on the wire with the stranger's own session.
         let eveSession = try wire.session("eve", password: "pw-eve")
-        let family = try #require(try wire.families(session: eveSession).first { $0.organizer == "vic" })
+        // W6: the stranger reads no one's family; the attacks below use the family as it is (the
+        // victim's own session reads it), as if guessed.
+        #expect(try wire.families(session: eveSession).isEmpty, "the stranger reads no one's family")
+        let vicSession = try wire.session("vic", password: "pw-vic")
+        let family = try #require(try wire.families(session: vicSession).first { $0.organizer == "vic" })
+        #expect(family.members == ["mem"])
         var joined = family
         joined.members.append("eve")
         var emptied = family
@@ -179,7 +184,7 @@ struct StrangerTests {
         #expect(try wire.call("offerCodes", None(), developer: token).status == 200)
         let moved = try wire.call("changeFamily", FamilyChange(organizer: "vic", expected: family, new: emptied), developer: token)
         #expect(moved.status == 200 && moved.body["value"] as? Bool == true, "\(moved)")
-        #expect(try wire.families(session: eveSession).first { $0.organizer == "vic" }?.members == [])
+        #expect(try wire.families(session: vicSession).first { $0.organizer == "vic" }?.members == [])
         try developer.run(["clock", "advance", "1d"]).expectSuccess()
 
         // A hundred guesses of vic's password at once, then a hundred names from one client: the
