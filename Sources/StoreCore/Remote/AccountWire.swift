@@ -242,7 +242,7 @@ public enum AccountWire {
     /// the developer's, every one. The server still refuses an account in two families, whatever a
     /// device could see (`FamilyChange.applied`).
     static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }) { server, _, call in
-        try server.families().filter { family in call.isDeveloper || call.isCaller(family.organizer) || family.members.contains(where: call.isCaller) }
+        try server.families().filter { family in call.isDeveloper || call.accounts.contains(where: family.includes) }
     }
     /// W6: a refusal says that someone else's family has an account, not whose family it is.
     private static func unnamingOthers<T>(_ call: AccountCallContext, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
