@@ -26,17 +26,30 @@ struct AppleOfferSigner {
 
     /// The original form's options for `buy`.
     func original(product: String, offer: String, username: String = "", nonce: UUID? = nil, at timestamp: Int64) throws -> [String] {
-        let item: [String: Any] = [
-            "form": "original", "productId": product, "offerId": offer, "applicationUsername": username,
-            "nonce": nonce?.uuidString ?? NSNull(), "timestamp": timestamp,
-        ]
-        let signed = try #require(try run([item]).first)
+        let signed = try signOriginal(product: product, offer: offer, username: username, nonce: nonce, at: timestamp)
         var arguments = [
             "--offer", offer, "--offer-key-id", keyID, "--offer-nonce", try #require(signed["nonce"] as? String),
             "--offer-timestamp", String(timestamp), "--offer-signature", try #require(signed["signature"] as? String),
         ]
         if !username.isEmpty { arguments += ["--application-username", username] }
         return arguments
+    }
+
+    /// The original form as a RealtimeResponseBody carries it (Apple's PromotionalOfferSignatureV1).
+    func signatureV1(product: String, offer: String, at timestamp: Int64) throws -> [String: Any] {
+        let signed = try signOriginal(product: product, offer: offer, username: "", nonce: nil, at: timestamp)
+        return [
+            "encodedSignature": try #require(signed["signature"] as? String), "productId": product, "nonce": try #require(signed["nonce"] as? String),
+            "timestamp": timestamp, "keyId": keyID, "offerIdentifier": offer,
+        ]
+    }
+
+    private func signOriginal(product: String, offer: String, username: String, nonce: UUID?, at timestamp: Int64) throws -> [String: Any] {
+        let item: [String: Any] = [
+            "form": "original", "productId": product, "offerId": offer, "applicationUsername": username,
+            "nonce": nonce?.uuidString ?? NSNull(), "timestamp": timestamp,
+        ]
+        return try #require(try run([item]).first)
     }
 
     /// A V2 JWS.
@@ -48,6 +61,13 @@ struct AppleOfferSigner {
     private func run(_ items: [[String: Any]]) throws -> [[String: Any]] {
         try AppleVerifier.run(Self.script, ["key": keyPEM, "keyId": keyID, "issuerId": issuerID, "bundleId": bundleID, "items": items])
     }
+}
+
+/// Store time in milliseconds, as a developer's server would stamp a signature.
+func storeMilliseconds(_ session: Session) throws -> Int64 {
+    let shown = try #require(try session.object(["clock"])["now"] as? String)
+    let date = try #require(ISO8601DateFormatter().date(from: shown))
+    return Int64(date.timeIntervalSince1970 * 1000)
 }
 
 @Suite("promotional offers, signed by Apple's library", .serialized)
@@ -67,13 +87,6 @@ struct PromotionalOfferTests {
         // Ended now rather than by moving the clock: V2's iat is real time.
         try session.run(["expire", Self.weekly]).expectSuccess()
         return session
-    }
-
-    /// Store time in milliseconds, as a developer's server would stamp a signature.
-    func storeMilliseconds(_ session: Session) throws -> Int64 {
-        let shown = try #require(try session.object(["clock"])["now"] as? String)
-        let date = try #require(ISO8601DateFormatter().date(from: shown))
-        return Int64(date.timeIntervalSince1970 * 1000)
     }
 
     func expectRefused(

@@ -172,7 +172,7 @@ extension RetentionTests {
         return Data(base64Encoded: base64).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
     }
 
-    @Test("M2 the moment of cancel on the command line: the endpoint's message is shown; a slow endpoint or an unapproved message gives the default message; accepting a promotional offer applies it at the next renewal (offerType 2); accepting an alternate plan switches (DID_CHANGE_RENEWAL_PREF)")
+    @Test("M2 the moment of cancel on the command line: the endpoint's message is shown; a slow endpoint or an unapproved message gives the default message; accepting a promotional offer (V2 or V1) applies it at the next renewal (offerType 2); accepting an alternate plan switches (DID_CHANGE_RENEWAL_PREF)")
     func momentOfCancel() throws {
         let (session, receiver) = try serve.selfiesCustomer(frozen: false)
         let monthly = PromotionalOfferTests.monthly, smaller = "com.storefront.selfies.sub.oneaweek.monthly"
@@ -237,12 +237,19 @@ extension RetentionTests {
         let renewal = try #require(try session.array(["history"]).last { $0["transactionReason"] as? String == "RENEWAL" }, "a renewal")
         let signed = payload(renewal["signedTransaction"] as? String ?? "")
         #expect(signed["offerType"] as? Int == 2 && signed["offerIdentifier"] as? String == "thankyou.freemonth", "\(signed)")
+        // The original (V1) signature, made by Apple's library and carried as its RealtimeResponseBody
+        // writes it: accepted, which a nonce, timestamp or key id read wrong would refuse.
+        let v1 = try signer.signatureV1(product: monthly, offer: "thankyou.freemonth", at: try storeMilliseconds(session))
+        try answer(["body": ["promotionalOffer": ["messageIdentifier": stay, "promotionalOfferSignatureV1": v1]]])
+        seen = try cancel(["--accept-retention"])
+        #expect(seen.chosen == "promotionalOffer" && seen.shown["promotionalOffer"] as? String == "thankyou.freemonth"
+            && seen.plan["autoRenew"] as? Bool == true, "\(seen)")
 
         // An alternate plan: accepted, the plan switches at its renewal, and the developer hears of it.
         try answer(["body": ["alternateProduct": ["messageIdentifier": stay, "productId": smaller]]])
         seen = try cancel(["--accept-retention"])
         #expect(seen.chosen == "alternateProduct" && seen.shown["alternateProduct"] as? String == smaller && seen.plan["autoRenew"] as? Bool == true, "\(seen)")
-        let told = try waitUntil(seconds: 60) {
+        let told = waitUntil(seconds: 60) {
             receiver.payloads.map(payload).contains { $0["notificationType"] as? String == "DID_CHANGE_RENEWAL_PREF" }
         }
         #expect(told, "DID_CHANGE_RENEWAL_PREF reached the webhook")

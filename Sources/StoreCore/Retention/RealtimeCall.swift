@@ -35,11 +35,11 @@ public struct RealtimeCall: Sendable {
         originalTransactionID: String, productID: String, locale: String, identity: AppIdentity, now: Date, authority: CertificateAuthority
     ) throws(StoreError) -> (body: Data, requestIdentifier: String) {
         let requestIdentifier = UUID().uuidString.lowercased()
-        var payload: [String: Any] = [
-            "originalTransactionId": originalTransactionID, "productId": productID, "userLocale": locale,
-            "requestIdentifier": requestIdentifier, "signedDate": SignedData.milliseconds(now), "environment": identity.environment.rawValue,
-        ]
-        payload["appAppleId"] = identity.appAppleID ?? 0
+        // Apple's model requires appAppleId; an app with none yet (Xcode, the sandbox) sends 0.
+        let payload = RealtimeRequestPayload(
+            originalTransactionId: originalTransactionID, appAppleId: identity.appAppleID ?? 0, productId: productID, userLocale: locale,
+            requestIdentifier: requestIdentifier, signedDate: SignedData.milliseconds(now), environment: identity.environment.rawValue
+        )
         let signed = try authority.sign(payload)
         return (Data(CompactJSON.encode(["signedPayload": signed])), requestIdentifier)
     }
@@ -66,31 +66,64 @@ public struct RealtimeCall: Sendable {
         }
     }
 
-    /// A RealtimeResponseBody with exactly one of message, alternateProduct, promotionalOffer.
+    /// A RealtimeResponseBody with exactly one of message, alternateProduct, promotionalOffer; nil
+    /// for anything else (INVALID_RESPONSE). A choice whose fields have the wrong types is no choice.
     static func parse(_ data: Data) -> Choice? {
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-        let given = ["message", "alternateProduct", "promotionalOffer"].filter { object[$0] is [String: Any] }
-        guard given.count == 1 else { return nil }
-        let part = object[given[0]] as! [String: Any]
-        let messageID = (part["messageIdentifier"] as? String)?.lowercased()
-        switch given[0] {
-        case "message":
-            return messageID.map { .message(id: $0) }
-        case "alternateProduct":
-            return (part["productId"] as? String).map { .alternateProduct(messageID: messageID, productID: $0) }
-        default:
-            if let v2 = part["promotionalOfferSignatureV2"] as? String {
-                // The offer a V2 signature names is in its payload; the signature is checked at the purchase.
-                guard let offerID = (try? JWS.decode(v2))?.payload["offerIdentifier"] as? String else { return nil }
-                return .promotionalOffer(messageID: messageID, offer: PromotionalOfferRequest(offerID: offerID, signature: .jws(v2)))
-            }
-            guard let v1 = part["promotionalOfferSignatureV1"] as? [String: Any], let offerID = v1["offerIdentifier"] as? String,
-                  let keyID = v1["keyId"] as? String, let nonce = v1["nonce"] as? String, let signature = v1["encodedSignature"] as? String,
-                  let timestamp = (v1["timestamp"] as? NSNumber)?.int64Value else { return nil }
-            let username = (v1["appAccountToken"] as? String) ?? ""
-            return .promotionalOffer(messageID: messageID, offer: PromotionalOfferRequest(
-                offerID: offerID, signature: .original(keyID: keyID, nonce: nonce, timestamp: timestamp, signature: signature), applicationUsername: username
-            ))
+        guard let body = try? JSONDecoder().decode(ResponseBody.self, from: data) else { return nil }
+        var choices: [Choice?] = []
+        if let message = body.message {
+            choices.append(message.messageIdentifier.map { .message(id: $0.lowercased()) })
         }
+        if let alternate = body.alternateProduct {
+            choices.append(alternate.productId.map { .alternateProduct(messageID: alternate.messageIdentifier?.lowercased(), productID: $0) })
+        }
+        if let offer = body.promotionalOffer {
+            choices.append(offer.request.map { .promotionalOffer(messageID: offer.messageIdentifier?.lowercased(), offer: $0) })
+        }
+        guard choices.count == 1, let choice = choices[0] else { return nil }
+        return choice
+    }
+
+    /// Apple's RealtimeResponseBody and its parts, as the App Store Server Library's models type them.
+    struct ResponseBody: Decodable {
+        struct Message: Decodable {
+            var messageIdentifier: String?
+        }
+        struct AlternateProduct: Decodable {
+            var messageIdentifier: String?
+            var productId: String?
+        }
+        struct SignatureV1: Decodable {
+            var encodedSignature: String
+            var productId: String
+            var nonce: String
+            var timestamp: Int64
+            var keyId: String
+            var offerIdentifier: String
+            var appAccountToken: String?
+        }
+        struct PromotionalOffer: Decodable {
+            var messageIdentifier: String?
+            var promotionalOfferSignatureV2: String?
+            var promotionalOfferSignatureV1: SignatureV1?
+
+            /// The offer and its signature, as a purchase carries them. The offer a V2 signature
+            /// names is in its payload; either signature is checked when the offer is accepted.
+            var request: PromotionalOfferRequest? {
+                if let v2 = promotionalOfferSignatureV2 {
+                    guard let offerID = (try? JWS.decode(v2))?.payload["offerIdentifier"] as? String else { return nil }
+                    return PromotionalOfferRequest(offerID: offerID, signature: .jws(v2))
+                }
+                guard let v1 = promotionalOfferSignatureV1 else { return nil }
+                return PromotionalOfferRequest(
+                    offerID: v1.offerIdentifier,
+                    signature: .original(keyID: v1.keyId, nonce: v1.nonce, timestamp: v1.timestamp, signature: v1.encodedSignature),
+                    applicationUsername: v1.appAccountToken ?? ""
+                )
+            }
+        }
+        var message: Message?
+        var alternateProduct: AlternateProduct?
+        var promotionalOffer: PromotionalOffer?
     }
 }

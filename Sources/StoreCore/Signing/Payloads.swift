@@ -1,6 +1,6 @@
 // The payloads Storefront signs, typed as Apple's models type them (the App Store Server
 // Library's JWSTransactionDecodedPayload, JWSRenewalInfoDecodedPayload, AppTransaction and
-// ResponseBodyV2DecodedPayload): dates in milliseconds and prices in milliunits as Int64, counts
+// ResponseBodyV2DecodedPayload, DecodedRealtimeRequestBody): dates in milliseconds and prices in milliunits as Int64, counts
 // and Apple's numbered enums as Int, flags as Bool. A field left nil is not written.
 // PayloadBuilder fills them; CertificateAuthority signs them through PayloadFields and CompactJSON.
 import Foundation
@@ -153,4 +153,30 @@ public struct NotificationPayload: SignedPayload {
     public var signedDate: Int64?
 
     public init() {}
+}
+
+/// The App Store's signed call to the developer's Get Retention Message endpoint
+/// (DecodedRealtimeRequestBody): every field present.
+public struct RealtimeRequestPayload: SignedPayload {
+    public var originalTransactionId: String
+    public var appAppleId: Int64
+    public var productId: String
+    public var userLocale: String
+    /// A lowercase UUID, new for each call.
+    public var requestIdentifier: String
+    public var signedDate: Int64
+    public var environment: String
+
+    public init(
+        originalTransactionId: String, appAppleId: Int64, productId: String, userLocale: String, requestIdentifier: String,
+        signedDate: Int64, environment: String
+    ) {
+        self.originalTransactionId = originalTransactionId
+        self.appAppleId = appAppleId
+        self.productId = productId
+        self.userLocale = userLocale
+        self.requestIdentifier = requestIdentifier
+        self.signedDate = signedDate
+        self.environment = environment
+    }
 }
