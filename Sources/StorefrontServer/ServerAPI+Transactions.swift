@@ -1,4 +1,5 @@
-// The App Store Server API: Transactions (V3): Get Transaction Info and Get Transaction History v2, signed as S2.
+// The App Store Server API: Transactions (V3): Get Transaction Info and Get Transaction History v2,
+// signed as S2, and Finish Transaction.
 import Foundation
 import StoreCore
 
@@ -7,6 +8,7 @@ extension ServerAPI {
     static let transactionRoutes: [APIRoute] = [
         APIRoute("GET", "inApps/v1/transactions/{id}") { api, request, path, identity throws(StoreError) in try api.transactionInfo(path["id"]!, identity: identity) },
         APIRoute("GET", "inApps/v2/history/{id}") { api, request, path, identity throws(StoreError) in try api.history(path["id"]!, request: request, identity: identity) },
+        APIRoute("POST", "inApps/v1/transactions/{id}/finish") { api, _, path, _ throws(StoreError) in try api.finishTransaction(path["id"]!) },
     ]
 
     /// A receipt line that is a transaction: a purchase (of any effect) or a renewal.
@@ -41,6 +43,18 @@ extension ServerAPI {
         guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
         guard let (line, receipt) = try customer(id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
         return .json(["signedTransactionInfo": try signedTransaction(line, receipt: receipt, identity: identity)])
+    }
+
+    /// Finish Transaction: a server that delivers content tells the App Store it is done. A device
+    /// here finishes each transaction as it delivers it (Q3), so there is nothing left to finish:
+    /// the id is checked as Apple checks it, and a known one is answered 200 with no body, as often
+    /// as it is asked.
+    func finishTransaction(_ id: String) throws(StoreError) -> APIResponse {
+        guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+        guard let line = try server.receiptEntry(transactionID: id), line.isTransaction else {
+            return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)")
+        }
+        return APIResponse(status: 200, body: Data())
     }
 
     /// Get Transaction History v2: the customer's transactions, filtered, 20 a page, `revision`

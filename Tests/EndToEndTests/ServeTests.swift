@@ -157,7 +157,7 @@ struct ServeTests {
         #expect(stopped.status == 0 && stopped.rest.contains("stopped"), "\(stopped)")
     }
 
-    @Test("M3 Get App Transaction Info and Look Up Order ID through Apple's client: the app transaction of the customer verifies; a purchase's order id (history --json) finds it, another order id is status 1")
+    @Test("M3 Get App Transaction Info, Look Up Order ID and Finish Transaction through Apple's client: the app transaction of the customer verifies; a purchase's order id (history --json) finds it, another order id is status 1; a purchase finishes, an unknown id is 404")
     func appTransactionAndOrders() throws {
         let (session, _) = try weeklyPlan()
         let bought = try session.object(["buy", "com.storefront.selfies.sub.allaccess.monthly"])
@@ -174,6 +174,10 @@ struct ServeTests {
             ["call": "order", "order": order],
             ["call": "order", "order": "MNOTANORDER1"],
             ["call": "app_transaction", "id": "2999999999999999"],
+            ["call": "finish", "id": id],
+            ["call": "finish", "id": id],
+            ["call": "finish", "id": "2999999999999999"],
+            ["call": "finish", "id": "not-an-id"],
         ])
         let app = try #require(result(results[0])["signedAppTransactionInfo"] as? String, "\(results[0])")
         let found = result(results[1])
@@ -181,6 +185,10 @@ struct ServeTests {
         let signed = try #require((found["signedTransactions"] as? [String])?.first)
         #expect(result(results[2])["status"] as? Int == 1 && (result(results[2])["signedTransactions"] as? [String] ?? []).isEmpty, "\(results[2])")
         #expect(results[3]["status"] as? Int == 404 && results[3]["errorCode"] as? Int == 4_040_019, "\(results[3])")
+        // Finish Transaction: a known id, twice, is 200; an unknown one and one that is no id get Apple's codes.
+        #expect(results[4]["ok"] as? Bool == true && results[5]["ok"] as? Bool == true, "\(results[4]) \(results[5])")
+        #expect(results[6]["status"] as? Int == 404 && results[6]["errorCode"] as? Int == 4_040_010, "\(results[6])")
+        #expect(results[7]["status"] as? Int == 400 && results[7]["errorCode"] as? Int == 4_000_006, "\(results[7])")
         let verified = try AppleVerifier.verify([("appTransaction", app), ("transaction", signed)], session: session, bundleID: "com.storefront.selfies")
         #expect(verified.allSatisfy { $0.ok }, "\(verified.map { $0.status ?? "ok" })")
         #expect(verified[1].decoded["transactionId"] as? String == id, "the order's transaction is the purchase")

@@ -5,7 +5,7 @@ Reads one JSON object on standard input:
   {"base": "http://127.0.0.1:PORT", "key": PEM, "keyId": "...", "issuerId": "...", "bundleId": "...",
    "calls": [{"call": NAME, ...arguments}]}
 Writes a JSON array: per call {"ok": true, "result": {...}} or {"ok": false, "status": HTTP, "errorCode": N}.
-Calls: transaction_info, app_transaction, order (Look Up Order ID), set_app_account_token (id, token), history, statuses, refunds, request_test, test_status, notification_history,
+Calls: transaction_info, finish (id), app_transaction, order (Look Up Order ID), set_app_account_token (id, token), history, statuses, refunds, request_test, test_status, notification_history,
 extend, mass_extend, mass_status, consumption (v2: consented, sample, delivery, percentage, preference),
 consumption_v1 (the numbered fields),
 Retention Messaging: upload_image (id, png: base64, size), delete_image, image_list, upload_message (id, header, body,
@@ -106,6 +106,8 @@ def main():
         try:
             if name == "transaction_info":
                 result = client.get_transaction_info(call["id"])
+            elif name == "finish":
+                result = client.finish_transaction(call["id"])
             elif name == "history":
                 history = TransactionHistoryRequest(
                     startDate=call.get("startDate"), endDate=call.get("endDate"), productIds=call.get("productIds"),
