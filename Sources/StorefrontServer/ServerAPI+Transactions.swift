@@ -1,5 +1,5 @@
-// The App Store Server API: Transactions (V3): Get Transaction Info and Get Transaction History v2,
-// signed as S2, and Finish Transaction.
+// The App Store Server API: Transactions (V3): Get Transaction Info and Get Transaction History (v2,
+// and the deprecated v1 that Apple's client still calls by default), signed as S2, and Finish Transaction.
 import Foundation
 import StoreCore
 
@@ -8,6 +8,9 @@ extension ServerAPI {
     static let transactionRoutes: [APIRoute] = [
         APIRoute("GET", "inApps/v1/transactions/{id}") { api, request, path, identity throws(StoreError) in try api.transactionInfo(path["id"]!, identity: identity) },
         APIRoute("GET", "inApps/v2/history/{id}") { api, request, path, identity throws(StoreError) in try api.history(path["id"]!, request: request, identity: identity) },
+        APIRoute("GET", "inApps/v1/history/{id}") { api, request, path, identity throws(StoreError) in
+            try api.history(path["id"]!, request: request, identity: identity, version: 1)
+        },
         APIRoute("POST", "inApps/v1/transactions/{id}/finish") { api, _, path, _ throws(StoreError) in try api.finishTransaction(path["id"]!) },
     ]
 
@@ -57,14 +60,17 @@ extension ServerAPI {
         return APIResponse(status: 200, body: Data())
     }
 
-    /// Get Transaction History v2: the customer's transactions, filtered, 20 a page, `revision`
-    /// the next page's token.
-    func history(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
+    /// Get Transaction History: the customer's transactions, filtered, 20 a page, `revision` the
+    /// next page's token. Version 1 (deprecated) leaves out finished consumables: a consumable is
+    /// listed only once it is refunded or revoked, since a device here finishes each one as it
+    /// delivers it.
+    func history(_ id: String, request: APIRequest, identity: AppIdentity, version: Int = 2) throws(StoreError) -> APIResponse {
         guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
         guard let (_, receipt) = try customer(id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
         var lines = receipt.filter(Self.isTransaction)
         // The filters ask what each transaction's signed form says: `revocationDate`, `inAppOwnershipType`.
         let revoked = ReceiptEntry.revocationDates(in: receipt)
+        if version == 1 { lines = lines.filter { $0.kind != .consumable || revoked[$0.transactionID] != nil } }
         let start = request.value("startDate"), end = request.value("endDate")
         let startMs = start.flatMap { Int64($0) }, endMs = end.flatMap { Int64($0) }
         if start != nil, startMs == nil { return .error(APIErrorCode.invalidStartDate, "startDate is not milliseconds") }

@@ -345,7 +345,7 @@ public final class ServerAPI: Sendable {
         let parts = request.path.split(separator: "/")
         let id: Substring
         switch parts.count {
-        case 4 where parts[0] == "inApps" && ["v1/transactions", "v2/history", "v1/subscriptions"].contains("\(parts[1])/\(parts[2])"): id = parts[3]
+        case 4 where parts[0] == "inApps" && ["v1/transactions", "v1/history", "v2/history", "v1/subscriptions"].contains("\(parts[1])/\(parts[2])"): id = parts[3]
         case 5 where parts[0] == "inApps" && parts[1] == "v2" && parts[2] == "refund" && parts[3] == "lookup": id = parts[4]
         default: return nil
         }

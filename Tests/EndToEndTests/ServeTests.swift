@@ -436,6 +436,35 @@ struct ServeTests {
         let statuses = try database.read { try Int.fetchAll($0, sql: "SELECT status FROM request ORDER BY sequence") }
         #expect(statuses.contains(401) && statuses.contains(404) && statuses.contains(200), "\(statuses)")
     }
+    @Test("V3 Get Transaction History v1, which Apple's client calls when no version is named: finished consumables are left out, a refunded one is listed; v2 lists every one; both verify")
+    func historyVersionOne() throws {
+        let session = try Session()
+        try session.signUp("ann")
+        let packs = try (0..<2).map { _ in try #require(try session.object(["buy", "com.storefront.randomviews"])["id"] as? String) }
+        let comic = try #require(try session.object(["buy", "com.storefront.comic.nightshift"])["id"] as? String)
+        try session.run(["refund-request", packs[1], "--reason", "not-received"]).expectSuccess()
+        try session.run(["refund-request", "approve", packs[1]]).expectSuccess()
+        let key = try makeKey(session)
+        let server = try Server(session)
+        let results = try call(server, key, bundleID: "com.storefront.comics", [
+            ["call": "history", "id": comic, "version": "default"],
+            ["call": "history", "id": comic],
+            ["call": "history", "id": "2999999999999999", "version": "default"],
+        ])
+        _ = server.stop()
+        func listed(_ result: [String: Any]) throws -> [String] {
+            try (result["signedTransactions"] as? [String] ?? []).map { try #require(try JWS.decode($0).payload["transactionId"] as? String) }
+        }
+        let one = result(results[0]), two = result(results[1])
+        #expect(try Set(listed(one)) == [packs[1], comic], "v1: \(results[0])")
+        #expect(try Set(listed(two)) == Set(packs + [comic]), "v2: \(results[1])")
+        #expect(one["hasMore"] as? Bool == false && one["revision"] as? String != nil && one["bundleId"] as? String == "com.storefront.comics", "\(one)")
+        #expect(results[2]["status"] as? Int == 404 && results[2]["errorCode"] as? Int == 4_040_010, "\(results[2])")
+        let signed = (one["signedTransactions"] as? [String] ?? []).map { ("transaction", $0) }
+        let verified = try AppleVerifier.verify(signed, session: session, bundleID: "com.storefront.comics")
+        #expect(verified.count == 2 && verified.allSatisfy { $0.ok }, "\(verified.map { $0.status ?? "ok" })")
+    }
+
     @Test("O7 a consumable's refund request: CONSUMPTION_REQUEST reaches the receiver and verifies; Apple's client sends consumption information (v1 and v2) and every bad field gets Apple's code; approved, REFUND and the refund history lists it")
     func consumptionRequest() throws {
         let receiver = try Receiver()

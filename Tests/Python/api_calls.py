@@ -5,7 +5,8 @@ Reads one JSON object on standard input:
   {"base": "http://127.0.0.1:PORT", "key": PEM, "keyId": "...", "issuerId": "...", "bundleId": "...",
    "calls": [{"call": NAME, ...arguments}]}
 Writes a JSON array: per call {"ok": true, "result": {...}} or {"ok": false, "status": HTTP, "errorCode": N}.
-Calls: transaction_info, finish (id), app_transaction, order (Look Up Order ID), set_app_account_token (id, token), history, statuses, refunds, request_test, test_status, notification_history,
+Calls: transaction_info, finish (id), app_transaction, order (Look Up Order ID), set_app_account_token (id, token), history (v2; "version": "default" for
+the client's default, v1), statuses, refunds, request_test, test_status, notification_history,
 extend, mass_extend, mass_status, consumption (v2: consented, sample, delivery, percentage, preference),
 consumption_v1 (the numbered fields),
 Retention Messaging: upload_image (id, png: base64, size), delete_image, image_list, upload_message (id, header, body,
@@ -117,7 +118,11 @@ def main():
                     inAppOwnershipType=InAppOwnershipType(call["ownership"]) if "ownership" in call else None,
                     revoked=call.get("revoked"),
                 )
-                result = client.get_transaction_history(call["id"], call.get("revision"), history, GetTransactionHistoryVersion.V2)
+                if call.get("version") == "default":
+                    # The client's own default version (v1, deprecated), as a backend that names none calls it.
+                    result = client.get_transaction_history(call["id"], call.get("revision"), history)
+                else:
+                    result = client.get_transaction_history(call["id"], call.get("revision"), history, GetTransactionHistoryVersion.V2)
             elif name == "statuses":
                 result = client.get_all_subscription_statuses(call["id"], [Status(s) for s in call["status"]] if "status" in call else None)
             elif name == "refunds":
