@@ -39,11 +39,11 @@ extension ServerAPI {
     /// original transaction id) belongs to.
     func appTransactionInfo(_ id: String, identity: AppIdentity) throws(StoreError) -> APIResponse {
         guard Self.isTransactionID(id) else { return .error(.invalidTransactionID, "\"\(id)\" is not a transaction id") }
-        guard let (line, receipt) = try customer(id) else {
+        guard let (account, receipt) = try customer(anyID: id) else {
             return .error(.appTransactionDoesNotExist, "no customer with transaction \(id)")
         }
         let firstPurchase = receipt.filter(\.isTransaction).map(\.purchaseDate).min()
-        let payload = try builder(identity, account: line.account).appTransaction(device: "app-store-server", firstPurchase: firstPurchase)
+        let payload = try builder(identity, account: account).appTransaction(device: "app-store-server", firstPurchase: firstPurchase)
         return .json(["signedAppTransactionInfo": try authority.sign(payload)])
     }
 

@@ -11,7 +11,7 @@ extension ServerAPI {
 
     func statuses(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
         guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
-        guard let (line, receipt) = try customer(id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        guard let (account, receipt) = try customer(anyID: id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
         let wanted = request.values("status")
         guard wanted.allSatisfy({ Int($0).map { (1...5).contains($0) } ?? false }) else {
             return .error(APIErrorCode.invalidStatus, "status must be 1 to 5")
@@ -19,10 +19,10 @@ extension ServerAPI {
         let now = clock.now()
         // Renewal info says the price a plan renews at: the one the developer set (O6).
         let builder = PayloadBuilder(
-            catalog: try catalog.priced(by: server), identity: identity, now: now, account: line.account, appAccountTokens: try server.appAccountTokens()
+            catalog: try catalog.priced(by: server), identity: identity, now: now, account: account, appAccountTokens: try server.appAccountTokens()
         )
         var data: [[String: Any]] = []
-        for (group, state) in try server.plans(account: line.account).sorted(by: { $0.key < $1.key }) {
+        for (group, state) in try server.plans(account: account).sorted(by: { $0.key < $1.key }) {
             let plan = PlanStatus(state, catalog: catalog, now: now)
             let status = PayloadBuilder.status(plan)
             guard wanted.isEmpty || wanted.contains(String(status)) else { continue }
@@ -42,7 +42,7 @@ extension ServerAPI {
 
     func refunds(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
         guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
-        guard let (_, receipt) = try customer(id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        guard let (_, receipt) = try customer(anyID: id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
         // Refunds the App Store still stands by: a reversed one (REFUND_REVERSED) is not listed.
         let revoked = ReceiptEntry.revoked(in: receipt)
         let refunded = receipt.filter { revoked.contains($0.transactionID) }

@@ -24,6 +24,16 @@ extension ServerAPI {
         return (line, try server.receipt(account: line.account))
     }
 
+    /// The customer any transaction id names (Apple's anyTransactionId), with their receipt: a
+    /// transaction's or original transaction's id, or their account's app transaction id ("7" and
+    /// 15 digits, where a transaction id starts with "2"), which names a customer who bought nothing.
+    func customer(anyID id: String) throws(StoreError) -> (account: String, receipt: [ReceiptEntry])? {
+        if let (line, receipt) = try customer(id) { return (line.account, receipt) }
+        guard id.count == 16, id.hasPrefix("7"), let account = try server.account(appTransactionID: id) else { return nil }
+        settle(account)
+        return (account, try server.receipt(account: account))
+    }
+
     func builder(_ identity: AppIdentity, account: String) throws(StoreError) -> PayloadBuilder {
         PayloadBuilder(catalog: catalog, identity: identity, now: clock.now(), account: account, appAccountTokens: try server.appAccountTokens())
     }
@@ -66,7 +76,7 @@ extension ServerAPI {
     /// delivers it.
     func history(_ id: String, request: APIRequest, identity: AppIdentity, version: Int = 2) throws(StoreError) -> APIResponse {
         guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
-        guard let (_, receipt) = try customer(id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        guard let (_, receipt) = try customer(anyID: id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
         var lines = receipt.filter(Self.isTransaction)
         // The filters ask what each transaction's signed form says: `revocationDate`, `inAppOwnershipType`.
         let revoked = ReceiptEntry.revocationDates(in: receipt)

@@ -196,6 +196,44 @@ struct ServeTests {
         _ = server.stop()
     }
 
+    @Test("M3 an app transaction id (from `storefront app --json`, as an app hands it to its server) names its customer wherever Apple takes any transaction id: history, statuses, refunds and app transaction info through Apple's client, for a customer who bought nothing too; Get Transaction Info and an unknown one are 404")
+    func appTransactionIDs() throws {
+        let (session, _) = try weeklyPlan()
+        let first = try #require(try session.array(["history"]).first?["id"] as? String)
+        try session.signUp("bea", device: "tablet")
+        func appTransactionID(_ device: String) throws -> String {
+            let signed = try #require(try session.object(["app", "--device", device])["signedAppTransaction"] as? String)
+            return try #require(try JWS.decode(signed).payload["appTransactionId"] as? String)
+        }
+        let ann = try appTransactionID("default"), bea = try appTransactionID("tablet")
+        #expect(ann != bea && ann.hasPrefix("7") && ann.count == 16, "\(ann) \(bea)")
+        let key = try makeKey(session)
+        let server = try Server(session)
+        let results = try call(server, key, bundleID: "com.storefront.selfies", [
+            ["call": "history", "id": first], ["call": "history", "id": ann], ["call": "statuses", "id": ann], ["call": "refunds", "id": ann],
+            ["call": "app_transaction", "id": ann],
+            ["call": "history", "id": bea], ["call": "statuses", "id": bea], ["call": "app_transaction", "id": bea],
+            ["call": "transaction_info", "id": ann], ["call": "history", "id": "7999999999999999"],
+        ])
+        _ = server.stop()
+        #expect(results.prefix(8).allSatisfy { $0["ok"] as? Bool == true }, "\(results)")
+        func listed(_ index: Int) -> [String] {
+            (result(results[index])["signedTransactions"] as? [String] ?? []).compactMap { try? JWS.decode($0).payload["transactionId"] as? String }
+        }
+        #expect(listed(1) == listed(0) && listed(1) == [first], "ann's history by her app transaction id: \(results[1])")
+        let statuses = result(results[2])["data"] as? [[String: Any]] ?? []
+        let last = (statuses.first?["lastTransactions"] as? [[String: Any]])?.first
+        #expect(statuses.count == 1 && last?["originalTransactionId"] as? String == first, "\(results[2])")
+        #expect((result(results[3])["signedTransactions"] as? [String])?.isEmpty == true, "\(results[3])")
+        let apps = try [4, 7].map { try #require(result(results[$0])["signedAppTransactionInfo"] as? String) }
+        let verified = try AppleVerifier.verify(apps.map { ("appTransaction", $0) }, session: session, bundleID: "com.storefront.selfies")
+        #expect(verified.allSatisfy { $0.ok } && verified.map { $0.decoded["appTransactionId"] as? String } == [ann, bea], "\(verified.map(\.decoded))")
+        #expect(listed(5).isEmpty && (result(results[6])["data"] as? [Any])?.isEmpty == true, "bea bought nothing: \(results[5]) \(results[6])")
+        for index in [8, 9] {
+            #expect(results[index]["status"] as? Int == 404 && results[index]["errorCode"] as? Int == 4_040_010, "\(index): \(results[index])")
+        }
+    }
+
     @Test("M3 app account tokens through Apple's client: buy --app-account-token puts it in the signed purchase, its renewals, the renewal info and the notifications; Set App Account Token replaces it everywhere; a bad UUID, a renewal's id, a family share and an unknown id get Apple's codes")
     func appAccountTokens() throws {
         let (session, receiver) = try selfiesCustomer()

@@ -167,6 +167,34 @@ struct ServerRouteTests {
         #expect(try fixture.store.server.receipt(account: "ann") == receipt)
     }
 
+    @Test("M3 on either database an app transaction id names its customer (history, statuses, app transaction info); one that names no account is 404; Finish Transaction and history v1 answer", arguments: Backend.allCases)
+    func appTransactionID(backend: Backend) async throws {
+        let fixture = try Fixture(backend: backend)
+        let token = try fixture.token()
+        let original = try fixture.original
+        let appTransaction = try JWS.decode(try fixture.store.signed.appTransaction().jws).payload
+        let id = try #require(appTransaction["appTransactionId"] as? String)
+        try await fixture.app.test(.router) { client in
+            let byTransaction = try await Self.call(client, .get, "/inApps/v2/history/\(original)", token: token)
+            let byApp = try await Self.call(client, .get, "/inApps/v2/history/\(id)", token: token)
+            func ids(_ answer: Answer) -> [String] {
+                (answer.json["signedTransactions"] as? [String] ?? []).compactMap { try? JWS.decode($0).payload["transactionId"] as? String }
+            }
+            #expect(byApp.status == 200 && ids(byApp).count == 20 && ids(byApp) == ids(byTransaction), "\(byApp.status)")
+            let statuses = try await Self.call(client, .get, "/inApps/v1/subscriptions/\(id)", token: token)
+            #expect((statuses.json["data"] as? [[String: Any]])?.first?["subscriptionGroupIdentifier"] as? String == "selfies", "\(statuses.json)")
+            let app = try await Self.call(client, .get, "/inApps/v1/transactions/appTransactions/\(id)", token: token)
+            let signed = try #require(app.json["signedAppTransactionInfo"] as? String)
+            #expect(try JWS.decode(signed).payload["appTransactionId"] as? String == id)
+            let nobody = try await Self.call(client, .get, "/inApps/v2/history/7\(String(id.dropFirst().reversed()))", token: token)
+            #expect(nobody.status == 404 && nobody.json["errorCode"] as? Int == 4_040_010, "\(nobody)")
+            let finished = try await Self.call(client, .post, "/inApps/v1/transactions/\(original)/finish", token: token)
+            #expect(finished.status == 200)
+            let one = try await Self.call(client, .get, "/inApps/v1/history/\(original)", token: token)
+            #expect(one.status == 200 && (one.json["signedTransactions"] as? [String])?.count == 20 && one.json["hasMore"] as? Bool == true, "\(one.status)")
+        }
+    }
+
     @Test("V7 every request answered is listed for the screen, with its status", arguments: Backend.allCases)
     func requestsListed(backend: Backend) async throws {
         let fixture = try Fixture(backend: backend)

@@ -45,6 +45,9 @@ public protocol AccountDirectory: AnyObject, Sendable {
     func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo]
     /// Revokes the account's session with this id (a lost or stolen device); false when none.
     func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool
+    /// The account whose app transaction id (AppTransaction's `appTransactionId`) this is; nil
+    /// when it is no account's. The Server API takes it wherever Apple takes any transaction id.
+    func account(appTransactionID: String) throws(StoreError) -> String?
 }
 
 /// Each account's receipt and stored expiry (A2, A4, A6).

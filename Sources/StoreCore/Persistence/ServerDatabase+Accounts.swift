@@ -19,6 +19,11 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
         }
     }
 
+    public func account(appTransactionID: String) throws(StoreError) -> String? {
+        // The id is a hash of the name: each name is hashed again, only when no transaction has the id.
+        try read { db in try String.fetchAll(db, sql: "SELECT name FROM account") }.first { SignedData.appTransactionID($0) == appTransactionID }
+    }
+
     public func passwordHash(account: String) throws(StoreError) -> (name: String, hash: String)? {
         try read { db in try AccountRecord.fetchOne(db, where: "name", is: account).map { ($0.name, $0.passwordHash) } }
     }

@@ -171,6 +171,10 @@ public enum AccountWire {
         for token in call.tokens { try server.revokeSession(token: token, at: call.now) }
         return true
     }
+    /// Which account an app transaction id names: the developer's question (the Server API's).
+    static let accountOfAppTransaction = Method<String, String?>("accountOfAppTransaction", access: { _ in .developer }) {
+        try $0.account(appTransactionID: $1)
+    }
     static let deviceSessions = Method<String, [DeviceSessionInfo]>("deviceSessions", access: { .account($0) }) { server, account, _ in
         try server.deviceSessions(account: account)
     }
@@ -352,12 +356,13 @@ public enum AccountWire {
         setAPIKeyring.name: "make or revoke in-app purchase keys", setAppAccountToken.name: "set app account tokens",
         replaceRetentionSetup.name: "change retention messages", setRetentionImage.name: "upload or delete retention images",
         record.name: "answer refund requests or extend subscriptions", addPlanLines.name: "answer refund requests or extend subscriptions",
+        accountOfAppTransaction.name: "look up an app transaction id",
     ]
 
     /// Every method the server answers, by name.
     package static let all: [String: AnyAccountMethod] = {
         let methods: [AnyAccountMethod] = [
-            signUp.erased, signIn.erased, signOut.erased, deviceSessions.erased, revokeDeviceSession.erased,
+            signUp.erased, signIn.erased, signOut.erased, deviceSessions.erased, revokeDeviceSession.erased, accountOfAppTransaction.erased,
             record.erased, receiptEntry.erased, receipt.erased, receiptState.erased, storedExpiry.erased, ownedProducts.erased,
             plans.erased, planLines.erased, addPlanLines.erased, accountsWithPlans.erased,
             claim.erased, claims.erased, addOfferCodes.erased, offerCode.erased, offerCodes.erased,

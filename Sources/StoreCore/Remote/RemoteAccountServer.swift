@@ -105,6 +105,7 @@ extension RemoteAccountServer: AccountDirectory {
         sessions.withLock { $0[session.account.lowercased()] = nil }
     }
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] { try call(W.deviceSessions, account) }
+    public func account(appTransactionID: String) throws(StoreError) -> String? { try call(W.accountOfAppTransaction, appTransactionID) }
     public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
         try call(W.revokeDeviceSession, R.SessionID(account: account, id: id))
     }

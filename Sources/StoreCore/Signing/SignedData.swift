@@ -174,7 +174,7 @@ public final class SignedData: SessionRole {
     }
 
     /// The account's app transaction id: the same on every device of the account.
-    static func appTransactionID(_ account: String) -> String {
+    package static func appTransactionID(_ account: String) -> String {
         "7" + String(TransactionID.make(hash(account.lowercased())).dropFirst())
     }
 

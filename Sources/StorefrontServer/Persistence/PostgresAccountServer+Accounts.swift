@@ -51,6 +51,12 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
         }
     }
 
+    public func account(appTransactionID: String) throws(StoreError) -> String? {
+        // The id is a hash of the name: each name is hashed again, only when no transaction has the id.
+        try read { connection in try query(connection, "SELECT name FROM account").compactMap { Self.cell($0, "name").string } }
+            .first { SignedData.appTransactionID($0) == appTransactionID }
+    }
+
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
         try read { connection in
             try query(
