@@ -27,6 +27,10 @@ public final class ServedStore: @unchecked Sendable {
             throw StoreError.storage(path: factory.server.location, reason: "storefront serve keeps its own account server; it cannot use another's")
         }
         store = try factory.open(device: "app-store-server")
+        // The server's catalog sets a fresh server's clock rate and billing (a .storekit file's
+        // `_timeRate` and billing settings), as a device's catalog does its own state folder.
+        // Devices' catalogs do not set a server's (W9): after this only the developer changes them.
+        try factory.server.adoptDefaults(clockRate: factory.catalog.clockRate, billing: factory.catalog.billing, real: realNow())
         // W9: the developer's token, made on the first start (owner-only, in the state folder).
         let state = factory.stateDirectory
         _ = try DeveloperToken.current(in: state)

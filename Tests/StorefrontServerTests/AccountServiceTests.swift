@@ -94,6 +94,28 @@ struct AccountServiceTests {
         #expect(try fixture.database.families() == [family])
     }
 
+    @Test("W9 nothing is written without a session: a fresh server takes its clock rate from its own catalog when it starts; a device's catalog sets nothing on it, and the old unauthenticated call is no call")
+    func defaultsFromTheServersCatalog() throws {
+        let file = TestTools.repositoryRoot.appendingPathComponent("Tests/Fixtures/storekit/samples/skdemo.storekit")
+        let catalog = try CatalogLoader.load(contentsOf: file).catalog
+        let rate = try #require(catalog.clockRate, "SKDemo's _timeRate is an accelerated clock")
+        let state = TemporaryState()
+        let factory = try StoreFactory(stateDirectory: state.directory, catalog: catalog, calendar: utcCalendar, time: .manual(state.clock))
+        factory.passwordHasher = .fastForTests
+        _ = try ServedStore(factory: factory)
+        let setting = try factory.server.clockSetting()
+        #expect(setting.mode == .rate && setting.rate == rate, "\(setting)")
+        // A device of that server, with a catalog of its own at another rate, changes nothing.
+        let remote = try RemoteAccountServer(url: try #require(URL(string: "http://127.0.0.1:9")), timeout: 2)
+        try remote.adoptDefaults(clockRate: rate * 2, billing: nil, real: Date())
+        // Asked on the wire with no session, as a device could before, the server knows no such call.
+        let fixture = try Fixture()
+        let body = Data(#"{"method":"adoptDefaults","request":{"clockRate":1000,"real":0}}"#.utf8)
+        let answer = fixture.service.handle(body: body, authorization: nil)
+        #expect(answer.status == 400 && String(decoding: answer.body, as: UTF8.self).contains("no method"), "\(answer.status)")
+        #expect(try fixture.database.clockSetting() == .standard, "a fresh server's clock is untouched")
+    }
+
     @Test("W6 one account never reads or changes another's; revoked and unknown tokens are refused; nothing changes")
     func isolation() throws {
         let fixture = try Fixture()

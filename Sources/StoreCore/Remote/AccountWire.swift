@@ -115,7 +115,6 @@ public enum AccountRequests {
     public struct Claim: Codable, Sendable { var key, account: String; var limit: Int }
     public struct AppAccountToken: Codable, Sendable { var token, original: String }
     public struct RetentionImage: Codable, Sendable { var id: String; var png: Data? }
-    public struct Defaults: Codable, Sendable { var clockRate: Double?; var billing: BillingSetting?; var real: Date }
     /// No value.
     public struct None: Codable, Sendable { public init() {} }
 }
@@ -338,10 +337,6 @@ public enum AccountWire {
         try $0.setRetentionImage($1.id, png: $1.png); return true
     }
 
-    static let adoptDefaults = Method<R.Defaults, Bool>("adoptDefaults", access: { _ in .anyone }) { server, request, _ in
-        try server.adoptDefaults(clockRate: request.clockRate, billing: request.billing, real: request.real)
-        return true
-    }
 
     // MARK: The request log
 
@@ -369,7 +364,7 @@ public enum AccountWire {
             apiKeyring.erased, setAPIKeyring.erased, priceChanges.erased, setPriceChange.erased, families.erased, hasFamilies.erased, changeFamily.erased,
             enqueue.erased, hasNotification.erased, notifications.erased, webhook.erased, setWebhook.erased,
             changeStamp.erased, clockSetting.erased, setClockSetting.erased, billingSetting.erased, setBillingSetting.erased,
-            appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased, adoptDefaults.erased,
+            appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased,
             appAccountTokens.erased, setAppAccountToken.erased, recentRequests.erased,
             retentionSetup.erased, replaceRetentionSetup.erased, retentionImage.erased, setRetentionImage.erased,
         ]

@@ -162,9 +162,9 @@ extension RemoteAccountServer: ChangeTracking, SharedSettings {
     public func replaceRetentionSetup(_ setup: RetentionSetup) throws(StoreError) -> Bool { try call(W.replaceRetentionSetup, setup) }
     public func retentionImage(_ id: String) throws(StoreError) -> Data? { try call(W.retentionImage, id) }
     public func setRetentionImage(_ id: String, png: Data?) throws(StoreError) { _ = try call(W.setRetentionImage, R.RetentionImage(id: id, png: png)) }
-    public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {
-        _ = try call(W.adoptDefaults, R.Defaults(clockRate: clockRate, billing: billing, real: real))
-    }
+    /// A device's catalog does not set a server's clock rate or billing: the server's own catalog
+    /// did when it started (`ServedStore`), and after that only the developer changes them (W9).
+    public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {}
 }
 
 /// The developer makes and revokes keys (their public halves go to the server; the private half
