@@ -26,7 +26,8 @@ extension ServerAPI {
 
     /// The customer any transaction id names (Apple's anyTransactionId), with their receipt: a
     /// transaction's or original transaction's id, or their account's app transaction id ("7" and
-    /// 15 digits, where a transaction id starts with "2"), which names a customer who bought nothing.
+    /// 15 digits, where a transaction id starts with "2"), the one id a customer who has bought
+    /// nothing has.
     func customer(anyID id: String) throws(StoreError) -> (account: String, receipt: [ReceiptEntry])? {
         if let (line, receipt) = try customer(id) { return (line.account, receipt) }
         guard id.count == 16, id.hasPrefix("7"), let account = try server.account(appTransactionID: id) else { return nil }

@@ -337,7 +337,6 @@ public enum AccountWire {
         try $0.setRetentionImage($1.id, png: $1.png); return true
     }
 
-
     // MARK: The request log
 
     static let recentRequests = Method<Int, [ServedRequest]>("recentRequests", access: { _ in .developer }) { try $0.recentRequests(limit: min($1, 200)) }

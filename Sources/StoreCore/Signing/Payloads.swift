@@ -1,7 +1,8 @@
 // The payloads Storefront signs, typed as Apple's models type them (the App Store Server
-// Library's JWSTransactionDecodedPayload, JWSRenewalInfoDecodedPayload, AppTransaction and
-// ResponseBodyV2DecodedPayload, DecodedRealtimeRequestBody): dates in milliseconds and prices in milliunits as Int64, counts
-// and Apple's numbered enums as Int, flags as Bool. A field left nil is not written.
+// Library's JWSTransactionDecodedPayload, JWSRenewalInfoDecodedPayload, AppTransaction,
+// ResponseBodyV2DecodedPayload and DecodedRealtimeRequestBody): dates in milliseconds and prices in
+// milliunits as Int64, counts and Apple's numbered enums as Int, flags as Bool. A field left nil is
+// not written.
 // PayloadBuilder fills them; CertificateAuthority signs them through PayloadFields and CompactJSON.
 import Foundation
 
