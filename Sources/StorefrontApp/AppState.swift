@@ -64,6 +64,9 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// StoreKit errors in force (Q7), and why the product list could not load (Load Products).
     public var simulatedErrors = SimulatedErrors()
     public var productsError: String?
+    /// The organizer (parent or guardian) who withdrew consent for the signed-in account's use of
+    /// the app: the App Store keeps it closed, so no product is listed.
+    public var consentWithdrawnBy: String?
     /// O7: the signed-in account's latest refund requests.
     public var refundRequests: [RefundRequest] = []
     /// The catalog has random comics: without them the random viewer's key is not offered.

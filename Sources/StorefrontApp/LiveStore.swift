@@ -69,6 +69,9 @@ public final class LiveStore: StoreServing {
         case .failure(.simulated(let api, let error)): productsError = "\(api.rawValue) failed: \(error)"
         case .failure(let other): throw other
         }
+        // RESCIND_CONSENT: the app does not open for a member whose organizer withdrew consent.
+        let consentWithdrawnBy = try store.family.consentWithdrawnBy()
+        if consentWithdrawnBy != nil { rows = [] }
         var snapshot = StoreSnapshot(
             status: status, rows: rows,
             pending: try store.queue.pending() + store.queue.delayed(), policy: try store.queue.policy(),
@@ -91,6 +94,7 @@ public final class LiveStore: StoreServing {
             NotificationLine(at: notification.createdAt, title: notification.title, state: notification.state.rawValue, attempts: notification.attempts.count, id: notification.uuid)
         }
         snapshot.productsError = productsError
+        snapshot.consentWithdrawnBy = consentWithdrawnBy
         if status.user != nil { snapshot.refundRequests = Array(try store.refunds.requests().suffix(3)) }
         snapshot.planSummaries = status.plans.map { $0.summary(calendar: calendar, catalog: catalog) }
         let usedOffers = Set(status.plans.filter(\.introOfferUsed).map(\.group))

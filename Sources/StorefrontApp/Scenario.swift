@@ -65,7 +65,8 @@ public struct ScenarioStep: Equatable, Sendable {
         case refundRequest(String, reason: RefundReason)
         case refundAnswer(RefundAnswer)
         case refundPolicy(RefundPolicy)
-        /// O5: `family create`, `family add NAME`, `family leave NAME`, `family share "PRODUCT" on|off`.
+        /// O5: `family create`, `family add NAME`, `family leave NAME`, `family share "PRODUCT" on|off`,
+        /// `family consent NAME withdraw|give`.
         case family(FamilyStep)
         /// M2: retention messages and the scenario's own realtime endpoint (ScenarioRetention.swift).
         case retention(RetentionStep)
@@ -74,7 +75,7 @@ public struct ScenarioStep: Equatable, Sendable {
     }
 
     public enum FamilyStep: Equatable, Sendable {
-        case create, add(String), leave(String), share(String, on: Bool)
+        case create, add(String), leave(String), share(String, on: Bool), consent(String, withdrawn: Bool)
     }
 
     public enum RefundAnswer: String, Sendable, CaseIterable {
@@ -215,6 +216,11 @@ public enum ScenarioParser {
             let state = try word(3, "on or off").lowercased()
             guard state == "on" || state == "off" else { throw Problem(message: "\"\(state)\" is not on or off") }
             return .family(.share(product, on: state == "on"))
+        case ("family", "consent"):
+            let member = try word(2, "a member")
+            let state = try word(3, "withdraw or give").lowercased()
+            guard state == "withdraw" || state == "give" else { throw Problem(message: "\"\(state)\" is not withdraw or give") }
+            return .family(.consent(member, withdrawn: state == "withdraw"))
         case ("refund-policy", _):
             let text = try word(1, "manual, approve or decline")
             guard let policy = RefundPolicy(rawValue: text.lowercased()) else { throw Problem(message: "\"\(text)\" is not manual, approve or decline") }

@@ -200,6 +200,7 @@ public final class ScenarioRunner {
             case .share(let name, let on):
                 let product = try product(name, line: step.line)
                 try attempt { _ = try store.family.share(product.id, on: on) }
+            case .consent(let member, let withdrawn): try attempt { _ = try store.family.setConsent(member, withdrawn: withdrawn) }
             }
         case .buyWinBack(let name, let offer):
             let product = try product(name, line: step.line)

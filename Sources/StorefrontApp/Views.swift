@@ -186,6 +186,15 @@ private func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Th
     guard let snapshot = state.snapshot else { return }
     let layout = ProductListLayout(size: state.size, snapshot: snapshot, selection: state.selection)
     let width = state.size.columns
+    if let organizer = snapshot.consentWithdrawnBy {
+        let frame = Rect(x: 1, y: layout.top, width: width - 2, height: max(1, min(7, state.size.rows - layout.top - 1)))
+        let user = snapshot.status.user ?? "you"
+        drawMessage(&screen, in: frame, lines: [
+            "This app is closed to \(user)",
+            FamilyRefusal.consentWithdrawn(member: user, organizer: organizer).description,
+        ], theme: theme)
+        return
+    }
     if let error = snapshot.productsError {
         let frame = Rect(x: 1, y: layout.top, width: width - 2, height: max(1, min(7, state.size.rows - layout.top - 1)))
         drawMessage(&screen, in: frame, lines: ["Could not load the products", error, Wording.retrying], theme: theme)

@@ -7,9 +7,12 @@ import StoreCore
 struct FamilyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "family",
-        abstract: "Family Sharing: create a family, add or remove members, share a product or stop sharing it.",
-        discussion: "Members see the organizer's family-shareable comics and plans as their own FAMILY_SHARED transactions; leaving, or sharing turned off, revokes them (REVOKE).",
-        subcommands: [Show.self, Create.self, Add.self, Leave.self, Share.self],
+        abstract: "Family Sharing: create a family, add or remove members, share a product or stop sharing it, withdraw or give consent.",
+        discussion: """
+            Members see the organizer's family-shareable comics and plans as their own FAMILY_SHARED transactions; leaving, or sharing turned off, revokes them (REVOKE). \
+            The organizer, as parent or guardian, can withdraw consent for a member's use of the app: the developer hears of it (RESCIND_CONSENT) and the member's screen stays closed until consent is given again.
+            """,
+        subcommands: [Show.self, Create.self, Add.self, Leave.self, Share.self, Consent.self],
         defaultSubcommand: Show.self
     )
 
@@ -61,6 +64,26 @@ struct FamilyCommand: ParsableCommand {
             try perform(common) { context in report(try context.store.family.share(try context.productID(product), on: state.lowercased() == "on"), context) }
         }
     }
+
+    struct Consent: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Withdraw or give again consent for a member's use of the app (the organizer, as parent or guardian).",
+            discussion: "withdraw sends the developer RESCIND_CONSENT with the member's signed app transaction, and closes the app to the member; give opens it again and sends nothing."
+        )
+        @Argument(help: "The member.") var name: String
+        @Argument(help: "withdraw or give.") var state: String
+        @OptionGroup var common: CommonOptions
+
+        func validate() throws {
+            guard ["withdraw", "give"].contains(state.lowercased()) else { throw ValidationError("consent takes withdraw or give") }
+        }
+
+        func run() throws {
+            try perform(common) { context in
+                report(try context.store.family.setConsent(name, withdrawn: state.lowercased() == "withdraw"), context)
+            }
+        }
+    }
 }
 
 private func report(_ family: Family?, _ context: Context) {
@@ -70,8 +93,12 @@ private func report(_ family: Family?, _ context: Context) {
     }
     output(
         context,
-        json: .object([("organizer", .string(family.organizer)), ("members", .strings(family.members)), ("unshared", .strings(family.unshared))]),
+        json: .object([
+            ("organizer", .string(family.organizer)), ("members", .strings(family.members)), ("unshared", .strings(family.unshared)),
+            ("consentWithdrawn", .strings(family.consentWithdrawn.map(\.member))),
+        ]),
         text: "organizer \(family.organizer); members: \(family.members.isEmpty ? "none" : family.members.joined(separator: ", "))"
             + (family.unshared.isEmpty ? "" : "; not shared: \(family.unshared.joined(separator: ", "))")
+            + (family.consentWithdrawn.isEmpty ? "" : "; consent withdrawn: \(family.consentWithdrawn.map(\.member).joined(separator: ", "))")
     )
 }

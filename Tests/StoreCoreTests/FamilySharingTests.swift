@@ -1,6 +1,7 @@
 // O5: Family Sharing — members see the organizer's shareable purchases as their own
 // FAMILY_SHARED transactions; leaving or unsharing revokes them (REVOKE); crashes leave nothing
-// the next start does not put right.
+// the next start does not put right. The organizer, as parent or guardian, withdraws consent for a
+// member's use of the app (RESCIND_CONSENT), once per withdrawal.
 import Foundation
 import Testing
 import TestSupport
@@ -102,5 +103,78 @@ struct FamilySharingTests {
             Issue.record("a member asked a refund of a shared purchase")
             return
         }
+    }
+
+    @Test("RESCIND_CONSENT: the organizer withdraws consent for a member; the developer is told once, the app closes to the member, who cannot leave to open it; consent given again sends nothing; withdrawn again, told again")
+    func consentWithdrawn() throws {
+        let state = TemporaryState()
+        let (mom, kid) = try family(state)
+        #expect(try kid.family.consentWithdrawnBy() == nil)
+        state.clock.advance(seconds: 60)
+        let family = try mom.family.setConsent("kid", withdrawn: true)
+        #expect(family.consentWithdrawn.map(\.member) == ["kid"] && family.consentWithdrawn.first?.at == state.clock.now())
+        _ = try kid.queue.recover()
+        _ = try mom.queue.recover()
+        let told = try kid.server.notifications(account: "kid")
+        #expect(told.map(\.type) == ["RESCIND_CONSENT"], "once, however often the family is put right")
+        #expect(told.first?.transactionID == nil && told.first?.createdAt == state.clock.now())
+        #expect(try kid.family.consentWithdrawnBy() == "mom" && mom.family.consentWithdrawnBy() == nil)
+        #expect(error { try kid.family.leave("kid") } == .familyRefused(.consentWithdrawn(member: "kid", organizer: "mom")))
+        #expect(error { try mom.family.setConsent("kid", withdrawn: true) } == .familyRefused(.consentUnchanged(member: "kid", withdrawn: true)))
+        #expect(error { try kid.family.setConsent("kid", withdrawn: false) } == .familyRefused(.organizesNone(account: "kid")))
+        #expect(error { try mom.family.setConsent("mom", withdrawn: true) } == .familyRefused(.notAMember(account: "mom")))
+        _ = try mom.family.setConsent("kid", withdrawn: false)
+        #expect(try kid.family.consentWithdrawnBy() == nil)
+        // The same frozen moment: a second withdrawal is still its own notification.
+        _ = try mom.family.setConsent("kid", withdrawn: true)
+        _ = try kid.queue.recover()
+        #expect(try kid.server.notifications(account: "kid").map(\.type) == ["RESCIND_CONSENT", "RESCIND_CONSENT"])
+        // The organizer taking the member out ends the family's say over them.
+        _ = try mom.family.leave("kid")
+        #expect(try kid.family.consentWithdrawnBy() == nil)
+    }
+
+    @Test("RESCIND_CONSENT: a crash after the family recorded the withdrawal, before it was told: the member's next start tells it, once")
+    func consentCrash() throws {
+        let state = TemporaryState()
+        let (mom, _) = try family(state)
+        mom.crashPoints = { point throws(StoreError) in if point == .familyChanged { throw StoreError.stopped(at: point) } }
+        #expect(error { try mom.family.setConsent("kid", withdrawn: true) } == .stopped(at: .familyChanged))
+        #expect(try mom.server.notifications(account: "kid").isEmpty, "not yet told")
+        let restarted = try state.signedIn("kid", device: "tablet", catalog: selfiesCatalog)
+        _ = try restarted.queue.recover()
+        _ = try restarted.queue.recover()
+        #expect(try restarted.server.notifications(account: "kid").map(\.type) == ["RESCIND_CONSENT"])
+    }
+
+    @Test("RESCIND_CONSENT: the account server takes a family's consents from its organizer only; a member leaving may not touch them; a withdrawal names a member")
+    func consentChanges() throws {
+        let was = Family(organizer: "mom", members: ["kid", "teen"])
+        var withdrawn = was
+        withdrawn.consentWithdrawn = [ConsentWithdrawal(member: "kid", at: utc(2026, 4, 1))]
+        let byKid = FamilyChange(organizer: "mom", expected: was, new: withdrawn)
+        #expect(throws: StoreError.familyRefused(.organizerOnly(organizer: "mom"))) { try byKid.check(by: ["kid"]) }
+        try byKid.check(by: ["mom"])
+        // kid leaving, consent withdrawn: refused by the rule, not only by the organizer's say.
+        var left = withdrawn
+        left.members = ["teen"]
+        left.consentWithdrawn = []
+        #expect(throws: StoreError.familyRefused(.organizerOnly(organizer: "mom"))) { try FamilyChange(organizer: "mom", expected: withdrawn, new: left).check(by: ["kid"]) }
+        var keptWithdrawal = withdrawn
+        keptWithdrawal.members = ["teen"]
+        #expect(throws: StoreError.familyRefused(.consentWithdrawn(member: "kid", organizer: "mom"))) {
+            try FamilyChange(organizer: "mom", expected: withdrawn, new: keptWithdrawal).check(by: ["kid"])
+        }
+        // teen leaving, kid's withdrawal kept as it was: allowed.
+        var teenLeft = withdrawn
+        teenLeft.members = ["kid"]
+        try FamilyChange(organizer: "mom", expected: withdrawn, new: teenLeft).check(by: ["teen"])
+        // A withdrawal for someone outside the family is refused when it is written.
+        var stranger = was
+        stranger.consentWithdrawn = [ConsentWithdrawal(member: "eve", at: utc(2026, 4, 1))]
+        #expect(throws: StoreError.familyRefused(.notAMember(account: "eve"))) { try FamilyChange(organizer: "mom", expected: was, new: stranger).applied(to: [was]) }
+        // A family stored before consents existed reads as none withdrawn.
+        let old = try JSONDecoder().decode(Family.self, from: Data(#"{"organizer":"mom","members":["kid"],"unshared":[]}"#.utf8))
+        #expect(old == Family(organizer: "mom", members: ["kid"]))
     }
 }

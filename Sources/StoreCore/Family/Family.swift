@@ -5,6 +5,8 @@
 // Each share and each revocation is a line on the member's receipt, and what should be shared is
 // worked out again from the family and the organizer's receipt whenever it may have changed, so a
 // crash anywhere leaves nothing that the next reconciliation does not put right.
+// The organizer, as parent or guardian, may also withdraw consent for a member's use of the app
+// (RESCIND_CONSENT): the member's screen stays closed until consent is given again.
 import Foundation
 
 public struct Family: Sendable, Equatable, Codable {
@@ -12,11 +14,32 @@ public struct Family: Sendable, Equatable, Codable {
     public var members: [String]
     /// Shareable products the organizer stopped sharing ("Share with family" off).
     public var unshared: [String]
+    /// Members whose use of the app the organizer no longer consents to, and since when.
+    public var consentWithdrawn: [ConsentWithdrawal]
 
-    public init(organizer: String, members: [String] = [], unshared: [String] = []) {
+    public init(organizer: String, members: [String] = [], unshared: [String] = [], consentWithdrawn: [ConsentWithdrawal] = []) {
         self.organizer = organizer
         self.members = members
         self.unshared = unshared
+        self.consentWithdrawn = consentWithdrawn
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case organizer, members, unshared, consentWithdrawn
+    }
+
+    /// Families stored before consent could be withdrawn have no `consentWithdrawn`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        organizer = try container.decode(String.self, forKey: .organizer)
+        members = try container.decode([String].self, forKey: .members)
+        unshared = try container.decode([String].self, forKey: .unshared)
+        consentWithdrawn = try container.decodeIfPresent([ConsentWithdrawal].self, forKey: .consentWithdrawn) ?? []
+    }
+
+    /// The withdrawal that keeps `account` out of the app, if the organizer made one.
+    public func withdrawal(of account: String) -> ConsentWithdrawal? {
+        consentWithdrawn.first { $0.member.lowercased() == account.lowercased() }
     }
 
     /// The App Store's limit: the organizer and five others.
@@ -27,6 +50,26 @@ public struct Family: Sendable, Equatable, Codable {
     }
 }
 
+/// The organizer withdrew consent for `member`'s use of the app at `at` (store clock): the App
+/// Store tells the developer once (RESCIND_CONSENT), keyed by the member and that moment.
+public struct ConsentWithdrawal: Sendable, Equatable, Codable {
+    public var member: String
+    public var at: Date
+    /// Tells this withdrawal from another of the same member at the same moment (a frozen clock).
+    public var id: String
+
+    public init(member: String, at: Date, id: String = UUID().uuidString.lowercased()) {
+        self.member = member
+        self.at = at
+        self.id = id
+    }
+
+    /// The one notification this withdrawal means.
+    public var notification: ServerNotification {
+        ServerNotification(key: "rescind-consent:\(id)", account: member, type: "RESCIND_CONSENT", createdAt: at)
+    }
+}
+
 extension FamilyChange {
     /// W9: whether the accounts `callers` (lowercased) may make this change: a family changes only
     /// by its organizer, except that a member may take themselves out.
@@ -34,9 +77,16 @@ extension FamilyChange {
         guard expected != new else { return }
         if callers.contains(organizer.lowercased()) { return }
         // A member leaving: the same family less members who are all callers.
-        if let was = expected, let now = new, was.organizer == now.organizer, was.unshared == now.unshared {
+        // One whose consent the organizer withdrew cannot leave to escape it.
+        if let was = expected, let now = new, was.organizer == now.organizer, was.unshared == now.unshared,
+           was.consentWithdrawn == now.consentWithdrawn {
             let left = was.members.filter { member in !now.members.contains(member) }
-            if now.members.allSatisfy(was.members.contains), !left.isEmpty, left.allSatisfy({ callers.contains($0.lowercased()) }) { return }
+            if now.members.allSatisfy(was.members.contains), !left.isEmpty, left.allSatisfy({ callers.contains($0.lowercased()) }) {
+                if let kept = left.first(where: { was.withdrawal(of: $0) != nil }) {
+                    throw StoreError.familyRefused(.consentWithdrawn(member: kept, organizer: was.organizer))
+                }
+                return
+            }
         }
         throw StoreError.familyRefused(.organizerOnly(organizer: organizer))
     }
@@ -77,6 +127,12 @@ public struct FamilyChange: Codable, Sendable, Equatable {
             guard new.members.count <= Family.maximumMembers else {
                 throw StoreError.familyRefused(.full(maximum: Family.maximumMembers))
             }
+            // Consent is withdrawn only for members, once each.
+            let withdrawn = new.consentWithdrawn.map { $0.member.lowercased() }
+            if let stranger = new.consentWithdrawn.first(where: { withdrawal in !new.members.contains { $0.lowercased() == withdrawal.member.lowercased() } }) {
+                throw StoreError.familyRefused(.notAMember(account: stranger.member))
+            }
+            guard Set(withdrawn).count == withdrawn.count else { throw StoreError.familyRefused(.memberTwice) }
             if let index { result[index] = new } else { result.append(new) }
         } else if let index {
             result.remove(at: index)
@@ -140,7 +196,12 @@ public final class FamilySharing: SessionRole {
             guard user.lowercased() == member.lowercased() || user.lowercased() == family.organizer.lowercased() else {
                 throw StoreError.familyRefused(.memberOrOrganizerOnly(member: member, organizer: family.organizer))
             }
+            if user.lowercased() != family.organizer.lowercased(), family.withdrawal(of: member) != nil {
+                throw StoreError.familyRefused(.consentWithdrawn(member: member, organizer: family.organizer))
+            }
             families[index].members.removeAll { $0.lowercased() == member.lowercased() }
+            // Out of the family, out of its organizer's say over the app.
+            families[index].consentWithdrawn.removeAll { $0.member.lowercased() == member.lowercased() }
             return index
         }
         try crashPoint(.familyChanged)
@@ -158,6 +219,30 @@ public final class FamilySharing: SessionRole {
             family.unshared.removeAll { $0 == productID }
             if !on { family.unshared.append(productID) }
         }
+    }
+
+    /// The organizer, as parent or guardian, withdraws consent for `member`'s use of the app (or
+    /// gives it again): the App Store tells the developer at once (RESCIND_CONSENT) and keeps the
+    /// app closed to the member; giving consent again sends nothing.
+    public func setConsent(_ member: String, withdrawn: Bool) throws(StoreError) -> Family {
+        let now = now()
+        return try change { family, _ throws(StoreError) in
+            guard family.members.contains(where: { $0.lowercased() == member.lowercased() }) else {
+                throw StoreError.familyRefused(.notAMember(account: member))
+            }
+            guard (family.withdrawal(of: member) != nil) != withdrawn else {
+                throw StoreError.familyRefused(.consentUnchanged(member: member, withdrawn: withdrawn))
+            }
+            family.consentWithdrawn.removeAll { $0.member.lowercased() == member.lowercased() }
+            if withdrawn { family.consentWithdrawn.append(ConsentWithdrawal(member: member, at: now)) }
+        }
+    }
+
+    /// Who withdrew consent for the signed-in account's use of the app, if anyone: its family's
+    /// organizer. Nil when signed out or in no family.
+    public func consentWithdrawnBy() throws(StoreError) -> String? {
+        guard let user = try currentUser(), try server.hasFamilies() else { return nil }
+        return try server.families().first { $0.withdrawal(of: user) != nil }?.organizer
     }
 
     /// Changes the signed-in organizer's family, then brings every member's shares in line.
@@ -253,6 +338,11 @@ public final class FamilySharing: SessionRole {
                 transactionID: session.makeTransactionID(), account: member, productID: share.productID, kind: share.kind,
                 purchaseDate: now, device: session.deviceName, event: .familyRevoke, group: share.group, reference: share.transactionID
             ))
+        }
+        // A withdrawal of consent is told once, whoever reconciles first after it (keyed by it).
+        if let withdrawal = families.first(where: { $0.members.contains { $0.lowercased() == member.lowercased() } })?.withdrawal(of: member),
+           try !server.hasNotification(key: withdrawal.notification.key) {
+            _ = try server.enqueue([withdrawal.notification])
         }
     }
 

@@ -15,6 +15,11 @@ public enum FamilyRefusal: Codable, Equatable, Sendable, CustomStringConvertible
     case memberOrOrganizerOnly(member: String, organizer: String)
     case notShareable(productID: String)
     case organizesNone(account: String)
+    /// A member whose consent the organizer withdrew: the app stays closed to them, and they
+    /// cannot leave the family to open it.
+    case consentWithdrawn(member: String, organizer: String)
+    /// Consent given to a member it was never withdrawn from, or withdrawn twice.
+    case consentUnchanged(member: String, withdrawn: Bool)
     /// Twenty tries, and each found the family changed by someone else.
     case keptChanging
 
@@ -31,6 +36,10 @@ public enum FamilyRefusal: Codable, Equatable, Sendable, CustomStringConvertible
         case .memberOrOrganizerOnly(let member, let organizer): "only \(member) or the organizer, \(organizer), can take \(member) out of the family"
         case .notShareable(let id): "\"\(id)\" is not family-shareable (`familyShareable` in the catalog)"
         case .organizesNone(let account): "\(account) organizes no family (`storefront family create` starts one)"
+        case .consentWithdrawn(let member, let organizer):
+            "\(member)'s parent or guardian, \(organizer), withdrew consent for this app: it stays closed to \(member) until \(organizer) gives it again"
+        case .consentUnchanged(let member, let withdrawn):
+            withdrawn ? "consent for \(member) is withdrawn already" : "consent for \(member) was not withdrawn"
         case .keptChanging: "the family kept changing on the account server; try again"
         }
     }

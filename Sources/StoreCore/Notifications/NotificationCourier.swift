@@ -118,6 +118,9 @@ public final class NotificationCourier: Sendable {
         let receipt: [ReceiptEntry]
         if notification.account.isEmpty {
             receipt = []
+        } else if notification.type == "RESCIND_CONSENT" {
+            // The customer's app transaction, whose original purchase date is their first purchase.
+            receipt = try server.receipt(account: notification.account)
         } else if notification.group != nil {
             receipt = try server.planLines(account: notification.account)
         } else {

@@ -265,6 +265,18 @@ package struct PayloadBuilder {
             payload.summary = summary
             payload.data = nil
         }
+        // A withdrawal of consent names the app and the customer (their app transaction, as Get
+        // App Transaction Info signs it), in `appData` in place of `data`.
+        if notification.type == "RESCIND_CONSENT" {
+            var app = NotificationAppData()
+            app.appAppleId = identity.appAppleID
+            app.bundleId = identity.bundleID
+            app.environment = identity.environment.rawValue
+            let firstPurchase = receipt.filter(\.isTransaction).map(\.purchaseDate).min()
+            app.signedAppTransactionInfo = try sign(appTransaction(device: "app-store-server", firstPurchase: firstPurchase))
+            payload.appData = app
+            payload.data = nil
+        }
         return payload
     }
 

@@ -143,6 +143,17 @@ public struct NotificationSummary: Codable, Sendable, Equatable {
     public init() {}
 }
 
+/// A RESCIND_CONSENT notification's `appData` (AppData): the app and the customer's signed app
+/// transaction, in place of `data`.
+public struct NotificationAppData: Codable, Sendable, Equatable {
+    public var appAppleId: Int64?
+    public var bundleId: String?
+    public var environment: String?
+    public var signedAppTransactionInfo: String?
+
+    public init() {}
+}
+
 /// A notification's decoded `signedPayload` (ResponseBodyV2DecodedPayload).
 public struct NotificationPayload: SignedPayload {
     public var notificationType: String?
@@ -150,6 +161,7 @@ public struct NotificationPayload: SignedPayload {
     public var notificationUUID: String?
     public var data: NotificationData?
     public var summary: NotificationSummary?
+    public var appData: NotificationAppData?
     public var version: String?
     public var signedDate: Int64?
 
