@@ -164,6 +164,12 @@ private func clamp(_ value: Int, count: Int) -> Int { count == 0 ? 0 : min(max(0
 
 private func reduceProducts(_ state: inout AppState, _ command: Command) -> [Effect] {
     let rows = state.snapshot?.rows ?? []
+    // RESCIND_CONSENT: a closed app opens nothing and buys nothing; the account, the transaction
+    // manager, help and quit still work.
+    if let organizer = state.snapshot?.consentWithdrawnBy, [.restore, .random].contains(command) {
+        state.banner = Banner("Closed: \(organizer) withdrew consent for this app", kind: .failure)
+        return []
+    }
     switch command {
     case .up: state.selection = clamp(state.selection - 1, count: rows.count)
     case .down: state.selection = clamp(state.selection + 1, count: rows.count)

@@ -143,6 +143,44 @@ struct NotificationDeliveryTests {
         #expect(results.count == 3 && results.allSatisfy { $0.ok && $0.decoded["notificationType"] as? String == "ONE_TIME_CHARGE" })
     }
 
+    @Test("RESCIND_CONSENT: the organizer withdraws consent for a member; the receiver gets it once, Apple's library verifies it and the member's signed app transaction in its appData; the member cannot leave; consent given again sends nothing")
+    func consentWithdrawn() throws {
+        let receiver = try Receiver()
+        let session = try Session()
+        try session.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("kid", device: "tablet")
+        try session.run(["buy", "com.storefront.comic.nightshift", "--device", "tablet"]).expectSuccess()
+        try session.run(["clock", "advance", "1d"]).expectSuccess()
+        try session.signUp("mom", device: "phone")
+        try session.run(["family", "create", "--device", "phone"]).expectSuccess()
+        try session.run(["family", "add", "kid", "--device", "phone"]).expectSuccess()
+        let before = receiver.payloads.count
+        try session.run(["family", "consent", "kid", "withdraw", "--device", "phone"]).expectSuccess()
+        let refused = try session.run(["family", "leave", "kid", "--device", "tablet"])
+        #expect(refused.status != 0 && refused.stderr.contains("mom, withdrew consent"), "\(refused)")
+        #expect(try session.object(["family", "--device", "tablet"])["consentWithdrawn"] as? [String] == ["kid"])
+        try session.run(["family", "consent", "kid", "give", "--device", "phone"]).expectSuccess()
+        try session.run(["notifications", "deliver", "--device", "tablet"]).expectSuccess()
+        let payloads = receiver.payloads.dropFirst(before)
+        #expect(payloads.count == 1, "one withdrawal, one notification; giving consent again sends none")
+        let payload = try #require(payloads.first)
+        let appData = try #require(try payloadFields(payload)["appData"] as? [String: Any])
+        let signedApp = try #require(appData["signedAppTransactionInfo"] as? String)
+        let own = try #require(try session.object(["app", "--device", "tablet"])["signedAppTransaction"] as? String)
+        let results = try AppleVerifier.verify(
+            [("notification", payload), ("appTransaction", signedApp), ("appTransaction", own)], session: session, bundleID: "com.storefront.comics"
+        )
+        for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
+        let decoded = results[0].decoded
+        #expect(decoded["notificationType"] as? String == "RESCIND_CONSENT" && decoded["subtype"] == nil && decoded["data"] == nil)
+        let decodedApp = decoded["appData"] as? [String: Any]
+        #expect(decodedApp?["bundleId"] as? String == "com.storefront.comics" && decodedApp?["environment"] as? String == "Sandbox")
+        let app = results[1].decoded
+        #expect(app["appTransactionId"] as? String == results[2].decoded["appTransactionId"] as? String, "the member's own app transaction")
+        #expect(app["originalPurchaseDate"] as? Int == 1_777_896_000_000, "the member's first purchase, a day before")
+    }
+
     @Test("N4 SIGKILL between the outbox write and the 200 (before delivery starts, after signing, after the 200): the next command delivers, nothing lost (a duplicate after the 200 is allowed)",
           arguments: ["purchase-delivered", "notification-signed", "notification-posted"])
     func crash(_ point: String) throws {

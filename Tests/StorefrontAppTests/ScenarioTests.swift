@@ -56,6 +56,26 @@ struct ScenarioTests {
         }
     }
 
+    @Test("RESCIND_CONSENT in a scenario: family consent NAME withdraw tells the developer; give sends nothing more; a word other than withdraw or give is refused at its line")
+    func consentSteps() throws {
+        let result = try runScenario("""
+            sign up theo password secret
+            sign out
+            sign up mia password secret
+            family create
+            family add theo
+            family consent theo withdraw
+            family consent theo give
+            sign out
+            sign in theo password secret
+            expect notification RESCIND_CONSENT
+            """)
+        #expect(result.error == nil && result.passed, "\(result.expectations.map { "\($0.text): \($0.detail ?? "")" })")
+        #expect(throws: ScenarioError(file: "s.scenario", line: 1, message: "\"maybe\" is not withdraw or give")) {
+            try ScenarioParser.parse("family consent theo maybe", file: "s.scenario")
+        }
+    }
+
     @Test("a deliberately wrong expectation fails with its line number and what was seen")
     func wrongExpectation() throws {
         let result = try runScenario("""

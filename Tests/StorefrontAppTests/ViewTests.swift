@@ -74,6 +74,27 @@ struct ViewTests {
         #expect(try harness.store.queue.history().isEmpty, "b on a failed list bought nothing")
     }
 
+    @Test("RESCIND_CONSENT: a member whose organizer withdrew consent finds the app closed, says who; b, ⏎, n and r open and buy nothing; consent given again opens it at the next tick")
+    func consentWithdrawn() throws {
+        let harness = try Harness(user: "ann")
+        let family = Family(organizer: "mom", members: ["ann"])
+        var withdrawn = family
+        withdrawn.consentWithdrawn = [ConsentWithdrawal(member: "ann", at: Date(timeIntervalSince1970: 1_768_478_400))]
+        #expect(try harness.store.server.changeFamily(FamilyChange(organizer: "mom", expected: nil, new: withdrawn)))
+        try harness.refresh()
+        var lines = harness.lines()
+        #expect(lines.contains { $0.contains("This app is closed to ann") }, "\(lines.joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("ann's parent or guardian, mom, withdrew") })
+        #expect(harness.state.snapshot?.rows.isEmpty == true && harness.state.snapshot?.consentWithdrawnBy == "mom")
+        harness.press(.character("b"), .enter, .character("n"), .character("b"), .character("r"))
+        #expect(harness.state.route == .products && harness.state.banner?.text == "Closed: mom withdrew consent for this app")
+        #expect(try harness.store.queue.history().isEmpty, "b, ⏎, n and r on a closed app opened and bought nothing")
+        #expect(try harness.store.server.changeFamily(FamilyChange(organizer: "mom", expected: withdrawn, new: family)))
+        harness.tick()
+        lines = harness.lines()
+        #expect(lines[3].contains("Night Shift"), "open again: \(lines)")
+    }
+
     @Test("C6 an empty configuration opens as an empty store that says there are no products yet; keys do nothing harmful")
     func emptyCatalog() throws {
         let harness = try Harness(catalog: Catalog(name: "New", products: []))

@@ -272,16 +272,22 @@ struct RemoteStoreTests {
         }
     }
 
+    /// mom's and kid's devices on the server at `port`, signed up; mom organizes a family with kid.
+    static func momAndKid(_ setup: Setup, port: Int) throws -> (mom: Store, kid: Store) {
+        let kid = try setup.device(port: port)
+        try kid.accounts.signUp("kid", password: "secret")
+        let mom = try setup.device(port: port)
+        try mom.accounts.signUp("mom", password: "secret")
+        _ = try mom.family.create()
+        _ = try mom.family.add("kid")
+        return (mom, kid)
+    }
+
     @Test("O5 W6 Family Sharing across machines: the server puts the shares right (devices may not read other accounts), the member reads the organizer's plans and nothing else of theirs, leaving revokes", arguments: Backend.allCases)
     func familyAcrossMachines(backend: Backend) async throws {
         let setup = try Setup(catalog: selfiesCatalog, backend: backend)
         try await setup.run { port in
-            let kid = try setup.device(port: port)
-            try kid.accounts.signUp("kid", password: "secret")
-            let mom = try setup.device(port: port)
-            try mom.accounts.signUp("mom", password: "secret")
-            _ = try mom.family.create()
-            _ = try mom.family.add("kid")
+            let (mom, kid) = try Self.momAndKid(setup, port: port)
             try mom.queue.buy("comic.a")
             try mom.queue.buy("allaccess")
             // What storefront-server does every second.
@@ -302,6 +308,37 @@ struct RemoteStoreTests {
             #expect(try kid.entitlements.status().owned.isEmpty)
             #expect(try kid.entitlements.status().plans.isEmpty)
             #expect(try kid.server.notifications(account: "kid").map(\.type) == ["REVOKE", "REVOKE"])
+        }
+    }
+
+    @Test("RESCIND_CONSENT across machines: the member's own device or the server's every-second pass tells each withdrawal once (the organizer's device may not write to the member's outbox); a device names a withdrawal the server does not hold and nothing is written; the member cannot undo it", arguments: Backend.allCases)
+    func consentAcrossMachines(backend: Backend) async throws {
+        let setup = try Setup(catalog: selfiesCatalog, backend: backend)
+        try await setup.run { port in
+            let (mom, kid) = try Self.momAndKid(setup, port: port)
+            _ = try mom.family.setConsent("kid", withdrawn: true)
+            #expect(try kid.server.notifications(account: "kid").isEmpty, "mom's device cannot write kid's outbox")
+            #expect(try kid.family.consentWithdrawnBy() == "mom")
+            // The member's own device asks the server, which derives the notification from its families.
+            _ = try kid.queue.recover()
+            _ = try kid.queue.recover()
+            #expect(try kid.server.notifications(account: "kid").map(\.type) == ["RESCIND_CONSENT"])
+            // A made-up withdrawal is nothing the server holds: nothing is written.
+            let madeUp = ConsentWithdrawal(member: "kid", at: Date()).notification
+            #expect(try kid.server.enqueue([madeUp]).isEmpty)
+            // The member can neither leave nor take the withdrawal off.
+            #expect(error { try kid.family.leave("kid") } == .familyRefused(.consentWithdrawn(member: "kid", organizer: "mom")))
+            let family = try #require(try kid.family.family())
+            var lifted = family
+            lifted.consentWithdrawn = []
+            #expect(error { try kid.server.changeFamily(FamilyChange(organizer: "mom", expected: family, new: lifted)) } == .familyRefused(.organizerOnly(organizer: "mom")))
+            // Given and withdrawn again: the server's own pass tells it, with no device of kid's running.
+            _ = try mom.family.setConsent("kid", withdrawn: false)
+            _ = try mom.family.setConsent("kid", withdrawn: true)
+            try setup.served.reconcileFamilies()
+            try setup.served.reconcileFamilies()
+            let told = try kid.server.notifications(account: "kid").map(\.type)
+            #expect(told == ["RESCIND_CONSENT", "RESCIND_CONSENT"])
         }
     }
 }

@@ -51,7 +51,7 @@ public struct Family: Sendable, Equatable, Codable {
 }
 
 /// The organizer withdrew consent for `member`'s use of the app at `at` (store clock): the App
-/// Store tells the developer once (RESCIND_CONSENT), keyed by the member and that moment.
+/// Store tells the developer once (RESCIND_CONSENT), keyed by the withdrawal's own id.
 public struct ConsentWithdrawal: Sendable, Equatable, Codable {
     public var member: String
     public var at: Date
@@ -318,13 +318,17 @@ public final class FamilySharing: SessionRole {
 
     /// Writes `member`'s missing shares and revokes those no longer due, as receipt lines.
     func reconcile(_ member: String, families: [Family]) throws(StoreError) {
+        // A withdrawal of consent is told once, whoever reconciles first after it (keyed by it);
+        // first, as the member's own device may do this and not read the organizer's receipt.
+        let family = families.first { $0.members.contains { $0.lowercased() == member.lowercased() } }
+        if let withdrawal = family?.withdrawal(of: member), try !server.hasNotification(key: withdrawal.notification.key) {
+            _ = try server.enqueue([withdrawal.notification])
+        }
         let receipt = try server.receipt(account: member)
         let revoked = Set(receipt.compactMap { $0.event == .familyRevoke ? $0.reference : nil })
         let held = receipt.filter { $0.event == .familyShare && !revoked.contains($0.transactionID) }
         var due: [ReceiptEntry] = []
-        if let family = families.first(where: { $0.members.contains { $0.lowercased() == member.lowercased() } }) {
-            due = try shareable(by: family)
-        }
+        if let family { due = try shareable(by: family) }
         let now = now()
         for purchase in due where !held.contains(where: { $0.reference == purchase.transactionID }) {
             try server.add(ReceiptEntry(
@@ -338,11 +342,6 @@ public final class FamilySharing: SessionRole {
                 transactionID: session.makeTransactionID(), account: member, productID: share.productID, kind: share.kind,
                 purchaseDate: now, device: session.deviceName, event: .familyRevoke, group: share.group, reference: share.transactionID
             ))
-        }
-        // A withdrawal of consent is told once, whoever reconciles first after it (keyed by it).
-        if let withdrawal = families.first(where: { $0.members.contains { $0.lowercased() == member.lowercased() } })?.withdrawal(of: member),
-           try !server.hasNotification(key: withdrawal.notification.key) {
-            _ = try server.enqueue([withdrawal.notification])
         }
     }
 
