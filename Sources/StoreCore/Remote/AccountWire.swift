@@ -269,21 +269,25 @@ public enum AccountWire {
     // MARK: The outbox: the server writes and delivers notifications.
 
     /// A device asks for what the clock's passing means for its own accounts (a cancelled plan's
-    /// end, a grace period running out), for a withdrawal of their consent, and for TEST
-    /// notifications. The server derives each one from its own plans, families and clock, and
-    /// makes the TEST's UUID: what a device sends only says which to look at, so it can name
-    /// neither another account's event key nor a type (W9).
-    static let enqueue = Method<[ServerNotification], [ServerNotification]>("enqueue", access: { .accounts($0.map(\.account)) }) {
-        server, asked, call in
+    /// end, a grace period running out), for a withdrawal of consent, and for TEST notifications.
+    /// The server derives each one from its own plans, families and clock, and makes the TEST's
+    /// UUID: what a device sends only says which to look at, so it can name neither another
+    /// account's event key nor a type (W9). A withdrawal of consent may be asked for by the member
+    /// or by the organizer who made it (the member's device may not be running).
+    static let enqueue = Method<[ServerNotification], [ServerNotification]>("enqueue", access: { asked in
+        asked.allSatisfy { $0.type == "RESCIND_CONSENT" } ? .signedIn : .accounts(asked.map(\.account))
+    }) { server, asked, call in
         var derived: [ServerNotification] = []
         for account in Set(asked.map(\.account)).sorted() {
             let mine = asked.filter { $0.account == account }
             let keys = Set(mine.map(\.key))
-            derived += NotificationRules.timed(try server.plans(account: account), account: account, now: call.now).filter { keys.contains($0.key) }
-            // A withdrawal of consent for this account, as the server's families record it.
             if mine.contains(where: { $0.type == "RESCIND_CONSENT" }) {
-                derived += try server.families().compactMap { $0.withdrawal(of: account)?.notification }.filter { keys.contains($0.key) }
+                derived += try server.families().filter { call.isDeveloper || call.isCaller(account) || call.isCaller($0.organizer) }
+                    .compactMap { $0.withdrawal(of: account)?.notification }.filter { keys.contains($0.key) }
             }
+            // Anything else only for the account's own session (the access rule saw to that).
+            guard call.isCaller(account) || call.isDeveloper else { continue }
+            derived += NotificationRules.timed(try server.plans(account: account), account: account, now: call.now).filter { keys.contains($0.key) }
             for _ in mine.filter({ $0.type == "TEST" }) {
                 let uuid = UUID().uuidString.lowercased()
                 derived.append(ServerNotification(key: "test:\(uuid)", account: account, type: "TEST", createdAt: call.now, uuid: uuid))
