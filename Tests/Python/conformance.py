@@ -17,7 +17,9 @@ notifications going to a receiver in this process. Then the properties are check
   5. every filter of Get Transaction History returns exactly the transactions that match it, and
      Get Refund History exactly the refunded ones (revoked and PURCHASED);
   6. one subscription group of one account keeps one originalTransactionId (resubscribes
-     included), and every subscription transaction carries a webOrderLineItemId.
+     included), and every subscription transaction carries a webOrderLineItemId;
+  7. a RESCIND_CONSENT's appData carries an app transaction Apple's verifier accepts, whose
+     appTransactionId Get App Transaction Info answers with the same customer.
 
 Prints one JSON object: {"seed", "notifications": {TYPE: count}, "failures": [...]}; exits 1 when
 there is a failure, 2 when the story itself could not be told.
@@ -39,6 +41,8 @@ from appstoreserverlibrary.models.RefundHistoryResponse import RefundHistoryResp
 from appstoreserverlibrary.models.ResponseBodyV2DecodedPayload import ResponseBodyV2DecodedPayload
 from appstoreserverlibrary.models.StatusResponse import StatusResponse
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
+from appstoreserverlibrary.models.AppData import AppData
+from appstoreserverlibrary.models.AppTransaction import AppTransaction
 from appstoreserverlibrary.models.Data import Data
 from appstoreserverlibrary.models.Summary import Summary
 from appstoreserverlibrary.models.TransactionInfoResponse import TransactionInfoResponse
@@ -291,7 +295,8 @@ def subscriptions_story(store, rng, log):
 
 
 def one_time_story(store, rng, log):
-    """The comics: one-time purchases, Family Sharing of a comic, refund requests and reversals."""
+    """The comics: one-time purchases, Family Sharing of a comic, refund requests and reversals,
+    and consent withdrawn for a member."""
     dev = lambda *a, **k: store.cli(list(a), developer=True, **k)
     cli = lambda *a, **k: store.cli(list(a), **k)
     dev("clock", "freeze", "2026-03-01T09:00:00Z", json_out=False)
@@ -312,6 +317,9 @@ def one_time_story(store, rng, log):
     if len(packs) > 1:
         cli("refund-request", "ask", packs[1], json_out=False)
         dev("refund-request", "approve", packs[1], json_out=False)
+    cli("family", "consent", "theo", "withdraw", json_out=False)
+    if rng.random() < 0.5:
+        cli("family", "consent", "theo", "give", json_out=False)
     cli("family", "leave", "theo", json_out=False)
     log.append("one-time story told")
 
@@ -339,6 +347,9 @@ def judge(store, bundle, apple_id, bodies, failures, counts):
             check_types(raw["data"], Data, where + ".data", failures)
         if "summary" in raw:
             check_types(raw["summary"], Summary, where + ".summary", failures)
+        if "appData" in raw:
+            check_types(raw["appData"], AppData, where + ".appData", failures)
+            app_transaction_checks(verifier, api, raw["appData"], where, failures)
         data = raw.get("data", {})
         transaction = renewal = None
         if "signedTransactionInfo" in data:
@@ -430,6 +441,26 @@ def judge(store, bundle, apple_id, bodies, failures, counts):
                     t, r = payload_of(last["signedTransactionInfo"]), payload_of(last["signedRenewalInfo"])
                     if t["originalTransactionId"] != r["originalTransactionId"] or last.get("originalTransactionId") != r["originalTransactionId"]:
                         failures.append(f"{bundle} statuses of {transaction_id}: originals disagree ({last.get('originalTransactionId')}, {t['originalTransactionId']}, {r['originalTransactionId']})")
+
+
+def app_transaction_checks(verifier, api, app_data, where, failures):
+    """An appData's app transaction verifies, and names a customer the Server API knows."""
+    signed = app_data.get("signedAppTransactionInfo")
+    if not signed:
+        failures.append(f"{where}: appData has no signedAppTransactionInfo")
+        return
+    try:
+        verifier.verify_and_decode_app_transaction(signed)
+    except VerificationException as error:
+        failures.append(f"{where}: Apple's verifier refuses its app transaction: {error.status.name}")
+    app = payload_of(signed)
+    check_types(app, AppTransaction, where + " app transaction", failures)
+    try:
+        served = payload_of(api.get_app_transaction_info(app["appTransactionId"]).signedAppTransactionInfo)
+        if served.get("appTransactionId") != app["appTransactionId"] or served.get("originalPurchaseDate") != app.get("originalPurchaseDate"):
+            failures.append(f"{where}: Get App Transaction Info answers {app['appTransactionId']} with another customer or first purchase")
+    except APIException as error:
+        failures.append(f"{where}: its appTransactionId {app.get('appTransactionId')} is unknown to Get App Transaction Info ({error.http_status_code}, {error.raw_api_error})")
 
 
 def every_page(fetch, raw_path, model, what, api, headers, failures):
