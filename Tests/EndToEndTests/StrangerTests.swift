@@ -108,6 +108,9 @@ struct StrangerTests {
             #expect(refused.status == 1, "\(arguments): \(refused)")
             #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("only the developer may \(action)"), "\(arguments): \(refused.stderr)")
         }
+        // The webhook's path may hold the developer's secret: a customer sees only where it goes.
+        #expect(try eve.object(["webhook"])["url"] as? String == "http://127.0.0.1:9/…")
+        #expect(try developer.object(["webhook"])["url"] as? String == "http://127.0.0.1:9/team")
         // A refund answer is the developer's: not of the victim's purchase, nor of the stranger's own.
         let notHers = try eve.run(["refund-request", "approve", purchase])
         #expect(notHers.status != 0, "\(notHers)")

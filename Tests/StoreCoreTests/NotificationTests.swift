@@ -157,4 +157,14 @@ struct NotificationTests {
         }
         #expect(try store.entitlements.status().owned == ["comic.a", "comic.b"])
     }
+
+    @Test("W9 a customer is shown where the webhook goes, never its path, query or credentials")
+    func webhookShownToCustomers() {
+        let shown = { (url: String) in Webhook(url: url, once: true).shownToCustomers }
+        #expect(shown("https://backend.example/apple/s3cret?token=t") == Webhook(url: "https://backend.example/…", once: true))
+        #expect(shown("http://127.0.0.1:8000/apple").url == "http://127.0.0.1:8000/…")
+        #expect(shown("https://user:pw@backend.example").url == "https://backend.example/…")
+        #expect(shown("https://backend.example").url == "https://backend.example")
+        #expect(shown("https://backend.example/").url == "https://backend.example")
+    }
 }

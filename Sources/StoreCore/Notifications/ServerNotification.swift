@@ -78,6 +78,15 @@ public struct Webhook: Sendable, Equatable, Codable {
         self.once = once
     }
 
+    /// What a customer's device is shown of the developer's webhook (W9): where notifications go
+    /// (scheme, host and port), not its path or query, which may carry the developer's secret.
+    /// Customers' devices never post to it: a team server delivers its own notifications.
+    public var shownToCustomers: Webhook {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme, let host = parts.host else { return Webhook(url: "(set)", once: once) }
+        let hidden = !(parts.path.isEmpty || parts.path == "/") || parts.query != nil || parts.fragment != nil || parts.user != nil
+        return Webhook(url: "\(scheme)://\(host)\(parts.port.map { ":\($0)" } ?? "")\(hidden ? "/…" : "")", once: once)
+    }
+
     /// An http:// or https:// URL with a host (W13: https through the program's TLS client,
     /// trusting the system's roots and STOREFRONT_CA_FILE).
     public static func isValid(_ text: String) -> Bool {

@@ -302,7 +302,11 @@ public enum AccountWire {
         if let account { return try server.notifications(account: account) }
         return try server.notifications(account: nil).filter { call.isCaller($0.account) }
     }
-    static let webhook = Method<R.None, Webhook?>("webhook", access: { _ in .anyone }) { server, _, _ in try server.webhook() }
+    /// The developer reads the webhook whole; anyone else only where it goes (its path and query
+    /// may hold the developer's secret).
+    static let webhook = Method<R.None, Webhook?>("webhook", access: { _ in .anyone }) { server, _, call in
+        try call.isDeveloper ? server.webhook() : server.webhook()?.shownToCustomers
+    }
     static let setWebhook = Method<Webhook?, Bool>("setWebhook", access: { _ in .developer }) { try $0.setWebhook($1); return true }
 
     // MARK: Settings every device shares (W7): read by anyone, changed by the developer (W9).
