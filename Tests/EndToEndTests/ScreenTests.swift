@@ -490,6 +490,26 @@ extension ScreenTests {
         try tmux.send("q")
     }
 
+    @Test("RESCIND_CONSENT in a terminal: the organizer withdraws consent on the command line and the member's open screen closes at its next tick, saying who; n opens nothing; consent given again opens it")
+    func consentWithdrawn() throws {
+        let session = try Session()
+        try session.signUp("mia", device: "mia-phone")
+        try session.run(["family", "create", "--device", "mia-phone"]).expectSuccess()
+        try session.signUp("theo")
+        try session.run(["family", "add", "theo", "--device", "mia-phone"]).expectSuccess()
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("Night Shift")
+        try session.run(["family", "consent", "theo", "withdraw", "--device", "mia-phone"]).expectSuccess()
+        try tmux.waitFor("This app is closed to theo")
+        try tmux.waitFor("mia, withdrew consent")
+        try tmux.send("n")
+        try tmux.waitFor("Closed: mia withdrew consent for this app")
+        #expect(!(try tmux.capture().contains("Random comic")), "n opened nothing")
+        try session.run(["family", "consent", "theo", "give", "--device", "mia-phone"]).expectSuccess()
+        try tmux.waitUntil(description: "the list again") { $0.contains("Night Shift ") && !$0.contains("This app is closed") }
+        try tmux.send("q")
+    }
+
     @Test("O4 a win-back offer bought on the screen: a lapsed subscriber who paid a month picks it in the offer sheet; the plan says so")
     func winBack() throws {
         let session = try Session()
