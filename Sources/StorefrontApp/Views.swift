@@ -186,24 +186,23 @@ private func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Th
     guard let snapshot = state.snapshot else { return }
     let layout = ProductListLayout(size: state.size, snapshot: snapshot, selection: state.selection)
     let width = state.size.columns
+    // In place of the list: why there is none.
+    let message = Rect(x: 1, y: layout.top, width: width - 2, height: max(1, min(7, state.size.rows - layout.top - 1)))
     if let organizer = snapshot.consentWithdrawnBy {
-        let frame = Rect(x: 1, y: layout.top, width: width - 2, height: max(1, min(7, state.size.rows - layout.top - 1)))
         let user = snapshot.status.user ?? "you"
-        drawMessage(&screen, in: frame, lines: [
+        drawMessage(&screen, in: message, lines: [
             "This app is closed to \(user)",
             FamilyRefusal.consentWithdrawn(member: user, organizer: organizer).description,
         ], theme: theme)
         return
     }
     if let error = snapshot.productsError {
-        let frame = Rect(x: 1, y: layout.top, width: width - 2, height: max(1, min(7, state.size.rows - layout.top - 1)))
-        drawMessage(&screen, in: frame, lines: ["Could not load the products", error, Wording.retrying], theme: theme)
+        drawMessage(&screen, in: message, lines: ["Could not load the products", error, Wording.retrying], theme: theme)
         return
     }
     if snapshot.rows.isEmpty, !snapshot.isOpening {
         // An empty configuration, as Xcode makes a new one (C6).
-        let frame = Rect(x: 1, y: layout.top, width: width - 2, height: max(1, min(7, state.size.rows - layout.top - 1)))
-        drawMessage(&screen, in: frame, lines: [Wording.noProducts, Wording.noProductsAdvice], theme: theme)
+        drawMessage(&screen, in: message, lines: [Wording.noProducts, Wording.noProductsAdvice], theme: theme)
         return
     }
     for line in 0..<layout.visible {

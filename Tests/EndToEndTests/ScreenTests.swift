@@ -472,8 +472,8 @@ extension ScreenTests {
         try tmux.send("q", "q")
     }
 
-    @Test("O5 Family Sharing in a terminal: the organizer's shareable comic bought elsewhere gets its ✓ on the member's screen, and loses it when the member is taken out of the family")
-    func familySharing() throws {
+    /// mia organizes a family with theo; theo's screen is open on the product list.
+    static func theoInMiasFamily() throws -> (Session, TmuxSession) {
         let session = try Session()
         try session.signUp("mia", device: "mia-phone")
         try session.run(["family", "create", "--device", "mia-phone"]).expectSuccess()
@@ -481,6 +481,12 @@ extension ScreenTests {
         try session.run(["family", "add", "theo", "--device", "mia-phone"]).expectSuccess()
         let tmux = try TmuxSession(command: session.screenCommand())
         try tmux.waitFor("Night Shift")
+        return (session, tmux)
+    }
+
+    @Test("O5 Family Sharing in a terminal: the organizer's shareable comic bought elsewhere gets its ✓ on the member's screen, and loses it when the member is taken out of the family")
+    func familySharing() throws {
+        let (session, tmux) = try Self.theoInMiasFamily()
         try session.run(["buy", "com.storefront.comic.nightshift", "--device", "mia-phone"]).expectSuccess()
         func nightShiftRow(_ screen: String) -> Substring? { screen.split(separator: "\n").first { $0.contains("Night Shift ") } }
         // Nothing but the screen's tick brings the share in.
@@ -492,13 +498,7 @@ extension ScreenTests {
 
     @Test("RESCIND_CONSENT in a terminal: the organizer withdraws consent on the command line and the member's open screen closes at its next tick, saying who; n opens nothing; consent given again opens it")
     func consentWithdrawn() throws {
-        let session = try Session()
-        try session.signUp("mia", device: "mia-phone")
-        try session.run(["family", "create", "--device", "mia-phone"]).expectSuccess()
-        try session.signUp("theo")
-        try session.run(["family", "add", "theo", "--device", "mia-phone"]).expectSuccess()
-        let tmux = try TmuxSession(command: session.screenCommand())
-        try tmux.waitFor("Night Shift")
+        let (session, tmux) = try Self.theoInMiasFamily()
         try session.run(["family", "consent", "theo", "withdraw", "--device", "mia-phone"]).expectSuccess()
         try tmux.waitFor("This app is closed to theo")
         try tmux.waitFor("mia, withdrew consent")
