@@ -46,7 +46,12 @@ public struct Family: Sendable, Equatable, Codable {
     public static let maximumMembers = 5
 
     public func includes(_ account: String) -> Bool {
-        organizer.lowercased() == account.lowercased() || members.contains { $0.lowercased() == account.lowercased() }
+        organizer.lowercased() == account.lowercased() || hasMember(account)
+    }
+
+    /// `account` is one of the members (not the organizer), whatever its case.
+    public func hasMember(_ account: String) -> Bool {
+        members.contains { $0.lowercased() == account.lowercased() }
     }
 }
 
@@ -121,7 +126,7 @@ public struct FamilyChange: Codable, Sendable, Equatable {
                     throw StoreError.familyRefused(.inFamilyOf(account: account, organizer: other.organizer))
                 }
             }
-            guard Set(new.members.map { $0.lowercased() }).count == new.members.count, !new.members.contains(where: { $0.lowercased() == key }) else {
+            guard Set(new.members.map { $0.lowercased() }).count == new.members.count, !new.hasMember(key) else {
                 throw StoreError.familyRefused(.memberTwice)
             }
             guard new.members.count <= Family.maximumMembers else {
@@ -129,7 +134,7 @@ public struct FamilyChange: Codable, Sendable, Equatable {
             }
             // Consent is withdrawn only for members, once each.
             let withdrawn = new.consentWithdrawn.map { $0.member.lowercased() }
-            if let stranger = new.consentWithdrawn.first(where: { withdrawal in !new.members.contains { $0.lowercased() == withdrawal.member.lowercased() } }) {
+            if let stranger = new.consentWithdrawn.first(where: { !new.hasMember($0.member) }) {
                 throw StoreError.familyRefused(.notAMember(account: stranger.member))
             }
             guard Set(withdrawn).count == withdrawn.count else { throw StoreError.familyRefused(.memberTwice) }
@@ -189,7 +194,7 @@ public final class FamilySharing: SessionRole {
     public func leave(_ member: String) throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         let (families, index) = try update { families throws(StoreError) in
-            guard let index = families.firstIndex(where: { $0.members.contains { $0.lowercased() == member.lowercased() } }) else {
+            guard let index = families.firstIndex(where: { $0.hasMember(member) }) else {
                 throw StoreError.familyRefused(.notAMember(account: member))
             }
             let family = families[index]
@@ -227,7 +232,7 @@ public final class FamilySharing: SessionRole {
     public func setConsent(_ member: String, withdrawn: Bool) throws(StoreError) -> Family {
         let now = now()
         return try change { family, _ throws(StoreError) in
-            guard family.members.contains(where: { $0.lowercased() == member.lowercased() }) else {
+            guard family.hasMember(member) else {
                 throw StoreError.familyRefused(.notAMember(account: member))
             }
             guard (family.withdrawal(of: member) != nil) != withdrawn else {
@@ -320,7 +325,7 @@ public final class FamilySharing: SessionRole {
     func reconcile(_ member: String, families: [Family]) throws(StoreError) {
         // A withdrawal of consent is told once, whoever reconciles first after it (keyed by it);
         // first, as the member's own device may do this and not read the organizer's receipt.
-        let family = families.first { $0.members.contains { $0.lowercased() == member.lowercased() } }
+        let family = families.first { $0.hasMember(member) }
         if let withdrawal = family?.withdrawal(of: member), try !server.hasNotification(key: withdrawal.notification.key) {
             _ = try server.enqueue([withdrawal.notification])
         }
@@ -366,7 +371,7 @@ public final class FamilySharing: SessionRole {
 
     /// Plans shared with `account` by its family's organizer, as the member sees them.
     func sharedPlans(with account: String) throws(StoreError) -> [PlanStatus] {
-        guard let family = try server.families().first(where: { $0.members.contains { $0.lowercased() == account.lowercased() } }) else { return [] }
+        guard let family = try server.families().first(where: { $0.hasMember(account) }) else { return [] }
         // The organizer's renewals the clock has passed, where this store may write them.
         _ = try? plans.settle(account: family.organizer)
         let now = now()
