@@ -209,6 +209,58 @@ struct StrangerTests {
         #expect(server.stop().status == 0)
     }
 
+    @Test("W9 claims through the raw wire: a stranger neither takes nor counts another account's win-back offer, and no customer takes a code's use past the limit the server holds", arguments: Backend.allCases)
+    func claimsAreTheServers(backend: Backend) throws {
+        let team = try SelfiesTeam(backend: backend)
+        let developer = try team.machine(), vic = try team.machine(), eve = try team.machine()
+        developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
+        try vic.signUp("vic")
+        try eve.signUp("eve")
+        let made = try developer.object(["offer-codes", "create", "SPRING-PROMO"])["codes"] as? [String]
+        let code = try #require(made?.first)
+        let wire = Wire(base: team.server.base)
+        let vicSession = try wire.session("vic", password: "pw-vic"), eveSession = try wire.session("eve", password: "pw-eve")
+        struct Claim: Encodable { var key, account: String; var limit: Int }
+        func count(_ key: String, session: String) throws -> Int? {
+            let answer = try wire.call("claims", key, session: session)
+            #expect(answer.status == 200, "\(answer)")
+            return answer.body["value"] as? Int
+        }
+
+        // The victim's win-back offer (O4: once per account): the stranger takes it neither under
+        // her own account nor under his, and cannot count it (which would say that he exists).
+        let winBack = "win-back:welcome-back:vic"
+        for (account, what) in [("eve", "under her own account"), ("vic", "under the victim's")] {
+            let taken = try wire.call("claim", Claim(key: winBack, account: account, limit: 1), session: eveSession)
+            #expect(taken.status == 401, "the stranger takes the victim's win-back offer \(what): \(taken)")
+        }
+        #expect(try wire.call("claims", winBack, session: eveSession).status == 401)
+        #expect(try wire.call("claims", winBack).status == 401)
+        #expect(try count(winBack, session: vicSession) == 0, "the victim's win-back offer is still his")
+        let own = try wire.call("claim", Claim(key: winBack, account: "vic", limit: 1), session: vicSession)
+        #expect(own.status == 200 && own.body["value"] as? Bool == true, "\(own)")
+
+        // A one-time code: its one use is taken by whoever redeems it first; a device naming a
+        // limit of its own takes no second one.
+        let key = "offer-code:" + code
+        let first = try wire.call("claim", Claim(key: key, account: "eve", limit: 1_000), session: eveSession)
+        #expect(first.status == 200 && first.body["value"] as? Bool == true, "\(first)")
+        let past = try wire.call("claim", Claim(key: key, account: "vic", limit: 1_000), session: vicSession)
+        #expect(past.status == 200 && past.body["value"] as? Bool == false, "a use past the code's limit: \(past)")
+        #expect(try count(key, session: vicSession) == 1)
+        let codes = try developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
+        #expect(codes.map { [$0["used"] as? Int, $0["limit"] as? Int] } == [[1, 1]], "\(codes)")
+        let redeemed = try vic.run(["redeem", code])
+        #expect(redeemed.status != 0 && redeemed.stderr.contains("used"), "\(redeemed)")
+
+        // Keys the store never makes, and codes the server does not have, take nothing.
+        for bogus in ["anything", "offer-code:NO-SUCH-CODE", "win-back:", "offer-nonce:"] {
+            let answer = try wire.call("claim", Claim(key: bogus, account: "eve", limit: 1_000), session: eveSession)
+            #expect(answer.status == 400, "\(bogus): \(answer)")
+        }
+        #expect(team.server.stop().status == 0)
+    }
+
     /// Idle connections held open by a Python process (Tests/Python/idle_sockets.py).
     final class IdleSockets {
         let process = Process()

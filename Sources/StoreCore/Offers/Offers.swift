@@ -44,7 +44,7 @@ public final class Offers: SessionRole {
         guard try server.plans(account: account)[terms.group] != nil else {
             throw .offerRefused(.ineligibleForOffer("promotional offers are for current and past subscribers of the \(terms.group) group; \(account) has never subscribed"))
         }
-        guard try server.claim("offer-nonce:" + nonce, account: account, limit: 1, at: now()) else {
+        guard try server.claim(ClaimKey.offerNonce(nonce).text, account: account, limit: 1, at: now()) else {
             throw .offerRefused(.invalidOfferSignature("the nonce \(nonce) was used already: sign each offer with a new one"))
         }
         return OfferRedemption(type: .promotional, id: offer.id)
@@ -70,13 +70,11 @@ public final class Offers: SessionRole {
         for offer in offers {
             let rule = offer.winBack ?? WinBackEligibility()
             guard paidMonths >= rule.paidMonths, rule.lapsedMonths.contains(lapsedMonths) else { continue }
-            if try server.claims(Self.winBackKey(offer.id, account: account)) > 0 { continue }
+            if try server.claims(ClaimKey.winBack(offerID: offer.id, account: account).text) > 0 { continue }
             eligible.append(offer)
         }
         return eligible
     }
-
-    static func winBackKey(_ offerID: String, account: String) -> String { "win-back:\(offerID):\(account.lowercased())" }
 
     /// O4: StoreKit's `.winBackOffer(…)` purchase option: no signature, the App Store's eligibility.
     func redeemWinBack(_ offerID: String, product: Product, account: String?) throws(StoreError) -> OfferRedemption {
@@ -85,7 +83,7 @@ public final class Offers: SessionRole {
             throw .offerRefused(.invalidOfferIdentifier("\"\(product.id)\" has no win-back offer \"\(offerID)\""))
         }
         guard try eligibleWinBackOffers(account: account, product: product).contains(offer),
-              try server.claim(Self.winBackKey(offer.id, account: account), account: account, limit: 1, at: now())
+              try server.claim(ClaimKey.winBack(offerID: offer.id, account: account).text, account: account, limit: 1, at: now())
         else {
             throw .offerRefused(.ineligibleForOffer("\(offer.id) is for lapsed subscribers who qualify (renewal info's eligibleWinBackOfferIds lists them), once each"))
         }

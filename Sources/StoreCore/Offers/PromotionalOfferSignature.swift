@@ -30,7 +30,7 @@ public struct PromotionalOfferRequest: Sendable, Equatable {
 }
 
 /// StoreKit's errors for offers (`Product.PurchaseError`), each with what was wrong.
-public enum OfferRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+public enum OfferRefusal: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     case invalidOfferIdentifier(String)
     case invalidOfferSignature(String)
     case ineligibleForOffer(String)

@@ -98,7 +98,7 @@ public struct OfferCode: Sendable, Equatable, Codable {
     }
 
     /// The claim key of its uses.
-    public var claimKey: String { "offer-code:" + code.uppercased() }
+    public var claimKey: String { ClaimKey.offerCode(code).text }
 
     /// One-time codes as App Store Connect hands them out: eleven letters and digits, without the
     /// ones people misread (0 O 1 I L).

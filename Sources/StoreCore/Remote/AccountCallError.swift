@@ -10,6 +10,7 @@ package struct AccountCallError: Codable, Sendable {
     package var plan: PlanRefusal?
     package var family: FamilyRefusal?
     package var refund: RefundRefusal?
+    package var offer: OfferRefusal?
 
     package init(_ error: StoreError) {
         text = error.description
@@ -21,6 +22,8 @@ package struct AccountCallError: Codable, Sendable {
         case .emptyPassword: kind = "emptyPassword"
         case .planRefused(let refusal): (kind, plan) = ("planRefused", refusal)
         case .offerCodeExists(let code): (kind, self.name) = ("offerCodeExists", code)
+        case .unknownOfferCode(let code): (kind, self.name) = ("unknownOfferCode", code)
+        case .offerRefused(let refusal): (kind, offer) = ("offerRefused", refusal)
         case .familyRefused(let refusal): (kind, family) = ("familyRefused", refusal)
         case .refundRefused(let refusal): (kind, refund) = ("refundRefused", refusal)
         case .developerOnly(_, let action): (kind, self.name) = ("developer", action)
@@ -44,6 +47,8 @@ package struct AccountCallError: Codable, Sendable {
         case "emptyPassword": .emptyPassword
         case "planRefused": plan.map(StoreError.planRefused) ?? .storage(path: server, reason: text)
         case "offerCodeExists": .offerCodeExists(name ?? "")
+        case "unknownOfferCode": .unknownOfferCode(name ?? "")
+        case "offerRefused": offer.map(StoreError.offerRefused) ?? .storage(path: server, reason: text)
         case "session": .sessionRefused(server: server, reason: text)
         case "familyRefused": family.map(StoreError.familyRefused) ?? .storage(path: server, reason: text)
         case "refundRefused": refund.map(StoreError.refundRefused) ?? .storage(path: server, reason: text)

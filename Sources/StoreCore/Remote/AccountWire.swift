@@ -112,6 +112,8 @@ public enum AccountRequests {
     /// Plan lines to add if the plans are still `expected` (the device computed the lines from
     /// them); otherwise nothing, and the device computes again (W3).
     public struct AddLines: Codable, Sendable { var account: String; var expected: [String: PlanState]; var lines: [ReceiptEntry] }
+    /// `limit` is what the device counts on; the server takes its own (ClaimKey), and a server
+    /// of an earlier build still reads it.
     public struct Claim: Codable, Sendable { var key, account: String; var limit: Int }
     public struct AppAccountToken: Codable, Sendable { var token, original: String }
     public struct RetentionImage: Codable, Sendable { var id: String; var png: Data? }
@@ -225,10 +227,22 @@ public enum AccountWire {
 
     // MARK: Claims and offer codes
 
-    static let claim = Method<R.Claim, Bool>("claim", access: { .account($0.account) }) { server, request, call in
-        try server.claim(request.key, account: request.account, limit: request.limit, at: call.now)
+    /// A use is taken for the caller's own account; a win-back offer's, only by the account it
+    /// names. How many uses a key allows is the server's to say, from its own offer codes (W9): the
+    /// device's `limit` is not taken.
+    static let claim = Method<R.Claim, Bool>("claim", access: { request in
+        .accounts([request.account] + (ClaimKey(request.key)?.account.map { [$0] } ?? []))
+    }) { server, request, call in
+        guard let key = ClaimKey(request.key) else {
+            throw StoreError.offerRefused(.invalidOfferIdentifier("\"\(request.key)\" is not an offer whose uses this server counts"))
+        }
+        return try server.claim(request.key, account: request.account, limit: try key.limit(in: server), at: call.now)
     }
-    static let claims = Method<String, Int>("claims", access: { _ in .anyone }) { try $0.claims($1) }
+    /// How many uses a key has: a win-back offer's, its account's to know (W6); a code's or a
+    /// nonce's, anyone's who holds it.
+    static let claims = Method<String, Int>("claims", access: { key in ClaimKey(key)?.account.map { .account($0) } ?? .anyone }) {
+        try $0.claims($1)
+    }
     static let addOfferCodes = Method<[OfferCode], Bool>("addOfferCodes", access: { _ in .developer }) { try $0.addOfferCodes($1); return true }
     static let offerCode = Method<String, OfferCode?>("offerCode", access: { _ in .anyone }) { try $0.offerCode($1) }
     static let offerCodes = Method<R.None, [OfferCode]>("offerCodes", access: { _ in .developer }) { server, _, _ in try server.offerCodes() }

@@ -1,0 +1,59 @@
+// What may be used a limited number of times across every device (O2, O3, O4), named once: its
+// text is the key of the account server's claim table. The server reads a key back to know, from
+// its own records, how many uses it allows and whose use it can only be (W9), so that a device
+// calling the wire itself cannot take another account's win-back offer or use a code past its limit.
+import Foundation
+
+package enum ClaimKey: Sendable, Equatable {
+    /// A promotional offer's nonce (O2): used once.
+    case offerNonce(String)
+    /// An offer code (O3): up to the code's limit, once per account.
+    case offerCode(String)
+    /// A win-back offer (O4): once, by the account it names.
+    case winBack(offerID: String, account: String)
+
+    package var text: String {
+        switch self {
+        case .offerNonce(let nonce): "offer-nonce:" + nonce
+        case .offerCode(let code): "offer-code:" + code.uppercased()
+        case .winBack(let offerID, let account): "win-back:\(offerID):\(account.lowercased())"
+        }
+    }
+
+    /// The key `text` names; nil for one the store never makes. An account name holds no colon
+    /// (Accounts.validate), so a win-back key's account is what follows its last one.
+    package init?(_ text: String) {
+        if text.hasPrefix("offer-nonce:") {
+            let nonce = text.dropFirst("offer-nonce:".count)
+            guard !nonce.isEmpty else { return nil }
+            self = .offerNonce(String(nonce))
+        } else if text.hasPrefix("offer-code:") {
+            let code = text.dropFirst("offer-code:".count)
+            guard !code.isEmpty else { return nil }
+            self = .offerCode(String(code))
+        } else if text.hasPrefix("win-back:") {
+            let rest = text.dropFirst("win-back:".count)
+            guard let colon = rest.lastIndex(of: ":"), colon != rest.startIndex, rest.index(after: colon) != rest.endIndex else { return nil }
+            self = .winBack(offerID: String(rest[..<colon]), account: String(rest[rest.index(after: colon)...]))
+        } else {
+            return nil
+        }
+    }
+
+    /// The one account that may take or count this key's uses; nil: any account may.
+    package var account: String? {
+        if case .winBack(_, let account) = self { return account }
+        return nil
+    }
+
+    /// How many accounts may take a use, by the server's own offer codes.
+    package func limit(in store: some ClaimStore) throws(StoreError) -> Int {
+        switch self {
+        case .offerNonce, .winBack:
+            return 1
+        case .offerCode(let code):
+            guard let known = try store.offerCode(code) else { throw .unknownOfferCode(code) }
+            return known.limit
+        }
+    }
+}
