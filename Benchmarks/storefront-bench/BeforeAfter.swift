@@ -23,8 +23,9 @@ struct Figure {
     }
 }
 
-/// The rows of one bench run that have a figure, by name, in the order printed.
-func figures(of bench: URL, sections: [String]) throws -> [(String, Figure)] {
+/// The rows of one bench run, by name, in the order printed: each with its figure, or with nil
+/// and the bench's reason when it could not measure it (a missing tool).
+func figures(of bench: URL, sections: [String]) throws -> [(String, Figure?, String)] {
     let process = Process()
     process.executableURL = bench
     process.arguments = sections
@@ -34,21 +35,26 @@ func figures(of bench: URL, sections: [String]) throws -> [(String, Figure)] {
     try process.run()
     let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    return text.split(separator: "\n").compactMap { line -> (String, Figure)? in
+    return text.split(separator: "\n").compactMap { line -> (String, Figure?, String)? in
         let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard cells.count >= 5, !cells[0].hasPrefix("("), cells[4] != "(for information)", let figure = Figure(cells[1]) else { return nil }
-        return (cells[0], figure)
+        guard cells.count >= 5, !cells[0].hasPrefix("("), cells[4] != "(for information)" else { return nil }
+        if cells[1] == "not run" { return (cells[0], nil, cells[2]) }
+        return Figure(cells[1]).map { (cells[0], $0, "") }
     }
 }
 
 /// Runs both benches `rounds` times and prints before, after and their ratio for every row both
-/// printed; true when none is more than 10% worse.
+/// printed; true when none is more than 10% worse and every row was measured (a row a bench could
+/// not run, for want of wrk say, is printed with its reason and fails the comparison).
 func beforeAfter(before: URL, after: URL, rounds: Int) throws -> Bool {
     let sections = ["remote", "serve", "start"]
     var runs: [Bool: [[(String, Figure)]]] = [true: [], false: []]
+    var notRun: [(String, String)] = []
     for round in 0..<rounds {
         for isAfter in round % 2 == 0 ? [false, true] : [true, false] {
-            runs[isAfter, default: []].append(try figures(of: isAfter ? after : before, sections: sections))
+            let rows = try figures(of: isAfter ? after : before, sections: sections)
+            runs[isAfter, default: []].append(rows.compactMap { name, figure, _ in figure.map { (name, $0) } })
+            for (name, figure, reason) in rows where figure == nil && !notRun.contains(where: { $0.0 == name }) { notRun.append((name, reason)) }
         }
     }
     func median(_ name: String, _ isAfter: Bool) -> Figure? {
@@ -67,6 +73,10 @@ func beforeAfter(before: URL, after: URL, rounds: Int) throws -> Bool {
         let within = old.moreIsBetter ? ratio >= 0.9 : ratio <= 1.1
         allWithin = allWithin && within
         print(String(format: "| %@ | %.1f | %.1f | %.2f× | %@ |", name, old.value, new.value, ratio, old.moreIsBetter ? "≥ 0.90× \(within ? "✓" : "✗")" : "≤ 1.10× \(within ? "✓" : "✗")"))
+    }
+    for (name, reason) in notRun {
+        allWithin = false
+        print("| \(name) | not run | not run | | \(reason) ✗ |")
     }
     // Each round's pair, for reading the spread: the figures move together with the machine's
     // load from round to round, and the median ratio of the pairs is printed beside the ratio of
