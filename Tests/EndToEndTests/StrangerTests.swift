@@ -292,6 +292,94 @@ struct StrangerTests {
         }
     }
 
+    @Test("W9 retention messaging through the raw wire: a customer's device reads only what the moment of cancel may show (no drafts, no review, no performance test naming another customer's transaction) and still shows the approved message when it cancels; the developer reads it all", arguments: Backend.allCases)
+    func retentionShownToCustomers(backend: Backend) throws {
+        let team = try SelfiesTeam(backend: backend)
+        let developer = try team.machine(), vic = try team.machine(), eve = try team.machine()
+        developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
+        try developer.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try vic.signUp("vic")
+        try eve.signUp("eve")
+        let plan = "com.storefront.selfies.sub.allaccess"
+        let vicPurchase = try #require(try vic.object(["buy", plan])["id"] as? String)
+        try eve.run(["buy", plan]).expectSuccess()
+        let wire = Wire(base: team.server.base)
+        let eveSession = try wire.session("eve", password: "pw-eve")
+        let answerFile = team.host.stateDirectory.appendingPathComponent("answer.json")
+        func answer(_ object: [String: Any]) throws { try JSONSerialization.data(withJSONObject: object).write(to: answerFile) }
+        let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
+
+        // The developer's setup, written whole with the developer's token: an approved message with
+        // its approved picture (shown), a draft, an approved message whose picture is still in
+        // review (not shown), default messages naming each, and a performance test of vic's plan.
+        func id() -> String { UUID().uuidString.lowercased() }
+        let picture = id(), reviewedLater = id(), shown = id(), draft = id(), waiting = id()
+        var setup = RetentionSetup()
+        setup.images = [
+            RetentionImage(id: picture, size: "FULL_SIZE", state: .approved, width: 3_840, height: 320),
+            RetentionImage(id: reviewedLater, size: "FULL_SIZE", state: .pending, width: 3_840, height: 320),
+        ]
+        setup.messages = [
+            RetentionMessage(id: shown, header: "Stay for the selfies", body: "Your team posts every day.", imageID: picture, altText: "A camera", state: .approved),
+            RetentionMessage(id: draft, header: "Half price forever", body: "An unreviewed draft.", state: .pending),
+            RetentionMessage(id: waiting, header: "Waiting", body: "Its picture is in review.", imageID: reviewedLater, altText: "Later", state: .approved),
+        ]
+        setup.defaults = [
+            RetentionSetup.defaultKey(product: plan, locale: "en-US"): shown,
+            RetentionSetup.defaultKey(product: "com.storefront.selfies.sub.oneaweek.monthly", locale: "en-US"): draft,
+        ]
+        setup.realtimeURLs = ["Sandbox": endpoint.url]
+        setup.approvesAtOnce = true
+        setup.performanceTests = [PerformanceTestRun(requestID: id(), originalTransactionID: vicPurchase, target: endpoint.url, startedAt: Date())]
+        #expect(try wire.call("replaceRetentionSetup", setup, developer: team.token).status == 200)
+        struct Image: Encodable { var id: String; var png: Data? }
+        let png = try testPNG(width: 3_840, height: 320)
+        for image in [picture, reviewedLater] {
+            #expect(try wire.call("setRetentionImage", Image(id: image, png: png), developer: team.token).status == 200)
+        }
+
+        struct None: Encodable {}
+        func read(session: String? = nil, developer: String? = nil) throws -> (setup: RetentionSetup, text: String) {
+            let answer = try wire.call("retentionSetup", None(), session: session, developer: developer)
+            #expect(answer.status == 200, "\(answer)")
+            let value = try JSONSerialization.data(withJSONObject: answer.body["value"] ?? [:])
+            return (try JSONDecoder().decode(RetentionSetup.self, from: value), String(decoding: value, as: UTF8.self))
+        }
+        let seen = try read(session: eveSession)
+        #expect(seen.setup.messages.map(\.id) == [shown] && seen.setup.images.map(\.id) == [picture], "\(seen.text)")
+        #expect(seen.setup.defaults == [RetentionSetup.defaultKey(product: plan, locale: "en-US"): shown], "\(seen.text)")
+        #expect(seen.setup.performanceTests.isEmpty && !seen.setup.approvesAtOnce, "\(seen.text)")
+        #expect(seen.setup.realtimeURLs == setup.realtimeURLs, "the device asks the endpoint itself: \(seen.text)")
+        for secret in [vicPurchase, draft, reviewedLater, waiting, "Half price forever"] {
+            #expect(!seen.text.contains(secret), "a customer reads \(secret): \(seen.text)")
+        }
+        func image(_ id: String, session: String? = nil, developer: String? = nil) throws -> Any? {
+            let answer = try wire.call("retentionImage", id, session: session, developer: developer)
+            #expect(answer.status == 200, "\(answer)")
+            return answer.body["value"]
+        }
+        #expect(try image(picture, session: eveSession) is String, "the shown message's picture is the customer's to draw")
+        #expect(try image(reviewedLater, session: eveSession) is NSNull, "a picture in review is not")
+        let whole = try read(developer: team.token)
+        #expect(whole.setup.messages.count == 3 && whole.setup.performanceTests.map(\.originalTransactionID) == [vicPurchase]
+            && whole.setup.approvesAtOnce && whole.setup.defaults.count == 2, "the developer reads it all: \(whole.text)")
+        #expect(try image(reviewedLater, developer: team.token) is String)
+
+        // The customer's moment of cancel, from what she reads: the endpoint's approved message is
+        // shown with its picture; the draft it names is not, and the default message is.
+        try answer(["body": ["message": ["messageIdentifier": shown]]])
+        var retention = try eve.object(["cancel", plan])["retention"] as? [String: Any] ?? [:]
+        var card = retention["shown"] as? [String: Any] ?? [:]
+        #expect(card["source"] as? String == "endpoint" && card["header"] as? String == "Stay for the selfies"
+            && card["imageIdentifier"] as? String == picture, "\(retention)")
+        try eve.run(["renew-on", plan]).expectSuccess()
+        try answer(["body": ["message": ["messageIdentifier": draft]]])
+        retention = try eve.object(["cancel", plan])["retention"] as? [String: Any] ?? [:]
+        card = retention["shown"] as? [String: Any] ?? [:]
+        #expect(card["source"] as? String == "default" && card["header"] as? String == "Stay for the selfies", "\(retention)")
+        #expect(endpoint.payloads.count == 2, "the device asked the endpoint at each cancel")
+    }
+
     @Test("W11 20,000 idle connections do not lock other clients out: at the cap the longest-idle is closed, a device's sign-up is answered and the server lives; idle connections and half-sent request heads are closed by the idle timeout")
     func idleConnections() throws {
         let host = try Session()

@@ -350,16 +350,21 @@ public enum AccountWire {
         try $0.setAppAccountToken($1.token, original: $1.original); return true
     }
 
-    // MARK: Retention messaging (M1): read by a signed-in device (a customer's sees the messages
-    // when it cancels) or the developer, never by a stranger; changed by the developer.
+    // MARK: Retention messaging (M1): the developer reads and changes it all; a customer's device
+    // reads what it may show when it cancels (approved messages and their images), a caller with
+    // no session nothing.
 
-    static let retentionSetup = Method<R.None, RetentionSetup>("retentionSetup", access: { _ in .signedIn }) { server, _, _ in
-        try server.retentionSetup()
+    static let retentionSetup = Method<R.None, RetentionSetup>("retentionSetup", access: { _ in .signedIn }) { server, _, call in
+        let setup = try server.retentionSetup()
+        return call.isDeveloper ? setup : setup.shownToCustomers
     }
     static let replaceRetentionSetup = Method<RetentionSetup, Bool>("replaceRetentionSetup", access: { _ in .developer }) {
         try $0.replaceRetentionSetup($1)
     }
-    static let retentionImage = Method<String, Data?>("retentionImage", access: { _ in .signedIn }) { try $0.retentionImage($1) }
+    static let retentionImage = Method<String, Data?>("retentionImage", access: { _ in .signedIn }) { server, id, call in
+        guard try call.isDeveloper || server.retentionSetup().shownToCustomers.image(id) != nil else { return nil }
+        return try server.retentionImage(id)
+    }
     static let setRetentionImage = Method<R.RetentionImage, Bool>("setRetentionImage", access: { _ in .developer }) {
         try $0.setRetentionImage($1.id, png: $1.png); return true
     }

@@ -134,6 +134,21 @@ public struct RetentionSetup: Codable, Sendable, Equatable {
     public func message(_ id: String) -> RetentionMessage? { messages.first { $0.id == id.lowercased() } }
     public static func defaultKey(product: String, locale: String) -> String { "\(product) \(locale)" }
 
+    /// What a customer's device reads of it (W9): what the moment of cancel may show (approved
+    /// messages whose images are approved, those images, the default messages that name them) and
+    /// where the device asks. Not the developer's drafts and review, settings, or performance
+    /// tests, which name other customers' transactions.
+    public var shownToCustomers: RetentionSetup {
+        var shown = RetentionSetup()
+        shown.version = version
+        shown.messages = messages.filter { showable($0.id) != nil }
+        let pictured = Set(shown.messages.flatMap(\.imageIDs))
+        shown.images = images.filter { pictured.contains($0.id) }
+        shown.defaults = defaults.filter { showable($0.value) != nil }
+        shown.realtimeURLs = realtimeURLs
+        return shown
+    }
+
     /// A message a customer may be shown: approved, and its images approved.
     public func showable(_ id: String) -> RetentionMessage? {
         guard let message = message(id), message.state == .approved else { return nil }
