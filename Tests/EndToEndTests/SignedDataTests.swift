@@ -162,4 +162,19 @@ struct SignedDataTests {
         let text = try session.run(["history"]).stdout
         #expect(text.contains("(unverified: invalidSignature — the signature does not match)"), "\(text)")
     }
+
+    @Test("S1 on a team, as docs/team-server.md says: a device's signed transaction verifies with that device's own root, not the serving machine's", arguments: StrangerTests.Backend.allCases)
+    func teamRoots(backend: StrangerTests.Backend) throws {
+        let team = try SelfiesTeam(backend: backend)
+        let device = try team.machine()
+        try device.signUp("ann")
+        let bought = try device.object(["buy", "com.storefront.selfies.sub.allaccess"])
+        let id = try #require(bought["id"] as? String)
+        let transaction = try #require(try device.object(["transaction", id])["transaction"] as? [String: Any])
+        let jws = try #require(transaction["signedTransaction"] as? String)
+        let own = try AppleVerifier.verify([("transaction", jws)], session: device, bundleID: "com.storefront.selfies")
+        #expect(own.first?.ok == true && own.first?.decoded["transactionId"] as? String == id, "\(own)")
+        let servers = try AppleVerifier.verify([("transaction", jws)], session: team.host, bundleID: "com.storefront.selfies")
+        #expect(servers.first?.ok == false && servers.first?.status == "VERIFICATION_FAILURE", "\(servers)")
+    }
 }
