@@ -22,13 +22,16 @@ public final class AccountService: Sendable {
     let developerToken: @Sendable () -> String?
     /// Sign-ins in flight and failed, by account name and by client (W11).
     let gate: SignInGate
+    /// Signs a device's data with the server's root (S1).
+    let signer: (any DeviceSigning)?
     public static let path = AccountWire.path
 
     public init(
         database: any AccountServer & SessionKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock,
-        developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate()
+        developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate(), signer: (any DeviceSigning)? = nil
     ) {
         self.gate = gate
+        self.signer = signer
         self.database = database
         self.hasher = hasher
         self.clock = clock
@@ -73,7 +76,8 @@ public final class AccountService: Sendable {
             let isDeveloper = developer.map { given in developerToken().map { DeveloperToken.matches(given, $0) } ?? false } ?? false
             if let refused = try refusal(of: prepared.0, method: name, accounts: accounts, isDeveloper: isDeveloper) { return refused }
             let context = AccountCallContext(
-                accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate, client: client
+                accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate, client: client,
+                signer: signer
             )
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)

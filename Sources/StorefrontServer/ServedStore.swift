@@ -35,12 +35,13 @@ public final class ServedStore: @unchecked Sendable {
         let state = factory.stateDirectory
         _ = try DeveloperToken.current(in: state)
         let tokenFile = DeveloperToken.file(in: state)
-        accounts = AccountService(
-            database: database, hasher: factory.passwordHasher, clock: store.clock, developerToken: { DeveloperToken.read(tokenFile) }
-        )
-        courier = try store.notifications.courier()
         let settler = Settler(store: store, logger: logger)
         self.settler = settler
+        accounts = AccountService(
+            database: database, hasher: factory.passwordHasher, clock: store.clock, developerToken: { DeveloperToken.read(tokenFile) },
+            signer: settler
+        )
+        courier = try store.notifications.courier()
         let courier = courier
         api = ServerAPI(
             server: store.server, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,
@@ -70,8 +71,8 @@ public final class ServedStore: @unchecked Sendable {
     }
 }
 
-/// Settles one account at a time through the one store.
-final class Settler: @unchecked Sendable {
+/// Settles one account at a time through the one store, and signs its devices' data (S1).
+final class Settler: DeviceSigning, @unchecked Sendable {
     private let store: Store
     private let logger: Logger
     private let lock = NSLock()
@@ -86,6 +87,15 @@ final class Settler: @unchecked Sendable {
         lock.withLock {
             do { _ = try store.plans.settle(account: account) } catch { logger.error("settling \(account)'s plans failed: \(error)") }
         }
+    }
+
+    /// S1 on a team: an account's data, signed for its device with this server's root, after the
+    /// renewals the clock has passed.
+    func sign(_ items: [SigningRequest], account: String) throws(StoreError) -> [String?] {
+        settle(account)
+        lock.lock()
+        defer { lock.unlock() }
+        return try store.signed.signForDevice(items, account: account)
     }
 
     /// O5: every family's shares put right. Devices of a remote server may read only their own

@@ -22,7 +22,11 @@ struct CertificateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "certificate",
         abstract: "The state folder's root certificate, which a backend trusts to verify Storefront's signed data (S1).",
-        discussion: "With no option, prints it as PEM. The authority (root, intermediate, leaf) is made on first use in STATE/ca, owner-only."
+        discussion: """
+            With no option, prints it as PEM. The authority (root, intermediate, leaf) is made on first use in STATE/ca, owner-only. \
+            On a team, the serving machine's root verifies what the team signs, a signed-in device's data included (the server \
+            signs it); a device's own root verifies only its guest purchases.
+            """
     )
     @Option(help: ArgumentHelp("Write the root in DER (what Apple's libraries take as root_certificates).", valueName: "file")) var der: String?
     @Option(help: ArgumentHelp("Write the root in PEM.", valueName: "file")) var pem: String?

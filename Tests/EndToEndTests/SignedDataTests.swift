@@ -3,6 +3,7 @@
 // transaction verify with the state folder's root and every check on (Sandbox, no online checks);
 // every unverified preset is rejected the way it should be.
 import Foundation
+import StoreCore
 import Testing
 import TestSupport
 
@@ -136,9 +137,18 @@ struct SignedDataTests {
         #expect(revoked["transactionId"] as? String == current && revoked["revocationDate"] as? Int != nil, "\(revoked)")
     }
 
-    @Test("S5 each simulated Verification error signs data that Apple's verifier rejects, its own way; the history says why")
-    func unverified() throws {
+    @Test("S5 each simulated Verification error signs data that Apple's verifier rejects, its own way; the history says why. On a team the server signs, and breaks it the same way", arguments: [false, true])
+    func unverified(onTeam: Bool) throws {
         let session = try Session()
+        // On a team: the developer's device (the errors are the developer's to set), signed in as ann.
+        var root = session, server: Server?
+        if onTeam {
+            root = try Session()
+            server = try Server(root, arguments: [])
+            session.environment["STOREFRONT_SERVER"] = server?.base
+            session.environment["STOREFRONT_DEVELOPER_TOKEN"] = try root.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        defer { withExtendedLifetime(server) {} }
         try session.signUp("ann")
         let cases: [(String, String)] = [
             ("invalidSignature", "VERIFICATION_FAILURE"), ("invalidCertificateChain", "INVALID_CHAIN_LENGTH"),
@@ -153,7 +163,7 @@ struct SignedDataTests {
         try session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
         let history = try session.array(["history"])
         #expect(history.count == cases.count + 1)
-        let results = try AppleVerifier.verify(history.map { ("transaction", $0["signedTransaction"] as! String) }, session: session, bundleID: "com.storefront.comics")
+        let results = try AppleVerifier.verify(history.map { ("transaction", $0["signedTransaction"] as! String) }, session: root, bundleID: "com.storefront.comics")
         for ((error, status), (result, transaction)) in zip(cases, zip(results, history)) {
             #expect(!result.ok && result.status == status, "\(error): \(result.status ?? "accepted")")
             #expect(transaction["verified"] as? Bool == false && transaction["unverifiedBecause"] is String, Comment(rawValue: error))
@@ -163,18 +173,106 @@ struct SignedDataTests {
         #expect(text.contains("(unverified: invalidSignature — the signature does not match)"), "\(text)")
     }
 
-    @Test("S1 on a team, as docs/team-server.md says: a device's signed transaction verifies with that device's own root, not the serving machine's", arguments: StrangerTests.Backend.allCases)
+    @Test("S1 A5 on a team: a restore's transaction on another device is signed by the server too, naming the purchase it restores; the server signs no restore of a purchase the account does not own, nor under a transaction's id", arguments: StrangerTests.Backend.allCases)
+    func teamRestores(backend: StrangerTests.Backend) throws {
+        let host = try Session()
+        let server = try Server(host, arguments: backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : [])
+        func machine() throws -> Session {
+            let session = try Session()
+            session.environment["STOREFRONT_SERVER"] = server.base
+            return session
+        }
+        let phone = try machine(), tablet = try machine(), stranger = try machine()
+        try phone.signUp("ann")
+        try tablet.signIn("ann")
+        try stranger.signUp("eve")
+        let comic = "com.storefront.comic.nightshift"
+        let purchase = try #require(try phone.object(["buy", comic])["id"] as? String)
+        try tablet.run(["restore"]).expectSuccess()
+        let restored = try #require(try tablet.array(["history"]).first { $0["state"] as? String == "restored" })
+        let restoredID = try #require(restored["id"] as? String)
+        let verified = try AppleVerifier.verify([("transaction", try #require(restored["signedTransaction"] as? String))], session: host, bundleID: "com.storefront.comics")
+        #expect(verified.first?.ok == true, "\(verified)")
+        let decoded = verified.first?.decoded ?? [:]
+        #expect(decoded["transactionId"] as? String == restoredID && decoded["originalTransactionId"] as? String == purchase && decoded["productId"] as? String == comic, "\(decoded)")
+
+        // Through the raw wire: eve's session restores none of ann's purchases, and ann's none
+        // under an id a transaction already has.
+        let wire = StrangerTests.Wire(base: server.base)
+        struct Signing: Encodable { var account: String; var items: [SigningRequest] }
+        func restore(_ account: String, id: String, session: String) throws -> Any? {
+            let request = Signing(account: account, items: [.restored(id: id, originalID: purchase, purchaseDate: Date(), verificationError: nil)])
+            let answer = try wire.call("signed", request, session: session)
+            #expect(answer.status == 200, "\(answer)")
+            return (answer.body["value"] as? [Any])?.first
+        }
+        let ann = try wire.session("ann", password: "pw-ann"), eve = try wire.session("eve", password: "pw-eve")
+        #expect(try restore("ann", id: "2000000000000001", session: ann) is String)
+        #expect(try restore("eve", id: "2000000000000002", session: eve) is NSNull)
+        #expect(try restore("ann", id: purchase, session: ann) is NSNull)
+    }
+
+    @Test("S1 on a team, as Apple signs with one root: a device's transactions, renewal info, app transaction and the request its cancel sends the retention endpoint are signed by the server from its records; the serving machine's root verifies them, the device's own does not, and they are the Server API's payloads", arguments: StrangerTests.Backend.allCases)
     func teamRoots(backend: StrangerTests.Backend) throws {
         let team = try SelfiesTeam(backend: backend)
-        let device = try team.machine()
+        let device = try team.machine(), developer = try team.machine()
+        developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
         try device.signUp("ann")
-        let bought = try device.object(["buy", "com.storefront.selfies.sub.allaccess"])
-        let id = try #require(bought["id"] as? String)
+        let plan = "com.storefront.selfies.sub.allaccess"
+        let id = try #require(try device.object(["buy", plan])["id"] as? String)
+
+        // Everything the device shows, signed.
         let transaction = try #require(try device.object(["transaction", id])["transaction"] as? [String: Any])
-        let jws = try #require(transaction["signedTransaction"] as? String)
-        let own = try AppleVerifier.verify([("transaction", jws)], session: device, bundleID: "com.storefront.selfies")
-        #expect(own.first?.ok == true && own.first?.decoded["transactionId"] as? String == id, "\(own)")
-        let servers = try AppleVerifier.verify([("transaction", jws)], session: team.host, bundleID: "com.storefront.selfies")
-        #expect(servers.first?.ok == false && servers.first?.status == "VERIFICATION_FAILURE", "\(servers)")
+        var items: [(kind: String, jws: String)] = [("transaction", try #require(transaction["signedTransaction"] as? String))]
+        let history = try device.array(["history"])
+        #expect(history.count == 1)
+        for shown in history { items.append(("transaction", try #require(shown["signedTransaction"] as? String))) }
+        let plans = try #require(try device.object(["subscriptions"])["plans"] as? [[String: Any]])
+        #expect(plans.count == 1)
+        for shown in plans {
+            items.append(("renewal", try #require(shown["signedRenewalInfo"] as? String)))
+            items.append(("transaction", try #require(shown["signedTransaction"] as? String)))
+        }
+        items.append(("appTransaction", try #require(try device.object(["app"])["signedAppTransaction"] as? String)))
+
+        // One App Store: the device's transaction and renewal info are what Apple's client reads
+        // from the Server API for them, but for when each was signed.
+        let api = ServeTests()
+        let key = try api.makeKey(developer)
+        let answers = try api.call(team.server, key, bundleID: "com.storefront.selfies", [["call": "transaction_info", "id": id], ["call": "statuses", "id": id]])
+        func payload(_ jws: String?) throws -> [String: Any] {
+            var payload = try JWS.decode(try #require(jws)).payload
+            payload["signedDate"] = nil
+            return payload
+        }
+        func differences(_ left: [String: Any], _ right: [String: Any]) -> [String] {
+            Set(left.keys).union(right.keys).sorted().filter { key in
+                !((left[key] as? NSObject).map { value in (right[key] as? NSObject).map(value.isEqual) ?? false } ?? (right[key] == nil))
+            }
+        }
+        let info = try payload(api.result(answers[0])["signedTransactionInfo"] as? String)
+        let shownTransaction = try payload(items[0].jws)
+        #expect(differences(shownTransaction, info).isEmpty, "the device's transaction differs from Get Transaction Info's in \(differences(shownTransaction, info))")
+        let group = (api.result(answers[1])["data"] as? [[String: Any]])?.first
+        let renewal = try payload((group?["lastTransactions"] as? [[String: Any]])?.first?["signedRenewalInfo"] as? String)
+        let shownRenewal = try payload(items[2].jws)
+        #expect(differences(shownRenewal, renewal).isEmpty, "the device's renewal info differs from the Server API's in \(differences(shownRenewal, renewal))")
+
+        // M2: the customer opens the plan to cancel; the App Store asks the developer's endpoint.
+        let answerFile = team.host.stateDirectory.appendingPathComponent("answer.json")
+        let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
+        var setup = RetentionSetup()
+        setup.realtimeURLs = ["Sandbox": endpoint.url]
+        #expect(try StrangerTests.Wire(base: team.server.base).call("replaceRetentionSetup", setup, developer: team.token).status == 200)
+        try device.run(["cancel", plan]).expectSuccess()
+        items.append(("realtime", try #require(endpoint.payloads.first, "the endpoint was asked")))
+
+        let servers = try AppleVerifier.verify(items, session: team.host, bundleID: "com.storefront.selfies")
+        for (item, result) in zip(items, servers) { #expect(result.ok, "\(item.kind) with the server's root: \(result.status ?? "")") }
+        let own = try AppleVerifier.verify(items, session: device, bundleID: "com.storefront.selfies")
+        for (item, result) in zip(items, own) {
+            #expect(!result.ok && result.status == "VERIFICATION_FAILURE", "\(item.kind) with the device's root: \(result.status ?? "ok")")
+        }
+        #expect(servers.first?.decoded["transactionId"] as? String == id && servers.last?.decoded["originalTransactionId"] as? String == id)
     }
 }

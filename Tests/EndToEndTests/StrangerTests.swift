@@ -380,6 +380,50 @@ struct StrangerTests {
         #expect(endpoint.payloads.count == 2, "the device asked the endpoint at each cancel")
     }
 
+    @Test("S1 W6 signing through the raw wire: the server signs an account's data only for that account's session, only from its own records; a stranger gets nothing signed of another's, with her own session or none", arguments: Backend.allCases)
+    func signingForOthers(backend: Backend) throws {
+        let team = try SelfiesTeam(backend: backend)
+        let vic = try team.machine(), eve = try team.machine()
+        try vic.signUp("vic")
+        try eve.signUp("eve")
+        let plan = "com.storefront.selfies.sub.allaccess"
+        let vicPurchase = try #require(try vic.object(["buy", plan])["id"] as? String)
+        let evePurchase = try #require(try eve.object(["buy", plan])["id"] as? String)
+        let wire = Wire(base: team.server.base)
+        let eveSession = try wire.session("eve", password: "pw-eve"), vicSession = try wire.session("vic", password: "pw-vic")
+        struct Signing: Encodable { var account: String; var items: [SigningRequest] }
+        func everything(_ id: String) -> [SigningRequest] {
+            [
+                .transaction(id: id, verificationError: nil), .renewalInfo(originalTransactionID: id), .appTransaction(device: "raw"),
+                .realtimeRequest(originalTransactionID: id, locale: "en-US"),
+            ]
+        }
+        func signed(_ account: String, _ items: [SigningRequest], session: String?) throws -> (status: Int, values: [Any]) {
+            let answer = try wire.call("signed", Signing(account: account, items: items), session: session)
+            return (answer.status, answer.body["value"] as? [Any] ?? [])
+        }
+
+        // Vic's session signs vic's four; eve's session signs nothing of vic's, nor does none.
+        let vics = try signed("vic", everything(vicPurchase), session: vicSession)
+        #expect(vics.status == 200 && vics.values.count == 4 && vics.values.allSatisfy { $0 is String }, "\(vics)")
+        for session in [eveSession, nil] {
+            let refused = try signed("vic", everything(vicPurchase), session: session)
+            #expect(refused.status == 401 && refused.values.isEmpty, "\(refused)")
+        }
+        // Eve's own account, vic's ids: not eve's records, so nothing is signed (the app
+        // transaction is eve's own).
+        let mixed = try signed("eve", everything(vicPurchase), session: eveSession)
+        #expect(mixed.status == 200 && mixed.values.count == 4, "\(mixed)")
+        #expect(mixed.values[0] is NSNull && mixed.values[1] is NSNull && mixed.values[3] is NSNull, "\(mixed)")
+        let eveApp = try JWS.decode(try #require(mixed.values[2] as? String)).payload
+        let vicApp = try JWS.decode(try #require(vics.values[2] as? String)).payload
+        #expect(eveApp["appTransactionId"] as? String != vicApp["appTransactionId"] as? String, "eve's app transaction is her own")
+        // Her own purchase, signed: the server's root verifies it (Apple's verifier).
+        let own = try signed("eve", [.transaction(id: evePurchase, verificationError: nil)], session: eveSession)
+        let verified = try AppleVerifier.verify([("transaction", try #require(own.values.first as? String))], session: team.host, bundleID: "com.storefront.selfies")
+        #expect(verified.first?.ok == true && verified.first?.decoded["transactionId"] as? String == evePurchase, "\(verified)")
+    }
+
     @Test("W11 20,000 idle connections do not lock other clients out: at the cap the longest-idle is closed, a device's sign-up is answered and the server lives; idle connections and half-sent request heads are closed by the idle timeout")
     func idleConnections() throws {
         let host = try Session()

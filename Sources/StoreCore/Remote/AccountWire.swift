@@ -44,10 +44,14 @@ package final class AccountCallContext: @unchecked Sendable {
     package let client: String
     /// How long the server waits before it answers (a failed sign-in).
     package var delay: TimeInterval = 0
+    /// What signs a device's data with the server's root (S1); nil where the server keeps no store.
+    package let signer: (any DeviceSigning)?
 
     package init(
-        accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher, gate: SignInGate, client: String
+        accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher, gate: SignInGate, client: String,
+        signer: (any DeviceSigning)? = nil
     ) {
+        self.signer = signer
         self.accounts = accounts
         self.tokens = tokens
         self.isDeveloper = isDeveloper
@@ -369,6 +373,16 @@ public enum AccountWire {
         try $0.setRetentionImage($1.id, png: $1.png); return true
     }
 
+    // MARK: Signed data (S1): the server signs an account's data for that account's devices, from
+    // its own records, so that one root verifies everything a team shows.
+
+    static let signed = Method<R.Signing, [String?]>("signed", access: { .account($0.account) }) { _, request, call in
+        guard let signer = call.signer else {
+            throw StoreError.storage(path: "signing", reason: "this account server signs nothing for devices")
+        }
+        return try signer.sign(request.items, account: request.account)
+    }
+
     // MARK: The request log
 
     static let recentRequests = Method<Int, [ServedRequest]>("recentRequests", access: { _ in .developer }) { try $0.recentRequests(limit: min($1, 200)) }
@@ -397,7 +411,7 @@ public enum AccountWire {
             changeStamp.erased, clockSetting.erased, setClockSetting.erased, billingSetting.erased, setBillingSetting.erased,
             appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased,
             appAccountTokens.erased, setAppAccountToken.erased, recentRequests.erased,
-            retentionSetup.erased, replaceRetentionSetup.erased, retentionImage.erased, setRetentionImage.erased,
+            retentionSetup.erased, replaceRetentionSetup.erased, retentionImage.erased, setRetentionImage.erased, signed.erased,
         ]
         return Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }()

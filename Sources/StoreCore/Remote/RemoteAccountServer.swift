@@ -205,3 +205,11 @@ extension RemoteAccountServer: Outbox {
     public func webhook() throws(StoreError) -> Webhook? { try call(W.webhook, R.None()) }
     public func setWebhook(_ webhook: Webhook?) throws(StoreError) { _ = try call(W.setWebhook, webhook) }
 }
+
+/// S1 on a team: the server signs its devices' data, so that one root verifies it all.
+extension RemoteAccountServer {
+    func signed(_ items: [SigningRequest], account: String) throws(StoreError) -> [String?] {
+        guard !items.isEmpty else { return [] }
+        return try call(W.signed, R.Signing(account: account, items: items))
+    }
+}

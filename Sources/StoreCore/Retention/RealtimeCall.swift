@@ -34,15 +34,21 @@ public struct RealtimeCall: Sendable {
     public static func body(
         originalTransactionID: String, productID: String, locale: String, identity: AppIdentity, now: Date, authority: CertificateAuthority
     ) throws(StoreError) -> (body: Data, requestIdentifier: String) {
-        let requestIdentifier = UUID().uuidString.lowercased()
-        // Apple's model requires appAppleId; an app with none yet (Xcode, the sandbox) sends 0.
-        let payload = RealtimeRequestPayload(
-            originalTransactionId: originalTransactionID, appAppleId: identity.appAppleID ?? 0, productId: productID, userLocale: locale,
-            requestIdentifier: requestIdentifier, signedDate: SignedData.milliseconds(now), environment: identity.environment.rawValue
-        )
-        let signed = try authority.sign(payload)
-        return (Data(CompactJSON.encode(["signedPayload": signed])), requestIdentifier)
+        let payload = payload(originalTransactionID: originalTransactionID, productID: productID, locale: locale, identity: identity, now: now)
+        return (body(signedPayload: try authority.sign(payload)), payload.requestIdentifier)
     }
+
+    /// The request's payload, with a new request identifier.
+    static func payload(originalTransactionID: String, productID: String, locale: String, identity: AppIdentity, now: Date) -> RealtimeRequestPayload {
+        // Apple's model requires appAppleId; an app with none yet (Xcode, the sandbox) sends 0.
+        RealtimeRequestPayload(
+            originalTransactionId: originalTransactionID, appAppleId: identity.appAppleID ?? 0, productId: productID, userLocale: locale,
+            requestIdentifier: UUID().uuidString.lowercased(), signedDate: SignedData.milliseconds(now), environment: identity.environment.rawValue
+        )
+    }
+
+    /// The RealtimeRequestBody that carries a signed payload.
+    static func body(signedPayload: String) -> Data { Data(CompactJSON.encode(["signedPayload": signedPayload])) }
 
     /// POSTs `body` to `url` and reads the answer within `budget` seconds.
     public static func ask(_ url: URL, body: Data, budget: TimeInterval = budget) -> Outcome {

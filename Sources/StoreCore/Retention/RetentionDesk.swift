@@ -47,10 +47,7 @@ public struct RetentionDesk {
         guard let text = setup.realtimeURL(identity.environment), let url = URL(string: text) else {
             return fallback(setup, product: plan.productID, reason: "no realtime URL is configured for \(identity.environment.rawValue)")
         }
-        let request = try RealtimeCall.body(
-            originalTransactionID: plan.originalTransactionID, productID: plan.productID, locale: locale, identity: identity,
-            now: store.clock.now(), authority: try store.signed.authority()
-        )
+        let request = try store.signed.realtimeRequest(plan, locale: locale)
         let outcome = ask(url, request.body)
         guard let choice = outcome.choice else {
             return with(outcome, fallback(setup, product: plan.productID, reason: "the endpoint failed: \(outcome.failure ?? "") (\(outcome.reason ?? ""))"))

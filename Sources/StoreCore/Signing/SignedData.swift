@@ -7,7 +7,7 @@ import Foundation
 
 public final class SignedData: SessionRole {
     let session: DeviceSession
-    private let plans: Plans
+    let plans: Plans
 
     init(session: DeviceSession, plans: Plans) {
         self.session = session
@@ -35,13 +35,24 @@ public final class SignedData: SessionRole {
     }
 
     /// Many transactions, signed, by id (the receipt read once per account, the prices, identity
-    /// and app account tokens once for all).
+    /// and app account tokens once for all; on a team, one call to the server per account).
     public func transactions(_ list: [StoreTransaction]) throws(StoreError) -> [String: SignedItem] {
         guard !list.isEmpty else { return [:] }
-        let builder = try builder()
         var receipts: [String: [ReceiptEntry]] = [:]
         var signed: [String: SignedItem] = [:]
-        for transaction in list {
+        var local: [StoreTransaction] = []
+        for (user, group) in Dictionary(grouping: list, by: { $0.user ?? "" }) {
+            guard let team = team(user) else {
+                local += group
+                continue
+            }
+            let delivered = group.filter { $0.state.deliversContent && $0.purchaseDate != nil }
+            let items = try self.signed(by: team, account: user, delivered.map(Self.signingRequest))
+            for (transaction, item) in zip(delivered, items) { signed[transaction.id] = item }
+        }
+        guard !local.isEmpty else { return signed }
+        let builder = try builder()
+        for transaction in local {
             var receipt: [ReceiptEntry]?
             if let user = transaction.user {
                 if receipts[user] == nil { receipts[user] = try server.receipt(account: user) }
@@ -53,6 +64,10 @@ public final class SignedData: SessionRole {
     }
 
     func transaction(_ transaction: StoreTransaction, receipt given: [ReceiptEntry]?, builder reused: PayloadBuilder? = nil) throws(StoreError) -> SignedItem? {
+        if let user = transaction.user, let team = team(user) {
+            guard transaction.state.deliversContent, transaction.purchaseDate != nil else { return nil }
+            return try signed(by: team, account: user, [Self.signingRequest(transaction)])[0]
+        }
         var receipt: [ReceiptEntry] = []
         if let user = transaction.user { receipt = if let given { given } else { try server.receipt(account: user) } }
         let builder = if let reused { reused } else { try self.builder() }
@@ -65,6 +80,7 @@ public final class SignedData: SessionRole {
     public func planTransaction(_ plan: PlanStatus) throws(StoreError) -> SignedItem? {
         if let own = try device.transaction(id: plan.transactionID) { return try transaction(own) }
         guard let user = try currentUser() else { return nil }
+        if let team = team(user) { return try signed(by: team, account: user, [.transaction(id: plan.transactionID, verificationError: nil)])[0] }
         let receipt = try server.receipt(account: user)
         guard let line = receipt.first(where: { $0.transactionID == plan.transactionID }) else { return nil }
         return try Self.sign(try builder().transaction(line: line, receipt: receipt), verificationError: nil, authority: authority())
@@ -75,13 +91,23 @@ public final class SignedData: SessionRole {
     /// The renewal info of a plan of the signed-in account, signed.
     public func renewalInfo(_ plan: PlanStatus) throws(StoreError) -> SignedItem {
         let user = try currentUser()
+        if let team = team(user), let user {
+            guard let signed = try signed(by: team, account: user, [.renewalInfo(originalTransactionID: plan.originalTransactionID)])[0] else {
+                throw StoreError.serverUnreachable(server: team.location, reason: "it has no plan \(plan.originalTransactionID) of \(user)")
+            }
+            return signed
+        }
+        return try renewalInfo(plan, account: user, builder: builder(), authority: authority())
+    }
+
+    func renewalInfo(_ plan: PlanStatus, account user: String?, builder: PayloadBuilder, authority: CertificateAuthority) throws(StoreError) -> SignedItem {
         let lines = try user.map { user throws(StoreError) in try server.planLines(account: user) } ?? []
         // O4: the win-back offers a lapsed subscriber qualifies for, as Apple lists them.
         var winBack: [String] = []
         if let user, plan.phase == .expired, plan.familySharedBy == nil, let product = catalog.product(plan.productID) {
             winBack = try Offers(session: session, plans: plans).eligibleWinBackOffers(account: user, product: product).map(\.id)
         }
-        return try Self.sign(try builder().renewalInfo(plan, planLines: lines, eligibleWinBackOfferIDs: winBack), verificationError: nil, authority: authority())
+        return try Self.sign(builder.renewalInfo(plan, planLines: lines, eligibleWinBackOfferIDs: winBack), verificationError: nil, authority: authority)
     }
 
     // MARK: App transaction
@@ -89,15 +115,39 @@ public final class SignedData: SessionRole {
     /// The device's app transaction: the app as this device's account bought it.
     public func appTransaction() throws(StoreError) -> SignedItem {
         let user = try currentUser() ?? ""
+        if let team = team(user) {
+            guard let signed = try signed(by: team, account: user, [.appTransaction(device: session.deviceName)])[0] else {
+                throw StoreError.serverUnreachable(server: team.location, reason: "it signed no app transaction for \(user)")
+            }
+            return signed
+        }
         let first = try device.transactions(.profile(user)).map(\.createdAt).min()
         let payload = try builder().appTransaction(device: session.deviceName, firstPurchase: first)
         return try Self.sign(payload, verificationError: nil, authority: authority())
     }
 
-    func builder() throws(StoreError) -> PayloadBuilder {
+    func builder() throws(StoreError) -> PayloadBuilder { try builder(account: currentUser() ?? "") }
+
+    func builder(account: String) throws(StoreError) -> PayloadBuilder {
         PayloadBuilder(
-            catalog: try catalog.priced(by: server), identity: try identity(), now: now(), account: try currentUser() ?? "",
-            appAccountTokens: try server.appAccountTokens()
+            catalog: try catalog.priced(by: server), identity: try identity(), now: now(), account: account, appAccountTokens: try server.appAccountTokens()
+        )
+    }
+
+    // MARK: The retention endpoint's request
+
+    /// M2: the signed request the developer's retention endpoint gets when the customer opens
+    /// `plan` to cancel: on a team, the server's; else this state folder's.
+    public func realtimeRequest(_ plan: PlanStatus, locale: String) throws(StoreError) -> (body: Data, requestIdentifier: String) {
+        let user = try currentUser()
+        if let team = team(user), let user {
+            guard let signed = try signed(by: team, account: user, [.realtimeRequest(originalTransactionID: plan.originalTransactionID, locale: locale)])[0] else {
+                throw StoreError.serverUnreachable(server: team.location, reason: "it has no plan \(plan.originalTransactionID) of \(user)")
+            }
+            return (RealtimeCall.body(signedPayload: signed.jws), signed.payload["requestIdentifier"] as? String ?? "")
+        }
+        return try RealtimeCall.body(
+            originalTransactionID: plan.originalTransactionID, productID: plan.productID, locale: locale, identity: identity(), now: now(), authority: authority()
         )
     }
 
