@@ -212,7 +212,7 @@ struct SignedDataTests {
         #expect(try restore("ann", id: purchase, session: ann) is NSNull)
     }
 
-    @Test("S1 on a team, as Apple signs with one root: a device's transactions, renewal info, app transaction and the request its cancel sends the retention endpoint are signed by the server from its records; the serving machine's root verifies them, the device's own does not, and they are the Server API's payloads", arguments: StrangerTests.Backend.allCases)
+    @Test("S1 on a team, as Apple signs with one root: a device's transactions, renewal info, app transaction, notifications and the request its cancel sends the retention endpoint are signed by the server from its records; the serving machine's root verifies them, the device's own does not, and they are the Server API's payloads", arguments: StrangerTests.Backend.allCases)
     func teamRoots(backend: StrangerTests.Backend) throws {
         let team = try SelfiesTeam(backend: backend)
         let device = try team.machine(), developer = try team.machine()
@@ -234,6 +234,13 @@ struct SignedDataTests {
             items.append(("transaction", try #require(shown["signedTransaction"] as? String)))
         }
         items.append(("appTransaction", try #require(try device.object(["app"])["signedAppTransaction"] as? String)))
+        // The purchase's notification, not delivered (no webhook): signed now, by the server.
+        let notification = try #require(try device.array(["notifications"]).first { $0["type"] as? String == "SUBSCRIBED" })
+        #expect(notification["signedPayload"] is NSNull, "\(notification)")
+        let shownNotification = try device.object(["notifications", "show", try #require(notification["uuid"] as? String)])["notification"] as? [String: Any]
+        items.append(("notification", try #require(shownNotification?["signedPayload"] as? String)))
+        let shownAgain = try device.object(["notifications", "show", try #require(notification["uuid"] as? String)])["notification"] as? [String: Any]
+        #expect(shownAgain?["signedPayload"] as? String == items.last?.jws, "kept on the server, to be delivered as shown")
 
         // One App Store: the device's transaction and renewal info are what Apple's client reads
         // from the Server API for them, but for when each was signed.

@@ -47,9 +47,16 @@ public final class Notifications: SessionRole {
         return notification
     }
 
-    /// The notification's signed payload (made now and kept if it has none yet).
+    /// The notification's signed payload (made now and kept if it has none yet); on a team, the
+    /// server's (S1).
     public func signedPayload(_ notification: ServerNotification) throws(StoreError) -> String {
         if let signed = notification.signedPayload { return signed }
+        if let team = server as? RemoteAccountServer, !notification.account.isEmpty {
+            guard let signed = try team.signed([.notification(uuid: notification.uuid)], account: notification.account).first ?? nil else {
+                throw StoreError.unknownNotification(notification.uuid)
+            }
+            return signed
+        }
         var updated = notification
         updated.signedPayload = try courier().signedPayload(notification)
         try server.updateNotification(updated)

@@ -21,6 +21,8 @@ public enum SigningRequest: Codable, Sendable, Equatable {
     /// M2: the request the App Store sends the developer's retention endpoint when the customer
     /// opens that plan to cancel, in the customer's locale.
     case realtimeRequest(originalTransactionID: String, locale: String)
+    /// A notification about the account, by UUID: the payload it is (or will be) delivered with.
+    case notification(uuid: String)
 }
 
 /// The server's side: signs what a device of `account` asks for, from the server's records, nil
@@ -118,6 +120,10 @@ extension SignedData {
                     originalTransactionID: original, productID: plan.productID, locale: locale, identity: builder.identity, now: builder.now
                 )
                 return try authority.sign(payload)
+            case .notification(let uuid):
+                // Signed once and kept, so that its delivery carries the same payload.
+                guard let notification = try server.notifications(account: account).first(where: { $0.uuid == uuid }) else { return nil }
+                return try Notifications(session: session).signedPayload(notification)
             }
         }
     }
