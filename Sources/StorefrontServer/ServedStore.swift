@@ -98,6 +98,12 @@ final class Settler: DeviceSigning, @unchecked Sendable {
         return try store.signed.signForDevice(items, account: account)
     }
 
+    func rootCertificate() throws(StoreError) -> Data {
+        lock.lock()
+        defer { lock.unlock() }
+        return try store.signed.rootCertificate(own: true)
+    }
+
     /// O5: every family's shares put right. Devices of a remote server may read only their own
     /// account (W6), so the server, which reaches every account, does it for them. One family's
     /// failure does not stop the others; the first is thrown after all were tried.

@@ -21,29 +21,31 @@ func foundationJSON(_ value: Any) -> JSON {
 struct CertificateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "certificate",
-        abstract: "The state folder's root certificate, which a backend trusts to verify Storefront's signed data (S1).",
+        abstract: "The root certificate a backend trusts to verify Storefront's signed data (S1): the state folder's, or on a team the server's.",
         discussion: """
             With no option, prints it as PEM. The authority (root, intermediate, leaf) is made on first use in STATE/ca, owner-only. \
-            On a team, the serving machine's root verifies what the team signs, a signed-in device's data included (the server \
-            signs it); a device's own root verifies only its guest purchases.
+            On a team (--server), the server signs what a signed-in device shows, so its root is printed: the one root that \
+            verifies what the team signs. --own prints this state folder's, which verifies only a guest's purchases there.
             """
     )
     @Option(help: ArgumentHelp("Write the root in DER (what Apple's libraries take as root_certificates).", valueName: "file")) var der: String?
     @Option(help: ArgumentHelp("Write the root in PEM.", valueName: "file")) var pem: String?
+    @Flag(help: "This state folder's own root, even on a team.") var own = false
     @OptionGroup var common: CommonOptions
 
     func run() throws {
         try perform(common) { context in
-            let authority = try context.store.signed.authority()
-            for (path, data) in [(der, authority.rootDER), (pem, Data(authority.rootPEM.utf8))] {
+            let root = try context.store.signed.rootCertificate(own: own)
+            let rootPEM = CertificateAuthority.pem(der: root)
+            for (path, data) in [(der, root), (pem, Data(rootPEM.utf8))] {
                 guard let path else { continue }
                 guard FileManager.default.createFile(atPath: path, contents: data) else {
                     throw CommandFailure(message: "\(path): cannot be written", status: 3)
                 }
             }
             guard der == nil, pem == nil else { return }
-            output(context, json: .object([("pem", .string(authority.rootPEM)), ("der", .string(authority.rootDER.base64EncodedString()))]),
-                   text: authority.rootPEM.trimmingCharacters(in: .newlines))
+            output(context, json: .object([("pem", .string(rootPEM)), ("der", .string(root.base64EncodedString()))]),
+                   text: rootPEM.trimmingCharacters(in: .newlines))
         }
     }
 }

@@ -41,10 +41,13 @@ struct AppleVerifier {
         let decoded: [String: Any]
     }
 
-    /// Verifies each (kind, jws) with the root of `session`'s state folder.
-    static func verify(_ items: [(kind: String, jws: String)], session: Session, bundleID: String, environment: String = "Sandbox") throws -> [Result] {
+    /// Verifies each (kind, jws) with the root `session` prints (on a team, the server's; `own`:
+    /// its state folder's).
+    static func verify(
+        _ items: [(kind: String, jws: String)], session: Session, own: Bool = false, bundleID: String, environment: String = "Sandbox"
+    ) throws -> [Result] {
         let root = session.stateDirectory.appendingPathComponent("root.der")
-        try session.run(["certificate", "--der", root.path]).expectSuccess()
+        try session.run(["certificate", "--der", root.path] + (own ? ["--own"] : [])).expectSuccess()
         let request: [String: Any] = [
             "root": try Data(contentsOf: root).base64EncodedString(), "bundleId": bundleID, "environment": environment,
             "items": items.map { ["kind": $0.kind, "jws": $0.jws] },
@@ -276,7 +279,10 @@ struct SignedDataTests {
 
         let servers = try AppleVerifier.verify(items, session: team.host, bundleID: "com.storefront.selfies")
         for (item, result) in zip(items, servers) { #expect(result.ok, "\(item.kind) with the server's root: \(result.status ?? "")") }
-        let own = try AppleVerifier.verify(items, session: device, bundleID: "com.storefront.selfies")
+        let own = try AppleVerifier.verify(items, session: device, own: true, bundleID: "com.storefront.selfies")
+        // The root a team device prints is the server's: the one that verifies all of it.
+        #expect(try device.object(["certificate"])["der"] as? String == team.host.object(["certificate"])["der"] as? String)
+        #expect(try device.object(["certificate", "--own"])["der"] as? String != team.host.object(["certificate"])["der"] as? String)
         for (item, result) in zip(items, own) {
             #expect(!result.ok && result.status == "VERIFICATION_FAILURE", "\(item.kind) with the device's root: \(result.status ?? "ok")")
         }

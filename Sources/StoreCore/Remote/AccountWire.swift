@@ -382,6 +382,13 @@ public enum AccountWire {
         }
         return try signer.sign(request.items, account: request.account)
     }
+    /// The root that verifies it all (public: anyone may trust it).
+    static let rootCertificate = Method<R.None, Data>("rootCertificate", access: { _ in .anyone }) { _, _, call in
+        guard let signer = call.signer else {
+            throw StoreError.storage(path: "signing", reason: "this account server signs nothing for devices")
+        }
+        return try signer.rootCertificate()
+    }
 
     // MARK: The request log
 
@@ -412,6 +419,7 @@ public enum AccountWire {
             appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased,
             appAccountTokens.erased, setAppAccountToken.erased, recentRequests.erased,
             retentionSetup.erased, replaceRetentionSetup.erased, retentionImage.erased, setRetentionImage.erased, signed.erased,
+            rootCertificate.erased,
         ]
         return Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }()

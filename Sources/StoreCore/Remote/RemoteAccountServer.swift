@@ -212,4 +212,6 @@ extension RemoteAccountServer {
         guard !items.isEmpty else { return [] }
         return try call(W.signed, R.Signing(account: account, items: items))
     }
+
+    func rootCertificate() throws(StoreError) -> Data { try call(W.rootCertificate, R.None()) }
 }

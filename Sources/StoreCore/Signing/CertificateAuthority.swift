@@ -106,8 +106,11 @@ public final class CertificateAuthority: Sendable {
     }
 
     /// The root as PEM, for a backend's trust store.
-    public var rootPEM: String {
-        let lines = rootDER.base64EncodedString().chunked(64)
+    public var rootPEM: String { Self.pem(der: rootDER) }
+
+    /// A certificate in DER as PEM.
+    public static func pem(der: Data) -> String {
+        let lines = der.base64EncodedString().chunked(64)
         return "-----BEGIN CERTIFICATE-----\n" + lines.joined(separator: "\n") + "\n-----END CERTIFICATE-----\n"
     }
 

@@ -29,6 +29,8 @@ public enum SigningRequest: Codable, Sendable, Equatable {
 /// for an item the account does not have.
 public protocol DeviceSigning: Sendable {
     func sign(_ items: [SigningRequest], account: String) throws(StoreError) -> [String?]
+    /// The root all of it verifies with, in DER.
+    func rootCertificate() throws(StoreError) -> Data
 }
 
 extension AccountRequests {
@@ -44,6 +46,13 @@ extension SignedData {
     func team(_ account: String?) -> RemoteAccountServer? {
         guard let account, !account.isEmpty else { return nil }
         return server as? RemoteAccountServer
+    }
+
+    /// The root a backend trusts (DER): on a team, the server's, which verifies what the team
+    /// signs; `own`, or without a server, this state folder's.
+    public func rootCertificate(own: Bool = false) throws(StoreError) -> Data {
+        if !own, let team = server as? RemoteAccountServer { return try team.rootCertificate() }
+        return try authority().rootDER
     }
 
     /// Items signed by `team` for `account`, with the payload each carries.
