@@ -377,17 +377,15 @@ public enum AccountWire {
     // its own records, so that one root verifies everything a team shows.
 
     static let signed = Method<R.Signing, [String?]>("signed", access: { .account($0.account) }) { _, request, call in
-        guard let signer = call.signer else {
-            throw StoreError.storage(path: "signing", reason: "this account server signs nothing for devices")
-        }
-        return try signer.sign(request.items, account: request.account)
+        try signer(call).sign(request.items, account: request.account)
     }
     /// The root that verifies it all (public: anyone may trust it).
     static let rootCertificate = Method<R.None, Data>("rootCertificate", access: { _ in .anyone }) { _, _, call in
-        guard let signer = call.signer else {
-            throw StoreError.storage(path: "signing", reason: "this account server signs nothing for devices")
-        }
-        return try signer.rootCertificate()
+        try signer(call).rootCertificate()
+    }
+    private static func signer(_ call: AccountCallContext) throws(StoreError) -> any DeviceSigning {
+        guard let signer = call.signer else { throw StoreError.storage(path: "signing", reason: "this account server signs nothing for devices") }
+        return signer
     }
 
     // MARK: The request log

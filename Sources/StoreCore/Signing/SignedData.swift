@@ -92,10 +92,7 @@ public final class SignedData: SessionRole {
     public func renewalInfo(_ plan: PlanStatus) throws(StoreError) -> SignedItem {
         let user = try currentUser()
         if let team = team(user), let user {
-            guard let signed = try signed(by: team, account: user, [.renewalInfo(originalTransactionID: plan.originalTransactionID)])[0] else {
-                throw StoreError.serverUnreachable(server: team.location, reason: "it has no plan \(plan.originalTransactionID) of \(user)")
-            }
-            return signed
+            return try signedOne(by: team, account: user, .renewalInfo(originalTransactionID: plan.originalTransactionID), missing: "no plan \(plan.originalTransactionID)")
         }
         return try renewalInfo(plan, account: user, builder: builder(), authority: authority())
     }
@@ -115,12 +112,7 @@ public final class SignedData: SessionRole {
     /// The device's app transaction: the app as this device's account bought it.
     public func appTransaction() throws(StoreError) -> SignedItem {
         let user = try currentUser() ?? ""
-        if let team = team(user) {
-            guard let signed = try signed(by: team, account: user, [.appTransaction(device: session.deviceName)])[0] else {
-                throw StoreError.serverUnreachable(server: team.location, reason: "it signed no app transaction for \(user)")
-            }
-            return signed
-        }
+        if let team = team(user) { return try signedOne(by: team, account: user, .appTransaction(device: session.deviceName), missing: "no app transaction") }
         let first = try device.transactions(.profile(user)).map(\.createdAt).min()
         let payload = try builder().appTransaction(device: session.deviceName, firstPurchase: first)
         return try Self.sign(payload, verificationError: nil, authority: authority())
@@ -141,9 +133,8 @@ public final class SignedData: SessionRole {
     public func realtimeRequest(_ plan: PlanStatus, locale: String) throws(StoreError) -> (body: Data, requestIdentifier: String) {
         let user = try currentUser()
         if let team = team(user), let user {
-            guard let signed = try signed(by: team, account: user, [.realtimeRequest(originalTransactionID: plan.originalTransactionID, locale: locale)])[0] else {
-                throw StoreError.serverUnreachable(server: team.location, reason: "it has no plan \(plan.originalTransactionID) of \(user)")
-            }
+            let item = SigningRequest.realtimeRequest(originalTransactionID: plan.originalTransactionID, locale: locale)
+            let signed = try signedOne(by: team, account: user, item, missing: "no plan \(plan.originalTransactionID)")
             return (RealtimeCall.body(signedPayload: signed.jws), signed.payload["requestIdentifier"] as? String ?? "")
         }
         return try RealtimeCall.body(

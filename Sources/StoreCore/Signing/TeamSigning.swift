@@ -75,6 +75,14 @@ extension SignedData {
         }
     }
 
+    /// One item the account must have, signed by `team`; `missing` says what it lacked.
+    func signedOne(by team: RemoteAccountServer, account: String, _ item: SigningRequest, missing: String) throws(StoreError) -> SignedItem {
+        guard let signed = try signed(by: team, account: account, [item])[0] else {
+            throw StoreError.serverUnreachable(server: team.location, reason: "it has \(missing) of \(account) to sign")
+        }
+        return signed
+    }
+
     /// What the server is asked to sign for one of this device's transactions.
     static func signingRequest(_ transaction: StoreTransaction) -> SigningRequest {
         if transaction.state == .restored, let original = transaction.originalID, let date = transaction.purchaseDate {
