@@ -159,12 +159,18 @@ struct Buy: ParsableCommand {
     @Argument(help: "The product: its id or its title (`storefront products` lists them).") var product: String
     @Option(name: .customLong("app-account-token"), help: ArgumentHelp("The app's UUID for this customer, carried in the signed transaction (appAccountToken).", valueName: "uuid"))
     var appAccountToken: String?
+    @Option(
+        name: .customLong("billing"),
+        help: ArgumentHelp("How a one-year plan is paid: upfront, or monthly with a 12-month commitment (billingPlanType).", valueName: "upfront|monthly")
+    )
+    var billing: String?
     @OptionGroup var offer: OfferOptions
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         try offer.validate()
         if let appAccountToken, UUID(uuidString: appAccountToken) == nil { throw ValidationError("--app-account-token takes a UUID, not \"\(appAccountToken)\"") }
+        if let billing, !["upfront", "monthly"].contains(billing) { throw ValidationError("--billing is upfront or monthly, not \"\(billing)\"") }
     }
 
     func run() throws {
@@ -172,7 +178,8 @@ struct Buy: ParsableCommand {
             let product = try context.productID(product)
             let request = try offer.request(product: product, store: context.store)
             let token = appAccountToken.flatMap(UUID.init(uuidString:))
-            try context.report(try context.store.queue.buy(product, offer: request, winBackOffer: offer.winBack, appAccountToken: token))
+            let plan: BillingPlan? = billing == "monthly" ? .monthly : nil
+            try context.report(try context.store.queue.buy(product, offer: request, winBackOffer: offer.winBack, appAccountToken: token, billingPlan: plan))
         }
     }
 }

@@ -17,6 +17,7 @@ func planTermsJSON(_ terms: AutoRenewTerms) -> [(String, JSON)] {
     } else {
         fields.append(("introOffer", .null))
     }
+    fields.append(("monthlyCommitmentPrice", terms.monthlyCommitmentPrice.map { .string(PriceFormatter.plain($0)) } ?? .null))
     // O2–O4: the offers a purchase can name (`buy --offer`, `offer-codes create`, `buy --win-back`).
     fields.append(("offers", .array(terms.offers.map { offer in
         .object([
@@ -42,6 +43,13 @@ func planFields(_ plan: PlanStatus, _ context: Context) -> [(String, JSON)] {
         ("unlocks", .strings(plan.unlocks)), ("transaction", .string(plan.transactionID)),
         ("originalTransaction", .string(plan.originalTransactionID)), ("endedAt", context.formatDate(plan.endedAt)),
         ("endReason", .optional(plan.endReason)),
+        ("commitment", plan.commitment.map { commitment in
+            .object([
+                ("period", .int(commitment.period)), ("periods", .int(BillingPlan.commitmentPeriods)),
+                ("ends", context.formatDate(commitment.ends)), ("monthlyPrice", .string(PriceFormatter.plain(commitment.price))),
+                ("renews", .bool(commitment.renews)),
+            ])
+        } ?? .null),
         ("priceIncrease", plan.priceIncrease.map { increase in
             .object([
                 ("price", .string(PriceFormatter.plain(increase.price))), ("consentRequired", .bool(increase.consentRequired)),

@@ -253,7 +253,8 @@ public enum CatalogLoader {
         fields = Fields(values: values, entry: entry, file: fileName)
         let known: Set = [
             "id", "kind", "title", "description", "price", "image", "quantity", "months", "duration", "period", "group", "rank",
-            "introOffer", "promotionalOffers", "codeOffers", "winBackOffers", "unlocks", "familyShareable", "$comment",
+            "introOffer", "promotionalOffers", "codeOffers", "winBackOffers", "unlocks", "familyShareable", "monthlyCommitmentPrice",
+            "$comment",
         ]
         for key in values.keys.sorted() where !known.contains(key) {
             warnings.append(CatalogWarning(file: fileName, entry: entry, message: "unknown key \"\(key)\" is ignored"))
@@ -297,7 +298,11 @@ public enum CatalogLoader {
             break
         }
         if kind != .nonRenewingSubscription { months = 0 }
-        let terms = kind == .autoRenewableSubscription ? try autoRenewTerms(fields) : nil
+        var terms = kind == .autoRenewableSubscription ? try autoRenewTerms(fields) : nil
+        if let raw = values["monthlyCommitmentPrice"], !(raw is NSNull) {
+            let monthly = try monthlyCommitmentPrice(fields, terms: terms, yearly: price)
+            terms?.monthlyCommitmentPrice = monthly
+        }
         var product = Product(
             id: id, kind: kind, title: title, description: description, price: price, image: image,
             quantity: kind == .consumable ? quantity : 0, months: months, duration: duration, autoRenew: terms
@@ -371,6 +376,25 @@ public enum CatalogLoader {
         return AutoRenewTerms(period: period, group: group, rank: rank, introductoryOffer: offer, unlocks: unlocks, offers: offers)
     }
 
+    /// The monthly price of "Monthly with a 12-month commitment": a one-year plan's second billing
+    /// plan, whose twelve payments come to at least its price up front and at most 1.5 times it, as
+    /// App Store Connect allows.
+    private static func monthlyCommitmentPrice(_ fields: Fields, terms: AutoRenewTerms?, yearly: Decimal) throws(CatalogError) -> Decimal {
+        guard let terms, terms.period == .year else {
+            throw fields.error("\"monthlyCommitmentPrice\" is for an auto-renewable subscription with the period \"P1Y\"")
+        }
+        guard let text = try fields.priceText(key: "monthlyCommitmentPrice"), let monthly = Decimal(string: text),
+              text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+        else { throw fields.error("\"monthlyCommitmentPrice\" is not a decimal number like \"0.99\"") }
+        let total = monthly * Decimal(BillingPlan.commitmentPeriods)
+        guard total >= yearly, total <= yearly * Decimal(string: "1.5")! else {
+            throw fields.error(
+                "\"monthlyCommitmentPrice\" \(text) makes 12 payments of \(PriceFormatter.plain(total)): they must come to between the price (\(PriceFormatter.plain(yearly))) and 1.5 times it"
+            )
+        }
+        return monthly
+    }
+
     /// The mode, period, count and price of an offer.
     private static func offerTerms(_ inner: Fields) throws(CatalogError) -> IntroductoryOffer {
         guard let modeText = try inner.string("mode"), let mode = IntroductoryOffer.Mode(rawValue: modeText) else {
@@ -420,10 +444,10 @@ public enum CatalogLoader {
         }
 
         /// Prices are strings ("0.99") so they stay exact; a JSON number is refused with advice.
-        func priceText() throws(CatalogError) -> String? {
-            guard let value = values["price"], !(value is NSNull) else { return nil }
+        func priceText(key: String = "price") throws(CatalogError) -> String? {
+            guard let value = values[key], !(value is NSNull) else { return nil }
             if let text = value as? String { return text.trimmingCharacters(in: .whitespaces) }
-            throw error("price must be a string such as \"0.99\" (a JSON number is not exact)")
+            throw error("\(key) must be a string such as \"0.99\" (a JSON number is not exact)")
         }
     }
 }

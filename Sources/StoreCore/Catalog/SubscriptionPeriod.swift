@@ -145,6 +145,9 @@ public struct AutoRenewTerms: Sendable, Equatable {
     public var unlocks: [String]
     /// Promotional, code and win-back offers (O2–O4).
     public var offers: [SubscriptionOffer]
+    /// The monthly price of the plan's second billing plan, "Monthly with a 12-month commitment"
+    /// (a one-year plan only); nil when it is billed up front alone.
+    public var monthlyCommitmentPrice: Decimal? = nil
 
     /// The entitlement name that unlocks every comic.
     public static let allComics = "all-comics"
@@ -159,5 +162,28 @@ public struct AutoRenewTerms: Sendable, Equatable {
         self.rank = rank
         self.introductoryOffer = introductoryOffer
         self.unlocks = unlocks
+    }
+}
+
+/// How a one-year plan is paid (Apple's `billingPlanType`): once a year up front, or monthly with
+/// a 12-month commitment.
+public enum BillingPlan: String, Sendable, Codable, CaseIterable {
+    case billedUpfront = "BILLED_UPFRONT"
+    case monthly = "MONTHLY"
+
+    /// Billing periods in one commitment, and how long each is.
+    public static let commitmentPeriods = 12
+    public static let commitmentPeriod = SubscriptionPeriod.month
+}
+
+/// Where a period of a monthly plan with a 12-month commitment stands: its number (1 to 12) and
+/// when the commitment it belongs to ends (Apple's `commitmentInfo` of a transaction).
+public struct CommitmentPeriod: Sendable, Equatable, Codable {
+    public var number: Int
+    public var ends: Date
+
+    public init(number: Int, ends: Date) {
+        self.number = number
+        self.ends = ends
     }
 }

@@ -79,6 +79,11 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         migrator.registerMigration("v7: arrivals") { db in
             try db.execute(sql: "ALTER TABLE txn ADD COLUMN arrival TEXT")
         }
+        migrator.registerMigration("v8: billing plans") { db in
+            // The billing plan a purchase was made on (a monthly commitment), carried until the
+            // payment is recorded.
+            try db.execute(sql: "ALTER TABLE txn ADD COLUMN billingPlan TEXT")
+        }
         return migrator
     }
 

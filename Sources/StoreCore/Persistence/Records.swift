@@ -186,6 +186,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         }
         transaction.appAccountToken = try row.optionalText("appAccountToken", of: table)
         transaction.arrival = try row.storedIfPresent("arrival", of: table)
+        transaction.billingPlan = try row.storedIfPresent("billingPlan", of: table)
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -210,6 +211,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         container["offerID"] = transaction.offer?.id
         container["appAccountToken"] = transaction.appAccountToken
         container["arrival"] = transaction.arrival?.rawValue
+        container["billingPlan"] = transaction.billingPlan?.rawValue
     }
 }
 
@@ -290,6 +292,12 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
             reference: try row.optionalText("reference", of: table), until: try row.optionalDate("until", of: table),
             note: try row.optionalText("note", of: table), appAccountToken: try row.optionalText("appAccountToken", of: table)
         )
+        if let number = try row.optionalInteger("commitmentPeriod", of: table) {
+            guard (1...BillingPlan.commitmentPeriods).contains(Int(number)), let ends = try row.optionalDate("commitmentEnds", of: table) else {
+                throw CorruptValue(table: table, column: "commitmentPeriod", value: "\(number)")
+            }
+            entry.commitment = CommitmentPeriod(number: Int(number), ends: ends)
+        }
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -314,6 +322,8 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
         container["until"] = entry.until?.storeSeconds
         container["note"] = entry.note
         container["appAccountToken"] = entry.appAccountToken
+        container["commitmentPeriod"] = entry.commitment?.number
+        container["commitmentEnds"] = entry.commitment?.ends.storeSeconds
     }
 }
 

@@ -23,6 +23,9 @@ extension ServerDatabase: ClaimStore {
         migrator.registerMigration("v9: app account tokens") { db in
             try db.execute(sql: "ALTER TABLE receipt ADD COLUMN appAccountToken TEXT")
         }
+        migrator.registerMigration("v10: monthly commitments") { db in
+            try db.execute(sql: "ALTER TABLE receipt ADD COLUMN commitmentPeriod INTEGER; ALTER TABLE receipt ADD COLUMN commitmentEnds INTEGER")
+        }
     }
 
     public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {

@@ -79,10 +79,14 @@ public final class PaymentQueue: SessionRole {
     @discardableResult
     public func buy(
         _ productID: String, outcome: PurchaseOutcome? = nil, offer: PromotionalOfferRequest? = nil, winBackOffer: String? = nil,
-        appAccountToken: UUID? = nil
+        appAccountToken: UUID? = nil, billingPlan: BillingPlan? = nil
     ) throws(StoreError) -> StoreTransaction {
         let product = try catalog.require(productID)
-        return try purchase(product, outcome: outcome, appAccountToken: appAccountToken) { user throws(StoreError) in
+        // Monthly with a 12-month commitment: only a one-year plan that offers it, on no offer.
+        let monthly = billingPlan == .monthly
+        if monthly, product.autoRenew?.monthlyCommitmentPrice == nil { throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id)) }
+        if monthly, offer != nil || winBackOffer != nil { throw StoreError.planRefused(.offerWithCommitment) }
+        return try purchase(product, outcome: outcome, appAccountToken: appAccountToken, billingPlan: monthly ? .monthly : nil) { user throws(StoreError) in
             // O4: a win-back offer is the App Store's to grant.
             if let winBackOffer { return try offers.redeemWinBack(winBackOffer, product: product, account: user) }
             // O2: an offer is checked before any payment, and its nonce taken.
@@ -101,7 +105,8 @@ public final class PaymentQueue: SessionRole {
     /// A purchase of `product`; `redeem` checks and takes the offer it is made with, if any,
     /// under the device lock and before any payment.
     private func purchase(
-        _ product: Product, outcome: PurchaseOutcome?, appAccountToken: UUID? = nil, redeem: (_ user: String?) throws(StoreError) -> OfferRedemption?
+        _ product: Product, outcome: PurchaseOutcome?, appAccountToken: UUID? = nil, billingPlan: BillingPlan? = nil,
+        redeem: (_ user: String?) throws(StoreError) -> OfferRedemption?
     ) throws(StoreError) -> StoreTransaction {
         // Q7: a simulated Purchase error fails the purchase as StoreKit 2's purchase() throws:
         // before any transaction exists. The errors are read once for the whole purchase (one
@@ -130,6 +135,7 @@ public final class PaymentQueue: SessionRole {
             transaction.verificationError = errors[.verification]?.description
             transaction.offer = redemption
             transaction.appAccountToken = appAccountToken?.uuidString.lowercased()
+            transaction.billingPlan = billingPlan
             if case .delayed(let after, let approve) = outcome {
                 transaction.dueAt = after.added(to: now, calendar: calendar).wholeSeconds
                 transaction.dueApproves = approve

@@ -72,6 +72,9 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     public var appAccountToken: String? = nil
     /// How a transaction this device did not buy arrived: a renewal of a plan, or a family share.
     public var arrival: TransactionArrival? = nil
+    /// The billing plan a one-year plan was bought on: monthly with a 12-month commitment; nil
+    /// for up front.
+    public var billingPlan: BillingPlan? = nil
 
     public var states: [TransactionState] { steps.map(\.state) }
 

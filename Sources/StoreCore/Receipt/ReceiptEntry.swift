@@ -40,6 +40,9 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
     public var note: String?
     /// The UUID the app gave with the purchase (`Product.PurchaseOption.appAccountToken`), M3.
     public var appAccountToken: String?
+    /// A period of a monthly plan with a 12-month commitment: which of the twelve, and when the
+    /// commitment ends; nil for a period billed up front.
+    public var commitment: CommitmentPeriod? = nil
 
     public init(
         transactionID: String, account: String, productID: String, kind: ProductKind, quantity: Int = 0,

@@ -76,6 +76,7 @@ package struct PayloadBuilder {
             }
             // Replaced by an upgrade: a later purchase in the group credited this period.
             payload.isUpgraded = receipt.contains { $0.event == .credit && $0.reference == transaction.id }
+            Self.billing(of: line, offered: catalog.product(line.productID)?.autoRenew?.monthlyCommitmentPrice != nil, into: &payload)
         }
         if let first = receipt.first(where: { $0.transactionID == original }) { originalPurchaseDate = first.purchaseDate }
         if let revoked = ReceiptEntry.revocationDates(in: receipt)[transaction.id] {
@@ -97,6 +98,20 @@ package struct PayloadBuilder {
         payload.originalPurchaseDate = Units.milliseconds(originalPurchaseDate)
         payload.price = Units.milliunits(price ?? 0)
         return payload
+    }
+
+    /// A plan that offers a monthly commitment says which billing plan a period is on, and a
+    /// monthly period where it stands in its commitment.
+    static func billing(of line: ReceiptEntry, offered: Bool, into payload: inout TransactionPayload) {
+        guard offered || line.commitment != nil else { return }
+        payload.billingPlanType = (line.commitment == nil ? BillingPlan.billedUpfront : .monthly).rawValue
+        guard let period = line.commitment else { return }
+        var info = TransactionCommitmentInfo()
+        info.billingPeriodNumber = period.number
+        info.totalBillingPeriods = BillingPlan.commitmentPeriods
+        info.commitmentExpiresDate = Units.milliseconds(period.ends)
+        info.commitmentPrice = Units.milliunits((line.price ?? 0) * Decimal(BillingPlan.commitmentPeriods))
+        payload.commitmentInfo = info
     }
 
     /// The transaction a receipt line stands for (a period another device paid for, a line a
@@ -191,6 +206,7 @@ package struct PayloadBuilder {
             payload.offerPeriod = Units.offerPeriod(terms)
             payload.renewalPrice = Units.milliunits(terms.price)
         }
+        renewalBilling(plan, into: &payload)
         if plan.phase == .expired {
             // 1 cancelled, 2 billing error, 3 did not agree to a price increase, 5 other (Apple's expirationIntent).
             payload.expirationIntent = plan.ended == .priceIncreaseNotAccepted ? 3 : plan.ended?.isBillingError == true ? 2 : !plan.autoRenew ? 1 : 5
@@ -203,6 +219,34 @@ package struct PayloadBuilder {
             payload.recentSubscriptionStartDate = Units.milliseconds(start)
         }
         return payload
+    }
+
+    /// The billing plan of the next period, for a plan that offers a monthly commitment; within a
+    /// commitment, its next month (same product, its monthly price) and what its end renews into.
+    func renewalBilling(_ plan: PlanStatus, into payload: inout RenewalInfoPayload) {
+        let next = catalog.product(plan.nextProductID ?? plan.productID)
+        guard let commitment = plan.commitment, plan.phase != .expired else {
+            if next?.autoRenew?.monthlyCommitmentPrice != nil { payload.renewalBillingPlanType = BillingPlan.billedUpfront.rawValue }
+            return
+        }
+        // A commitment renews into another on the same product, if it still offers one; into the
+        // product a change chose, billed up front.
+        let recommits = plan.nextProductID == nil || plan.nextProductID == plan.productID ? next?.autoRenew?.monthlyCommitmentPrice : nil
+        var info = RenewalCommitmentInfo()
+        info.commitmentAutoRenewProductId = plan.nextProductID ?? plan.productID
+        info.commitmentAutoRenewStatus = commitment.renews ? 1 : 0
+        info.commitmentRenewalBillingPlanType = (recommits == nil ? BillingPlan.billedUpfront : .monthly).rawValue
+        info.commitmentRenewalDate = Units.milliseconds(commitment.ends)
+        info.commitmentRenewalPrice = Units.milliunits(recommits ?? next?.price ?? 0)
+        payload.commitmentInfo = info
+        if commitment.period < BillingPlan.commitmentPeriods {
+            payload.autoRenewProductId = plan.productID
+            payload.renewalBillingPlanType = BillingPlan.monthly.rawValue
+            payload.renewalPrice = Units.milliunits(commitment.price)
+        } else {
+            payload.renewalBillingPlanType = info.commitmentRenewalBillingPlanType
+            payload.renewalPrice = info.commitmentRenewalPrice
+        }
     }
 
     // MARK: App transaction

@@ -54,8 +54,35 @@ public struct TransactionPayload: SignedPayload {
     public var offerDiscountType: String?
     public var appTransactionId: String?
     public var offerPeriod: String?
+    /// "BILLED_UPFRONT" or "MONTHLY", for a plan that offers a monthly commitment.
+    public var billingPlanType: String?
+    public var commitmentInfo: TransactionCommitmentInfo?
     /// Not in Apple's transaction; Storefront has always written it, and Apple's library ignores it.
     public var appAppleId: Int64?
+
+    public init() {}
+}
+
+/// A monthly period's place in its commitment (TransactionCommitmentInfo).
+public struct TransactionCommitmentInfo: Codable, Sendable, Equatable {
+    /// 1 to 12.
+    public var billingPeriodNumber: Int?
+    public var totalBillingPeriods: Int?
+    public var commitmentExpiresDate: Int64?
+    /// The twelve payments together, in milliunits.
+    public var commitmentPrice: Int64?
+
+    public init() {}
+}
+
+/// What happens when a commitment ends (RenewalCommitmentInfo).
+public struct RenewalCommitmentInfo: Codable, Sendable, Equatable {
+    public var commitmentAutoRenewProductId: String?
+    /// 0 off, 1 on.
+    public var commitmentAutoRenewStatus: Int?
+    public var commitmentRenewalBillingPlanType: String?
+    public var commitmentRenewalDate: Int64?
+    public var commitmentRenewalPrice: Int64?
 
     public init() {}
 }
@@ -86,6 +113,10 @@ public struct RenewalInfoPayload: SignedPayload {
     public var appAccountToken: String?
     public var appTransactionId: String?
     public var offerPeriod: String?
+    /// The billing plan of the next period, for a plan that offers a monthly commitment.
+    public var renewalBillingPlanType: String?
+    /// Only within a commitment.
+    public var commitmentInfo: RenewalCommitmentInfo?
     /// Not in Apple's renewal info, as in TransactionPayload.
     public var bundleId: String?
     public var storefront: String?

@@ -52,6 +52,13 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// Ended before its period ran out (refund, expire, billing retry gave up), and why.
     public var endedAt: Date?
     public var endReason: String?
+    /// A monthly plan with a 12-month commitment: where the current period stands in it. Within a
+    /// commitment every period renews (`autoRenew` stays on, as Apple's renewal info says of the
+    /// next billing period); cancelling stops the commitment from renewing when it ends.
+    public var commitment: PlanCommitment? = nil
+
+    /// Auto-renew as the subscriber set it: for a commitment, whether it renews when it ends.
+    public var willRenew: Bool { commitment?.renews ?? autoRenew }
 
     /// Has access at `now`: in a paid or offer period, or in a billing grace period.
     public func hasAccess(at now: Date) -> Bool {
@@ -93,6 +100,7 @@ public struct PlanState: Sendable, Equatable, Codable {
         )
         // A new plan pays the price of its day: a change told before it is not told again.
         state.priceChangeSeen = previous?.priceChangeSeen
+        state.commitment = line.commitment.map { PlanCommitment(period: $0.number, ends: $0.ends, price: line.price ?? 0, renews: true) }
         return state
     }
 
@@ -105,7 +113,7 @@ public struct PlanState: Sendable, Equatable, Codable {
         case .credit:
             break
         case .renewal:
-            if continues(at: at, productID: line.productID, offer: line.offer, type: line.offerType, id: line.offerID) {
+            if continues(at: at, productID: line.productID, offer: line.offer, type: line.offerType, id: line.offerID, monthly: line.commitment != nil) {
                 periodsSinceAnchor += 1
             } else {
                 anchor = at
@@ -133,10 +141,26 @@ public struct PlanState: Sendable, Equatable, Codable {
             billingFailedAt = nil
             graceUntil = nil
             if nextProductID == line.productID { nextProductID = nil }
+            if let period = line.commitment {
+                // A new commitment renews until cancelled; the last period of one that will not
+                // renew is the last period.
+                let renews = period.number == 1 || (commitment?.renews ?? true)
+                commitment = PlanCommitment(period: period.number, ends: period.ends, price: line.price ?? 0, renews: renews)
+                if period.number >= BillingPlan.commitmentPeriods, !renews { autoRenew = false }
+            } else if commitment != nil {
+                commitment = nil
+            }
         case .cancel:
-            autoRenew = false
+            // Within a commitment the periods still come; the commitment does not renew.
+            if let current = commitment, current.period < BillingPlan.commitmentPeriods {
+                commitment?.renews = false
+            } else {
+                autoRenew = false
+                commitment?.renews = false
+            }
         case .renewOn:
             autoRenew = true
+            commitment?.renews = true
         case .refund:
             if line.reference == transactionID {
                 endedAt = at
@@ -157,6 +181,7 @@ public struct PlanState: Sendable, Equatable, Codable {
             nextProductID = line.productID == productID ? nil : line.productID
             pendingOffer = line.offerType.map { OfferRedemption(type: $0, id: line.offerID ?? "") }
             autoRenew = true
+            commitment?.renews = true
         case .extend:
             expiresDate = line.expiresDate ?? expiresDate
             anchor = expiresDate
@@ -187,8 +212,11 @@ public struct PlanState: Sendable, Equatable, Codable {
 
     /// A renewal at `at` continues the current run of equal periods: it starts where the last
     /// period ended, on the same product and the same side of the introductory offer.
-    func continues(at: Date, productID: String, offer: IntroductoryOffer.Mode?, type: OfferType? = nil, id: String? = nil) -> Bool {
-        guard at == expiresDate, productID == self.productID else { return false }
+    func continues(
+        at: Date, productID: String, offer: IntroductoryOffer.Mode?, type: OfferType? = nil, id: String? = nil, monthly: Bool = false
+    ) -> Bool {
+        // A commitment's months and a year paid up front are runs of their own.
+        guard at == expiresDate, productID == self.productID, monthly == (commitment != nil) else { return false }
         // The same offer, or none: a new offer's periods are counted from its own start.
         return offer == nil ? self.offer == nil : (offer == self.offer && type == offerType && id == offerID)
     }
@@ -218,6 +246,15 @@ public struct PlanState: Sendable, Equatable, Codable {
         if let group { plans[group] = current }
         return plans
     }
+}
+
+/// A monthly plan's place in its 12-month commitment, its monthly price (fixed for the
+/// commitment), and whether the commitment renews when it ends.
+public struct PlanCommitment: Sendable, Equatable, Codable {
+    public var period: Int
+    public var ends: Date
+    public var price: Decimal
+    public var renews: Bool
 }
 
 public enum PlanPhase: String, Sendable, Codable {
@@ -364,6 +401,15 @@ public struct AutoRenewal {
     /// The renewal line of a period starting at `at`: the next offer period while one is left,
     /// else the plan's product (or the one a downgrade switches to) at full price.
     func renewal(_ state: PlanState, at: Date, context: LineContext) -> ReceiptEntry {
+        // Within a commitment the product cannot change: a change waits for its end.
+        let committed = state.commitment.map { $0.period < BillingPlan.commitmentPeriods } ?? false
+        if committed, let commitment = state.commitment {
+            var renewal = line(.renewal, state, productID: state.productID, group: state.group, at: at, context: context)
+            renewal.price = commitment.price
+            renewal.commitment = CommitmentPeriod(number: commitment.period + 1, ends: commitment.ends)
+            renewal.expiresDate = monthEnd(state, at: at)
+            return renewal
+        }
         let productID = state.nextProductID.flatMap { product($0) != nil ? $0 : nil } ?? state.productID
         guard let product = product(productID), let terms = product.autoRenew else {
             var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
@@ -393,11 +439,26 @@ public struct AutoRenewal {
                 : end(from: at, period: offer.period, count: 1)
             return renewal
         }
+        // A commitment that renews starts another at the product's monthly price.
+        if state.commitment != nil, productID == state.productID, let monthly = terms.monthlyCommitmentPrice {
+            renewal.price = monthly
+            renewal.commitment = CommitmentPeriod(number: 1, ends: end(from: at, period: BillingPlan.commitmentPeriod, count: BillingPlan.commitmentPeriods))
+            renewal.expiresDate = monthEnd(state, at: at)
+            return renewal
+        }
         renewal.price = product.price
         renewal.expiresDate = state.continues(at: at, productID: productID, offer: nil)
             ? end(from: state.anchor, period: terms.period, count: state.periodsSinceAnchor + 1)
             : end(from: at, period: terms.period, count: 1)
         return renewal
+    }
+
+    /// The end of a commitment's month that starts at `at`: counted from the run's anchor when it
+    /// follows the last month, so that month ends clamp and come back.
+    private func monthEnd(_ state: PlanState, at: Date) -> Date {
+        state.continues(at: at, productID: state.productID, offer: nil, monthly: true)
+            ? end(from: state.anchor, period: BillingPlan.commitmentPeriod, count: state.periodsSinceAnchor + 1)
+            : end(from: at, period: BillingPlan.commitmentPeriod, count: 1)
     }
 
     // MARK: People acting
@@ -424,9 +485,21 @@ public struct AutoRenewal {
     /// it from the next renewal, as the App Store does.
     public func subscribe(
         _ product: Product, state: PlanState?, at: Date, transactionID: String, context: LineContext,
-        offer: SubscriptionOffer? = nil
+        offer: SubscriptionOffer? = nil, billingPlan: BillingPlan? = nil
     ) -> [ReceiptEntry] {
         guard let terms = product.autoRenew else { return [] }
+        // Monthly with a 12-month commitment: the first of twelve monthly periods, at the monthly
+        // price, on no offer.
+        let monthly = billingPlan == .monthly ? terms.monthlyCommitmentPrice : nil
+        func commit(_ purchase: inout ReceiptEntry) {
+            guard let monthly else { return }
+            (purchase.offer, purchase.offerType, purchase.offerID, purchase.quantity) = (nil, nil, nil, 0)
+            purchase.price = monthly
+            purchase.expiresDate = end(from: at, period: BillingPlan.commitmentPeriod, count: 1)
+            purchase.commitment = CommitmentPeriod(
+                number: 1, ends: end(from: at, period: BillingPlan.commitmentPeriod, count: BillingPlan.commitmentPeriods)
+            )
+        }
         var purchase = ReceiptEntry(
             transactionID: transactionID, account: context.account, productID: product.id,
             kind: .autoRenewableSubscription, purchaseDate: at, device: context.device, event: .purchase,
@@ -443,6 +516,7 @@ public struct AutoRenewal {
             } else {
                 purchase.expiresDate = end(from: at, period: terms.period, count: 1)
             }
+            commit(&purchase)
             return [purchase]
         }
         let current = self.product(state.productID)
@@ -460,7 +534,11 @@ public struct AutoRenewal {
             // (In billing retry it is a new payment: the plan starts again below.) With an offer,
             // the offer waits for the next renewal.
             if state.nextProductID != nil || offer != nil { return [purchaseLine(.change)] }
-            return state.autoRenew ? [] : [purchaseLine(.renewOn)]
+            return state.willRenew ? [] : [purchaseLine(.renewOn)]
+        }
+        // A commitment is kept to its end: another plan starts when it ends.
+        if let commitment = state.commitment, commitment.period < BillingPlan.commitmentPeriods, state.billingFailedAt == nil {
+            return [purchaseLine(.change)]
         }
         let currentRank = current?.autoRenew?.rank ?? Int.max
         let samePeriod = current?.autoRenew?.period.approximateDays == terms.period.approximateDays
@@ -482,6 +560,7 @@ public struct AutoRenewal {
             sell(&purchase, on: offer.terms, at: at)
             (purchase.offerType, purchase.offerID) = (offer.type, offer.id)
         }
+        commit(&purchase)
         lines.append(purchase)
         return lines
     }
@@ -513,7 +592,7 @@ public struct AutoRenewal {
     /// Auto-renew off: access continues to the period's end. In billing retry, the plan ends now.
     public func cancel(_ state: PlanState?, at: Date, context: LineContext) throws(Refusal) -> [ReceiptEntry] {
         let state = try live(state, at: at)
-        guard state.autoRenew else { throw .alreadyCancelled }
+        guard state.willRenew else { throw .alreadyCancelled }
         var lines = [line(.cancel, state, productID: state.productID, group: state.group, at: at, context: context)]
         if state.billingFailedAt != nil {
             var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
@@ -525,7 +604,7 @@ public struct AutoRenewal {
 
     public func renewOn(_ state: PlanState?, at: Date, context: LineContext) throws(Refusal) -> [ReceiptEntry] {
         let state = try live(state, at: at)
-        guard !state.autoRenew else { throw .alreadyRenewing }
+        guard !state.willRenew else { throw .alreadyRenewing }
         return [line(.renewOn, state, productID: state.productID, group: state.group, at: at, context: context)]
     }
 

@@ -16,6 +16,10 @@ public enum PlanRefusal: Codable, Equatable, Sendable, CustomStringConvertible {
     case ruleRefused(AutoRenewal.Refusal, attempt: PlanAttempt)
     /// Accepting a retention message that offers neither a plan nor a promotional offer.
     case nothingToAccept
+    /// `buy --billing monthly` of a product that has no monthly plan with a 12-month commitment.
+    case noMonthlyCommitment(productID: String)
+    /// `buy --billing monthly` with an offer: the commitment is sold at its monthly price alone.
+    case offerWithCommitment
 
     public var description: String {
         switch self {
@@ -25,6 +29,9 @@ public enum PlanRefusal: Codable, Equatable, Sendable, CustomStringConvertible {
         case .noPlanToRefund(let id): "no plan in the group of \(id) to refund"
         case .noPlan: "no plan"
         case .nothingToAccept: "nothing to accept: the retention message offers no plan and no promotional offer"
+        case .noMonthlyCommitment(let id):
+            "\"\(id)\" has no monthly billing plan with a 12-month commitment (a one-year plan gives one with \"monthlyCommitmentPrice\" in the catalog)"
+        case .offerWithCommitment: "an offer cannot be used with the monthly billing plan: the commitment is sold at its monthly price"
         case .ruleRefused(let refusal, let attempt): "cannot \(attempt.verb) \(attempt.subject): \(Self.why(refusal))"
         }
     }

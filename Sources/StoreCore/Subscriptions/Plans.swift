@@ -161,7 +161,9 @@ public final class Plans: SessionRole {
             let offer = transaction.offer.flatMap { product.autoRenew?.offer($0.id, type: $0.type) }
             // At the price set now (O6), if the developer changed it.
             let priced = rules.product(product.id) ?? product
-            let bought = rules.subscribe(priced, state: state, at: at, transactionID: transaction.id, context: context, offer: offer)
+            let bought = rules.subscribe(
+                priced, state: state, at: at, transactionID: transaction.id, context: context, offer: offer, billingPlan: transaction.billingPlan
+            )
             // M3: the purchase carries the app's account token.
             return settled + bought.map { line in
                 var line = line
@@ -176,7 +178,7 @@ public final class Plans: SessionRole {
         guard let group = product.autoRenew?.group else { return }
         try settle(account: account)
         guard let state = try server.plans(account: account)[group], state.productID == product.id,
-              state.hasAccess(at: now()), state.autoRenew, state.nextProductID == nil
+              state.hasAccess(at: now()), state.willRenew, state.nextProductID == nil
         else { return }
         throw StoreError.alreadySubscribed(productID: product.id)
     }
@@ -305,6 +307,8 @@ public struct PlanStatus: Sendable, Equatable {
     public var originalTransactionID: String
     public var endedAt: Date?
     public var endReason: String?
+    /// A monthly plan's place in its 12-month commitment.
+    public var commitment: PlanCommitment?
 
     public init(_ state: PlanState, catalog: Catalog, now: Date) {
         let product = catalog.product(state.productID)
@@ -333,6 +337,7 @@ public struct PlanStatus: Sendable, Equatable {
         originalTransactionID = state.originalTransactionID
         endedAt = state.endedAt
         endReason = state.endReason
+        commitment = state.commitment
     }
 
     /// Until when the plan gives access as things stand: its period's end, or the end of a
@@ -352,6 +357,11 @@ public struct PlanStatus: Sendable, Equatable {
             case (true, false?): " — price increase to \(price) declined: it ends then"
             }
             next += told
+        }
+        // A monthly commitment says where it stands, and whether it renews when it ends.
+        if let commitment, phase != .expired {
+            let end = commitment.renews ? "renews" : "ends"
+            next += ", month \(commitment.period) of \(BillingPlan.commitmentPeriods) of a commitment that \(end) \(day(commitment.ends))"
         }
         switch phase {
         case .trial:

@@ -1,0 +1,134 @@
+// Monthly subscriptions with a 12-month commitment (Apple's billing plan of 2026): a one-year plan
+// paid in twelve monthly periods, each a transaction of its own at the monthly price; cancelling
+// stops the commitment from renewing, not its months; a commitment that is not cancelled renews
+// into another; a change of plan waits for the commitment's end. A6 holds throughout.
+import Foundation
+import Testing
+import TestSupport
+@testable import StoreCore
+
+@Suite("Monthly subscriptions with a 12-month commitment")
+struct CommitmentTests {
+    /// A yearly plan with a monthly commitment (49.99 a year, or 4.99 a month for twelve months),
+    /// and a lower yearly plan without one.
+    static let catalog = Catalog(name: "Yearly", products: [
+        Product(id: "y.all", kind: .autoRenewableSubscription, title: "All Access (Yearly)", description: "",
+                price: Decimal(string: "49.99")!, autoRenew: {
+                    var terms = AutoRenewTerms(period: .year, group: "g", rank: 1, unlocks: ["all"],
+                                               offers: [SubscriptionOffer(id: "free", type: .promotional, terms: IntroductoryOffer(mode: .freeTrial, period: .month))])
+                    terms.monthlyCommitmentPrice = Decimal(string: "4.99")
+                    return terms
+                }()),
+        Product(id: "y.lite", kind: .autoRenewableSubscription, title: "Lite (Yearly)", description: "",
+                price: Decimal(string: "19.99")!, autoRenew: AutoRenewTerms(period: .year, group: "g", rank: 2, unlocks: ["lite"])),
+    ])
+
+    func lines(_ store: Store) throws -> [ReceiptEntry] {
+        _ = try store.plans.subscriptions()
+        return try store.server.planLines(account: "ann").filter { $0.event == .purchase || $0.event == .renewal }
+    }
+
+    /// Ann's store, subscribed to y.all on the monthly plan on 31 January 2026 at 10:00.
+    func subscribed(_ state: TemporaryState) throws -> Store {
+        state.clock.set(utc(2026, 1, 31, 10))
+        let store = try state.signedIn("ann", device: "phone", catalog: Self.catalog)
+        _ = try store.queue.buy("y.all", billingPlan: .monthly)
+        return store
+    }
+
+    func plan(_ store: Store) throws -> PlanStatus { try #require(try store.plans.subscriptions().first) }
+
+    /// A6: the stored plans are the fold of the receipt.
+    func expectReplayAgrees(_ store: Store) throws {
+        #expect(try store.server.plans(account: "ann") == PlanState.replay(try store.server.planLines(account: "ann")))
+    }
+
+    @Test("Bought monthly on 31 January: twelve monthly periods at 4.99 on month ends, each numbered in a commitment ending a year on; cancelled in March, the months still come, then it ends")
+    func twelveMonthsThenEnds() throws {
+        let state = TemporaryState()
+        let store = try subscribed(state)
+        let ends = utc(2027, 1, 31, 10)
+        let first = try #require(try lines(store).first)
+        #expect(first.price == Decimal(string: "4.99") && first.expiresDate == utc(2026, 2, 28, 10))
+        #expect(first.commitment == CommitmentPeriod(number: 1, ends: ends))
+        #expect(try plan(store).commitment?.renews == true)
+
+        state.clock.set(utc(2026, 3, 15))
+        _ = try store.plans.perform(.cancel, on: "y.all")
+        var status = try plan(store)
+        #expect(status.autoRenew && status.phase == .active, "the next month still comes: \(status.phase)")
+        #expect(status.commitment?.renews == false && status.commitment?.period == 2)
+        #expect(throws: StoreError.self, "cancelled once") { try store.plans.perform(.cancel, on: "y.all") }
+
+        state.clock.set(utc(2027, 6, 1))
+        let periods = try lines(store)
+        #expect(periods.count == 12, "twelve periods and no thirteenth: \(periods.count)")
+        #expect(periods.map { $0.commitment?.number } == Array(1...12))
+        #expect(periods.allSatisfy { $0.commitment?.ends == ends && $0.price == Decimal(string: "4.99") && $0.productID == "y.all" })
+        #expect(periods.map(\.expiresDate) == [
+            utc(2026, 2, 28, 10), utc(2026, 3, 31, 10), utc(2026, 4, 30, 10), utc(2026, 5, 31, 10), utc(2026, 6, 30, 10), utc(2026, 7, 31, 10),
+            utc(2026, 8, 31, 10), utc(2026, 9, 30, 10), utc(2026, 10, 31, 10), utc(2026, 11, 30, 10), utc(2026, 12, 31, 10), ends,
+        ], "month ends clamp and come back")
+        status = try plan(store)
+        #expect(status.phase == .expired && !status.autoRenew && status.expiresDate == ends)
+        try expectReplayAgrees(store)
+    }
+
+    @Test("A commitment not cancelled renews into another (month 1, a year on, at the monthly price); turned back on, it renews too; a downgrade bought in it waits for its end and is billed up front")
+    func renewsThenChanges() throws {
+        let state = TemporaryState()
+        let store = try subscribed(state)
+        state.clock.set(utc(2026, 6, 1))
+        _ = try store.plans.perform(.cancel, on: "y.all")
+        _ = try store.plans.perform(.renewOn, on: "y.all")
+        #expect(try plan(store).commitment?.renews == true)
+        state.clock.set(utc(2027, 2, 15))
+        let renewed = try #require(try lines(store).last)
+        #expect(renewed.commitment == CommitmentPeriod(number: 1, ends: utc(2028, 1, 31, 10)), "\(String(describing: renewed.commitment))")
+        #expect(renewed.purchaseDate == utc(2027, 1, 31, 10) && renewed.price == Decimal(string: "4.99"))
+
+        // An upgrade or downgrade in a commitment waits for it to end.
+        _ = try store.queue.buy("y.lite")
+        var status = try plan(store)
+        #expect(status.productID == "y.all" && status.nextProductID == "y.lite" && status.hasAccess)
+        state.clock.set(utc(2028, 2, 15))
+        let periods = try lines(store)
+        #expect(periods.filter { $0.productID == "y.all" }.count == 24)
+        let lite = try #require(periods.last)
+        #expect(lite.productID == "y.lite" && lite.commitment == nil && lite.price == Decimal(string: "19.99"))
+        #expect(lite.purchaseDate == utc(2028, 1, 31, 10) && lite.expiresDate == utc(2029, 1, 31, 10), "a year billed up front")
+        status = try plan(store)
+        #expect(status.commitment == nil && status.productID == "y.lite")
+        try expectReplayAgrees(store)
+    }
+
+    @Test("The monthly plan is refused for a plan that has none and with an offer; the catalog refuses one on a period other than a year, and twelve payments below the yearly price or above 1.5 times it")
+    func refusals() throws {
+        let state = TemporaryState()
+        let store = try state.signedIn("ann", device: "phone", catalog: Self.catalog)
+        #expect(throws: StoreError.planRefused(.noMonthlyCommitment(productID: "y.lite"))) { try store.queue.buy("y.lite", billingPlan: .monthly) }
+        let offer = PromotionalOfferRequest(offerID: "free", signature: .jws("x"))
+        #expect(throws: StoreError.planRefused(.offerWithCommitment)) { try store.queue.buy("y.all", offer: offer, billingPlan: .monthly) }
+        #expect(try store.plans.subscriptions().isEmpty, "nothing bought")
+
+        func parse(period: String, price: String, monthly: String) -> String? {
+            let json = """
+                {"name": "c", "products": [{"id": "p", "kind": "autoRenewableSubscription", "title": "P", "price": "\(price)",
+                  "period": "\(period)", "group": "g", "monthlyCommitmentPrice": "\(monthly)"}]}
+                """
+            do {
+                _ = try CatalogLoader.parse(Data(json.utf8), fileName: "c.json")
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        #expect(parse(period: "P1Y", price: "49.99", monthly: "4.99") == nil)
+        #expect(parse(period: "P1Y", price: "48.00", monthly: "4.00") == nil, "exactly the yearly price")
+        #expect(parse(period: "P1Y", price: "48.00", monthly: "6.00") == nil, "exactly 1.5 times")
+        #expect(parse(period: "P1M", price: "4.99", monthly: "4.99")?.contains("the period \"P1Y\"") == true)
+        #expect(parse(period: "P1Y", price: "49.99", monthly: "4.00")?.contains("12 payments of 48.00") == true)
+        #expect(parse(period: "P1Y", price: "48.00", monthly: "6.01")?.contains("12 payments of 72.12") == true)
+        #expect(parse(period: "P1Y", price: "49.99", monthly: "cheap")?.contains("not a decimal number") == true)
+    }
+}
