@@ -140,6 +140,64 @@ struct SignedDataTests {
         #expect(revoked["transactionId"] as? String == current && revoked["revocationDate"] as? Int != nil, "\(revoked)")
     }
 
+    @Test("Monthly with a 12-month commitment, judged by Apple's verifier and models: each month's transaction is MONTHLY with its place in the commitment; the renewal info says the next month comes at the monthly price and, once cancelled, that the commitment does not renew; JSON types as Apple's models declare them")
+    func commitment() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/yearly.json").path
+        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+        try session.signUp("ann")
+        let refused = try session.run(["buy", "y.lite", "--billing", "monthly"])
+        #expect(refused.status == 1 && refused.stderr.contains("no monthly billing plan"), "\(refused)")
+        try session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
+        try session.run(["clock", "advance", "2mo"]).expectSuccess()
+        let before = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        try session.run(["cancel", "y.all"]).expectSuccess()
+        let after = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        let history = try session.array(["history"]).compactMap { $0["signedTransaction"] as? String }
+        #expect(history.count == 3, "a purchase and two renewals")
+        let cancelledRenewal = try #require(after["signedRenewalInfo"] as? String)
+        let items: [(kind: String, jws: String)] = history.map { (kind: "transaction", jws: $0) } + [
+            ("renewal", try #require(before["signedRenewalInfo"] as? String)), ("renewal", cancelledRenewal),
+        ]
+        let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.yearly")
+        for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
+        let ends = 1_801_389_600_000 // 2027-01-31T10:00:00Z: twelve months on
+        let months = results.prefix(3).map(\.decoded).sorted { ($0["purchaseDate"] as? Int ?? 0) < ($1["purchaseDate"] as? Int ?? 0) }
+        for (index, month) in months.enumerated() {
+            // Read by Apple's model: an enum it knows (a raw value it does not know would leave billingPlanType out).
+            #expect(month["billingPlanType"] as? String == "MONTHLY" && month["price"] as? Int == 4990, "\(month)")
+            let info = month["commitmentInfo"] as? [String: Any]
+            #expect(info?["billingPeriodNumber"] as? Int == index + 1 && info?["totalBillingPeriods"] as? Int == 12, "\(String(describing: info))")
+            #expect(info?["commitmentExpiresDate"] as? Int == ends && info?["commitmentPrice"] as? Int == 59880)
+        }
+        #expect(months.first?["expiresDate"] as? Int == 1_772_272_800_000, "a month: 28 February")
+        let (open, cancelled) = (results[3].decoded, results[4].decoded)
+        for renewal in [open, cancelled] {
+            #expect(renewal["autoRenewStatus"] as? Int == 1, "the next month comes either way: \(renewal)")
+            #expect(renewal["renewalBillingPlanType"] as? String == "MONTHLY" && renewal["renewalPrice"] as? Int == 4990)
+            let info = renewal["commitmentInfo"] as? [String: Any]
+            #expect(info?["commitmentRenewalDate"] as? Int == ends && info?["commitmentAutoRenewProductId"] as? String == "y.all")
+            #expect(info?["commitmentRenewalBillingPlanType"] as? String == "MONTHLY" && info?["commitmentRenewalPrice"] as? Int == 4990)
+        }
+        #expect((open["commitmentInfo"] as? [String: Any])?["commitmentAutoRenewStatus"] as? Int == 1)
+        #expect((cancelled["commitmentInfo"] as? [String: Any])?["commitmentAutoRenewStatus"] as? Int == 0, "\(cancelled)")
+        // Apple's library turns true into 1 when it reads a count: the JSON itself is checked too.
+        func payload(_ jws: String) throws -> [String: Any] {
+            var part = String(jws.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            part += String(repeating: "=", count: (4 - part.count % 4) % 4)
+            let data = try #require(Data(base64Encoded: part))
+            return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        }
+        func isWhole(_ value: Any?) -> Bool { (value as? NSNumber).map { !CompactJSON.isBoolean($0) && $0.doubleValue.rounded() == $0.doubleValue } ?? false }
+        let info = try #require(try payload(history[0])["commitmentInfo"] as? [String: Any])
+        #expect(["billingPeriodNumber", "totalBillingPeriods", "commitmentExpiresDate", "commitmentPrice"].allSatisfy { isWhole(info[$0]) }, "\(info)")
+        let renewalInfo = try #require(try payload(cancelledRenewal)["commitmentInfo"] as? [String: Any])
+        #expect(["commitmentAutoRenewStatus", "commitmentRenewalDate", "commitmentRenewalPrice"].allSatisfy { isWhole(renewalInfo[$0]) }, "\(renewalInfo)")
+        #expect(renewalInfo["commitmentRenewalBillingPlanType"] is String && renewalInfo["commitmentAutoRenewProductId"] is String)
+        let text = try session.run(["subscriptions"])
+        #expect(text.stdout.contains("month 3 of 12 of a commitment that ends 31/01/2027"), "\(text.stdout)")
+    }
+
     @Test("S5 each simulated Verification error signs data that Apple's verifier rejects, its own way; the history says why. On a team the server signs, and breaks it the same way", arguments: [false, true])
     func unverified(onTeam: Bool) throws {
         let session = try Session()
