@@ -239,7 +239,7 @@ package struct PayloadBuilder {
         info.commitmentRenewalDate = Units.milliseconds(commitment.ends)
         info.commitmentRenewalPrice = Units.milliunits(recommits ?? next?.price ?? 0)
         payload.commitmentInfo = info
-        if commitment.period < BillingPlan.commitmentPeriods {
+        if commitment.hasMonthsLeft {
             payload.autoRenewProductId = plan.productID
             payload.renewalBillingPlanType = BillingPlan.monthly.rawValue
             payload.renewalPrice = Units.milliunits(commitment.price)

@@ -136,8 +136,7 @@ public struct AutoRenewal {
     /// else the plan's product (or the one a downgrade switches to) at full price.
     func renewal(_ state: PlanState, at: Date, context: LineContext) -> ReceiptEntry {
         // Within a commitment the product cannot change: a change waits for its end.
-        let committed = state.commitment.map { $0.period < BillingPlan.commitmentPeriods } ?? false
-        if committed, let commitment = state.commitment {
+        if let commitment = state.commitment, commitment.hasMonthsLeft {
             var renewal = line(.renewal, state, productID: state.productID, group: state.group, at: at, context: context)
             renewal.price = commitment.price
             renewal.commitment = CommitmentPeriod(number: commitment.period + 1, ends: commitment.ends)
@@ -271,7 +270,7 @@ public struct AutoRenewal {
             return state.willRenew ? [] : [purchaseLine(.renewOn)]
         }
         // A commitment is kept to its end: another plan starts when it ends.
-        if let commitment = state.commitment, commitment.period < BillingPlan.commitmentPeriods, state.billingFailedAt == nil {
+        if state.commitment?.hasMonthsLeft == true, state.billingFailedAt == nil {
             return [purchaseLine(.change)]
         }
         let currentRank = current?.autoRenew?.rank ?? Int.max

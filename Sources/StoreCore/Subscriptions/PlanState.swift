@@ -150,7 +150,7 @@ public struct PlanState: Sendable, Equatable, Codable {
             }
         case .cancel:
             // Within a commitment the periods still come; the commitment does not renew.
-            if let current = commitment, current.period < BillingPlan.commitmentPeriods {
+            if commitment?.hasMonthsLeft == true {
                 commitment?.renews = false
             } else {
                 autoRenew = false
@@ -253,6 +253,10 @@ public struct PlanCommitment: Sendable, Equatable, Codable {
     public var ends: Date
     public var price: Decimal
     public var renews: Bool
+
+    /// The current period is not the commitment's last: another month of it comes whatever the
+    /// customer set, and the plan cannot change until then.
+    public var hasMonthsLeft: Bool { period < BillingPlan.commitmentPeriods }
 }
 
 public enum PlanPhase: String, Sendable, Codable {
