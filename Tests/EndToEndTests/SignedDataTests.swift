@@ -198,6 +198,58 @@ struct SignedDataTests {
         #expect(text.stdout.contains("month 3 of 12 of a commitment that ends 31/01/2027"), "\(text.stdout)")
     }
 
+    @Test("What waits for a commitment's end, judged by Apple's verifier: a family member's share of a monthly plan is MONTHLY like the organizer's purchase; an offer code redeemed in the commitment shows in the renewal info as the end's BILLED_UPFRONT renewal, not as the next month's offer; a price increase is not told to it; at the end the plan is billed up front on the code's offer")
+    func commitmentWaits() throws {
+        let session = try Session()
+        let catalog = session.stateDirectory.appendingPathComponent("family-yearly.json")
+        try Data("""
+            {"name": "Yearly", "bundleId": "com.storefront.yearly", "currency": "EUR", "policy": "approve", "products": [
+              {"id": "y.all", "kind": "autoRenewableSubscription", "title": "All", "price": "49.99", "period": "P1Y", "group": "yearly",
+               "monthlyCommitmentPrice": "4.99", "familyShareable": true,
+               "codeOffers": [{"id": "BACK", "mode": "payUpFront", "period": "P1Y", "price": "29.99"}]}]}
+            """.utf8).write(to: catalog)
+        session.environment["STOREFRONT_CATALOG"] = catalog.path
+        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+        try session.signUp("mom", device: "phone")
+        try session.run(["buy", "y.all", "--billing", "monthly", "--device", "phone"]).expectSuccess()
+        try session.signUp("kid", device: "tablet")
+        try session.run(["family", "create", "--device", "phone"]).expectSuccess()
+        try session.run(["family", "add", "kid", "--device", "phone"]).expectSuccess()
+        let shared = try #require(try session.array(["history", "--device", "tablet"]).first?["signedTransaction"] as? String)
+
+        try session.run(["clock", "advance", "2mo"]).expectSuccess()
+        let code = try #require((try session.object(["offer-codes", "create", "BACK", "--device", "phone"])["codes"] as? [String])?.first)
+        try session.run(["redeem", code, "--device", "phone"]).expectSuccess()
+        try session.run(["price", "set", "y.all", "59.99", "--consent-required", "--device", "phone"]).expectSuccess()
+        let plan = try #require((try session.object(["subscriptions", "--device", "phone"])["plans"] as? [[String: Any]])?.first)
+        #expect(plan["priceIncrease"] == nil || plan["priceIncrease"] is NSNull, "not told: \(plan)")
+        let waiting = try #require(plan["signedRenewalInfo"] as? String)
+        let text = try session.run(["subscriptions", "--device", "phone"]).stdout
+        #expect(text.contains("renews 30/04/2026, month 3 of 12 of a commitment that renews 31/01/2027, then offer code BACK"), "\(text)")
+
+        try session.run(["clock", "advance", "1y"]).expectSuccess()
+        let after = try #require(try session.array(["history", "--device", "phone"]).compactMap { $0["signedTransaction"] as? String }.last)
+        let results = try AppleVerifier.verify(
+            [("transaction", shared), ("renewal", waiting), ("transaction", after)], session: session, bundleID: "com.storefront.yearly"
+        )
+        for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
+        let share = results[0].decoded
+        #expect(share["inAppOwnershipType"] as? String == "FAMILY_SHARED" && share["billingPlanType"] as? String == "MONTHLY", "\(share)")
+        let info = share["commitmentInfo"] as? [String: Any]
+        #expect(info?["billingPeriodNumber"] as? Int == 1 && info?["commitmentExpiresDate"] as? Int == 1_801_389_600_000, "\(String(describing: info))")
+
+        let renewal = results[1].decoded
+        #expect(renewal["offerType"] == nil && renewal["priceIncreaseStatus"] == nil, "the next month has no offer and no increase: \(renewal)")
+        #expect(renewal["renewalBillingPlanType"] as? String == "MONTHLY" && renewal["renewalPrice"] as? Int == 4990)
+        let end = renewal["commitmentInfo"] as? [String: Any]
+        #expect(end?["commitmentRenewalBillingPlanType"] as? String == "BILLED_UPFRONT" && end?["commitmentRenewalPrice"] as? Int == 29990, "\(String(describing: end))")
+
+        let upfront = results[2].decoded
+        #expect(upfront["billingPlanType"] as? String == "BILLED_UPFRONT" && upfront["commitmentInfo"] == nil, "\(upfront)")
+        #expect(upfront["offerType"] as? Int == 3 && upfront["offerIdentifier"] as? String == "BACK" && upfront["price"] as? Int == 29990)
+        #expect(upfront["purchaseDate"] as? Int == 1_801_389_600_000, "when the commitment ended")
+    }
+
     @Test("S5 each simulated Verification error signs data that Apple's verifier rejects, its own way; the history says why. On a team the server signs, and breaks it the same way", arguments: [false, true])
     func unverified(onTeam: Bool) throws {
         let session = try Session()

@@ -15,7 +15,10 @@ struct CommitmentTests {
         Product(id: "y.all", kind: .autoRenewableSubscription, title: "All Access (Yearly)", description: "",
                 price: Decimal(string: "49.99")!, autoRenew: {
                     var terms = AutoRenewTerms(period: .year, group: "g", rank: 1, unlocks: ["all"],
-                                               offers: [SubscriptionOffer(id: "free", type: .promotional, terms: IntroductoryOffer(mode: .freeTrial, period: .month))])
+                                               offers: [
+                                                   SubscriptionOffer(id: "free", type: .promotional, terms: IntroductoryOffer(mode: .freeTrial, period: .month)),
+                                                   SubscriptionOffer(id: "BACK", type: .code, terms: IntroductoryOffer(mode: .payUpFront, period: .year, price: Decimal(string: "29.99")!)),
+                                               ])
                     terms.monthlyCommitmentPrice = Decimal(string: "4.99")
                     return terms
                 }()),
@@ -99,6 +102,36 @@ struct CommitmentTests {
         #expect(lite.purchaseDate == utc(2028, 1, 31, 10) && lite.expiresDate == utc(2029, 1, 31, 10), "a year billed up front")
         status = try plan(store)
         #expect(status.commitment == nil && status.productID == "y.lite")
+        try expectReplayAgrees(store)
+    }
+
+    @Test("What waits for a commitment's end: an offer code redeemed in month 2 is kept through the months and starts the plan billed up front when the commitment ends; a price increase is not told to a plan in a commitment, which renews at its monthly price")
+    func waitsForTheEnd() throws {
+        let state = TemporaryState()
+        let store = try subscribed(state)
+        state.clock.set(utc(2026, 3, 15))
+        let code = try #require(try store.offers.createCodes(offer: "BACK", count: 1, custom: nil, limit: 1).first)
+        let redeemed = try store.queue.redeem(code: code.code)
+        #expect(redeemed.state == .purchased)
+        var status = try plan(store)
+        #expect(status.pendingOffer == OfferRedemption(type: .code, id: "BACK") && status.commitment?.period == 2)
+
+        let (_, told) = try store.plans.setPrice(Decimal(string: "59.99")!, of: "y.all", consentRequired: true)
+        #expect(told == 0, "the monthly plan is not told")
+        state.clock.set(utc(2026, 9, 1))
+        status = try plan(store)
+        #expect(status.pendingOffer?.id == "BACK", "kept through the months: \(String(describing: status.pendingOffer))")
+        #expect(status.priceIncrease == nil && status.commitment?.period == 8)
+
+        state.clock.set(utc(2027, 2, 15))
+        let periods = try lines(store)
+        #expect(periods.filter { $0.commitment != nil }.count == 12)
+        #expect(periods.allSatisfy { $0.commitment == nil || $0.price == Decimal(string: "4.99") }, "no month at a changed price")
+        let after = try #require(periods.last)
+        #expect(after.commitment == nil && after.offerType == .code && after.offerID == "BACK", "\(after)")
+        #expect(after.purchaseDate == utc(2027, 1, 31, 10) && after.price == Decimal(string: "29.99") && after.expiresDate == utc(2028, 1, 31, 10))
+        status = try plan(store)
+        #expect(status.pendingOffer == nil && status.commitment == nil && status.hasAccess && status.autoRenew, "\(status.phase)")
         try expectReplayAgrees(store)
     }
 

@@ -336,11 +336,14 @@ public final class FamilySharing: SessionRole {
         if let family { due = try shareable(by: family) }
         let now = now()
         for purchase in due where !held.contains(where: { $0.reference == purchase.transactionID }) {
-            try server.add(ReceiptEntry(
+            var share = ReceiptEntry(
                 transactionID: session.makeTransactionID(), account: member, productID: purchase.productID, kind: purchase.kind,
                 purchaseDate: now, device: session.deviceName, event: .familyShare, group: purchase.group, price: 0,
                 reference: purchase.transactionID, note: ReceiptNote.organizer(account: purchase.account).words
-            ))
+            )
+            // The share stands for the organizer's purchase: on its billing plan (M4).
+            share.commitment = purchase.commitment
+            try server.add(share)
         }
         for share in held where !due.contains(where: { $0.transactionID == share.reference }) {
             try server.add(ReceiptEntry(

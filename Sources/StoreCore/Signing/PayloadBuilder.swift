@@ -195,8 +195,9 @@ package struct PayloadBuilder {
         let renewing = catalog.product(plan.nextProductID ?? plan.productID)
         payload.renewalPrice = Units.milliunits(renewing?.price ?? 0)
         // The offer the next period is sold on: one bought for the next renewal, or the rest of a
-        // pay-as-you-go offer.
-        let next: (OfferType, String?)? = plan.pendingOffer.map { ($0.type, $0.id) }
+        // pay-as-you-go offer; none for a month of a commitment (an offer waits for its end).
+        let inCommitment = plan.commitment?.hasMonthsLeft == true && plan.phase != .expired
+        let next: (OfferType, String?)? = inCommitment ? nil : plan.pendingOffer.map { ($0.type, $0.id) }
             ?? (plan.offer == .payAsYouGo && plan.offerPeriodsLeft > 0 && plan.nextProductID == nil
                 ? (plan.offerType ?? .introductory, plan.offerID) : nil)
         if let (type, id) = next, let terms = renewing?.autoRenew?.terms(of: type, id: id) {
@@ -230,14 +231,16 @@ package struct PayloadBuilder {
             return
         }
         // A commitment renews into another on the same product, if it still offers one; into the
-        // product a change chose, billed up front.
-        let recommits = plan.nextProductID == nil || plan.nextProductID == plan.productID ? next?.autoRenew?.monthlyCommitmentPrice : nil
+        // product a change chose, or an offer bought in it, billed up front.
+        let offer = plan.pendingOffer.flatMap { next?.autoRenew?.terms(of: $0.type, id: $0.id) }
+        let sameProduct = plan.nextProductID == nil || plan.nextProductID == plan.productID
+        let recommits = sameProduct && offer == nil ? next?.autoRenew?.monthlyCommitmentPrice : nil
         var info = RenewalCommitmentInfo()
         info.commitmentAutoRenewProductId = plan.nextProductID ?? plan.productID
         info.commitmentAutoRenewStatus = commitment.renews ? 1 : 0
         info.commitmentRenewalBillingPlanType = (recommits == nil ? BillingPlan.billedUpfront : .monthly).rawValue
         info.commitmentRenewalDate = Units.milliseconds(commitment.ends)
-        info.commitmentRenewalPrice = Units.milliunits(recommits ?? next?.price ?? 0)
+        info.commitmentRenewalPrice = Units.milliunits(recommits ?? offer?.price ?? next?.price ?? 0)
         payload.commitmentInfo = info
         if commitment.hasMonthsLeft {
             payload.autoRenewProductId = plan.productID

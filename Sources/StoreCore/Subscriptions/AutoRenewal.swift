@@ -77,7 +77,9 @@ public struct AutoRenewal {
         else { return advancePeriods(initial, to: now, context: context) }
         var lines = advancePeriods(initial, to: change.at, context: context)
         var state = lines.reduce(initial) { PlanState.apply($0, $1) ?? $0 }
-        if state.endedAt == nil, state.productID == change.productID, state.began(before: change) {
+        // A price change is of the price billed up front: a plan in a commitment renews at its
+        // monthly price, and is not told.
+        if state.endedAt == nil, state.productID == change.productID, state.commitment == nil, state.began(before: change) {
             var told = line(.priceIncrease, state, productID: state.productID, group: state.group, at: change.at, context: context)
             told.price = change.price
             told.meaning = change.consentRequired ? .consentRequired : nil

@@ -128,7 +128,9 @@ public struct PlanState: Sendable, Equatable, Codable {
             } else {
                 offerPeriodsLeft = 0
             }
-            if pendingOffer != nil { pendingOffer = nil }
+            // An offer bought in a commitment waits for its end, as a change of plan does; a month
+            // within it is not the renewal the offer is for.
+            if pendingOffer != nil, (line.commitment?.number ?? 1) == 1 { pendingOffer = nil }
             if priceIncrease != nil { priceIncrease = nil }
             if productID != line.productID { productID = line.productID }
             transactionID = line.transactionID

@@ -347,7 +347,14 @@ public struct PlanStatus: Sendable, Equatable {
     /// One line for the screen and the command line: "All Access (Monthly): free trial, renews 07/02/2026".
     public func summary(calendar: Calendar, catalog: Catalog) -> String {
         let day = { (date: Date) in SubscriptionMath.formatDay(date, calendar: calendar) }
-        var next = nextProductID.map { " → \(catalog.product($0)?.title ?? $0) at renewal" } ?? ""
+        // A monthly commitment says where it stands, and whether it renews when it ends: first,
+        // as a change or an offer waits for its end.
+        var next = ""
+        if let commitment, phase != .expired {
+            let end = commitment.renews ? "renews" : "ends"
+            next += ", month \(commitment.period) of \(BillingPlan.commitmentPeriods) of a commitment that \(end) \(day(commitment.ends))"
+        }
+        if let nextProductID { next += " → \(catalog.product(nextProductID)?.title ?? nextProductID) at renewal" }
         if let pending = pendingOffer { next += ", then \(pending.type.name) \(pending.id)" }
         if let increase = priceIncrease, endedAt == nil {
             let price = PriceFormatter.plain(increase.price)
@@ -357,11 +364,6 @@ public struct PlanStatus: Sendable, Equatable {
             case (true, false?): " — price increase to \(price) declined: it ends then"
             }
             next += told
-        }
-        // A monthly commitment says where it stands, and whether it renews when it ends.
-        if let commitment, phase != .expired {
-            let end = commitment.renews ? "renews" : "ends"
-            next += ", month \(commitment.period) of \(BillingPlan.commitmentPeriods) of a commitment that \(end) \(day(commitment.ends))"
         }
         switch phase {
         case .trial:
