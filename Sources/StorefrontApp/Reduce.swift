@@ -263,15 +263,25 @@ private func reduceDetail(_ state: inout AppState, _ command: Command, productID
     return []
 }
 
-/// The offers the sheet of `productID` lists: promotional ones, then win-back ones.
-func sheetOffers(_ state: AppState, _ productID: String) -> [SubscriptionOffer] {
-    let offers = state.snapshot?.product(productID)?.autoRenew?.offers ?? []
-    return offers.filter { $0.type == .promotional } + offers.filter { $0.type == .winBack }
+/// A line of the offer sheet: the monthly billing plan, or an offer.
+enum SheetChoice {
+    /// M4: twelve monthly payments of `price`, a 12-month commitment.
+    case monthly(price: Decimal)
+    case offer(SubscriptionOffer)
+}
+
+/// What the sheet of `productID` lists: the monthly billing plan where the plan has one, then
+/// promotional offers, then win-back ones.
+func sheetChoices(_ state: AppState, _ productID: String) -> [SheetChoice] {
+    let terms = state.snapshot?.product(productID)?.autoRenew
+    let offers = terms?.offers ?? []
+    let monthly = terms?.monthlyCommitmentPrice.map { [SheetChoice.monthly(price: $0)] } ?? []
+    return monthly + (offers.filter { $0.type == .promotional } + offers.filter { $0.type == .winBack }).map(SheetChoice.offer)
 }
 
 /// The offer sheet: ⏎ redeems the typed code, or buys on the chosen offer.
 private func reduceOffers(_ state: inout AppState, _ command: Command, productID: String) -> [Effect] {
-    let offers = sheetOffers(state, productID)
+    let offers = sheetChoices(state, productID)
     switch command {
     case .up: state.offerForm.selection = clamp(state.offerForm.selection - 1, count: offers.count)
     case .down: state.offerForm.selection = clamp(state.offerForm.selection + 1, count: offers.count)
@@ -288,10 +298,15 @@ private func reduceOffers(_ state: inout AppState, _ command: Command, productID
             state.banner = Banner("\(title(productID, in: state)) has no offers of its own: type an offer code", kind: .failure)
             return []
         }
-        let offer = offers[state.offerForm.selection]
         state.route = .products
-        state.banner = Banner("Purchasing \(title(productID, in: state)) on \(offer.id)…")
-        return [.buyOffer(productID: productID, offerID: offer.id)]
+        switch offers[state.offerForm.selection] {
+        case .monthly:
+            state.banner = Banner("Purchasing \(title(productID, in: state)) monthly, a 12-month commitment…")
+            return [.buyMonthly(productID)]
+        case .offer(let offer):
+            state.banner = Banner("Purchasing \(title(productID, in: state)) on \(offer.id)…")
+            return [.buyOffer(productID: productID, offerID: offer.id)]
+        }
     default: break
     }
     return []

@@ -205,6 +205,9 @@ public final class ScenarioRunner {
         case .buyWinBack(let name, let offer):
             let product = try product(name, line: step.line)
             try attempt { lastTransaction = try store.queue.buy(product.id, winBackOffer: offer) }
+        case .buyMonthly(let name):
+            let product = try product(name, line: step.line)
+            try attempt { lastTransaction = try store.queue.buy(product.id, billingPlan: .monthly) }
         case .makeCustomCode(let offer, let code, let limit):
             try attempt { lastCode = try store.offers.createCodes(offer: offer, count: 1, custom: code, limit: limit).first?.code }
         case .redeem(let text):

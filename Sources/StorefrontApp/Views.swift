@@ -447,20 +447,27 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
     let width = min(area.width, 64)
     let x = max(0, (area.width - width) / 2)
     var y = area.y
-    let offers = sheetOffers(state, productID)
+    let offers = sheetChoices(state, productID)
     let formatter = PriceFormatter(currencyCode: state.snapshot?.currencyCode ?? "USD", localeIdentifier: state.snapshot?.localeIdentifier ?? "en_US")
     func line(_ text: String, _ style: Style) {
         guard y < area.maxY else { return }
         screen.write(TextWidth.pad(TextWidth.truncate(text, to: width), to: width), x: x, y: y, style: style)
         y += 1
     }
-    line("Offers (promotional ones signed with this state folder's key)", theme.title)
+    let sellsMonthly = offers.contains { if case .monthly = $0 { true } else { false } }
+    line(sellsMonthly ? "Billing plans and offers (promotional ones signed with this state folder's key)"
+        : "Offers (promotional ones signed with this state folder's key)", theme.title)
     if offers.isEmpty { line("  none for \(title(productID, in: state))", theme.dim) }
-    for (index, offer) in offers.enumerated() {
-        let phrase = offer.terms.phrase(formattedPrice: formatter.string(for: offer.terms.price))
+    for (index, choice) in offers.enumerated() {
         let chosen = index == state.offerForm.selection && state.offerForm.code.isEmpty
-        let kind = offer.type == .winBack ? "win-back " : ""
-        line("\(chosen ? "›" : " ") \(kind)\(offer.id) — \(phrase)", chosen ? theme.selected : .plain)
+        let text = switch choice {
+        case .monthly(let price):
+            "monthly — \(formatter.string(for: price)) a month for \(BillingPlan.commitmentPeriods) months"
+                + " (\(formatter.string(for: price * Decimal(BillingPlan.commitmentPeriods))))"
+        case .offer(let offer):
+            "\(offer.type == .winBack ? "win-back " : "")\(offer.id) — \(offer.terms.phrase(formattedPrice: formatter.string(for: offer.terms.price)))"
+        }
+        line("\(chosen ? "›" : " ") \(text)", chosen ? theme.selected : .plain)
     }
     y += 1
     guard y < area.maxY else { return }
@@ -468,7 +475,8 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
     let box = TextWidth.pad(state.offerForm.code + "_", to: max(1, x + width - labelEnd))
     screen.write(box, x: labelEnd, y: y, style: state.offerForm.code.isEmpty ? Style(underline: true) : theme.selected)
     y += 2
-    line(state.offerForm.code.isEmpty ? "⏎ buys on the chosen offer; type a code to redeem it instead" : "⏎ redeems the code", theme.dim)
+    let buys = sellsMonthly ? "⏎ buys the chosen line" : "⏎ buys on the chosen offer"
+    line(state.offerForm.code.isEmpty ? "\(buys); type a code to redeem it instead" : "⏎ redeems the code", theme.dim)
 }
 
 /// The footer for `state` at `width` cells: the key map's keys for the screen, spelled out as far

@@ -424,6 +424,27 @@ extension ScreenTests {
         try tmux.send("q")
     }
 
+    @Test("M4 the monthly billing plan in a terminal: o lists it first on a plan that has one; ⏎ buys it, the plan line says where the commitment stands, and the command line sees a MONTHLY purchase; a plan without one lists no such line")
+    func monthlyPlan() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/yearly.json").path
+        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+        try session.signUp("cy")
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("Lite (Yearly)")
+        try tmux.send("Down", "o")
+        try tmux.waitFor("Offer code")
+        #expect(try !tmux.capture().contains("a month for 12 months"), "Lite has no monthly plan")
+        try tmux.send("Left", "Up", "o")
+        try tmux.waitFor("› monthly — €4.99 a month for 12 months (€59.88)")
+        try tmux.send("Enter")
+        try tmux.waitFor("month 1 of 12 of a commitment that renews 31/01/2027")
+        let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        let commitment = plan["commitment"] as? [String: Any]
+        #expect(plan["product"] as? String == "y.all" && commitment?["period"] as? Int == 1 && commitment?["monthlyPrice"] as? String == "4.99", "\(plan)")
+        try tmux.send("q")
+    }
+
     @Test("O6 the price consent prompt in a terminal: a price set on the command line shows in the transaction manager; y agrees, and the plan says so")
     func priceConsent() throws {
         let session = try Session()

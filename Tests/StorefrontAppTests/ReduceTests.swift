@@ -276,4 +276,24 @@ struct TransactionLogTests {
         harness.press(.character("o"), .escape)
         #expect(harness.state.route == .products)
     }
+
+    @Test("M4 the offer sheet of a plan with a monthly billing plan lists it first; ⏎ on it buys the monthly plan (a 12-month commitment); a plan without one lists only offers")
+    func monthlyInSheet() throws {
+        let catalog = try CatalogLoader.load(contentsOf: shippedFolder.appendingPathComponent("yearly.json")).catalog
+        let harness = try Harness(catalog: catalog, user: "cy", seed: 1)
+        harness.press(.character("o"))
+        #expect(harness.state.route == .offers("y.all"))
+        if case .monthly(let price)? = sheetChoices(harness.state, "y.all").first {
+            #expect(price == Decimal(string: "4.99"))
+        } else {
+            Issue.record("the monthly plan is not first: \(sheetChoices(harness.state, "y.all"))")
+        }
+        #expect(sheetChoices(harness.state, "y.lite").isEmpty)
+        harness.press(.enter)
+        #expect(harness.effects.suffix(1) == [.buyMonthly("y.all")])
+        #expect(harness.state.route == .products)
+        let plan = try #require(try harness.store.plans.subscriptions().first)
+        #expect(plan.productID == "y.all" && plan.commitment?.period == 1 && plan.commitment?.price == Decimal(string: "4.99"))
+    }
+
 }

@@ -76,6 +76,24 @@ struct ScenarioTests {
         }
     }
 
+    @Test("M4 buy PRODUCT monthly: the step buys the monthly billing plan; the screen's purchase of it is recorded as that step and reads back the same; a plan without one fails at its line")
+    func monthlyStep() throws {
+        let result = try runScenario("""
+            sign up cy password secret
+            buy "All Access (Yearly)" monthly
+            expect plan "month 1 of 12 of a commitment that renews"
+            """, catalog: "yearly.json")
+        #expect(result.error == nil && result.passed, "\(result.expectations.map { "\($0.text): \($0.detail ?? "")" })")
+        let refused = try runScenario("sign up cy password secret\nbuy y.lite monthly\nexpect plan \"month 1\"", catalog: "yearly.json")
+        #expect(!refused.passed, "Lite (Yearly) has no monthly plan")
+        let catalog = try CatalogLoader.load(contentsOf: shippedFolder.appendingPathComponent("yearly.json")).catalog
+        let recorder = ScenarioRecorder(catalog: catalog, title: "t")
+        recorder.record(.buyMonthly("y.all"))
+        #expect(recorder.lines.last == "buy \"All Access (Yearly)\" monthly")
+        let steps = try ScenarioParser.parse(recorder.lines.joined(separator: "\n"), file: "r.scenario")
+        #expect(steps.last?.kind == .buyMonthly("All Access (Yearly)"), "\(String(describing: steps.last))")
+    }
+
     @Test("a deliberately wrong expectation fails with its line number and what was seen")
     func wrongExpectation() throws {
         let result = try runScenario("""
