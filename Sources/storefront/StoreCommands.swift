@@ -178,7 +178,7 @@ struct Buy: ParsableCommand {
             let product = try context.productID(product)
             let request = try offer.request(product: product, store: context.store)
             let token = appAccountToken.flatMap(UUID.init(uuidString:))
-            let plan: BillingPlan? = billing == "monthly" ? .monthly : nil
+            let plan: BillingPlan? = billing == "monthly" ? .monthly : billing == "upfront" ? .billedUpfront : nil
             try context.report(try context.store.queue.buy(product, offer: request, winBackOffer: offer.winBack, appAccountToken: token, billingPlan: plan))
         }
     }

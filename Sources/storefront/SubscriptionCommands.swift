@@ -50,6 +50,7 @@ func planFields(_ plan: PlanStatus, _ context: Context) -> [(String, JSON)] {
                 ("renews", .bool(commitment.renews)),
             ])
         } ?? .null),
+        ("nextBillingPlan", .optional(plan.nextBillingPlan?.rawValue)),
         ("priceIncrease", plan.priceIncrease.map { increase in
             .object([
                 ("price", .string(PriceFormatter.plain(increase.price))), ("consentRequired", .bool(increase.consentRequired)),

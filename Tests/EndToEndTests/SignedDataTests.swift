@@ -250,6 +250,44 @@ struct SignedDataTests {
         #expect(upfront["purchaseDate"] as? Int == 1_801_389_600_000, "when the commitment ended")
     }
 
+    @Test("Switching billing plans, judged by Apple's verifier: buy --billing upfront in a commitment makes the renewal info say the commitment's end renews BILLED_UPFRONT at the yearly price; buy --billing monthly on a plan billed up front makes it say the next renewal is MONTHLY at the monthly price; the transaction then is month 1 of a commitment")
+    func billingSwitch() throws {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/yearly.json").path
+        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+        try session.signUp("ann")
+        try session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
+        try session.run(["clock", "advance", "2mo"]).expectSuccess()
+        try session.run(["buy", "y.all", "--billing", "upfront"]).expectSuccess()
+        func plan() throws -> [String: Any] { try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first) }
+        let toUpfront = try plan()
+        #expect(toUpfront["nextBillingPlan"] as? String == "BILLED_UPFRONT", "\(toUpfront)")
+        let told = try session.array(["notifications"]).last
+        #expect(told?["type"] as? String == "DID_CHANGE_RENEWAL_PREF" && told?["subtype"] is NSNull, "\(String(describing: told))")
+        try session.run(["clock", "advance", "1y"]).expectSuccess()
+        try session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
+        let toMonthly = try plan()
+        #expect(toMonthly["nextBillingPlan"] as? String == "MONTHLY" && toMonthly["commitment"] is NSNull, "\(toMonthly)")
+        try session.run(["clock", "advance", "1y"]).expectSuccess()
+        let last = try #require(try session.array(["history"]).compactMap { $0["signedTransaction"] as? String }.last)
+        let items: [(kind: String, jws: String)] = [
+            ("renewal", try #require(toUpfront["signedRenewalInfo"] as? String)), ("renewal", try #require(toMonthly["signedRenewalInfo"] as? String)),
+            ("transaction", last),
+        ]
+        let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.yearly")
+        for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
+        let (first, second, month) = (results[0].decoded, results[1].decoded, results[2].decoded)
+        #expect(first["renewalBillingPlanType"] as? String == "MONTHLY" && first["renewalPrice"] as? Int == 4990, "the next month still comes: \(first)")
+        let end = first["commitmentInfo"] as? [String: Any]
+        #expect(end?["commitmentRenewalBillingPlanType"] as? String == "BILLED_UPFRONT" && end?["commitmentRenewalPrice"] as? Int == 49990, "\(String(describing: end))")
+        #expect(end?["commitmentAutoRenewStatus"] as? Int == 1 && end?["commitmentAutoRenewProductId"] as? String == "y.all")
+        #expect(second["renewalBillingPlanType"] as? String == "MONTHLY" && second["renewalPrice"] as? Int == 4990 && second["commitmentInfo"] == nil, "\(second)")
+        // 31 March 2028: month 3 of the commitment that began when the year billed up front ended.
+        let info = month["commitmentInfo"] as? [String: Any]
+        #expect(month["billingPlanType"] as? String == "MONTHLY" && info?["billingPeriodNumber"] as? Int == 3, "\(month)")
+        #expect(info?["commitmentExpiresDate"] as? Int == 1_864_548_000_000, "31 January 2029: \(String(describing: info))")
+    }
+
     @Test("S5 each simulated Verification error signs data that Apple's verifier rejects, its own way; the history says why. On a team the server signs, and breaks it the same way", arguments: [false, true])
     func unverified(onTeam: Bool) throws {
         let session = try Session()

@@ -135,6 +135,45 @@ struct CommitmentTests {
         try expectReplayAgrees(store)
     }
 
+    @Test("Switching billing plans on the same product: billed up front chosen in a commitment starts at its end; monthly chosen on a plan billed up front starts a commitment at the next renewal; choosing the plan one renews on is refused as already subscribed, and choosing back clears the change")
+    func switchesBillingPlan() throws {
+        let state = TemporaryState()
+        let store = try subscribed(state)
+        state.clock.set(utc(2026, 3, 15))
+        #expect(throws: StoreError.alreadySubscribed(productID: "y.all")) { try store.queue.buy("y.all", billingPlan: .monthly) }
+        _ = try store.queue.buy("y.all", billingPlan: .billedUpfront)
+        var status = try plan(store)
+        #expect(status.nextBillingPlan == .billedUpfront && status.commitment?.renews == true && status.commitment?.period == 2)
+        #expect(status.summary(calendar: store.calendar, catalog: Self.catalog).contains("of a commitment that ends 31/01/2027, then billed up front"))
+        #expect(throws: StoreError.alreadySubscribed(productID: "y.all")) { try store.queue.buy("y.all", billingPlan: .billedUpfront) }
+
+        state.clock.set(utc(2027, 2, 15))
+        var periods = try lines(store)
+        #expect(periods.filter { $0.commitment != nil }.count == 12)
+        let upfront = try #require(periods.last)
+        #expect(upfront.commitment == nil && upfront.price == Decimal(string: "49.99") && upfront.purchaseDate == utc(2027, 1, 31, 10))
+        #expect(upfront.expiresDate == utc(2028, 1, 31, 10))
+        status = try plan(store)
+        #expect(status.nextBillingPlan == nil && status.commitment == nil)
+
+        // Billed up front: monthly from the next renewal; back and forth, the last choice holds.
+        _ = try store.queue.buy("y.all", billingPlan: .monthly)
+        #expect(try plan(store).nextBillingPlan == .monthly)
+        _ = try store.queue.buy("y.all", billingPlan: .billedUpfront)
+        #expect(try plan(store).nextBillingPlan == nil, "back to the plan's own billing")
+        _ = try store.queue.buy("y.all", billingPlan: .monthly)
+        status = try plan(store)
+        #expect(status.nextBillingPlan == .monthly && status.summary(calendar: store.calendar, catalog: Self.catalog).contains("then monthly with a 12-month commitment"))
+        state.clock.set(utc(2028, 2, 15))
+        periods = try lines(store)
+        let committed = try #require(periods.last)
+        #expect(committed.commitment == CommitmentPeriod(number: 1, ends: utc(2029, 1, 31, 10)) && committed.price == Decimal(string: "4.99"))
+        #expect(committed.purchaseDate == utc(2028, 1, 31, 10) && committed.expiresDate == utc(2028, 2, 29, 10))
+        status = try plan(store)
+        #expect(status.nextBillingPlan == nil && status.commitment?.renews == true)
+        try expectReplayAgrees(store)
+    }
+
     @Test("The monthly plan is refused for a plan that has none and with an offer; the catalog refuses one on a period other than a year, and twelve payments below the yearly price or above 1.5 times it")
     func refusals() throws {
         let state = TemporaryState()

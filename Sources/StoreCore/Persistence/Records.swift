@@ -298,6 +298,7 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
             }
             entry.commitment = CommitmentPeriod(number: Int(number), ends: ends)
         }
+        entry.billingPlan = try row.storedIfPresent("billingPlan", of: table)
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -324,6 +325,7 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
         container["appAccountToken"] = entry.appAccountToken
         container["commitmentPeriod"] = entry.commitment?.number
         container["commitmentEnds"] = entry.commitment?.ends.storeSeconds
+        container["billingPlan"] = entry.billingPlan?.rawValue
     }
 }
 

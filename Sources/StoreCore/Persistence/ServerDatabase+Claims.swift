@@ -26,6 +26,9 @@ extension ServerDatabase: ClaimStore {
         migrator.registerMigration("v10: monthly commitments") { db in
             try db.execute(sql: "ALTER TABLE receipt ADD COLUMN commitmentPeriod INTEGER; ALTER TABLE receipt ADD COLUMN commitmentEnds INTEGER")
         }
+        migrator.registerMigration("v11: billing plan changes") { db in
+            try db.execute(sql: "ALTER TABLE receipt ADD COLUMN billingPlan TEXT")
+        }
     }
 
     public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {

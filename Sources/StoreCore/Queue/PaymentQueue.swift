@@ -86,7 +86,7 @@ public final class PaymentQueue: SessionRole {
         let monthly = billingPlan == .monthly
         if monthly, product.autoRenew?.monthlyCommitmentPrice == nil { throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id)) }
         if monthly, offer != nil || winBackOffer != nil { throw StoreError.planRefused(.offerWithCommitment) }
-        return try purchase(product, outcome: outcome, appAccountToken: appAccountToken, billingPlan: monthly ? .monthly : nil) { user throws(StoreError) in
+        return try purchase(product, outcome: outcome, appAccountToken: appAccountToken, billingPlan: billingPlan) { user throws(StoreError) in
             // O4: a win-back offer is the App Store's to grant.
             if let winBackOffer { return try offers.redeemWinBack(winBackOffer, product: product, account: user) }
             // O2: an offer is checked before any payment, and its nonce taken.
@@ -121,7 +121,9 @@ public final class PaymentQueue: SessionRole {
                 throw StoreError.alreadyOwned(productID: product.id)
             }
             let redemption = try redeem(user)
-            if product.kind == .autoRenewableSubscription, let user, redemption == nil { try plans.checkNotSubscribed(product, account: user) }
+            if product.kind == .autoRenewableSubscription, let user, redemption == nil {
+                try plans.checkNotSubscribed(product, account: user, billingPlan: billingPlan)
+            }
             let chosen = outcome ?? outcomeOverride
             let outcome = if let chosen { chosen } else { try policy() }
             let now = now()

@@ -43,6 +43,9 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
     /// A period of a monthly plan with a 12-month commitment: which of the twelve, and when the
     /// commitment ends; nil for a period billed up front.
     public var commitment: CommitmentPeriod? = nil
+    /// On a change line: the billing plan the plan switches to at its next renewal, or at the end
+    /// of its commitment (M4); nil where the change says nothing of billing.
+    public var billingPlan: BillingPlan? = nil
 
     public init(
         transactionID: String, account: String, productID: String, kind: ProductKind, quantity: Int = 0,

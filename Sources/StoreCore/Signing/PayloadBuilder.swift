@@ -227,14 +227,24 @@ package struct PayloadBuilder {
     func renewalBilling(_ plan: PlanStatus, into payload: inout RenewalInfoPayload) {
         let next = catalog.product(plan.nextProductID ?? plan.productID)
         guard let commitment = plan.commitment, plan.phase != .expired else {
-            if next?.autoRenew?.monthlyCommitmentPrice != nil { payload.renewalBillingPlanType = BillingPlan.billedUpfront.rawValue }
+            guard let monthly = next?.autoRenew?.monthlyCommitmentPrice else { return }
+            // A change to the monthly plan starts a commitment at the next renewal, unless an
+            // offer is sold for it.
+            if plan.nextBillingPlan == .monthly, payload.offerType == nil, plan.phase != .expired {
+                payload.renewalBillingPlanType = BillingPlan.monthly.rawValue
+                payload.renewalPrice = Units.milliunits(monthly)
+            } else {
+                payload.renewalBillingPlanType = BillingPlan.billedUpfront.rawValue
+            }
             return
         }
-        // A commitment renews into another on the same product, if it still offers one; into the
-        // product a change chose, or an offer bought in it, billed up front.
+        // A commitment renews into another on the same product, if it still offers one, unless the
+        // customer chose to be billed up front; into the product a change chose, or an offer bought
+        // in it, billed up front (or monthly, if the change chose that).
         let offer = plan.pendingOffer.flatMap { next?.autoRenew?.terms(of: $0.type, id: $0.id) }
         let sameProduct = plan.nextProductID == nil || plan.nextProductID == plan.productID
-        let recommits = sameProduct && offer == nil ? next?.autoRenew?.monthlyCommitmentPrice : nil
+        let monthlyNext = plan.nextBillingPlan.map { $0 == .monthly } ?? sameProduct
+        let recommits = monthlyNext && offer == nil ? next?.autoRenew?.monthlyCommitmentPrice : nil
         var info = RenewalCommitmentInfo()
         info.commitmentAutoRenewProductId = plan.nextProductID ?? plan.productID
         info.commitmentAutoRenewStatus = commitment.renews ? 1 : 0

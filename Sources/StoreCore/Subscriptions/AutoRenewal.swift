@@ -174,8 +174,10 @@ public struct AutoRenewal {
                 : end(from: at, period: offer.period, count: 1)
             return renewal
         }
-        // A commitment that renews starts another at the product's monthly price.
-        if state.commitment != nil, productID == state.productID, let monthly = terms.monthlyCommitmentPrice {
+        // A commitment that renews starts another at the product's monthly price, unless the
+        // customer chose to be billed up front; a change to the monthly plan starts one.
+        let monthlyNext = state.nextBillingPlan.map { $0 == .monthly } ?? (state.commitment != nil && productID == state.productID)
+        if monthlyNext, let monthly = terms.monthlyCommitmentPrice {
             renewal.price = monthly
             renewal.commitment = CommitmentPeriod(number: 1, ends: end(from: at, period: BillingPlan.commitmentPeriod, count: BillingPlan.commitmentPeriods))
             renewal.expiresDate = monthEnd(state, at: at)
@@ -262,9 +264,18 @@ public struct AutoRenewal {
             entry.transactionID = transactionID
             entry.meaning = .byPurchase
             if event == .change, let offer { (entry.offerType, entry.offerID) = (offer.type, offer.id) }
+            if event == .change { entry.billingPlan = billingPlan }
             return entry
         }
         if state.productID == product.id, state.billingFailedAt == nil {
+            // M4: another billing plan for the plan one has starts at the next renewal, or when
+            // the commitment ends.
+            if let billingPlan, billingPlan != state.renewingBillingPlan {
+                var change = purchaseLine(.change)
+                // Back to the plan's own billing: the change clears the one waiting.
+                if billingPlan == (state.commitment != nil ? .monthly : .billedUpfront) { change.billingPlan = nil }
+                return [change]
+            }
             // Buying the plan one has: turns auto-renew back on, or cancels a pending downgrade.
             // (In billing retry it is a new payment: the plan starts again below.) With an offer,
             // the offer waits for the next renewal.

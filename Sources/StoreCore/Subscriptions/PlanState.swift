@@ -54,6 +54,12 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// commitment every period renews (`autoRenew` stays on, as Apple's renewal info says of the
     /// next billing period); cancelling stops the commitment from renewing when it ends.
     public var commitment: PlanCommitment? = nil
+    /// M4: a change of billing plan waiting for the next renewal (or the commitment's end).
+    public var nextBillingPlan: BillingPlan? = nil
+
+    /// The billing plan the plan's own product renews on: the one a change chose, else a
+    /// commitment renews into another and a plan billed up front stays so.
+    public var renewingBillingPlan: BillingPlan { nextBillingPlan ?? (commitment != nil ? .monthly : .billedUpfront) }
 
     /// Auto-renew as the subscriber set it: for a commitment, whether it renews when it ends.
     public var willRenew: Bool { commitment?.renews ?? autoRenew }
@@ -131,6 +137,7 @@ public struct PlanState: Sendable, Equatable, Codable {
             // An offer bought in a commitment waits for its end, as a change of plan does; a month
             // within it is not the renewal the offer is for.
             if pendingOffer != nil, (line.commitment?.number ?? 1) == 1 { pendingOffer = nil }
+            if nextBillingPlan != nil, (line.commitment?.number ?? 1) == 1 { nextBillingPlan = nil }
             if priceIncrease != nil { priceIncrease = nil }
             if productID != line.productID { productID = line.productID }
             transactionID = line.transactionID
@@ -180,6 +187,7 @@ public struct PlanState: Sendable, Equatable, Codable {
         case .change:
             nextProductID = line.productID == productID ? nil : line.productID
             pendingOffer = line.offerType.map { OfferRedemption(type: $0, id: line.offerID ?? "") }
+            nextBillingPlan = line.billingPlan
             autoRenew = true
             commitment?.renews = true
         case .extend:

@@ -174,11 +174,13 @@ public final class Plans: SessionRole {
     }
 
     /// Refuses a new purchase of the plan one already has (with auto-renew on).
-    func checkNotSubscribed(_ product: Product, account: String) throws(StoreError) {
+    /// Buying the plan one has and renews as it is refuses; choosing another billing plan for it
+    /// (M4) is a change, not a refusal.
+    func checkNotSubscribed(_ product: Product, account: String, billingPlan: BillingPlan? = nil) throws(StoreError) {
         guard let group = product.autoRenew?.group else { return }
         try settle(account: account)
         guard let state = try server.plans(account: account)[group], state.productID == product.id,
-              state.hasAccess(at: now()), state.willRenew, state.nextProductID == nil
+              state.hasAccess(at: now()), state.willRenew, state.nextProductID == nil, billingPlan.map({ $0 == state.renewingBillingPlan }) ?? true
         else { return }
         throw StoreError.alreadySubscribed(productID: product.id)
     }
@@ -309,6 +311,8 @@ public struct PlanStatus: Sendable, Equatable {
     public var endReason: String?
     /// A monthly plan's place in its 12-month commitment.
     public var commitment: PlanCommitment?
+    /// A change of billing plan waiting for the next renewal or the commitment's end (M4).
+    public var nextBillingPlan: BillingPlan?
 
     public init(_ state: PlanState, catalog: Catalog, now: Date) {
         let product = catalog.product(state.productID)
@@ -338,6 +342,7 @@ public struct PlanStatus: Sendable, Equatable {
         endedAt = state.endedAt
         endReason = state.endReason
         commitment = state.commitment
+        nextBillingPlan = state.nextBillingPlan
     }
 
     /// Until when the plan gives access as things stand: its period's end, or the end of a
@@ -351,9 +356,11 @@ public struct PlanStatus: Sendable, Equatable {
         // as a change or an offer waits for its end.
         var next = ""
         if let commitment, phase != .expired {
-            let end = commitment.renews ? "renews" : "ends"
+            let end = commitment.renews && nextBillingPlan != .billedUpfront ? "renews" : "ends"
             next += ", month \(commitment.period) of \(BillingPlan.commitmentPeriods) of a commitment that \(end) \(day(commitment.ends))"
+            if commitment.renews, nextBillingPlan == .billedUpfront { next += ", then billed up front" }
         }
+        if nextBillingPlan == .monthly { next += ", then monthly with a 12-month commitment" }
         if let nextProductID { next += " → \(catalog.product(nextProductID)?.title ?? nextProductID) at renewal" }
         if let pending = pendingOffer { next += ", then \(pending.type.name) \(pending.id)" }
         if let increase = priceIncrease, endedAt == nil {
