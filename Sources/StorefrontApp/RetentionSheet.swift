@@ -29,7 +29,8 @@ public struct RetentionSheet: Equatable, Sendable {
             }
         }
         let catalog = store.catalog
-        let choice = offer.alternateProductID.map { "switch to \(catalog.product($0)?.title ?? $0)" } ?? offer.offer.map { "take the offer \($0.offerID)" }
+        let billing = offer.alternateBillingPlan.map { ", billed \($0.words)" } ?? ""
+        let choice = offer.alternateProductID.map { "switch to \(catalog.product($0)?.title ?? $0)\(billing)" } ?? offer.offer.map { "take the offer \($0.offerID)" }
         self.init(productID: productID, offer: offer, picture: picture, choice: choice)
     }
 }

@@ -2,7 +2,7 @@
 // Message endpoint in process, then cancels (and sees what the App Store showed) or accepts:
 //   retention message "Stay for the selfies" "Your team posts every day."   (made and approved, with a picture)
 //   retention default "All Access (Monthly)"            the last message is that plan's default
-//   retention answer message | switch "PRODUCT" | offer OFFER | slow | fail
+//   retention answer message | switch "PRODUCT" [monthly|upfront] | offer OFFER | slow | fail
 //   cancel "All Access (Monthly)"                       asks the endpoint, shows, cancels
 //   accept retention "All Access (Monthly)"             asks, and takes the plan or offer instead
 //   expect retention message "Stay for the selfies"     what the last cancel or accept showed (or: none)
@@ -18,7 +18,7 @@ public enum RetentionStep: Equatable, Sendable {
 
     /// What the scenario's endpoint answers.
     public enum EndpointAnswer: Equatable, Sendable {
-        case message, switchTo(String), offer(String), slow, fail
+        case message, switchTo(String, billing: BillingPlan?), offer(String), slow, fail
     }
 
     static func parse(_ words: [String]) throws(ScenarioParser.Problem) -> RetentionStep {
@@ -32,7 +32,14 @@ public enum RetentionStep: Equatable, Sendable {
         case "answer":
             switch try word(2, "message, switch, offer, slow or fail").lowercased() {
             case "message": return .answer(.message)
-            case "switch": return .answer(.switchTo(try word(3, "the plan to switch to")))
+            case "switch":
+                let product = try word(3, "the plan to switch to")
+                guard words.count > 4 else { return .answer(.switchTo(product, billing: nil)) }
+                switch words[4].lowercased() {
+                case "monthly": return .answer(.switchTo(product, billing: .monthly))
+                case "upfront": return .answer(.switchTo(product, billing: .billedUpfront))
+                default: throw ScenarioParser.Problem(message: "retention answer switch PRODUCT is followed by monthly, upfront or nothing")
+                }
             case "offer": return .answer(.offer(try word(3, "a promotional offer id")))
             case "slow": return .answer(.slow)
             case "fail": return .answer(.fail)
@@ -61,9 +68,9 @@ extension ScenarioRunner {
             case .fail: return RealtimeCall.Outcome(choice: nil, milliseconds: 40, failure: "UNSUCCESSFUL_HTTP_RESPONSE_CODE", reason: "it answered HTTP 500")
             case .message:
                 return RealtimeCall.Outcome(choice: endpoint.lastMessage.map { .message(id: $0) }, milliseconds: 40, failure: endpoint.lastMessage == nil ? "INVALID_RESPONSE" : nil)
-            case .switchTo(let name):
+            case .switchTo(let name, let billing):
                 let id = store.catalog.product(named: name)?.id ?? name
-                return RealtimeCall.Outcome(choice: .alternateProduct(messageID: endpoint.lastMessage, productID: id), milliseconds: 40)
+                return RealtimeCall.Outcome(choice: .alternateProduct(messageID: endpoint.lastMessage, productID: id, billingPlan: billing), milliseconds: 40)
             case .offer(let offer):
                 // Signed as the developer's server signs it, with the state folder's own key.
                 let plan = try? store.plans.subscriptions().first

@@ -51,7 +51,10 @@ struct Cancel: ParsableCommand {
         case .none: return "no retention message (\(shown.fallbackReason ?? ""))"
         }
         if let message = shown.message { text += ": \"\(message.header)\" \(message.body)" }
-        if let alternate = shown.alternateProductID { text += "; offers to switch to \(context.store.catalog.product(alternate)?.title ?? alternate)" }
+        if let alternate = shown.alternateProductID {
+            text += "; offers to switch to \(context.store.catalog.product(alternate)?.title ?? alternate)"
+            if let billing = shown.alternateBillingPlan { text += ", billed \(billing.words)" }
+        }
         if let offer = shown.offer { text += "; offers the promotional offer \(offer.offerID)" }
         return text
     }
@@ -61,6 +64,7 @@ struct Cancel: ParsableCommand {
             ("source", .string(shown.source.rawValue)), ("messageIdentifier", .optional(shown.message?.id)),
             ("header", .optional(shown.message?.header)), ("body", .optional(shown.message?.body)),
             ("imageIdentifier", .optional(shown.message?.imageID)), ("alternateProduct", .optional(shown.alternateProductID)),
+            ("alternateBillingPlan", .optional(shown.alternateBillingPlan?.rawValue)),
             ("promotionalOffer", .optional(shown.offer?.offerID)), ("fallbackReason", .optional(shown.fallbackReason)),
             ("milliseconds", shown.milliseconds.map(JSON.int) ?? .null),
         ])

@@ -52,6 +52,14 @@ struct RealtimeCallTests {
         #expect(parse(#"{"alternateProduct": {"messageIdentifier": "\#(message)", "productId": "oneaweek.monthly"}}"#)
             == .alternateProduct(messageID: message.lowercased(), productID: "oneaweek.monthly"))
         #expect(parse(#"{"alternateProduct": {"productId": "oneaweek.monthly"}}"#) == .alternateProduct(messageID: nil, productID: "oneaweek.monthly"))
+        // M4: Apple's library's own output for an AlternateProduct with a BillingPlanType; a
+        // billing plan it does not name is no choice.
+        #expect(parse(#"{"alternateProduct": {"messageIdentifier": "441cbd73-182b-4d52-8752-d014cbd40ce9", "productId": "y.all", "billingPlanType": "MONTHLY"}}"#)
+            == .alternateProduct(messageID: message.lowercased(), productID: "y.all", billingPlan: .monthly))
+        #expect(parse(#"{"alternateProduct": {"productId": "y.all", "billingPlanType": "BILLED_UPFRONT"}}"#)
+            == .alternateProduct(messageID: nil, productID: "y.all", billingPlan: .billedUpfront))
+        #expect(parse(#"{"alternateProduct": {"productId": "y.all", "billingPlanType": "WEEKLY"}}"#) == nil)
+        #expect(parse(#"{"alternateProduct": {"productId": "y.all", "billingPlanType": 1}}"#) == nil)
         // The library's own output for a V1 signature (RealtimeResponseBody, PromotionalOfferSignatureV1).
         let v1 = #"""
             {"promotionalOffer": {"messageIdentifier": "441cbd73-182b-4d52-8752-d014cbd40ce9", "promotionalOfferSignatureV1": {"encodedSignature": "abc", "productId": "allaccess.monthly", "nonce": "6e480b88-5aa6-4235-8ffd-0751304ea540", "timestamp": 1698148900000, "keyId": "KEY1", "offerIdentifier": "thankyou.freemonth"}}}

@@ -174,6 +174,14 @@ public enum BillingPlan: String, Sendable, Codable, CaseIterable {
     /// Billing periods in one commitment, and how long each is.
     public static let commitmentPeriods = 12
     public static let commitmentPeriod = SubscriptionPeriod.month
+
+    /// For people: "up front", "monthly (a 12-month commitment)".
+    public var words: String {
+        switch self {
+        case .billedUpfront: "up front"
+        case .monthly: "monthly (a \(Self.commitmentPeriods)-month commitment)"
+        }
+    }
 }
 
 /// Where a period of a monthly plan with a 12-month commitment stands: its number (1 to 12) and

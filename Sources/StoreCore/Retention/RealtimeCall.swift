@@ -11,7 +11,9 @@ public struct RealtimeCall: Sendable {
     /// What the endpoint chose, as Apple's RealtimeResponseBody says it.
     public enum Choice: Equatable, Sendable {
         case message(id: String)
-        case alternateProduct(messageID: String?, productID: String)
+        /// A plan to switch to; with a billing plan, that plan billed so (M4), which may be the
+        /// plan one has, billed the other way.
+        case alternateProduct(messageID: String?, productID: String, billingPlan: BillingPlan? = nil)
         /// The offer and its signature, as a purchase carries them (checked when it is accepted).
         case promotionalOffer(messageID: String?, offer: PromotionalOfferRequest)
     }
@@ -81,7 +83,12 @@ public struct RealtimeCall: Sendable {
             choices.append(message.messageIdentifier.map { .message(id: $0.lowercased()) })
         }
         if let alternate = body.alternateProduct {
-            choices.append(alternate.productId.map { .alternateProduct(messageID: alternate.messageIdentifier?.lowercased(), productID: $0) })
+            // A billing plan Apple's BillingPlanType does not name is no choice.
+            let billing = alternate.billingPlanType.map { BillingPlan(rawValue: $0) }
+            let known = billing.map { $0 != nil } ?? true
+            choices.append(known ? alternate.productId.map {
+                .alternateProduct(messageID: alternate.messageIdentifier?.lowercased(), productID: $0, billingPlan: billing ?? nil)
+            } : nil)
         }
         if let offer = body.promotionalOffer {
             choices.append(offer.request.map { .promotionalOffer(messageID: offer.messageIdentifier?.lowercased(), offer: $0) })
@@ -98,6 +105,7 @@ public struct RealtimeCall: Sendable {
         struct AlternateProduct: Decodable {
             var messageIdentifier: String?
             var productId: String?
+            var billingPlanType: String?
         }
         struct SignatureV1: Decodable {
             var encodedSignature: String

@@ -12,6 +12,8 @@ public struct RetentionOffer: Sendable, Equatable {
     public var message: RetentionMessage?
     /// A plan of the same group the endpoint suggests switching to.
     public var alternateProductID: String?
+    /// The billing plan the endpoint suggests for it (M4); nil for the plan's own.
+    public var alternateBillingPlan: BillingPlan?
     /// A promotional offer the endpoint suggests, with its signature.
     public var offer: PromotionalOfferRequest?
     /// Why the endpoint's answer was not shown (no URL, a timeout, an unapproved message, …).
@@ -59,11 +61,17 @@ public struct RetentionDesk {
                 return with(outcome, fallback(setup, product: plan.productID, reason: "message \(id) is not an approved message with approved images"))
             }
             shown.message = message
-        case .alternateProduct(let id, let product):
-            guard product != plan.productID, store.catalog.product(product)?.autoRenew?.group == plan.group else {
-                return with(outcome, fallback(setup, product: plan.productID, reason: "\(product) is not another plan of the group"))
+        case .alternateProduct(let id, let product, let billing):
+            // Another plan of the group, or the plan one has on the other billing plan (M4); a
+            // monthly plan only where the product has one.
+            let terms = store.catalog.product(product)?.autoRenew
+            let switches = product != plan.productID || billing.map { $0 != plan.renewingBillingPlan } ?? false
+            guard switches, terms?.group == plan.group, billing != .monthly || terms?.monthlyCommitmentPrice != nil else {
+                let named = product + (billing.map { " billed \($0.words)" } ?? "")
+                return with(outcome, fallback(setup, product: plan.productID, reason: "\(named) is not another plan of the group"))
             }
             shown.alternateProductID = product
+            shown.alternateBillingPlan = billing
             shown.message = id.flatMap(setup.showable)
         case .promotionalOffer(let id, let offer):
             guard store.catalog.product(plan.productID)?.autoRenew?.offer(offer.offerID, type: .promotional) != nil else {
@@ -93,7 +101,7 @@ public struct RetentionDesk {
     /// upgrades and downgrades) or the promotional offer (its signature checked as at any purchase).
     @discardableResult
     public func accept(_ offer: RetentionOffer, on productID: String) throws(StoreError) -> StoreTransaction? {
-        if let alternate = offer.alternateProductID { return try store.queue.buy(alternate) }
+        if let alternate = offer.alternateProductID { return try store.queue.buy(alternate, billingPlan: offer.alternateBillingPlan) }
         if let promotional = offer.offer {
             return try store.queue.buy(try store.plans.plan(of: productID)?.productID ?? productID, offer: promotional)
         }

@@ -313,6 +313,8 @@ public struct PlanStatus: Sendable, Equatable {
     public var commitment: PlanCommitment?
     /// A change of billing plan waiting for the next renewal or the commitment's end (M4).
     public var nextBillingPlan: BillingPlan?
+    /// The billing plan the plan's own product renews on (PlanState.renewingBillingPlan).
+    public var renewingBillingPlan: BillingPlan
 
     public init(_ state: PlanState, catalog: Catalog, now: Date) {
         let product = catalog.product(state.productID)
@@ -343,6 +345,7 @@ public struct PlanStatus: Sendable, Equatable {
         endReason = state.endReason
         commitment = state.commitment
         nextBillingPlan = state.nextBillingPlan
+        renewingBillingPlan = state.renewingBillingPlan
     }
 
     /// Until when the plan gives access as things stand: its period's end, or the end of a
