@@ -455,7 +455,7 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
         y += 1
     }
     let sellsMonthly = offers.contains { if case .monthly = $0 { true } else { false } }
-    line(sellsMonthly ? "Billing plans and offers (promotional ones signed with this state folder's key)"
+    line(sellsMonthly ? "Billing plans and offers (offers signed with this folder's key)"
         : "Offers (promotional ones signed with this state folder's key)", theme.title)
     if offers.isEmpty { line("  none for \(title(productID, in: state))", theme.dim) }
     for (index, choice) in offers.enumerated() {

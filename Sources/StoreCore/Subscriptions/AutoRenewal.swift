@@ -273,7 +273,7 @@ public struct AutoRenewal {
             if let billingPlan, billingPlan != state.renewingBillingPlan {
                 var change = purchaseLine(.change)
                 // Back to the plan's own billing: the change clears the one waiting.
-                if billingPlan == (state.commitment != nil ? .monthly : .billedUpfront) { change.billingPlan = nil }
+                if billingPlan == state.billingPlan { change.billingPlan = nil }
                 return [change]
             }
             // Buying the plan one has: turns auto-renew back on, or cancels a pending downgrade.

@@ -57,9 +57,11 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// M4: a change of billing plan waiting for the next renewal (or the commitment's end).
     public var nextBillingPlan: BillingPlan? = nil
 
-    /// The billing plan the plan's own product renews on: the one a change chose, else a
-    /// commitment renews into another and a plan billed up front stays so.
-    public var renewingBillingPlan: BillingPlan { nextBillingPlan ?? (commitment != nil ? .monthly : .billedUpfront) }
+    /// The billing plan of the current period.
+    public var billingPlan: BillingPlan { commitment != nil ? .monthly : .billedUpfront }
+    /// The billing plan the plan's own product renews on: the one a change chose, else its own (a
+    /// commitment renews into another, and a plan billed up front stays so).
+    public var renewingBillingPlan: BillingPlan { nextBillingPlan ?? billingPlan }
 
     /// Auto-renew as the subscriber set it: for a commitment, whether it renews when it ends.
     public var willRenew: Bool { commitment?.renews ?? autoRenew }
