@@ -298,8 +298,9 @@ public enum Effect: Equatable, Sendable {
     /// Decode the picture at this catalog path.
     case loadPicture(String)
     case buy(String)
-    /// M4: buy a one-year plan on its monthly billing plan with a 12-month commitment.
-    case buyMonthly(String)
+    /// M4: buy a one-year plan on a billing plan (monthly with a 12-month commitment, or up
+    /// front); for the plan one has, a switch at its next renewal or its commitment's end.
+    case buyBilled(String, BillingPlan)
     /// O2: buy on a promotional offer, signed with the state folder's own subscription-offer key.
     case buyOffer(productID: String, offerID: String)
     /// O3: redeem an offer code.

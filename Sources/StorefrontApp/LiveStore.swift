@@ -117,8 +117,8 @@ public final class LiveStore: StoreServing {
             switch effect {
             case .buy(let id):
                 actions.append(.purchased(try store.queue.buy(id, appAccountToken: try ownToken())))
-            case .buyMonthly(let id):
-                actions.append(.purchased(try store.queue.buy(id, appAccountToken: try ownToken(), billingPlan: .monthly)))
+            case .buyBilled(let id, let plan):
+                actions.append(.purchased(try store.queue.buy(id, appAccountToken: try ownToken(), billingPlan: plan)))
             case .buyOffer(let id, let offerID):
                 let token = try ownToken()
                 if store.catalog.product(id)?.autoRenew?.offer(offerID, type: .winBack) != nil {

@@ -263,20 +263,26 @@ private func reduceDetail(_ state: inout AppState, _ command: Command, productID
     return []
 }
 
-/// A line of the offer sheet: the monthly billing plan, or an offer.
+/// A line of the offer sheet: a billing plan, or an offer.
 enum SheetChoice {
-    /// M4: twelve monthly payments of `price`, a 12-month commitment.
-    case monthly(price: Decimal)
+    /// M4: twelve monthly payments of `price` (a 12-month commitment), or `price` for a year.
+    case billing(BillingPlan, price: Decimal)
     case offer(SubscriptionOffer)
 }
 
-/// What the sheet of `productID` lists: the monthly billing plan where the plan has one, then
+/// What the sheet of `productID` lists: for a plan with a monthly billing plan, the billing plan it
+/// does not renew on (monthly, or up front for a subscriber whose plan renews monthly: M4); then
 /// promotional offers, then win-back ones.
 func sheetChoices(_ state: AppState, _ productID: String) -> [SheetChoice] {
-    let terms = state.snapshot?.product(productID)?.autoRenew
+    let product = state.snapshot?.product(productID)
+    let terms = product?.autoRenew
     let offers = terms?.offers ?? []
-    let monthly = terms?.monthlyCommitmentPrice.map { [SheetChoice.monthly(price: $0)] } ?? []
-    return monthly + (offers.filter { $0.type == .promotional } + offers.filter { $0.type == .winBack }).map(SheetChoice.offer)
+    var billing: [SheetChoice] = []
+    if let monthly = terms?.monthlyCommitmentPrice, let product {
+        let own = state.snapshot?.status.plans.first { $0.productID == productID && $0.hasAccess }
+        billing = own?.renewingBillingPlan == .monthly ? [.billing(.billedUpfront, price: product.price)] : [.billing(.monthly, price: monthly)]
+    }
+    return billing + (offers.filter { $0.type == .promotional } + offers.filter { $0.type == .winBack }).map(SheetChoice.offer)
 }
 
 /// The offer sheet: ⏎ redeems the typed code, or buys on the chosen offer.
@@ -300,9 +306,9 @@ private func reduceOffers(_ state: inout AppState, _ command: Command, productID
         }
         state.route = .products
         switch offers[state.offerForm.selection] {
-        case .monthly:
-            state.banner = Banner("Purchasing \(title(productID, in: state)) monthly, a 12-month commitment…")
-            return [.buyMonthly(productID)]
+        case .billing(let plan, _):
+            state.banner = Banner("Purchasing \(title(productID, in: state)) billed \(plan.words)…")
+            return [.buyBilled(productID, plan)]
         case .offer(let offer):
             state.banner = Banner("Purchasing \(title(productID, in: state)) on \(offer.id)…")
             return [.buyOffer(productID: productID, offerID: offer.id)]

@@ -52,8 +52,9 @@ public struct ScenarioStep: Equatable, Sendable {
         case buyOffer(String, offer: String, signature: OfferSignatureStyle)
         /// O4: `buy "All Access (Monthly)" win-back winback.2months`.
         case buyWinBack(String, offer: String)
-        /// M4: `buy PRODUCT monthly`, on the monthly billing plan with a 12-month commitment.
-        case buyMonthly(String)
+        /// M4: `buy PRODUCT monthly` (a 12-month commitment) or `buy PRODUCT upfront`: on that
+        /// billing plan; for the plan one has, a switch at its next renewal or its commitment's end.
+        case buyBilled(String, BillingPlan)
         /// O3: `offer code SPRING-PROMO custom FRIENDS limit 2` makes a custom code; `redeem
         /// SPRING-PROMO` makes a one-time code of that offer and redeems it; `redeem FRIENDS` a
         /// code by its text; `redeem last` the last code again.
@@ -193,7 +194,8 @@ public enum ScenarioParser {
             let product = try word(1, "a product (its id or \"its title\")")
             if w.count >= 4, lower[2] == "with" { return .buy(product, outcome: try outcome(w[3])) }
             if w.count >= 4, lower[2] == "win-back" { return .buyWinBack(product, offer: w[3]) }
-            if w.count == 3, lower[2] == "monthly" { return .buyMonthly(product) }
+            if w.count == 3, lower[2] == "monthly" { return .buyBilled(product, .monthly) }
+            if w.count == 3, lower[2] == "upfront" { return .buyBilled(product, .billedUpfront) }
             if w.count >= 3, lower[2] == "offer" {
                 let offer = try word(3, "a promotional offer id")
                 let styleText = w.count > 4 ? lower[4] : "signed"

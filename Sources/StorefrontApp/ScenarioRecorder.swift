@@ -17,7 +17,7 @@ public final class ScenarioRecorder {
     public func record(_ effect: Effect) {
         switch effect {
         case .buy(let id): lines.append("buy \(title(id))")
-        case .buyMonthly(let id): lines.append("buy \(title(id)) monthly")
+        case .buyBilled(let id, let plan): lines.append("buy \(title(id)) \(plan == .monthly ? "monthly" : "upfront")")
         case .buyOffer(let id, let offerID): lines.append("buy \(title(id)) offer \(offerID)")
         case .redeem(let code): lines.append("redeem \(code)")
         case .requestRefund: lines.append("# a refund request (the screen's F) is not recorded: ids differ from run to run")

@@ -205,9 +205,9 @@ public final class ScenarioRunner {
         case .buyWinBack(let name, let offer):
             let product = try product(name, line: step.line)
             try attempt { lastTransaction = try store.queue.buy(product.id, winBackOffer: offer) }
-        case .buyMonthly(let name):
+        case .buyBilled(let name, let plan):
             let product = try product(name, line: step.line)
-            try attempt { lastTransaction = try store.queue.buy(product.id, billingPlan: .monthly) }
+            try attempt { lastTransaction = try store.queue.buy(product.id, billingPlan: plan) }
         case .makeCustomCode(let offer, let code, let limit):
             try attempt { lastCode = try store.offers.createCodes(offer: offer, count: 1, custom: code, limit: limit).first?.code }
         case .redeem(let text):

@@ -454,16 +454,18 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
         screen.write(TextWidth.pad(TextWidth.truncate(text, to: width), to: width), x: x, y: y, style: style)
         y += 1
     }
-    let sellsMonthly = offers.contains { if case .monthly = $0 { true } else { false } }
+    let sellsMonthly = offers.contains { if case .billing = $0 { true } else { false } }
     line(sellsMonthly ? "Billing plans and offers (offers signed with this folder's key)"
         : "Offers (promotional ones signed with this state folder's key)", theme.title)
     if offers.isEmpty { line("  none for \(title(productID, in: state))", theme.dim) }
     for (index, choice) in offers.enumerated() {
         let chosen = index == state.offerForm.selection && state.offerForm.code.isEmpty
         let text = switch choice {
-        case .monthly(let price):
+        case .billing(.monthly, let price):
             "monthly — \(formatter.string(for: price)) a month for \(BillingPlan.commitmentPeriods) months"
                 + " (\(formatter.string(for: price * Decimal(BillingPlan.commitmentPeriods))))"
+        case .billing(.billedUpfront, let price):
+            "up front — \(formatter.string(for: price)) a year, from the commitment's end"
         case .offer(let offer):
             "\(offer.type == .winBack ? "win-back " : "")\(offer.id) — \(offer.terms.phrase(formattedPrice: formatter.string(for: offer.terms.price)))"
         }

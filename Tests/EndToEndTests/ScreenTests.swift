@@ -424,7 +424,7 @@ extension ScreenTests {
         try tmux.send("q")
     }
 
-    @Test("M4 the monthly billing plan in a terminal: o lists it first on a plan that has one; ⏎ buys it, the plan line says where the commitment stands, and the command line sees a MONTHLY purchase; a plan without one lists no such line")
+    @Test("M4 the monthly billing plan in a terminal: o lists it first on a plan that has one; ⏎ buys it, the plan line says where the commitment stands, and the command line sees a MONTHLY purchase; then the sheet offers up front from the commitment's end, and ⏎ switches; a plan without one lists no such line")
     func monthlyPlan() throws {
         let session = try Session()
         session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/yearly.json").path
@@ -442,6 +442,13 @@ extension ScreenTests {
         let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
         let commitment = plan["commitment"] as? [String: Any]
         #expect(plan["product"] as? String == "y.all" && commitment?["period"] as? Int == 1 && commitment?["monthlyPrice"] as? String == "4.99", "\(plan)")
+        // Renewing monthly, the sheet offers up front instead, from the commitment's end.
+        try tmux.send("o")
+        try tmux.waitFor("› up front — €49.99 a year, from the commitment's end")
+        #expect(try !tmux.capture().contains("a month for 12 months"), "the plan renews monthly already")
+        try tmux.send("Enter")
+        try tmux.waitFor("month 1 of 12 of a commitment that ends 31/01/2027")
+        #expect((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["nextBillingPlan"] as? String == "BILLED_UPFRONT")
         try tmux.send("q")
     }
 

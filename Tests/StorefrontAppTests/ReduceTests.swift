@@ -283,14 +283,14 @@ struct TransactionLogTests {
         let harness = try Harness(catalog: catalog, user: "cy", seed: 1)
         harness.press(.character("o"))
         #expect(harness.state.route == .offers("y.all"))
-        if case .monthly(let price)? = sheetChoices(harness.state, "y.all").first {
+        if case .billing(.monthly, let price)? = sheetChoices(harness.state, "y.all").first {
             #expect(price == Decimal(string: "4.99"))
         } else {
             Issue.record("the monthly plan is not first: \(sheetChoices(harness.state, "y.all"))")
         }
         #expect(sheetChoices(harness.state, "y.lite").isEmpty)
         harness.press(.enter)
-        #expect(harness.effects.suffix(1) == [.buyMonthly("y.all")])
+        #expect(harness.effects.suffix(1) == [.buyBilled("y.all", .monthly)])
         #expect(harness.state.route == .products)
         let plan = try #require(try harness.store.plans.subscriptions().first)
         #expect(plan.productID == "y.all" && plan.commitment?.period == 1 && plan.commitment?.price == Decimal(string: "4.99"))

@@ -88,10 +88,11 @@ struct ScenarioTests {
         #expect(!refused.passed, "Lite (Yearly) has no monthly plan")
         let catalog = try CatalogLoader.load(contentsOf: shippedFolder.appendingPathComponent("yearly.json")).catalog
         let recorder = ScenarioRecorder(catalog: catalog, title: "t")
-        recorder.record(.buyMonthly("y.all"))
-        #expect(recorder.lines.last == "buy \"All Access (Yearly)\" monthly")
+        recorder.record(.buyBilled("y.all", .monthly))
+        recorder.record(.buyBilled("y.all", .billedUpfront))
+        #expect(recorder.lines.suffix(2) == ["buy \"All Access (Yearly)\" monthly", "buy \"All Access (Yearly)\" upfront"])
         let steps = try ScenarioParser.parse(recorder.lines.joined(separator: "\n"), file: "r.scenario")
-        #expect(steps.last?.kind == .buyMonthly("All Access (Yearly)"), "\(String(describing: steps.last))")
+        #expect(steps.suffix(2).map(\.kind) == [.buyBilled("All Access (Yearly)", .monthly), .buyBilled("All Access (Yearly)", .billedUpfront)])
     }
 
     @Test("M4 in retention messaging: the endpoint's alternate product with a billing plan (the plan one has, billed monthly) is shown and, accepted, switches the billing plan at the next renewal; the same plan with no billing plan, or a monthly plan a product does not have, is no choice and the default shows")
