@@ -454,8 +454,8 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
         screen.write(TextWidth.pad(TextWidth.truncate(text, to: width), to: width), x: x, y: y, style: style)
         y += 1
     }
-    let sellsMonthly = offers.contains { if case .billing = $0 { true } else { false } }
-    line(sellsMonthly ? "Billing plans and offers (offers signed with this folder's key)"
+    let listsBilling = offers.contains { if case .billing = $0 { true } else { false } }
+    line(listsBilling ? "Billing plans and offers (offers signed with this folder's key)"
         : "Offers (promotional ones signed with this state folder's key)", theme.title)
     if offers.isEmpty { line("  none for \(title(productID, in: state))", theme.dim) }
     for (index, choice) in offers.enumerated() {
@@ -477,7 +477,7 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
     let box = TextWidth.pad(state.offerForm.code + "_", to: max(1, x + width - labelEnd))
     screen.write(box, x: labelEnd, y: y, style: state.offerForm.code.isEmpty ? Style(underline: true) : theme.selected)
     y += 2
-    let buys = sellsMonthly ? "⏎ buys the chosen line" : "⏎ buys on the chosen offer"
+    let buys = listsBilling ? "⏎ buys the chosen line" : "⏎ buys on the chosen offer"
     line(state.offerForm.code.isEmpty ? "\(buys); type a code to redeem it instead" : "⏎ redeems the code", theme.dim)
 }
 
