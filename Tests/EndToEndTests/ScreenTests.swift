@@ -426,10 +426,7 @@ extension ScreenTests {
 
     @Test("M4 the monthly billing plan in a terminal: o lists it first on a plan that has one; ⏎ buys it, the plan line says where the commitment stands, and the command line sees a MONTHLY purchase; then the sheet offers up front from the commitment's end, and ⏎ switches; a plan without one lists no such line")
     func monthlyPlan() throws {
-        let session = try Session()
-        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/yearly.json").path
-        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
-        try session.signUp("cy")
+        let session = try Session.yearly(signedUp: "cy")
         let tmux = try TmuxSession(command: session.screenCommand())
         try tmux.waitFor("Lite (Yearly)")
         try tmux.send("Down", "o")

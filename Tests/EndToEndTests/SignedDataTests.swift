@@ -142,10 +142,7 @@ struct SignedDataTests {
 
     @Test("Monthly with a 12-month commitment, judged by Apple's verifier and models: each month's transaction is MONTHLY with its place in the commitment; the renewal info says the next month comes at the monthly price and, once cancelled, that the commitment does not renew; JSON types as Apple's models declare them")
     func commitment() throws {
-        let session = try Session()
-        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/yearly.json").path
-        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
-        try session.signUp("ann")
+        let session = try Session.yearly(signedUp: "ann")
         let refused = try session.run(["buy", "y.lite", "--billing", "monthly"])
         #expect(refused.status == 1 && refused.stderr.contains("no monthly billing plan"), "\(refused)")
         try session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
@@ -252,10 +249,7 @@ struct SignedDataTests {
 
     @Test("Switching billing plans, judged by Apple's verifier: buy --billing upfront in a commitment makes the renewal info say the commitment's end renews BILLED_UPFRONT at the yearly price; buy --billing monthly on a plan billed up front makes it say the next renewal is MONTHLY at the monthly price; the transaction then is month 1 of a commitment")
     func billingSwitch() throws {
-        let session = try Session()
-        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/yearly.json").path
-        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
-        try session.signUp("ann")
+        let session = try Session.yearly(signedUp: "ann")
         try session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
         try session.run(["clock", "advance", "2mo"]).expectSuccess()
         try session.run(["buy", "y.all", "--billing", "upfront"]).expectSuccess()

@@ -118,6 +118,16 @@ final class Session {
         try run(["account", "signup", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"]).expectSuccess()
     }
 
+    /// A session on the shipped `assets/yearly.json` (M4), its clock frozen at 31 January 2026 10:00
+    /// UTC, with `name` signed up.
+    static func yearly(signedUp name: String) throws -> Session {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/yearly.json").path
+        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+        try session.signUp(name)
+        return session
+    }
+
     func signIn(_ name: String, device: String = "default") throws {
         try run(["account", "login", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"]).expectSuccess()
     }
