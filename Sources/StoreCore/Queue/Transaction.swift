@@ -72,8 +72,8 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     public var appAccountToken: String? = nil
     /// How a transaction this device did not buy arrived: a renewal of a plan, or a family share.
     public var arrival: TransactionArrival? = nil
-    /// The billing plan a one-year plan was bought on: monthly with a 12-month commitment; nil
-    /// for up front.
+    /// The billing plan the purchase named (`buy --billing`): monthly with a 12-month commitment,
+    /// or up front (which switches a plan that renews monthly); nil when it named none.
     public var billingPlan: BillingPlan? = nil
 
     public var states: [TransactionState] { steps.map(\.state) }
