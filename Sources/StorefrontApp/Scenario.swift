@@ -218,14 +218,14 @@ public enum ScenarioParser {
         case ("family", "leave"): return .family(.leave(try word(2, "a member")))
         case ("family", "share"):
             let product = try word(2, "a product")
-            let state = try word(3, "on or off").lowercased()
-            guard state == "on" || state == "off" else { throw Problem(message: "\"\(state)\" is not on or off") }
-            return .family(.share(product, on: state == "on"))
+            let state = try word(3, SharingWord.choices)
+            guard let sharing = SharingWord(word: state) else { throw Problem(message: "\"\(state)\" is not \(SharingWord.choices)") }
+            return .family(.share(product, on: sharing == .on))
         case ("family", "consent"):
             let member = try word(2, "a member")
-            let state = try word(3, "withdraw or give").lowercased()
-            guard state == "withdraw" || state == "give" else { throw Problem(message: "\"\(state)\" is not withdraw or give") }
-            return .family(.consent(member, withdrawn: state == "withdraw"))
+            let state = try word(3, ConsentWord.choices)
+            guard let consent = ConsentWord(word: state) else { throw Problem(message: "\"\(state)\" is not \(ConsentWord.choices)") }
+            return .family(.consent(member, withdrawn: consent == .withdraw))
         case ("refund-policy", _):
             let text = try word(1, "manual, approve or decline")
             guard let policy = RefundPolicy(rawValue: text.lowercased()) else { throw Problem(message: "\"\(text)\" is not manual, approve or decline") }

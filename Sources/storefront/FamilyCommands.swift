@@ -53,15 +53,11 @@ struct FamilyCommand: ParsableCommand {
     struct Share: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Turn Share with Family on or off for a family-shareable product (the organizer).")
         @Argument(help: "The product: its id or its title.") var product: String
-        @Argument(help: "on or off.") var state: String
+        @Argument(help: "Share with Family, turned on or off.") var state: SharingWord
         @OptionGroup var common: CommonOptions
 
-        func validate() throws {
-            guard ["on", "off"].contains(state.lowercased()) else { throw ValidationError("share takes on or off") }
-        }
-
         func run() throws {
-            try perform(common) { context in report(try context.store.family.share(try context.productID(product), on: state.lowercased() == "on"), context) }
+            try perform(common) { context in report(try context.store.family.share(try context.productID(product), on: state == .on), context) }
         }
     }
 
@@ -71,17 +67,11 @@ struct FamilyCommand: ParsableCommand {
             discussion: "withdraw sends the developer RESCIND_CONSENT with the member's signed app transaction, and closes the app to the member; give opens it again and sends nothing."
         )
         @Argument(help: "The member.") var name: String
-        @Argument(help: "withdraw or give.") var state: String
+        @Argument(help: "Consent withdrawn, or given again.") var state: ConsentWord
         @OptionGroup var common: CommonOptions
 
-        func validate() throws {
-            guard ["withdraw", "give"].contains(state.lowercased()) else { throw ValidationError("consent takes withdraw or give") }
-        }
-
         func run() throws {
-            try perform(common) { context in
-                report(try context.store.family.setConsent(name, withdrawn: state.lowercased() == "withdraw"), context)
-            }
+            try perform(common) { context in report(try context.store.family.setConsent(name, withdrawn: state == .withdraw), context) }
         }
     }
 }
@@ -101,4 +91,13 @@ private func report(_ family: Family?, _ context: Context) {
             + (family.unshared.isEmpty ? "" : "; not shared: \(family.unshared.joined(separator: ", "))")
             + (family.consentWithdrawn.isEmpty ? "" : "; consent withdrawn: \(family.consentWithdrawn.map(\.member).joined(separator: ", "))")
     )
+}
+
+/// Read as a scenario reads them: in any case; another word is a usage error naming the two.
+extension SharingWord: ExpressibleByArgument {
+    public init?(argument: String) { self.init(word: argument) }
+}
+
+extension ConsentWord: ExpressibleByArgument {
+    public init?(argument: String) { self.init(word: argument) }
 }

@@ -143,7 +143,7 @@ struct NotificationDeliveryTests {
         #expect(results.count == 3 && results.allSatisfy { $0.ok && $0.decoded["notificationType"] as? String == "ONE_TIME_CHARGE" })
     }
 
-    @Test("RESCIND_CONSENT: the organizer withdraws consent for a member; the receiver gets it once, Apple's library verifies it and the member's signed app transaction in its appData; the member cannot leave; consent given again sends nothing")
+    @Test("RESCIND_CONSENT: the organizer withdraws consent for a member; the receiver gets it once, Apple's library verifies it and the member's signed app transaction in its appData; the member cannot leave; consent given again sends nothing; a word other than withdraw or give is a usage error that changes nothing")
     func consentWithdrawn() throws {
         let receiver = try Receiver()
         let session = try Session()
@@ -156,7 +156,9 @@ struct NotificationDeliveryTests {
         try session.run(["family", "create", "--device", "phone"]).expectSuccess()
         try session.run(["family", "add", "kid", "--device", "phone"]).expectSuccess()
         let before = receiver.payloads.count
-        try session.run(["family", "consent", "kid", "withdraw", "--device", "phone"]).expectSuccess()
+        let wrong = try session.run(["family", "consent", "kid", "maybe", "--device", "phone"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("'withdraw'") && wrong.stderr.contains("'give'"), "\(wrong)")
+        try session.run(["family", "consent", "kid", "Withdraw", "--device", "phone"]).expectSuccess()
         let refused = try session.run(["family", "leave", "kid", "--device", "tablet"])
         #expect(refused.status != 0 && refused.stderr.contains("mom, withdrew consent"), "\(refused)")
         #expect(try session.object(["family", "--device", "tablet"])["consentWithdrawn"] as? [String] == ["kid"])
