@@ -112,6 +112,12 @@ public final class LiveStore: StoreServing {
     }
 
     public func perform(_ effect: Effect) -> [Action] {
+        // A tick asks a team server once for each thing it reads, not once for each reader.
+        guard effect == .settle, let remote = store.server as? RemoteAccountServer else { return performNow(effect) }
+        return remote.sharingReads { performNow(effect) }
+    }
+
+    private func performNow(_ effect: Effect) -> [Action] {
         var actions: [Action] = []
         do {
             switch effect {

@@ -71,23 +71,26 @@ package typealias ServingAccountServer = AccountServer & SessionKeeping
 public struct AccountMethod<Request: Codable & Sendable, Response: Codable & Sendable>: Sendable {
     public let name: String
     package let access: @Sendable (Request) -> AccountAccess
+    /// It only reads: within one screen tick a device may reuse its answer (`sharingReads`).
+    package let reads: Bool
     package let perform: @Sendable (any ServingAccountServer, Request, AccountCallContext) throws -> Response
 
     package init(
-        _ name: String, access: @escaping @Sendable (Request) -> AccountAccess,
+        _ name: String, access: @escaping @Sendable (Request) -> AccountAccess, reads: Bool = false,
         _ perform: @escaping @Sendable (any ServingAccountServer, Request, AccountCallContext) throws -> Response
     ) {
         self.name = name
         self.access = access
+        self.reads = reads
         self.perform = perform
     }
 
     /// A method that needs nothing of the call but its request.
     package init(
-        _ name: String, access: @escaping @Sendable (Request) -> AccountAccess,
+        _ name: String, access: @escaping @Sendable (Request) -> AccountAccess, reads: Bool = false,
         _ perform: @escaping @Sendable (any ServingAccountServer, Request) throws -> Response
     ) {
-        self.init(name, access: access) { server, request, _ in try perform(server, request) }
+        self.init(name, access: access, reads: reads) { server, request, _ in try perform(server, request) }
     }
 
     /// The method with its types erased, for the server's dispatcher.
@@ -201,7 +204,7 @@ public enum AccountWire {
     static let receiptEntry = Method<String, ReceiptEntry?>("receiptEntry", access: { _ in .anyone }) { server, id, call in
         try server.receiptEntry(transactionID: id).flatMap { call.isCaller($0.account) || call.isDeveloper ? $0 : nil }
     }
-    static let receipt = Method<String, [ReceiptEntry]>("receipt", access: { .account($0) }) { try $0.receipt(account: $1) }
+    static let receipt = Method<String, [ReceiptEntry]>("receipt", access: { .account($0) }, reads: true) { try $0.receipt(account: $1) }
     static let receiptState = Method<String, ReceiptState>("receiptState", access: { .account($0) }) { try $0.receiptState(account: $1) }
     static let storedExpiry = Method<String, Date?>("storedExpiry", access: { .account($0) }) { try $0.storedExpiry(account: $1) }
     static let ownedProducts = Method<String, [[String]]>("ownedProducts", access: { .account($0) }) { server, account, _ in
@@ -210,8 +213,8 @@ public enum AccountWire {
 
     // MARK: Plans
 
-    static let plans = Method<String, [String: PlanState]>("plans", access: { .account($0, familyReads: true) }) { try $0.plans(account: $1) }
-    static let planLines = Method<R.Lines, [ReceiptEntry]>("planLines", access: { .account($0.account) }) { server, request, _ in
+    static let plans = Method<String, [String: PlanState]>("plans", access: { .account($0, familyReads: true) }, reads: true) { try $0.plans(account: $1) }
+    static let planLines = Method<R.Lines, [ReceiptEntry]>("planLines", access: { .account($0.account) }, reads: true) { server, request, _ in
         try server.planLines(account: request.account, from: max(0, request.from))
     }
     static let addPlanLines = Method<R.AddLines, Bool>("addPlanLines", access: { request in
@@ -262,7 +265,7 @@ public enum AccountWire {
     /// The families the caller's accounts are in (W6: who is in which family is theirs to know);
     /// the developer's, every one. The server still refuses an account in two families, whatever a
     /// device could see (`FamilyChange.applied`).
-    static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }) { server, _, call in
+    static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }, reads: true) { server, _, call in
         try server.families().filter { family in call.isDeveloper || call.accounts.contains(where: family.includes) }
     }
     /// W6: a refusal says that someone else's family has an account, not whose family it is.
@@ -276,7 +279,7 @@ public enum AccountWire {
             throw error
         }
     }
-    static let hasFamilies = Method<R.None, Bool>("hasFamilies", access: { _ in .anyone }) { server, _, _ in try server.hasFamilies() }
+    static let hasFamilies = Method<R.None, Bool>("hasFamilies", access: { _ in .anyone }, reads: true) { server, _, _ in try server.hasFamilies() }
     /// A customer changes only a family they organize, or leaves one they are in (W9); the
     /// developer may change any. One family per call, written only if it is still as expected.
     static let changeFamily = Method<FamilyChange, Bool>("changeFamily", access: { _ in .signedIn }) { server, change, call in
@@ -315,14 +318,14 @@ public enum AccountWire {
     }
     static let hasNotification = Method<String, Bool>("hasNotification", access: { _ in .anyone }) { try $0.hasNotification(key: $1) }
     /// One account's notifications, or (nil) those of every account the call has a session for.
-    static let notifications = Method<String?, [ServerNotification]>("notifications", access: { $0.map { .account($0) } ?? .anyone }) {
+    static let notifications = Method<String?, [ServerNotification]>("notifications", access: { $0.map { .account($0) } ?? .anyone }, reads: true) {
         server, account, call in
         if let account { return try server.notifications(account: account) }
         return try server.notifications(account: nil).filter { call.isCaller($0.account) }
     }
     /// The developer reads the webhook whole; anyone else only where it goes (its path and query
     /// may hold the developer's secret).
-    static let webhook = Method<R.None, Webhook?>("webhook", access: { _ in .anyone }) { server, _, call in
+    static let webhook = Method<R.None, Webhook?>("webhook", access: { _ in .anyone }, reads: true) { server, _, call in
         try call.isDeveloper ? server.webhook() : server.webhook()?.shownToCustomers
     }
     static let setWebhook = Method<Webhook?, Bool>("setWebhook", access: { _ in .developer }) { try $0.setWebhook($1); return true }
@@ -330,15 +333,15 @@ public enum AccountWire {
     // MARK: Settings every device shares (W7): read by anyone, changed by the developer (W9).
 
     static let changeStamp = Method<R.None, ChangeStamp>("changeStamp", access: { _ in .anyone }) { server, _, _ in try server.changeStamp() }
-    static let clockSetting = Method<R.None, ClockSetting>("clockSetting", access: { _ in .anyone }) { server, _, _ in try server.clockSetting() }
+    static let clockSetting = Method<R.None, ClockSetting>("clockSetting", access: { _ in .anyone }, reads: true) { server, _, _ in try server.clockSetting() }
     static let setClockSetting = Method<ClockSetting, Bool>("setClockSetting", access: { _ in .developer }) { try $0.setClockSetting($1); return true }
-    static let billingSetting = Method<R.None, BillingSetting>("billingSetting", access: { _ in .anyone }) { server, _, _ in try server.billingSetting() }
+    static let billingSetting = Method<R.None, BillingSetting>("billingSetting", access: { _ in .anyone }, reads: true) { server, _, _ in try server.billingSetting() }
     static let setBillingSetting = Method<BillingSetting, Bool>("setBillingSetting", access: { _ in .developer }) {
         try $0.setBillingSetting($1); return true
     }
-    static let appIdentity = Method<R.None, AppIdentity?>("appIdentity", access: { _ in .anyone }) { server, _, _ in try server.appIdentity() }
+    static let appIdentity = Method<R.None, AppIdentity?>("appIdentity", access: { _ in .anyone }, reads: true) { server, _, _ in try server.appIdentity() }
     static let setAppIdentity = Method<AppIdentity, Bool>("setAppIdentity", access: { _ in .developer }) { try $0.setAppIdentity($1); return true }
-    static let simulatedErrors = Method<R.None, SimulatedErrors?>("simulatedErrors", access: { _ in .anyone }) { server, _, _ in
+    static let simulatedErrors = Method<R.None, SimulatedErrors?>("simulatedErrors", access: { _ in .anyone }, reads: true) { server, _, _ in
         try server.simulatedErrors()
     }
     static let setSimulatedErrors = Method<SimulatedErrors, Bool>("setSimulatedErrors", access: { _ in .developer }) {
@@ -390,7 +393,7 @@ public enum AccountWire {
 
     // MARK: The request log
 
-    static let recentRequests = Method<Int, [ServedRequest]>("recentRequests", access: { _ in .developer }) { try $0.recentRequests(limit: min($1, 200)) }
+    static let recentRequests = Method<Int, [ServedRequest]>("recentRequests", access: { _ in .developer }, reads: true) { try $0.recentRequests(limit: min($1, 200)) }
 
     /// What each of the developer's methods does, in words for a refusal.
     package static let developerActions: [String: String] = [

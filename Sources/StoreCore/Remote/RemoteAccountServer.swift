@@ -20,6 +20,8 @@ public final class RemoteAccountServer: AccountServer {
     /// connection costs nothing to try again, so it is tried again.)
     private let down = Locked<(until: Date, reason: String)?>(nil)
     static let downFor: TimeInterval = 1
+    /// Answers to reads while `sharingReads` runs, by method, sessions and request; nil outside it.
+    private let shared = Locked<[Data: Data]?>(nil)
     public var location: String { url.absoluteString }
 
     /// `url` is `http://HOST:PORT` or `https://HOST:PORT` of `storefront serve`.
@@ -52,6 +54,14 @@ public final class RemoteAccountServer: AccountServer {
         if !tokens.isEmpty { headers["Authorization"] = "Session " + tokens.joined(separator: " ") }
         if let developerToken { headers[AccountWire.developerHeader] = developerToken }
         if let (until, reason) = down.withLock({ $0 }), Date() < until { throw StoreError.serverUnreachable(server: location, reason: reason) }
+        // A read's key: its name, the sessions it carries and its request (keys in order, as the
+        // call's body does not keep them).
+        let key = method.reads ? Self.readKey(method.name, headers["Authorization"], request) : nil
+        if let key, let kept = shared.withLock({ $0?[key] }), let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: kept) {
+            return reply.value
+        }
+        // Anything but a read may change what the reads said: they are asked again.
+        if !method.reads { shared.withLock { if $0 != nil { $0 = [:] } } }
         let answer: (status: Int, body: Data)
         switch HTTPCall.post(callURL, headers: headers, body: body, timeout: timeout, whole: true) {
         case .success(let value):
@@ -61,9 +71,30 @@ public final class RemoteAccountServer: AccountServer {
             if problem.timedOut { down.withLock { $0 = (Date().addingTimeInterval(Self.downFor), problem.reason) } }
             throw StoreError.serverUnreachable(server: location, reason: problem.reason)
         }
-        if answer.status == 200, let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: answer.body) { return reply.value }
+        if answer.status == 200, let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: answer.body) {
+            if let key { shared.withLock { $0?[key] = answer.body } }
+            return reply.value
+        }
         if let failure = try? JSONDecoder().decode(Failure.self, from: answer.body) { throw failure.error.storeError(server: location) }
         throw StoreError.serverUnreachable(server: location, reason: "an answer that is not the account server's (HTTP \(answer.status))")
+    }
+
+    /// One screen tick (recovery, then the snapshot) asks the same things more than once: the
+    /// plans, the families, the settings. While `body` runs, a read asked again with the same
+    /// sessions and request is answered from its first answer, unless a call that is not a read
+    /// came between; after it, every read goes to the server again. A change made on another
+    /// device during the tick is seen at the next one, as a change made just after it would be.
+    public func sharingReads<T>(_ body: () throws -> T) rethrows -> T {
+        shared.withLock { $0 = [:] }
+        defer { shared.withLock { $0 = nil } }
+        return try body()
+    }
+
+    private static func readKey<Request: Encodable>(_ name: String, _ sessions: String?, _ request: Request) -> Data? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let request = try? encoder.encode([request]) else { return nil }
+        return Data((name + "\n" + (sessions ?? "") + "\n").utf8) + request
     }
 
     public func resume(_ session: AccountSession) {
