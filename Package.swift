@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "StorefrontServerTests",
             dependencies: [
-                "StorefrontServer", "StoreCore", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "StorefrontServer", "StoreCore", "StorefrontApp", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

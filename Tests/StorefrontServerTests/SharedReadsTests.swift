@@ -3,6 +3,7 @@
 // read goes to the server again (W1).
 import Foundation
 import StoreCore
+import StorefrontApp
 import StorefrontServer
 import Testing
 import TestSupport
@@ -22,8 +23,10 @@ struct SharedReadsTests {
                 #expect(try phone.server.webhook() == nil)
                 try developer.server.setWebhook(hook)
                 #expect(try phone.server.webhook() == nil, "asked again in the same tick: its first answer")
-                _ = try phone.server.changeStamp()
-                #expect(try phone.server.webhook() != nil, "a call that is not a read came between: asked again")
+                #expect(try phone.server.changeStamp() == phone.server.changeStamp(), "other reads change nothing")
+                #expect(try phone.server.webhook() == nil)
+                try phone.queue.buy("comic.a")
+                #expect(try phone.server.webhook() != nil, "a purchase's writes came between: asked again")
                 try developer.server.setWebhook(nil)
                 #expect(try phone.server.webhook() != nil)
             }
@@ -37,6 +40,24 @@ struct SharedReadsTests {
                 try phone.queue.buy("allaccess")
                 #expect(try phone.server.plans(account: "ann").isEmpty == false, "a purchase's writes come between")
             }
+        }
+    }
+
+    @Test("W1 an idle screen tick on a team server asks each thing once: its recovery and its snapshot read the plans, the families and the settings, and no call goes twice", arguments: Backend.allCases)
+    func idleTick(backend: Backend) async throws {
+        let setup = try RemoteStoreTests.Setup(catalog: selfiesCatalog, backend: backend)
+        try await setup.run { port in
+            let phone = try setup.device(port: port)
+            try phone.accounts.signUp("ann", password: "secret")
+            try phone.queue.buy("allaccess")
+            let remote = try #require(phone.server as? RemoteAccountServer)
+            let screen = LiveStore(store: phone)
+            _ = screen.perform(.settle)
+            let before = remote.callsSent
+            _ = screen.perform(.settle)
+            let tick = remote.callsSent.merging(before) { $0 - $1 }.filter { $0.value > 0 }
+            #expect(tick["plans"] == 1 && tick["receipt"] == 1 && tick["simulatedErrors"] == 1, "\(tick)")
+            #expect(tick.values.allSatisfy { $0 == 1 }, "\(tick)")
         }
     }
 }

@@ -180,10 +180,10 @@ public enum AccountWire {
         return true
     }
     /// Which account an app transaction id names: the developer's question (the Server API's).
-    static let accountOfAppTransaction = Method<String, String?>("accountOfAppTransaction", access: { _ in .developer }) {
+    static let accountOfAppTransaction = Method<String, String?>("accountOfAppTransaction", access: { _ in .developer }, reads: true) {
         try $0.account(appTransactionID: $1)
     }
-    static let deviceSessions = Method<String, [DeviceSessionInfo]>("deviceSessions", access: { .account($0) }) { server, account, _ in
+    static let deviceSessions = Method<String, [DeviceSessionInfo]>("deviceSessions", access: { .account($0) }, reads: true) { server, account, _ in
         try server.deviceSessions(account: account)
     }
     static let revokeDeviceSession = Method<R.SessionID, Bool>("revokeDeviceSession", access: { .account($0.account) }) { server, request, call in
@@ -201,13 +201,13 @@ public enum AccountWire {
         return try server.record(request.entry, calendar: calendar)
     }
     /// Another account's line is as good as none to the caller (the developer reads any).
-    static let receiptEntry = Method<String, ReceiptEntry?>("receiptEntry", access: { _ in .anyone }) { server, id, call in
+    static let receiptEntry = Method<String, ReceiptEntry?>("receiptEntry", access: { _ in .anyone }, reads: true) { server, id, call in
         try server.receiptEntry(transactionID: id).flatMap { call.isCaller($0.account) || call.isDeveloper ? $0 : nil }
     }
     static let receipt = Method<String, [ReceiptEntry]>("receipt", access: { .account($0) }, reads: true) { try $0.receipt(account: $1) }
-    static let receiptState = Method<String, ReceiptState>("receiptState", access: { .account($0) }) { try $0.receiptState(account: $1) }
-    static let storedExpiry = Method<String, Date?>("storedExpiry", access: { .account($0) }) { try $0.storedExpiry(account: $1) }
-    static let ownedProducts = Method<String, [[String]]>("ownedProducts", access: { .account($0) }) { server, account, _ in
+    static let receiptState = Method<String, ReceiptState>("receiptState", access: { .account($0) }, reads: true) { try $0.receiptState(account: $1) }
+    static let storedExpiry = Method<String, Date?>("storedExpiry", access: { .account($0) }, reads: true) { try $0.storedExpiry(account: $1) }
+    static let ownedProducts = Method<String, [[String]]>("ownedProducts", access: { .account($0) }, reads: true) { server, account, _ in
         try server.ownedProducts(account: account).map { [$0.productID, $0.transactionID] }
     }
 
@@ -228,7 +228,7 @@ public enum AccountWire {
         }
         return added
     }
-    static let accountsWithPlans = Method<R.None, [String]>("accountsWithPlans", access: { _ in .anyone }) { server, _, call in
+    static let accountsWithPlans = Method<R.None, [String]>("accountsWithPlans", access: { _ in .anyone }, reads: true) { server, _, call in
         try server.accountsWithPlans().filter { call.isCaller($0) }
     }
 
@@ -247,20 +247,20 @@ public enum AccountWire {
     }
     /// How many uses a key has: a win-back offer's, its account's to know (W6); a code's or a
     /// nonce's, anyone's who holds it.
-    static let claims = Method<String, Int>("claims", access: { key in ClaimKey(key)?.account.map { .account($0) } ?? .anyone }) {
+    static let claims = Method<String, Int>("claims", access: { key in ClaimKey(key)?.account.map { .account($0) } ?? .anyone }, reads: true) {
         try $0.claims($1)
     }
     static let addOfferCodes = Method<[OfferCode], Bool>("addOfferCodes", access: { _ in .developer }) { try $0.addOfferCodes($1); return true }
-    static let offerCode = Method<String, OfferCode?>("offerCode", access: { _ in .anyone }) { try $0.offerCode($1) }
-    static let offerCodes = Method<R.None, [OfferCode]>("offerCodes", access: { _ in .developer }) { server, _, _ in try server.offerCodes() }
+    static let offerCode = Method<String, OfferCode?>("offerCode", access: { _ in .anyone }, reads: true) { try $0.offerCode($1) }
+    static let offerCodes = Method<R.None, [OfferCode]>("offerCodes", access: { _ in .developer }, reads: true) { server, _, _ in try server.offerCodes() }
 
     // MARK: Keys, prices, families
 
     /// The keys' public halves and issuer id (O2: devices check offer signatures).
-    static let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", access: { _ in .anyone }) { server, _, _ in try server.apiKeyring() }
+    static let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", access: { _ in .anyone }, reads: true) { server, _, _ in try server.apiKeyring() }
     /// The keys' public halves only: a key's private half stays with whoever made it.
     static let setAPIKeyring = Method<APIKeyring, Bool>("setAPIKeyring", access: { _ in .developer }) { try $0.setAPIKeyring($1); return true }
-    static let priceChanges = Method<R.None, [PriceChange]>("priceChanges", access: { _ in .anyone }) { server, _, _ in try server.priceChanges() }
+    static let priceChanges = Method<R.None, [PriceChange]>("priceChanges", access: { _ in .anyone }, reads: true) { server, _, _ in try server.priceChanges() }
     static let setPriceChange = Method<PriceChange, Bool>("setPriceChange", access: { _ in .developer }) { try $0.setPriceChange($1); return true }
     /// The families the caller's accounts are in (W6: who is in which family is theirs to know);
     /// the developer's, every one. The server still refuses an account in two families, whatever a
@@ -316,7 +316,7 @@ public enum AccountWire {
         }
         return try server.enqueue(derived)
     }
-    static let hasNotification = Method<String, Bool>("hasNotification", access: { _ in .anyone }) { try $0.hasNotification(key: $1) }
+    static let hasNotification = Method<String, Bool>("hasNotification", access: { _ in .anyone }, reads: true) { try $0.hasNotification(key: $1) }
     /// One account's notifications, or (nil) those of every account the call has a session for.
     static let notifications = Method<String?, [ServerNotification]>("notifications", access: { $0.map { .account($0) } ?? .anyone }, reads: true) {
         server, account, call in
@@ -332,7 +332,7 @@ public enum AccountWire {
 
     // MARK: Settings every device shares (W7): read by anyone, changed by the developer (W9).
 
-    static let changeStamp = Method<R.None, ChangeStamp>("changeStamp", access: { _ in .anyone }) { server, _, _ in try server.changeStamp() }
+    static let changeStamp = Method<R.None, ChangeStamp>("changeStamp", access: { _ in .anyone }, reads: true) { server, _, _ in try server.changeStamp() }
     static let clockSetting = Method<R.None, ClockSetting>("clockSetting", access: { _ in .anyone }, reads: true) { server, _, _ in try server.clockSetting() }
     static let setClockSetting = Method<ClockSetting, Bool>("setClockSetting", access: { _ in .developer }) { try $0.setClockSetting($1); return true }
     static let billingSetting = Method<R.None, BillingSetting>("billingSetting", access: { _ in .anyone }, reads: true) { server, _, _ in try server.billingSetting() }
@@ -348,7 +348,7 @@ public enum AccountWire {
         try $0.setSimulatedErrors($1); return true
     }
     /// The tokens of the caller's purchases only (the developer's: every one).
-    static let appAccountTokens = Method<R.None, [String: String]>("appAccountTokens", access: { _ in .anyone }) { server, _, call in
+    static let appAccountTokens = Method<R.None, [String: String]>("appAccountTokens", access: { _ in .anyone }, reads: true) { server, _, call in
         try server.appAccountTokens().filter { original, _ in
             call.isDeveloper || ((try? server.receiptEntry(transactionID: original)).flatMap { $0.map { call.isCaller($0.account) } } ?? false)
         }
@@ -361,14 +361,14 @@ public enum AccountWire {
     // reads what it may show when it cancels (approved messages and their images), a caller with
     // no session nothing.
 
-    static let retentionSetup = Method<R.None, RetentionSetup>("retentionSetup", access: { _ in .signedIn }) { server, _, call in
+    static let retentionSetup = Method<R.None, RetentionSetup>("retentionSetup", access: { _ in .signedIn }, reads: true) { server, _, call in
         let setup = try server.retentionSetup()
         return call.isDeveloper ? setup : setup.shownToCustomers
     }
     static let replaceRetentionSetup = Method<RetentionSetup, Bool>("replaceRetentionSetup", access: { _ in .developer }) {
         try $0.replaceRetentionSetup($1)
     }
-    static let retentionImage = Method<String, Data?>("retentionImage", access: { _ in .signedIn }) { server, id, call in
+    static let retentionImage = Method<String, Data?>("retentionImage", access: { _ in .signedIn }, reads: true) { server, id, call in
         guard try call.isDeveloper || server.retentionSetup().shownToCustomers.image(id) != nil else { return nil }
         return try server.retentionImage(id)
     }
@@ -383,7 +383,7 @@ public enum AccountWire {
         try signer(call).sign(request.items, account: request.account)
     }
     /// The root that verifies it all (public: anyone may trust it).
-    static let rootCertificate = Method<R.None, Data>("rootCertificate", access: { _ in .anyone }) { _, _, call in
+    static let rootCertificate = Method<R.None, Data>("rootCertificate", access: { _ in .anyone }, reads: true) { _, _, call in
         try signer(call).rootCertificate()
     }
     private static func signer(_ call: AccountCallContext) throws(StoreError) -> any DeviceSigning {

@@ -22,6 +22,9 @@ public final class RemoteAccountServer: AccountServer {
     static let downFor: TimeInterval = 1
     /// Answers to reads while `sharingReads` runs, by method, sessions and request; nil outside it.
     private let shared = Locked<[Data: Data]?>(nil)
+    /// How many calls went to the server, by method (for the tests: what a screen tick asks).
+    private let sent = Locked<[String: Int]>([:])
+    public var callsSent: [String: Int] { sent.withLock { $0 } }
     public var location: String { url.absoluteString }
 
     /// `url` is `http://HOST:PORT` or `https://HOST:PORT` of `storefront serve`.
@@ -63,6 +66,7 @@ public final class RemoteAccountServer: AccountServer {
         // Anything but a read may change what the reads said: they are asked again.
         if !method.reads { shared.withLock { if $0 != nil { $0 = [:] } } }
         let answer: (status: Int, body: Data)
+        sent.withLock { $0[method.name, default: 0] += 1 }
         switch HTTPCall.post(callURL, headers: headers, body: body, timeout: timeout, whole: true) {
         case .success(let value):
             answer = value
