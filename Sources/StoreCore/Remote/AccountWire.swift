@@ -425,8 +425,11 @@ public enum AccountWire {
         return Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }()
 
-    /// A call's body, as a device sends it.
+    /// A call's body, as a device sends it: keys in order, so that the same call is the same
+    /// bytes (a screen tick keeps a read's answer by them).
     package static func body<Request, Response>(_ method: AccountMethod<Request, Response>, _ request: Request) throws -> Data {
-        try JSONEncoder().encode(Envelope(method: method.name, request: request))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return try encoder.encode(Envelope(method: method.name, request: request))
     }
 }

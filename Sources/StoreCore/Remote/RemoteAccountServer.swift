@@ -57,9 +57,8 @@ public final class RemoteAccountServer: AccountServer {
         if !tokens.isEmpty { headers["Authorization"] = "Session " + tokens.joined(separator: " ") }
         if let developerToken { headers[AccountWire.developerHeader] = developerToken }
         if let (until, reason) = down.withLock({ $0 }), Date() < until { throw StoreError.serverUnreachable(server: location, reason: reason) }
-        // A read's key: its name, the sessions it carries and its request (keys in order, as the
-        // call's body does not keep them).
-        let key = method.reads ? Self.readKey(method.name, headers["Authorization"], request) : nil
+        // A read's key: the sessions it carries and its body (the method and the request).
+        let key = method.reads ? Data(((headers["Authorization"] ?? "") + "\n").utf8) + body : nil
         if let key, let kept = shared.withLock({ $0?[key] }), let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: kept) {
             return reply.value
         }
@@ -92,13 +91,6 @@ public final class RemoteAccountServer: AccountServer {
         shared.withLock { $0 = [:] }
         defer { shared.withLock { $0 = nil } }
         return try body()
-    }
-
-    private static func readKey<Request: Encodable>(_ name: String, _ sessions: String?, _ request: Request) -> Data? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        guard let request = try? encoder.encode([request]) else { return nil }
-        return Data((name + "\n" + (sessions ?? "") + "\n").utf8) + request
     }
 
     public func resume(_ session: AccountSession) {
