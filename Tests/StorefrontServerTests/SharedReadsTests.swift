@@ -34,7 +34,7 @@ struct SharedReadsTests {
             #expect(try phone.server.webhook() == nil)
             try developer.server.setWebhook(hook)
             #expect(try phone.server.webhook() != nil, "and outside a tick nothing is kept")
-            // The same read for another request is asked, not answered from the first one.
+            // Within a tick, the device's own purchase is seen by its next read of the plans.
             try remote.sharingReads {
                 #expect(try phone.server.plans(account: "ann").isEmpty)
                 try phone.queue.buy("allaccess")
