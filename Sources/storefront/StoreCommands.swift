@@ -101,7 +101,7 @@ struct Account: ParsableCommand {
     }
 
     struct Signup: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create an account and sign in to it on this device.")
+        static let configuration = CommandConfiguration(abstract: "Create an account and sign in to it on this device.", aliases: ["sign-up"])
         @Argument(help: "The account name.") var name: String
         @OptionGroup var common: CommonOptions
 
@@ -116,7 +116,9 @@ struct Account: ParsableCommand {
     }
 
     struct Login: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sign in; the device remembers the account.")
+        static let configuration = CommandConfiguration(
+            abstract: "Sign in; the device remembers the account.", aliases: ["signin", "sign-in"]
+        )
         @Argument(help: "The account name.") var name: String
         @OptionGroup var common: CommonOptions
 
@@ -130,7 +132,9 @@ struct Account: ParsableCommand {
     }
 
     struct Logout: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sign out; the device continues as a guest.")
+        static let configuration = CommandConfiguration(
+            abstract: "Sign out; the device continues as a guest.", aliases: ["signout", "sign-out"]
+        )
         @OptionGroup var common: CommonOptions
 
         func run() throws {

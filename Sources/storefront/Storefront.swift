@@ -66,7 +66,7 @@ struct Storefront: ParsableCommand {
     }
 
     static func isSubcommandName(_ word: String) -> Bool {
-        word == "help" || configuration.subcommands.contains { $0._commandName == word }
+        word == "help" || configuration.subcommands.contains { $0.isNamed(word) }
     }
 
     /// Help and version requests print as the parser prints them (exit 0); anything else is a usage
@@ -91,7 +91,7 @@ struct Storefront: ParsableCommand {
     /// ` (did you mean "products"?)` when one subcommand's name is a typo's worth from `word`
     /// (at most 2 edits, or its start), else nothing.
     static func didYouMean(_ word: String, among commands: [ParsableCommand.Type]) -> String {
-        let names = commands.compactMap { $0._commandName }
+        let names = commands.flatMap { [$0._commandName] + $0.configuration.aliases }
         let scored = names.map { ($0, editDistance($0, word.lowercased())) }.sorted { $0.1 < $1.1 }
         if let best = scored.first, best.1 <= min(2, max(1, word.count / 3)) { return " (did you mean \"\(best.0)\"?)" }
         if word.count >= 3, let started = names.first(where: { $0.hasPrefix(word.lowercased()) }) { return " (did you mean \"\(started)\"?)" }
@@ -102,7 +102,7 @@ struct Storefront: ParsableCommand {
     static func command(at path: [String]) -> ParsableCommand.Type? {
         var found: ParsableCommand.Type = Storefront.self
         for word in path.dropFirst() {
-            guard let next = found.configuration.subcommands.first(where: { $0._commandName == word }) else { return nil }
+            guard let next = found.configuration.subcommands.first(where: { $0.isNamed(word) }) else { return nil }
             found = next
         }
         return found
@@ -113,8 +113,8 @@ struct Storefront: ParsableCommand {
         var path = ["storefront"]
         var level: [ParsableCommand.Type] = configuration.subcommands
         for word in arguments {
-            guard let command = level.first(where: { $0._commandName == word }) else { break }
-            path.append(word)
+            guard let command = level.first(where: { $0.isNamed(word) }) else { break }
+            path.append(command._commandName)
             level = command.configuration.subcommands
         }
         return path
@@ -221,4 +221,9 @@ extension Context {
             throw CommandFailure(message: Wording.purchaseFailed(transaction.productID, reason: transaction.reason), status: 1)
         }
     }
+}
+
+extension ParsableCommand {
+    /// `word` is this command's name or one of its aliases (`storefront account signin`).
+    static func isNamed(_ word: String) -> Bool { _commandName == word || configuration.aliases.contains(word) }
 }

@@ -19,12 +19,27 @@ struct ForgivingCommandLineTests {
         (["histroy"], "(did you mean \"history\"?)"),
         (["clock", "advnce", "1d"], "unknown subcommand \"advnce\" of `storefront clock` (did you mean \"advance\"?)"),
         (["zebra"], "unknown subcommand \"zebra\" (`storefront --help` lists them)"),
+        (["account", "sigin", "ann"], "unknown subcommand \"sigin\" of `storefront account` (did you mean \"signin\"?)"),
     ])
     func subcommands(_ arguments: [String], _ says: String) throws {
         let session = try Session()
         let result = try session.run(arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(says), "\(result.stderr)")
+    }
+
+    @Test("sign in and sign out are also spelled as the help says them: signin, sign-in, signout, sign-out")
+    func signInSpellings() throws {
+        let session = try Session()
+        try session.signUp("ann")
+        for (word, says) in [("signout", "not signed in"), ("sign-in", "signed in as ann"), ("sign-out", "not signed in"), ("signin", "signed in as ann")] {
+            let result = try session.run(["account", word] + (word.hasSuffix("in") ? ["ann"] : []), environment: ["STOREFRONT_PASSWORD": "pw-ann"])
+            #expect(result.status == 0 && result.stdout.contains(says), "\(word): \(result)")
+        }
+        let wrong = try session.run(["account", "signin", "ann"], environment: ["STOREFRONT_PASSWORD": "nope"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("wrong password"), "\(wrong)")
+        let help = try session.run(["account", "signin", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: storefront account login [<options>] <name>"), "\(help)")
     }
 
     @Test("a product is named by id or by title; a suggestion is made only when it is a typo's worth away")
