@@ -42,11 +42,22 @@ struct ClockCommand: ParsableCommand {
     }
 
     struct Advance: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Move the store's time forward: 90m, 12h, 1d, 2w, 3mo, 1y, 1d12h.")
-        @Argument(help: "How far.", transform: DurationArgument.parse) var duration: DurationArgument
+        static let configuration = CommandConfiguration(abstract: "Move the store's time forward: 90m, 12h, 1d, 2w, 3mo, 1y, 1d12h, 3 days.")
+        @Argument(help: ArgumentHelp("How far (3d, or in words: 3 days).", valueName: "duration")) var words: [String]
         @OptionGroup var common: CommonOptions
 
+        /// `clock advance 3 days` is two words, read as one duration.
+        var duration: DurationArgument {
+            get throws { try DurationArgument(parsing: words.joined(separator: " ")) }
+        }
+
+        func validate() throws {
+            guard !words.isEmpty else { throw ValidationError("Missing expected argument '<duration>'") }
+            do { _ = try duration } catch { throw ValidationError("\(error)") }
+        }
+
         func run() throws {
+            let duration = try duration
             try perform(common) { context in
                 try ClockCommand.change(context) { setting, real in
                     setting.advanced(by: duration.duration, real: real, calendar: context.calendar)

@@ -189,7 +189,8 @@ struct CommandLineTests {
         let before = try session.snapshot()
         let cases: [([String], [String: String], String)] = [
             (["buy", "com.storefront.comic.nightshfit"], [:], "unknown product \"com.storefront.comic.nightshfit\" (did you mean \"com.storefront.comic.nightshift\"?"),
-            (["clock", "advance", "3 months"], [:], "\"3 months\" is not a duration"),
+            (["clock", "advance", "3 moons"], [:], "\"3 moons\" is not a duration"),
+            (["clock", "advance", "3", "moons"], [:], "\"3 moons\" is not a duration"),
             (["account", "login", "alice"], ["STOREFRONT_PASSWORD": "nope"], "wrong password for \"alice\""),
             (["account", "login", "zed"], ["STOREFRONT_PASSWORD": "x"], "no account named \"zed\""),
             (["buy", comic, "--outcome", "fail=tired"], [:], "unknown failure reason \"tired\""),
@@ -201,7 +202,7 @@ struct CommandLineTests {
             (["buy"], [:], "Missing expected argument '<product>' (`storefront buy --help` shows the usage)"),
             (["buy", comic, "--bogus"], [:], "Unknown option '--bogus'"),
             (["clock", "advance"], [:], "(`storefront clock advance --help` shows the usage)"),
-            (["clock", "advance", "1d", "2d"], [:], "Unexpected argument '2d'"),
+            (["clock", "set", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"], [:], "Unexpected argument '2026-02-01T00:00:00Z'"),
             (["status", "--device"], [:], "Missing value for '--device <name>'"),
             (["bogus"], [:], "unknown subcommand \"bogus\" (`storefront --help` lists them)"),
             (["statsu", "--json"], [:], "unknown subcommand \"statsu\""),

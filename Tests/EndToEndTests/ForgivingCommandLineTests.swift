@@ -42,6 +42,17 @@ struct ForgivingCommandLineTests {
         #expect(help.status == 0 && help.stdout.contains("USAGE: storefront account login [<options>] <name>"), "\(help)")
     }
 
+    @Test("clock advance takes a duration in words, as one argument or several: 3 days, \"1 month 2 days\"")
+    func durationInWords() throws {
+        let session = try Session()
+        try session.run(["clock", "freeze", "2026-01-15T12:00:00Z"]).expectSuccess()
+        try session.run(["clock", "advance", "3", "days"]).expectSuccess()
+        try session.run(["clock", "advance", "1 month 2 days"]).expectSuccess()
+        try session.run(["clock", "advance", "2", "weeks", "--device", "tablet"]).expectSuccess()
+        let clock = try session.object(["clock"])
+        #expect(clock["now"] as? String == "2026-03-06T12:00:00Z", "\(clock)")
+    }
+
     @Test("a product is named by id or by title; a suggestion is made only when it is a typo's worth away")
     func products() throws {
         let session = try Session()

@@ -102,12 +102,17 @@ struct DurationTests {
         ("90m", StoreDuration(seconds: 5400)), ("12h", StoreDuration(seconds: 43_200)), ("1d", StoreDuration(days: 1)),
         ("2w", StoreDuration(days: 14)), ("3mo", StoreDuration(months: 3)), ("1y", StoreDuration(years: 1)),
         ("30s", StoreDuration(seconds: 30)), ("1d12h", StoreDuration(days: 1, seconds: 43_200)),
+        // The units as words, with spaces between (`clock advance 3 days`, a scenario's `advance 2 weeks`).
+        ("3 months", StoreDuration(months: 3)), ("3 days", StoreDuration(days: 3)), ("2 Weeks", StoreDuration(days: 14)),
+        ("1 year 2 months", StoreDuration(years: 1, months: 2)), ("1 month, 2 days", StoreDuration(months: 1, days: 2)),
+        ("90 minutes", StoreDuration(seconds: 5400)), ("1 hour 30 min", StoreDuration(seconds: 5400)), ("45 seconds", StoreDuration(seconds: 45)),
+        ("1 day 12h", StoreDuration(days: 1, seconds: 43_200)),
     ])
     func parses(_ text: String, _ expected: StoreDuration) throws {
         #expect(try StoreDuration(parsing: text) == expected)
     }
 
-    @Test("a malformed duration is refused with an example", arguments: ["", "3", "mo", "3 months", "1.5d", "-1d", "5q", "99999999d"])
+    @Test("a malformed duration is refused with an example", arguments: ["", "3", "mo", "3 moons", "3 dayz", "3 m o", "days 3", ", 3d", "1.5d", "-1d", "5q", "99999999d"])
     func refuses(_ text: String) {
         #expect(throws: StoreDuration.ParseError.self) { try StoreDuration(parsing: text) }
     }

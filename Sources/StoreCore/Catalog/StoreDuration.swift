@@ -1,4 +1,5 @@
-// Durations as people type them: 90s, 90m, 12h, 1d, 2w, 3mo, 1y, or several together (1d12h).
+// Durations as people type them: 90s, 90m, 12h, 1d, 2w, 3mo, 1y, or several together (1d12h), the units
+// also as words (3 days, 2 weeks, 1 month 2 days).
 import Foundation
 
 public struct StoreDuration: Sendable, Equatable, CustomStringConvertible {
@@ -25,7 +26,7 @@ public struct StoreDuration: Sendable, Equatable, CustomStringConvertible {
     public init(parsing text: String) throws(ParseError) {
         let source = text.trimmingCharacters(in: .whitespaces).lowercased()
         let bad = ParseError(
-            description: "\"\(text)\" is not a duration (examples: 30s, 90m, 12h, 1d, 2w, 3mo, 1y, 1d12h)"
+            description: "\"\(text)\" is not a duration (examples: 30s, 90m, 12h, 1d, 2w, 3mo, 1y, 1d12h, 3 days)"
         )
         guard !source.isEmpty else { throw bad }
         var rest = Substring(source)
@@ -33,17 +34,17 @@ public struct StoreDuration: Sendable, Equatable, CustomStringConvertible {
         while !rest.isEmpty {
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
             guard !digits.isEmpty, digits.count <= 7, let count = Int(digits) else { throw bad }
-            rest = rest.dropFirst(digits.count)
+            rest = rest.dropFirst(digits.count).drop { $0 == " " }
             let unit = rest.prefix { $0.isLetter }
-            rest = rest.dropFirst(unit.count)
+            rest = rest.dropFirst(unit.count).drop { $0 == " " || $0 == "," }
             switch unit {
-            case "s", "sec": result.seconds += count
-            case "m", "min": result.seconds += count * 60
-            case "h": result.seconds += count * 3600
-            case "d": result.days += count
-            case "w": result.days += count * 7
-            case "mo": result.months += count
-            case "y": result.years += count
+            case "s", "sec", "secs", "second", "seconds": result.seconds += count
+            case "m", "min", "mins", "minute", "minutes": result.seconds += count * 60
+            case "h", "hr", "hrs", "hour", "hours": result.seconds += count * 3600
+            case "d", "day", "days": result.days += count
+            case "w", "wk", "wks", "week", "weeks": result.days += count * 7
+            case "mo", "month", "months": result.months += count
+            case "y", "yr", "yrs", "year", "years": result.years += count
             default: throw bad
             }
         }
