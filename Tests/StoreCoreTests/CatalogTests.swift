@@ -25,6 +25,16 @@ struct CatalogTests {
         #expect(loaded.warnings.allSatisfy { $0.message.hasPrefix("image ") })
     }
 
+    @Test("a product named wrongly gets the one it is close to, and no guess when two are as close", arguments: [
+        ("6 months", "6 Months of Comics"), ("coffee", "Monday Coffee"), ("Night", "Night Shift"), ("random", "Random Comics ×5"),
+        ("3months", "com.storefront.sub.3months"), ("night shfit", "com.storefront.comic.nightshift"),
+        ("months", nil), ("of comics", nil), ("ion", nil), ("com.storefront.comic.nope", nil),
+    ] as [(String, String?)])
+    func suggestions(_ typed: String, _ suggested: String?) throws {
+        let catalog = try CatalogLoader.load(contentsOf: shippedCatalog).catalog
+        #expect(throws: StoreError.unknownProduct(typed, suggestion: suggested)) { try catalog.require(typed) }
+    }
+
     @Test("O2 O3 O4 the shipped RW Selfies catalog has two promotional offers, two code offers and a win-back offer on the monthly All Access; a bad one is refused by name")
     func shippedPromotionalOffers() throws {
         let selfies = shippedCatalog.deletingLastPathComponent().appendingPathComponent("selfies.json")

@@ -462,15 +462,21 @@ extension Catalog {
     }
 
     /// The product named by id or title, or an error that suggests one only when it is close:
-    /// a product whose id ends with what was typed, else the id or title fewest edits away, if
+    /// the one title that what was typed is part of (from the start of a word: `6 months` suggests
+    /// 6 Months of Comics), else the one id it ends, else the id or title fewest edits away, if
     /// that is a typo's worth (at most 3 edits, and a quarter of what was typed):
     /// `com.storefront.comic.nope` suggests nothing, `night shfit` suggests Night Shift.
     public func require(_ name: String) throws(StoreError) -> Product {
         if let product = product(named: name) { return product }
         let lowered = name.lowercased()
-        if let ending = products.first(where: { $0.id.lowercased().hasSuffix(lowered) && lowered.count >= 4 }) {
-            throw StoreError.unknownProduct(name, suggestion: ending.id)
+        // Part of one title, from the start of one of its words: `6 months`, `coffee`.
+        let partOf = products.filter { product in
+            let title = product.title.lowercased()
+            return lowered.count >= 3 && title.ranges(of: lowered).contains { $0.lowerBound == title.startIndex || title[title.index(before: $0.lowerBound)] == " " }
         }
+        if partOf.count == 1 { throw StoreError.unknownProduct(name, suggestion: partOf[0].title) }
+        let endings = products.filter { $0.id.lowercased().hasSuffix(lowered) && lowered.count >= 4 }
+        if endings.count == 1 { throw StoreError.unknownProduct(name, suggestion: endings[0].id) }
         let scored = products.map { product in
             (product, min(editDistance(product.id.lowercased(), lowered), editDistance(product.title.lowercased(), lowered)))
         }
