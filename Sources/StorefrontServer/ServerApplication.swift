@@ -12,6 +12,10 @@ import NIOSSL
 import StoreCore
 
 public enum ServerApplication {
+    /// The listening address is taken (another server on the port): said in words, not as
+    /// SwiftNIO's bind error.
+    public static func isAddressInUse(_ error: any Error) -> Bool { (error as? IOError)?.errnoCode == EADDRINUSE }
+
     /// A certificate chain and its private key, PEM files, for HTTPS (W6).
     public struct TLSFiles: Sendable {
         public var certificate: String
@@ -23,6 +27,9 @@ public enum ServerApplication {
         }
 
         func configuration() throws(StoreError) -> TLSConfiguration {
+            for file in [certificate, key] where !FileManager.default.isReadableFile(atPath: file) {
+                throw StoreError.storage(path: file, reason: FileManager.default.fileExists(atPath: file) ? "cannot be read" : "no such file")
+            }
             do {
                 let chain = try NIOSSLCertificate.fromPEMFile(certificate)
                 let key = try NIOSSLPrivateKey(file: key, format: .pem)

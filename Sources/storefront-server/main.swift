@@ -122,6 +122,8 @@ let group = ServiceGroup(configuration: configuration)
 ServerApplication.watchBlockingCalls(logger: logger, strict: ProcessInfo.processInfo.environment["STOREFRONT_STRICT_THREADS"] == "1")
 do {
     try await group.run()
+} catch where ServerApplication.isAddressInUse(error) {
+    fail("\(host):\(port) is in use (another storefront serve?): --port names another, --port 0 picks a free one", 3)
 } catch {
     fail("\(error)", 3)
 }

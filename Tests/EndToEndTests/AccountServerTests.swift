@@ -127,7 +127,7 @@ struct AccountServerTests {
         _ = server.stop()
     }
 
-    @Test("W6 --tls-cert and --tls-key serve HTTPS: a client that trusts the certificate gets Apple's JSON error; one flag alone is refused")
+    @Test("W6 --tls-cert and --tls-key serve HTTPS: a client that trusts the certificate gets Apple's JSON error; one flag alone, a missing or non-PEM file and a port already taken are refused in one line")
     func https() throws {
         let host = try Session()
         let certificate = host.stateDirectory.appendingPathComponent("tls.pem"), key = host.stateDirectory.appendingPathComponent("tls-key.pem")
@@ -143,8 +143,18 @@ struct AccountServerTests {
         try #require(openssl.terminationStatus == 0, "openssl (Debian's package) makes the test certificate")
         let alone = try host.run(["serve", "--port", "0", "--tls-cert", certificate.path])
         #expect(alone.status == 2 && alone.stderr.contains("go together"))
+        // A file that is not there is named as missing; one that is not PEM is said to be that.
+        let missing = host.stateDirectory.appendingPathComponent("nope-key.pem").path
+        let noKey = try host.run(["serve", "--port", "0", "--tls-cert", certificate.path, "--tls-key", missing])
+        #expect(noKey.status == 2 && noKey.stderr == "storefront serve: \(missing): no such file\n", "\(noKey)")
+        let swapped = try host.run(["serve", "--port", "0", "--tls-cert", key.path, "--tls-key", key.path])
+        #expect(swapped.status == 2 && swapped.stderr.contains("not a PEM certificate chain and private key"), "\(swapped)")
         let server = try Server(host, arguments: ["--tls-cert", certificate.path, "--tls-key", key.path])
         #expect(server.base.hasPrefix("https://127.0.0.1:"))
+        // A second server on the same port is told so in words, not with SwiftNIO's bind error.
+        let port = try #require(server.base.split(separator: ":").last.map(String.init))
+        let taken = try host.run(["serve", "--port", port])
+        #expect(taken.status == 3 && taken.stderr == "storefront serve: 127.0.0.1:\(port) is in use (another storefront serve?): --port names another, --port 0 picks a free one\n", "\(taken)")
         let python = try AppleVerifier.python()
         let client = Process()
         client.executableURL = python
