@@ -92,6 +92,7 @@ public final class HTTPSClient: @unchecked Sendable {
             return "its certificate is not trusted: give its CA in \(caFileVariable) or --ca-file"
         }
         if error is NIOSSLExtraError { return "its certificate is not for this host (\(text))" }
+        if text.contains("WRONG_VERSION_NUMBER") { return "it does not speak TLS there: is it http://, not https://?" }
         if let error = error as? NIOSSLError { return "TLS failed: \(error)" }
         if text.contains("connectTimeout") { return "timed out connecting after \(seconds) s" }
         if text.contains("Connection refused") || text.contains("ECONNREFUSED") { return "Connection refused" }

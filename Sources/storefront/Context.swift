@@ -133,8 +133,9 @@ struct Context {
         let environment = ProcessInfo.processInfo.environment
         try applyCAFile(options)
         guard let text = options.server ?? environment["STOREFRONT_SERVER"], !text.isEmpty else { return nil }
-        guard let url = URL(string: text), HTTPCall.supports(url) else {
-            throw CommandFailure(message: "storefront: --server takes http://HOST:PORT or https://HOST:PORT of `storefront serve`, not \"\(text)\"", status: 2)
+        // HOST:PORT alone is the plain http:// that `storefront serve` prints by default.
+        guard let url = URL(string: text.contains("://") ? text : "http://" + text), HTTPCall.supports(url) else {
+            throw CommandFailure(message: "--server takes http://HOST:PORT or https://HOST:PORT of `storefront serve`, not \"\(text)\"", status: 2)
         }
         let timeout = environment["STOREFRONT_SERVER_TIMEOUT"].flatMap(Double.init).map { max(0.1, $0) } ?? 10
         // W9: the developer's token makes this device the developer; without it, a customer.

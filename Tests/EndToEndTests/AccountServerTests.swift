@@ -55,6 +55,21 @@ struct AccountServerTests {
         _ = server.stop()
     }
 
+    @Test("W1 --server written as a person writes it: HOST:PORT is http://; https:// to a plain server and another scheme are one line that says what to change")
+    func serverAddresses() throws {
+        let host = try Session()
+        let server = try Server(host)
+        let a = try machine(server)
+        let address = server.base.replacingOccurrences(of: "http://", with: "")
+        try a.run(["account", "signup", "ann"], environment: ["STOREFRONT_SERVER": address, "STOREFRONT_PASSWORD": "pw-ann"]).expectSuccess()
+        #expect(try a.run(["account", "whoami"]).stdout == "signed in as ann\n", "the server at \(address) has the account")
+        let tls = try a.run(["status"], environment: ["STOREFRONT_SERVER": "https://" + address])
+        #expect(tls.status == 3 && tls.stderr.split(separator: "\n").count == 1 && tls.stderr.contains("it does not speak TLS there: is it http://, not https://?"), "\(tls)")
+        let scheme = try a.run(["status"], environment: ["STOREFRONT_SERVER": "ftp://" + address])
+        #expect(scheme.status == 2 && scheme.stderr == "storefront: --server takes http://HOST:PORT or https://HOST:PORT of `storefront serve`, not \"ftp://\(address)\"\n", "\(scheme)")
+        _ = server.stop()
+    }
+
     @Test("W4 a server that accepts and never answers: one line after the deadline, exit 3")
     func silentServer() throws {
         let listener = try SilentListener()
