@@ -30,14 +30,14 @@ struct WebhookCommand: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "POST notifications to URL; pending ones go at once.")
-        @Argument(help: "An http URL, such as http://127.0.0.1:8000/apple.") var url: String
+        @Argument(help: "An http:// or https:// URL, such as http://127.0.0.1:8000/apple (https:// trusts the system's CAs and $STOREFRONT_CA_FILE).") var url: String
         @Flag(help: "One attempt per notification, as the sandbox does, instead of production's retries.") var once = false
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try reportingFailures {
                 guard Webhook.isValid(url) else {
-                    throw CommandFailure(message: "\"\(url)\" is not an http:// URL (https: put a TLS proxy in front of your receiver)", status: 2)
+                    throw CommandFailure(message: "\"\(url)\" is not an http:// or https:// URL with a host (such as http://127.0.0.1:8000/apple)", status: 2)
                 }
                 try perform(common) { context in
                     try context.store.notifications.setWebhook(Webhook(url: url, once: once))

@@ -197,6 +197,7 @@ struct CommandLineTests {
             (["policy", "set", "sometimes"], [:], "unknown outcome \"sometimes\""),
             (["approve", "ffffffffffff"], [:], "no transaction \"ffffffffffff\""),
             (["clock", "set", "yesterday"], [:], "\"yesterday\" is not an ISO 8601 time"),
+            (["webhook", "set", "localhost:8000/apple"], [:], "\"localhost:8000/apple\" is not an http:// or https:// URL with a host"),
             (["status", "--device", "../x"], [:], "\"../x\" is not a valid device name"),
             // L1: usage errors are bad input too: one line and exit 2, never the parser's 64.
             (["buy"], [:], "Missing expected argument '<product>' (`storefront buy --help` shows the usage)"),
