@@ -242,7 +242,10 @@ public enum ScenarioParser {
         case ("restore", _): return .restore
         case ("reset", "device"): return .resetDevice
         case ("advance", _), ("clock", "advance"):
-            let text = try word(lower[0] == "clock" ? 2 : 1, "a duration like 1d or 3mo")
+            // The rest of the line: `advance 3mo`, or in words, `advance 2 weeks`.
+            let first = lower[0] == "clock" ? 2 : 1
+            _ = try word(first, "a duration like 1d or 3mo")
+            let text = w[first...].joined(separator: " ")
             do { return .advance(try StoreDuration(parsing: text)) } catch { throw Problem(message: error.description) }
         case ("clock", "set"), ("clock", "freeze"):
             let text = try word(2, "an ISO 8601 time")

@@ -142,6 +142,11 @@ struct ScenarioTests {
             try ScenarioParser.parse("sign out\nfly away", file: "s.scenario")
         }
         #expect(throws: ScenarioError.self) { try ScenarioParser.parse("advance soon", file: "s.scenario") }
+        #expect(throws: ScenarioError.self) { try ScenarioParser.parse("advance 2 weeks later", file: "s.scenario") }
+        #expect(throws: ScenarioError.self) { try ScenarioParser.parse("clock advance", file: "s.scenario") }
+        // A duration in words is the rest of the line, as on the command line.
+        let steps = try? ScenarioParser.parse("advance 2 weeks\nclock advance 1 month 2 days\nadvance 3mo", file: "s.scenario")
+        #expect(steps?.map(\.kind) == [.advance(.days(14)), .advance(StoreDuration(months: 1, days: 2)), .advance(.months(3))])
         #expect(throws: ScenarioError.self) { try ScenarioParser.parse("expect row \"X\" says Buy", file: "s.scenario") }
     }
 
