@@ -169,10 +169,21 @@ struct Buy: ParsableCommand {
     )
     var billing: String?
     @OptionGroup var offer: OfferOptions
+    @Option(
+        name: .customLong("intro-offer-jws"),
+        help: ArgumentHelp(
+            "The developer's signed word on the introductory offer (introductoryOfferEligibility): a compact JWS whose allowIntroductoryOffer gives it or withholds it.",
+            valueName: "jws"
+        )
+    )
+    var introOfferJWS: String?
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
         try offer.validate()
+        if introOfferJWS != nil, offer.offerID != nil || offer.winBack != nil {
+            throw ValidationError("--intro-offer-jws is for a purchase on no other offer: give it without --offer and --win-back")
+        }
         if let appAccountToken, UUID(uuidString: appAccountToken) == nil { throw ValidationError("--app-account-token takes a UUID, not \"\(appAccountToken)\"") }
         if let billing, !["upfront", "monthly"].contains(billing) { throw ValidationError("--billing is upfront or monthly, not \"\(billing)\"") }
     }
@@ -183,7 +194,9 @@ struct Buy: ParsableCommand {
             let request = try offer.request(product: product, store: context.store)
             let token = appAccountToken.flatMap(UUID.init(uuidString:))
             let plan: BillingPlan? = billing == "monthly" ? .monthly : billing == "upfront" ? .billedUpfront : nil
-            try context.report(try context.store.queue.buy(product, offer: request, winBackOffer: offer.winBack, appAccountToken: token, billingPlan: plan))
+            try context.report(try context.store.queue.buy(
+                product, offer: request, winBackOffer: offer.winBack, appAccountToken: token, billingPlan: plan, introductoryOfferEligibility: introOfferJWS
+            ))
         }
     }
 }

@@ -216,7 +216,10 @@ extension Context {
     /// Prints a transaction the way `buy`, `approve`, `decline` and `resolve` do; a failed one
     /// also gets a line on standard error and exit status 1.
     func report(_ transaction: StoreTransaction) throws {
-        output(self, json: json(transaction), text: line(transaction))
+        // With its signed form, as `history` and `transaction` show it: an introductory offer is
+        // only there (offerType 1), the transaction itself names no offer.
+        let signed = self.json ? try store.signed.transaction(transaction) : nil
+        output(self, json: json(transaction, signed: signed), text: line(transaction))
         if transaction.state == .failed {
             throw CommandFailure(message: Wording.purchaseFailed(transaction.productID, reason: transaction.reason), status: 1)
         }

@@ -58,6 +58,16 @@ struct AppleOfferSigner {
         return try #require(try run([item]).first?["jws"] as? String)
     }
 
+    /// An introductory offer eligibility JWS (`IntroductoryOfferEligibilitySignatureCreator`).
+    func intro(product: String, allow: Bool, transactionID: String) throws -> String {
+        try #require(try run([["form": "intro", "productId": product, "allow": allow, "transactionId": transactionID]]).first?["jws"] as? String)
+    }
+
+    /// A JWS for `audience` with other feature claims than Apple's creators put, signed as they sign.
+    func jws(audience: String, claims: [String: Any]) throws -> String {
+        try #require(try run([["form": "claims", "audience": audience, "claims": claims]]).first?["jws"] as? String)
+    }
+
     private func run(_ items: [[String: Any]]) throws -> [[String: Any]] {
         try AppleVerifier.run(Self.script, ["key": keyPEM, "keyId": keyID, "issuerId": issuerID, "bundleId": bundleID, "items": items])
     }

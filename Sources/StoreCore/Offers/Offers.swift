@@ -18,6 +18,20 @@ public final class Offers: SessionRole {
         PromotionalOfferCheck.Keys(keyring: try server.apiKeyring() ?? APIKeyring(issuerID: "", keys: []), catalogKey: catalog.subscriptionOfferKey)
     }
 
+    /// Runs a signature `check` with this app's bundle id, the accepted keys and the store's time;
+    /// its refusal is the purchase's error.
+    private func verified<Checked>(
+        _ check: (_ bundleID: String, _ keys: PromotionalOfferCheck.Keys, _ now: Date) throws(OfferRefusal) -> Checked
+    ) throws(StoreError) -> Checked {
+        let bundleID = try AppIdentity.current(server: server, catalog: catalog).bundleID
+        let keys = try signatureKeys()
+        do {
+            return try check(bundleID, keys, now())
+        } catch {
+            throw .offerRefused(error)
+        }
+    }
+
     /// O2: checks a promotional offer for `product` as the App Store does (the offer exists, the
     /// signature verifies and is fresh, the account is a current or past subscriber of the group)
     /// and takes its nonce. Called under the device lock, before the payment.
@@ -32,13 +46,8 @@ public final class Offers: SessionRole {
                 "\"\(product.id)\" has no promotional offer \"\(request.offerID)\"" + (known.isEmpty ? "" : " (it has \(known.joined(separator: ", ")))")
             ))
         }
-        let bundleID = try AppIdentity.current(server: server, catalog: catalog).bundleID
-        let keys = try signatureKeys()
-        let nonce: String
-        do {
-            nonce = try PromotionalOfferCheck.verify(request, productID: product.id, bundleID: bundleID, keys: keys, now: now())
-        } catch {
-            throw .offerRefused(error)
+        let nonce = try verified { bundleID, keys, now throws(OfferRefusal) in
+            try PromotionalOfferCheck.verify(request, productID: product.id, bundleID: bundleID, keys: keys, now: now)
         }
         try plans.settle(account: account)
         guard try server.plans(account: account)[terms.group] != nil else {
@@ -48,6 +57,30 @@ public final class Offers: SessionRole {
             throw .offerRefused(.invalidOfferSignature("the nonce \(nonce) was used already: sign each offer with a new one"))
         }
         return OfferRedemption(type: .promotional, id: offer.id)
+    }
+
+    /// StoreKit's `.introductoryOfferEligibility(compactJWS:)`: the developer's signed word on
+    /// whether this purchase gets `product`'s introductory offer. The JWS verifies as a promotional
+    /// offer's does, names a transaction of this account's (or its app transaction id), and its
+    /// nonce is taken. Called under the device lock, before the payment.
+    func introductoryOfferEligibility(_ token: String, product: Product, account: String?) throws(StoreError) -> Bool {
+        guard product.autoRenew != nil else {
+            throw .offerRefused(.invalidOfferIdentifier("\"\(product.id)\" is not an auto-renewable subscription: it has no introductory offer"))
+        }
+        guard let account else { throw .signInRequired(productID: product.id) }
+        let eligibility = try verified { bundleID, keys, now throws(OfferRefusal) in
+            try IntroductoryOfferEligibility.verify(token, productID: product.id, bundleID: bundleID, keys: keys, now: now)
+        }
+        // Signed for someone: the customer's own transaction or app transaction, not another's.
+        let id = eligibility.transactionID
+        let owner = SignedData.appTransactionID(account) == id ? account : try server.receiptEntry(transactionID: id)?.account
+        guard owner?.lowercased() == account.lowercased() else {
+            throw .offerRefused(.invalidOfferSignature("transactionId \(id) is neither a transaction of \(account)'s nor their app transaction id"))
+        }
+        guard try server.claim(ClaimKey.offerNonce(eligibility.nonce).text, account: account, limit: 1, at: now()) else {
+            throw .offerRefused(.invalidOfferSignature("the nonce \(eligibility.nonce) was used already: sign each JWS with a new one"))
+        }
+        return eligibility.allowsOffer
     }
 
     // MARK: Win-back offers (O4)

@@ -111,30 +111,45 @@ public enum PromotionalOfferCheck {
             }
             return nonce.lowercased()
         case .jws(let token):
-            let (key, claims) = try JWS.verify(keyed: token, refusing: { failure -> OfferRefusal in
-                switch failure {
-                case .malformed(let why): .invalidOfferSignature("the JWS is malformed (\(why))")
-                case .notES256: .invalidOfferSignature("the JWS's alg is not ES256")
-                case .noKeyID: .missingOfferParameters("the JWS has no kid")
-                }
-            }, badSignature: { keyID in .invalidOfferSignature("the JWS's signature does not verify with key \(keyID)") }) { keyID throws(OfferRefusal) in
-                try keys.key(keyID)
+            let (claims, nonce) = try verifyRequest(token, audience: audience, bundleID: bundleID, keys: keys, now: now)
+            guard let product = claims["productId"] as? String, let offer = claims["offerIdentifier"] as? String else {
+                throw .missingOfferParameters("the JWS needs productId and offerIdentifier")
             }
-            guard claims["aud"] as? String == audience else { throw .invalidOfferSignature("aud is not \"\(audience)\"") }
-            guard claims["bid"] as? String == bundleID else {
-                throw .invalidOfferSignature("signed for bundle id \"\(claims["bid"] as? String ?? "")\", not \(bundleID)")
-            }
-            if key.keyID != keys.catalogKey?.keyID, claims["iss"] as? String != keys.keyring.issuerID {
-                throw .invalidOfferSignature("iss is not this store's issuer id")
-            }
-            guard let product = claims["productId"] as? String, let offer = claims["offerIdentifier"] as? String,
-                  let nonce = claims["nonce"] as? String, let iat = (claims["iat"] as? NSNumber)?.doubleValue
-            else { throw .missingOfferParameters("the JWS needs productId, offerIdentifier, nonce and iat") }
             guard product == productID else { throw .invalidOfferSignature("signed for product \"\(product)\", not \(productID)") }
             guard offer == request.offerID else { throw .invalidOfferSignature("signed for offer \"\(offer)\", not \(request.offerID)") }
-            try checkTime(Date(timeIntervalSince1970: iat), now: now, what: "iat \(Int(iat))")
-            return nonce.lowercased()
+            return nonce
         }
+    }
+
+    /// The part every JWS a developer's server signs for a StoreKit request shares (Apple's
+    /// "Generating JWS to sign App Store requests"): ES256 with a `kid` of a key of this store,
+    /// `aud` the feature's, `bid` this app, `iss` this store's issuer (not needed with the
+    /// `.storekit` file's own key), a `nonce`, and an `iat` within the last 24 hours of store
+    /// time. Returns the claims, for the feature's own, and the nonce, lower-cased.
+    static func verifyRequest(
+        _ token: String, audience: String, bundleID: String, keys: Keys, now: Date
+    ) throws(OfferRefusal) -> (claims: [String: Any], nonce: String) {
+        let (key, claims) = try JWS.verify(keyed: token, refusing: { failure -> OfferRefusal in
+            switch failure {
+            case .malformed(let why): .invalidOfferSignature("the JWS is malformed (\(why))")
+            case .notES256: .invalidOfferSignature("the JWS's alg is not ES256")
+            case .noKeyID: .missingOfferParameters("the JWS has no kid")
+            }
+        }, badSignature: { keyID in .invalidOfferSignature("the JWS's signature does not verify with key \(keyID)") }) { keyID throws(OfferRefusal) in
+            try keys.key(keyID)
+        }
+        guard claims["aud"] as? String == audience else { throw .invalidOfferSignature("aud is not \"\(audience)\"") }
+        guard claims["bid"] as? String == bundleID else {
+            throw .invalidOfferSignature("signed for bundle id \"\(claims["bid"] as? String ?? "")\", not \(bundleID)")
+        }
+        if key.keyID != keys.catalogKey?.keyID, claims["iss"] as? String != keys.keyring.issuerID {
+            throw .invalidOfferSignature("iss is not this store's issuer id")
+        }
+        guard let nonce = claims["nonce"] as? String, let iat = claims["iat"] as? NSNumber, !CompactJSON.isBoolean(iat) else {
+            throw .missingOfferParameters("the JWS needs a nonce and an iat")
+        }
+        try checkTime(Date(timeIntervalSince1970: iat.doubleValue), now: now, what: "iat \(iat.int64Value)")
+        return (claims, nonce.lowercased())
     }
 
     private static func checkTime(_ signed: Date, now: Date, what: String) throws(OfferRefusal) {

@@ -84,6 +84,11 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
             // payment is recorded.
             try db.execute(sql: "ALTER TABLE txn ADD COLUMN billingPlan TEXT")
         }
+        migrator.registerMigration("v9: introductory offer eligibility") { db in
+            // The developer's signed word on the introductory offer, carried until the payment is
+            // recorded: 1 give it, 0 withhold it, NULL the App Store's rule.
+            try db.execute(sql: "ALTER TABLE txn ADD COLUMN introductoryOffer INTEGER")
+        }
         return migrator
     }
 

@@ -187,6 +187,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         transaction.appAccountToken = try row.optionalText("appAccountToken", of: table)
         transaction.arrival = try row.storedIfPresent("arrival", of: table)
         transaction.billingPlan = try row.storedIfPresent("billingPlan", of: table)
+        transaction.introductoryOffer = try row.optionalInteger("introductoryOffer", of: table).map { $0 != 0 }
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -212,6 +213,7 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         container["appAccountToken"] = transaction.appAccountToken
         container["arrival"] = transaction.arrival?.rawValue
         container["billingPlan"] = transaction.billingPlan?.rawValue
+        container["introductoryOffer"] = transaction.introductoryOffer
     }
 }
 

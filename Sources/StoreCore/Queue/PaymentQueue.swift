@@ -76,17 +76,21 @@ public final class PaymentQueue: SessionRole {
     // MARK: Payments
 
     /// Adds a payment for `productID` and runs the queue as far as the outcome allows.
+    /// `introductoryOfferEligibility` is StoreKit's `.introductoryOfferEligibility(compactJWS:)`.
     @discardableResult
     public func buy(
         _ productID: String, outcome: PurchaseOutcome? = nil, offer: PromotionalOfferRequest? = nil, winBackOffer: String? = nil,
-        appAccountToken: UUID? = nil, billingPlan: BillingPlan? = nil
+        appAccountToken: UUID? = nil, billingPlan: BillingPlan? = nil, introductoryOfferEligibility: String? = nil
     ) throws(StoreError) -> StoreTransaction {
         let product = try catalog.require(productID)
         // Monthly with a 12-month commitment: only a one-year plan that offers it, on no offer.
         let monthly = billingPlan == .monthly
         if monthly, product.autoRenew?.monthlyCommitmentPrice == nil { throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id)) }
         if monthly, offer != nil || winBackOffer != nil { throw StoreError.planRefused(.offerWithCommitment) }
-        return try purchase(product, outcome: outcome, appAccountToken: appAccountToken, billingPlan: billingPlan) { user throws(StoreError) in
+        return try purchase(
+            product, outcome: outcome, appAccountToken: appAccountToken, billingPlan: billingPlan,
+            introductoryOfferEligibility: introductoryOfferEligibility
+        ) { user throws(StoreError) in
             // O4: a win-back offer is the App Store's to grant.
             if let winBackOffer { return try offers.redeemWinBack(winBackOffer, product: product, account: user) }
             // O2: an offer is checked before any payment, and its nonce taken.
@@ -102,11 +106,12 @@ public final class PaymentQueue: SessionRole {
         return try purchase(product, outcome: outcome) { user throws(StoreError) in try offers.redeem(found, product: product, account: user) }
     }
 
-    /// A purchase of `product`; `redeem` checks and takes the offer it is made with, if any,
-    /// under the device lock and before any payment.
+    /// A purchase of `product`; `redeem` checks and takes the offer it is made with, if any, and
+    /// the introductory offer's eligibility JWS is checked and its nonce taken, under the device
+    /// lock and before any payment.
     private func purchase(
         _ product: Product, outcome: PurchaseOutcome?, appAccountToken: UUID? = nil, billingPlan: BillingPlan? = nil,
-        redeem: (_ user: String?) throws(StoreError) -> OfferRedemption?
+        introductoryOfferEligibility: String? = nil, redeem: (_ user: String?) throws(StoreError) -> OfferRedemption?
     ) throws(StoreError) -> StoreTransaction {
         // Q7: a simulated Purchase error fails the purchase as StoreKit 2's purchase() throws:
         // before any transaction exists. The errors are read once for the whole purchase (one
@@ -121,6 +126,9 @@ public final class PaymentQueue: SessionRole {
                 throw StoreError.alreadyOwned(productID: product.id)
             }
             let redemption = try redeem(user)
+            let introductoryOffer = try introductoryOfferEligibility.map { token throws(StoreError) in
+                try offers.introductoryOfferEligibility(token, product: product, account: user)
+            }
             if product.kind == .autoRenewableSubscription, let user, redemption == nil {
                 try plans.checkNotSubscribed(product, account: user, billingPlan: billingPlan)
             }
@@ -138,6 +146,7 @@ public final class PaymentQueue: SessionRole {
             transaction.offer = redemption
             transaction.appAccountToken = appAccountToken?.uuidString.lowercased()
             transaction.billingPlan = billingPlan
+            transaction.introductoryOffer = introductoryOffer
             if case .delayed(let after, let approve) = outcome {
                 transaction.dueAt = after.added(to: now, calendar: calendar).wholeSeconds
                 transaction.dueApproves = approve

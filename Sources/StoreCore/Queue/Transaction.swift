@@ -75,6 +75,10 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     /// The billing plan the purchase named (`buy --billing`): monthly with a 12-month commitment,
     /// or up front (which switches a plan that renews monthly); nil when it named none.
     public var billingPlan: BillingPlan? = nil
+    /// The developer's signed word on the introductory offer (`buy --intro-offer-jws`): true gives
+    /// it even to a customer who had it, false withholds it; nil leaves it to the App Store's rule
+    /// (once per group).
+    public var introductoryOffer: Bool? = nil
 
     public var states: [TransactionState] { steps.map(\.state) }
 

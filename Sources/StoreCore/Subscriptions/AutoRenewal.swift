@@ -219,10 +219,12 @@ public struct AutoRenewal {
 
     /// With `offer` (promotional, code or win-back), a new plan or an immediate upgrade starts on
     /// it, and a subscriber of the same product (or one whose change waits for the renewal) gets
-    /// it from the next renewal, as the App Store does.
+    /// it from the next renewal, as the App Store does. `introductoryOffer`, the developer's signed
+    /// word, decides whether a new plan starts on the introductory offer in place of the rule
+    /// (once per group).
     public func subscribe(
         _ product: Product, state: PlanState?, at: Date, transactionID: String, context: LineContext,
-        offer: SubscriptionOffer? = nil, billingPlan: BillingPlan? = nil
+        offer: SubscriptionOffer? = nil, billingPlan: BillingPlan? = nil, introductoryOffer: Bool? = nil
     ) -> [ReceiptEntry] {
         guard let terms = product.autoRenew else { return [] }
         // Monthly with a 12-month commitment: the first of twelve monthly periods, at the monthly
@@ -248,7 +250,7 @@ public struct AutoRenewal {
             if let offer {
                 sell(&purchase, on: offer.terms, at: at)
                 (purchase.offerType, purchase.offerID) = (offer.type, offer.id)
-            } else if let offer = terms.introductoryOffer, !(state?.introOfferUsed ?? false) {
+            } else if let offer = terms.introductoryOffer, introductoryOffer ?? !(state?.introOfferUsed ?? false) {
                 sell(&purchase, on: offer, at: at)
             } else {
                 purchase.expiresDate = end(from: at, period: terms.period, count: 1)

@@ -162,7 +162,8 @@ public final class Plans: SessionRole {
             // At the price set now (O6), if the developer changed it.
             let priced = rules.product(product.id) ?? product
             let bought = rules.subscribe(
-                priced, state: state, at: at, transactionID: transaction.id, context: context, offer: offer, billingPlan: transaction.billingPlan
+                priced, state: state, at: at, transactionID: transaction.id, context: context, offer: offer,
+                billingPlan: transaction.billingPlan, introductoryOffer: transaction.introductoryOffer
             )
             // M3: the purchase carries the app's account token.
             return settled + bought.map { line in
