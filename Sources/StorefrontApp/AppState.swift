@@ -303,6 +303,9 @@ public enum Effect: Equatable, Sendable {
     case buyBilled(String, BillingPlan)
     /// O2: buy on a promotional offer, signed with the state folder's own subscription-offer key.
     case buyOffer(productID: String, offerID: String)
+    /// O1: buy with the developer's signed word on the introductory offer (signed with the state
+    /// folder's own key): the offer sheet's "introductory offer again" for a customer who had it.
+    case buyIntro(productID: String, allow: Bool)
     /// O3: redeem an offer code.
     case redeem(String)
     /// O7: the refund request sheet for a transaction, and the developer's side answering one.

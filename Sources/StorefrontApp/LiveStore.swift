@@ -134,6 +134,11 @@ public final class LiveStore: StoreServing {
                     let request = PromotionalOfferRequest(offerID: offerID, signature: signature)
                     actions.append(.purchased(try store.queue.buy(id, offer: request, appAccountToken: token)))
                 }
+            case .buyIntro(let id, let allow):
+                let jws = try store.offers.signIntroductoryOfferEligibilityWithOwnKey(
+                    productID: id, allow: allow, account: try store.accounts.currentUser() ?? ""
+                )
+                actions.append(.purchased(try store.queue.buy(id, appAccountToken: try ownToken(), introductoryOfferEligibility: jws)))
             case .redeem(let code): actions.append(.purchased(try store.queue.redeem(code: code)))
             case .requestRefund(let id):
                 let request = try store.refunds.request(id, reason: .other)

@@ -52,6 +52,9 @@ public struct ScenarioStep: Equatable, Sendable {
         case buyOffer(String, offer: String, signature: OfferSignatureStyle)
         /// O4: `buy "All Access (Monthly)" win-back winback.2months`.
         case buyWinBack(String, offer: String)
+        /// O1: `buy "All Access (Monthly)" intro allow|withhold`: the developer's signed word on the
+        /// introductory offer, signed with the state folder's own key for the signed-in account.
+        case buyIntro(String, allow: Bool)
         /// M4: `buy PRODUCT monthly` (a 12-month commitment) or `buy PRODUCT upfront`: on that
         /// billing plan; for the plan one has, a switch at its next renewal or its commitment's end.
         case buyBilled(String, BillingPlan)
@@ -194,6 +197,13 @@ public enum ScenarioParser {
             let product = try word(1, "a product (its id or \"its title\")")
             if w.count >= 4, lower[2] == "with" { return .buy(product, outcome: try outcome(w[3])) }
             if w.count >= 4, lower[2] == "win-back" { return .buyWinBack(product, offer: w[3]) }
+            if w.count >= 3, lower[2] == "intro" {
+                let word = w.count > 3 ? lower[3] : ""
+                guard w.count == 4, ["allow", "withhold"].contains(word) else {
+                    throw Problem(message: "buy … intro takes allow or withhold, not \"\(w.dropFirst(3).joined(separator: " "))\"")
+                }
+                return .buyIntro(product, allow: word == "allow")
+            }
             if w.count == 3, lower[2] == "monthly" { return .buyBilled(product, .monthly) }
             if w.count == 3, lower[2] == "upfront" { return .buyBilled(product, .billedUpfront) }
             if w.count >= 3, lower[2] == "offer" {

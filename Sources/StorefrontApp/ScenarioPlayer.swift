@@ -110,7 +110,7 @@ public final class ScenarioPlayer {
             default: app.dispatch(.navigate(.products))
             }
             return wait(seconds: 0.8)
-        case .buy(let name, _), .buyBilled(let name, _):
+        case .buy(let name, _), .buyBilled(let name, _), .buyIntro(let name, _):
             // The audience sees the selection walk to the row, then the purchase.
             app.dispatch(.navigate(.products))
             if let product = runner.product(named: name),

@@ -19,6 +19,7 @@ public final class ScenarioRecorder {
         case .buy(let id): lines.append("buy \(title(id))")
         case .buyBilled(let id, let plan): lines.append("buy \(title(id)) \(plan == .monthly ? "monthly" : "upfront")")
         case .buyOffer(let id, let offerID): lines.append("buy \(title(id)) offer \(offerID)")
+        case .buyIntro(let id, let allow): lines.append("buy \(title(id)) intro \(allow ? "allow" : "withhold")")
         case .redeem(let code): lines.append("redeem \(code)")
         case .requestRefund: lines.append("# a refund request (the screen's F) is not recorded: ids differ from run to run")
         case .answerRefund(_, let approve): lines.append("refund-request \(approve ? "approve" : "decline")")

@@ -208,6 +208,14 @@ public final class ScenarioRunner {
         case .buyBilled(let name, let plan):
             let product = try product(name, line: step.line)
             try attempt { lastTransaction = try store.queue.buy(product.id, billingPlan: plan) }
+        case .buyIntro(let name, let allow):
+            let product = try product(name, line: step.line)
+            try attempt {
+                let jws = try store.offers.signIntroductoryOfferEligibilityWithOwnKey(
+                    productID: product.id, allow: allow, account: try store.accounts.currentUser() ?? ""
+                )
+                lastTransaction = try store.queue.buy(product.id, introductoryOfferEligibility: jws)
+            }
         case .makeCustomCode(let offer, let code, let limit):
             try attempt { lastCode = try store.offers.createCodes(offer: offer, count: 1, custom: code, limit: limit).first?.code }
         case .redeem(let text):

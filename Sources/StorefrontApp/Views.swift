@@ -468,6 +468,8 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
             "up front — \(formatter.string(for: price)) a year, from the commitment's end"
         case .offer(let offer):
             "\(offer.type == .winBack ? "win-back " : "")\(offer.id) — \(offer.terms.phrase(formattedPrice: formatter.string(for: offer.terms.price)))"
+        case .introductoryAgain(let offer):
+            "introductory offer again — \(offer.phrase(formattedPrice: formatter.string(for: offer.price))), the developer's word"
         }
         line("\(chosen ? "›" : " ") \(text)", chosen ? theme.selected : .plain)
     }

@@ -46,7 +46,7 @@ struct ScenarioTests {
 
     @Test("the selfies set is there")
     func selfiesSet() {
-        #expect(Self.selfies == ["billing.scenario", "notifications.scenario", "offer-codes.scenario", "price-increase.scenario", "promotional-offer.scenario", "retention.scenario", "trial-and-renewals.scenario", "upgrade.scenario", "win-back.scenario"])
+        #expect(Self.selfies == ["billing.scenario", "intro-eligibility.scenario", "notifications.scenario", "offer-codes.scenario", "price-increase.scenario", "promotional-offer.scenario", "retention.scenario", "trial-and-renewals.scenario", "upgrade.scenario", "win-back.scenario"])
     }
 
     @Test("the shipped set tells the whole story")
@@ -148,6 +148,22 @@ struct ScenarioTests {
         let steps = try? ScenarioParser.parse("advance 2 weeks\nclock advance 1 month 2 days\nadvance 3mo", file: "s.scenario")
         #expect(steps?.map(\.kind) == [.advance(.days(14)), .advance(StoreDuration(months: 1, days: 2)), .advance(.months(3))])
         #expect(throws: ScenarioError.self) { try ScenarioParser.parse("expect row \"X\" says Buy", file: "s.scenario") }
+        // O1: the developer's word on the introductory offer is allow or withhold.
+        #expect(throws: ScenarioError(file: "s.scenario", line: 1, message: "buy … intro takes allow or withhold, not \"maybe\"")) {
+            try ScenarioParser.parse("buy \"All Access (Monthly)\" intro maybe", file: "s.scenario")
+        }
+        let intro = try? ScenarioParser.parse("buy \"All Access (Monthly)\" intro withhold", file: "s.scenario")
+        #expect(intro?.map(\.kind) == [.buyIntro("All Access (Monthly)", allow: false)])
+    }
+
+    @Test("O1 the screen's introductory offer again is recorded as a step that parses back to the same purchase")
+    func introRecorded() throws {
+        let catalog = try CatalogLoader.load(contentsOf: shippedFolder.appendingPathComponent("selfies.json")).catalog
+        let recorder = ScenarioRecorder(catalog: catalog, title: "intro")
+        recorder.record(.buyIntro(productID: "com.storefront.selfies.sub.allaccess.monthly", allow: true))
+        let line = try #require(recorder.lines.last)
+        #expect(line == "buy \"All Access (Monthly)\" intro allow")
+        #expect(try ScenarioParser.parse(line, file: "r.scenario").map(\.kind) == [.buyIntro("All Access (Monthly)", allow: true)])
     }
 
     @Test("an unknown product stops the scenario at its line")

@@ -201,6 +201,39 @@ public final class Offers: SessionRole {
     /// on first use, its public half put in the keyring), at `timestamp` (default: now), as a
     /// developer's server would: for the screen and scenarios.
     public func signWithOwnKey(productID: String, offerID: String, timestamp: Date? = nil) throws(StoreError) -> OfferSignature {
+        let key = try ownKey()
+        let bundleID = try AppIdentity.current(server: server, catalog: catalog).bundleID
+        do {
+            return try PromotionalOfferCheck.signOriginal(
+                key: key, keyID: Self.demoKeyID, bundleID: bundleID, productID: productID, offerID: offerID,
+                timestamp: Int64(((timestamp ?? now()).timeIntervalSince1970 * 1000).rounded())
+            )
+        } catch {
+            throw .storage(path: session.stateDirectory.demoOfferKey.path, reason: "cannot sign (\(error))")
+        }
+    }
+
+    /// An introductory offer eligibility JWS for `productID` and the signed-in account (its app
+    /// transaction id), signed with the state folder's own key as Apple's
+    /// `IntroductoryOfferEligibilitySignatureCreator` signs: for the screen and scenarios.
+    public func signIntroductoryOfferEligibilityWithOwnKey(productID: String, allow: Bool, account: String) throws(StoreError) -> String {
+        let key = try ownKey()
+        let claims: [String: Any] = [
+            "bid": try AppIdentity.current(server: server, catalog: catalog).bundleID, "iss": try server.apiKeyring()?.issuerID ?? "",
+            "aud": IntroductoryOfferEligibility.audience, "iat": Int(now().timeIntervalSince1970), "nonce": UUID().uuidString.lowercased(),
+            "productId": productID, "allowIntroductoryOffer": allow, "transactionId": SignedData.appTransactionID(account),
+        ]
+        let header = Base64URL.encode(CompactJSON.encode(["alg": "ES256", "kid": Self.demoKeyID, "typ": "JWT"] as [String: Any]))
+        do {
+            return try JWS.sign(claims, key: key, headerPart: header)
+        } catch {
+            throw .storage(path: session.stateDirectory.demoOfferKey.path, reason: "cannot sign (\(error))")
+        }
+    }
+
+    /// The state folder's own subscription-offer key, made on first use, its public half put in
+    /// the keyring.
+    private func ownKey() throws(StoreError) -> P256.Signing.PrivateKey {
         let file = session.stateDirectory.demoOfferKey
         let key: P256.Signing.PrivateKey
         if let pem = try? String(contentsOf: file, encoding: .utf8) {
@@ -220,15 +253,7 @@ public final class Offers: SessionRole {
             keyring.keys.append(APIKey(keyID: Self.demoKeyID, publicKey: publicKey, createdAt: now(), type: .subscriptionOffer))
             try server.setAPIKeyring(keyring)
         }
-        let bundleID = try AppIdentity.current(server: server, catalog: catalog).bundleID
-        do {
-            return try PromotionalOfferCheck.signOriginal(
-                key: key, keyID: Self.demoKeyID, bundleID: bundleID, productID: productID, offerID: offerID,
-                timestamp: Int64(((timestamp ?? now()).timeIntervalSince1970 * 1000).rounded())
-            )
-        } catch {
-            throw .storage(path: file.path, reason: "cannot sign (\(error))")
-        }
+        return key
     }
 
     /// A signature of the original form made with a subscription-offer key of this store whose
