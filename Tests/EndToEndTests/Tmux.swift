@@ -89,11 +89,26 @@ final class TmuxSession {
         var screen = ""
         while Date() < deadline {
             screen = try capture(colors: colors)
-            if predicate(screen) { return screen }
+            if predicate(screen) { return try settled(screen, colors: colors, predicate) }
             usleep(50_000)
         }
         Issue.record("the screen never showed \(description); it shows:\n\(screen)", sourceLocation: sourceLocation)
         return screen
+    }
+
+    /// A capture can come while the program is still writing a frame: the first lines new, the
+    /// rest not yet. Captures again until two in a row agree (a few tries: a screen that animates
+    /// never does), and returns the last one that still holds.
+    private func settled(_ first: String, colors: Bool, _ predicate: (String) -> Bool) throws -> String {
+        var last = first
+        for _ in 0..<10 {
+            usleep(50_000)
+            let next = try capture(colors: colors)
+            guard predicate(next) else { return last }
+            if next == last { return next }
+            last = next
+        }
+        return last
     }
 }
 
