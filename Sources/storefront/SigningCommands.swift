@@ -53,8 +53,8 @@ struct CertificateCommand: ParsableCommand {
 struct AppCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "app",
-        abstract: "The app signed data names: bundle id, App Apple ID and environment (S4); `app set` changes them.",
-        subcommands: [Show.self, Set.self],
+        abstract: "The app signed data names: bundle id, App Apple ID and environment (S4); `app set` changes them; `app receipt` is the app receipt.",
+        subcommands: [Show.self, Set.self, Receipt.self],
         defaultSubcommand: Show.self
     )
 
@@ -75,6 +75,28 @@ struct AppCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The app identity, and (with --json) this device's signed app transaction.")
         @OptionGroup var common: CommonOptions
         func run() throws { try perform(common) { try AppCommand.show($0) } }
+    }
+
+    struct Receipt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The app receipt (StoreKit 1's appStoreReceiptURL): PKCS #7, signed with the store's chain, one in-app receipt per purchase of the account.",
+            discussion: "Printed in base64, as an app sends it to its server; --out writes the DER file. `storefront certificate` is the root that verifies it."
+        )
+        @Option(help: ArgumentHelp("Write the receipt (DER) to this file.", valueName: "file")) var out: String?
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                let receipt = try context.store.signed.appReceipt()
+                if let out {
+                    guard FileManager.default.createFile(atPath: out, contents: receipt) else {
+                        throw CommandFailure(message: "\(out): cannot be written", status: 3)
+                    }
+                }
+                output(context, json: .object([("appReceipt", .string(receipt.base64EncodedString()))]),
+                       text: out.map { "wrote \($0)" } ?? receipt.base64EncodedString())
+            }
+        }
     }
 
     struct Set: ParsableCommand {

@@ -125,13 +125,7 @@ extension IntroductoryOfferEligibilityTests {
     func served() throws {
         let (host, signer) = try store()
         let server = try Server(host)
-        func machine() throws -> Session {
-            let session = try Session()
-            session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
-            session.environment["STOREFRONT_SERVER"] = server.base
-            return session
-        }
-        let phone = try machine(), laptop = try machine()
+        let phone = try server.machine(catalogOf: host), laptop = try server.machine(catalogOf: host)
         try phone.signUp("ann")
         let first = try buyAndEnd(phone, signer)
         let jws = try signer.intro(product: Self.monthly, allow: true, transactionID: try #require(first["transactionId"] as? String))

@@ -49,6 +49,16 @@ final class Server {
     }
 }
 
+extension Server {
+    /// A machine: a state folder of its own whose commands go to this server, on `host`'s catalog.
+    func machine(catalogOf host: Session) throws -> Session {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
+        session.environment["STOREFRONT_SERVER"] = base
+        return session
+    }
+}
+
 @Suite("storefront serve, called by Apple's client", .serialized)
 struct ServeTests {
     struct Key {

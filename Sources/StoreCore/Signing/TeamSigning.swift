@@ -23,6 +23,8 @@ public enum SigningRequest: Codable, Sendable, Equatable {
     case realtimeRequest(originalTransactionID: String, locale: String)
     /// A notification about the account, by UUID: the payload it is (or will be) delivered with.
     case notification(uuid: String)
+    /// The account's app receipt (AppReceipt.swift), DER in base64.
+    case appReceipt
 }
 
 /// The server's side: signs what a device of `account` asks for, from the server's records, nil
@@ -141,6 +143,8 @@ extension SignedData {
                 // Signed once and kept, so that its delivery carries the same payload.
                 guard let notification = try server.notifications(account: account).first(where: { $0.uuid == uuid }) else { return nil }
                 return try Notifications(session: session).signedPayload(notification)
+            case .appReceipt:
+                return try Self.appReceipt(receipt: receipt, builder: builder, authority: authority).base64EncodedString()
             }
         }
     }
