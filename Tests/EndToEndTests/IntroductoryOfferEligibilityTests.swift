@@ -106,9 +106,14 @@ struct IntroductoryOfferEligibilityTests {
         let elsewhere = try AppleOfferSigner.make(try Session(), type: "in-app-purchase")
         let impostor = AppleOfferSigner(keyPEM: elsewhere.keyPEM, keyID: signer.keyID, issuerID: signer.issuerID, bundleID: signer.bundleID)
         try refuse(try impostor.intro(product: Self.monthly, allow: false, transactionID: franks), because: "does not verify")
-        // Good once; none of the refusals above took a nonce of it.
+        // Good once; none of the refusals above took a nonce of it, nor a purchase refused for
+        // another reason: Frank already subscribed.
         let good = try signer.intro(product: Self.monthly, allow: false, transactionID: franks)
         let stale = try signer.intro(product: Self.monthly, allow: false, transactionID: franks)
+        try session.run(["buy", Self.monthly]).expectSuccess()
+        let subscribed = try session.run(["buy", Self.monthly, "--intro-offer-jws", good])
+        #expect(subscribed.status == 1 && subscribed.stderr.contains("already subscribed"), "\(subscribed)")
+        try session.run(["expire", Self.monthly]).expectSuccess()
         let paid = try buyAndEnd(session, signer, options: ["--intro-offer-jws", good])
         #expect(paid["offerType"] == nil && paid["price"] as? Int == 5990, "\(paid)")
         try refuse(good, because: "was used already")

@@ -126,11 +126,12 @@ public final class PaymentQueue: SessionRole {
                 throw StoreError.alreadyOwned(productID: product.id)
             }
             let redemption = try redeem(user)
-            let introductoryOffer = try introductoryOfferEligibility.map { token throws(StoreError) in
-                try offers.introductoryOfferEligibility(token, product: product, account: user)
-            }
             if product.kind == .autoRenewableSubscription, let user, redemption == nil {
                 try plans.checkNotSubscribed(product, account: user, billingPlan: billingPlan)
+            }
+            // After the checks a purchase can fail by, so that a refused one leaves the JWS unused.
+            let introductoryOffer = try introductoryOfferEligibility.map { token throws(StoreError) in
+                try offers.introductoryOfferEligibility(token, product: product, account: user)
             }
             let chosen = outcome ?? outcomeOverride
             let outcome = if let chosen { chosen } else { try policy() }
