@@ -237,14 +237,13 @@ public final class SilentListener {
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
         }
-        guard descriptor >= 0, bound, listen(descriptor, 16) == 0 else {
-            close(descriptor)
-            throw Failed()
-        }
+        // No close here: a class whose initializer throws once it is whole is deinitialized, and
+        // a second close could take a descriptor number another thread has been given since.
+        guard descriptor >= 0, bound, listen(descriptor, 16) == 0 else { throw Failed() }
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    deinit { close(descriptor) }
+    deinit { if descriptor >= 0 { close(descriptor) } }
 
     /// How many connections wait in the backlog (each is taken and closed).
     public func takeConnections() -> Int {
