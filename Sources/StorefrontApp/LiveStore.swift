@@ -130,14 +130,12 @@ public final class LiveStore: StoreServing {
                 if store.catalog.product(id)?.autoRenew?.offer(offerID, type: .winBack) != nil {
                     actions.append(.purchased(try store.queue.buy(id, winBackOffer: offerID, appAccountToken: token)))
                 } else {
-                    let signature = try store.offers.signWithOwnKey(productID: id, offerID: offerID)
+                    let signature = try store.offers.demoSignature(productID: id, offerID: offerID)
                     let request = PromotionalOfferRequest(offerID: offerID, signature: signature)
                     actions.append(.purchased(try store.queue.buy(id, offer: request, appAccountToken: token)))
                 }
             case .buyIntro(let id, let allow):
-                let jws = try store.offers.signIntroductoryOfferEligibilityWithOwnKey(
-                    productID: id, allow: allow, account: try store.accounts.currentUser() ?? ""
-                )
+                let jws = try store.offers.demoIntroductoryOfferEligibility(productID: id, allow: allow)
                 actions.append(.purchased(try store.queue.buy(id, appAccountToken: try ownToken(), introductoryOfferEligibility: jws)))
             case .redeem(let code): actions.append(.purchased(try store.queue.redeem(code: code)))
             case .requestRefund(let id):

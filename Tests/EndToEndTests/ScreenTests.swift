@@ -348,6 +348,41 @@ extension ScreenTests {
         try tmux.send("q")
     }
 
+    @Test("W1 O1 O2 on a team device the offer sheet's signed offers are signed by the server, which stands in for the developer's: the free week again, then a promotional offer from the next renewal")
+    func teamOffers() throws {
+        let host = try Session()
+        host.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        let server = try Server(host)
+        let device = try server.machine(catalogOf: host)
+        try device.signUp("zed")
+        let monthly = "com.storefront.selfies.sub.allaccess.monthly"
+        try device.run(["buy", monthly]).expectSuccess()
+        let tmux = try introductoryAgainOnScreen(device, clock: host, monthly: monthly)
+        try tmux.send("o")
+        try tmux.waitFor("thankyou.freemonth — 1 month free")
+        try tmux.send("Down", "Enter")
+        try tmux.waitFor("Purchased All Access (Monthly) ✓")
+        let plan = try #require((try device.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        #expect(plan["offerType"] as? Int == 1 && plan["pendingOffer"] as? String == "thankyou.freemonth", "\(plan)")
+        try tmux.send("q")
+        _ = server.stop()
+    }
+
+    /// Ends `session`'s monthly plan (cancelled, two weeks on by `clock`'s machine: on a team,
+    /// the server's), opens the screen and buys the free week again from the offer sheet; the
+    /// screen stays open.
+    func introductoryAgainOnScreen(_ session: Session, clock: Session, monthly: String) throws -> TmuxSession {
+        try session.run(["cancel", monthly]).expectSuccess()
+        try clock.run(["clock", "advance", "2 weeks"]).expectSuccess()
+        let tmux = try TmuxSession(command: session.screenCommand())
+        try tmux.waitFor("All Access (Monthly): expired")
+        try tmux.send("Down", "o")
+        try tmux.waitFor("introductory offer again — 1 week free, the developer's word")
+        try tmux.send("Down", "Down", "Down", "Enter")
+        try tmux.waitFor("All Access (Monthly): free trial, renews")
+        return tmux
+    }
+
     /// A RW Selfies store where `name` has just bought the monthly All Access plan (on its free week).
     func monthlySubscriber(_ name: String) throws -> (Session, String) {
         let session = try Session()
@@ -378,14 +413,7 @@ extension ScreenTests {
     @Test("O1 the introductory offer again on the screen: a lapsed customer who had the free week picks it in the offer sheet, signed with the folder's key; the plan is on its free trial")
     func introductoryAgain() throws {
         let (session, monthly) = try monthlySubscriber("zoe")
-        try session.run(["cancel", monthly]).expectSuccess()
-        try session.run(["clock", "advance", "2 weeks"]).expectSuccess()
-        let tmux = try TmuxSession(command: session.screenCommand())
-        try tmux.waitFor("All Access (Monthly): expired")
-        try tmux.send("Down", "o")
-        try tmux.waitFor("introductory offer again — 1 week free, the developer's word")
-        try tmux.send("Down", "Down", "Down", "Enter")
-        try tmux.waitFor("All Access (Monthly): free trial, renews")
+        let tmux = try introductoryAgainOnScreen(session, clock: session, monthly: monthly)
         let history = try session.array(["history"])
         #expect(history.count == 2 && history.allSatisfy { $0["offerType"] as? Int == 1 }, "\(history)")
         try tmux.send("q")

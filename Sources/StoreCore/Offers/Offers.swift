@@ -213,16 +213,33 @@ public final class Offers: SessionRole {
         }
     }
 
-    /// An introductory offer eligibility JWS for `productID` and the signed-in account (its app
-    /// transaction id), signed with the state folder's own key as Apple's
+    /// An introductory offer eligibility JWS for `productID` and `account` (its app transaction
+    /// id), signed with the state folder's own key as Apple's
     /// `IntroductoryOfferEligibilitySignatureCreator` signs: for the screen and scenarios.
     public func signIntroductoryOfferEligibilityWithOwnKey(productID: String, allow: Bool, account: String) throws(StoreError) -> String {
-        let key = try ownKey()
-        let claims: [String: Any] = [
-            "bid": try AppIdentity.current(server: server, catalog: catalog).bundleID, "iss": try server.apiKeyring()?.issuerID ?? "",
-            "aud": IntroductoryOfferEligibility.audience, "iat": Int(now().timeIntervalSince1970), "nonce": UUID().uuidString.lowercased(),
+        try signJWSWithOwnKey(audience: IntroductoryOfferEligibility.audience, claims: [
             "productId": productID, "allowIntroductoryOffer": allow, "transactionId": SignedData.appTransactionID(account),
-        ]
+        ])
+    }
+
+    /// A promotional offer V2 JWS for `productID`'s `offerID`, for `account`, signed with the
+    /// state folder's own key as Apple's `PromotionalOfferV2SignatureCreator` signs.
+    func signPromotionalJWSWithOwnKey(productID: String, offerID: String, account: String) throws(StoreError) -> String {
+        try signJWSWithOwnKey(audience: PromotionalOfferCheck.audience, claims: [
+            "productId": productID, "offerIdentifier": offerID, "transactionId": SignedData.appTransactionID(account),
+        ])
+    }
+
+    /// A JWS for an App Store request feature (`audience`), its `claims` with the ones every such
+    /// JWS carries, signed with the state folder's own key.
+    private func signJWSWithOwnKey(audience: String, claims feature: [String: Any]) throws(StoreError) -> String {
+        let key = try ownKey()
+        var claims = feature
+        claims["bid"] = try AppIdentity.current(server: server, catalog: catalog).bundleID
+        claims["iss"] = try server.apiKeyring()?.issuerID ?? ""
+        claims["aud"] = audience
+        claims["iat"] = Int(now().timeIntervalSince1970)
+        claims["nonce"] = UUID().uuidString.lowercased()
         let header = Base64URL.encode(CompactJSON.encode(["alg": "ES256", "kid": Self.demoKeyID, "typ": "JWT"] as [String: Any]))
         do {
             return try JWS.sign(claims, key: key, headerPart: header)
@@ -231,20 +248,53 @@ public final class Offers: SessionRole {
         }
     }
 
+    // MARK: The screen's offers, signed as the developer's server would
+
+    /// A promotional offer's signature for the screen: the state folder's own key; on a team, the
+    /// server's, which stands in for the developer's server (a device may not add keys there).
+    public func demoSignature(productID: String, offerID: String) throws(StoreError) -> OfferSignature {
+        if let team = server as? RemoteAccountServer, let account = try session.currentUser() {
+            return .jws(try teamSigned(team, .promotionalOfferJWS(productID: productID, offerID: offerID), account: account))
+        }
+        return try signWithOwnKey(productID: productID, offerID: offerID)
+    }
+
+    /// An introductory offer eligibility JWS for the screen, signed as `demoSignature` is.
+    public func demoIntroductoryOfferEligibility(productID: String, allow: Bool) throws(StoreError) -> String {
+        let account = try session.currentUser() ?? ""
+        if let team = server as? RemoteAccountServer, !account.isEmpty {
+            return try teamSigned(team, .introductoryOfferEligibilityJWS(productID: productID, allow: allow), account: account)
+        }
+        return try signIntroductoryOfferEligibilityWithOwnKey(productID: productID, allow: allow, account: account)
+    }
+
+    private func teamSigned(_ team: RemoteAccountServer, _ item: SigningRequest, account: String) throws(StoreError) -> String {
+        guard let jws = try team.signed([item], account: account).first ?? nil else {
+            throw StoreError.serverUnreachable(server: team.location, reason: "it signed no offer for \(account)")
+        }
+        return jws
+    }
+
     /// The state folder's own subscription-offer key, made on first use, its public half put in
     /// the keyring.
     private func ownKey() throws(StoreError) -> P256.Signing.PrivateKey {
         let file = session.stateDirectory.demoOfferKey
-        let key: P256.Signing.PrivateKey
-        if let pem = try? String(contentsOf: file, encoding: .utf8) {
-            do { key = try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {
-                throw .storage(path: file.path, reason: "is not a PEM private key (\(error)); move it aside and a new one is made")
-            }
-        } else {
-            key = P256.Signing.PrivateKey()
-            guard FileManager.default.createFile(atPath: file.path, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]) else {
+        if (try? String(contentsOf: file, encoding: .utf8)) == nil {
+            // Made whole beside it and linked into place, so that two made at once (a team
+            // server's devices opening their offer sheets together) end up as one: the second
+            // link fails and both read the first.
+            let staged = file.path + ".\(UUID().uuidString)"
+            defer { unlink(staged) }
+            let made = P256.Signing.PrivateKey()
+            guard FileManager.default.createFile(atPath: staged, contents: Data(made.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]) else {
                 throw .storage(path: file.path, reason: "cannot be written")
             }
+            if link(staged, file.path) != 0, errno != EEXIST { throw .storage(path: file.path, reason: "cannot be written (\(String(cString: strerror(errno))))") }
+        }
+        let key: P256.Signing.PrivateKey
+        guard let pem = try? String(contentsOf: file, encoding: .utf8) else { throw .storage(path: file.path, reason: "cannot be read") }
+        do { key = try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {
+            throw .storage(path: file.path, reason: "is not a PEM private key (\(error)); move it aside and a new one is made")
         }
         var keyring = try server.apiKeyring() ?? APIKeyring()
         let publicKey = key.publicKey.x963Representation

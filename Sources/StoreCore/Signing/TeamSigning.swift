@@ -25,6 +25,11 @@ public enum SigningRequest: Codable, Sendable, Equatable {
     case notification(uuid: String)
     /// The account's app receipt (AppReceipt.swift), DER in base64.
     case appReceipt
+    /// O1 O2: the screen's demo offers, signed with the server's own key as the developer's
+    /// server would sign them for this account: a promotional offer V2 JWS, an introductory offer
+    /// eligibility JWS.
+    case promotionalOfferJWS(productID: String, offerID: String)
+    case introductoryOfferEligibilityJWS(productID: String, allow: Bool)
 }
 
 /// The server's side: signs what a device of `account` asks for, from the server's records, nil
@@ -145,6 +150,12 @@ extension SignedData {
                 return try Notifications(session: session).signedPayload(notification)
             case .appReceipt:
                 return try Self.appReceipt(receipt: receipt, builder: builder, authority: authority).base64EncodedString()
+            case .promotionalOfferJWS(let product, let offer):
+                guard catalog.product(product)?.autoRenew?.offer(offer, type: .promotional) != nil else { return nil }
+                return try Offers(session: session, plans: plans).signPromotionalJWSWithOwnKey(productID: product, offerID: offer, account: account)
+            case .introductoryOfferEligibilityJWS(let product, let allow):
+                guard catalog.product(product)?.autoRenew?.introductoryOffer != nil else { return nil }
+                return try Offers(session: session, plans: plans).signIntroductoryOfferEligibilityWithOwnKey(productID: product, allow: allow, account: account)
             }
         }
     }
