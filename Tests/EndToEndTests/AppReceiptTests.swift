@@ -36,7 +36,7 @@ struct AppReceiptTests {
         return (file, printed)
     }
 
-    @Test("a comic, two non-renewing subscriptions and random views: the receipt lists the comic and both subscriptions with history's ids and dates, not the views; openssl verifies it with the root, not once altered; ReceiptUtility finds one of its ids")
+    @Test("a comic, two non-renewing subscriptions and random views: the receipt lists the comic and both subscriptions with history's ids and dates, not the views, and a refund's cancellation date; openssl verifies it with the root, not once altered; ReceiptUtility finds one of its ids")
     func local() throws {
         let session = try Session()
         try session.signUp("ann")
@@ -74,6 +74,14 @@ struct AppReceiptTests {
         #expect(byID.values.allSatisfy { $0["1708"] == nil && $0["1711"] == nil }, "no subscription fields on these kinds")
         let extracted = try #require(read["extracted"] as? String)
         #expect(byID[extracted] != nil, "\(read)")
+        // A refunded comic stays, with its cancellation date: the revocation date history shows.
+        let comic = try #require(expected.first { $0["product"] as? String == "com.storefront.comic.nightshift" }?["id"] as? String)
+        try session.run(["refund-request", "policy", "approve"]).expectSuccess()
+        try session.run(["refund-request", comic]).expectSuccess()
+        let revoked = try #require(try session.array(["history"]).first { $0["id"] as? String == comic }?["revocationDate"] as? String)
+        let refunded = try #require(try readReceipts([try receipt(session).1]).first?["inApps"] as? [[String: Any]])
+        #expect(refunded.first { $0["1703"] as? String == comic }?["1712"] as? String == revoked, "\(refunded)")
+        #expect(refunded.filter { $0["1712"] != nil }.count == 1, "\(refunded)")
         // A guest's receipt lists nothing; text that is not a receipt is an error of Apple's own.
         try session.run(["account", "logout"]).expectSuccess()
         let guest = try readReceipts([try receipt(session).1, Data("not a receipt".utf8).base64EncodedString()])
