@@ -441,8 +441,9 @@ private func drawSignIn(_ screen: inout Screen, _ state: AppState, _ theme: Them
     }
 }
 
-/// The offer sheet (O2–O4): the product's promotional offers (signed for the demo with the state
-/// folder's own key) and win-back offers, and a field for an offer code.
+/// The offer sheet (O1–O4): the product's promotional offers (signed for the demo with the state
+/// folder's own key, or on a team device the server's), win-back offers and the introductory
+/// offer again, and a field for an offer code.
 private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ productID: String, _ area: Rect) {
     let width = min(area.width, 64)
     let x = max(0, (area.width - width) / 2)
@@ -455,8 +456,10 @@ private func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Them
         y += 1
     }
     let listsBilling = offers.contains { if case .billing = $0 { true } else { false } }
-    line(listsBilling ? "Billing plans and offers (offers signed with this folder's key)"
-        : "Offers (promotional ones signed with this state folder's key)", theme.title)
+    // Signed with this state folder's key, or on a team device the server's: as the developer's
+    // server would sign them.
+    line(listsBilling ? "Billing plans and offers (offers signed as the developer's server would)"
+        : "Offers (signed as the developer's server would)", theme.title)
     if offers.isEmpty { line("  none for \(title(productID, in: state))", theme.dim) }
     for (index, choice) in offers.enumerated() {
         let chosen = index == state.offerForm.selection && state.offerForm.code.isEmpty
