@@ -86,9 +86,7 @@ public struct AppReceipt: Sendable, Equatable {
     static func attribute(_ type: Int, integer value: Int) throws -> [UInt8] { try attribute(type, der: encoded(value)) }
 
     static func attribute(_ type: Int, date: Date) throws -> [UInt8] {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return try attribute(type, der: encoded(try ASN1IA5String(formatter.string(from: date))))
+        try attribute(type, der: encoded(try ASN1IA5String(date.formatted(.iso8601))))
     }
 
     static func encoded(_ value: some DERSerializable) throws -> [UInt8] {
@@ -126,10 +124,9 @@ extension SignedData {
     /// The app receipt of the account whose receipt lines these are.
     static func appReceipt(receipt: [ReceiptEntry], builder: PayloadBuilder, authority: CertificateAuthority) throws(StoreError) -> Data {
         let lines = receipt.filter { $0.isTransaction && $0.kind != .consumable }
-        let app = builder.appTransaction(device: "", firstPurchase: nil)
         let receipt = AppReceipt(
-            bundleID: builder.identity.bundleID, applicationVersion: app.applicationVersion ?? "1",
-            originalApplicationVersion: app.originalApplicationVersion ?? "1", created: builder.now,
+            bundleID: builder.identity.bundleID, applicationVersion: PayloadBuilder.applicationVersion,
+            originalApplicationVersion: PayloadBuilder.applicationVersion, created: builder.now,
             inApps: lines.map { builder.transaction(line: $0, receipt: receipt) }
         )
         return try receipt.signed(by: authority)

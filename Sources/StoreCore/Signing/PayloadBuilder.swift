@@ -264,15 +264,19 @@ package struct PayloadBuilder {
 
     // MARK: App transaction
 
+    /// The app's version, and the one first bought, as the app transaction and the app receipt
+    /// name them: one version of the app here.
+    static let applicationVersion = "1"
+
     package func appTransaction(device: String, firstPurchase: Date?) -> AppTransactionPayload {
         var payload = AppTransactionPayload()
         payload.receiptType = identity.environment.rawValue
         payload.appAppleId = identity.appAppleID
         payload.bundleId = identity.bundleID
-        payload.applicationVersion = "1"
+        payload.applicationVersion = Self.applicationVersion
         payload.versionExternalIdentifier = 0
         payload.receiptCreationDate = Units.milliseconds(now)
-        payload.originalApplicationVersion = "1"
+        payload.originalApplicationVersion = Self.applicationVersion
         payload.originalPurchaseDate = Units.milliseconds(firstPurchase ?? now)
         payload.deviceVerification = Data(Units.digest("\(device)/\(account)").utf8).base64EncodedString()
         payload.deviceVerificationNonce = Units.uuid(from: "\(device)/\(account)")
