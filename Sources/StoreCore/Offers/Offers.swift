@@ -216,7 +216,7 @@ public final class Offers: SessionRole {
     /// An introductory offer eligibility JWS for `productID` and `account` (its app transaction
     /// id), signed with the state folder's own key as Apple's
     /// `IntroductoryOfferEligibilitySignatureCreator` signs: for the screen and scenarios.
-    public func signIntroductoryOfferEligibilityWithOwnKey(productID: String, allow: Bool, account: String) throws(StoreError) -> String {
+    func signIntroductoryOfferEligibilityWithOwnKey(productID: String, allow: Bool, account: String) throws(StoreError) -> String {
         try signJWSWithOwnKey(audience: IntroductoryOfferEligibility.audience, claims: [
             "productId": productID, "allowIntroductoryOffer": allow, "transactionId": SignedData.appTransactionID(account),
         ])
