@@ -248,22 +248,33 @@ struct PersistenceTests {
         _ = try state.signedIn("ann")
         let server = try ServerDatabase(url: state.directory.serverDatabase)
         let shm = state.directory.serverDatabase.path + "-shm"
-        /// POSIX locks this process holds on the -shm file, from /proc/locks (pid, then dev:inode).
-        /// The kernel hands /proc/locks out a page per read, and locks that other threads take or
-        /// drop between two reads (every test running beside this one) shift the list, so one
-        /// reading can skip a lock that is held the whole time: the most any of twenty shows.
-        func locksHeld() throws -> Int {
-            let inode = try #require(try FileManager.default.attributesOfItem(atPath: shm)[.systemFileNumber] as? Int)
-            let pid = String(getpid())
-            return try (0..<20).map { _ in
-                try String(contentsOfFile: "/proc/locks", encoding: .utf8).split(separator: "\n").filter { line in
-                    let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                    return fields.count > 5 && fields[1] == "POSIX" && fields[4] == pid && fields[5].hasSuffix(":\(inode)")
-                }.count
-            }.max() ?? 0
+        /// The process another process finds holding the -shm file's dead-man byte (128, SQLite's
+        /// UNIX_SHM_DMS), which SQLite locks shared while the file is in use: F_GETLK, asked by a
+        /// process of its own (a descriptor opened and closed here would drop the very locks under
+        /// test). One system call, where a reading of /proc/locks is a page at a time and other
+        /// tests' locks shift the list between pages.
+        func holder() throws -> Int32 {
+            let process = Process()
+            process.executableURL = try TestTools.python()
+            process.arguments = [TestTools.repositoryRoot.appendingPathComponent("Tests/Python/lock_holder.py").path, shm, "128"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            return try #require(Int32(printed.trimmingCharacters(in: .whitespacesAndNewlines)), "lock_holder.py printed \(printed)")
+        }
+        /// This process's descriptors on the -shm file, named if the lock is ever missing.
+        func descriptors() -> [String] {
+            let folder = "/proc/self/fd"
+            return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { entry in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(entry)")) == shm
+            }
         }
         _ = try server.changeStamp()
         #expect(server.changeStampWithoutWaiting() != nil)
-        #expect(try locksHeld() > 0, "SQLite's shared lock on the -shm file, which tells other processes it is in use")
+        #expect(try holder() == getpid(), "SQLite's shared lock on the -shm file, which tells other processes it is in use; this process's descriptors on it: \(descriptors())")
+        withExtendedLifetime(server) {}
     }
 }
