@@ -35,6 +35,10 @@ public struct RepeatingService: Service {
                 try await ServerApplication.blockingWork.runIfActive(work)
                 if let failing { logger.info("\(name) works again, after \(failing.rounds) failed round\(failing.rounds == 1 ? "" : "s")") }
                 failing = nil
+            } catch is CancellationError where Task.isCancelled {
+                // The group is stopping without a graceful shutdown (the HTTP server could not
+                // bind its port, say) and the pool refused the round: the stop, not a failure.
+                return
             } catch {
                 let words = "\(error)"
                 if var repeated = failing, repeated.words == words {

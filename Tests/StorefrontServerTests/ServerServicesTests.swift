@@ -60,4 +60,31 @@ struct ServerServicesTests {
             "delivery works again, after 1 failed round",
         ])
     }
+
+    @Test("a round the stop cuts short (the group cancels its services when the HTTP server cannot bind its port) is the stop, not a failure: nothing is logged and the service ends; the same error while nothing stops is a failure")
+    func cancelled() async throws {
+        let lines = Locked<[String]>([])
+        let running = Locked<Task<Void, any Error>?>(nil)
+        let rounds = Locked(0)
+        let service = RepeatingService(
+            name: "delivery", every: .milliseconds(1), repeatEvery: 1, logger: Logger(label: "test") { _ in KeptLog(lines: lines) }
+        ) {
+            let round = rounds.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            // The first round: the work itself fails so, and nothing is stopping.
+            if round == 1 { throw CancellationError() }
+            // The second: the group cancels the service, and the pool refuses the round as
+            // `runIfActive` does for a cancelled task.
+            while running.withLock({ $0 }) == nil { usleep(1_000) }
+            running.withLock { $0 }?.cancel()
+            throw CancellationError()
+        }
+        let task = Task { try await service.run() }
+        running.withLock { $0 = task }
+        _ = try? await task.value
+        #expect(rounds.withLock { $0 } == 2)
+        #expect(lines.withLock { $0 } == ["delivery failed: CancellationError()"])
+    }
 }
