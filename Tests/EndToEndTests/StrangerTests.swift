@@ -424,6 +424,26 @@ struct StrangerTests {
         #expect(verified.first?.ok == true && verified.first?.decoded["transactionId"] as? String == evePurchase, "\(verified)")
     }
 
+    @Test("W2 W11 a thief who has the password and signs in through the real server with a device name that would write to the owner's terminal is refused; the owner's `account sessions` lists her devices as they are named")
+    func deviceNames() throws {
+        let team = try SelfiesTeam(backend: .sqlite)
+        let vic = try team.machine()
+        try vic.signUp("vic", device: "phone")
+        let wire = Wire(base: team.server.base)
+        struct Credentials: Encodable { var name, password, device: String }
+        // Erase the line above, set the owner's clipboard, and pass for her phone.
+        let disguised = "\u{1B}[2K\u{1B}[1A\u{1B}]52;c;b3duZWQ=\u{07}phone"
+        let refused = try wire.call("signIn", Credentials(name: "vic", password: "pw-vic", device: disguised))
+        let error = refused.body["error"] as? [String: Any]
+        #expect(refused.status == 400 && error?["kind"] as? String == "invalidDeviceName" && refused.body["value"] == nil, "\(refused)")
+        _ = try wire.session("vic", password: "pw-vic")
+        let listed = try vic.run(["account", "sessions", "--device", "phone"])
+        listed.expectSuccess()
+        let devices = listed.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] }
+        #expect(devices.sorted() == ["phone", "raw"], "\(listed.stdout.debugDescription)")
+        #expect(!listed.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(listed.stdout.debugDescription)")
+    }
+
     @Test("W11 20,000 idle connections do not lock other clients out: at the cap the longest-idle is closed, a device's sign-up is answered and the server lives; idle connections and half-sent request heads are closed by the idle timeout")
     func idleConnections() throws {
         let host = try Session()

@@ -111,6 +111,16 @@ struct AccountTests {
         #expect(try store.entitlements.receipt().entries.count == 3)
     }
 
+    @Test("W2 a device's name that a server of an earlier build kept as sent is listed with its control characters as \"?\": it cannot move the owner's cursor, rewrite a line or set the clipboard")
+    func sessionNamesShown() throws {
+        let state = TemporaryState()
+        let store = try state.signedIn("ann")
+        let server = try #require(store.server as? ServerDatabase)
+        _ = try server.createSession(account: "ann", device: "\u{1B}[2K\u{1B}[1Aphone\n\u{9B}31m\u{7F}", at: utc(2026, 1, 15))
+        _ = try server.createSession(account: "ann", device: "tablet", at: utc(2026, 1, 16))
+        #expect(try store.accounts.deviceSessions().map(\.device).sorted() == ["?[2K?[1Aphone??31m?", "tablet"])
+    }
+
     @Test("A7 state folders and database files are readable by their owner only")
     func permissions() throws {
         let state = TemporaryState()

@@ -236,6 +236,24 @@ struct AccountServiceTests {
         ).status == 200)
     }
 
+    @Test("W2 W11 a device names itself as a device folder is named: a sign-in or sign-up whose device name could write to the owner's terminal (`account sessions` lists it) is refused before the password is checked, and keeps no session and no account")
+    func deviceNames() throws {
+        let fixture = try Fixture()
+        _ = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
+        let names = ["\u{1B}]52;c;b3duZWQ=\u{07}", "\u{1B}[2K\u{1B}[1Aphone", "phone\n0123abcd  laptop", "", String(repeating: "x", count: 65), ".hidden"]
+        for device in names {
+            for (method, name) in [(AccountWire.signIn, "ann"), (AccountWire.signUp, "mallory")] {
+                let answer = try fixture.call(method, AccountRequests.Credentials(name: name, password: "secret", device: device))
+                #expect(answer.status == 400 && answer.value == nil && answer.delay == 0, "\(method.name) \(device.debugDescription): \(answer)")
+                #expect(answer.error?.storeError(server: "s") == .invalidDeviceName(device), "\(method.name) \(device.debugDescription): \(String(describing: answer.error))")
+            }
+        }
+        #expect(try fixture.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") } == 1)
+        #expect(try fixture.database.passwordHash(account: "mallory") == nil)
+        // A name a device folder takes is a session.
+        _ = try fixture.session(AccountWire.signIn, "ann", "secret", "tablet-2.home_b")
+    }
+
     @Test("W6 a malformed call is refused with a clear error")
     func malformed() throws {
         let fixture = try Fixture()

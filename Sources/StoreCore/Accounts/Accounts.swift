@@ -53,7 +53,13 @@ public final class Accounts: SessionRole {
     /// The sessions devices hold for the signed-in account on a server that hands them out (W2).
     public func deviceSessions() throws(StoreError) -> [DeviceSessionInfo] {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
-        return try session.server.deviceSessions(account: user)
+        // A name a server of an earlier build took as sent: its control characters (an escape
+        // sequence that moves the cursor or rewrites the terminal) are shown as "?".
+        return try session.server.deviceSessions(account: user).map { found in
+            var shown = found
+            shown.device = String(String.UnicodeScalarView(found.device.unicodeScalars.map { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) ? "?" : $0 }))
+            return shown
+        }
     }
 
     /// Revokes one of them (a lost or stolen device): it must sign in again.

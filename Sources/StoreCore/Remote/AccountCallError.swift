@@ -19,6 +19,7 @@ package struct AccountCallError: Codable, Sendable {
         case .unknownAccount(let name): (kind, self.name) = ("unknownAccount", name)
         case .wrongPassword(let name): (kind, self.name) = ("wrongPassword", name)
         case .invalidAccountName(let name): (kind, self.name) = ("invalidAccountName", name)
+        case .invalidDeviceName(let name): (kind, self.name) = ("invalidDeviceName", name)
         case .emptyPassword: kind = "emptyPassword"
         case .planRefused(let refusal): (kind, plan) = ("planRefused", refusal)
         case .offerCodeExists(let code): (kind, self.name) = ("offerCodeExists", code)
@@ -44,6 +45,7 @@ package struct AccountCallError: Codable, Sendable {
         case "unknownAccount": .unknownAccount(name ?? "")
         case "wrongPassword": .wrongPassword(name ?? "")
         case "invalidAccountName": .invalidAccountName(name ?? "")
+        case "invalidDeviceName": .invalidDeviceName(name ?? "")
         case "emptyPassword": .emptyPassword
         case "planRefused": plan.map(StoreError.planRefused) ?? .storage(path: server, reason: text)
         case "offerCodeExists": .offerCodeExists(name ?? "")

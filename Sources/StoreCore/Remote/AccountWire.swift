@@ -151,6 +151,7 @@ public enum AccountWire {
 
     static let signUp = Method<R.Credentials, AccountSession>("signUp", access: { _ in .anyone }) { server, request, call in
         try Accounts.validate(accountName: request.name)
+        try StateDirectory.validate(device: request.device)
         guard !request.password.isEmpty else { throw StoreError.emptyPassword }
         // W11: sign-ups are limited per client.
         guard call.gate.signUp(client: call.client) else { throw StoreError.throttled(seconds: Int(SignInGate.signUpEvery)) }
@@ -158,6 +159,9 @@ public enum AccountWire {
         return AccountSession(account: made.account, token: try server.createSession(account: made.account, device: request.device, at: call.now))
     }
     static let signIn = Method<R.Credentials, AccountSession>("signIn", access: { _ in .anyone }) { server, request, call in
+        // The device's name is shown to the account's owner (`account sessions`): a name as a
+        // device folder takes it, never one that writes to the owner's terminal.
+        try StateDirectory.validate(device: request.device)
         // W11: one check at a time per name, four per client, none early after failures.
         if let wait = call.gate.enter(account: request.name, client: call.client) { throw StoreError.throttled(seconds: max(1, Int(wait.rounded(.up)))) }
         do {
