@@ -56,6 +56,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Too many sign-ins or sign-ups at once or in a row from here or for this name (W11): none
     /// was tried; wait `seconds`.
     case throttled(seconds: Int)
+    /// A team's server whose catalog has no such product refused a purchase of it: the device was
+    /// started with another catalog than `storefront serve` was.
+    case notSoldByServer(productID: String, server: String)
 
     /// Said when an id too short to be a prefix found nothing: ids may be shortened to their
     /// first 4 or more characters, never fewer.
@@ -96,6 +99,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "wrong password for \"\(name)\""
         case .notSignedIn:
             "not signed in (`storefront account login NAME`)"
+        case .notSoldByServer(let productID, let server):
+            "the account server \(server) does not sell \(productID): its catalog is not this device's (start `storefront serve --catalog FILE` with the devices' catalog, or give the devices the server's)"
         case .invalidDeviceName(let name):
             "\"\(name)\" is not a valid device name (1 to 64 letters, digits, '.', '_' or '-', not starting with '.')"
         case .unknownPlanTransaction(let id, let account):

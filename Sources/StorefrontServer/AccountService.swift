@@ -24,12 +24,16 @@ public final class AccountService: Sendable {
     let gate: SignInGate
     /// Signs a device's data with the server's root (S1).
     let signer: (any DeviceSigning)?
+    /// The products the server's catalog sells (nil: not checked).
+    let sold: Set<String>?
     public static let path = AccountWire.path
 
     public init(
         database: any AccountServer & SessionKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock,
-        developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate(), signer: (any DeviceSigning)? = nil
+        developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate(), signer: (any DeviceSigning)? = nil,
+        sold: Set<String>? = nil
     ) {
+        self.sold = sold
         self.gate = gate
         self.signer = signer
         self.database = database
@@ -77,7 +81,7 @@ public final class AccountService: Sendable {
             if let refused = try refusal(of: prepared.0, method: name, accounts: accounts, isDeveloper: isDeveloper) { return refused }
             let context = AccountCallContext(
                 accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate, client: client,
-                signer: signer
+                signer: signer, sold: sold
             )
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)

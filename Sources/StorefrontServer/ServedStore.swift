@@ -39,7 +39,7 @@ public final class ServedStore: @unchecked Sendable {
         self.settler = settler
         accounts = AccountService(
             database: database, hasher: factory.passwordHasher, clock: store.clock, developerToken: { DeveloperToken.read(tokenFile) },
-            signer: settler
+            signer: settler, sold: Set(factory.catalog.products.map(\.id))
         )
         courier = try store.notifications.courier()
         let courier = courier

@@ -79,6 +79,48 @@ struct AccountServerTests {
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("timed out"), "\(result.stderr)")
     }
 
+    @Test("W1 a newcomer's team whose devices run another catalog than `serve`: a purchase of a product the server does not sell fails (product-unavailable) with one line that says which catalog to give whom, exit 1, and nothing reaches the server; the server's own products sell")
+    func anotherCatalog() throws {
+        let selfiesCatalog = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        // A server on the shipped comics and a device on the selfies (plans), and the other way
+        // round (comics and a pack, one-time purchases); the second of each waits for approval.
+        let cases: [(server: String?, device: String?, products: [String])] = [
+            (nil, selfiesCatalog, ["com.storefront.selfies.sub.allaccess", "com.storefront.selfies.sub.oneaweek"]),
+            (selfiesCatalog, nil, ["com.storefront.comic.nightshift", "com.storefront.randomviews"]),
+        ]
+        for (serverCatalog, deviceCatalog, products) in cases {
+            let host = try Session()
+            if let serverCatalog { host.environment["STOREFRONT_CATALOG"] = serverCatalog }
+            let server = try Server(host)
+            let device = try machine(server)
+            if let deviceCatalog { device.environment["STOREFRONT_CATALOG"] = deviceCatalog }
+            try device.signUp("ann")
+            for (index, product) in products.enumerated() {
+                var bought = try device.run(["buy", product] + (index == 1 ? ["--outcome", "defer"] : []))
+                if index == 1 {
+                    bought.expectSuccess()
+                    let pending = try #require(try JSONSerialization.jsonObject(with: Data(try device.run(["pending", "--json"]).stdout.utf8)) as? [[String: Any]])
+                    bought = try device.run(["approve", try #require(pending.first?["id"] as? String)])
+                }
+                #expect(bought.status == 1 && bought.stdout.isEmpty, "\(product): \(bought)")
+                #expect(bought.stderr == "storefront: the account server \(server.base) does not sell \(product): its catalog is not this device's (start `storefront serve --catalog FILE` with the devices' catalog, or give the devices the server's)\n", "\(product): \(bought)")
+            }
+            let history = try #require(try JSONSerialization.jsonObject(with: Data(try device.run(["history", "--json"]).stdout.utf8)) as? [[String: Any]])
+            #expect(history.count == 2 && history.allSatisfy { $0["state"] as? String == "failed" && $0["reason"] as? String == "product-unavailable" }, "\(history)")
+            #expect(try device.run(["status"]).stdout.hasPrefix("Not Subscribed"))
+            // The server's records: nothing of ann's.
+            let receipt = try host.run(["receipt", "--user", "ann", "--json"], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
+            #expect((try receipt.object()["entries"] as? [Any])?.isEmpty == true, "\(receipt)")
+            // A device on the server's catalog buys as ever.
+            let same = try machine(server)
+            if let serverCatalog { same.environment["STOREFRONT_CATALOG"] = serverCatalog }
+            try same.signIn("ann")
+            try same.run(["buy", serverCatalog == nil ? "com.storefront.sub.3months" : "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+            #expect(try same.run(["status"]).stdout.hasPrefix("Subscribed!"))
+            _ = server.stop()
+        }
+    }
+
     @Test("W6 a wrong password, another account's session and a revoked one are refused; nothing changes")
     func refusals() throws {
         let host = try Session()

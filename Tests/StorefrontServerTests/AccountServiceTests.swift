@@ -254,6 +254,37 @@ struct AccountServiceTests {
         _ = try fixture.session(AccountWire.signIn, "ann", "secret", "tablet-2.home_b")
     }
 
+    @Test("W1 a server that knows its catalog refuses a new purchase, or a change to another plan, of a product it does not sell, and records nothing; lines of plans already on the receipt and the developer's answers are not asked about")
+    func unsoldProducts() throws {
+        let fixture = try Fixture()
+        let service = AccountService(database: fixture.database, hasher: .fastForTests, clock: fixture.state.clock, developerToken: { "dev-token" }, sold: ["comic.a"])
+        let ann = try #require(try JSONDecoder().decode(
+            AccountWire.Reply<AccountSession>.self,
+            from: service.handle(body: try AccountWire.body(AccountWire.signUp, .init(name: "ann", password: "secret", device: "phone")), authorization: nil).body
+        ).value.token)
+        func call<Request, Value>(_ method: AccountMethod<Request, Value>, _ request: Request) throws -> (Int, AccountCallError?) {
+            let answer = service.handle(body: try AccountWire.body(method, request), authorization: "Session \(ann)")
+            return (answer.status, try? JSONDecoder().decode(RemoteAccountServer.Failure.self, from: answer.body).error)
+        }
+        var unsold = fixture.purchase("ann", "3000000000000001")
+        unsold.productID = "comic.elsewhere"
+        let refused = try call(AccountWire.record, .init(entry: unsold, timeZone: "UTC"))
+        #expect(refused.0 == 400 && refused.1?.storeError(server: "s") == .notSoldByServer(productID: "comic.elsewhere", server: "s"), "\(refused)")
+        var change = unsold
+        change.event = .change
+        for line in [unsold, change] {
+            let lines = try call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [line]))
+            #expect(lines.0 == 400 && lines.1?.kind == "notSold", "\(line.event): \(lines)")
+        }
+        #expect(try fixture.database.receipt(account: "ann").isEmpty)
+        // What the server sells is recorded; so is a renewal of a plan the catalog has since lost.
+        #expect(try call(AccountWire.record, .init(entry: fixture.purchase("ann", "3000000000000002"), timeZone: "UTC")).0 == 200)
+        var renewal = unsold
+        renewal.event = .renewal
+        #expect(try call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [renewal])).0 == 200)
+        #expect(try fixture.database.receipt(account: "ann").map(\.transactionID).sorted() == ["3000000000000001", "3000000000000002"])
+    }
+
     @Test("W6 a malformed call is refused with a clear error")
     func malformed() throws {
         let fixture = try Fixture()

@@ -316,15 +316,25 @@ public final class PaymentQueue: SessionRole {
     /// Payment taken: record it on the receipt, mark it purchased, then deliver and finish.
     private func settlePurchased(_ id: String, at date: Date) throws(StoreError) {
         let transaction = try self.transaction(id)
-        if let user = transaction.user, transaction.kind == .autoRenewableSubscription {
-            try plans.startPlan(transaction, account: user, at: date)
-        } else if let user = transaction.user {
-            let entry = ReceiptEntry(
-                transactionID: transaction.id, account: user, productID: transaction.productID,
-                kind: transaction.kind, quantity: transaction.quantity, months: transaction.months, days: transaction.days,
-                bonusDays: transaction.bonusDays, purchaseDate: date, device: session.deviceName, appAccountToken: transaction.appAccountToken
-            )
-            try server.record(entry, calendar: calendar)
+        do throws(StoreError) {
+            if let user = transaction.user, transaction.kind == .autoRenewableSubscription {
+                try plans.startPlan(transaction, account: user, at: date)
+            } else if let user = transaction.user {
+                let entry = ReceiptEntry(
+                    transactionID: transaction.id, account: user, productID: transaction.productID,
+                    kind: transaction.kind, quantity: transaction.quantity, months: transaction.months, days: transaction.days,
+                    bonusDays: transaction.bonusDays, purchaseDate: date, device: session.deviceName, appAccountToken: transaction.appAccountToken
+                )
+                try server.record(entry, calendar: calendar)
+            }
+        } catch {
+            // A team's server that does not sell the product (started with another catalog)
+            // recorded nothing: no payment was taken, and the purchase fails as StoreKit's does
+            // for a product the store does not have, instead of waiting for recovery.
+            if case .notSoldByServer = error {
+                try device.setState(id, .failed, reason: .productUnavailable, at: date, finished: true)
+            }
+            throw error
         }
         // W10: a comic the account already owned (bought on another device, even in a race) is not
         // charged again: nothing new is on the receipt, and this transaction is delivered with that

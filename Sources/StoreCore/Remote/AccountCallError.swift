@@ -20,6 +20,7 @@ package struct AccountCallError: Codable, Sendable {
         case .wrongPassword(let name): (kind, self.name) = ("wrongPassword", name)
         case .invalidAccountName(let name): (kind, self.name) = ("invalidAccountName", name)
         case .invalidDeviceName(let name): (kind, self.name) = ("invalidDeviceName", name)
+        case .notSoldByServer(let productID, _): (kind, self.name) = ("notSold", productID)
         case .emptyPassword: kind = "emptyPassword"
         case .planRefused(let refusal): (kind, plan) = ("planRefused", refusal)
         case .offerCodeExists(let code): (kind, self.name) = ("offerCodeExists", code)
@@ -46,6 +47,7 @@ package struct AccountCallError: Codable, Sendable {
         case "wrongPassword": .wrongPassword(name ?? "")
         case "invalidAccountName": .invalidAccountName(name ?? "")
         case "invalidDeviceName": .invalidDeviceName(name ?? "")
+        case "notSold": .notSoldByServer(productID: name ?? "", server: server)
         case "emptyPassword": .emptyPassword
         case "planRefused": plan.map(StoreError.planRefused) ?? .storage(path: server, reason: text)
         case "offerCodeExists": .offerCodeExists(name ?? "")

@@ -46,12 +46,15 @@ package final class AccountCallContext: @unchecked Sendable {
     package var delay: TimeInterval = 0
     /// What signs a device's data with the server's root (S1); nil where the server keeps no store.
     package let signer: (any DeviceSigning)?
+    /// The products the server's catalog sells; nil where the server keeps no catalog (no check).
+    package let sold: Set<String>?
 
     package init(
         accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher, gate: SignInGate, client: String,
-        signer: (any DeviceSigning)? = nil
+        signer: (any DeviceSigning)? = nil, sold: Set<String>? = nil
     ) {
         self.signer = signer
+        self.sold = sold
         self.accounts = accounts
         self.tokens = tokens
         self.isDeveloper = isDeveloper
@@ -62,6 +65,17 @@ package final class AccountCallContext: @unchecked Sendable {
     }
 
     package func isCaller(_ account: String) -> Bool { accounts.contains(account.lowercased()) }
+
+    /// A new purchase (or a change to another plan) of a product the server's catalog does not
+    /// sell is refused: the device runs on another catalog than the server, and what the server
+    /// would sign and notify would name a product its app does not have. Lines of plans already
+    /// on the receipt (renewals, cancels, refunds) are not asked about.
+    package func checkSold(_ lines: [ReceiptEntry]) throws(StoreError) {
+        guard let sold else { return }
+        if let line = lines.first(where: { [.purchase, .change].contains($0.event) && !sold.contains($0.productID) }) {
+            throw StoreError.notSoldByServer(productID: line.productID, server: "")
+        }
+    }
 }
 
 /// The server a method runs against: the account server's roles and its device sessions.
@@ -199,7 +213,8 @@ public enum AccountWire {
     /// A line that answers for the App Store (a refund, its decline or reversal, an extension) is
     /// the developer's to write (W9); every other line, its account's.
     static let record = Method<R.Record, Date?>("record", access: { $0.entry.event.isDevelopersAnswer ? .developer : .account($0.entry.account) }) {
-        server, request, _ in
+        server, request, call in
+        try call.checkSold([request.entry])
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: request.timeZone) ?? TimeZone(identifier: "UTC")!
         return try server.record(request.entry, calendar: calendar)
@@ -223,7 +238,8 @@ public enum AccountWire {
     }
     static let addPlanLines = Method<R.AddLines, Bool>("addPlanLines", access: { request in
         request.lines.contains { $0.event.isDevelopersAnswer } ? .developer : .accounts([request.account] + request.lines.map(\.account))
-    }) { server, request, _ in
+    }) { server, request, call in
+        try call.checkSold(request.lines)
         var added = false
         try server.updatePlans(account: request.account) { plans, _ in
             guard plans == request.expected else { return [] }
