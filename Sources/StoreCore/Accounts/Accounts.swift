@@ -57,7 +57,9 @@ public final class Accounts: SessionRole {
         // sequence that moves the cursor or rewrites the terminal) are shown as "?".
         return try session.server.deviceSessions(account: user).map { found in
             var shown = found
-            shown.device = String(String.UnicodeScalarView(found.device.unicodeScalars.map { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) ? "?" : $0 }))
+            shown.device = String(String.UnicodeScalarView(found.device.unicodeScalars.map { scalar in
+                scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) ? "?" : scalar
+            }))
             return shown
         }
     }
