@@ -100,7 +100,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .notSignedIn:
             "not signed in (`storefront account login NAME`)"
         case .notSoldByServer(let productID, let server):
-            "the account server \(server) does not sell \(productID): its catalog is not this device's (start `storefront serve --catalog FILE` with the devices' catalog, or give the devices the server's)"
+            "the account server\(server.isEmpty ? "" : " " + server) does not sell \(productID): its catalog is not this device's (start `storefront serve --catalog FILE` with the devices' catalog, or give the devices the server's)"
         case .invalidDeviceName(let name):
             "\"\(name)\" is not a valid device name (1 to 64 letters, digits, '.', '_' or '-', not starting with '.')"
         case .unknownPlanTransaction(let id, let account):

@@ -102,7 +102,10 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
     }
     let width = state.size.columns, height = state.size.rows
     drawTitleBar(&screen, state, theme)
-    let content = Rect(x: 0, y: 2, width: width, height: height - 3)
+    let banner = bannerLines(state)
+    // A banner of more than one line takes the rows above its own from the content area, so that
+    // what the area keeps above its last row (the log's newest line, a comic's title) stays seen.
+    let content = Rect(x: 0, y: 2, width: width, height: max(1, height - 3 - max(0, (banner?.lines.count ?? 1) - 1)))
     switch state.route {
     case .products: drawProducts(&screen, state, theme)
     case .detail(let id): drawDetail(&screen, state, theme, id, content, pictures, depth)
@@ -111,16 +114,35 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
     case .signIn: drawSignIn(&screen, state, theme, content)
     case .offers(let id): drawOffers(&screen, state, theme, id, content)
     }
-    if let problem = state.serverProblem {
-        screen.write(TextWidth.pad(" " + problem, to: width), x: 0, y: height - 2, style: theme.banner(.failure))
-    } else if let banner = state.banner, state.route != .signIn {
-        screen.write(TextWidth.pad(" " + banner.text, to: width), x: 0, y: height - 2, style: theme.banner(banner.kind))
+    if let banner {
+        for (index, line) in banner.lines.enumerated() {
+            screen.write(TextWidth.pad(" " + line, to: width), x: 0, y: height - 1 - banner.lines.count + index, style: theme.banner(banner.kind))
+        }
     }
     screen.write(TextWidth.pad(" " + footer(for: state, width: width - 1), to: width), x: 0, y: height - 1, style: theme.footer)
     if state.showsHelp { drawHelp(&screen, state, theme) }
     if let sheet = state.retention { drawRetentionSheet(&screen, sheet, theme, depth) }
     if let inspection = state.inspection { drawOverlay(&screen, title: inspection.title, lines: inspection.lines + ["", "Any key closes this."], theme: theme) }
     return screen
+}
+
+/// The banner above the footer, if any, in lines of the screen's width less its margin. News is one
+/// line. A failure, or the account server's problem, is worded in full on up to three lines (the
+/// last one cut if it must be), since its end is often the fix; it grows upwards over the rows
+/// above it and goes with the next key, as any banner does.
+func bannerLines(_ state: AppState) -> (lines: [String], kind: Banner.Kind)? {
+    let width = state.size.columns - 2
+    let rooms = min(3, max(1, state.size.rows - 4))
+    func wrapped(_ text: String) -> [String] {
+        guard TextWidth.of(text) > width else { return [text] }
+        let lines = TextWidth.wrap(text, width: width)
+        guard lines.count > rooms else { return lines }
+        let rest = lines[(rooms - 1)...].joined(separator: " ")
+        return Array(lines.prefix(rooms - 1)) + [TextWidth.truncate(rest, to: width)]
+    }
+    if let problem = state.serverProblem { return (wrapped(problem), .failure) }
+    guard let banner = state.banner, state.route != .signIn else { return nil }
+    return (banner.kind == .failure ? wrapped(banner.text) : [banner.text], banner.kind)
 }
 
 /// "127.0.0.1:8080" for "http://127.0.0.1:8080".

@@ -96,7 +96,10 @@ struct ReduceTests {
         harness.press(.character("b"))
         #expect(harness.state.banner == Banner("Purchase of Night Shift failed (\(reason.rawValue): \(reason.explanation))", kind: .failure))
         #expect(harness.state.snapshot?.rows[0].action == .buy)
-        #expect(harness.lines()[12].hasPrefix(" Purchase of Night Shift failed ("))
+        // Worded in full on the screen: the banner grows upwards from the row above the footer.
+        let lines = harness.lines()
+        let start = try #require(lines.lastIndex { $0.hasPrefix(" Purchase of Night Shift failed (") })
+        #expect(lines[start...12].map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") == harness.state.banner?.text, "\(lines)")
     }
 
     @Test("Q4 p cycles the outcome policy through every choice and back")

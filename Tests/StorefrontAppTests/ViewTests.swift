@@ -241,6 +241,31 @@ struct ViewTests {
         #expect(!lines[lines.count - 2].isEmpty, "the banner says what happened")
     }
 
+    @Test("W1 W4 a failure too long for the banner's line is worded in full on up to three lines, above the log's newest line")
+    func longFailure() throws {
+        let harness = try deferredPackInManager()
+        let failure = StoreError.notSoldByServer(productID: "com.storefront.comic.owl", server: "http://127.0.0.1:8080").description
+        harness.send(.failed(failure))
+        let lines = harness.lines()
+        let banner = lines[(lines.count - 4)...].dropLast()
+        #expect(banner.count == 3 && banner.allSatisfy { $0.hasPrefix(" ") && TextWidth.of($0) <= 59 }, "\(lines)")
+        // Its words, in order, with the fix the end names; the rest cut with "…".
+        let words = banner.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(words.hasPrefix("the account server http://127.0.0.1:8080 does not sell com.storefront.comic.owl:"), "\(words)")
+        #expect(words.contains("`storefront serve --catalog FILE`") && words.hasSuffix("…"), "\(words)")
+        #expect(failure.hasPrefix(String(words.dropLast())), "\(words)")
+        // The log keeps its newest line above the banner, as with one line.
+        let newest = lines.dropLast(4).last { !$0.isEmpty }
+        #expect(newest?.contains("Random Comics ×5  deferred") == true, "\(lines)")
+        // The next key takes it away; news stays on one line, cut.
+        harness.press(.character("z"))
+        harness.send(.failed("short"))
+        #expect(harness.lines()[lines.count - 2] == " short" && harness.lines()[lines.count - 3].isEmpty, "\(harness.lines())")
+        // The account server's problem is a failure too.
+        harness.state.serverProblem = failure
+        #expect(harness.lines()[(lines.count - 4)...].dropLast().allSatisfy { !$0.isEmpty }, "\(harness.lines())")
+    }
+
     @Test("D3 once the log spans more than a day its times carry dates; a catalog without random comics offers no random key")
     func datedLogAndNoRandom() throws {
         let harness = try deferredPackInManager()
