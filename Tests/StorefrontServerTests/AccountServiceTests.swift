@@ -270,6 +270,8 @@ struct AccountServiceTests {
         unsold.productID = "comic.elsewhere"
         let refused = try call(AccountWire.record, .init(entry: unsold, timeZone: "UTC"))
         #expect(refused.0 == 400 && refused.1?.storeError(server: "s") == .notSoldByServer(productID: "comic.elsewhere", server: "s"), "\(refused)")
+        // The text is what a device that does not know the kind shows: whole, with no gap for a name.
+        #expect(refused.1?.text.hasPrefix("the account server does not sell comic.elsewhere: its catalog is not this device's") == true, "\(refused)")
         var change = unsold
         change.event = .change
         for line in [unsold, change] {
