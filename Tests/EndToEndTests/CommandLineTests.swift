@@ -29,6 +29,45 @@ struct CommandLineTests {
         }
     }
 
+    @Test("L2 every subcommand that opens a store takes the catalog, the device, the state folder, the user, the outcome policy and the clock; the few that open none are named here")
+    func commonOptions() throws {
+        let session = try Session()
+        let options = ["--catalog", "--device", "--state-dir", "--user", "--outcome", "--clock"]
+        // Subcommands that open no store of a state folder, and why.
+        let storeless: [String: Set<String>] = [
+            "catalog check": ["--catalog"],          // reads a file
+            "scenario check": ["--catalog"],         // each scenario plays in a state folder of its own
+            "scenario play": ["--catalog"],
+            "scenario record": ["--catalog"],
+            "scenario list": ["--catalog"],
+            "show-image": [],                        // draws a PNG
+            "developer-token": ["--state-dir"],      // the server's token, kept in its state folder
+            "crash-points": [],                      // lists the points a crash can be simulated at
+        ]
+        var complete = 0, seen: [String: Set<String>] = [:]
+        func walk(_ path: [String]) throws {
+            guard path.count < 4 else {
+                Issue.record("\(path): deeper than the command line goes")
+                return
+            }
+            let help = try session.run(path + ["--help"])
+            #expect(help.status == 0, "\(path): \(help)")
+            let names = help.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().first.map { section in
+                section.components(separatedBy: "\n\n")[0].split(separator: "\n").compactMap { line -> String? in
+                    // "  login, signin, sign-in  Sign in…": the name, then its aliases.
+                    guard line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(whereSeparator: { $0 == " " || $0 == "," }).first, name != "help" else { return nil }
+                    return String(name)
+                }
+            } ?? []
+            guard names.isEmpty else { return try names.forEach { try walk(path + [$0]) } }
+            let taken = Set(options.filter { help.stdout.contains($0 + " ") || help.stdout.contains($0 + "\n") })
+            if taken.count == options.count { complete += 1 } else { seen[path.joined(separator: " ")] = taken }
+        }
+        try walk([])
+        #expect(seen == storeless, "\(seen)")
+        #expect(complete >= 70, "\(complete) subcommands take every option")
+    }
+
     @Test("sign up, buy a comic, subscribe, and the clock passes expiry (R1 R5 R6)")
     func subscribeAndExpire() throws {
         let session = try Session()

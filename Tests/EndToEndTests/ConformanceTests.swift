@@ -15,7 +15,7 @@ struct ConformanceTests {
         var testDescription: String { rawValue }
     }
 
-    @Test("every notification verifies and names a transaction Get Transaction Info answers with the renewal info's original id; Apple's JSON types; exact history filters and refund history", arguments: Backend.allCases)
+    @Test("N8 N9 S7 V8 every notification verifies and names a transaction Get Transaction Info answers with the renewal info's original id; Apple's JSON types; exact history filters and refund history", arguments: Backend.allCases)
     func story(backend: Backend) throws {
         // A new seed each run (printed, and STOREFRONT_CONFORMANCE_SEED replays one).
         let seed = ProcessInfo.processInfo.environment["STOREFRONT_CONFORMANCE_SEED"].flatMap(Int.init) ?? Int.random(in: 0..<1 << 30)

@@ -221,7 +221,7 @@ struct NotificationDeliveryTests {
         #expect(uuids.count == 3 && Set(uuids).count == 1 && Set(receiver.payloads).count == 1, "the same UUID and bytes each time")
     }
 
-    @Test("N5 a receiver that hangs: the purchase completes and the attempt ends at the timeout, to be retried")
+    @Test("N5 S6 a receiver that hangs: the purchase completes and the attempt ends at the timeout, to be retried")
     func hangingReceiver() throws {
         let receiver = try Receiver(arguments: ["--hang"])
         let session = try Session()

@@ -444,7 +444,7 @@ struct ServeTests {
         _ = server.stop()
     }
 
-    @Test("V2 V5 refusals: no token, a forged one, another bundle, a revoked key, an unknown path, a body over 1 MB — Apple's codes, JSON, nothing changed")
+    @Test("V2 V5 V9 refusals: no token, a forged one, another bundle, a revoked key, an unknown path, a body over 1 MB — Apple's codes, JSON, nothing changed")
     func refusals() throws {
         let session = try Session()
         try session.signUp("ann")

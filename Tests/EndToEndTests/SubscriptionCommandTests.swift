@@ -90,7 +90,7 @@ struct SubscriptionCommandTests {
         #expect(try session.run(["grace", "90d"]).status == 2)
     }
 
-    @Test("an accelerated clock renews as the sandbox does, 12 times, then the plan expires")
+    @Test("R9 an accelerated clock renews as the sandbox does, 12 times, then the plan expires")
     func sandbox() throws {
         let session = try selfies()
         try session.run(["clock", "rate", "sandbox"]).expectSuccess()

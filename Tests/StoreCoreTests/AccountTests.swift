@@ -37,7 +37,7 @@ struct AccountTests {
         #expect(!hasher.verify("pw", against: "garbage"))
     }
 
-    @Test("A4 a renewal on device B after one on device A never loses A's months")
+    @Test("A2 A4 a renewal on device B after one on device A never loses A's months")
     func renewalOnSecondDevice() throws {
         let state = TemporaryState()
         let phone = try state.signedIn("ann", device: "phone")

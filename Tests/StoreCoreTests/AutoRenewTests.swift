@@ -243,7 +243,7 @@ struct AutoRenewTests {
         #expect(error { try store.plans.perform(.expire, on: "comic.a") } == .planRefused(.notAPlan(productID: "comic.a")))
     }
 
-    @Test("Under `clock rate sandbox` a plan renews as the sandbox does (1 week = 3 minutes) 12 times, then expires")
+    @Test("R9 under `clock rate sandbox` a plan renews as the sandbox does (1 week = 3 minutes) 12 times, then expires")
     func sandboxRenewsTwelveTimes() throws {
         let state = TemporaryState()
         let store = try store(state, "fay")

@@ -58,7 +58,7 @@ struct SignedPayloadTests {
         #expect(renewal["recentSubscriptionStartDate"] as? Int == 1_777_896_000_000)
     }
 
-    @Test("S2 a pass and a comic: types, prices in milliunits, no expiry on a non-renewing subscription, Apple-shaped ids")
+    @Test("S2 S4 a pass and a comic: types, prices in milliunits, no expiry on a non-renewing subscription, Apple-shaped ids")
     func oneTimePayloads() throws {
         let state = TemporaryState()
         state.clock.set(utc(2026, 1, 15, 12))

@@ -59,7 +59,7 @@ struct StoreKitCatalogTests {
         #expect(arabic.catalog.currencyCode == "USD", "the storefront is still the USA: prices stay in dollars")
     }
 
-    @Test("Apple's SKDemo sample (2.0): all four kinds; the non-renewing one's year read from its name; _timeRate 15")
+    @Test("C2 Apple's SKDemo sample (2.0): all four kinds; the non-renewing one's year read from its name; _timeRate 15")
     func skDemo() throws {
         let loaded = try load("samples/skdemo.storekit")
         #expect(summary(loaded.catalog) == [

@@ -157,7 +157,7 @@ struct RemoteStoreTests {
         }
     }
 
-    @Test("W1 an auto-renewable plan bought on A renews on the server's clock and B sees the renewal; cancelling on B shows on A", arguments: Backend.allCases)
+    @Test("W1 W7 an auto-renewable plan bought on A renews on the server's clock and B sees the renewal; cancelling on B shows on A", arguments: Backend.allCases)
     func plansAcrossMachines(backend: Backend) async throws {
         let setup = try Setup(catalog: selfiesCatalog, backend: backend)
         try await setup.run { port in

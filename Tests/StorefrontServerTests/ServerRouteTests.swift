@@ -134,7 +134,7 @@ struct ServerRouteTests {
         }
     }
 
-    @Test("V2 V5 refusals have Apple's codes and Content-Type application/json exactly, and change nothing", arguments: Backend.allCases)
+    @Test("V2 V5 V9 refusals have Apple's codes and Content-Type application/json exactly, and change nothing", arguments: Backend.allCases)
     func refusals(backend: Backend) async throws {
         let fixture = try Fixture(backend: backend)
         let original = try fixture.original
