@@ -129,16 +129,16 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
 /// The banner above the footer, if any, in lines of the screen's width less its margin. News is one
 /// line. A failure, or the account server's problem, is worded in full on up to three lines (the
 /// last one cut if it must be), since its end is often the fix; it grows upwards over the rows
-/// above it and goes with the next key, as any banner does.
+/// above it. A banner goes with the next key, the server's problem when the server answers.
 func bannerLines(_ state: AppState) -> (lines: [String], kind: Banner.Kind)? {
     let width = state.size.columns - 2
-    let rooms = min(3, max(1, state.size.rows - 4))
+    let room = min(3, max(1, state.size.rows - 4))
     func wrapped(_ text: String) -> [String] {
         guard TextWidth.of(text) > width else { return [text] }
         let lines = TextWidth.wrap(text, width: width)
-        guard lines.count > rooms else { return lines }
-        let rest = lines[(rooms - 1)...].joined(separator: " ")
-        return Array(lines.prefix(rooms - 1)) + [TextWidth.truncate(rest, to: width)]
+        guard lines.count > room else { return lines }
+        let rest = lines[(room - 1)...].joined(separator: " ")
+        return Array(lines.prefix(room - 1)) + [TextWidth.truncate(rest, to: width)]
     }
     if let problem = state.serverProblem { return (wrapped(problem), .failure) }
     guard let banner = state.banner, state.route != .signIn else { return nil }
