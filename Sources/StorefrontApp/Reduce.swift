@@ -480,6 +480,12 @@ private func reduceMouse(_ state: inout AppState, _ event: MouseEvent) -> [Effec
     case .scrollUp: state.selection = clamp(state.selection - 1, count: rows.count)
     case .scrollDown: state.selection = clamp(state.selection + 1, count: rows.count)
     case .click, .doubleClick:
+        // A click on a banner that covers rows of the list takes the banner away, and never
+        // selects or buys a row it hides.
+        if let banner = bannerLines(state), (state.size.rows - 1 - banner.lines.count..<state.size.rows - 1).contains(event.y) {
+            if state.serverProblem == nil { state.banner = nil }
+            return []
+        }
         // A click below the last row, or on a window too small to show the list, does nothing.
         guard !state.isTooSmall, let index = layout.row(atY: event.y), rows.indices.contains(index) else { return [] }
         state.selection = index

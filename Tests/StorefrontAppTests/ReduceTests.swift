@@ -182,6 +182,20 @@ struct ReduceTests {
         #expect(harness.state.selection == 0)
     }
 
+    @Test("T2 a click on a failure's banner that covers rows of the list takes the banner away and neither selects nor buys what it hides")
+    func clickOnBanner() throws {
+        let harness = try Harness(size: Size(columns: 60, rows: 8))
+        harness.send(.failed(String(repeating: "a failure worded at length ", count: 8)))
+        let lines = harness.lines()
+        #expect(lines[4].hasPrefix(" a failure") && lines[6].hasSuffix("…"), "the banner covers the list's rows 4 and 5: \(lines)")
+        harness.send(.mouse(MouseEvent(.click, x: 55, y: 4)))
+        #expect(harness.effects.isEmpty && harness.state.selection == 0 && harness.state.banner == nil)
+        #expect(harness.lines()[4].contains("Random Comics ×5"), "\(harness.lines())")
+        // The same click with no banner buys the pack, as clicks on prices do.
+        harness.send(.mouse(MouseEvent(.click, x: 55, y: 4)))
+        #expect(harness.effects == [.buy("pack")], "\(harness.effects)")
+    }
+
     @Test("A5 restore says what came back")
     func restore() throws {
         let harness = try Harness(user: "ann")
