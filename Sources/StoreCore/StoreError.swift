@@ -114,7 +114,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .stopped(let point):
             "the app died at \(point.rawValue): \(point.summary) (a simulated crash; the next start completes it)"
         case .corruptDatabase(let path, let reason):
-            "\(path) is not a usable database (\(reason)); it was left untouched: move it aside to start afresh"
+            "\(path) is not a usable database (\(reason)); it was left untouched: move it aside to start afresh, or put a good copy in its place"
         case .storage(let path, let reason):
             "\(path): \(reason)"
         case .serverUnreachable(let server, let reason):

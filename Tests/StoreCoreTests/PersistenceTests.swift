@@ -135,6 +135,65 @@ struct PersistenceTests {
         _ = try state.store()
     }
 
+    @Test("P4 a good copy put over a reported database in place (as cp does, keeping its inode) is used again; a damaged one is refused again", arguments: ["device", "server"])
+    func goodCopyInPlace(which: String) throws {
+        let state = TemporaryState()
+        do {
+            let store = try state.signedIn("ann")
+            try store.queue.buy("comic.a")
+        }
+        let file = which == "device" ? try state.directory.deviceDatabase("phone") : state.directory.serverDatabase
+        // The backup a careful person keeps: SQLite's own copy of the whole database.
+        let backup = state.directory.url.appendingPathComponent("backup.sqlite")
+        do {
+            let source = try DatabaseQueue(path: file.path)
+            let destination = try DatabaseQueue(path: backup.path)
+            try source.backup(to: destination)
+            try source.close()
+            try destination.close()
+        }
+        let good = try Data(contentsOf: backup)
+        let inode = CorruptionMark.identity(file.path)?.split(separator: " ").first
+        // Written over in place, so that the file keeps its inode; its modification time is set
+        // apart from the last one, as a copy made later has, whatever the clock's grain.
+        var stamp = 1_000_000.0
+        func overwrite(_ data: Data) throws {
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: data)
+            try handle.close()
+            stamp += 10
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: stamp)], ofItemAtPath: file.path)
+            #expect(CorruptionMark.identity(file.path)?.split(separator: " ").first == inode, "the same file, written over")
+        }
+        let garbage = Data((0..<good.count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try overwrite(garbage)
+        for attempt in 1...2 {
+            guard case .corruptDatabase(_, let reason) = error({ try state.store() }) else {
+                Issue.record("attempt \(attempt): the damaged file was not refused")
+                return
+            }
+            #expect(attempt == 1 || reason.contains("earlier command"), "\(reason)")
+        }
+        #expect(try Data(contentsOf: file) == garbage, "left untouched")
+        // Damaged in another way since it was reported: checked again, and refused in its own words.
+        var torn = good
+        torn.replaceSubrange(good.count / 2..<good.count, with: garbage.prefix(good.count - good.count / 2))
+        try overwrite(torn)
+        guard case .corruptDatabase(_, let reason) = error({ try state.store() }) else {
+            Issue.record("a file damaged again since its mark was not refused")
+            return
+        }
+        #expect(!reason.contains("earlier command"), "checked again, not refused on the old mark: \(reason)")
+        #expect(try Data(contentsOf: file) == torn, "left untouched")
+        // The good copy put in its place: used again, with what it holds, and the mark is gone.
+        try overwrite(good)
+        let store = try state.store()
+        #expect(try store.entitlements.status().owned == ["comic.a"])
+        #expect(!FileManager.default.fileExists(atPath: file.path + ".corrupt"))
+    }
+
     @Test("P2 a truncated database is reported, not replaced")
     func truncated() throws {
         let state = TemporaryState()

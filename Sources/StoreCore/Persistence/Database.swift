@@ -143,8 +143,21 @@ enum DatabaseOpener {
     /// other processes' locks instead of failing (P3), and migrates it.
     static func open(_ url: URL, migrator: DatabaseMigrator) throws(StoreError) -> DatabaseQueue {
         let path = url.path
-        // P4: a file that was reported corrupt stays refused until it is moved aside.
-        if let reason = CorruptionMark.reason(for: path) { throw .corruptDatabase(path: path, reason: reason) }
+        // P4: a file that was reported corrupt stays refused until it is moved aside, or until a
+        // good copy is put in its place.
+        switch CorruptionMark.look(at: path) {
+        case .none: break
+        case .unchanged(let reason): throw .corruptDatabase(path: path, reason: reason + ", reported by an earlier command")
+        case .changed:
+            // Written since it was reported: a backup copied over it (`cp` keeps the file, and so
+            // its inode), or the reporting command's last checkpoint. Checked whole, read-only, so
+            // that nothing writes to it unless it is sound.
+            if let damage = damage(path) {
+                CorruptionMark.set(for: path, reason: damage)
+                throw .corruptDatabase(path: path, reason: damage)
+            }
+            CorruptionMark.clear(for: path)
+        }
         if !FileManager.default.fileExists(atPath: path) {
             try create(url, migrator: migrator)
         } else if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
@@ -156,6 +169,23 @@ enum DatabaseOpener {
             return try queue(path, migrator: migrator)
         } catch {
             throw marked(translate(error, path: path), path: path)
+        }
+    }
+
+    /// What SQLite's quick check finds wrong with the file at `path`, opened read-only (a
+    /// read-only connection never checkpoints into the file); nil when it is sound.
+    static func damage(_ path: String) -> String? {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(30)
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            let findings = try queue.read { try String.fetchAll($0, sql: "PRAGMA quick_check") }
+            return findings == ["ok"] ? nil : findings.prefix(3).joined(separator: "; ")
+        } catch {
+            if case .corruptDatabase(_, let reason) = translate(error, path: path) { return reason }
+            return nil
         }
     }
 
@@ -236,34 +266,48 @@ extension Date {
     init(storeSeconds: Int64) { self.init(timeIntervalSince1970: TimeInterval(storeSeconds)) }
 }
 
-/// P4: a database reported corrupt is marked (`FILE.corrupt`, with the file's inode and the
-/// reason), and every later open refuses it with the same words until the file is moved aside or
-/// replaced (another inode), so that nothing writes to a file whose damage was seen once.
+/// P4: a database reported corrupt is marked (`FILE.corrupt`: the file's inode, size and
+/// modification time, and the reason), and every later open refuses it with the same words while
+/// it is that file unchanged, so that nothing writes to a file whose damage was seen once. Moved
+/// aside or replaced (another inode), the mark is stale; written in place since (a good copy put
+/// over it), the file is checked again before it is used.
 enum CorruptionMark {
+    enum Finding: Equatable {
+        case none
+        case unchanged(reason: String)
+        case changed
+    }
+
     static func markPath(_ path: String) -> String { path + ".corrupt" }
 
-    static func inode(_ path: String) -> UInt64? {
+    /// "inode size seconds.nanoseconds" of the file at `path`.
+    static func identity(_ path: String) -> String? {
         var info = stat()
-        return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_ino) \(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
     }
 
     static func set(for path: String, reason: String) {
-        guard let inode = inode(path) else { return }
-        let text = "\(inode)\n\(reason)\n"
+        guard let identity = identity(path) else { return }
+        let text = "\(identity)\n\(reason)\n"
         _ = FileManager.default.createFile(atPath: markPath(path), contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
     }
 
-    /// The reason recorded for the file at `path`, while it is the file that was reported.
-    static func reason(for path: String) -> String? {
-        guard let text = try? String(contentsOfFile: markPath(path), encoding: .utf8) else { return nil }
+    static func clear(for path: String) { try? FileManager.default.removeItem(atPath: markPath(path)) }
+
+    /// Whether the file at `path` is the one that was reported, as it was then.
+    static func look(at path: String) -> Finding {
+        guard let text = try? String(contentsOfFile: markPath(path), encoding: .utf8) else { return .none }
         let lines = text.split(separator: "\n", maxSplits: 1).map(String.init)
-        guard let marked = lines.first.flatMap(UInt64.init), inode(path) == marked else {
+        let marked = (lines.first ?? "").split(separator: " ").map(String.init)
+        let current = identity(path)?.split(separator: " ").map(String.init) ?? []
+        guard let inode = marked.first, current.first == inode else {
             // Moved aside or replaced: the mark is stale.
-            try? FileManager.default.removeItem(atPath: markPath(path))
-            return nil
+            clear(for: path)
+            return .none
         }
-        let reason = lines.count > 1 ? lines[1].trimmingCharacters(in: .newlines) : "reported corrupt before"
-        return reason + ", reported by an earlier command"
+        // A mark of an earlier version names the inode alone: the file is checked again.
+        guard marked == current else { return .changed }
+        return .unchanged(reason: lines.count > 1 ? lines[1].trimmingCharacters(in: .newlines) : "reported corrupt before")
     }
 }
-
