@@ -29,13 +29,13 @@ extension PostgresAccountServer: ClaimStore {
     public func offerCode(_ code: String) throws(StoreError) -> OfferCode? {
         try read { connection in
             try query(connection, "SELECT value FROM offerCode WHERE code = $1", [Self.text(code.uppercased())]).first
-                .map { try Self.decode(OfferCode.self, Self.cell($0, "value")) }
+                .map { try Self.decode(OfferCode.self, $0, "value", of: "offerCode") }
         }
     }
 
     public func offerCodes() throws(StoreError) -> [OfferCode] {
         try read { connection in
-            try query(connection, "SELECT value FROM offerCode ORDER BY code").map { try Self.decode(OfferCode.self, Self.cell($0, "value")) }
+            try query(connection, "SELECT value FROM offerCode ORDER BY code").map { try Self.decode(OfferCode.self, $0, "value", of: "offerCode") }
         }
     }
 

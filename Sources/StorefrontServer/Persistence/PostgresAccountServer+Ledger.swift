@@ -18,7 +18,7 @@ extension PostgresAccountServer: Ledger {
     }
 
     func entries(_ rows: [PostgresRow]) throws -> [ReceiptEntry] {
-        try rows.map { try Self.decode(ReceiptEntry.self, Self.cell($0, "entry")) }
+        try rows.map { try Self.decode(ReceiptEntry.self, $0, "entry", of: "receipt") }
     }
 
     func receipt(_ connection: PostgresConnection, account: String) throws -> [ReceiptEntry] {

@@ -16,7 +16,7 @@ extension PostgresAccountServer: Outbox {
     }
 
     func notifications(_ rows: [PostgresRow]) throws -> [ServerNotification] {
-        try rows.map { try Self.decode(ServerNotification.self, Self.cell($0, "value")) }
+        try rows.map { try Self.decode(ServerNotification.self, $0, "value", of: "notification") }
     }
 
     @discardableResult

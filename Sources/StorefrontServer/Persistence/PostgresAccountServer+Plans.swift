@@ -8,7 +8,7 @@ extension PostgresAccountServer: PlanBook {
     func plans(_ connection: PostgresConnection, account: String) throws -> [String: PlanState] {
         var plans: [String: PlanState] = [:]
         for row in try query(connection, "SELECT state FROM plan WHERE accountKey = $1", [Self.key(account)]) {
-            let state = try Self.decode(PlanState.self, Self.cell(row, "state"))
+            let state = try Self.decode(PlanState.self, row, "state", of: "plan")
             plans[state.group] = state
         }
         return plans

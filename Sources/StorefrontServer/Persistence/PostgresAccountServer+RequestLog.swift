@@ -15,7 +15,7 @@ extension PostgresAccountServer: RequestLog {
     public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] {
         try read { connection in
             try query(connection, "SELECT value FROM request ORDER BY sequence DESC LIMIT $1", [PostgresData(int: limit)])
-                .map { try Self.decode(ServedRequest.self, Self.cell($0, "value")) }.reversed()
+                .map { try Self.decode(ServedRequest.self, $0, "value", of: "request") }.reversed()
         }
     }
 }

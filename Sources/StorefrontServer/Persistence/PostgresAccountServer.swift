@@ -232,9 +232,16 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         PostgresData(string: String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ data: PostgresData) throws -> T {
-        guard let text = data.string else { throw Failure(description: "a missing value") }
-        return try JSONDecoder().decode(type, from: Data(text.utf8))
+    /// The JSON in `column` of `row`, read from `table`; a value Storefront never writes (a row
+    /// changed by hand, a cut write) is named with its table and column (P2), never as a
+    /// decoder's trace.
+    static func decode<T: Decodable>(_ type: T.Type, _ row: PostgresRow, _ column: String, of table: String) throws -> T {
+        let data = cell(row, column)
+        guard let text = data.string, let value = try? JSONDecoder().decode(type, from: Data(text.utf8)) else {
+            let shown = data.string.map { "\"\($0.prefix(40))\"" } ?? "NULL"
+            throw Failure(description: "\(table).\(column) holds \(shown), which is not a value Storefront writes")
+        }
+        return value
     }
 
     static func seconds(_ date: Date) -> PostgresData { PostgresData(double: date.timeIntervalSince1970) }
@@ -254,7 +261,7 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
 
     func setting<T: Codable>(_ key: String) throws(StoreError) -> T? {
         try read { connection in
-            try query(connection, "SELECT value FROM setting WHERE key = $1", [Self.text(key)]).first.map { try Self.decode(T.self, Self.cell($0, "value")) }
+            try query(connection, "SELECT value FROM setting WHERE key = $1", [Self.text(key)]).first.map { try Self.decode(T.self, $0, "value", of: "setting") }
         }
     }
 
@@ -265,7 +272,7 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     func updateSetting<T: Codable>(_ key: String, lock: String, empty: T, _ change: (T) throws -> T?) throws(StoreError) -> Bool {
         try transaction(lock: lock) { connection in
             let current = try query(connection, "SELECT value FROM setting WHERE key = $1", [Self.text(key)]).first
-                .map { try Self.decode(T.self, Self.cell($0, "value")) } ?? empty
+                .map { try Self.decode(T.self, $0, "value", of: "setting") } ?? empty
             guard let next = try change(current) else { return false }
             try query(
                 connection, "INSERT INTO setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = $2",
