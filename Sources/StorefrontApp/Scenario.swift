@@ -324,7 +324,7 @@ public enum ScenarioParser {
         case ("webhook", _):
             let url = try word(1, "a URL, or off")
             if url.lowercased() == "off" { return .webhook(nil) }
-            guard Webhook.isValid(url) else { throw Problem(message: "\"\(url)\" is not an http:// URL") }
+            guard let url = Webhook.url(from: url) else { throw Problem(message: "\"\(url)\" is not an http:// or https:// URL with a host") }
             return .webhook(url)
         case ("expect", "notification"):
             let type = try word(2, "a notification type such as DID_RENEW")

@@ -30,13 +30,13 @@ struct WebhookCommand: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "POST notifications to URL; pending ones go at once.")
-        @Argument(help: "An http:// or https:// URL, such as http://127.0.0.1:8000/apple (https:// trusts the system's CAs and $STOREFRONT_CA_FILE).") var url: String
+        @Argument(help: "An http:// or https:// URL, such as http://127.0.0.1:8000/apple (HOST:PORT/PATH alone is http://; https:// trusts the system's CAs and $STOREFRONT_CA_FILE).") var url: String
         @Flag(help: "One attempt per notification, as the sandbox does, instead of production's retries.") var once = false
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try reportingFailures {
-                guard Webhook.isValid(url) else {
+                guard let url = Webhook.url(from: url) else {
                     throw CommandFailure(message: "\"\(url)\" is not an http:// or https:// URL with a host (such as http://127.0.0.1:8000/apple)", status: 2)
                 }
                 try perform(common) { context in

@@ -236,7 +236,8 @@ struct CommandLineTests {
             (["policy", "set", "sometimes"], [:], "unknown outcome \"sometimes\""),
             (["approve", "ffffffffffff"], [:], "no transaction \"ffffffffffff\""),
             (["clock", "set", "yesterday"], [:], "\"yesterday\" is not an ISO 8601 time"),
-            (["webhook", "set", "localhost:8000/apple"], [:], "\"localhost:8000/apple\" is not an http:// or https:// URL with a host"),
+            (["webhook", "set", "ftp://localhost:8000/apple"], [:], "\"ftp://localhost:8000/apple\" is not an http:// or https:// URL with a host"),
+            (["webhook", "set", "https//localhost:8000/apple"], [:], "\"https//localhost:8000/apple\" is not an http:// or https:// URL with a host"),
             (["status", "--device", "../x"], [:], "\"../x\" is not a valid device name"),
             // L1: usage errors are bad input too: one line and exit 2, never the parser's 64.
             (["buy"], [:], "Missing expected argument '<product>' (`storefront buy --help` shows the usage)"),
@@ -256,6 +257,16 @@ struct CommandLineTests {
         }
         #expect(try session.snapshot() == before)
         #expect(try session.object(["account", "whoami"])["user"] as? String == "alice")
+    }
+
+    @Test("N3 webhook set HOST:PORT/PATH is http://, as --server's HOST:PORT is; the URL stored is said in full")
+    func webhookWithoutScheme() throws {
+        let session = try Session()
+        let set = try session.run(["webhook", "set", "127.0.0.1:8000/apple"])
+        #expect(set.status == 0 && set.stdout.hasPrefix("http://127.0.0.1:8000/apple "), "\(set)")
+        #expect(try session.object(["webhook", "--json"])["url"] as? String == "http://127.0.0.1:8000/apple")
+        #expect(try session.run(["webhook", "set", "https://127.0.0.1:8443/apple"]).status == 0)
+        #expect(try session.object(["webhook", "--json"])["url"] as? String == "https://127.0.0.1:8443/apple", "a scheme given is kept")
     }
 
     @Test("C5 a bad catalog stops the program with one line naming the file and entry")

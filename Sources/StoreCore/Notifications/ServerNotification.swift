@@ -89,6 +89,16 @@ public struct Webhook: Sendable, Equatable, Codable {
 
     /// An http:// or https:// URL with a host (W13: https through the program's TLS client,
     /// trusting the system's roots and STOREFRONT_CA_FILE).
+    /// `text` as a webhook's URL: HOST:PORT/PATH with no scheme is http://, as `--server`'s
+    /// HOST:PORT is; nil unless it is then an http:// or https:// URL with a host.
+    public static func url(from text: String) -> String? {
+        if text.contains("://") { return isValid(text) ? text : nil }
+        let full = "http://" + text
+        // "https//host/path" is a scheme mistyped, not a host named https.
+        guard isValid(full), let host = URL(string: full)?.host?.lowercased(), host != "http", host != "https" else { return nil }
+        return full
+    }
+
     public static func isValid(_ text: String) -> Bool {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty
