@@ -126,9 +126,9 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
     return screen
 }
 
-/// The banner above the footer, if any, in lines of the screen's width less its margin. News is one
-/// line. A failure, or the account server's problem, is worded in full on up to three lines (the
-/// last one cut if it must be), since its end is often the fix; it grows upwards over the rows
+/// The banner above the footer, if any, in lines of the screen's width less its margin. Any banner,
+/// or the account server's problem, is worded in full on up to three lines (the last one cut if it
+/// must be), since its end is often the fix or the key to press; it grows upwards over the rows
 /// above it. A banner goes with the next key, the server's problem when the server answers.
 func bannerLines(_ state: AppState) -> (lines: [String], kind: Banner.Kind)? {
     let width = state.size.columns - 2
@@ -142,7 +142,7 @@ func bannerLines(_ state: AppState) -> (lines: [String], kind: Banner.Kind)? {
     }
     if let problem = state.serverProblem { return (wrapped(problem), .failure) }
     guard let banner = state.banner, state.route != .signIn else { return nil }
-    return (banner.kind == .failure ? wrapped(banner.text) : [banner.text], banner.kind)
+    return (wrapped(banner.text), banner.kind)
 }
 
 /// "127.0.0.1:8080" for "http://127.0.0.1:8080".

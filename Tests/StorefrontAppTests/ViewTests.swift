@@ -266,6 +266,19 @@ struct ViewTests {
         #expect(harness.lines()[(lines.count - 4)...].dropLast().allSatisfy { !$0.isEmpty }, "\(harness.lines())")
     }
 
+    @Test("D1 T2 news too long for a narrow pane is worded in full too: the key it names at its end (q to quit, t to approve) is seen")
+    func longNews() throws {
+        let harness = try Harness(size: Size(columns: 40, rows: 12))
+        for text in ["Scenario finished: 4 passed, 0 failed — q to quit", "Random Comics ×5: waiting for approval (Ask to Buy) — t to approve or decline"] {
+            harness.send(.showBanner(Banner(text, kind: .success)))
+            let lines = harness.lines()
+            let banner = lines.dropLast().suffix(2)
+            #expect(banner.allSatisfy { $0.hasPrefix(" ") && TextWidth.of($0) <= 39 }, "\(lines)")
+            #expect(banner.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") == text, "\(lines)")
+            harness.press(.character("z"))
+        }
+    }
+
     @Test("D3 once the log spans more than a day its times carry dates; a catalog without random comics offers no random key")
     func datedLogAndNoRandom() throws {
         let harness = try deferredPackInManager()
