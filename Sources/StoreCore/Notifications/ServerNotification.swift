@@ -87,8 +87,6 @@ public struct Webhook: Sendable, Equatable, Codable {
         return Webhook(url: "\(scheme)://\(host)\(parts.port.map { ":\($0)" } ?? "")\(hidden ? "/…" : "")", once: once)
     }
 
-    /// An http:// or https:// URL with a host (W13: https through the program's TLS client,
-    /// trusting the system's roots and STOREFRONT_CA_FILE).
     /// `text` as a webhook's URL: HOST:PORT/PATH with no scheme is http://, as `--server`'s
     /// HOST:PORT is; nil unless it is then an http:// or https:// URL with a host.
     public static func url(from text: String) -> String? {
@@ -99,6 +97,8 @@ public struct Webhook: Sendable, Equatable, Codable {
         return full
     }
 
+    /// An http:// or https:// URL with a host (W13: https through the program's TLS client,
+    /// trusting the system's roots and STOREFRONT_CA_FILE).
     public static func isValid(_ text: String) -> Bool {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty

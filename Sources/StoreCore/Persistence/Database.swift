@@ -152,7 +152,7 @@ enum DatabaseOpener {
             // Written since it was reported: a backup copied over it (`cp` keeps the file, and so
             // its inode), or the reporting command's last checkpoint. Checked whole, read-only, so
             // that nothing writes to it unless it is sound.
-            if let damage = damage(path) {
+            if let damage = try damage(path) {
                 CorruptionMark.set(for: path, reason: damage)
                 throw .corruptDatabase(path: path, reason: damage)
             }
@@ -173,8 +173,10 @@ enum DatabaseOpener {
     }
 
     /// What SQLite's quick check finds wrong with the file at `path`, opened read-only (a
-    /// read-only connection never checkpoints into the file); nil when it is sound.
-    static func damage(_ path: String) -> String? {
+    /// read-only connection never checkpoints into the file); nil when it is sound. A check that
+    /// cannot run (a lock held too long, a folder it cannot read) is that error, and the mark
+    /// stays as it was, so that the next open checks again.
+    static func damage(_ path: String) throws(StoreError) -> String? {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(30)
@@ -184,8 +186,9 @@ enum DatabaseOpener {
             let findings = try queue.read { try String.fetchAll($0, sql: "PRAGMA quick_check") }
             return findings == ["ok"] ? nil : findings.prefix(3).joined(separator: "; ")
         } catch {
-            if case .corruptDatabase(_, let reason) = translate(error, path: path) { return reason }
-            return nil
+            let translated = translate(error, path: path)
+            if case .corruptDatabase(_, let reason) = translated { return reason }
+            throw translated
         }
     }
 
