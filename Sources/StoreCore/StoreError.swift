@@ -62,6 +62,15 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
 
     /// Said when an id too short to be a prefix found nothing: ids may be shortened to their
     /// first 4 or more characters, never fewer.
+    /// Whether a reason the account server could not be reached leaves open that it is there at
+    /// all (refused, timed out, closed, unresolved); not when it answered ("it signed …", "an
+    /// answer that is not …") or TLS names the fix (a certificate, http:// for https://).
+    static func leavesServerInDoubt(_ reason: String) -> Bool {
+        let lowered = reason.lowercased()
+        return !(lowered.hasPrefix("it ") || lowered.hasPrefix("an answer") || lowered.contains("certificate") || lowered.contains("tls")
+            || lowered.contains("https") || lowered.hasPrefix("only http"))
+    }
+
     static func shortPrefix(_ id: String) -> String {
         id.count < 4 ? ": an id may be shortened to its first 4 or more characters, and \"\(id)\" has \(id.count)" : ""
     }
@@ -118,7 +127,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .storage(let path, let reason):
             "\(path): \(reason)"
         case .serverUnreachable(let server, let reason):
-            "the account server \(server) cannot be reached (\(reason)); is `storefront serve` running there?"
+            "the account server \(server) cannot be reached (\(reason))" + (Self.leavesServerInDoubt(reason) ? "; is `storefront serve` running there?" : "")
         case .sessionRefused(let server, let reason):
             "the account server \(server) refused this device: \(reason) (sign in again: `storefront account login NAME`)"
         case .developerOnly(let server, let action):

@@ -279,6 +279,7 @@ struct AccountServerTests {
             let refused = try b.run(["buy", "com.storefront.comic.1"] + extra)
             #expect(refused.status == 3, "\(refused)")
             #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("certificate is not trusted"), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("running there"), "the server is there: its certificate is the trouble: \(refused.stderr)")
         }
         let missing = try b.run(["status", "--ca-file", host.stateDirectory.appendingPathComponent("absent.pem").path])
         #expect(missing.status == 2 && missing.stderr.contains("cannot be read"), "\(missing)")
