@@ -34,7 +34,7 @@ public enum Command: Equatable, Sendable {
     case approve, decline, resolve, nextPolicy, previousPolicy
     case advance(StoreDuration), realTime
     case plan(PlanCommand), toggleBilling, toggleGrace, nextSimulatedErrors, inspect
-    case nextField, previousField, choose, erase
+    case nextField, previousField, nextButton, previousButton, choose, erase
     case offers
     case requestRefund, answerRefund(approve: Bool)
 }
@@ -121,6 +121,9 @@ public let keyMap: [KeyBinding] = [
     // The sign-in form: other keys type into its fields.
     KeyBinding([.signIn], [.tab, .down], .nextField, key: "Tab", "next", help: "Tab ↓"),
     KeyBinding([.signIn], [.backTab, .up], .previousField, key: nil, "previous", help: "⇧Tab ↑"),
+    // The buttons stand in a row: → and ← move along it (in the name and password, nothing).
+    KeyBinding([.signIn], [.right], .nextButton, key: nil, "next button", help: "→"),
+    KeyBinding([.signIn], [.left], .previousButton, key: nil, "previous button", help: "←"),
     KeyBinding([.signIn], [.enter], .choose, key: "⏎", "choose"),
     KeyBinding([.signIn], [.backspace], .erase, key: nil, "erase", help: "⌫"),
     KeyBinding([.signIn], [.escape], .back, key: "Esc", "back"),

@@ -431,6 +431,10 @@ private func reduceSignIn(_ state: inout AppState, _ command: Command) -> [Effec
         form.focus = fields[(position + 1) % fields.count]
     case .previousField:
         form.focus = fields[(position + fields.count - 1) % fields.count]
+    case .nextButton, .previousButton:
+        let buttons = fields.filter { $0 != .name && $0 != .password }
+        guard let at = buttons.firstIndex(of: form.focus) else { break }
+        form.focus = buttons[(at + (command == .nextButton ? 1 : buttons.count - 1)) % buttons.count]
     case .back:
         state.route = .products
     case .erase:

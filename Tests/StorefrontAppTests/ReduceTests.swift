@@ -144,6 +144,28 @@ struct ReduceTests {
         #expect(harness.state.form == SignInForm())
     }
 
+    @Test("A1 T2 the form's buttons stand in a row, and → ← move along it; in the name and password they do nothing")
+    func buttonsInARow() throws {
+        let harness = try Harness(route: .signIn)
+        harness.type("zoe")
+        harness.press(.right)
+        #expect(harness.state.form.focus == .name && harness.state.form.name == "zoe")
+        harness.press(.tab)
+        harness.type("secret")
+        harness.press(.left)
+        #expect(harness.state.form.focus == .password)
+        harness.press(.tab)
+        #expect(harness.state.form.focus == .signIn)
+        harness.press(.right)
+        #expect(harness.state.form.focus == .signUp)
+        harness.press(.right, .right)
+        #expect(harness.state.form.focus == .signIn, "round the row: Guest, then Sign in again")
+        harness.press(.left)
+        #expect(harness.state.form.focus == .guest)
+        harness.press(.left, .enter)
+        #expect(harness.effects == [.signUp(name: "zoe", password: "secret")])
+    }
+
     @Test("A1 a wrong password shows on the form and changes nothing")
     func wrongPassword() throws {
         let harness = try Harness(user: "ann")
