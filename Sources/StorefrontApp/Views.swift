@@ -367,10 +367,14 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     if snapshot.webhook != nil || !snapshot.notifications.isEmpty {
         // N6: where notifications go, and the newest ones as they are delivered.
         line("Notifications  ", snapshot.webhook.map { "→ \($0)" } ?? "no webhook: kept, not sent")
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = snapshot.timeZone
         for notification in snapshot.notifications.suffix(2) {
             let style: Style = notification.state == "failed" ? theme.failed : notification.state == "delivered" ? theme.owned : theme.waiting
             let attempts = notification.attempts > 1 ? " (\(notification.attempts) attempts)" : ""
-            line("               ", "\(clockText(notification.at, snapshot.timeZone))  \(notification.title)  \(notification.state)\(attempts)", style)
+            // One of another day than the clock's carries its date, as the log's lines do.
+            let dated = !calendar.isDate(notification.at, inSameDayAs: snapshot.status.now)
+            line("               ", "\(clockText(notification.at, snapshot.timeZone, withDate: dated))  \(notification.title)  \(notification.state)\(attempts)", style)
         }
     }
     if !snapshot.status.plans.isEmpty || snapshot.rows.contains(where: { $0.product.kind == .autoRenewableSubscription }) {

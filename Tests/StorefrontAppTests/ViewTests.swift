@@ -37,7 +37,11 @@ struct ViewTests {
         try harness.refresh()
         let lines = harness.lines()
         #expect(lines.contains(" Notifications  → http://127.0.0.1:9/apple"), "\(lines.joined(separator: "\n"))")
-        #expect(lines.contains { $0.contains("ONE_TIME_CHARGE  pending") })
+        #expect(lines.contains { $0.contains("               12:00:00  ONE_TIME_CHARGE  pending") }, "\(lines.joined(separator: "\n"))")
+        // Three months on, the same notification says which day it was written.
+        harness.temporary.clock.advance(seconds: 90 * 86_400)
+        try harness.refresh()
+        #expect(harness.lines().contains { $0.contains("2026-01-15 12:00:00  ONE_TIME_CHARGE  pending") }, "\(harness.lines().joined(separator: "\n"))")
     }
 
     @Test("V7 the transaction manager lists the newest requests storefront serve answered")
