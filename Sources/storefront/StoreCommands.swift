@@ -332,7 +332,9 @@ struct Status: ParsableCommand {
                 ("user", .optional(status.user)), ("device", .string(status.device)), ("subscribed", .bool(status.isSubscribed)),
                 ("expires", context.formatDate(status.expiry)), ("daysRemaining", .int(status.daysRemaining)),
                 ("header", .string(status.header)), ("owned", .strings(status.owned)), ("unlocked", .strings(status.unlocked)),
-                ("randomViewsRemaining", .int(status.randomViewsRemaining)), ("lastRandomComic", .optional(status.lastRandomComic)),
+                // The pack's views left, and whether a subscription makes them unlimited (the text's "unlimited").
+                ("randomViewsRemaining", .int(status.randomViewsRemaining)), ("randomViewsUnlimited", .bool(status.isSubscribed)),
+                ("lastRandomComic", .optional(status.lastRandomComic)),
                 ("policy", .string(try context.store.queue.policy().description)), ("now", context.formatDate(status.now)),
                 ("plans", .array(status.plans.filter(\.hasAccess).map { planJSON($0, context) })),
                 ("entitlements", .strings(status.entitlements)),

@@ -111,6 +111,7 @@ struct CommandLineTests {
         let approved = try session.object(["approve", String(id.prefix(6))])
         #expect(approved["states"] as? [String] == ["purchasing", "deferred", "purchased"])
         #expect(try session.object(["status"])["randomViewsRemaining"] as? Int == 5)
+        #expect(try session.object(["status"])["randomViewsUnlimited"] as? Bool == false)
 
         let second = try session.object(["buy", pack])
         let declined = try session.json(["decline", try #require(second["id"] as? String)])
@@ -194,6 +195,7 @@ struct CommandLineTests {
         let status = try session.object(["status"])
         #expect(status["randomViewsRemaining"] as? Int == 5)
         #expect(status["subscribed"] as? Bool == true)
+        #expect(status["randomViewsUnlimited"] as? Bool == true, "as the text says: random views left: unlimited")
         let again = try session.run(["status"])
         #expect(!again.stderr.contains("delivered"))
         #expect(try session.array(["history"]).allSatisfy { $0["finished"] as? Bool == true })
