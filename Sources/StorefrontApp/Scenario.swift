@@ -333,7 +333,13 @@ public enum ScenarioParser {
         case ("grace", _):
             let text = try word(1, "off, on or a number of days like 16d")
             do { return .grace(days: try BillingSetting.graceDays(parsing: text)) } catch { throw Problem(message: error.description) }
-        default: throw Problem(message: "\"\(line)\" is not a step I know (see README: Scenarios)")
+        default:
+            // The command line's words for an account (`account signup ann`) are one step here.
+            let head = lower.first == "account" && lower.count > 1 ? lower[1] : lower.first ?? ""
+            let steps = ["signup": "sign up NAME password P", "signin": "sign in NAME password P", "login": "sign in NAME password P",
+                         "logout": "sign out", "signout": "sign out"]
+            let guess = steps[head].map { ": did you mean \"\($0)\"?" } ?? ""
+            throw Problem(message: "\"\(line)\" is not a step I know\(guess) (docs/scenarios.md lists the steps)")
         }
     }
 }

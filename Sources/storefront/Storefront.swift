@@ -82,7 +82,9 @@ struct Storefront: ParsableCommand {
             let parent = command(at: path), !parent.configuration.subcommands.isEmpty
         {
             let hint = didYouMean(word, among: parent.configuration.subcommands)
-            if !hint.isEmpty { message = "unknown subcommand \"\(word)\" of `\(path.joined(separator: " "))`\(hint)" }
+            // With no near name, the ones there are (`storefront scenario run` read as two stray arguments).
+            let names = parent.configuration.subcommands.map { $0._commandName }.joined(separator: ", ")
+            message = "unknown subcommand \"\(word)\" of `\(path.joined(separator: " "))`" + (hint.isEmpty ? " (it has \(names))" : hint)
         }
         printError("storefront: \(message) (`\(path.joined(separator: " ")) --help` shows the usage)")
         Glibc.exit(2)

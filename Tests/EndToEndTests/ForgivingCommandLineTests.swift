@@ -14,12 +14,13 @@ struct ForgivingCommandLineTests {
         #expect(line.range(of: #"^storefront \d+\.\d+\.\d+ \(commit ([0-9a-f]{12}|unknown)\)$"#, options: .regularExpression) != nil, "\(line)")
     }
 
-    @Test("a mistyped subcommand gets the one it is close to; a word close to none gets no guess", arguments: [
+    @Test("a mistyped subcommand gets the one it is close to; a word close to none gets no guess, and under a command the names it has", arguments: [
         (["prodcuts"], "unknown subcommand \"prodcuts\" (did you mean \"products\"?)"),
         (["histroy"], "(did you mean \"history\"?)"),
         (["clock", "advnce", "1d"], "unknown subcommand \"advnce\" of `storefront clock` (did you mean \"advance\"?)"),
         (["zebra"], "unknown subcommand \"zebra\" (`storefront --help` lists them)"),
         (["account", "sigin", "ann"], "unknown subcommand \"sigin\" of `storefront account` (did you mean \"signin\"?)"),
+        (["scenario", "run", "demo.scenario"], "unknown subcommand \"run\" of `storefront scenario` (it has check, play, record, list)"),
     ])
     func subcommands(_ arguments: [String], _ says: String) throws {
         let session = try Session()

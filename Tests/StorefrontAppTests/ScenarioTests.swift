@@ -138,8 +138,15 @@ struct ScenarioTests {
 
     @Test("errors in a scenario name the file, the line and what was expected")
     func parseErrors() {
-        #expect(throws: ScenarioError(file: "s.scenario", line: 2, message: "\"fly away\" is not a step I know (see README: Scenarios)")) {
+        #expect(throws: ScenarioError(file: "s.scenario", line: 2, message: "\"fly away\" is not a step I know (docs/scenarios.md lists the steps)")) {
             try ScenarioParser.parse("sign out\nfly away", file: "s.scenario")
+        }
+        // The command line's words for an account get the step's own.
+        #expect(throws: ScenarioError(file: "s.scenario", line: 1, message: "\"signup ann\" is not a step I know: did you mean \"sign up NAME password P\"? (docs/scenarios.md lists the steps)")) {
+            try ScenarioParser.parse("signup ann", file: "s.scenario")
+        }
+        #expect(throws: ScenarioError(file: "s.scenario", line: 1, message: "\"account logout\" is not a step I know: did you mean \"sign out\"? (docs/scenarios.md lists the steps)")) {
+            try ScenarioParser.parse("account logout", file: "s.scenario")
         }
         #expect(throws: ScenarioError.self) { try ScenarioParser.parse("advance soon", file: "s.scenario") }
         #expect(throws: ScenarioError.self) { try ScenarioParser.parse("advance 2 weeks later", file: "s.scenario") }
