@@ -107,7 +107,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .wrongPassword(let name):
             "wrong password for \"\(name)\""
         case .notSignedIn:
-            "not signed in (`storefront account login NAME`)"
+            "not signed in (`storefront account login NAME`, or `storefront account signup NAME` for a new account)"
         case .notSoldByServer(let productID, let server):
             "the account server\(server.isEmpty ? "" : " " + server) does not sell \(productID): its catalog is not this device's (start `storefront serve --catalog FILE` with the devices' catalog, or give the devices the server's)"
         case .invalidDeviceName(let name):

@@ -29,6 +29,8 @@ struct RefusalTests {
     @Test("each refusal is worded as the command line has always said it")
     func wording() {
         for (error, words) in Self.refusals { #expect(error.description == words) }
+        // A newcomer with no account yet is told how to make one.
+        #expect(StoreError.notSignedIn.description == "not signed in (`storefront account login NAME`, or `storefront account signup NAME` for a new account)")
     }
 
     @Test("W4 an account server that cannot be reached is asked after only when it may not be there: not when it answered, nor when TLS names the fix")
