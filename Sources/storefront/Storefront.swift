@@ -82,9 +82,13 @@ struct Storefront: ParsableCommand {
             let parent = command(at: path), !parent.configuration.subcommands.isEmpty
         {
             let hint = didYouMean(word, among: parent.configuration.subcommands)
-            // With no near name, the ones there are (`storefront scenario run` read as two stray arguments).
+            // With no near name, the ones there are, where the parser took the word for a stray
+            // argument (`storefront scenario run x`), not where it is the default's own (`refund ID`).
             let names = parent.configuration.subcommands.map { $0._commandName }.joined(separator: ", ")
-            message = "unknown subcommand \"\(word)\" of `\(path.joined(separator: " "))`" + (hint.isEmpty ? " (it has \(names))" : hint)
+            let stray = message.lowercased().contains("unexpected argument") && message.contains("'\(word)'")
+            if !hint.isEmpty || stray {
+                message = "unknown subcommand \"\(word)\" of `\(path.joined(separator: " "))`" + (hint.isEmpty ? " (it has \(names))" : hint)
+            }
         }
         printError("storefront: \(message) (`\(path.joined(separator: " ")) --help` shows the usage)")
         Glibc.exit(2)
