@@ -486,7 +486,7 @@ private func reduceMouse(_ state: inout AppState, _ event: MouseEvent) -> [Effec
     case .click, .doubleClick:
         // A click on a banner that covers rows of the list takes the banner away, and never
         // selects or buys a row it hides.
-        if let banner = bannerLines(state), (state.size.rows - 1 - banner.lines.count..<state.size.rows - 1).contains(event.y) {
+        if let banner = bannerLines(state), bannerRows(banner.lines.count, height: state.size.rows).contains(event.y) {
             if state.serverProblem == nil { state.banner = nil }
             return []
         }
@@ -505,9 +505,7 @@ func title(_ productID: String, in state: AppState) -> String {
 }
 
 func formatDay(_ date: Date, _ state: AppState) -> String {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = state.snapshot?.timeZone ?? TimeZone(identifier: "UTC")!
-    return SubscriptionMath.formatDay(date, calendar: calendar)
+    SubscriptionMath.formatDay(date, calendar: storeCalendar(state.snapshot?.timeZone ?? TimeZone(identifier: "UTC")!))
 }
 
 /// What a tester should read after a purchase.

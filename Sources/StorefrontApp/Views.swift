@@ -115,8 +115,8 @@ public func render(_ state: AppState, depth: ColorDepth) -> Screen {
     case .offers(let id): drawOffers(&screen, state, theme, id, content)
     }
     if let banner {
-        for (index, line) in banner.lines.enumerated() {
-            screen.write(TextWidth.pad(" " + line, to: width), x: 0, y: height - 1 - banner.lines.count + index, style: theme.banner(banner.kind))
+        for (y, line) in zip(bannerRows(banner.lines.count, height: height), banner.lines) {
+            screen.write(TextWidth.pad(" " + line, to: width), x: 0, y: y, style: theme.banner(banner.kind))
         }
     }
     screen.write(TextWidth.pad(" " + footer(for: state, width: width - 1), to: width), x: 0, y: height - 1, style: theme.footer)
@@ -144,6 +144,9 @@ func bannerLines(_ state: AppState) -> (lines: [String], kind: Banner.Kind)? {
     guard let banner = state.banner, state.route != .signIn else { return nil }
     return (wrapped(banner.text), banner.kind)
 }
+
+/// The screen rows a banner of `count` lines takes: those right above the footer.
+func bannerRows(_ count: Int, height: Int) -> Range<Int> { height - 1 - count..<height - 1 }
 
 /// "127.0.0.1:8080" for "http://127.0.0.1:8080".
 func serverName(_ location: String) -> String {
@@ -332,6 +335,13 @@ private func stateWords(_ transaction: StoreTransaction, _ timeZone: TimeZone) -
 }
 
 /// A store time as the transaction manager shows it: "12:00:00", or with the date first.
+/// The Gregorian calendar in the store's zone, by which days are told apart on screen.
+func storeCalendar(_ timeZone: TimeZone) -> Calendar {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    return calendar
+}
+
 func clockText(_ date: Date, _ timeZone: TimeZone, withDate: Bool = false) -> String {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -355,6 +365,7 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
         screen.write(TextWidth.truncate(value, to: max(0, width - x - 1)), x: x, y: y, style: style)
         y += 1
     }
+    let calendar = storeCalendar(snapshot.timeZone)
     line("Clock          ", "\(clockText(snapshot.status.now, snapshot.timeZone, withDate: true)) · \(snapshot.clockDescription)")
     if let server = snapshot.server {
         line("Account server ", "\(server) · " + (state.serverProblem == nil ? "connected" : "unreachable"), state.serverProblem == nil ? theme.owned : theme.failed)
@@ -367,8 +378,6 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     if snapshot.webhook != nil || !snapshot.notifications.isEmpty {
         // N6: where notifications go, and the newest ones as they are delivered.
         line("Notifications  ", snapshot.webhook.map { "→ \($0)" } ?? "no webhook: kept, not sent")
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = snapshot.timeZone
         for notification in snapshot.notifications.suffix(2) {
             let style: Style = notification.state == "failed" ? theme.failed : notification.state == "delivered" ? theme.owned : theme.waiting
             let attempts = notification.attempts > 1 ? " (\(notification.attempts) attempts)" : ""
@@ -413,8 +422,6 @@ private func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme
     let room = area.maxY - 1 - y
     guard room > 0 else { return }
     let shown = state.log.suffix(room)
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = snapshot.timeZone
     let dated = state.log.first.map { first in !calendar.isDate(first.at, inSameDayAs: state.log.last?.at ?? first.at) } ?? false
     for event in shown {
         let text = "\(clockText(event.at, snapshot.timeZone, withDate: dated))  \(event.transactionID.prefix(8))  \(title(event.productID, in: state))  \(eventWords(event))"
