@@ -1,14 +1,17 @@
 // swift-tools-version: 6.0
+// Storefront builds and is tested on Linux only (README, "Platforms"): the screen is ncursesw and
+// libpng through Debian's packages, and the tests drive tmux, PostgreSQL and Linux namespaces.
 import PackageDescription
+
+#if !os(Linux)
+#error("Storefront builds on Linux only (README, Platforms)")
+#endif
 
 let package = Package(
     name: "Storefront",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "storefront", targets: ["storefront"]),
         .library(name: "StoreCore", targets: ["StoreCore"]),
-        // HTTPS, loaded by the screen's program at its first https:// URL (Sources/storefront/LoadedTLS.swift).
-        .library(name: "StorefrontTLS", type: .dynamic, targets: ["StorefrontTLS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -17,7 +20,7 @@ let package = Package(
         // The state folder's certificate authority (S1): X.509 certificates and their DER.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
-        // `storefront serve`: the App Store Server API over HTTP (a program of its own).
+        // `storefront serve`: the App Store Server API over HTTP.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // `storefront serve --database postgres://…`: the account server's state in PostgreSQL (W5).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -27,7 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         // `storefront serve --tls-cert --tls-key`: HTTPS (W6).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // `--server https://…` and https:// webhooks: a maintained HTTP/TLS client (W13).
+        // Every outgoing call (`--server`, webhooks, the realtime retention URL), http:// and https://.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
@@ -42,14 +45,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
-        ),
-        // HTTPS for the store's two kinds of call (a device's account server, a webhook): linked by
-        // storefront-server, loaded by storefront from libStorefrontTLS.so at the first https:// URL
-        // (DECISIONS.md, "HTTPS both ways"). Knows nothing of the store.
-        .target(
-            name: "StorefrontTLS",
-            dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl")]
         ),
         // ncursesw and libpng's simplified API, through shim headers.
         .systemLibrary(name: "CNCurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
@@ -77,9 +75,15 @@ let package = Package(
             dependencies: [
                 "StoreCore",
                 "StorefrontApp",
+                "StorefrontServer",
                 "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
+            // A release build is stripped: the one file to copy carries no symbol table.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--strip-all"], .when(configuration: .release))],
             plugins: ["VersionStamp"]
         ),
         // `storefront --version` names the commit it was built from.
@@ -93,13 +97,6 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
-        ),
-        .executableTarget(
-            name: "storefront-server",
-            dependencies: [
-                "StoreCore", "StorefrontServer", "StorefrontTLS", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
@@ -124,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "storefront", "storefront-server", "StoreCore", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "storefront", "StoreCore", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

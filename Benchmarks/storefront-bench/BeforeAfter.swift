@@ -1,9 +1,9 @@
-// `storefront-bench before-after DIR [ROUNDS]`: issue 23's reshaping, measured in one run. DIR holds
-// a release build of the commit before it (scripts/bench-before-after makes one); this program and
-// that one's bench each run the sections that cover it (purchases through serve from four devices,
-// Get Transaction History under wrk, the screen's first frame and peak memory) in turn, ROUNDS
-// times, alternating which goes first; each figure is the median of its rounds, and none may be
-// more than 10% worse than before.
+// `storefront-bench before-after DIR [ROUNDS] [SECTION …]`: a change measured in one run. DIR holds a
+// release build of the commit before it (scripts/bench-before-after makes one); this program and
+// that one's bench each run the sections named (by default purchases through serve from four
+// devices, Get Transaction History under wrk, the screen's first frame and peak memory) in turn,
+// ROUNDS times, alternating which goes first; each figure is the median of its rounds, and none may
+// be more than 10% worse than before.
 import Foundation
 
 /// A figure of a bench row, and whether more is better.
@@ -46,8 +46,7 @@ func figures(of bench: URL, sections: [String]) throws -> [(String, Figure?, Str
 /// Runs both benches `rounds` times and prints before, after and their ratio for every row both
 /// printed; true when none is more than 10% worse and every row was measured (a row a bench could
 /// not run, for want of wrk say, is printed with its reason and fails the comparison).
-func beforeAfter(before: URL, after: URL, rounds: Int) throws -> Bool {
-    let sections = ["remote", "serve", "start"]
+func beforeAfter(before: URL, after: URL, rounds: Int, sections: [String] = ["remote", "serve", "start"]) throws -> Bool {
     var runs: [Bool: [[(String, Figure)]]] = [true: [], false: []]
     var notRun: [(String, String)] = []
     for round in 0..<rounds {

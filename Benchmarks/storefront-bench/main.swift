@@ -41,12 +41,15 @@ func row(_ name: String, _ figure: String, _ against: String, _ ratio: String, _
 
 if CommandLine.arguments.dropFirst().first == "before-after" {
     guard CommandLine.arguments.count >= 3 else {
-        FileHandle.standardError.write(Data("usage: storefront-bench before-after DIR [ROUNDS] (DIR: an earlier release build)\n".utf8))
+        FileHandle.standardError.write(Data("usage: storefront-bench before-after DIR [ROUNDS] [SECTION …] (DIR: an earlier release build)\n".utf8))
         exit(2)
     }
     let before = URL(fileURLWithPath: CommandLine.arguments[2]).appendingPathComponent("storefront-bench")
     let rounds = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 3 : 3
-    let within = try beforeAfter(before: before, after: binaries.appendingPathComponent("storefront-bench"), rounds: rounds)
+    let named = Array(CommandLine.arguments.dropFirst(4))
+    let within = try beforeAfter(
+        before: before, after: binaries.appendingPathComponent("storefront-bench"), rounds: rounds, sections: named.isEmpty ? ["remote", "serve", "start"] : named
+    )
     try? FileManager.default.removeItem(at: scratch)
     exit(within ? 0 : 1)
 }
@@ -361,11 +364,11 @@ func require<T>(_ value: T?) throws -> T {
 // MARK: Purchases through `storefront serve` from four devices at once (issue 16), beside the same
 // store's purchases in-process, in the same run.
 
-/// `storefront-server` (beside the bench) over `folder` on a free port, and the address it printed.
+/// `storefront serve` (beside the bench) over `folder` on a free port, and the address it printed.
 @MainActor func startServer(_ folder: StateDirectory, database: String?) throws -> (Process, String) {
     let server = Process()
-    server.executableURL = binaries.appendingPathComponent("storefront-server")
-    server.arguments = ["--state-dir", folder.url.path, "--catalog", repository.appendingPathComponent("assets/catalog.json").path, "--port", "0"]
+    server.executableURL = binaries.appendingPathComponent("storefront")
+    server.arguments = ["serve", "--state-dir", folder.url.path, "--catalog", repository.appendingPathComponent("assets/catalog.json").path, "--port", "0"]
         + (database.map { ["--database", $0] } ?? [])
     let output = Pipe()
     server.standardOutput = output
@@ -419,7 +422,7 @@ func require<T>(_ value: T?) throws -> T {
 }
 
 if wants("remote") {
-    if FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent("storefront-server").path) {
+    if FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent("storefront").path) {
         let postgres = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"] != nil ? try TestPostgres.freshDatabase() : nil
         for database in [nil] + (postgres.map { [$0] } ?? []) {
             let (remote, local, failures) = try remotePurchases(database: database)
@@ -430,7 +433,7 @@ if wants("remote") {
         }
         if postgres == nil { row("purchases through storefront serve on PostgreSQL", "not run", "needs STOREFRONT_TEST_POSTGRES (scripts/postgres-start)", "", "") }
     } else {
-        row("purchases through storefront serve", "not run", "needs storefront-server beside this program", "", "")
+        row("purchases through storefront serve", "not run", "needs storefront beside this program", "", "")
     }
 }
 
@@ -439,7 +442,7 @@ if wants("remote") {
 
 if wants("serve") {
     let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    let serverBinary = binaries.appendingPathComponent("storefront-server")
+    let serverBinary = binaries.appendingPathComponent("storefront")
     if let wrk, FileManager.default.isExecutableFile(atPath: serverBinary.path) {
         let folder = StateDirectory(scratch.appendingPathComponent("serve"))
         let clock = ManualClock(Date(timeIntervalSince1970: 1_768_478_400))
@@ -539,7 +542,7 @@ if wants("serve") {
             Thread.detachNewThread {
                 while Date() < stop {
                     let started = Date()
-                    if case .success(let answer) = HTTPCall.post(url, headers: headers, body: quick, timeout: 30, whole: true), answer.status == 200 {
+                    if case .success(let answer) = HTTPCall.post(url, headers: headers, body: quick, timeout: 30), answer.status == 200 {
                         times.withLock { $0.append(Date().timeIntervalSince(started)) }
                     } else {
                         failures.withLock { $0 += 1 }
@@ -552,7 +555,7 @@ if wants("serve") {
             group.enter()
             Thread.detachNewThread {
                 while Date() < stop {
-                    if case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30, whole: true), answer.status == 200 {
+                    if case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30), answer.status == 200 {
                         signIns.withLock { $0 += 1 }
                     }
                 }
@@ -566,7 +569,7 @@ if wants("serve") {
     let idle = load(4, signingIn: false)
     let busy = load(4, signingIn: true)
     let signIn = try median(3) {
-        guard case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30, whole: true), answer.status == 200 else {
+        guard case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30), answer.status == 200 else {
             throw StoreError.storage(path: base, reason: "a sign-in failed")
         }
     }
@@ -577,7 +580,7 @@ if wants("serve") {
 }
 
 if wants("seam") {
-    if FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent("storefront-server").path) {
+    if FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent("storefront").path) {
         let postgres = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"] != nil ? try TestPostgres.freshDatabase() : nil
         for database in [nil] + (postgres.map { [$0] } ?? []) {
             let measured = try seam(database: database)
@@ -588,6 +591,6 @@ if wants("seam") {
         }
         if postgres == nil { row("a quick call beside slow sign-ins on PostgreSQL", "not run", "needs STOREFRONT_TEST_POSTGRES (scripts/postgres-start)", "", "") }
     } else {
-        row("a quick call beside slow sign-ins", "not run", "needs storefront-server beside this program", "", "")
+        row("a quick call beside slow sign-ins", "not run", "needs storefront beside this program", "", "")
     }
 }

@@ -35,7 +35,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case corruptDatabase(path: String, reason: String)
     case storage(path: String, reason: String)
     /// The account server named with `--server` cannot be reached, or did not answer in time (W4).
-    case serverUnreachable(server: String, reason: String)
+    case serverUnreachable(server: String, problem: HTTPProblem)
     /// The account server refused this device's session: revoked, unknown, or another account's (W6).
     case sessionRefused(server: String, reason: String)
     /// The account server does this for the developer only, and the call did not carry the
@@ -62,15 +62,6 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
 
     /// Said when an id too short to be a prefix found nothing: ids may be shortened to their
     /// first 4 or more characters, never fewer.
-    /// Whether a reason the account server could not be reached leaves open that it is there at
-    /// all (refused, timed out, closed, unresolved); not when it answered ("it signed …", "an
-    /// answer that is not …") or TLS names the fix (a certificate, http:// for https://).
-    static func leavesServerInDoubt(_ reason: String) -> Bool {
-        let lowered = reason.lowercased()
-        return !(lowered.hasPrefix("it ") || lowered.hasPrefix("an answer") || lowered.contains("certificate") || lowered.contains("tls")
-            || lowered.contains("https") || lowered.hasPrefix("only http"))
-    }
-
     static func shortPrefix(_ id: String) -> String {
         id.count < 4 ? ": an id may be shortened to its first 4 or more characters, and \"\(id)\" has \(id.count)" : ""
     }
@@ -126,8 +117,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "\(path) is not a usable database (\(reason)); it was left untouched: move it aside to start afresh, or put a good copy in its place"
         case .storage(let path, let reason):
             "\(path): \(reason)"
-        case .serverUnreachable(let server, let reason):
-            "the account server \(server) cannot be reached (\(reason))" + (Self.leavesServerInDoubt(reason) ? "; is `storefront serve` running there?" : "")
+        case .serverUnreachable(let server, let problem):
+            "the account server \(server) cannot be reached (\(problem))" + (problem.leavesServerInDoubt ? "; is `storefront serve` running there?" : "")
         case .sessionRefused(let server, let reason):
             "the account server \(server) refused this device: \(reason) (sign in again: `storefront account login NAME`)"
         case .developerOnly(let server, let action):

@@ -179,9 +179,9 @@ public final class LiveStore: StoreServing {
                 actions.append(.inspected(try Self.inspection(of: try store.queue.transaction(id), store: store)))
             case .loadPicture, .quit: break
             }
-        } catch StoreError.serverUnreachable(let server, let reason) {
+        } catch StoreError.serverUnreachable(let server, let problem) {
             serverDown = true
-            actions.append(.server(problem: Self.unreachable(server, reason)))
+            actions.append(.server(problem: Self.unreachable(server, problem)))
         } catch let error as StoreError {
             actions.append(.failed(Self.words(error)))
         } catch {
@@ -193,8 +193,8 @@ public final class LiveStore: StoreServing {
     /// Whether the account server stopped answering (W4): the screen says so until it answers.
     private var serverDown = false
 
-    static func unreachable(_ server: String, _ reason: String) -> String {
-        "Account server \(server) unreachable (\(reason)); trying again"
+    static func unreachable(_ server: String, _ problem: HTTPProblem) -> String {
+        "Account server \(server) unreachable (\(problem)); trying again"
     }
 
     /// New events, and the snapshot when it differs from the last one handed out.
@@ -215,8 +215,8 @@ public final class LiveStore: StoreServing {
                 lastSnapshot = snapshot
                 actions.append(.loaded(snapshot))
             }
-        } catch StoreError.serverUnreachable(let server, let reason) {
-            if !serverDown { actions.append(.server(problem: Self.unreachable(server, reason))) }
+        } catch StoreError.serverUnreachable(let server, let problem) {
+            if !serverDown { actions.append(.server(problem: Self.unreachable(server, problem))) }
             serverDown = true
         } catch {}
         return actions

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 @main
-struct Storefront: ParsableCommand {
+struct Storefront: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "storefront",
         abstract: "A terminal storefront with a mock payment queue: browse, buy, and test purchase edge cases.",
@@ -35,9 +35,7 @@ struct Storefront: ParsableCommand {
     /// Parses, then runs. Every usage error is one line and exit status 2 (the parser's own is 64
     /// with the usage text), and a word that names no subcommand says so instead of being read as
     /// an argument of the screen.
-    static func main() {
-        // https:// calls go through the TLS library, loaded at the first one (W13).
-        HTTPCall.install(LoadedTLS())
+    static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let first = arguments.first, !first.hasPrefix("-"), !isSubcommandName(first) {
             printError("storefront: unknown subcommand \"\(first)\"\(didYouMean(first, among: configuration.subcommands)) (`storefront --help` lists them)")
@@ -50,8 +48,12 @@ struct Storefront: ParsableCommand {
             exitWithParseError(error, arguments: arguments)
         }
         do {
-            var command = command
-            try command.run()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                var command = command
+                try command.run()
+            }
         } catch {
             exit(withError: error)
         }

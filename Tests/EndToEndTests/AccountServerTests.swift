@@ -170,7 +170,7 @@ struct AccountServerTests {
         let a = try machine(server)
         try a.signUp("ann")
         let tmux = try TmuxSession(command: a.screenCommand())
-        let name = "ann @ 127.0.0.1:\(port)"
+        let name = "ann @ localhost:\(port)"
         try tmux.waitFor(name)
         try tmux.send("t")
         try tmux.waitFor("Account server \(server.base) · connected")
@@ -206,12 +206,12 @@ struct AccountServerTests {
         #expect(noKey.status == 2 && noKey.stderr == "storefront serve: \(missing): no such file\n", "\(noKey)")
         let swapped = try host.run(["serve", "--port", "0", "--tls-cert", key.path, "--tls-key", key.path])
         #expect(swapped.status == 2 && swapped.stderr.contains("not a PEM certificate chain and private key"), "\(swapped)")
-        let server = try Server(host, arguments: ["--tls-cert", certificate.path, "--tls-key", key.path])
+        let server = try Server(host, arguments: ["--host", "127.0.0.1", "--tls-cert", certificate.path, "--tls-key", key.path])
         #expect(server.base.hasPrefix("https://127.0.0.1:"))
         // A second server on the same port is told so in words, not with SwiftNIO's bind error.
         let port = try #require(server.base.split(separator: ":").last.map(String.init))
         let taken = try host.run(["serve", "--port", port])
-        #expect(taken.status == 3 && taken.stderr == "storefront serve: 127.0.0.1:\(port) is in use (another storefront serve?): --port names another, --port 0 picks a free one\n", "\(taken)")
+        #expect(taken.status == 3 && taken.stderr == "storefront serve: localhost:\(port) is in use (another storefront serve?): --port names another, --port 0 picks a free one\n", "\(taken)")
         let python = try AppleVerifier.python()
         let client = Process()
         client.executableURL = python
@@ -256,7 +256,7 @@ struct AccountServerTests {
         // The webhook receiver speaks HTTPS with the team's certificate; the server trusts it
         // through --ca-file, which serve hands to its server in the environment.
         let receiver = try Receiver(arguments: ["--tls", tls.certificate.path, tls.key.path])
-        let server = try Server(host, arguments: ["--tls-cert", tls.certificate.path, "--tls-key", tls.key.path, "--ca-file", tls.certificate.path])
+        let server = try Server(host, arguments: ["--host", "127.0.0.1", "--tls-cert", tls.certificate.path, "--tls-key", tls.key.path, "--ca-file", tls.certificate.path])
         #expect(server.base.hasPrefix("https://127.0.0.1:"))
         let token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let a = try machine(server), b = try machine(server)
@@ -305,7 +305,7 @@ struct AccountServerTests {
         try a.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
         try b.signIn("ann")
         let tmux = try TmuxSession(command: b.screenCommand())
-        try tmux.waitFor("ann @ 127.0.0.1:\(port)")
+        try tmux.waitFor("ann @ localhost:\(port)")
         try tmux.waitFor("Subscribed! Expires: 16/04/2026 (91 Days)")
         _ = server.stop()
     }
@@ -319,7 +319,7 @@ struct AccountServerTests {
         #expect(!result.stdout.contains("listening"))
     }
 
-    @Test("W12 a PostgreSQL password never shows in the process list: serve hands the URL to the server in its environment")
+    @Test("W12 a PostgreSQL password never shows in the process list: serve writes it over in its arguments")
     func passwordNotInProcessList() throws {
         let session = try Session()
         var url = try #require(URLComponents(string: try TestPostgres.freshDatabase()))
@@ -327,7 +327,7 @@ struct AccountServerTests {
         url.password = password
         let server = try Server(session, arguments: ["--database", try #require(url.string)])
         let command = String(decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/cmdline")), as: UTF8.self)
-        #expect(command.contains("storefront-server"), "the server runs: \(command)")
+        #expect(command.contains("serve"), "the server runs: \(command)")
         #expect(!command.contains(password), "the password is not in its arguments")
         #expect(server.stop().status == 0)
     }

@@ -29,7 +29,7 @@ struct CommandLineTests {
         }
     }
 
-    @Test("L2 every subcommand that opens a store takes the catalog, the device, the state folder, the user, the outcome policy and the clock; the few that open none are named here")
+    @Test("L2 every subcommand that opens a store takes the catalog, the device, the state folder, the user, the outcome policy and the clock; the few that open none are named here; every one refuses an unknown option in one line, exit 2")
     func commonOptions() throws {
         let session = try Session()
         let options = ["--catalog", "--device", "--state-dir", "--user", "--outcome", "--clock"]
@@ -44,7 +44,7 @@ struct CommandLineTests {
             "developer-token": ["--state-dir"],      // the server's token, kept in its state folder
             "crash-points": [],                      // lists the points a crash can be simulated at
         ]
-        var complete = 0, seen: [String: Set<String>] = [:]
+        var complete = 0, named = 0, seen: [String: Set<String>] = [:]
         func walk(_ path: [String]) throws {
             guard path.count < 4 else {
                 Issue.record("\(path): deeper than the command line goes")
@@ -52,6 +52,10 @@ struct CommandLineTests {
             }
             let help = try session.run(path + ["--help"])
             #expect(help.status == 0, "\(path): \(help)")
+            // A command whose own arguments are missing says that first; either way, one line, 2.
+            let unknown = try session.run(path + ["--no-such-option", "1"])
+            #expect(unknown.status == 2 && unknown.stderr.split(separator: "\n").count == 1, "\(path) refuses an unknown option: \(unknown)")
+            if unknown.stderr.contains("--no-such-option") { named += 1 }
             let names = help.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().first.map { section in
                 section.components(separatedBy: "\n\n")[0].split(separator: "\n").compactMap { line -> String? in
                     // "  login, signin, sign-in  Sign in…": the name, then its aliases.
@@ -66,6 +70,7 @@ struct CommandLineTests {
         try walk([])
         #expect(seen == storeless, "\(seen)")
         #expect(complete >= 70, "\(complete) subcommands take every option")
+        #expect(named >= 90, "\(named) commands name the unknown option")
     }
 
     @Test("sign up, buy a comic, subscribe, and the clock passes expiry (R1 R5 R6)")

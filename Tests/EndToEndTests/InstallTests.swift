@@ -28,7 +28,7 @@ struct InstallTests {
         )
     }
 
-    @Test("C1 W13 copied to an empty folder and run from /, it opens the default store and scenario check runs every shipped scenario; https:// needs the TLS library beside it")
+    @Test("C1 W13 copied to an empty folder and run from /, it opens the default store and scenario check runs every shipped scenario")
     func copiedBinary() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-install-\(UUID().uuidString)")
         let home = folder.appendingPathComponent("home"), bin = folder.appendingPathComponent("bin")
@@ -48,12 +48,45 @@ struct InstallTests {
         #expect(cached.count == 1 && cached[0].hasPrefix("assets-"), "\(cached)")
         let bad = try run(binary, ["products", "--catalog", "/nonexistent.json"], home: home)
         #expect(bad.status == 2 && bad.stderr.split(separator: "\n").count == 1, "\(bad)")
-        // W13: https:// needs the TLS library installed beside the program; without it, one line.
-        let lonely = try run(binary, ["status", "--server", "https://127.0.0.1:9"], home: home)
-        #expect(lonely.status == 3 && lonely.stderr.split(separator: "\n").count == 1 && lonely.stderr.contains("libStorefrontTLS.so"), "\(lonely)")
-        try copyExecutable(storefrontBinary.deletingLastPathComponent().appendingPathComponent("libStorefrontTLS.so"), to: bin.appendingPathComponent("libStorefrontTLS.so"))
-        let loaded = try run(binary, ["status", "--server", "https://127.0.0.1:9"], home: home)
-        #expect(loaded.status == 3 && loaded.stderr.contains("Connection refused"), "installed beside it, the library is found: \(loaded)")
+    }
+
+    @Test("C1 W6 W13 the one program copied alone runs the screen, serve over HTTPS, a device on --server https:// and an https:// webhook that Apple's library verifies")
+    func oneProgram() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-one-\(UUID().uuidString)")
+        let bin = folder.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The install step README and docs/install.md name: one file, installed with install(1).
+        let binary = bin.appendingPathComponent("storefront")
+        let install = Process()
+        install.executableURL = URL(fileURLWithPath: "/usr/bin/install")
+        install.arguments = ["-m", "755", storefrontBinary.path, bin.path + "/"]
+        try install.run()
+        install.waitUntilExit()
+        try #require(install.terminationStatus == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bin.path) == ["storefront"], "one file, nothing beside it")
+        let host = try Session(binary: binary), device = try Session(binary: binary)
+        for session in [host, device] { session.environment["PATH"] = "\(bin.path):/usr/bin:/bin" }
+        let tls = try AccountServerTests.certificate(in: host.stateDirectory, name: "team")
+        let receiver = try Receiver(arguments: ["--tls", tls.certificate.path, tls.key.path])
+        let server = try Server(host, arguments: ["--host", "127.0.0.1", "--tls-cert", tls.certificate.path, "--tls-key", tls.key.path, "--ca-file", tls.certificate.path])
+        #expect(server.base.hasPrefix("https://127.0.0.1:"))
+        let token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        device.environment["STOREFRONT_SERVER"] = server.base
+        device.environment["STOREFRONT_CA_FILE"] = tls.certificate.path
+        device.environment["STOREFRONT_DEVELOPER_TOKEN"] = token
+        try device.run(["webhook", "set", "https://127.0.0.1:\(receiver.port)/apple"]).expectSuccess()
+        try device.signUp("ann")
+        try device.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
+        #expect(waitUntil(seconds: 60) { !receiver.payloads.isEmpty }, "a notification reached the https:// receiver")
+        let payload = try #require(receiver.payloads.first)
+        let verified = try #require(try AppleVerifier.verify([("notification", payload)], session: host, bundleID: "com.storefront.comics").first)
+        #expect(verified.ok && verified.decoded["notificationType"] as? String == "ONE_TIME_CHARGE", "\(verified.status ?? "") \(verified.decoded)")
+        // The screen of the copy, on the same server, in a real terminal.
+        let screen = try TmuxSession(command: device.screenCommand(arguments: ["--user", "ann"], extraEnvironment: ["STOREFRONT_PASSWORD": "pw-ann"]))
+        try screen.waitFor("Subscribed! Expires: 16/04/2026")
+        try screen.send("q")
+        #expect(server.stop().status == 0)
     }
 
     @Test("--generate-completion-script writes bash, zsh and fish completion")

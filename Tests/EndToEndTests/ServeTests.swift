@@ -17,7 +17,7 @@ final class Server {
 
     /// `port` 0 picks a free one.
     init(_ session: Session, port: Int = 0, arguments extra: [String] = []) throws {
-        process.executableURL = storefrontBinary
+        process.executableURL = session.binary
         process.arguments = ["serve", "--port", String(port)] + extra
         process.environment = session.environment
         process.standardOutput = output

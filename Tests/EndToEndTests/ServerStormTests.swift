@@ -11,11 +11,11 @@ import Glibc
 
 @Suite("kill -9 or SIGTERM of the account server during a storm of purchases", .serialized)
 struct ServerStormTests {
-    /// `storefront-server` over `folder` on `port` (0: a free one), and the port it took.
+    /// `storefront serve` over `folder` on `port` (0: a free one), and the port it took.
     static func startServer(_ folder: URL, port: Int, database: String?) throws -> (Process, Int) {
         let server = Process()
-        server.executableURL = storefrontBinary.deletingLastPathComponent().appendingPathComponent("storefront-server")
-        server.arguments = ["--state-dir", folder.path, "--catalog", repositoryRoot.appendingPathComponent("assets/catalog.json").path, "--port", String(port)]
+        server.executableURL = storefrontBinary
+        server.arguments = ["serve", "--state-dir", folder.path, "--catalog", repositoryRoot.appendingPathComponent("assets/catalog.json").path, "--port", String(port)]
             + (database.map { ["--database", $0] } ?? [])
         server.environment = ProcessInfo.processInfo.environment.merging(["STOREFRONT_STRICT_THREADS": "1"]) { $1 }
         let output = Pipe()

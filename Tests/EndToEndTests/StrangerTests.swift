@@ -29,11 +29,11 @@ struct StrangerTests {
             if let developer { headers[AccountWire.developerHeader] = developer }
             let url = try #require(URL(string: base + AccountWire.path))
             let body = try JSONEncoder().encode(Envelope(method: method, request: request))
-            switch HTTPCall.post(url, headers: headers, body: body, timeout: 30, whole: true) {
+            switch HTTPCall.post(url, headers: headers, body: body, timeout: 30) {
             case .success(let answer):
                 return (answer.status, (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]) ?? [:])
             case .failure(let problem):
-                Issue.record("\(method): \(problem.reason)")
+                Issue.record("\(method): \(problem)")
                 return (0, [:])
             }
         }

@@ -37,8 +37,13 @@ struct RunResult: CustomStringConvertible {
 final class Session {
     let stateDirectory: URL
     var environment: [String: String]
+    /// The program every command runs: the built one, or a copy installed elsewhere.
+    let binary: URL
 
-    init() throws {
+    /// `binary`: a copy of the program to run instead of the built one; it finds its assets in
+    /// itself, as an installed copy does.
+    init(binary: URL? = nil) throws {
+        self.binary = binary ?? storefrontBinary
         stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-e2e-\(UUID().uuidString)")
         environment = [
             "STOREFRONT_STATE_DIR": stateDirectory.path,
@@ -50,8 +55,9 @@ final class Session {
             // task's thread (BlockingWatch): every test that serves checks issue 23's promise.
             "STOREFRONT_STRICT_THREADS": "1",
         ]
+        if binary != nil { environment["STOREFRONT_ASSETS"] = nil }
         ownsFolder = true
-        #expect(FileManager.default.isExecutableFile(atPath: storefrontBinary.path), "no storefront binary at \(storefrontBinary.path): run `swift build` first")
+        #expect(FileManager.default.isExecutableFile(atPath: self.binary.path), "no storefront binary at \(storefrontBinary.path): run `swift build` first")
         try run(["clock", "freeze", "2026-01-15T12:00:00Z"]).expectSuccess()
     }
 
@@ -59,6 +65,7 @@ final class Session {
 
     /// Another process's view of a session's folder; it leaves the folder to its owner.
     init(existing folder: URL, environment: [String: String]) throws {
+        binary = storefrontBinary
         stateDirectory = folder
         self.environment = environment
         ownsFolder = false
@@ -69,7 +76,7 @@ final class Session {
     @discardableResult
     func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil, in folder: URL? = nil) throws -> RunResult {
         let process = Process()
-        process.executableURL = storefrontBinary
+        process.executableURL = binary
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = folder }
         process.environment = environment.merging(extra) { $1 }

@@ -119,7 +119,7 @@ extension Session {
         let variables = environment.merging(["TERM": "tmux-256color", "LANG": "C.UTF-8"]) { $1 }.merging(extraEnvironment) { $1 }
         let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         let words = arguments.map { " '\($0)'" }.joined()
-        return "env -i \(assignments) '\(storefrontBinary.path)'\(words)\(then)"
+        return "env -i \(assignments) '\(binary.path)'\(words)\(then)"
     }
 }
 

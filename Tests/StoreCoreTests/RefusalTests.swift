@@ -36,16 +36,20 @@ struct RefusalTests {
     @Test("W4 an account server that cannot be reached is asked after only when it may not be there: not when it answered, nor when TLS names the fix")
     func unreachableWording() {
         let server = "https://127.0.0.1:8443"
-        for reason in ["Connection refused", "timed out after 10 s waiting for an answer", "the server closed the connection", "cannot resolve team-box"] {
-            #expect(StoreError.serverUnreachable(server: server, reason: reason).description.hasSuffix("); is `storefront serve` running there?"), "\(reason)")
+        let inDoubt: [HTTPProblem] = [.refused, .timedOut(seconds: 10, connecting: false), .closed, .unresolved(host: "team-box")]
+        for problem in inDoubt {
+            #expect(StoreError.serverUnreachable(server: server, problem: problem).description.hasSuffix("); is `storefront serve` running there?"), "\(problem)")
         }
-        for reason in [
-            "its certificate is not trusted: give its CA in STOREFRONT_CA_FILE or --ca-file", "it does not speak TLS there: is it http://, not https://?",
-            "it signed 2 items of 3", "an answer that is not the account server's (HTTP 404)", "this program has no HTTPS client",
-        ] {
-            let words = StoreError.serverUnreachable(server: server, reason: reason).description
-            #expect(words == "the account server \(server) cannot be reached (\(reason))", "\(words)")
+        let named: [HTTPProblem] = [
+            .untrusted, .notTLS, .wrongHost(host: "team-box"), .answered("it signed 2 items of 3"),
+            .answered("an answer that is not the account server's (HTTP 404)"), .caFile(path: "/ca.pem", reason: "cannot be read"),
+        ]
+        for problem in named {
+            let words = StoreError.serverUnreachable(server: server, problem: problem).description
+            #expect(words == "the account server \(server) cannot be reached (\(problem))", "\(words)")
         }
+        #expect(HTTPProblem.untrusted.description == "its certificate is not trusted: give its CA in STOREFRONT_CA_FILE or --ca-file")
+        #expect(HTTPProblem.timedOut(seconds: 10, connecting: false).description == "timed out after 10 s waiting for an answer")
     }
 
     @Test("a refusal crosses the account server's wire as the same value, not as words")

@@ -303,12 +303,12 @@ struct SilentServerTests {
     func oneWait() throws {
         let listener = try SilentListener()
         let server = try RemoteAccountServer(url: try #require(URL(string: "http://127.0.0.1:\(listener.port)")), timeout: 0.5)
-        var reasons: [String] = []
+        var problems: [HTTPProblem] = []
         for _ in 0..<3 {
             let outcome = Result { () throws(StoreError) -> ClockSetting in try server.clockSetting() }
-            if case .failure(.serverUnreachable(_, let reason)) = outcome { reasons.append(reason) }
+            if case .failure(.serverUnreachable(_, let problem)) = outcome { problems.append(problem) }
         }
-        #expect(reasons.count == 3 && Set(reasons).count == 1 && reasons[0].contains("timed out"), "\(reasons)")
+        #expect(problems.count == 3 && problems.allSatisfy { $0 == problems[0] } && problems[0].timedOut, "\(problems)")
         // Only the first call connected: the backlog holds one connection.
         #expect(listener.takeConnections() == 1)
     }

@@ -270,7 +270,7 @@ public final class Offers: SessionRole {
 
     private func teamSigned(_ team: RemoteAccountServer, _ item: SigningRequest, account: String) throws(StoreError) -> String {
         guard let jws = try team.signed([item], account: account).first ?? nil else {
-            throw StoreError.serverUnreachable(server: team.location, reason: "it signed no offer for \(account)")
+            throw StoreError.serverUnreachable(server: team.location, problem: .answered("it signed no offer for \(account)"))
         }
         return jws
     }

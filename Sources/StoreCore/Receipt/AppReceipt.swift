@@ -113,7 +113,7 @@ extension SignedData {
         if let user, let team = team(user) {
             let answered = try team.signed([.appReceipt], account: user)
             guard let text = answered.first ?? nil, let der = Data(base64Encoded: text) else {
-                throw StoreError.serverUnreachable(server: team.location, reason: "it answered no app receipt")
+                throw StoreError.serverUnreachable(server: team.location, problem: .answered("it answered no app receipt"))
             }
             return der
         }

@@ -1,53 +1,198 @@
-// One POST and its answer, over http:// or https://, for the store's two kinds of call: a device's
-// call to its account server (`--server`) and a webhook's notification. http:// goes over a plain
-// socket (SocketHTTP); https:// goes through the TLS client a program installs at its start
-// (StorefrontTLS, on AsyncHTTPClient), so that StoreCore carries no TLS stack of its own and a
-// program that never meets an https:// URL never starts one (DECISIONS.md, "HTTPS both ways").
+// One POST and its answer, over http:// or https://, for the store's outgoing calls: a device's
+// call to its account server (`--server`), a webhook's notification, and the realtime retention
+// URL. AsyncHTTPClient does the work: it tries every address a name resolves to (IPv6 and IPv4,
+// happy eyeballs), brackets IPv6 hosts, reads chunked answers, and speaks TLS with the system's
+// roots plus the PEM file in $STOREFRONT_CA_FILE. The client and its event loops are made at the
+// first call, so a program that never calls out never starts them.
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
 
-/// What went wrong with a call, in words for one line.
-public struct HTTPProblem: Error, Sendable, Equatable {
-    public var reason: String
-    public init(_ reason: String) { self.reason = reason }
-    /// The server did not answer within the deadline (as opposed to refusing at once).
-    public var timedOut: Bool { reason.hasPrefix("timed out") }
-}
+/// Why a call got no usable answer. Each case is a kind of failure the caller may act on; none is
+/// recognised by its words.
+public enum HTTPProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Every address the name resolves to refused the connection.
+    case refused
+    /// No answer within the deadline (`connecting`: not even a connection).
+    case timedOut(seconds: Double, connecting: Bool)
+    /// The server closed the connection before it answered.
+    case closed
+    /// The host's name resolves to no address.
+    case unresolved(host: String)
+    /// The server's certificate is not signed by a trusted CA.
+    case untrusted
+    /// The server's certificate is for another host.
+    case wrongHost(host: String)
+    /// The server does not speak TLS where https:// was asked of it.
+    case notTLS
+    /// TLS failed otherwise.
+    case tls(String)
+    /// The CA file in $STOREFRONT_CA_FILE cannot be used.
+    case caFile(path: String, reason: String)
+    /// The URL is not one a call can use.
+    case unsupported(String)
+    /// The server answered, but not with what was asked of it.
+    case answered(String)
+    /// Anything else the client reported, in its words.
+    case failed(String)
 
-/// An HTTPS client: POSTs JSON and reads the whole answer within `timeout` seconds.
-public protocol SecureTransport: Sendable {
-    func post(_ url: URL, headers: [String: String], body: Data, timeout: TimeInterval) -> Result<(status: Int, body: Data), HTTPProblem>
-}
+    public var timedOut: Bool {
+        if case .timedOut = self { return true }
+        return false
+    }
 
-public enum HTTPCall {
-    private static let secure = Locked<(any SecureTransport)?>(nil)
-
-    /// Called once by a program that links a TLS client (storefront, storefront-server).
-    public static func install(_ transport: any SecureTransport) { secure.withLock { $0 = transport } }
-
-    /// Whether `url`'s scheme is one a call can use here.
-    public static func supports(_ url: URL) -> Bool {
-        switch url.scheme?.lowercased() {
-        case "http": return url.host != nil
-        case "https": return url.host != nil && secure.withLock { $0 } != nil
-        default: return false
+    /// Whether the failure leaves open that the server is there at all (refused, timed out, closed,
+    /// unresolved), as opposed to one where it answered or where TLS names the fix.
+    public var leavesServerInDoubt: Bool {
+        switch self {
+        case .refused, .timedOut, .closed, .unresolved, .failed: true
+        case .untrusted, .wrongHost, .notTLS, .tls, .caFile, .unsupported, .answered: false
         }
     }
 
-    /// POSTs `body` as JSON to `url`; reads the status line, or (`whole`) the answer to its end.
-    public static func post(
-        _ url: URL, headers: [String: String], body: Data, timeout: TimeInterval, whole: Bool
-    ) -> Result<(status: Int, body: Data), HTTPProblem> {
-        guard let host = url.host else { return .failure(HTTPProblem("\(url.absoluteString) names no host")) }
-        switch url.scheme?.lowercased() {
-        case "http":
-            var path = url.path.isEmpty ? "/" : url.path
-            if let query = url.query { path += "?" + query }
-            return SocketHTTP(host: host, port: url.port ?? 80).send(path: path, headers: headers, body: body, timeout: timeout, whole: whole)
-        case "https":
-            guard let transport = secure.withLock({ $0 }) else { return .failure(HTTPProblem("this program has no HTTPS client")) }
-            return transport.post(url, headers: headers, body: body, timeout: timeout)
+    public var description: String {
+        switch self {
+        case .refused: "Connection refused"
+        case .timedOut(let seconds, let connecting):
+            connecting
+                ? "timed out connecting after \(String(format: "%g", seconds)) s"
+                : "timed out after \(String(format: "%g", seconds)) s waiting for an answer"
+        case .closed: "the server closed the connection"
+        case .unresolved(let host): "cannot resolve \(host)"
+        case .untrusted: "its certificate is not trusted: give its CA in \(HTTPCall.caFileVariable) or --ca-file"
+        case .wrongHost(let host): "its certificate is not for \(host)"
+        case .notTLS: "it does not speak TLS there: is it http://, not https://?"
+        case .tls(let words): "TLS failed: \(words)"
+        case .caFile(let path, let reason): "the CA file \(path) \(reason)"
+        case .unsupported(let words): words
+        case .answered(let words): words
+        case .failed(let words): words
+        }
+    }
+}
+
+public enum HTTPCall {
+    /// The CA file's path, as the environment gives it when the first call is made.
+    public static let caFileVariable = "STOREFRONT_CA_FILE"
+
+    /// Whether `url`'s scheme is one a call can use.
+    public static func supports(_ url: URL) -> Bool {
+        ["http", "https"].contains(url.scheme?.lowercased() ?? "") && !(url.host ?? "").isEmpty
+    }
+
+    /// The one client, made at the first call with the trust it keeps.
+    private static let client: Result<HTTPClient, HTTPProblem> = {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let path = ProcessInfo.processInfo.environment[caFileVariable], !path.isEmpty {
+            do {
+                let certificates = try NIOSSLCertificate.fromPEMFile(path)
+                guard !certificates.isEmpty else { return .failure(.caFile(path: path, reason: "holds no PEM certificate")) }
+                tls.additionalTrustRoots = [.certificates(certificates)]
+            } catch {
+                let reason = FileManager.default.isReadableFile(atPath: path) ? "is not a PEM certificate file" : "cannot be read"
+                return .failure(.caFile(path: path, reason: reason))
+            }
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow)
+        configuration.httpVersion = .http1Only
+        // A refused connection or an untrusted certificate is the answer at once, not retried
+        // until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return .success(HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
+    }()
+
+    /// POSTs `body` as JSON to `url` and reads the whole answer within `timeout` seconds. Called
+    /// from a thread that may wait (a device's, or the server's blocking pool), never from an event
+    /// loop.
+    public static func post(_ url: URL, headers: [String: String], body: Data, timeout: TimeInterval) -> Result<(status: Int, body: Data), HTTPProblem> {
+        guard supports(url) else { return .failure(.unsupported("only http:// and https:// URLs are supported")) }
+        let client: HTTPClient
+        switch Self.client {
+        case .success(let made): client = made
+        case .failure(let problem): return .failure(problem)
+        }
+        do {
+            var request = try HTTPClient.Request(url: url, method: .POST, body: .bytes(body))
+            request.headers.add(name: "Content-Type", value: "application/json")
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) where name.lowercased() != "content-type" {
+                request.headers.add(name: name, value: value)
+            }
+            let nanoseconds = Int64(max(0.001, timeout) * 1_000_000_000)
+            let response = try client.execute(request: request, deadline: .now() + .nanoseconds(nanoseconds)).wait()
+            return .success((Int(response.status.code), response.body.map { Data($0.readableBytesView) } ?? Data()))
+        } catch {
+            return .failure(problem(error, host: url.host ?? "", timeout: timeout))
+        }
+    }
+
+    /// The kind of failure an error of the client, SwiftNIO or TLS stands for.
+    static func problem(_ error: any Error, host: String, timeout: Double) -> HTTPProblem {
+        switch error {
+        case let error as HTTPClientError:
+            switch error {
+            case .connectTimeout: return .timedOut(seconds: timeout, connecting: true)
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .tlsHandshakeTimeout: return .timedOut(seconds: timeout, connecting: false)
+            case .remoteConnectionClosed: return .closed
+            default: return .failed("\(error)")
+            }
+        case let error as NIOConnectionError:
+            let failures = error.connectionErrors.map(\.error)
+            if failures.isEmpty { return .unresolved(host: host) }
+            if failures.allSatisfy({ ($0 as? IOError)?.errnoCode == ECONNREFUSED }) { return .refused }
+            return problem(failures[0], host: host, timeout: timeout)
+        case let error as IOError where error.errnoCode == ECONNREFUSED:
+            return .refused
+        case is SocketAddressError:
+            return .unresolved(host: host)
+        case ChannelError.connectTimeout:
+            return .timedOut(seconds: timeout, connecting: true)
+        case let error as NIOSSLExtraError where error == .failedToValidateHostname:
+            return .wrongHost(host: host)
+        case let error as NIOSSLError:
+            if case .handshakeFailed(.sslError(let stack)) = error {
+                let reasons = stack.compactMap(BoringSSLReason.init)
+                if reasons.contains(.certificateVerifyFailed) { return .untrusted }
+                if reasons.contains(.wrongVersionNumber) { return .notTLS }
+            }
+            return .tls("\(error)")
         default:
-            return .failure(HTTPProblem("only http:// and https:// URLs are supported"))
+            return .failed("\(error)")
+        }
+    }
+}
+
+/// BoringSSL's reason for a TLS failure, by its number. NIOSSL gives a BoringSSL error only as its
+/// description, "Error: CODE …", where CODE is BoringSSL's packed error code (library in the top
+/// byte, reason in the low twelve bits): the number is read, never the words.
+enum BoringSSLReason: Equatable {
+    case certificateVerifyFailed
+    case wrongVersionNumber
+
+    /// SSL_R_CERTIFICATE_VERIFY_FAILED and SSL_R_WRONG_VERSION_NUMBER of BoringSSL's ssl.h, in
+    /// its library ERR_LIB_SSL.
+    private static let sslLibrary: UInt32 = 16
+    private static let reasons: [UInt32: Self] = [125: .certificateVerifyFailed, 247: .wrongVersionNumber]
+
+    init?(_ error: BoringSSLInternalError) {
+        let words = error.description.split(separator: " ")
+        guard words.count >= 2, words[0] == "Error:", let code = UInt32(words[1]), code >> 24 == Self.sslLibrary,
+            let reason = Self.reasons[code & 0xFFF]
+        else { return nil }
+        self = reason
+    }
+}
+
+/// Delivers notifications to the webhook through HTTPCall.
+public struct WebhookPoster: WebhookPosting {
+    public init() {}
+
+    public func post(_ body: Data, to url: URL, timeout: TimeInterval) -> (status: Int?, error: String?) {
+        switch HTTPCall.post(url, headers: ["User-Agent": "Storefront (App Store Server Notifications V2, local)"], body: body, timeout: timeout) {
+        case .success(let answer): (answer.status, nil)
+        case .failure(let problem): (nil, problem.description)
         }
     }
 }

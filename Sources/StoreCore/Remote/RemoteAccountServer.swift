@@ -18,7 +18,7 @@ public final class RemoteAccountServer: AccountServer {
     /// After a call that timed out, further calls fail at once for a second with the same words, so
     /// that a screen asking several things each tick waits once, not each time. (A refused
     /// connection costs nothing to try again, so it is tried again.)
-    private let down = Locked<(until: Date, reason: String)?>(nil)
+    private let down = Locked<(until: Date, problem: HTTPProblem)?>(nil)
     static let downFor: TimeInterval = 1
     /// Answers to reads while `sharingReads` runs, by method, sessions and request; nil outside it.
     private let shared = Locked<[Data: Data]?>(nil)
@@ -30,7 +30,7 @@ public final class RemoteAccountServer: AccountServer {
     /// `url` is `http://HOST:PORT` or `https://HOST:PORT` of `storefront serve`.
     public init(url: URL, timeout: TimeInterval = 10, developerToken: String? = nil) throws(StoreError) {
         guard HTTPCall.supports(url) else {
-            throw StoreError.serverUnreachable(server: url.absoluteString, reason: "only http://HOST:PORT or https://HOST:PORT is supported")
+            throw StoreError.serverUnreachable(server: url.absoluteString, problem: .unsupported("only http://HOST:PORT or https://HOST:PORT is supported"))
         }
         self.url = url
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
@@ -56,7 +56,7 @@ public final class RemoteAccountServer: AccountServer {
         let tokens = only.map { [$0] } ?? sessions.withLock { Array($0.values).sorted() }
         if !tokens.isEmpty { headers["Authorization"] = "Session " + tokens.joined(separator: " ") }
         if let developerToken { headers[AccountWire.developerHeader] = developerToken }
-        if let (until, reason) = down.withLock({ $0 }), Date() < until { throw StoreError.serverUnreachable(server: location, reason: reason) }
+        if let (until, problem) = down.withLock({ $0 }), Date() < until { throw StoreError.serverUnreachable(server: location, problem: problem) }
         // A read's key: the sessions it carries and its body (the method and the request).
         let key = method.reads ? Data(((headers["Authorization"] ?? "") + "\n").utf8) + body : nil
         if let key, let kept = shared.withLock({ $0?[key] }), let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: kept) {
@@ -66,20 +66,20 @@ public final class RemoteAccountServer: AccountServer {
         if !method.reads { shared.withLock { if $0 != nil { $0 = [:] } } }
         let answer: (status: Int, body: Data)
         sent.withLock { $0[method.name, default: 0] += 1 }
-        switch HTTPCall.post(callURL, headers: headers, body: body, timeout: timeout, whole: true) {
+        switch HTTPCall.post(callURL, headers: headers, body: body, timeout: timeout) {
         case .success(let value):
             answer = value
             down.withLock { $0 = nil }
         case .failure(let problem):
-            if problem.timedOut { down.withLock { $0 = (Date().addingTimeInterval(Self.downFor), problem.reason) } }
-            throw StoreError.serverUnreachable(server: location, reason: problem.reason)
+            if problem.timedOut { down.withLock { $0 = (Date().addingTimeInterval(Self.downFor), problem) } }
+            throw StoreError.serverUnreachable(server: location, problem: problem)
         }
         if answer.status == 200, let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: answer.body) {
             if let key { shared.withLock { $0?[key] = answer.body } }
             return reply.value
         }
         if let failure = try? JSONDecoder().decode(Failure.self, from: answer.body) { throw failure.error.storeError(server: location) }
-        throw StoreError.serverUnreachable(server: location, reason: "an answer that is not the account server's (HTTP \(answer.status))")
+        throw StoreError.serverUnreachable(server: location, problem: .answered("an answer that is not the account server's (HTTP \(answer.status))"))
     }
 
     /// One screen tick (recovery, then the snapshot) asks the same things more than once: the

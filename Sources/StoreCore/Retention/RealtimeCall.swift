@@ -55,11 +55,11 @@ public struct RealtimeCall: Sendable {
     /// POSTs `body` to `url` and reads the answer within `budget` seconds.
     public static func ask(_ url: URL, body: Data, budget: TimeInterval = budget) -> Outcome {
         let started = Date()
-        let answer = HTTPCall.post(url, headers: ["Content-Type": "application/json"], body: body, timeout: budget, whole: true)
+        let answer = HTTPCall.post(url, headers: [:], body: body, timeout: budget)
         let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
         switch answer {
         case .failure(let problem):
-            return Outcome(choice: nil, milliseconds: milliseconds, failure: problem.timedOut ? "TIMED_OUT" : "NO_RESPONSE", reason: problem.reason)
+            return Outcome(choice: nil, milliseconds: milliseconds, failure: problem.timedOut ? "TIMED_OUT" : "NO_RESPONSE", reason: problem.description)
         case .success(let (status, data)):
             guard status == 200 else {
                 return Outcome(choice: nil, milliseconds: milliseconds, failure: "UNSUCCESSFUL_HTTP_RESPONSE_CODE", reason: "it answered HTTP \(status)")

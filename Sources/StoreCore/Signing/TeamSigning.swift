@@ -66,12 +66,12 @@ extension SignedData {
     func signed(by team: RemoteAccountServer, account: String, _ items: [SigningRequest]) throws(StoreError) -> [SignedItem?] {
         let answered = try team.signed(items, account: account)
         guard answered.count == items.count else {
-            throw StoreError.serverUnreachable(server: team.location, reason: "it signed \(answered.count) items of \(items.count)")
+            throw StoreError.serverUnreachable(server: team.location, problem: .answered("it signed \(answered.count) items of \(items.count)"))
         }
         return try zip(items, answered).map { item, jws throws(StoreError) -> SignedItem? in
             guard let jws else { return nil }
             guard let decoded = try? JWS.decode(jws) else {
-                throw StoreError.serverUnreachable(server: team.location, reason: "it answered a signature that is not a JWS")
+                throw StoreError.serverUnreachable(server: team.location, problem: .answered("it answered a signature that is not a JWS"))
             }
             var unverified: Unverified?
             switch item {
@@ -85,7 +85,7 @@ extension SignedData {
     /// One item the account must have, signed by `team`; `missing` says what it lacked.
     func signedOne(by team: RemoteAccountServer, account: String, _ item: SigningRequest, missing: String) throws(StoreError) -> SignedItem {
         guard let signed = try signed(by: team, account: account, [item])[0] else {
-            throw StoreError.serverUnreachable(server: team.location, reason: "it has \(missing) of \(account) to sign")
+            throw StoreError.serverUnreachable(server: team.location, problem: .answered("it has \(missing) of \(account) to sign"))
         }
         return signed
     }

@@ -1,11 +1,8 @@
-// `storefront serve` and `storefront keys` (V1, V2): the App Store Server API over this state
-// folder, and the in-app purchase keys its clients sign their tokens with.
+// `storefront keys` and `storefront developer-token` (V2, W9): the in-app purchase keys the App
+// Store Server API's clients sign their tokens with, and the developer's token of a team server.
 import ArgumentParser
 import Foundation
 import StoreCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,57 +79,6 @@ struct KeysCommand: ParsableCommand {
                 try context.store.server.setAPIKeyring(keyring)
                 output(context, json: .object([("keyId", .string(keyID)), ("revoked", .bool(true))]), text: "revoked \(keyID)")
             }
-        }
-    }
-}
-
-struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Serve the App Store Server API over this state folder (V1): Apple's paths, tokens, JSON and errors.",
-        discussion: "Prints the address it listens on (--port 0 picks a free one); stops cleanly on SIGINT and SIGTERM; delivers notifications while it runs. Runs the storefront-server program installed beside this one."
-    )
-    @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The port (0: a free one, printed).") var port = 8080
-    @Option(help: ArgumentHelp("Keep the account server's state in PostgreSQL (default: $STOREFRONT_DATABASE_URL, else SQLite in the state folder). A URL with a password is best given in $STOREFRONT_DATABASE_URL: options show in the process list.", valueName: "postgres://user@host/db"))
-    var database: String?
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "chain.pem"))
-    var tlsCertificate: String?
-    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "key.pem"))
-    var tlsKey: String?
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Close a connection idle this many seconds (or whose request head never completes).", valueName: "seconds"))
-    var idleTimeout: Double = 30
-    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections open at once, at most (default: below the file limit); beyond it the longest-idle one is closed.", valueName: "n"))
-    var maxConnections: Int?
-    @OptionGroup var common: CommonOptions
-
-    func run() throws {
-        try reportingFailures {
-            guard idleTimeout > 0 else { throw CommandFailure(message: "--idle-timeout takes a number of seconds above 0", status: 2) }
-            if let maxConnections, maxConnections < 1 { throw CommandFailure(message: "--max-connections takes a number above 0", status: 2) }
-            guard (0...65_535).contains(port) else { throw CommandFailure(message: "--port takes 0 to 65535", status: 2) }
-            guard (tlsCertificate == nil) == (tlsKey == nil) else { throw CommandFailure(message: "--tls-cert and --tls-key go together", status: 2) }
-            let catalog = try Context.catalogFile(common)
-            let state = try Context.resolveStateDirectory(common)
-            // https:// webhooks: the server trusts the same CA file (in its environment).
-            try Context.applyCAFile(common)
-            // Open the store once here: a corrupt or missing state is said before anything listens
-            // (the server program checks a PostgreSQL database itself).
-            let database = DatabaseURL.given(self.database)
-            if database == nil { try perform(common) { _ in } }
-            let beside = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("storefront-server")
-            guard let server = beside, FileManager.default.isExecutableFile(atPath: server.path) else {
-                throw CommandFailure(message: "storefront-server is not installed beside this program (`swift build` makes it)", status: 3)
-            }
-            // The database URL goes in the environment, never in the arguments: a password in it
-            // would show in `ps` for as long as the server runs.
-            if let database { setenv(DatabaseURL.variable, database, 1) }
-            var arguments = [server.path, "--state-dir", state.path, "--catalog", catalog.path, "--host", host, "--port", String(port)]
-            if let tlsCertificate, let tlsKey { arguments += ["--tls-cert", tlsCertificate, "--tls-key", tlsKey] }
-            arguments += ["--idle-timeout", String(idleTimeout)]
-            if let maxConnections { arguments += ["--max-connections", String(maxConnections)] }
-            var argv = arguments.map { strdup($0) } + [nil]
-            execv(server.path, &argv)
-            throw CommandFailure(message: "cannot start \(server.path): \(String(cString: strerror(errno)))", status: 3)
         }
     }
 }

@@ -1,0 +1,182 @@
+// `storefront serve` (V1, W5, W6, W11): the App Store Server API and the team's account server over
+// this state folder, on Hummingbird, with its background work in one ServiceGroup.
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import StoreCore
+import StorefrontServer
+
+/// Where and how `serve` listens, declared once: the parser checks them before anything opens.
+struct ServeOptions: ParsableArguments {
+    @Option(help: "The address or name to listen on; a name listens on every address it resolves to (localhost: ::1 and 127.0.0.1).")
+    var host = "localhost"
+    @Option(help: "The port (0: a free one, printed).")
+    var port = 8080
+    @Option(
+        help: ArgumentHelp(
+            "Keep the account server's state in PostgreSQL (default: $STOREFRONT_DATABASE_URL, else SQLite in the state folder). A URL with a password is best given in $STOREFRONT_DATABASE_URL: options show in the process list.",
+            valueName: "postgres://user@host/db"
+        )
+    )
+    var database: String?
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "chain.pem"))
+    var tlsCertificate: String?
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "key.pem"))
+    var tlsKey: String?
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp("Close a connection idle this many seconds (or whose request head never completes).", valueName: "seconds")
+    )
+    var idleTimeout: Double = 30
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp("Connections open at once, at most (default: below the file limit); beyond it the longest-idle one is closed.", valueName: "n")
+    )
+    var maxConnections: Int?
+
+    func validate() throws {
+        guard idleTimeout > 0 else { throw ValidationError("--idle-timeout takes a number of seconds above 0") }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections takes a number above 0") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0 to 65535") }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard !host.isEmpty else { throw ValidationError("--host takes an address or a name") }
+    }
+
+    var tls: ServerApplication.TLSFiles? {
+        guard let tlsCertificate, let tlsKey else { return nil }
+        return ServerApplication.TLSFiles(certificate: tlsCertificate, key: tlsKey)
+    }
+
+    var limits: ServerApplication.Limits {
+        var limits = ServerApplication.Limits()
+        limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        if let maxConnections { limits.cap = ConnectionCap(limit: min(maxConnections, limits.cap.limit)) }
+        return limits
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the App Store Server API over this state folder (V1): Apple's paths, tokens, JSON and errors.",
+        discussion: "Prints the address it listens on (--port 0 picks a free one); stops cleanly on SIGINT and SIGTERM; delivers notifications while it runs."
+    )
+    @OptionGroup var serve: ServeOptions
+    @OptionGroup var common: CommonOptions
+
+    func run() async throws {
+        do {
+            try await serveUntilStopped()
+        } catch let failure as CommandFailure {
+            printError("storefront serve: \(failure.message)")
+            throw ExitCode(failure.status)
+        }
+    }
+
+    func serveUntilStopped() async throws {
+        ProcessList.hidePasswords()
+        let logger: Logger = {
+            var logger = Logger(label: "storefront-serve")
+            logger.logLevel = .info
+            return logger
+        }()
+        // The request log's timestamps are local time. With TZ unset, glibc's localtime stats
+        // /etc/localtime on every call, a filesystem call on a Swift task's thread per request;
+        // named once here, the zone is read once. A TZ that is set is left as it is.
+        setenv("TZ", ":/etc/localtime", 0)
+        let served = try opened()
+        let listener: any Service
+        do {
+            listener = try ServerApplication.listener(
+                served: served, host: serve.host, port: serve.port, logger: logger, tls: serve.tls, limits: serve.limits
+            ) { url in
+                FileHandle.standardOutput.write(Data("storefront serve: listening on \(url)\n".utf8))
+            }
+        } catch {
+            throw CommandFailure(message: error.description, status: 2)
+        }
+        // The HTTP server and the work beside it (delivery, family shares, the request list), one
+        // group: SIGTERM or SIGINT stops them all, the services after the server.
+        // Within five seconds of SIGTERM the process is gone: StopDeadline ends it at 4.5 s if the
+        // server and the services have not finished, and the group never escalates to cancelling.
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: listener)] + served.services(logger: logger).map { .init(service: $0) } + [
+                .init(service: StopDeadline(logger: logger), successTerminationBehavior: .ignore)
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+        )
+        configuration.maximumGracefulShutdownDuration = nil
+        configuration.maximumCancellationDuration = nil
+        let group = ServiceGroup(configuration: configuration)
+        ServerApplication.watchBlockingCalls(logger: logger, strict: ProcessInfo.processInfo.environment["STOREFRONT_STRICT_THREADS"] == "1")
+        do {
+            try await group.run()
+        } catch where ServerApplication.isAddressInUse(error) {
+            throw CommandFailure(
+                message: "\(serve.host):\(serve.port) is in use (another storefront serve?): --port names another, --port 0 picks a free one", status: 3
+            )
+        } catch {
+            throw CommandFailure(message: "\(error)", status: 3)
+        }
+        BlockingWatch.report(to: nil)
+        do { try served.listRequests() } catch { logger.error("request list failed: \(error)") }
+        print("storefront serve: stopped")
+    }
+
+    /// The store the server serves: a corrupt or missing state, a bad catalog or an unreachable
+    /// database is said before anything listens.
+    func opened() throws -> ServedStore {
+        do {
+            let catalog = try Context.loadCatalog(common).catalog
+            let state = try Context.resolveStateDirectory(common)
+            // https:// webhooks trust the same CA file.
+            try Context.applyCAFile(common)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone.current
+            // W5: the account server's state in PostgreSQL when a database is named, else in the
+            // state folder's SQLite file. The state folder keeps the certificate authority either way.
+            let database: (any AccountServer)? = try DatabaseURL.given(serve.database).map { url throws(StoreError) in try PostgresAccountServer(url: url) }
+            return try ServedStore(
+                factory: StoreFactory(
+                    stateDirectory: StateDirectory(state), catalog: catalog, calendar: calendar, time: .shared(override: nil), server: database
+                ),
+                logger: Logger(label: "storefront-serve")
+            )
+        } catch let error as StoreError {
+            throw CommandFailure(message: error.description, status: error.exitStatus == 1 ? 2 : error.exitStatus)
+        } catch let error as CatalogError {
+            throw CommandFailure(message: error.description, status: 2)
+        }
+    }
+}
+
+/// W12: a PostgreSQL password given with `--database` never stays in the process list. The bytes
+/// of this process's arguments, which /proc/PID/cmdline shows, are written over in place (as
+/// PostgreSQL's own programs retitle themselves): the password of a `postgres://user:password@…`
+/// argument becomes asterisks of the same length. $STOREFRONT_DATABASE_URL keeps it out from the
+/// start.
+enum ProcessList {
+    static func hidePasswords() {
+        for index in 0..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index] else { continue }
+            let length = strlen(argument)
+            let bytes = UnsafeMutableBufferPointer(start: UnsafeMutableRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: length)
+            guard let range = passwordRange(in: Array(bytes)) else { continue }
+            for offset in range { bytes[offset] = UInt8(ascii: "*") }
+        }
+    }
+
+    /// Where the password of a URL with one stands in `text`: between `user:` after `://` and the
+    /// last `@` before the host.
+    static func passwordRange(in text: [UInt8]) -> Range<Int>? {
+        let string = String(decoding: text, as: UTF8.self)
+        guard let scheme = string.range(of: "://"), string.lowercased().contains("postgres") else { return nil }
+        let afterScheme = string[scheme.upperBound...]
+        let authority = afterScheme.prefix { $0 != "/" && $0 != "?" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return nil }
+        let start = string.utf8.distance(from: string.startIndex, to: string.index(after: colon))
+        let end = string.utf8.distance(from: string.startIndex, to: at)
+        return start < end ? start..<end : nil
+    }
+}
