@@ -302,7 +302,7 @@ public enum ScenarioParser {
         case ("price", "set"):
             let product = try word(2, "a product")
             let text = try word(3, "a price such as 7.99")
-            guard text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil, let price = Decimal(string: text) else {
+            guard PriceText.isPlainDecimal(text), let price = Decimal(string: text) else {
                 throw Problem(message: "\"\(text)\" is not a price like 7.99")
             }
             return .setPrice(product, price, consentRequired: w.count > 4 && lower[4] == "consent-required")

@@ -42,7 +42,7 @@ struct PriceCommand: ParsableCommand {
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
-            guard price.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil, Decimal(string: price) != nil else {
+            guard PriceText.isPlainDecimal(price), Decimal(string: price) != nil else {
                 throw ValidationError("\"\(price)\" is not a price like 7.99")
             }
         }

@@ -146,4 +146,16 @@ struct CatalogTests {
         #expect(catalog.products[0].quantity == 5)
         #expect(warnings.map(\.message) == ["unknown key \"colour\" is ignored", "unknown key \"qty\" is ignored"])
     }
+
+    @Test(
+        "C5 a price is digits with an optional fraction (a minus only where the field takes one, to be refused in words)",
+        arguments: [
+            ("0.99", false, true), ("12", false, true), ("-1", false, false), ("-1", true, true), ("1.", false, false), (".5", false, false),
+            ("1.2.3", false, false), ("", false, false), ("1e5", false, false), ("-", true, false), ("\u{0661}\u{0662}", false, false),
+            (" 1", false, false),
+        ]
+    )
+    func plainDecimal(text: String, signed: Bool, plain: Bool) {
+        #expect(PriceText.isPlainDecimal(text, signed: signed) == plain)
+    }
 }

@@ -268,7 +268,7 @@ public enum CatalogLoader {
         let description = try fields.string("description") ?? ""
         guard let priceText = try fields.priceText() else { throw fields.error("has no \"price\"") }
         guard let price = Decimal(string: priceText),
-              priceText.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+              PriceText.isPlainDecimal(priceText, signed: true)
         else {
             throw fields.error("price \"\(priceText)\" is not a decimal number like \"0.99\"")
         }
@@ -384,7 +384,7 @@ public enum CatalogLoader {
             throw fields.error("\"monthlyCommitmentPrice\" is for an auto-renewable subscription with the period \"P1Y\"")
         }
         guard let text = try fields.priceText(key: "monthlyCommitmentPrice"), let monthly = Decimal(string: text),
-              text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+              PriceText.isPlainDecimal(text)
         else { throw fields.error("\"monthlyCommitmentPrice\" is not a decimal number like \"0.99\"") }
         let total = monthly * Decimal(BillingPlan.commitmentPeriods)
         guard total >= yearly, total <= yearly * Decimal(string: "1.5")! else {
@@ -410,7 +410,7 @@ public enum CatalogLoader {
         if mode != .freeTrial {
             guard let text = try inner.priceText() else { throw inner.error("a paid offer needs a \"price\"") }
             guard let value = Decimal(string: text), value >= 0,
-                  text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+                  PriceText.isPlainDecimal(text)
             else { throw inner.error("price \"\(text)\" is not a decimal number like \"0.99\"") }
             offerPrice = value
         }
@@ -433,9 +433,7 @@ public enum CatalogLoader {
 
         func integer(_ key: String) throws(CatalogError) -> Int? {
             guard let value = values[key], !(value is NSNull) else { return nil }
-            // JSONSerialization hands numbers back as NSNumber, and `true` is one too: on Linux
-            // `is Bool` holds for NSNumber(1), so booleans are told apart by their class.
-            let isBoolean = String(describing: type(of: value)).contains("Boolean")
+            let isBoolean = JSONBoolean.holds(value)
             if let number = value as? NSNumber, !isBoolean {
                 let double = number.doubleValue
                 if double.rounded() == double, abs(double) < 1e9 { return Int(double) }

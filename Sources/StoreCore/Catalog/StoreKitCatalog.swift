@@ -96,7 +96,7 @@ public enum StoreKitCatalog {
             side.quantities = try table("quantities") { ($0 as? NSNumber).map(\.intValue).flatMap { $0 >= 1 ? $0 : nil } }
             side.offerPrices = try table("offerPrices") { value in
                 guard let text = (value as? String) ?? (value as? NSNumber).map(\.stringValue),
-                      text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil
+                      PriceText.isPlainDecimal(text)
                 else { return nil }
                 return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
             }
@@ -289,7 +289,7 @@ public enum StoreKitCatalog {
             CatalogError(file: file, entry: path.isEmpty ? nil : path, message: message)
         }
 
-        static func isBoolean(_ value: Any) -> Bool { String(describing: type(of: value)).contains("Boolean") }
+        static func isBoolean(_ value: Any) -> Bool { JSONBoolean.holds(value) }
 
         func object() throws(CatalogError) -> Object {
             guard let object = value as? [String: Any] else { throw error("must be a JSON object") }

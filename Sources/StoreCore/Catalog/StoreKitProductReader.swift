@@ -115,7 +115,7 @@ extension StoreKitCatalog {
             } else {
                 throw node.error("must be a price such as \"0.99\"")
             }
-            guard text.range(of: #"^[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil,
+            guard PriceText.isPlainDecimal(text),
                   let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
             else { throw node.error("\"\(text)\" is not a price such as \"0.99\"") }
             return price
