@@ -216,7 +216,14 @@ struct CatalogCommand: ParsableCommand {
 }
 
 struct Screen: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Open the storefront screen (the default).")
+    /// Parsed as a root of its own when `storefront` starts the screen (Storefront.main), whose
+    /// super-command is `storefront`. Naming it spares every start ArgumentParser's search for a
+    /// completion-script request, two more parses that a command with a super-command never takes
+    /// (a quarter of the instructions before the first frame; BENCHMARKS.md, "One program"): the
+    /// root command answers `--generate-completion-script`, and the screen is never started for it.
+    static let configuration = CommandConfiguration(
+        commandName: "screen", _superCommandName: "storefront", abstract: "Open the storefront screen (the default)."
+    )
     @OptionGroup var common: CommonOptions
     @Option(help: ArgumentHelp(
         "Two or three devices side by side, one pane each, with a rail of what passes between them (Tab moves the keyboard).",
