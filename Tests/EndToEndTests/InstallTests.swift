@@ -56,11 +56,19 @@ struct InstallTests {
         let bin = folder.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        // The install step README and docs/install.md name: one file, installed with install(1).
+        // The install step README and docs/install.md name, run as written, with this build's
+        // program for the release one and an empty folder for ~/.local/bin/.
+        let page = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/install.md"), encoding: .utf8)
+        let step = try #require(page.split(separator: "\n").first { $0.hasPrefix("install ") }?.split(separator: "#").first)
+            .trimmingCharacters(in: .whitespaces)
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("`\(step)`"), "README names the step docs/install.md gives: \(step)")
         let binary = bin.appendingPathComponent("storefront")
         let install = Process()
-        install.executableURL = URL(fileURLWithPath: "/usr/bin/install")
-        install.arguments = ["-m", "755", storefrontBinary.path, bin.path + "/"]
+        install.executableURL = URL(fileURLWithPath: "/bin/sh")
+        install.arguments = [
+            "-c", step.replacingOccurrences(of: ".build/release/storefront", with: storefrontBinary.path).replacingOccurrences(of: "~/.local/bin/", with: bin.path + "/"),
+        ]
         try install.run()
         install.waitUntilExit()
         try #require(install.terminationStatus == 0)
