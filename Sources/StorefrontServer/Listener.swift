@@ -109,10 +109,11 @@ struct Listener: Service {
                     bound = port
                     running = true
                 }
-                if !running, index == 0 {
-                    // The first did not start: its error ends the group.
+                if !running {
+                    // This one did not start: its error ends the group, unless it was an address
+                    // left out above (the task then ended without one).
                     try await group.next()
-                    return
+                    if index == 0 { return }
                 }
             }
             await onRunning(bound)
