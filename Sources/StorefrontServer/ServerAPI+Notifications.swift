@@ -42,13 +42,25 @@ extension ServerAPI {
         ]
     }
 
-    /// Apple's `sendAttemptResult` for an attempt.
+    /// Apple's `sendAttemptResult` for an attempt, by the kind of failure it met.
     static func result(_ attempt: DeliveryAttempt) -> String {
         if attempt.status == 200 { return "SUCCESS" }
         if attempt.status != nil { return "UNSUCCESSFUL_HTTP_RESPONSE_CODE" }
-        let error = attempt.error ?? ""
-        if error.contains("timed out") { return "TIMED_OUT" }
-        if error.contains("refused") || error.contains("resolve") { return "NO_RESPONSE" }
+        guard let problem = attempt.problem else { return legacyResult(attempt.error ?? "") }
+        switch problem {
+        case .timedOut: return "TIMED_OUT"
+        case .refused, .unresolved: return "NO_RESPONSE"
+        case .closed: return "PREMATURE_CLOSE"
+        case .untrusted, .wrongHost, .notTLS, .tls, .caFile: return "TLS_ISSUE"
+        case .unsupported, .answered, .failed: return "OTHER"
+        }
+    }
+
+    /// An attempt an earlier version recorded kept only its words, which were its own and fixed
+    /// (the socket client's "timed out …", "Connection refused", "cannot resolve …").
+    static func legacyResult(_ words: String) -> String {
+        if words.hasPrefix("timed out") { return "TIMED_OUT" }
+        if words == "Connection refused" || words.hasPrefix("cannot resolve") { return "NO_RESPONSE" }
         return "OTHER"
     }
 

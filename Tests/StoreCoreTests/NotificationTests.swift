@@ -15,11 +15,11 @@ final class FakePoster: WebhookPosting, @unchecked Sendable {
 
     init(_ statuses: [Int?] = []) { self.statuses = statuses }
 
-    func post(_ body: Data, to url: URL, timeout: TimeInterval) -> (status: Int?, error: String?) {
+    func post(_ body: Data, to url: URL, timeout: TimeInterval) -> Result<Int, HTTPProblem> {
         lock.withLock {
             bodies.append(body)
             let status = statuses.isEmpty ? 200 : statuses.removeFirst()
-            return (status, status == nil ? "connection refused" : nil)
+            return status.map { .success($0) } ?? .failure(.refused)
         }
     }
 
@@ -141,7 +141,7 @@ struct NotificationTests {
         try store.notifications.setWebhook(Webhook(url: "http://127.0.0.1:9/apple", once: true))
         #expect(try store.notifications.deliverDue().failed.count == 1)
         let failed = try #require(try store.notifications.all().first)
-        #expect(failed.attempts.first?.error == "connection refused" && failed.state == .failed)
+        #expect(failed.attempts.first?.problem == .refused && failed.attempts.first?.error == "Connection refused" && failed.state == .failed)
     }
 
     @Test("N5 a receiver that refuses every attempt never fails a purchase")

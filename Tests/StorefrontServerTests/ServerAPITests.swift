@@ -11,6 +11,25 @@ import TestSupport
 
 @Suite("App Store Server API, in-process")
 struct ServerAPITests {
+    @Test(
+        "N6 V3 a delivery attempt's sendAttemptResult comes from the kind of failure, not its words; an attempt recorded before the kind was kept, from its fixed words",
+        arguments: [
+            (DeliveryAttempt(at: Date(), status: 200), "SUCCESS"), (DeliveryAttempt(at: Date(), status: 500), "UNSUCCESSFUL_HTTP_RESPONSE_CODE"),
+            (DeliveryAttempt(at: Date(), problem: .timedOut(seconds: 2, connecting: false)), "TIMED_OUT"),
+            (DeliveryAttempt(at: Date(), problem: .refused), "NO_RESPONSE"), (DeliveryAttempt(at: Date(), problem: .unresolved(host: "x")), "NO_RESPONSE"),
+            (DeliveryAttempt(at: Date(), problem: .closed), "PREMATURE_CLOSE"), (DeliveryAttempt(at: Date(), problem: .untrusted), "TLS_ISSUE"),
+            (DeliveryAttempt(at: Date(), problem: .failed("timed out, they said")), "OTHER"),
+            (DeliveryAttempt(at: Date(), error: "timed out after 2 s waiting for an answer"), "TIMED_OUT"),
+            (DeliveryAttempt(at: Date(), error: "Connection refused"), "NO_RESPONSE"), (DeliveryAttempt(at: Date(), error: "something else"), "OTHER"),
+        ]
+    )
+    func sendAttemptResult(attempt: DeliveryAttempt, result: String) throws {
+        #expect(ServerAPI.result(attempt) == result)
+        // The kind is kept with the attempt: it reads back as it was written.
+        let stored = try JSONDecoder().decode(DeliveryAttempt.self, from: try JSONEncoder().encode(attempt))
+        #expect(stored == attempt)
+    }
+
     struct Fixture {
         let state = TemporaryState()
         let store: Store

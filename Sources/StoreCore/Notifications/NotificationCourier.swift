@@ -8,7 +8,7 @@ import Foundation
 
 /// POSTs a JSON body; the HTTP status, or why there is none.
 public protocol WebhookPosting: Sendable {
-    func post(_ body: Data, to url: URL, timeout: TimeInterval) -> (status: Int?, error: String?)
+    func post(_ body: Data, to url: URL, timeout: TimeInterval) -> Result<Int, HTTPProblem>
 }
 
 public struct DeliveryReport: Sendable, Equatable {
@@ -68,9 +68,12 @@ public final class NotificationCourier: Sendable {
                 try crashPoints(.notificationSigned)
             }
             let body = Data(#"{"signedPayload":"\#(notification.signedPayload ?? "")"}"#.utf8)
-            let (status, error) = poster.post(body, to: url, timeout: timeout)
-            if status == 200 { try crashPoints(.notificationPosted) }
-            let attempt = DeliveryAttempt(at: clock.now(), status: status, error: status == nil ? error : nil)
+            let posted = poster.post(body, to: url, timeout: timeout)
+            if case .success(200) = posted { try crashPoints(.notificationPosted) }
+            let attempt = switch posted {
+            case .success(let status): DeliveryAttempt(at: clock.now(), status: status)
+            case .failure(let problem): DeliveryAttempt(at: clock.now(), problem: problem)
+            }
             notification.attempts.append(attempt)
             if attempt.succeeded {
                 notification.state = .delivered

@@ -56,12 +56,22 @@ public struct ServerNotification: Sendable, Equatable, Codable {
 public struct DeliveryAttempt: Sendable, Equatable, Codable {
     public var at: Date
     public var status: Int?
+    /// Why no status came, in words for people.
     public var error: String?
+    /// Why no status came, as a kind; nil on attempts recorded before the kind was kept.
+    public var problem: HTTPProblem?
 
     public init(at: Date, status: Int? = nil, error: String? = nil) {
         self.at = at
         self.status = status
         self.error = error
+    }
+
+    /// An attempt that got no answer, for `problem`.
+    public init(at: Date, problem: HTTPProblem) {
+        self.at = at
+        self.error = problem.description
+        self.problem = problem
     }
 
     public var succeeded: Bool { status == 200 }

@@ -13,7 +13,7 @@ import NIOSSL
 
 /// Why a call got no usable answer. Each case is a kind of failure the caller may act on; none is
 /// recognised by its words.
-public enum HTTPProblem: Error, Sendable, Equatable, CustomStringConvertible {
+public enum HTTPProblem: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     /// Every address the name resolves to refused the connection.
     case refused
     /// No answer within the deadline (`connecting`: not even a connection).
@@ -189,10 +189,8 @@ enum BoringSSLReason: Equatable {
 public struct WebhookPoster: WebhookPosting {
     public init() {}
 
-    public func post(_ body: Data, to url: URL, timeout: TimeInterval) -> (status: Int?, error: String?) {
-        switch HTTPCall.post(url, headers: ["User-Agent": "Storefront (App Store Server Notifications V2, local)"], body: body, timeout: timeout) {
-        case .success(let answer): (answer.status, nil)
-        case .failure(let problem): (nil, problem.description)
-        }
+    public func post(_ body: Data, to url: URL, timeout: TimeInterval) -> Result<Int, HTTPProblem> {
+        HTTPCall.post(url, headers: ["User-Agent": "Storefront (App Store Server Notifications V2, local)"], body: body, timeout: timeout)
+            .map(\.status)
     }
 }
