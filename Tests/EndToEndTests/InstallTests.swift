@@ -28,7 +28,7 @@ struct InstallTests {
         )
     }
 
-    @Test("C1 W13 copied to an empty folder and run from /, it opens the default store and scenario check runs every shipped scenario")
+    @Test("C1 copied to an empty folder and run from /, it opens the default store and scenario check runs every shipped scenario")
     func copiedBinary() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-install-\(UUID().uuidString)")
         let home = folder.appendingPathComponent("home"), bin = folder.appendingPathComponent("bin")
