@@ -433,8 +433,7 @@ public enum CatalogLoader {
 
         func integer(_ key: String) throws(CatalogError) -> Int? {
             guard let value = values[key], !(value is NSNull) else { return nil }
-            let isBoolean = JSONBoolean.holds(value)
-            if let number = value as? NSNumber, !isBoolean {
+            if let number = value as? NSNumber, !CompactJSON.isBoolean(value) {
                 let double = number.doubleValue
                 if double.rounded() == double, abs(double) < 1e9 { return Int(double) }
             }

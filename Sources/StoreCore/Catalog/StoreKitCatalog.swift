@@ -289,8 +289,6 @@ public enum StoreKitCatalog {
             CatalogError(file: file, entry: path.isEmpty ? nil : path, message: message)
         }
 
-        static func isBoolean(_ value: Any) -> Bool { JSONBoolean.holds(value) }
-
         func object() throws(CatalogError) -> Object {
             guard let object = value as? [String: Any] else { throw error("must be a JSON object") }
             return Object(values: object, node: self)
@@ -314,7 +312,7 @@ public enum StoreKitCatalog {
 
         func integer() throws(CatalogError) -> Int? {
             if value is NSNull { return nil }
-            if let number = value as? NSNumber, !Self.isBoolean(value), number.doubleValue.rounded() == number.doubleValue, abs(number.doubleValue) < 1e9 {
+            if let number = value as? NSNumber, !CompactJSON.isBoolean(value), number.doubleValue.rounded() == number.doubleValue, abs(number.doubleValue) < 1e9 {
                 return number.intValue
             }
             if let text = value as? String, let number = Int(text) { return number }

@@ -110,7 +110,7 @@ extension StoreKitCatalog {
             let text: String
             if let given {
                 text = given
-            } else if let number = node.value as? NSNumber, !Node.isBoolean(number) {
+            } else if let number = node.value as? NSNumber, !CompactJSON.isBoolean(number) {
                 text = number.stringValue
             } else {
                 throw node.error("must be a price such as \"0.99\"")

@@ -43,7 +43,9 @@ package enum CompactJSON {
 
     /// True for a Swift Bool and for Foundation's boolean NSNumber (objCType "c"), false for a
     /// number that happens to be 0 or 1. Every reader of JSONSerialization's output that tells a
-    /// boolean from a number asks this (issue 25: `"failedCount": true` for a count of 1).
+    /// boolean from a number asks this, so that `"failedCount": true` is never a count of 1. It
+    /// compares types and reads the number's type code, never printing a type's name (which would
+    /// search every protocol conformance of the program).
     package static func isBoolean(_ value: Any) -> Bool {
         if type(of: value) == Bool.self { return true }
         guard let number = value as? NSNumber, type(of: value) != Int.self, type(of: value) != Int64.self, type(of: value) != Double.self else { return false }
