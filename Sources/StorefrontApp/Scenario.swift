@@ -33,7 +33,7 @@ public struct ScenarioStep: Equatable, Sendable {
         case expectOwned(String, Bool)
         case expectUser(String?)
         case expectError(String)
-        /// Auto-renewable plans (issue 5).
+        /// A command on an auto-renewable plan (cancel, renew-on, expire, force-renew, refund …).
         case plan(PlanCommand, String)
         case billing(failing: Bool)
         case grace(days: Int?)

@@ -1,4 +1,4 @@
-// Xcode StoreKit configuration files (`.storekit`, issue 6) read as catalogs: every version seen
+// Xcode StoreKit configuration files (`.storekit`) read as catalogs: every version seen
 // (1.0 to 5.0 and later), every key optional, unknown keys ignored. Like the catalog reader this
 // walks JSONSerialization's objects so that each complaint names its JSON path:
 // `subscriptionGroups[1].subscriptions[0].recurringSubscriptionPeriod: "P5Q" is not a period`.
