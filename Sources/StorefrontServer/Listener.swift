@@ -32,23 +32,13 @@ extension ServerApplication {
         return addresses
     }
 
-    /// An address of getaddrinfo's as text: 127.0.0.1, ::1.
+    /// An address of getaddrinfo's as text (127.0.0.1, ::1), as SwiftNIO writes it.
     static func numeric(_ entry: addrinfo) -> String? {
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let written: UnsafePointer<CChar>? = switch entry.ai_family {
-        case AF_INET:
-            entry.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
-                var bytes = address.pointee.sin_addr
-                return inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
-            }
-        case AF_INET6:
-            entry.ai_addr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
-                var bytes = address.pointee.sin6_addr
-                return inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
-            }
+        switch entry.ai_family {
+        case AF_INET: entry.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { SocketAddress($0.pointee).ipAddress }
+        case AF_INET6: entry.ai_addr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { SocketAddress($0.pointee).ipAddress }
         default: nil
         }
-        return written.map { _ in String(cString: text) }
     }
 
     /// The server for `served` on every address of `host` at `port` (0 picks a free one), over
