@@ -389,7 +389,7 @@ func require<T>(_ value: T?) throws -> T {
     // In-process: one device on the same account server.
     let local = try StoreFactory(
         stateDirectory: folder, catalog: catalog, calendar: utc, time: .shared(override: nil),
-        server: try database.map { url throws(StoreError) in try PostgresAccountServer(url: url) }
+        server: try database.map { url throws(StoreError) in try PostgresAccountServer.open(url: url) }
     )
     local.passwordHasher = PasswordHasher(cost: 16)
     let here = try local.open(device: "here")
@@ -520,7 +520,7 @@ if wants("serve") {
     let folder = StateDirectory(scratch.appendingPathComponent("seam-\(database == nil ? "sqlite" : "postgres")"))
     let factory = try StoreFactory(
         stateDirectory: folder, catalog: catalog, calendar: utc, time: .given(ManualClock(Date(timeIntervalSince1970: 1_768_478_400))),
-        server: try database.map { url throws(StoreError) in try PostgresAccountServer(url: url) }
+        server: try database.map { url throws(StoreError) in try PostgresAccountServer.open(url: url) }
     )
     try factory.open(device: "seed").accounts.signUp("slow", password: "slow-password")
     let (server, base) = try startServer(folder, database: database)

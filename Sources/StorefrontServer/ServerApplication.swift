@@ -84,7 +84,7 @@ public enum ServerApplication {
     /// synchronous, and on Swift's cooperative pool (two threads here) one slow sign-in would stall
     /// every other request. Threads of their own, many more than cores, since most of their time
     /// is spent waiting on the disk or the database.
-    static let blockingWork: NIOThreadPool = {
+    public static let blockingWork: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: max(16, 4 * System.coreCount))
         pool.start()
         return pool

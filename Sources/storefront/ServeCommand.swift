@@ -57,6 +57,15 @@ struct ServeOptions: ParsableArguments {
     }
 }
 
+/// `storefront serve`'s work in its group: opens the store and serves it (`work`) until the group
+/// stops.
+struct ServingService: Service {
+    let logger: Logger
+    let work: @Sendable () async throws -> Void
+
+    func run() async throws { try await work() }
+}
+
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve the App Store Server API over this state folder (V1): Apple's paths, tokens, JSON and errors.",
@@ -85,7 +94,50 @@ struct Serve: AsyncParsableCommand {
         // /etc/localtime on every call, a filesystem call on a Swift task's thread per request;
         // named once here, the zone is read once. A TZ that is set is left as it is.
         setenv("TZ", ":/etc/localtime", 0)
-        let served = try opened()
+        let database: PostgresAccountServer?
+        do {
+            database = try DatabaseURL.given(serve.database).map { url throws(StoreError) in try PostgresAccountServer(url: url) }
+        } catch {
+            throw CommandFailure(message: error.description, status: error.exitStatus == 1 ? 2 : error.exitStatus)
+        }
+        // One group: PostgreSQL's pool (when the state is there), then the server with the work
+        // beside it. SIGTERM or SIGINT stops them in the reverse order, so the pool is the last
+        // to go. Within five seconds of SIGTERM the process is gone: StopDeadline ends it at 4.5 s
+        // if the server and the services have not finished, and the group never escalates to
+        // cancelling.
+        let serving = ServingService(logger: logger) { [self] in
+            try await serveOpened(database: database, logger: logger)
+        }
+        var configuration = ServiceGroupConfiguration(
+            services: (database.map { [.init(service: $0.client)] } ?? []) + [
+                .init(service: serving), .init(service: StopDeadline(logger: logger), successTerminationBehavior: .ignore),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+        )
+        configuration.maximumGracefulShutdownDuration = nil
+        configuration.maximumCancellationDuration = nil
+        let group = ServiceGroup(configuration: configuration)
+        ServerApplication.watchBlockingCalls(logger: logger, strict: ProcessInfo.processInfo.environment["STOREFRONT_STRICT_THREADS"] == "1")
+        do {
+            try await group.run()
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch where ServerApplication.isAddressInUse(error) {
+            throw CommandFailure(
+                message: "\(serve.host):\(serve.port) is in use (another storefront serve?): --port names another, --port 0 picks a free one", status: 3
+            )
+        } catch {
+            throw CommandFailure(message: "\(error)", status: 3)
+        }
+        BlockingWatch.report(to: nil)
+        print("storefront serve: stopped")
+    }
+
+    /// Opens the store (the database checked and migrated first), then serves it until the group
+    /// stops, and lists the requests answered since the last round while the database is still
+    /// there.
+    func serveOpened(database: PostgresAccountServer?, logger: Logger) async throws {
+        let served = try await ServerApplication.blockingWork.runIfActive { try opened(database: database) }
         let listener: any Service
         do {
             listener = try ServerApplication.listener(
@@ -96,38 +148,23 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw CommandFailure(message: error.description, status: 2)
         }
-        // The HTTP server and the work beside it (delivery, family shares, the request list), one
-        // group: SIGTERM or SIGINT stops them all, the services after the server.
-        // Within five seconds of SIGTERM the process is gone: StopDeadline ends it at 4.5 s if the
-        // server and the services have not finished, and the group never escalates to cancelling.
-        var configuration = ServiceGroupConfiguration(
-            services: [.init(service: listener)] + served.services(logger: logger).map { .init(service: $0) } + [
-                .init(service: StopDeadline(logger: logger), successTerminationBehavior: .ignore)
-            ],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
-        )
-        configuration.maximumGracefulShutdownDuration = nil
-        configuration.maximumCancellationDuration = nil
-        let group = ServiceGroup(configuration: configuration)
-        ServerApplication.watchBlockingCalls(logger: logger, strict: ProcessInfo.processInfo.environment["STOREFRONT_STRICT_THREADS"] == "1")
-        do {
-            try await group.run()
-        } catch where ServerApplication.isAddressInUse(error) {
-            throw CommandFailure(
-                message: "\(serve.host):\(serve.port) is in use (another storefront serve?): --port names another, --port 0 picks a free one", status: 3
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: ([listener] + served.services(logger: logger)).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                logger: logger
             )
-        } catch {
-            throw CommandFailure(message: "\(error)", status: 3)
+        )
+        try await group.run()
+        do { try await ServerApplication.blockingWork.runIfActive { try served.listRequests() } } catch {
+            logger.error("request list failed: \(error)")
         }
-        BlockingWatch.report(to: nil)
-        do { try served.listRequests() } catch { logger.error("request list failed: \(error)") }
-        print("storefront serve: stopped")
     }
 
     /// The store the server serves: a corrupt or missing state, a bad catalog or an unreachable
     /// database is said before anything listens.
-    func opened() throws -> ServedStore {
+    func opened(database: PostgresAccountServer?) throws -> ServedStore {
         do {
+            try database?.prepare()
             let catalog = try Context.loadCatalog(common).catalog
             let state = try Context.resolveStateDirectory(common)
             // https:// webhooks trust the same CA file.
@@ -136,7 +173,6 @@ struct Serve: AsyncParsableCommand {
             calendar.timeZone = TimeZone.current
             // W5: the account server's state in PostgreSQL when a database is named, else in the
             // state folder's SQLite file. The state folder keeps the certificate authority either way.
-            let database: (any AccountServer)? = try DatabaseURL.given(serve.database).map { url throws(StoreError) in try PostgresAccountServer(url: url) }
             return try ServedStore(
                 factory: StoreFactory(
                     stateDirectory: StateDirectory(state), catalog: catalog, calendar: calendar, time: .shared(override: nil), server: database

@@ -24,7 +24,7 @@ struct PostgresRowsTests {
         let url = try TestPostgres.freshDatabase()
         let state = TemporaryState()
         let factory = try StoreFactory(
-            stateDirectory: state.directory, catalog: testCatalog, calendar: utcCalendar, time: .manual(state.clock), server: try PostgresAccountServer(url: url)
+            stateDirectory: state.directory, catalog: testCatalog, calendar: utcCalendar, time: .manual(state.clock), server: try PostgresAccountServer.open(url: url)
         )
         factory.passwordHasher = .fastForTests
         let store = try factory.open(device: "phone")
@@ -36,7 +36,7 @@ struct PostgresRowsTests {
         try store.server.setWebhook(Webhook(url: "http://127.0.0.1:9/apple"))
         try psql(url, #"UPDATE receipt SET entry = '{"garbage":1}' WHERE accountKey = 'ann'"#)
         try psql(url, #"UPDATE setting SET value = '"sideways"' WHERE key = 'webhook'"#)
-        let server = try PostgresAccountServer(url: url)
+        let server = try PostgresAccountServer.open(url: url)
         for (what, read) in [("receipt.entry", { _ = try server.receipt(account: "ann") }), ("setting.value", { _ = try server.webhook() })] as [(String, () throws -> Void)] {
             guard case .storage(let path, let reason) = error(read) else {
                 Issue.record("\(what): not refused as storage trouble")

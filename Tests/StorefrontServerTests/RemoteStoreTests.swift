@@ -19,7 +19,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func server(_ state: TemporaryState) throws -> (any AccountServer)? {
         switch self {
         case .sqlite: nil
-        case .postgres: try PostgresAccountServer(url: try TestPostgres.freshDatabase())
+        case .postgres: try PostgresAccountServer.open(url: try TestPostgres.freshDatabase())
         }
     }
 }

@@ -167,7 +167,7 @@ public enum HTTPCall {
 /// BoringSSL's reason for a TLS failure, by its number. NIOSSL gives a BoringSSL error only as its
 /// description, "Error: CODE …", where CODE is BoringSSL's packed error code (library in the top
 /// byte, reason in the low twelve bits): the number is read, never the words.
-enum BoringSSLReason: Equatable {
+package enum BoringSSLReason: Equatable {
     case certificateVerifyFailed
     case wrongVersionNumber
 
@@ -176,7 +176,7 @@ enum BoringSSLReason: Equatable {
     private static let sslLibrary: UInt32 = 16
     private static let reasons: [UInt32: Self] = [125: .certificateVerifyFailed, 247: .wrongVersionNumber]
 
-    init?(_ error: BoringSSLInternalError) {
+    package init?(_ error: BoringSSLInternalError) {
         let words = error.description.split(separator: " ")
         guard words.count >= 2, words[0] == "Error:", let code = UInt32(words[1]), code >> 24 == Self.sslLibrary,
             let reason = Self.reasons[code & 0xFFF]

@@ -10,8 +10,12 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
         do { hash = try hasher.hash(password) } catch { throw StoreError.storage(path: location, reason: "cannot hash the password (\(error))") }
         let created = try transaction { connection in
             try !query(
-                connection, "INSERT INTO account (name, nameKey, passwordHash, createdAt) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING name",
-                [Self.text(name), Self.key(name), Self.text(hash), Self.seconds(date)]
+                connection, """
+                    INSERT INTO account (name, nameKey, passwordHash, createdAt)
+                    VALUES (\(name), \(Self.key(name)), \(hash), \(Self.seconds(date)))
+                    ON CONFLICT DO NOTHING
+                    RETURNING name
+                    """
             ).isEmpty
         }
         guard created else { throw StoreError.accountExists(name) }
@@ -20,8 +24,8 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
 
     public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError) -> AccountSession {
         let found = try read { connection in
-            try query(connection, "SELECT name, passwordHash FROM account WHERE nameKey = $1", [Self.key(name)]).first.map {
-                (Self.cell($0, "name").string ?? name, Self.cell($0, "passwordhash").string ?? "")
+            try query(connection, "SELECT name, passwordHash FROM account WHERE nameKey = \(Self.key(name))").first.map {
+                (Self.string($0, "name") ?? name, Self.string($0, "passwordhash") ?? "")
             }
         }
         guard let (canonical, hash) = found else { throw StoreError.unknownAccount(name) }
@@ -37,8 +41,11 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
         let token = SessionToken.make()
         try transaction { connection in
             try query(
-                connection, "INSERT INTO session (tokenHash, account, device, createdAt) VALUES ($1, (SELECT name FROM account WHERE nameKey = $2), $3, $4)",
-                [Self.text(SessionToken.hash(token)), Self.key(account), Self.text(String(device.prefix(64))), Self.seconds(date)]
+                connection, """
+                    INSERT INTO session (tokenHash, account, device, createdAt)
+                    VALUES (\(SessionToken.hash(token)), (SELECT name FROM account
+                    WHERE nameKey = \(Self.key(account))), \(String(device.prefix(64))), \(Self.seconds(date)))
+                    """
             )
         }
         return token
@@ -46,27 +53,28 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
 
     public func sessionAccount(token: String) throws(StoreError) -> String? {
         try read { connection in
-            try query(connection, "SELECT account FROM session WHERE tokenHash = $1 AND revokedAt IS NULL", [Self.text(SessionToken.hash(token))])
-                .first.map { Self.cell($0, "account") }?.string
+            try query(connection, "SELECT account FROM session WHERE tokenHash = \(SessionToken.hash(token)) AND revokedAt IS NULL")
+                .first.flatMap { Self.string($0, "account") }
         }
     }
 
     public func account(appTransactionID: String) throws(StoreError) -> String? {
         // The id is a hash of the name: each name is hashed again, only when no transaction has the id.
-        try read { connection in try query(connection, "SELECT name FROM account").compactMap { Self.cell($0, "name").string } }
+        try read { connection in try query(connection, "SELECT name FROM account").compactMap { Self.string($0, "name") } }
             .first { SignedData.appTransactionID($0) == appTransactionID }
     }
 
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
         try read { connection in
             try query(
-                connection, "SELECT tokenHash, device, createdAt, revokedAt FROM session WHERE account = (SELECT name FROM account WHERE nameKey = $1) ORDER BY createdAt",
-                [Self.key(account)]
+                connection, """
+                    SELECT tokenHash, device, createdAt, revokedAt FROM session
+                    WHERE account = (SELECT name FROM account WHERE nameKey = \(Self.key(account))) ORDER BY createdAt
+                    """
             ).map { row in
                 DeviceSessionInfo(
-                    id: String((Self.cell(row, "tokenhash").string ?? "").prefix(DeviceSessionInfo.idLength)), device: Self.cell(row, "device").string ?? "",
-                    createdAt: Date(timeIntervalSince1970: Self.cell(row, "createdat").double ?? 0),
-                    revokedAt: Self.cell(row, "revokedat").double.map { Date(timeIntervalSince1970: $0) }
+                    id: String((Self.string(row, "tokenhash") ?? "").prefix(DeviceSessionInfo.idLength)), device: Self.string(row, "device") ?? "",
+                    createdAt: Self.date(row, "createdat") ?? Date(timeIntervalSince1970: 0), revokedAt: Self.date(row, "revokedat")
                 )
             }
         }
@@ -75,21 +83,20 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
     public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
         guard id.count == DeviceSessionInfo.idLength, id.allSatisfy(\.isHexDigit) else { return false }
         return try transaction { connection in
-            try !query(
-                connection, """
-                    UPDATE session SET revokedAt = $1 WHERE account = (SELECT name FROM account WHERE nameKey = $2)
-                    AND tokenHash LIKE $3 AND revokedAt IS NULL RETURNING tokenHash
-                    """,
-                [Self.seconds(date), Self.key(account), Self.text(id.lowercased() + "%")]
-            ).isEmpty
+            try !query(connection, """
+                    UPDATE session SET revokedAt = \(Self.seconds(date)) WHERE account = (SELECT name FROM account WHERE nameKey = \(Self.key(account)))
+                    AND tokenHash LIKE \(id.lowercased() + "%") AND revokedAt IS NULL RETURNING tokenHash
+                    """).isEmpty
         }
     }
 
     public func revokeSession(token: String, at date: Date) throws(StoreError) {
         try transaction { connection in
             try query(
-                connection, "UPDATE session SET revokedAt = $1 WHERE tokenHash = $2 AND revokedAt IS NULL",
-                [Self.seconds(date), Self.text(SessionToken.hash(token))]
+                connection, """
+                    UPDATE session SET revokedAt = \(Self.seconds(date))
+                    WHERE tokenHash = \(SessionToken.hash(token)) AND revokedAt IS NULL
+                    """
             )
         }
     }

@@ -7,10 +7,10 @@ extension PostgresAccountServer: ClaimStore {
     public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
         // The key's own lock: two servers cannot both take the last use.
         try transaction(lock: "claim:" + key) { connection in
-            let taken = try query(connection, "SELECT accountKey FROM claim WHERE key = $1", [Self.text(key)])
-                .compactMap { Self.cell($0, "accountkey").string }
+            let taken = try query(connection, "SELECT accountKey FROM claim WHERE key = \(key)")
+                .compactMap { Self.string($0, "accountkey") }
             guard taken.count < limit, !taken.contains(account.lowercased()) else { return false }
-            try query(connection, "INSERT INTO claim (key, accountKey, at) VALUES ($1, $2, $3)", [Self.text(key), Self.key(account), Self.seconds(date)])
+            try query(connection, "INSERT INTO claim (key, accountKey, at) VALUES (\(key), \(Self.key(account)), \(Self.seconds(date)))")
             return true
         }
     }
@@ -18,17 +18,17 @@ extension PostgresAccountServer: ClaimStore {
     public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) {
         try transaction(lock: "offer-codes") { connection in
             for code in codes {
-                guard try query(connection, "SELECT code FROM offerCode WHERE code = $1", [Self.text(code.code.uppercased())]).isEmpty else {
+                guard try query(connection, "SELECT code FROM offerCode WHERE code = \(code.code.uppercased())").isEmpty else {
                     throw StoreError.offerCodeExists(code.code)
                 }
-                try query(connection, "INSERT INTO offerCode (code, value) VALUES ($1, $2)", [Self.text(code.code.uppercased()), try Self.json(code)])
+                try query(connection, "INSERT INTO offerCode (code, value) VALUES (\(code.code.uppercased()), \(Self.json(code)))")
             }
         }
     }
 
     public func offerCode(_ code: String) throws(StoreError) -> OfferCode? {
         try read { connection in
-            try query(connection, "SELECT value FROM offerCode WHERE code = $1", [Self.text(code.uppercased())]).first
+            try query(connection, "SELECT value FROM offerCode WHERE code = \(code.uppercased())").first
                 .map { try Self.decode(OfferCode.self, $0, "value", of: "offerCode") }
         }
     }
@@ -40,6 +40,6 @@ extension PostgresAccountServer: ClaimStore {
     }
 
     public func claims(_ key: String) throws(StoreError) -> Int {
-        try read { connection in try query(connection, "SELECT accountKey FROM claim WHERE key = $1", [Self.text(key)]).count }
+        try read { connection in try query(connection, "SELECT accountKey FROM claim WHERE key = \(key)").count }
     }
 }

@@ -10,10 +10,12 @@ extension PostgresAccountServer: Ledger {
         try !query(
             connection, """
                 INSERT INTO receipt (transactionID, accountKey, kind, purchaseDate, extendsExpiry, entry, event)
-                VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING transactionID
-                """,
-            [Self.text(entry.transactionID), Self.key(entry.account), Self.text(entry.kind.rawValue), Self.seconds(entry.purchaseDate),
-             PostgresData(bool: entry.extendsExpiry), try Self.json(entry), Self.text(entry.event.rawValue)]
+                VALUES (
+                    \(entry.transactionID), \(Self.key(entry.account)), \(entry.kind.rawValue), \(Self.seconds(entry.purchaseDate)),
+                    \(entry.extendsExpiry), \(Self.json(entry)), \(entry.event.rawValue)
+                )
+                ON CONFLICT DO NOTHING RETURNING transactionID
+                """
         ).isEmpty
     }
 
@@ -22,20 +24,19 @@ extension PostgresAccountServer: Ledger {
     }
 
     func receipt(_ connection: PostgresConnection, account: String) throws -> [ReceiptEntry] {
-        try entries(query(connection, "SELECT entry FROM receipt WHERE accountKey = $1 ORDER BY purchaseDate, transactionID", [Self.key(account)]))
+        try entries(query(connection, "SELECT entry FROM receipt WHERE accountKey = \(Self.key(account)) ORDER BY purchaseDate, transactionID"))
     }
 
     func storedExpiry(_ connection: PostgresConnection, account: String) throws -> Date? {
-        try query(connection, "SELECT expiry FROM subscription WHERE accountKey = $1", [Self.key(account)]).first.map { Self.cell($0, "expiry") }?.double
-            .map { Date(timeIntervalSince1970: $0) }
+        try query(connection, "SELECT expiry FROM subscription WHERE accountKey = \(Self.key(account))").first.flatMap { Self.date($0, "expiry") }
     }
 
     @discardableResult
     public func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
         try transaction(lock: entry.account) { connection in
             let latest = try entries(query(
-                connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND extendsExpiry ORDER BY purchaseDate DESC, transactionID DESC LIMIT 1",
-                [Self.key(entry.account)]
+                connection,
+                "SELECT entry FROM receipt WHERE accountKey = \(Self.key(entry.account)) AND extendsExpiry ORDER BY purchaseDate DESC, transactionID DESC LIMIT 1"
             )).first
             if try RecordingRules.alreadyOwned(entry, receipt: { try receipt(connection, account: entry.account) }) != nil {
                 return try storedExpiry(connection, account: entry.account)
@@ -51,8 +52,11 @@ extension PostgresAccountServer: Ledger {
             }
             if let expiry {
                 try query(
-                    connection, "INSERT INTO subscription (accountKey, expiry) VALUES ($1, $2) ON CONFLICT (accountKey) DO UPDATE SET expiry = $2",
-                    [Self.key(entry.account), Self.seconds(expiry)]
+                    connection, """
+                        INSERT INTO subscription (accountKey, expiry)
+                        VALUES (\(Self.key(entry.account)), \(Self.seconds(expiry)))
+                        ON CONFLICT (accountKey) DO UPDATE SET expiry = EXCLUDED.expiry
+                        """
                 )
             }
             return expiry
@@ -62,7 +66,7 @@ extension PostgresAccountServer: Ledger {
     public func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool { try receiptEntry(transactionID: transactionID) != nil }
 
     public func receiptEntry(transactionID: String) throws(StoreError) -> ReceiptEntry? {
-        try read { connection in try entries(query(connection, "SELECT entry FROM receipt WHERE transactionID = $1", [Self.text(transactionID)])).first }
+        try read { connection in try entries(query(connection, "SELECT entry FROM receipt WHERE transactionID = \(transactionID)")).first }
     }
 
     public func receipt(account: String) throws(StoreError) -> [ReceiptEntry] { try read { try receipt($0, account: account) } }
@@ -82,8 +86,11 @@ extension PostgresAccountServer: Ledger {
     public func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)] {
         let bought = try read { connection in
             try entries(query(
-                connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND kind = $2 ORDER BY sequence",
-                [Self.key(account), Self.text(ProductKind.nonConsumable.rawValue)]
+                connection, """
+                    SELECT entry FROM receipt
+                    WHERE accountKey = \(Self.key(account)) AND kind = \(ProductKind.nonConsumable.rawValue)
+                    ORDER BY sequence
+                    """
             ))
         }
         return ReceiptEntry.owned(bought)

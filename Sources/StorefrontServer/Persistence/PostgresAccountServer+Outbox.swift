@@ -7,11 +7,13 @@ extension PostgresAccountServer: Outbox {
     func insert(_ connection: PostgresConnection, _ notification: ServerNotification) throws -> Bool {
         try !query(
             connection, """
-                INSERT INTO notification (uuid, eventKey, accountKey, state, nextAttemptAt, value) VALUES ($1, $2, $3, $4, $5, $6)
+                INSERT INTO notification (uuid, eventKey, accountKey, state, nextAttemptAt, value)
+                VALUES (
+                    \(notification.uuid), \(notification.key), \(Self.key(notification.account)), \(notification.state.rawValue),
+                    \(notification.nextAttemptAt.map(Self.seconds)), \(Self.json(notification))
+                )
                 ON CONFLICT DO NOTHING RETURNING uuid
-                """,
-            [Self.text(notification.uuid), Self.text(notification.key), Self.key(notification.account), Self.text(notification.state.rawValue),
-             notification.nextAttemptAt.map(Self.seconds) ?? PostgresData.null, try Self.json(notification)]
+                """
         ).isEmpty
     }
 
@@ -26,13 +28,19 @@ extension PostgresAccountServer: Outbox {
     }
 
     public func hasNotification(key: String) throws(StoreError) -> Bool {
-        try read { connection in try !query(connection, "SELECT uuid FROM notification WHERE eventKey = $1", [Self.text(key)]).isEmpty }
+        try read { connection in try !query(connection, "SELECT uuid FROM notification WHERE eventKey = \(key)").isEmpty }
     }
 
     public func notifications(account: String?) throws(StoreError) -> [ServerNotification] {
         try read { connection in
             if let account {
-                return try notifications(query(connection, "SELECT value FROM notification WHERE accountKey = $1 ORDER BY sequence", [Self.key(account)]))
+                return try notifications(query(
+                    connection, """
+                        SELECT value FROM notification
+                        WHERE accountKey = \(Self.key(account))
+                        ORDER BY sequence
+                        """
+                ))
             }
             return try notifications(query(connection, "SELECT value FROM notification ORDER BY sequence"))
         }
@@ -41,7 +49,11 @@ extension PostgresAccountServer: Outbox {
     public func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification] {
         try read { connection in
             try notifications(query(
-                connection, "SELECT value FROM notification WHERE state = 'pending' AND nextAttemptAt <= $1 ORDER BY sequence", [Self.seconds(now)]
+                connection, """
+                    SELECT value FROM notification
+                    WHERE state = 'pending' AND nextAttemptAt <= \(Self.seconds(now))
+                    ORDER BY sequence
+                    """
             ))
         }
     }
@@ -49,9 +61,10 @@ extension PostgresAccountServer: Outbox {
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {
         try transaction { connection in
             try query(
-                connection, "UPDATE notification SET state = $2, nextAttemptAt = $3, value = $4 WHERE uuid = $1",
-                [Self.text(notification.uuid), Self.text(notification.state.rawValue),
-                 notification.nextAttemptAt.map(Self.seconds) ?? PostgresData.null, try Self.json(notification)]
+                connection, """
+                    UPDATE notification SET state = \(notification.state.rawValue), nextAttemptAt = \(notification.nextAttemptAt.map(Self.seconds)),
+                    value = \(Self.json(notification)) WHERE uuid = \(notification.uuid)
+                    """
             )
         }
     }

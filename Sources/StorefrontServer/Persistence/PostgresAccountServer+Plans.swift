@@ -7,7 +7,7 @@ import StoreCore
 extension PostgresAccountServer: PlanBook {
     func plans(_ connection: PostgresConnection, account: String) throws -> [String: PlanState] {
         var plans: [String: PlanState] = [:]
-        for row in try query(connection, "SELECT state FROM plan WHERE accountKey = $1", [Self.key(account)]) {
+        for row in try query(connection, "SELECT state FROM plan WHERE accountKey = \(Self.key(account))") {
             let state = try Self.decode(PlanState.self, row, "state", of: "plan")
             plans[state.group] = state
         }
@@ -16,8 +16,12 @@ extension PostgresAccountServer: PlanBook {
 
     func planLines(_ connection: PostgresConnection, account: String, from offset: Int = 0) throws -> [ReceiptEntry] {
         try entries(query(
-            connection, "SELECT entry FROM receipt WHERE accountKey = $1 AND (kind = $2 OR event IN ('refund', 'refund-reversed', 'family-share', 'family-revoke')) ORDER BY sequence OFFSET $3",
-            [Self.key(account), Self.text(ProductKind.autoRenewableSubscription.rawValue), PostgresData(int: offset)]
+            connection, """
+                SELECT entry FROM receipt
+                WHERE accountKey = \(Self.key(account))
+                AND (kind = \(ProductKind.autoRenewableSubscription.rawValue) OR event IN ('refund', 'refund-reversed', 'family-share', 'family-revoke'))
+                ORDER BY sequence OFFSET \(offset)
+                """
         ))
     }
 
@@ -43,13 +47,13 @@ extension PostgresAccountServer: PlanBook {
                 let changed = try RecordingRules.record(lines, onto: plans, insert: { try insert(connection, $0) }) { notification in
                     _ = try insert(connection, notification)
                 }
-                for group in changed.keys.sorted() {
+                for (group, state) in changed.sorted(by: { $0.key < $1.key }) {
                     try query(
                         connection, """
-                            INSERT INTO plan (accountKey, account, groupID, state) VALUES ($1, $2, $3, $4)
-                            ON CONFLICT (accountKey, groupID) DO UPDATE SET state = $4
-                            """,
-                        [Self.key(account), Self.text(account), Self.text(group), try Self.json(changed[group]!)]
+                            INSERT INTO plan (accountKey, account, groupID, state)
+                            VALUES (\(Self.key(account)), \(account), \(group), \(Self.json(state)))
+                            ON CONFLICT (accountKey, groupID) DO UPDATE SET state = EXCLUDED.state
+                            """
                     )
                 }
                 return lines
@@ -58,7 +62,7 @@ extension PostgresAccountServer: PlanBook {
 
     public func accountsWithPlans() throws(StoreError) -> [String] {
         try read { connection in
-            try query(connection, "SELECT DISTINCT ON (accountKey) account FROM plan ORDER BY accountKey").compactMap { Self.cell($0, "account").string }
+            try query(connection, "SELECT DISTINCT ON (accountKey) account FROM plan ORDER BY accountKey").compactMap { Self.string($0, "account") }
         }
     }
 }

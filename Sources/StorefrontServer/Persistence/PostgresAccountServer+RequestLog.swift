@@ -7,14 +7,14 @@ extension PostgresAccountServer: RequestLog {
     public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {
         guard !requests.isEmpty else { return }
         try transaction { connection in
-            for request in requests.suffix(200) { try query(connection, "INSERT INTO request (value) VALUES ($1)", [try Self.json(request)]) }
+            for request in requests.suffix(200) { try query(connection, "INSERT INTO request (value) VALUES (\(Self.json(request)))") }
             try query(connection, "DELETE FROM request WHERE sequence <= (SELECT MAX(sequence) FROM request) - 200")
         }
     }
 
     public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] {
         try read { connection in
-            try query(connection, "SELECT value FROM request ORDER BY sequence DESC LIMIT $1", [PostgresData(int: limit)])
+            try query(connection, "SELECT value FROM request ORDER BY sequence DESC LIMIT \(limit)")
                 .map { try Self.decode(ServedRequest.self, $0, "value", of: "request") }.reversed()
         }
     }

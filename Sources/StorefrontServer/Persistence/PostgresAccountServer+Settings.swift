@@ -34,9 +34,14 @@ extension PostgresAccountServer: SharedSettings {
             try query(connection, "SELECT pg_advisory_xact_lock(7305816)")
             guard try query(connection, "SELECT key FROM setting WHERE key IN ('clock', 'billing')").isEmpty else { return }
             if let clockRate {
-                try query(connection, "INSERT INTO setting (key, value) VALUES ('clock', $1)", [try Self.json(ClockSetting.standard.accelerated(rate: clockRate, real: real))])
+                try query(
+                    connection, """
+                        INSERT INTO setting (key, value)
+                        VALUES ('clock', \(Self.json(ClockSetting.standard.accelerated(rate: clockRate, real: real))))
+                        """
+                )
             }
-            try query(connection, "INSERT INTO setting (key, value) VALUES ('billing', $1)", [try Self.json(billing ?? BillingSetting())])
+            try query(connection, "INSERT INTO setting (key, value) VALUES ('billing', \(Self.json(billing ?? BillingSetting())))")
         }
     }
 }

@@ -3,45 +3,71 @@
 // stored expiry in one transaction, plan lines with the plans they lead to and the notifications
 // they report in one; writes to one account serialized across every `serve` process on the
 // database by a transaction-scoped advisory lock, so that several servers race safely.
-// PostgresNIO is asynchronous and the AccountServer protocol is not: each call waits for its
-// query on a connection of a small pool. `storefront serve` makes these calls only on its blocking
-// pool, never on an event loop or a Swift task's thread; BlockingWatch checks that as it runs.
+// PostgresNIO is asynchronous and the AccountServer protocol is not: each call borrows a
+// connection of PostgresNIO's pool (PostgresClient) and waits for its queries on it.
+// `storefront serve` makes these calls only on its blocking pool, never on an event loop or a
+// Swift task's thread; BlockingWatch checks that as it runs.
 import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PostgresNIO
 import StoreCore
 
 public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     public let location: String
-    let configuration: PostgresConnection.Configuration
-    let group = MultiThreadedEventLoopGroup.singleton
-    let idle = Locked<[PostgresConnection]>([])
+    let address: PostgresAddress
+    /// The pool, PostgresNIO's own: at most `maximumConnections` connections, each idle one
+    /// checked every 30 s. It answers only while its `run()` runs: `storefront serve` runs it as a
+    /// service of its group; `open(url:)` runs it in a task that ends with this object.
+    public let client: PostgresClient
     let logger = Logger(label: "storefront-postgres")
-    let nextID = Locked(0)
+    private let runner = Locked<Task<Void, Never>?>(nil)
 
-    /// `url`: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE. Connects and migrates.
+    /// Connections open at once, at most: one for each thread of the blocking pool, and as many
+    /// again for a call made while another holds its connection (a plan's body reading the
+    /// receipt it folds).
+    public static let maximumConnections = 32
+
+    /// `url`: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…&sslrootcert=…]. Makes the
+    /// pool without connecting: `prepare()` checks the database and migrates it once the pool runs.
     public init(url text: String) throws(StoreError) {
-        guard let url = URL(string: text), ["postgres", "postgresql"].contains(url.scheme?.lowercased() ?? ""), let host = url.host,
-              let user = url.user, !url.path.dropFirst().isEmpty
-        else {
-            throw StoreError.storage(path: text, reason: "--database takes postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE")
+        address = try PostgresAddress(url: text)
+        location = address.location
+        client = PostgresClient(configuration: try address.client(maximumConnections: Self.maximumConnections), backgroundLogger: logger)
+    }
+
+    /// A server whose pool runs in a task of its own (the command line's tools, tests and
+    /// benchmarks), checked and migrated.
+    public static func open(url: String) throws(StoreError) -> PostgresAccountServer {
+        let server = try PostgresAccountServer(url: url)
+        server.runner.withLock { runner in
+            runner = Task(executorPreference: Self.executor) { [client = server.client] in await client.run() }
         }
-        location = "postgres://\(user)@\(host):\(url.port ?? 5432)\(url.path)"
-        configuration = PostgresConnection.Configuration(
-            host: host, port: url.port ?? 5432, username: user, password: url.password, database: String(url.path.dropFirst()), tls: .disable
-        )
-        try migrate()
+        try server.prepare()
+        return server
     }
 
     deinit {
-        // Closed without waiting: the event loop finishes each close, and the connection lives
-        // until it has.
-        for connection in idle.withLock({ $0 }) {
-            let closing: EventLoopFuture<Void> = connection.close()
-            closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+        runner.withLock { $0?.cancel() }
+    }
+
+    /// Connects once outside the pool, so that a database that cannot be reached, or whose TLS
+    /// does not verify, is said at once in one line (the pool would retry for a minute), then
+    /// applies the migrations not applied yet.
+    public func prepare() throws(StoreError) {
+        BlockingWatch.check("PostgreSQL connect \(location)")
+        let configuration = try address.connection()
+        do {
+            let connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0, logger: logger
+            ).wait()
+            try? connection.close().wait()
+        } catch {
+            throw StoreError.storage(path: location, reason: connectionWords(error))
         }
+        try migrate()
     }
 
     // MARK: Connections and transactions
@@ -53,19 +79,69 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     /// One query on `connection`, waited for: on the server's blocking pool, never on a Swift
     /// task's thread (BlockingWatch says so if it ever is).
     @discardableResult
-    func query(_ connection: PostgresConnection, _ sql: String, _ binds: [PostgresData] = []) throws -> [PostgresRow] {
+    func query(_ connection: PostgresConnection, _ query: PostgresQuery) throws -> [PostgresRow] {
         BlockingWatch.check("PostgreSQL query \(location)")
-        return try connection.query(sql, binds).wait().rows
+        return try connection.query(query, logger: logger).wait().rows
     }
 
-    func connection() throws -> PostgresConnection {
-        if let kept = idle.withLock({ $0.popLast() }), !kept.isClosed { return kept }
-        let id = nextID.withLock { value -> Int in
-            value += 1
-            return value
-        }
+    /// A connection of the pool, lent to this thread for `body`. PostgresClient lends connections
+    /// to async closures; the one here holds the connection until the thread is done with it, so
+    /// that the store's synchronous calls keep one connection for a transaction.
+    func leased<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         BlockingWatch.check("PostgreSQL connect \(location)")
-        return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: logger).wait()
+        let lease = Lease()
+        Task(executorPreference: Self.executor) { [client] in
+            do {
+                try await client.withConnection { connection in
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in lease.lend(connection, done) }
+                }
+            } catch {
+                lease.fail(error)
+            }
+        }
+        let (connection, done) = try lease.wait()
+        defer { done.resume() }
+        return try body(connection)
+    }
+
+    /// Where the pool's tasks run when a thread waits for them: on SwiftNIO's event loops, not on
+    /// Swift's cooperative pool, whose few threads may be the very ones waiting (a test, a
+    /// benchmark or a command calls the store synchronously from a Swift task).
+    static let executor = EventLoopTaskExecutor(loop: MultiThreadedEventLoopGroup.singleton.next())
+
+    /// A task executor on one event loop: each job runs on the loop's thread.
+    final class EventLoopTaskExecutor: TaskExecutor {
+        let loop: any EventLoop
+
+        init(loop: any EventLoop) { self.loop = loop }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
+    }
+
+    /// A connection handed from the pool's task to a waiting thread, and the continuation that
+    /// gives it back.
+    final class Lease: @unchecked Sendable {
+        private let ready = DispatchSemaphore(value: 0)
+        private var lent: Result<(PostgresConnection, CheckedContinuation<Void, Never>), any Error>?
+
+        func lend(_ connection: PostgresConnection, _ done: CheckedContinuation<Void, Never>) {
+            lent = .success((connection, done))
+            ready.signal()
+        }
+
+        func fail(_ error: any Error) {
+            lent = .failure(error)
+            ready.signal()
+        }
+
+        func wait() throws -> (PostgresConnection, CheckedContinuation<Void, Never>) {
+            ready.wait()
+            guard let lent else { preconditionFailure("a lease signalled with nothing lent") }
+            return try lent.get()
+        }
     }
 
     /// Runs `body` in a transaction on a connection of the pool, holding the account's advisory
@@ -75,34 +151,48 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let connection: PostgresConnection
+            var lost = false
             do {
-                connection = try self.connection()
+                let lent: T
+                do {
+                    lent = try leased { connection in
+                        do {
+                            if transaction { try query(connection, "BEGIN") }
+                            if let account { try query(connection, "SELECT pg_advisory_xact_lock(hashtext(\(account.lowercased())))") }
+                            let result = try body(connection)
+                            if transaction { try query(connection, "COMMIT") }
+                            return result
+                        } catch {
+                            if transaction { _ = try? query(connection, "ROLLBACK") }
+                            lost = connection.isClosed
+                            throw Used(error: error)
+                        }
+                    }
+                } catch let used as Used {
+                    throw used.error
+                } catch {
+                    throw StoreError.storage(path: location, reason: connectionWords(error))
+                }
+                return lent
             } catch {
-                throw StoreError.storage(path: location, reason: "cannot connect (\(Self.words(error)))")
-            }
-            do {
-                if transaction { try query(connection, "BEGIN") }
-                if let account { try query(connection, "SELECT pg_advisory_xact_lock(hashtext($1))", [PostgresData(string: account.lowercased())]) }
-                let result = try body(connection)
-                if transaction { try query(connection, "COMMIT") }
-                idle.withLock { $0.append(connection) }
-                return result
-            } catch {
-                if transaction { _ = try? query(connection, "ROLLBACK") }
-                if !connection.isClosed { idle.withLock { $0.append(connection) } }
                 if let refused = error as? Refused { throw refused.error }
                 if error is StoreError { throw error }
                 let code = (error as? PSQLError)?.serverInfo?[.sqlState]
                 if attempt < 5, code == "40001" || code == "40P01" { continue }
                 // A pooled connection the database closed (a restart): once more on a new one.
                 // What the lost one did is idempotent (lines and notifications by their ids).
-                if attempt < 2, connection.isClosed { continue }
+                if attempt < 2, lost { continue }
                 throw StoreError.storage(path: location, reason: Self.words(error))
             }
         }
     }
 
+    /// A failure met while a connection was lent, told apart from failing to get one.
+    private struct Used: Error {
+        var error: any Error
+    }
+
+    @discardableResult
     func transaction<T>(lock account: String? = nil, _ body: (PostgresConnection) throws -> T) throws(StoreError) -> T {
         try storeErrors { try run(lock: account, body) }
     }
@@ -123,9 +213,6 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         var error: any Error
     }
 
-    /// A column of a row, by its (lowercase) name.
-    static func cell(_ row: PostgresRow, _ column: String) -> PostgresData { row.makeRandomAccess()[data: column] }
-
     static func words(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             // The server's own words; else what failed beneath (a refused connection, a reset).
@@ -136,10 +223,31 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
                 }
                 return Set(reasons).sorted().joined(separator: "; ")
             }
+            if let underlying = error.underlying as? IOError { return String(cString: strerror(underlying.errnoCode)).lowercased() }
             if let underlying = error.underlying { return "\(error.code): \(underlying)" }
             return "\(error.code)"
         }
         return "\(error)"
+    }
+
+    /// Why a connection could not be made, with what to change when TLS is the reason (W5).
+    func connectionWords(_ error: any Error) -> String {
+        let failure = error as? PSQLError
+        if failure?.code == .sslUnsupported {
+            return "the server does not offer TLS, which sslmode=\(address.mode.rawValue) requires (its ssl setting is off; sslmode=prefer connects without)"
+        }
+        let underlying = failure?.underlying ?? error
+        if let extra = underlying as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return "its TLS certificate is not made out to \(address.host) (connect by a name it names, or sslmode=verify-ca)"
+        }
+        if case .handshakeFailed(.sslError(let stack)) = underlying as? NIOSSLError,
+           stack.compactMap(BoringSSLReason.init).contains(.certificateVerifyFailed) {
+            let roots = address.rootCertificate.map { "the CA in \($0)" } ?? "the system's CAs"
+            return "its TLS certificate does not verify against \(roots) (sslrootcert=FILE names the CA that signed it)"
+        }
+        if underlying is NIOSSLError || underlying is BoringSSLError { return "TLS with it failed (\(underlying))" }
+        if failure?.serverInfo != nil { return Self.words(error) }
+        return "cannot connect (\(Self.words(error)))"
     }
 
     /// One statement, on its own (no BEGIN and COMMIT around it: a third of the round trips).
@@ -148,105 +256,39 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         try storeErrors { try run(transaction: false, body) }
     }
 
-    // MARK: Schema
-
-    static let migrations: [(String, String)] = [
-        ("v1", """
-            CREATE TABLE account (
-                name TEXT PRIMARY KEY,
-                nameKey TEXT NOT NULL UNIQUE,
-                passwordHash TEXT NOT NULL,
-                createdAt DOUBLE PRECISION NOT NULL
-            );
-            CREATE TABLE receipt (
-                transactionID TEXT PRIMARY KEY,
-                sequence BIGSERIAL NOT NULL UNIQUE,
-                accountKey TEXT NOT NULL,
-                kind TEXT NOT NULL,
-                purchaseDate DOUBLE PRECISION NOT NULL,
-                extendsExpiry BOOLEAN NOT NULL,
-                entry TEXT NOT NULL
-            );
-            CREATE INDEX receiptByAccount ON receipt (accountKey, purchaseDate, transactionID);
-            CREATE TABLE subscription (accountKey TEXT PRIMARY KEY, expiry DOUBLE PRECISION NOT NULL);
-            CREATE TABLE plan (
-                accountKey TEXT NOT NULL,
-                account TEXT NOT NULL,
-                groupID TEXT NOT NULL,
-                state TEXT NOT NULL,
-                PRIMARY KEY (accountKey, groupID)
-            );
-            CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE notification (
-                uuid TEXT PRIMARY KEY,
-                sequence BIGSERIAL NOT NULL UNIQUE,
-                eventKey TEXT NOT NULL UNIQUE,
-                accountKey TEXT NOT NULL,
-                state TEXT NOT NULL,
-                nextAttemptAt DOUBLE PRECISION,
-                value TEXT NOT NULL
-            );
-            CREATE TABLE request (sequence BIGSERIAL PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE session (
-                tokenHash TEXT PRIMARY KEY,
-                account TEXT NOT NULL REFERENCES account (name),
-                device TEXT NOT NULL,
-                createdAt DOUBLE PRECISION NOT NULL,
-                revokedAt DOUBLE PRECISION
-            );
-            """),
-        ("v2: claims", """
-            CREATE TABLE claim (
-                key TEXT NOT NULL,
-                accountKey TEXT NOT NULL,
-                at DOUBLE PRECISION NOT NULL,
-                PRIMARY KEY (key, accountKey)
-            );
-            CREATE TABLE offerCode (code TEXT PRIMARY KEY, value TEXT NOT NULL);
-            """),
-        // O7: refunds of any purchase reach devices with the plan lines; the event says which.
-        ("v3: receipt events", """
-            ALTER TABLE receipt ADD COLUMN event TEXT NOT NULL DEFAULT 'purchase';
-            """),
-    ]
-
-    /// Applies the migrations not applied yet, one server at a time (an advisory lock).
-    func migrate() throws(StoreError) {
-        try transaction { connection in
-            try query(connection, "SELECT pg_advisory_xact_lock(7305815)")
-            try query(connection, "CREATE TABLE IF NOT EXISTS storefrontMigration (name TEXT PRIMARY KEY)")
-            let done = Set(try query(connection, "SELECT name FROM storefrontMigration").compactMap { Self.cell($0, "name").string })
-            for (name, sql) in Self.migrations where !done.contains(name) {
-                // One statement a query: the extended protocol takes no more.
-                for statement in sql.split(separator: ";") where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                    try query(connection, String(statement))
-                }
-                try query(connection, "INSERT INTO storefrontMigration (name) VALUES ($1)", [PostgresData(string: name)])
-            }
-        }
-    }
-
     // MARK: Encoding
 
-    static func json(_ value: some Encodable) throws -> PostgresData {
-        PostgresData(string: String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+    /// A value as the JSON text its column keeps.
+    static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 
     /// The JSON in `column` of `row`, read from `table`; a value Storefront never writes (a row
     /// changed by hand, a cut write) is named with its table and column (P2), never as a
     /// decoder's trace.
     static func decode<T: Decodable>(_ type: T.Type, _ row: PostgresRow, _ column: String, of table: String) throws -> T {
-        let data = cell(row, column)
-        guard let text = data.string, let value = try? JSONDecoder().decode(type, from: Data(text.utf8)) else {
-            let shown = data.string.map { "\"\($0.prefix(40))\"" } ?? "NULL"
+        let text = string(row, column)
+        guard let text, let value = try? JSONDecoder().decode(type, from: Data(text.utf8)) else {
+            let shown = text.map { "\"\($0.prefix(40))\"" } ?? "NULL"
             throw Failure(description: "\(table).\(column) holds \(shown), which is not a value Storefront writes")
         }
         return value
     }
 
-    static func seconds(_ date: Date) -> PostgresData { PostgresData(double: date.timeIntervalSince1970) }
-    static func text(_ text: String) -> PostgresData { PostgresData(string: text) }
-    static func key(_ account: String) -> PostgresData { PostgresData(string: account.lowercased()) }
+    /// A text column of a row, by its (lowercase) name; nil for NULL.
+    static func string(_ row: PostgresRow, _ column: String) -> String? {
+        try? row.makeRandomAccess()[column].decode(String?.self)
+    }
+
+    /// A number column of a row, by its (lowercase) name; nil for NULL.
+    static func double(_ row: PostgresRow, _ column: String) -> Double? {
+        try? row.makeRandomAccess()[column].decode(Double?.self)
+    }
+
+    static func date(_ row: PostgresRow, _ column: String) -> Date? { double(row, column).map { Date(timeIntervalSince1970: $0) } }
+
+    static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
+    static func key(_ account: String) -> String { account.lowercased() }
 
     // MARK: Settings, kept as JSON in one table
 
@@ -254,14 +296,14 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     /// moves with other databases' writes, which only costs a kept answer).
     public func changeStamp() throws(StoreError) -> ChangeStamp {
         let position = try read { connection in
-            try query(connection, "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text AS position").first.map { Self.cell($0, "position") }?.string ?? "0"
+            try query(connection, "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text AS position").first.flatMap { Self.string($0, "position") } ?? "0"
         }
         return ChangeStamp(Int64(Double(position) ?? 0))
     }
 
     func setting<T: Codable>(_ key: String) throws(StoreError) -> T? {
         try read { connection in
-            try query(connection, "SELECT value FROM setting WHERE key = $1", [Self.text(key)]).first.map { try Self.decode(T.self, $0, "value", of: "setting") }
+            try query(connection, "SELECT value FROM setting WHERE key = \(key)").first.map { try Self.decode(T.self, $0, "value", of: "setting") }
         }
     }
 
@@ -271,12 +313,11 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     @discardableResult
     func updateSetting<T: Codable>(_ key: String, lock: String, empty: T, _ change: (T) throws -> T?) throws(StoreError) -> Bool {
         try transaction(lock: lock) { connection in
-            let current = try query(connection, "SELECT value FROM setting WHERE key = $1", [Self.text(key)]).first
+            let current = try query(connection, "SELECT value FROM setting WHERE key = \(key)").first
                 .map { try Self.decode(T.self, $0, "value", of: "setting") } ?? empty
             guard let next = try change(current) else { return false }
             try query(
-                connection, "INSERT INTO setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = $2",
-                [Self.text(key), try Self.json(next)]
+                connection, "INSERT INTO setting (key, value) VALUES (\(key), \(try Self.json(next))) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
             )
             return true
         }
@@ -286,11 +327,10 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         try transaction { connection in
             if let value {
                 try query(
-                    connection, "INSERT INTO setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = $2",
-                    [Self.text(key), try Self.json(value)]
+                    connection, "INSERT INTO setting (key, value) VALUES (\(key), \(try Self.json(value))) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
                 )
             } else {
-                try query(connection, "DELETE FROM setting WHERE key = $1", [Self.text(key)])
+                try query(connection, "DELETE FROM setting WHERE key = \(key)")
             }
         }
     }
