@@ -14,6 +14,9 @@ public final class ServedStore: @unchecked Sendable {
     /// Requests answered and not yet listed in the account server: written together once a
     /// second (`listRequests`), so that listing them costs a request almost nothing.
     let requests = Locked<[ServedRequest]>([])
+    /// Rung by a request that leaves a notification in the outbox: the delivery service sends it
+    /// after the answer, as Apple's service does, never within the request.
+    let deliveryDue = Wakeup()
 
     /// The store of `factory` as the device "app-store-server", settling one account at a time
     /// (a Store is not shared between threads).
@@ -42,12 +45,10 @@ public final class ServedStore: @unchecked Sendable {
             signer: settler, sold: Set(factory.catalog.products.map(\.id))
         )
         courier = try store.notifications.courier()
-        let courier = courier
+        let deliveryDue = deliveryDue
         api = ServerAPI(
             server: store.server, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,
-            deliver: {
-                do { _ = try courier.deliverDue() } catch { logger.error("notification delivery failed: \(error)") }
-            },
+            deliver: { deliveryDue.ring() },
             realNow: realNow, settle: { account in settler.settle(account) }, logger: logger
         )
     }

@@ -254,7 +254,8 @@ public final class ServerAPI: Sendable {
     let catalog: Catalog
     let authority: CertificateAuthority
     let clock: any StoreClock
-    /// Sends what is due (a TEST notification, RENEWAL_EXTENDED) right after the request.
+    /// Tells the delivery service that the outbox holds something due (a TEST notification,
+    /// RENEWAL_EXTENDED): it is sent after the answer, never before it.
     let deliver: @Sendable () -> Void
     /// Real time for token expiry (tokens are the client's, not the store's).
     let realNow: @Sendable () -> Date

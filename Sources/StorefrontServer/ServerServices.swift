@@ -1,6 +1,6 @@
 // `storefront serve`'s background work (N3 delivery, O5 family shares, V7's request list) as
 // services of one ServiceGroup with the HTTP server: each runs its work every second on the
-// blocking pool, logs a failure instead of dropping it (one that repeats, once a minute), and
+// blocking pool (delivery also at once when a request leaves a notification in the outbox), logs a failure instead of dropping it (one that repeats, once a minute), and
 // stops when the server stops (SIGTERM, SIGINT), finishing the round it is in.
 import Foundation
 import Logging
@@ -16,11 +16,15 @@ public struct RepeatingService: Service {
     /// database that is down would otherwise write a line a second for each service).
     let repeatEvery: Int
     let work: @Sendable () throws -> Void
+    /// Starts the next round before the interval is up when rung.
+    let wake: Wakeup?
 
     public init(
-        name: String, every interval: Duration = .seconds(1), repeatEvery: Int = 60, logger: Logger, _ work: @escaping @Sendable () throws -> Void
+        name: String, every interval: Duration = .seconds(1), repeatEvery: Int = 60, wake: Wakeup? = nil, logger: Logger,
+        _ work: @escaping @Sendable () throws -> Void
     ) {
         self.name = name
+        self.wake = wake
         self.interval = interval
         self.repeatEvery = max(1, repeatEvery)
         self.logger = logger
@@ -50,9 +54,37 @@ public struct RepeatingService: Service {
                     failing = (words, 1)
                 }
             }
-            // A sleep that a graceful shutdown cuts short.
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            // A sleep that a graceful shutdown, or the bell, cuts short.
+            try? await cancelWhenGracefulShutdown { [interval, wake] in
+                guard let wake else { return try await Task.sleep(for: interval) }
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { try? await Task.sleep(for: interval) }
+                    group.addTask { await wake.wait() }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
         }
+    }
+}
+
+/// A bell for a RepeatingService: rung, its next round starts at once. Rings while it is busy
+/// are kept as one, so a round never misses work asked for during the one before.
+public final class Wakeup: Sendable {
+    private let rings: AsyncStream<Void>
+    private let bell: AsyncStream<Void>.Continuation
+
+    public init() {
+        (rings, bell) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    public func ring() { bell.yield() }
+
+    /// Returns at the next ring (or at once for one kept), or when the task is cancelled. One
+    /// waiter at a time.
+    func wait() async {
+        var iterator = rings.makeAsyncIterator()
+        _ = await iterator.next()
     }
 }
 
@@ -61,7 +93,7 @@ extension ServedStore {
     /// listing the requests answered.
     public func services(logger: Logger) -> [any Service] {
         [
-            RepeatingService(name: "notification delivery", logger: logger) { [courier] in _ = try courier.deliverDue() },
+            RepeatingService(name: "notification delivery", wake: deliveryDue, logger: logger) { [courier] in _ = try courier.deliverDue() },
             RepeatingService(name: "family reconciliation", logger: logger) { [self] in try reconcileFamilies() },
             RepeatingService(name: "request list", logger: logger) { [self] in try listRequests() },
         ]

@@ -100,6 +100,33 @@ struct ServeTests {
         return (session, receiver)
     }
 
+    @Test("N5 V3 a receiver that answers after 5 s does not hold Request Test Notification: the answer comes while the delivery is still open, then the notification arrives and its status reports the attempt")
+    func slowReceiver() throws {
+        let receiver = try Receiver(arguments: ["--delay", "5"])
+        let session = try Session()
+        try session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try session.signUp("ann")
+        let key = try makeKey(session)
+        let server = try Server(session)
+        // One client process, the two calls back to back: the status is read right after the
+        // answer, while the delivery (which ends at its 2 s timeout at the soonest) is still open.
+        let results = try call(server, key, bundleID: "com.storefront.comics", [
+            ["call": "request_test"], ["call": "test_status", "token": "previous"],
+        ])
+        #expect(results.allSatisfy { $0["ok"] as? Bool == true }, "\(results)")
+        #expect((result(results[1])["sendAttempts"] as? [Any])?.isEmpty == true, "answered before the delivery ended: \(results[1])")
+        let token = try #require(result(results[0])["testNotificationToken"] as? String)
+        #expect(waitUntil(seconds: 60) { !receiver.payloads.isEmpty }, "the notification arrives")
+        var attempts: [[String: Any]] = []
+        #expect(try waitUntil(seconds: 60) {
+            let status = try call(server, key, bundleID: "com.storefront.comics", [["call": "test_status", "token": token]])
+            attempts = result(status[0])["sendAttempts"] as? [[String: Any]] ?? []
+            return !attempts.isEmpty
+        })
+        #expect(attempts.first?["sendAttemptResult"] as? String == "TIMED_OUT", "the receiver answered after the 2 s timeout: \(attempts)")
+        _ = server.stop()
+    }
+
     @Test("V1–V5 every route through Apple's client: transaction info, history v2 with paging and filters, statuses, refunds, test notifications, notification history")
     func routes() throws {
         let (session, receiver) = try weeklyPlan()
@@ -140,6 +167,12 @@ struct ServeTests {
         #expect(results[8]["status"] as? Int == 404 && results[8]["errorCode"] as? Int == 4_040_010)
         #expect(results[9]["status"] as? Int == 400 && results[9]["errorCode"] as? Int == 4_000_005)
         let token = try #require(result(results[10])["testNotificationToken"] as? String)
+        // The test notification is sent after the answer, as Apple's service sends it: its status
+        // reports the attempt once the delivery service has made it.
+        #expect(try waitUntil(seconds: 60) {
+            let status = try call(server, key, bundleID: "com.storefront.selfies", [["call": "test_status", "token": token]])
+            return !(result(status[0])["sendAttempts"] as? [Any] ?? []).isEmpty
+        })
         // Paging to the end, the test notification's status, and the history of notifications.
         let revision = try #require(page["revision"] as? String)
         let more = try call(server, key, bundleID: "com.storefront.selfies", [
@@ -330,13 +363,15 @@ struct ServeTests {
         #expect(status["complete"] as? Bool == true && status["succeededCount"] as? Int == 2 && status["failedCount"] as? Int == 0, "\(status)")
         let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
         #expect(plan["expires"] as? String == "2026-01-25T12:00:00Z", "10 days, then 3 more, seen by the command line: \(plan)")
-        let types = try receiver.payloads.map { jws -> String in
-            let part = try #require(jws.split(separator: ".").dropFirst().first)
-            let data = try #require(JWS64.decode(String(part)))
-            let payload = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-            return [payload["notificationType"] as? String, payload["subtype"] as? String].compactMap { $0 }.joined(separator: " ")
+        func types() -> [String] {
+            receiver.payloads.map { jws -> String in
+                let part = jws.split(separator: ".").dropFirst().first.map(String.init) ?? ""
+                let payload = JWS64.decode(part).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+                return [payload["notificationType"] as? String, payload["subtype"] as? String].compactMap { $0 }.joined(separator: " ")
+            }
         }
-        #expect(types.filter { $0 == "RENEWAL_EXTENDED" }.count == 3 && types.contains("RENEWAL_EXTENSION SUMMARY"), "\(types)")
+        // Delivered after the answers, by the delivery service.
+        #expect(waitUntil(seconds: 60) { types().filter { $0 == "RENEWAL_EXTENDED" }.count == 3 && types().contains("RENEWAL_EXTENSION SUMMARY") }, "\(types())")
         _ = server.stop()
     }
 

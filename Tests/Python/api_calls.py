@@ -102,6 +102,7 @@ def main():
     client = AppStoreServerAPIClient(request["key"].encode(), request["keyId"], request["issuerId"], request["bundleId"], Environment.SANDBOX)
     client._base_url = request["base"]
     results = []
+    last_test_token = None
     for call in request["calls"]:
         name = call["call"]
         try:
@@ -129,8 +130,11 @@ def main():
                 result = client.get_refund_history(call["id"], call.get("revision"))
             elif name == "request_test":
                 result = client.request_test_notification()
+                last_test_token = result.testNotificationToken
             elif name == "test_status":
-                result = client.get_test_notification_status(call["token"])
+                # "previous": the token the last request_test of this list was given.
+                token = last_test_token if call["token"] == "previous" else call["token"]
+                result = client.get_test_notification_status(token)
             elif name == "notification_history":
                 history = NotificationHistoryRequest(
                     startDate=call["startDate"], endDate=call["endDate"],

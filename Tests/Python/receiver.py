@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """A developer's server for Storefront's tests: receives App Store Server Notifications V2 on loopback.
 
-  receiver.py LOG [--fail N] [--hang] [--tls CERT KEY]
+  receiver.py LOG [--fail N] [--hang] [--delay S] [--tls CERT KEY]
 
 Prints the port it listens on (one line), then appends each request body as one line to LOG.
---fail N answers 500 to the first N requests; --hang never answers; --garbage answers 200 with a
+--fail N answers 500 to the first N requests; --hang never answers; --delay S answers S seconds
+after the body came (it is logged at once); --garbage answers 200 with a
 body that is not JSON after closing early; --tls serves HTTPS with a PEM certificate chain and key.
 Stops when standard input closes.
 """
@@ -16,6 +17,7 @@ def main():
     parser.add_argument("log")
     parser.add_argument("--fail", type=int, default=0)
     parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--delay", type=float, default=0)
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     args = parser.parse_args()
     state = {"seen": 0}
@@ -32,6 +34,7 @@ def main():
             if args.hang:
                 time.sleep(3600)
                 return
+            time.sleep(args.delay)
             status = 500 if seen <= args.fail else 200
             self.send_response(status)
             self.send_header("Content-Length", "0")
