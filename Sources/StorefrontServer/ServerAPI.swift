@@ -298,18 +298,6 @@ public final class ServerAPI: Sendable {
         }
     }
 
-    /// The answer kept for `request`, when all that tells it is in memory: the change stamp read
-    /// without waiting, a token verified before against the same identity and keyring, an answer
-    /// kept at this stamp and still good at the store's time. Nil when any is missing; `handle`
-    /// then answers on the blocking pool, the same way. Safe on a Swift task's thread.
-    public func keptAnswer(_ request: APIRequest) -> APIResponse? {
-        guard request.body.count <= Self.maximumBody, let stamp = server.changeStampWithoutWaiting(), let known = cache.context(at: stamp),
-              let authorization = request.authorization, let expires = known.tokens[authorization], expires > realNow().timeIntervalSince1970,
-              let (key, _) = Self.cacheKey(request), let now = clock.nowWithoutWaiting()
-        else { return nil }
-        return cache.answer(key, stamp: stamp, now: now)
-    }
-
     private func route(_ request: APIRequest) throws(StoreError) -> APIResponse {
         if request.body.count > Self.maximumBody { return Self.bodyTooLong }
         let stamp = try server.changeStamp()

@@ -142,12 +142,7 @@ public enum ServerApplication {
                         let apiRequest = APIRequest(
                             method: request.method.rawValue, path: request.uri.path, query: query, authorization: authorization, body: Data(buffer: body)
                         )
-                        // A kept answer needs no store: told on this thread, with no hop to the pool.
-                        if let kept = served.api.keptAnswer(apiRequest) {
-                            answer = kept
-                        } else {
-                            answer = try await blockingWork.runIfActive { served.api.handle(apiRequest) }
-                        }
+                        answer = try await blockingWork.runIfActive { served.api.handle(apiRequest) }
                     }
                 } catch {
                     // The pool is stopped only when the process ends.

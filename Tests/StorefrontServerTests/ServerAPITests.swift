@@ -174,37 +174,6 @@ struct ServerAPITests {
         #expect(later.count == 3 && later != kept, "signed again a second of store time later")
     }
 
-    @Test("V1 a kept answer is told from memory alone, without the store, and only while `handle` would give the same: a new stamp, a later second, a token not verified yet all send it to the store")
-    func keptAnswersFromMemory() throws {
-        let fixture = try Fixture(purchases: 1)
-        let id = try #require(try fixture.store.queue.history().first?.id)
-        let request = APIRequest(method: "GET", path: "/inApps/v2/history/\(id)", authorization: try fixture.token())
-        #expect(fixture.api.keptAnswer(request) == nil, "nothing kept yet")
-        let first = fixture.api.handle(request)
-        #expect(first.status == 200)
-        #expect(fixture.api.keptAnswer(request) == first, "kept, and told without the store")
-        #expect(fixture.api.keptAnswer(request)?.bytes == ByteBuffer(bytes: first.body), "its body made once to be sent")
-        let other = APIRequest(method: "GET", path: request.path, authorization: try fixture.token(["exp": 1_800_000_301]))
-        #expect(fixture.api.keptAnswer(other) == nil, "a token not verified yet goes to the store")
-        #expect(fixture.api.handle(other) == first, "which verifies it and finds the same answer")
-        #expect(fixture.api.keptAnswer(other) == first, "and then it is known")
-        let forged = APIRequest(method: "GET", path: request.path, authorization: try fixture.token(signer: P256.Signing.PrivateKey()))
-        #expect(fixture.api.keptAnswer(forged) == nil)
-        #expect(fixture.api.handle(forged).status == 401)
-        let tablet = try fixture.state.signedIn("ann", device: "tablet")
-        try tablet.queue.buy("pack")
-        #expect(fixture.api.keptAnswer(request) == nil, "a purchase through another connection: a new stamp")
-        let second = fixture.api.handle(request)
-        #expect(second != first && fixture.api.keptAnswer(request) == second)
-        fixture.state.clock.advance(seconds: 1)
-        #expect(fixture.api.keptAnswer(request) == nil, "a second of store time later")
-        let transaction = APIRequest(method: "GET", path: "/inApps/v1/transactions/\(id)", authorization: request.authorization)
-        #expect(fixture.api.keptAnswer(transaction) == nil && fixture.api.handle(transaction).status == 200)
-        #expect(fixture.api.keptAnswer(transaction) != nil, "every read a kept answer is made for")
-        let post = APIRequest(method: "POST", path: "/inApps/v1/notifications/test", authorization: request.authorization)
-        #expect(fixture.api.keptAnswer(post) == nil, "a change never")
-    }
-
     @Test("V1 a kept answer ends when one of the customer's plans renews, even within its second")
     func keptAnswerEndsAtRenewal() throws {
         let fixture = try Fixture(catalog: selfiesCatalog)

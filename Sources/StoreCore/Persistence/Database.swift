@@ -132,7 +132,6 @@ extension SQLiteBacked {
     /// connection of its own sees it, so that commits by this process and by every other count.
     /// Two equal stamps mean nothing was committed in between.
     public func changeStamp() throws(StoreError) -> ChangeStamp {
-        if let stamp = file.stamps.inMemory() { return stamp }
         BlockingWatch.check("SQLite read \(file.path)")
         return try file.stamps.read()
     }

@@ -11,11 +11,6 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
 
     public var location: String { path }
 
-    /// The stamp from the write-ahead log's shared memory, once a read has mapped it: no call
-    /// into SQLite, no lock held across a call, no system call (nil before, or while a commit is
-    /// rewriting it).
-    public func changeStampWithoutWaiting() -> ChangeStamp? { file.stamps.inMemory() }
-
     public init(url: URL) throws(StoreError) {
         file = try SQLiteFile(url: url, migrator: Self.migrator)
     }
