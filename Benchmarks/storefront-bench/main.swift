@@ -381,8 +381,8 @@ func require<T>(_ value: T?) throws -> T {
 
 /// Purchases a second through `storefront serve` from four devices on two machines, beside one
 /// device's purchases on the same account server in-process; `database` names PostgreSQL.
-@MainActor func remotePurchases(database: String?) throws -> (remote: Double, local: Double, failures: Int) {
-    let name = database == nil ? "sqlite" : "postgres"
+@MainActor func remotePurchases(database: String?, devices count: Int) throws -> (remote: Double, local: Double, failures: Int) {
+    let name = (database == nil ? "sqlite" : "postgres") + "-\(count)"
     let folder = StateDirectory(scratch.appendingPathComponent("remote-\(name)"))
     let product = "com.storefront.randomviews"
     let perDevice = 50
@@ -395,16 +395,16 @@ func require<T>(_ value: T?) throws -> T {
     let here = try local.open(device: "here")
     try here.accounts.signUp("local", password: "bench")
     let localTime = try seconds { for _ in 0..<(4 * perDevice) { try here.queue.buy(product) } }
-    // Through the server: four devices, two "machines" each, signed in to one account.
+    // Through the server: `count` devices, two on each "machine", signed in to one account.
     let (server, address) = try startServer(folder, database: database)
     defer {
         server.terminate()
         server.waitUntilExit()
     }
     let base = try require(URL(string: address))
-    let devices = try (0..<4).map { index -> Store in
+    let devices = try (0..<count).map { index -> Store in
         let factory = try StoreFactory(
-            stateDirectory: StateDirectory(scratch.appendingPathComponent("machine-\(name)-\(index % 2)")), catalog: catalog, calendar: utc,
+            stateDirectory: StateDirectory(scratch.appendingPathComponent("machine-\(name)-\(index / 2)")), catalog: catalog, calendar: utc,
             time: .shared(override: nil), server: try RemoteAccountServer(url: base, timeout: 60)
         )
         let store = try factory.open(device: "device\(index)")
@@ -413,23 +413,34 @@ func require<T>(_ value: T?) throws -> T {
     }
     nonisolated(unsafe) let stores = devices
     let failures = Locked(0)
+    // A thread each, all at once (concurrentPerform would run only as many as there are cores),
+    // the same number of purchases in all whatever the count.
+    let each = 4 * perDevice / count
     let remoteTime = try seconds {
-        DispatchQueue.concurrentPerform(iterations: 4) { index in
-            for _ in 0..<perDevice where (try? stores[index].queue.buy(product)) == nil { failures.withLock { $0 += 1 } }
+        let done = DispatchGroup()
+        for index in 0..<count {
+            done.enter()
+            Thread.detachNewThread {
+                for _ in 0..<each where (try? stores[index].queue.buy(product)) == nil { failures.withLock { $0 += 1 } }
+                done.leave()
+            }
         }
+        done.wait()
     }
-    return (Double(4 * perDevice) / remoteTime, Double(4 * perDevice) / localTime, failures.withLock { $0 })
+    return (Double(count * each) / remoteTime, Double(4 * perDevice) / localTime, failures.withLock { $0 })
 }
 
 if wants("remote") {
     if FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent("storefront").path) {
         let postgres = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"] != nil ? try TestPostgres.freshDatabase() : nil
         for database in [nil] + (postgres.map { [$0] } ?? []) {
-            let (remote, local, failures) = try remotePurchases(database: database)
-            let kind = database == nil ? "SQLite" : "PostgreSQL"
-            row("purchases per second through storefront serve, four devices at once (\(kind))", String(format: "%.0f /s", remote),
-                String(format: "the same store in-process %.0f /s", local), ratio(remote, local), "≥ 0.5×")
-            if failures > 0 { row("(purchases that failed)", "\(failures)", "", "", "") }
+            for (count, words) in [(4, "four"), (16, "sixteen")] {
+                let (remote, local, failures) = try remotePurchases(database: database, devices: count)
+                let kind = database == nil ? "SQLite" : "PostgreSQL"
+                row("purchases per second through storefront serve, \(words) devices at once (\(kind))", String(format: "%.0f /s", remote),
+                    String(format: "the same store in-process %.0f /s", local), ratio(remote, local), count == 16 ? "≥ 0.8×" : "≥ 0.5×")
+                if failures > 0 { row("(purchases that failed)", "\(failures)", "", "", "") }
+            }
         }
         if postgres == nil { row("purchases through storefront serve on PostgreSQL", "not run", "needs STOREFRONT_TEST_POSTGRES (scripts/postgres-start)", "", "") }
     } else {
@@ -491,6 +502,32 @@ if wants("serve") {
             String(format: "%.2f×", history / max(floor, 1)), "≥ 0.5×")
         row("(the same against a 14-byte fixed body)", String(format: "%.0f req/s", history),
             String(format: "the same server's 14-byte body %.0f req/s", tiny), String(format: "%.2f×", history / max(tiny, 1)), "(for information)")
+        // Answers under writes: the same page under wrk while four devices of another customer
+        // buy without a pause, each commit a new change stamp for the whole file.
+        let writers = try (0..<4).map { index in
+            try makeStore(
+                stateDirectory: folder, device: "writer\(index)", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16)
+            )
+        }
+        try writers[0].accounts.signUp("writer", password: "writer")
+        for writer in writers.dropFirst() { try writer.accounts.signIn("writer", password: "writer") }
+        nonisolated(unsafe) let writing = writers
+        let stopWriting = Locked(false), bought = Locked(0), writersDone = DispatchGroup()
+        for index in 0..<4 {
+            writersDone.enter()
+            Thread.detachNewThread {
+                while !stopWriting.withLock({ $0 }) {
+                    if (try? writing[index].queue.buy("com.storefront.randomviews")) != nil { bought.withLock { $0 += 1 } }
+                }
+                writersDone.leave()
+            }
+        }
+        let underWrites = try rate("/inApps/v2/history/\(first)", authorized: true)
+        stopWriting.withLock { $0 = true }
+        writersDone.wait()
+        row("Get Transaction History under wrk while four devices buy without a pause (\(bought.withLock { $0 }) purchases meanwhile)",
+            String(format: "%.0f req/s", underWrites), String(format: "the same server's fixed body of the page's size %.0f req/s", floor),
+            String(format: "%.2f×", underWrites / max(floor, 1)), "≥ 0.5×")
         var fresh: [Double] = []
         for _ in 0..<20 {
             try store.queue.buy("com.storefront.randomviews")
@@ -500,6 +537,22 @@ if wants("serve") {
         }
         fresh.sort()
         row("the same page after a purchase (nothing kept, curl's start included), median of 20", ms(fresh[10]), "", "", "(for information)")
+        // The page after a write, in process (no curl, no socket): the API's answer right after a
+        // purchase, against signing the page's twenty transactions alone.
+        let api = ServerAPI(server: store.server, catalog: catalog, authority: try store.signed.authority(), clock: clock)
+        let pageRequest = APIRequest(method: "GET", path: "/inApps/v2/history/\(first)", authorization: "Bearer \(token)")
+        var afterWrite: [Double] = []
+        for _ in 0..<20 {
+            try store.queue.buy("com.storefront.randomviews")
+            let started = Date()
+            guard api.handle(pageRequest).status == 200 else { throw StoreError.storage(path: "history", reason: "the page was refused") }
+            afterWrite.append(Date().timeIntervalSince(started))
+        }
+        afterWrite.sort()
+        let twenty = Array(try store.queue.history().prefix(20))
+        let signing = try median(20) { _ = try store.signed.transactions(twenty) }
+        row("the page after a purchase, in process (median of 20)", ms(afterWrite[10]), "signing its 20 transactions alone \(ms(signing))",
+            ratio(afterWrite[10], signing), "≤ 3×")
         server.terminate()
         server.waitUntilExit()
     } else {
