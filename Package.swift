@@ -66,7 +66,7 @@ let package = Package(
             name: "storefront-bench",
             dependencies: [
                 "StoreCore", "TerminalUI", "StorefrontApp", "StorefrontServer", "TestSupport", "CPNG", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Benchmarks/storefront-bench"
         ),

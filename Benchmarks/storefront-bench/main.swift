@@ -449,7 +449,8 @@ if wants("remote") {
 }
 
 // MARK: The App Store Server API under load (issue 15): wrk against Get Transaction History for a
-// customer with 1,000 transactions, beside the same server's fixed-body endpoint in the same run.
+// customer with 1,000 transactions, beside a Hummingbird server's fixed body (FixedBodies.swift)
+// in the same run.
 
 if wants("serve") {
     let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -468,7 +469,8 @@ if wants("serve") {
         let signature = JWS.base64URL(try key.signature(for: Data("\(header).\(claims)".utf8)).rawRepresentation)
         let token = "\(header).\(claims).\(signature)"
         let (server, base) = try startServer(folder, database: nil)
-        func rate(_ path: String, authorized: Bool) throws -> Double {
+        let fixedBase = try startFixedBodies()
+        func rate(_ path: String, authorized: Bool, base: String = base) throws -> Double {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: wrk)
             process.arguments = ["-t2", "-c16", "-d5s"] + (authorized ? ["-H", "Authorization: Bearer \(token)"] : []) + [base + path]
@@ -494,14 +496,14 @@ if wants("serve") {
         // answering, not the bytes every answer of that size costs to send (a 14-byte floor is
         // shown beside it, for information).
         let page = try fetch()
-        let floor = try rate("/storefront/fixed?bytes=\(page.count)", authorized: false)
+        let floor = try rate("/fixed?bytes=\(page.count)", authorized: false, base: fixedBase)
         let history = try rate("/inApps/v2/history/\(first)", authorized: true)
-        let tiny = try rate("/storefront/fixed", authorized: false)
+        let tiny = try rate("/fixed", authorized: false, base: fixedBase)
         row("Get Transaction History, 1,000 transactions (wrk, 16 connections)", String(format: "%.0f req/s", history),
-            String(format: "the same server's fixed body of the page's size (%d KB) %.0f req/s", page.count / 1024, floor),
+            String(format: "a Hummingbird server's fixed body of the page's size (%d KB) %.0f req/s", page.count / 1024, floor),
             String(format: "%.2f×", history / max(floor, 1)), "≥ 0.5×")
         row("(the same against a 14-byte fixed body)", String(format: "%.0f req/s", history),
-            String(format: "the same server's 14-byte body %.0f req/s", tiny), String(format: "%.2f×", history / max(tiny, 1)), "(for information)")
+            String(format: "a Hummingbird server's 14-byte body %.0f req/s", tiny), String(format: "%.2f×", history / max(tiny, 1)), "(for information)")
         // Answers under writes: the same page under wrk while four devices of another customer
         // buy without a pause, each commit a new change stamp for the whole file.
         let writers = try (0..<4).map { index in
@@ -526,7 +528,7 @@ if wants("serve") {
         stopWriting.withLock { $0 = true }
         writersDone.wait()
         row("Get Transaction History under wrk while four devices buy without a pause (\(bought.withLock { $0 }) purchases meanwhile)",
-            String(format: "%.0f req/s", underWrites), String(format: "the same server's fixed body of the page's size %.0f req/s", floor),
+            String(format: "%.0f req/s", underWrites), String(format: "a Hummingbird server's fixed body of the page's size %.0f req/s", floor),
             String(format: "%.2f×", underWrites / max(floor, 1)), "≥ 0.5×")
         var fresh: [Double] = []
         for _ in 0..<20 {
@@ -545,7 +547,7 @@ if wants("serve") {
         for _ in 0..<20 {
             try store.queue.buy("com.storefront.randomviews")
             let started = Date()
-            guard api.handle(pageRequest).status == 200 else { throw StoreError.storage(path: "history", reason: "the page was refused") }
+            guard try await api.respond(to: pageRequest).status == 200 else { throw StoreError.storage(path: "history", reason: "the page was refused") }
             afterWrite.append(Date().timeIntervalSince(started))
         }
         afterWrite.sort()

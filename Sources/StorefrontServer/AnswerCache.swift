@@ -36,7 +36,7 @@ final class AnswerCache: Sendable {
     private let makers = (0..<64).map { _ in NSLock() }
 
     /// The answer kept for `key`, or the one `make` gives, made by one request at a time per key.
-    func answer(_ key: String, stamp: ChangeStamp, now: Date, make: () throws(StoreError) -> APIResponse) throws(StoreError) -> APIResponse {
+    func answer<Failure: Error>(_ key: String, stamp: ChangeStamp, now: Date, make: () throws(Failure) -> APIResponse) throws(Failure) -> APIResponse {
         if let kept = answer(key, stamp: stamp, now: now) { return kept }
         let lock = makers[Int(UInt(bitPattern: key.hashValue) % UInt(makers.count))]
         lock.lock()
@@ -56,11 +56,6 @@ final class AnswerCache: Sendable {
             kept = fresh
             return fresh
         }
-    }
-
-    /// The identity and keyring kept at `stamp`, if they are: nothing is read.
-    func context(at stamp: ChangeStamp) -> Context? {
-        context.withLock { kept in kept?.stamp == stamp ? kept : nil }
     }
 
     func remember(token: String, expires: Double, at stamp: ChangeStamp) {

@@ -1,13 +1,14 @@
 // The App Store Server API: Send Consumption Information (O7), versions 1 and 2.
 import Foundation
+import Hummingbird
 import StoreCore
 
 extension ServerAPI {
     /// Send Consumption Information, versions 1 and 2.
-    static let consumptionRoutes: [APIRoute] = [
-        APIRoute("PUT", "inApps/v1/transactions/consumption/{id}") { api, request, path, _ throws(StoreError) in try api.consumption(path["id"]!, request, version: 1) },
-        APIRoute("PUT", "inApps/v2/transactions/consumption/{id}") { api, request, path, _ throws(StoreError) in try api.consumption(path["id"]!, request, version: 2) },
-    ]
+    static let consumptionRoutes = APIArea(group: "inApps", routes: [
+        APIRoute(.put, "v1/transactions/consumption/:id") { api, request, path, _ in try api.consumption(path.require("id"), request, version: 1) },
+        APIRoute(.put, "v2/transactions/consumption/:id") { api, request, path, _ in try api.consumption(path.require("id"), request, version: 2) },
+    ])
 
     /// The developer's answer to a CONSUMPTION_REQUEST: checked field by field with Apple's codes,
     /// kept on the receipt beside the refund request (202, no body). Version 1 takes consumables

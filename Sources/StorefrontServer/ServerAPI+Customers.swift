@@ -1,18 +1,19 @@
 // The App Store Server API: a customer's app transaction and orders (M3): Get App Transaction Info
 // and Look Up Order ID, signed as S2.
 import Foundation
+import Hummingbird
 import StoreCore
 
 extension ServerAPI {
-    static let customerRoutes: [APIRoute] = [
-        APIRoute("GET", "inApps/v1/transactions/appTransactions/{id}") { api, _, path, identity throws(StoreError) in
-            try api.appTransactionInfo(path["id"]!, identity: identity)
+    static let customerRoutes = APIArea(group: "inApps/v1", routes: [
+        APIRoute(.get, "transactions/appTransactions/:id") { api, _, path, identity in
+            try api.appTransactionInfo(path.require("id"), identity: identity)
         },
-        APIRoute("GET", "inApps/v1/lookup/{order}") { api, _, path, identity throws(StoreError) in try api.lookUpOrder(path["order"]!, identity: identity) },
-        APIRoute("PUT", "inApps/v1/transactions/{id}/appAccountToken") { api, request, path, identity throws(StoreError) in
-            try api.setAppAccountToken(path["id"]!, request, identity: identity)
+        APIRoute(.get, "lookup/:order") { api, _, path, identity in try api.lookUpOrder(path.require("order"), identity: identity) },
+        APIRoute(.put, "transactions/:id/appAccountToken") { api, request, path, identity in
+            try api.setAppAccountToken(path.require("id"), request, identity: identity)
         },
-    ]
+    ])
 
     /// Set App Account Token (M3): the token of an original transaction and of everything signed
     /// after about its purchase or subscription. A family member's transaction, or one that is not

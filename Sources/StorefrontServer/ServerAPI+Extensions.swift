@@ -1,16 +1,17 @@
 // The App Store Server API: Renewal-date extensions (V3): one subscription, and every active subscriber of a product.
 import Foundation
+import Hummingbird
 import StoreCore
 
 extension ServerAPI {
     /// Extend a Subscription Renewal Date, Extend Renewal Dates for All Active Subscribers, and its status.
-    static let extensionRoutes: [APIRoute] = [
-        APIRoute("POST", "inApps/v1/subscriptions/extend/mass") { api, request, _, identity throws(StoreError) in try api.massExtend(request, identity: identity) },
-        APIRoute("PUT", "inApps/v1/subscriptions/extend/{id}") { api, request, path, _ throws(StoreError) in try api.extend(path["id"]!, request) },
-        APIRoute("GET", "inApps/v1/subscriptions/extend/mass/{product}/{request}") { api, _, path, _ throws(StoreError) in
-            try api.massStatus(productID: path["product"]!, requestIdentifier: path["request"]!)
+    static let extensionRoutes = APIArea(group: "inApps/v1/subscriptions/extend", routes: [
+        APIRoute(.post, "mass") { api, request, _, identity in try api.massExtend(request, identity: identity) },
+        APIRoute(.put, ":id") { api, request, path, _ in try api.extend(path.require("id"), request) },
+        APIRoute(.get, "mass/:product/:request") { api, _, path, _ in
+            try api.massStatus(productID: path.require("product"), requestIdentifier: path.require("request"))
         },
-    ]
+    ])
 
     /// The fields both extension requests share, or the error that refuses them.
     struct ExtensionTerms {

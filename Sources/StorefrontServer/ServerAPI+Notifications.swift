@@ -1,14 +1,15 @@
 // The App Store Server API: Test notifications and notification history (N6, V3).
 import Foundation
+import Hummingbird
 import StoreCore
 
 extension ServerAPI {
     /// Request a Test Notification, Get Test Notification Status, Get Notification History.
-    static let notificationRoutes: [APIRoute] = [
-        APIRoute("POST", "inApps/v1/notifications/test") { api, _, _, _ throws(StoreError) in try api.requestTest() },
-        APIRoute("GET", "inApps/v1/notifications/test/{token}") { api, _, path, _ throws(StoreError) in try api.testStatus(path["token"]!) },
-        APIRoute("POST", "inApps/v1/notifications/history") { api, request, _, _ throws(StoreError) in try api.notificationHistory(request) },
-    ]
+    static let notificationRoutes = APIArea(group: "inApps/v1/notifications", routes: [
+        APIRoute(.post, "test") { api, _, _, _ in try api.requestTest() },
+        APIRoute(.get, "test/:token") { api, _, path, _ in try api.testStatus(path.require("token")) },
+        APIRoute(.post, "history") { api, request, _, _ in try api.notificationHistory(request) },
+    ])
 
     func requestTest() throws(StoreError) -> APIResponse {
         let uuid = UUID().uuidString.lowercased()

@@ -3,41 +3,42 @@
 // the performance test that calls it. Paths, bodies, states and error codes are Apple's; what the
 // server keeps is the account server's retention setup (RetentionStore).
 import Foundation
+import Hummingbird
 import StoreCore
 
 extension ServerAPI {
-    static let retentionRoutes: [APIRoute] = [
-        APIRoute("GET", "inApps/v1/messaging/image/list") { api, _, _, _ throws(StoreError) in try api.imageList() },
-        APIRoute("PUT", "inApps/v1/messaging/image/{id}") { api, request, path, _ throws(StoreError) in try api.uploadImage(path["id"]!, request) },
-        APIRoute("DELETE", "inApps/v1/messaging/image/{id}") { api, _, path, _ throws(StoreError) in try api.deleteImage(path["id"]!) },
-        APIRoute("GET", "inApps/v1/messaging/message/list") { api, _, _, _ throws(StoreError) in try api.messageList() },
-        APIRoute("PUT", "inApps/v1/messaging/message/{id}") { api, request, path, _ throws(StoreError) in try api.uploadMessage(path["id"]!, request) },
-        APIRoute("DELETE", "inApps/v1/messaging/message/{id}") { api, _, path, _ throws(StoreError) in try api.deleteMessage(path["id"]!) },
-        APIRoute("PUT", "inApps/v1/messaging/default/{product}/{locale}") { api, request, path, _ throws(StoreError) in
-            try api.configureDefault(path["product"]!, path["locale"]!, request)
+    static let retentionRoutes = APIArea(group: "inApps/v1/messaging", routes: [
+        APIRoute(.get, "image/list") { api, _, _, _ in try api.imageList() },
+        APIRoute(.put, "image/:id") { api, request, path, _ in try api.uploadImage(path.require("id"), request) },
+        APIRoute(.delete, "image/:id") { api, _, path, _ in try api.deleteImage(path.require("id")) },
+        APIRoute(.get, "message/list") { api, _, _, _ in try api.messageList() },
+        APIRoute(.put, "message/:id") { api, request, path, _ in try api.uploadMessage(path.require("id"), request) },
+        APIRoute(.delete, "message/:id") { api, _, path, _ in try api.deleteMessage(path.require("id")) },
+        APIRoute(.put, "default/:product/:locale") { api, request, path, _ in
+            try api.configureDefault(path.require("product"), path.require("locale"), request)
         },
-        APIRoute("GET", "inApps/v1/messaging/default/{product}/{locale}") { api, _, path, _ throws(StoreError) in
-            try api.defaultMessage(path["product"]!, path["locale"]!, delete: false)
+        APIRoute(.get, "default/:product/:locale") { api, _, path, _ in
+            try api.defaultMessage(path.require("product"), path.require("locale"), delete: false)
         },
-        APIRoute("DELETE", "inApps/v1/messaging/default/{product}/{locale}") { api, _, path, _ throws(StoreError) in
-            try api.defaultMessage(path["product"]!, path["locale"]!, delete: true)
+        APIRoute(.delete, "default/:product/:locale") { api, _, path, _ in
+            try api.defaultMessage(path.require("product"), path.require("locale"), delete: true)
         },
-        APIRoute("PUT", "inApps/v1/messaging/realtime/url") { api, request, _, identity throws(StoreError) in
+        APIRoute(.put, "realtime/url") { api, request, _, identity in
             try api.configureRealtimeURL(request, environment: identity.environment)
         },
-        APIRoute("GET", "inApps/v1/messaging/realtime/url") { api, _, _, identity throws(StoreError) in
+        APIRoute(.get, "realtime/url") { api, _, _, identity in
             try api.realtimeURL(delete: false, environment: identity.environment)
         },
-        APIRoute("DELETE", "inApps/v1/messaging/realtime/url") { api, _, _, identity throws(StoreError) in
+        APIRoute(.delete, "realtime/url") { api, _, _, identity in
             try api.realtimeURL(delete: true, environment: identity.environment)
         },
-        APIRoute("POST", "inApps/v1/messaging/performanceTest") { api, request, _, identity throws(StoreError) in
+        APIRoute(.post, "performanceTest") { api, request, _, identity in
             try api.initiatePerformanceTest(request, identity: identity)
         },
-        APIRoute("GET", "inApps/v1/messaging/performanceTest/result/{id}") { api, _, path, _ throws(StoreError) in
-            try api.performanceTestResult(path["id"]!)
+        APIRoute(.get, "performanceTest/result/:id") { api, _, path, _ in
+            try api.performanceTestResult(path.require("id"))
         },
-    ]
+    ])
 
     static let ok = APIResponse(status: 200, body: Data())
     static let maximumImages = 2_000

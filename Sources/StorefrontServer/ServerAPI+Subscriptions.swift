@@ -1,13 +1,14 @@
 // The App Store Server API: Subscription statuses and refund history (V3).
 import Foundation
+import Hummingbird
 import StoreCore
 
 extension ServerAPI {
     /// Get All Subscription Statuses, Get Refund History.
-    static let subscriptionRoutes: [APIRoute] = [
-        APIRoute("GET", "inApps/v1/subscriptions/{id}") { api, request, path, identity throws(StoreError) in try api.statuses(path["id"]!, request: request, identity: identity) },
-        APIRoute("GET", "inApps/v2/refund/lookup/{id}") { api, request, path, identity throws(StoreError) in try api.refunds(path["id"]!, request: request, identity: identity) },
-    ]
+    static let subscriptionRoutes = APIArea(group: "inApps", routes: [
+        APIRoute(.get, "v1/subscriptions/:id", kept: true) { api, request, path, identity in try api.statuses(path.require("id"), request: request, identity: identity) },
+        APIRoute(.get, "v2/refund/lookup/:id", kept: true) { api, request, path, identity in try api.refunds(path.require("id"), request: request, identity: identity) },
+    ])
 
     func statuses(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
         guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }

@@ -1,18 +1,19 @@
 // The App Store Server API: Transactions (V3): Get Transaction Info and Get Transaction History (v2,
 // and the deprecated v1 that Apple's client still calls by default), signed as S2, and Finish Transaction.
 import Foundation
+import Hummingbird
 import StoreCore
 
 extension ServerAPI {
     /// Get Transaction Info, Get Transaction History v2.
-    static let transactionRoutes: [APIRoute] = [
-        APIRoute("GET", "inApps/v1/transactions/{id}") { api, request, path, identity throws(StoreError) in try api.transactionInfo(path["id"]!, identity: identity) },
-        APIRoute("GET", "inApps/v2/history/{id}") { api, request, path, identity throws(StoreError) in try api.history(path["id"]!, request: request, identity: identity) },
-        APIRoute("GET", "inApps/v1/history/{id}") { api, request, path, identity throws(StoreError) in
-            try api.history(path["id"]!, request: request, identity: identity, version: 1)
+    static let transactionRoutes = APIArea(group: "inApps", routes: [
+        APIRoute(.get, "v1/transactions/:id", kept: true) { api, request, path, identity in try api.transactionInfo(path.require("id"), identity: identity) },
+        APIRoute(.get, "v2/history/:id", kept: true) { api, request, path, identity in try api.history(path.require("id"), request: request, identity: identity) },
+        APIRoute(.get, "v1/history/:id", kept: true) { api, request, path, identity in
+            try api.history(path.require("id"), request: request, identity: identity, version: 1)
         },
-        APIRoute("POST", "inApps/v1/transactions/{id}/finish") { api, _, path, _ throws(StoreError) in try api.finishTransaction(path["id"]!) },
-    ]
+        APIRoute(.post, "v1/transactions/:id/finish") { api, _, path, _ in try api.finishTransaction(path.require("id")) },
+    ])
 
     /// A receipt line that is a transaction: a purchase (of any effect) or a renewal.
     static func isTransaction(_ line: ReceiptEntry) -> Bool { line.isTransaction }

@@ -1,8 +1,10 @@
 // The App Store Server API over the store's own records (V1–V5): Apple's paths, query parameters,
-// JSON shapes, status codes and error codes, everything returned signed (S2). A request goes in as
-// method, path, query, headers and body and comes out as a status and a JSON body, so that the
-// HTTP server (`storefront serve`) is a thin adapter and the routes can be tested without a socket.
+// JSON shapes, status codes and error codes, everything returned signed (S2). Each area of the API
+// declares its routes (`APIArea`), which Hummingbird's router registers and matches; a matched
+// request goes in as method, path, query, token, body and the router's parameters, and comes out
+// as a status and a JSON body.
 import Foundation
+import Hummingbird
 import Logging
 import NIOCore
 import StoreCore
@@ -226,27 +228,28 @@ package enum APIErrorCode: Int, CaseIterable {
     }
 }
 
-/// One route: a method and a path whose `{name}` segments bind, and what answers it.
+/// One route of Apple's API: a method, a path within its area's group whose `:name` segments are
+/// parameters (Hummingbird's router matches them), and what answers it on the blocking pool.
+/// `kept`: its 200 answer may be kept while nothing changes (a read about the transaction `:id`).
 struct APIRoute: Sendable {
-    let method: String
-    let pattern: [String]
-    let answer: @Sendable (ServerAPI, APIRequest, [String: String], AppIdentity) throws(StoreError) -> APIResponse
+    typealias Answer = @Sendable (ServerAPI, APIRequest, Parameters, AppIdentity) throws -> APIResponse
+    let method: HTTPRequest.Method
+    let path: String
+    let kept: Bool
+    let answer: Answer
 
-    init(_ method: String, _ pattern: String, _ answer: @escaping @Sendable (ServerAPI, APIRequest, [String: String], AppIdentity) throws(StoreError) -> APIResponse) {
+    init(_ method: HTTPRequest.Method, _ path: String, kept: Bool = false, _ answer: @escaping Answer) {
         self.method = method
-        self.pattern = pattern.split(separator: "/").map(String.init)
+        self.path = path
+        self.kept = kept
         self.answer = answer
     }
+}
 
-    /// The bound segments when `method` and `parts` are this route's.
-    func match(_ method: String, _ parts: [String]) -> [String: String]? {
-        guard method == self.method, parts.count == pattern.count else { return nil }
-        var bound: [String: String] = [:]
-        for (segment, part) in zip(pattern, parts) {
-            if segment.hasPrefix("{") { bound[String(segment.dropFirst().dropLast())] = part } else if segment != part { return nil }
-        }
-        return bound
-    }
+/// One area of Apple's API: its routes, registered in a group of the router under `group`.
+struct APIArea: Sendable {
+    let group: String
+    let routes: [APIRoute]
 }
 
 public final class ServerAPI: Sendable {
@@ -265,6 +268,8 @@ public final class ServerAPI: Sendable {
     let logger: Logger
     /// Answers, identity, keyring and tokens kept while nothing changed.
     let cache = AnswerCache()
+    /// The router `respond(to:)` answers through, built on first use.
+    let responder = Locked<RouterResponder<ServerApplication.CallerContext>?>(nil)
     public static let pageSize = 20
     public static let maximumBody = 1 << 20
     /// The answer to a body over `maximumBody`.
@@ -289,16 +294,50 @@ public final class ServerAPI: Sendable {
         try AppIdentity.current(server: server, catalog: catalog)
     }
 
-    /// Answers one request; never throws (a storage failure is a 500 with its words).
-    public func handle(_ request: APIRequest) -> APIResponse {
+    /// Every area of Apple's API this server answers, each a group of the router.
+    static let areas: [APIArea] = [
+        transactionRoutes, customerRoutes, subscriptionRoutes, extensionRoutes, consumptionRoutes, notificationRoutes, retentionRoutes,
+    ]
+
+    /// Answers `request` by `route`, whose parameters the router bound: the token checked, then
+    /// the route's answer, kept for the next time when it may be. Never throws: a storage failure
+    /// is a 500 with its words. Runs on the blocking pool.
+    func answer(_ route: APIRoute, _ request: APIRequest, parameters: Parameters) -> APIResponse {
         do {
-            return try route(request)
+            return try authorized(request) { identity, stamp in
+                guard route.kept, let id = parameters.get("id"), Self.isTransactionID(id) else {
+                    return try route.answer(self, request, parameters, identity)
+                }
+                var key = request.path
+                for (name, value) in request.query { key += "&\(name)=\(value)" }
+                return try cache.answer(key, stamp: stamp, now: clock.now()) { () throws -> APIResponse in
+                    let response = try route.answer(self, request, parameters, identity)
+                    if response.status == 200, let line = try server.receiptEntry(transactionID: id),
+                       let until = AnswerCache.until(now: clock.now(), plans: Array(try server.plans(account: line.account).values)) {
+                        cache.keep(response, key: key, stamp: stamp, until: until)
+                    }
+                    return response
+                }
+            }
+        } catch let error as APIResponse {
+            return error
         } catch {
             return .error(APIErrorCode.generalInternal, "\(error)")
         }
     }
 
-    private func route(_ request: APIRequest) throws(StoreError) -> APIResponse {
+    /// The answer to a request no route matches: Apple's 404 once its token verifies, else 401.
+    func unrouted(_ request: APIRequest) -> APIResponse {
+        do {
+            return try authorized(request) { _, _ in .error(APIErrorCode.notFound, "no route \(request.method) \(request.path)") }
+        } catch {
+            return .error(APIErrorCode.generalInternal, "\(error)")
+        }
+    }
+
+    /// `body` with the app's identity and the change stamp, once the request's token verifies;
+    /// Apple's 401 when it does not.
+    private func authorized(_ request: APIRequest, _ body: (AppIdentity, ChangeStamp) throws -> APIResponse) throws -> APIResponse {
         if request.body.count > Self.maximumBody { return Self.bodyTooLong }
         let stamp = try server.changeStamp()
         let known = try cache.context(at: stamp) { () throws(StoreError) -> (AppIdentity, APIKeyring) in
@@ -316,43 +355,6 @@ public final class ServerAPI: Sendable {
                 return .error(APIErrorCode.unauthorized, "unauthorized: \(error.description)")
             }
         }
-        guard let (key, id) = Self.cacheKey(request) else { return try dispatch(request, identity: identity) }
-        return try cache.answer(key, stamp: stamp, now: clock.now()) { () throws(StoreError) -> APIResponse in
-            let response = try dispatch(request, identity: identity)
-            if response.status == 200, let line = try server.receiptEntry(transactionID: id),
-               let until = AnswerCache.until(now: clock.now(), plans: Array(try server.plans(account: line.account).values)) {
-                cache.keep(response, key: key, stamp: stamp, until: until)
-            }
-            return response
-        }
+        return try body(identity, stamp)
     }
-
-    /// The key an answer is kept by, with the transaction id it is about: the reads of a customer's
-    /// transactions, history, statuses and refunds, which nothing but a change or time alters.
-    static func cacheKey(_ request: APIRequest) -> (key: String, id: String)? {
-        guard request.method == "GET" else { return nil }
-        let parts = request.path.split(separator: "/")
-        let id: Substring
-        switch parts.count {
-        case 4 where parts[0] == "inApps" && ["v1/transactions", "v1/history", "v2/history", "v1/subscriptions"].contains("\(parts[1])/\(parts[2])"): id = parts[3]
-        case 5 where parts[0] == "inApps" && parts[1] == "v2" && parts[2] == "refund" && parts[3] == "lookup": id = parts[4]
-        default: return nil
-        }
-        guard isTransactionID(String(id)) else { return nil }
-        var key = request.path
-        for (name, value) in request.query { key += "&\(name)=\(value)" }
-        return (key, String(id))
-    }
-
-    /// Every route, by area of Apple's API; the first that matches answers.
-    static let routes = transactionRoutes + customerRoutes + subscriptionRoutes + extensionRoutes + consumptionRoutes + notificationRoutes + retentionRoutes
-
-    private func dispatch(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        let parts = request.path.split(separator: "/").map(String.init)
-        for route in Self.routes {
-            if let bound = route.match(request.method, parts) { return try route.answer(self, request, bound, identity) }
-        }
-        return .error(APIErrorCode.notFound, "no route \(request.method) \(request.path)")
-    }
-
 }

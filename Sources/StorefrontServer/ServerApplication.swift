@@ -1,5 +1,6 @@
-// `storefront serve` on Hummingbird: every request goes to the App Store Server API (V1–V5) as
-// method, path, query, token and body, is logged in one line (V7) and listed for the screen.
+// `storefront serve` on Hummingbird: the HTTP/1.1 server (TLS, the idle timeout, the connection
+// cap), the blocking pool the store's work runs on, and the request context. Its routes are
+// ServerRouter.swift's.
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -73,7 +74,7 @@ public enum ServerApplication {
             server = http1
         }
         return Application(
-            responder: responder(served: served, logger: logger), server: server,
+            router: router(served: served, logger: logger), server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "Storefront", backlog: 4_096),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger
@@ -114,72 +115,17 @@ public enum ServerApplication {
             remoteAddress = source.channel.remoteAddress
         }
 
+        /// A request answered in this process, from no address (`ServerAPI.respond`).
+        init(inProcess logger: Logger) {
+            coreContext = .init(source: InProcess(logger: logger))
+            remoteAddress = nil
+        }
+
+        private struct InProcess: RequestContextSource {
+            let logger: Logger
+        }
+
         /// The client's IP address, without its port.
         var client: String { remoteAddress?.ipAddress ?? "" }
-    }
-
-    static func responder(served: ServedStore, logger: Logger) -> CallbackResponder<CallerContext> {
-        CallbackResponder { request, context in
-            if request.uri.path == "/storefront/fixed" { return fixed(request) }
-            let started = Date()
-            var query: [(String, String)] = []
-            for (key, value) in request.uri.queryParameters {
-                query.append((String(key).removingPercentEncoding ?? String(key), String(value).removingPercentEncoding ?? String(value)))
-            }
-            let answer: APIResponse
-            if let body = try? await request.body.collect(upTo: ServerAPI.maximumBody) {
-                let authorization = request.headers[.authorization]
-                do {
-                    if request.uri.path == AccountService.path, request.method == .post {
-                        // W1: a device's call to its account server.
-                        let developer = request.headers[HTTPField.Name(AccountWire.developerHeader)!]
-                        let called = try await blockingWork.runIfActive {
-                            served.accounts.handle(body: Data(buffer: body), authorization: authorization, developer: developer, client: context.client)
-                        }
-                        if called.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(called.delay * 1_000_000_000)) }
-                        answer = APIResponse(status: called.status, body: called.body)
-                    } else {
-                        let apiRequest = APIRequest(
-                            method: request.method.rawValue, path: request.uri.path, query: query, authorization: authorization, body: Data(buffer: body)
-                        )
-                        answer = try await blockingWork.runIfActive { served.api.handle(apiRequest) }
-                    }
-                } catch {
-                    // The pool is stopped only when the process ends.
-                    answer = APIResponse.error(APIErrorCode.generalInternal, "the server is stopping")
-                }
-            } else {
-                answer = ServerAPI.bodyTooLong
-            }
-            let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
-            // V7: one line per request, and the list the screen's transaction manager shows (of the
-            // App Store Server API's requests; devices' calls are only logged).
-            logger.info("\(request.method.rawValue) \(request.uri.path) \(answer.status) \(milliseconds) ms")
-            if request.uri.path != AccountService.path {
-                served.requests.withLock { $0.append(ServedRequest(
-                    at: started, method: request.method.rawValue, path: request.uri.path, status: answer.status, milliseconds: milliseconds
-                )) }
-            }
-            return Response(
-                status: .init(code: answer.status), headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: answer.bytes)
-            )
-        }
-    }
-
-    /// The benchmark's floor (storefront-bench serve): the same server, a fixed body of `bytes`
-    /// bytes (a small one by default), no store; each size made once.
-    private static let fixedBodies = Locked<[Int: ByteBuffer]>([:])
-
-    static func fixed(_ request: Request) -> Response {
-        let bytes = request.uri.queryParameters["bytes"].flatMap { Int(String($0)) }.map { min(max($0, 13), ServerAPI.maximumBody) } ?? 13
-        let body = fixedBodies.withLock { bodies in
-            if let body = bodies[bytes] { return body }
-            let filler = #"{"fixed":""# + String(repeating: "x", count: bytes - 13) + #""}"#
-            let body = ByteBuffer(bytes: Data(filler.utf8))
-            bodies[bytes] = body
-            return body
-        }
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
     }
 }

@@ -23,7 +23,7 @@ struct ServerAPITests {
             (DeliveryAttempt(at: Date(), error: "Connection refused"), "NO_RESPONSE"), (DeliveryAttempt(at: Date(), error: "something else"), "OTHER"),
         ]
     )
-    func sendAttemptResult(attempt: DeliveryAttempt, result: String) throws {
+    func sendAttemptResult(attempt: DeliveryAttempt, result: String) async throws {
         #expect(ServerAPI.result(attempt) == result)
         // The kind is kept with the attempt: it reads back as it was written.
         let stored = try JSONDecoder().decode(DeliveryAttempt.self, from: try JSONEncoder().encode(attempt))
@@ -66,18 +66,18 @@ struct ServerAPITests {
             return "Bearer " + String(decoding: input, as: UTF8.self)
         }
 
-        func get(_ path: String, _ query: [(String, String)] = [], authorization: String? = nil) throws -> (Int, [String: Any]) {
-            let response = api.handle(APIRequest(method: "GET", path: path, query: query, authorization: try authorization ?? token()))
+        func get(_ path: String, _ query: [(String, String)] = [], authorization: String? = nil) async throws -> (Int, [String: Any]) {
+            let response = try await api.respond(to: APIRequest(method: "GET", path: path, query: query, authorization: try authorization ?? token()))
             return (response.status, (try JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:])
         }
     }
 
     @Test("V2 a token is refused unless a key the store made signed it, for this issuer, audience and bundle, unexpired")
-    func tokens() throws {
+    func tokens() async throws {
         let fixture = try Fixture(purchases: 1)
         let id = try #require(try fixture.store.queue.history().first?.id)
         let path = "/inApps/v1/transactions/\(id)"
-        #expect(try fixture.get(path).0 == 200)
+        #expect(try await fixture.get(path).0 == 200)
         var keyring = fixture.keyring
         let refused: [(String, String?)] = [
             ("none", "none"), ("not a JWT", "Bearer x.y"), ("unknown key", try fixture.token(kid: "NOPE000000")),
@@ -87,22 +87,22 @@ struct ServerAPITests {
             ("issued in the future", try fixture.token(["iat": 1_800_001_000])),
         ]
         for (what, header) in refused {
-            let (status, body) = try fixture.get(path, authorization: header == "none" ? "" : header)
+            let (status, body) = try await fixture.get(path, authorization: header == "none" ? "" : header)
             #expect(status == 401 && body["errorMessage"] is String, "\(what): \(status)")
         }
         // O2: a subscription-offer key signs promotional offers, never API tokens.
         keyring.keys[0].type = .subscriptionOffer
         try fixture.store.server.setAPIKeyring(keyring)
-        let (offerKeyStatus, offerKeyBody) = try fixture.get(path)
+        let (offerKeyStatus, offerKeyBody) = try await fixture.get(path)
         #expect(offerKeyStatus == 401 && (offerKeyBody["errorMessage"] as? String)?.contains("subscription-offer key") == true)
         keyring.keys[0].type = nil
         keyring.keys[0].revoked = true
         try fixture.store.server.setAPIKeyring(keyring)
-        #expect(try fixture.get(path).0 == 401, "revoked")
+        #expect(try await fixture.get(path).0 == 401, "revoked")
     }
 
     @Test("V3 history pages by 20 with revision tokens, filters, sorts; bad input gets Apple's codes; nothing changes")
-    func historyPaging() throws {
+    func historyPaging() async throws {
         let fixture = try Fixture(purchases: 45)
         let ids = try fixture.store.queue.history().map(\.id)
         let receiptBefore = try fixture.store.server.receipt(account: "ann")
@@ -110,7 +110,7 @@ struct ServerAPITests {
         var pages: [Int] = []
         var seen: [String] = []
         repeat {
-            let (status, body) = try fixture.get("/inApps/v2/history/\(ids[0])", revision.map { [("revision", $0)] } ?? [])
+            let (status, body) = try await fixture.get("/inApps/v2/history/\(ids[0])", revision.map { [("revision", $0)] } ?? [])
             #expect(status == 200)
             let signed = body["signedTransactions"] as? [String] ?? []
             pages.append(signed.count)
@@ -120,9 +120,9 @@ struct ServerAPITests {
         let inOrder = receiptBefore.map(\.transactionID)
         #expect(Set(ids) == Set(inOrder))
         #expect(pages == [20, 20, 5] && seen == inOrder, "every transaction once, in the receipt's order (purchase date, then id)")
-        let (_, descending) = try fixture.get("/inApps/v2/history/\(ids[0])", [("sort", "DESCENDING")])
+        let (_, descending) = try await fixture.get("/inApps/v2/history/\(ids[0])", [("sort", "DESCENDING")])
         #expect(try JWS.decode((descending["signedTransactions"] as? [String])?.first ?? "").payload["transactionId"] as? String == inOrder.last)
-        let (_, none) = try fixture.get("/inApps/v2/history/\(ids[0])", [("productType", "AUTO_RENEWABLE")])
+        let (_, none) = try await fixture.get("/inApps/v2/history/\(ids[0])", [("productType", "AUTO_RENEWABLE")])
         #expect((none["signedTransactions"] as? [String])?.isEmpty == true)
         let codes: [([(String, String)], Int)] = [
             ([("revision", "garbage")], 4_000_005), ([("productType", "SOMETHING")], 4_000_022), ([("sort", "SIDEWAYS")], 4_000_021),
@@ -130,19 +130,19 @@ struct ServerAPITests {
             ([("inAppOwnershipType", "BORROWED")], 4_000_026),
         ]
         for (query, code) in codes {
-            let (status, body) = try fixture.get("/inApps/v2/history/\(ids[0])", query)
+            let (status, body) = try await fixture.get("/inApps/v2/history/\(ids[0])", query)
             #expect(status == 400 && body["errorCode"] as? Int == code, "\(query)")
         }
-        #expect(try fixture.get("/inApps/v2/history/abc").1["errorCode"] as? Int == 4_000_006)
-        #expect(try fixture.get("/inApps/v2/history/2123456789012345").1["errorCode"] as? Int == 4_040_010)
-        #expect(try fixture.get("/inApps/v9/elsewhere").0 == 404)
+        #expect(try await fixture.get("/inApps/v2/history/abc").1["errorCode"] as? Int == 4_000_006)
+        #expect(try await fixture.get("/inApps/v2/history/2123456789012345").1["errorCode"] as? Int == 4_040_010)
+        #expect(try await fixture.get("/inApps/v9/elsewhere").0 == 404)
         #expect(try fixture.store.server.receipt(account: "ann") == receiptBefore)
     }
 
     @Test("V5 a body over 1 MB is refused before anything else")
-    func bodyLimit() throws {
+    func bodyLimit() async throws {
         let fixture = try Fixture()
-        let response = fixture.api.handle(APIRequest(
+        let response = try await fixture.api.respond(to: APIRequest(
             method: "POST", path: "/inApps/v1/notifications/history", authorization: try fixture.token(),
             body: Data(count: ServerAPI.maximumBody + 1)
         ))
@@ -151,31 +151,31 @@ struct ServerAPITests {
     }
 
     @Test("V1 an answer is kept only while nothing changed: a purchase here or by another connection, or time, shows at once")
-    func keptAnswers() throws {
+    func keptAnswers() async throws {
         let fixture = try Fixture(purchases: 1)
         let id = try #require(try fixture.store.queue.history().first?.id)
         let request = APIRequest(method: "GET", path: "/inApps/v2/history/\(id)", authorization: try fixture.token())
-        func transactions() throws -> [String] {
-            let body = try #require(try JSONSerialization.jsonObject(with: fixture.api.handle(request).body) as? [String: Any])
+        func transactions() async throws -> [String] {
+            let body = try #require(try JSONSerialization.jsonObject(with: try await fixture.api.respond(to: request).body) as? [String: Any])
             return try #require(body["signedTransactions"] as? [String])
         }
         // ES256 signatures differ every time they are made: the same bytes twice mean a kept answer.
-        let first = try transactions()
-        #expect(try transactions() == first)
+        let first = try await transactions()
+        #expect(try await transactions() == first)
         try fixture.store.queue.buy("pack")
-        #expect(try transactions().count == 2, "a purchase through the same account server")
+        #expect(try await transactions().count == 2, "a purchase through the same account server")
         let tablet = try fixture.state.signedIn("ann", device: "tablet")
         try tablet.queue.buy("pack")
-        #expect(try transactions().count == 3, "a purchase through another connection to the same file")
-        let kept = try transactions()
-        #expect(try transactions() == kept)
+        #expect(try await transactions().count == 3, "a purchase through another connection to the same file")
+        let kept = try await transactions()
+        #expect(try await transactions() == kept)
         fixture.state.clock.advance(seconds: 1)
-        let later = try transactions()
+        let later = try await transactions()
         #expect(later.count == 3 && later != kept, "signed again a second of store time later")
     }
 
     @Test("V1 a kept answer ends when one of the customer's plans renews, even within its second")
-    func keptAnswerEndsAtRenewal() throws {
+    func keptAnswerEndsAtRenewal() async throws {
         let fixture = try Fixture(catalog: selfiesCatalog)
         let plan = try fixture.store.queue.buy("allaccess")
         nonisolated(unsafe) let store = fixture.store
@@ -184,14 +184,14 @@ struct ServerAPITests {
             realNow: { Date(timeIntervalSince1970: 1_800_000_000) }, settle: { account in _ = try? store.plans.settle(account: account) }
         )
         let request = APIRequest(method: "GET", path: "/inApps/v2/history/\(plan.id)", authorization: try fixture.token())
-        func count() throws -> Int {
-            let body = try #require(try JSONSerialization.jsonObject(with: api.handle(request).body) as? [String: Any])
+        func count() async throws -> Int {
+            let body = try #require(try JSONSerialization.jsonObject(with: try await api.respond(to: request).body) as? [String: Any])
             return try #require(body["signedTransactions"] as? [String]).count
         }
         fixture.state.clock.set(utc(2026, 1, 22, 11, 59, 59))
-        #expect(try count() == 1)
+        #expect(try await count() == 1)
         fixture.state.clock.set(utc(2026, 1, 22, 12))
-        #expect(try count() == 2, "the weekly renewal")
+        #expect(try await count() == 2, "the weekly renewal")
         // Within the second: cut at the plan's next date; not kept while it is due or in billing retry.
         var state = try #require(try store.server.plans(account: "ann")["selfies"])
         let now = state.expiresDate.addingTimeInterval(-0.4)
@@ -205,7 +205,7 @@ struct ServerAPITests {
 
 extension ServerAPITests {
     @Test("M1 a performance test a stopped server never finished is given up on after a minute of real time: its results say FAIL, and a new test may start")
-    func abandonedPerformanceTest() throws {
+    func abandonedPerformanceTest() async throws {
         let fixture = try Fixture()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let stale = PerformanceTestRun(requestID: "6f1c2e3d-4b5a-4c6d-8e7f-8091a2b3c4d5", originalTransactionID: "1", target: "http://127.0.0.1:9/x", startedAt: now.addingTimeInterval(-61))
@@ -213,9 +213,9 @@ extension ServerAPITests {
         fresh.requestID = "7f1c2e3d-4b5a-4c6d-8e7f-8091a2b3c4d5"
         fresh.startedAt = now.addingTimeInterval(-5)
         try fixture.store.server.changeRetention { (setup: inout RetentionSetup) in setup.performanceTests = [stale, fresh] }
-        let (status, body) = try fixture.get("/inApps/v1/messaging/performanceTest/result/\(stale.requestID)")
+        let (status, body) = try await fixture.get("/inApps/v1/messaging/performanceTest/result/\(stale.requestID)")
         #expect(status == 200 && body["result"] as? String == "FAIL" && (body["failures"] as? [String: Any])?["OTHER"] as? Int == 20, "\(body)")
-        let (_, running) = try fixture.get("/inApps/v1/messaging/performanceTest/result/\(fresh.requestID)")
+        let (_, running) = try await fixture.get("/inApps/v1/messaging/performanceTest/result/\(fresh.requestID)")
         #expect(running["result"] as? String == "PENDING" && running["numPending"] as? Int == 20, "\(running)")
         #expect(stale.isRunning(at: now) == false && fresh.isRunning(at: now))
     }

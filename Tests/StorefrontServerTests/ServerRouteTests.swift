@@ -7,7 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import StoreCore
-import StorefrontServer
+@testable import StorefrontServer
 import Testing
 import TestSupport
 
@@ -71,6 +71,30 @@ struct ServerRouteTests {
         let response = try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
         let json = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any] ?? [:]
         return Answer(status: Int(response.status.code), contentType: response.headers[.contentType], json: json)
+    }
+
+    @Test("V1 V5 the routes are Hummingbird's: the router holds each route of every area of Apple's API and the account server's path, nothing more (no benchmark's), and each answers Apple's 401 to a call without a token")
+    func routesEnumerated() async throws {
+        let fixture = try Fixture(backend: .sqlite)
+        let router = ServerApplication.router(served: fixture.served, logger: Logger(label: "test"))
+        let held = Set(router.routes.map { "\($0.method) \($0.path)" })
+        var expected = Set(ServerAPI.areas.flatMap { area in area.routes.map { "\($0.method) \(RouterPath(area.group + "/" + $0.path))" } })
+        expected.insert("POST \(RouterPath(AccountService.path))")
+        #expect(held == expected, "held but not declared: \(held.subtracting(expected)); declared but not held: \(expected.subtracting(held))")
+        #expect(!held.contains { $0.contains("fixed") })
+        let calls = router.routes.filter { "\($0.path)" != "\(RouterPath(AccountService.path))" }.map { route in
+            let uri = "/" + route.path.components.map { component -> String in
+                let text = "\(component)"
+                return text.hasPrefix(":") || text.hasPrefix("{") ? "2000000000000001" : text
+            }.joined(separator: "/")
+            return (route.method, uri)
+        }
+        try await fixture.app.test(.router) { client in
+            for (method, uri) in calls {
+                let answer = try await Self.call(client, method, uri, token: nil, body: Data("{}".utf8))
+                #expect(answer.status == 401 && answer.json["errorCode"] as? Int == 4_010_000, "\(method) \(uri): \(answer.status) \(answer.json)")
+            }
+        }
     }
 
     @Test("V1 V3 V4 every route answers with Apple's shapes: history paged, statuses, an extension seen by the next status read, test notifications, refunds", arguments: Backend.allCases)

@@ -28,13 +28,18 @@ public enum BlockingWatch {
         reporter.report = given
     }
 
-    /// Called by each blocking call before it blocks: reported when it runs inside a Swift task.
+    /// True in a task whose jobs run on the blocking pool (the server's routes, by its task
+    /// executor): there, a blocking call waits on a thread of the pool, as it should.
+    @TaskLocal public static var onBlockingPool = false
+
+    /// Called by each blocking call before it blocks: reported when it runs inside a Swift task
+    /// that is not on the blocking pool.
     @inline(__always)
     public static func check(_ what: @autoclosure () -> String) {
         reporter.lock.lock()
         let report = reporter.report
         reporter.lock.unlock()
         guard let report else { return }
-        if withUnsafeCurrentTask(body: { $0 != nil }) { report(what()) }
+        if withUnsafeCurrentTask(body: { $0 != nil }), !onBlockingPool { report(what()) }
     }
 }
