@@ -1,7 +1,11 @@
 // `storefront serve`'s background work (N3 delivery, O5 family shares, V7's request list) as
 // services of one ServiceGroup with the HTTP server: each runs its work every second on the
-// blocking pool (delivery also at once when a request leaves a notification in the outbox), logs a failure instead of dropping it (one that repeats, once a minute), and
-// stops when the server stops (SIGTERM, SIGINT), finishing the round it is in.
+// blocking pool (delivery also at once when a request leaves a notification in the outbox), logs
+// a failure instead of dropping it (one that repeats, once a minute), and stops when the server
+// stops (SIGTERM, SIGINT). A round in progress is told that the stop has begun, so that it ends
+// at its next step instead of finishing all its work: a round on a blocking thread cannot be
+// cancelled, and ServiceLifecycle ends the process with a fatal error when cancelling takes
+// longer than it allows.
 import Foundation
 import Logging
 import NIOPosix
@@ -15,13 +19,14 @@ public struct RepeatingService: Service {
     /// A failure that repeats word for word is logged once, then once every this many rounds (a
     /// database that is down would otherwise write a line a second for each service).
     let repeatEvery: Int
-    let work: @Sendable () throws -> Void
+    /// One round; its argument says whether the stop has begun.
+    let work: @Sendable (_ stopping: @Sendable () -> Bool) throws -> Void
     /// Starts the next round before the interval is up when rung.
     let wake: Wakeup?
 
     public init(
         name: String, every interval: Duration = .seconds(1), repeatEvery: Int = 60, wake: Wakeup? = nil, logger: Logger,
-        _ work: @escaping @Sendable () throws -> Void
+        _ work: @escaping @Sendable (_ stopping: @Sendable () -> Bool) throws -> Void
     ) {
         self.name = name
         self.wake = wake
@@ -32,11 +37,21 @@ public struct RepeatingService: Service {
     }
 
     public func run() async throws {
+        let stop = Locked(false)
+        let stopping: @Sendable () -> Bool = { stop.withLock { $0 } }
+        try await withTaskCancellationOrGracefulShutdownHandler {
+            try await rounds(stopping: stopping)
+        } onCancelOrGracefulShutdown: {
+            stop.withLock { $0 = true }
+        }
+    }
+
+    private func rounds(stopping: @escaping @Sendable () -> Bool) async throws {
         /// The failure that the last rounds repeated, and how many rounds did.
         var failing: (words: String, rounds: Int)?
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             do {
-                try await ServerApplication.blockingWork.runIfActive(work)
+                try await ServerApplication.blockingWork.runIfActive { [work] in try work(stopping) }
                 if let failing { logger.info("\(name) works again, after \(failing.rounds) failed round\(failing.rounds == 1 ? "" : "s")") }
                 failing = nil
             } catch is CancellationError where Task.isCancelled {
@@ -93,39 +108,11 @@ extension ServedStore {
     /// listing the requests answered.
     public func services(logger: Logger) -> [any Service] {
         [
-            RepeatingService(name: "notification delivery", wake: deliveryDue, logger: logger) { [courier] in _ = try courier.deliverDue() },
-            RepeatingService(name: "family reconciliation", logger: logger) { [self] in try reconcileFamilies() },
-            RepeatingService(name: "request list", logger: logger) { [self] in try listRequests() },
+            RepeatingService(name: "notification delivery", wake: deliveryDue, logger: logger) { [courier] stopping in
+                _ = try courier.deliverDue(until: stopping)
+            },
+            RepeatingService(name: "family reconciliation", logger: logger) { [self] _ in try reconcileFamilies() },
+            RepeatingService(name: "request list", logger: logger) { [self] _ in try listRequests() },
         ]
-    }
-}
-
-/// W11: SIGTERM stops the server within five seconds whatever it is doing. The server and the
-/// services finish what they are doing; work parked on a blocking thread (a query, a password hash)
-/// cannot be hurried, so once the stop begins a thread of its own ends the process at `limit` if it
-/// is still running. Nothing is lost: every write is one transaction, and a device retries what it
-/// did not see answered (W3).
-public struct StopDeadline: Service {
-    let limit: Duration
-    let logger: Logger
-
-    public init(limit: Duration = .milliseconds(4_500), logger: Logger) {
-        self.limit = limit
-        self.logger = logger
-    }
-
-    public func run() async throws {
-        // Returns when the group starts to stop (or throws if cancelled first: then too).
-        try? await gracefulShutdown()
-        let (seconds, attoseconds) = limit.components
-        let microseconds = UInt32(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
-        let logger = logger
-        Thread.detachNewThread {
-            usleep(microseconds)
-            logger.error("still stopping after \(microseconds / 1_000) ms: stopped by force")
-            // Stopping was asked for and is done: exit 0, as a graceful stop does.
-            FileHandle.standardOutput.write(Data("storefront serve: stopped (by force, after \(microseconds / 1_000) ms)\n".utf8))
-            _exit(0)
-        }
     }
 }

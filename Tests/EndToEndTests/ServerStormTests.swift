@@ -95,7 +95,7 @@ struct ServerStormTests {
             while purchased.withLock({ $0.count }) < killAfter, Date() < deadline { usleep(1_000) }
             let stopping = Date()
             kill(servers[victim].0.processIdentifier, how == .kill9 ? SIGKILL : SIGTERM)
-            // Gone (a generous ceiling; the server's own StopDeadline ends it within five seconds).
+            // Gone (a generous ceiling; ServiceLifecycle's limits end it within five seconds).
             #expect(waitUntil(seconds: 60) { !servers[victim].0.isRunning }, "round \(round): the server outlived \(how)")
             servers[victim].0.waitUntilExit()
             slowestStop = max(slowestStop, Date().timeIntervalSince(stopping))

@@ -3,6 +3,7 @@
 // rounds, not once a round; the round that works again says so.
 import Foundation
 import Logging
+import ServiceLifecycle
 import StoreCore
 import StorefrontServer
 import Testing
@@ -20,7 +21,7 @@ struct ServerServicesTests {
         let next = Locked(0)
         let service = RepeatingService(
             name: "delivery", every: .milliseconds(1), repeatEvery: repeatEvery, logger: Logger(label: "test") { _ in KeptLog(lines: lines) }
-        ) {
+        ) { _ in
             let index = next.withLock { value -> Int in
                 defer { value += 1 }
                 return value
@@ -68,7 +69,7 @@ struct ServerServicesTests {
         let rounds = Locked(0)
         let service = RepeatingService(
             name: "delivery", every: .milliseconds(1), repeatEvery: 1, logger: Logger(label: "test") { _ in KeptLog(lines: lines) }
-        ) {
+        ) { _ in
             let round = rounds.withLock { value -> Int in
                 value += 1
                 return value
@@ -86,5 +87,29 @@ struct ServerServicesTests {
         _ = try? await task.value
         #expect(rounds.withLock { $0 } == 2)
         #expect(lines.withLock { $0 } == ["delivery failed: CancellationError()"])
+    }
+
+    @Test("W11 a round in progress is told when the stop begins, so that it ends at its next step: a round that would run until told ends, and the service with it, within the ceiling")
+    func toldToStop() async throws {
+        let started = Locked(false), toldAfter = Locked<Int?>(nil)
+        let service = RepeatingService(name: "delivery", every: .milliseconds(1), logger: Logger(label: "test")) { stopping in
+            started.withLock { $0 = true }
+            // A delivery round with many notifications due: one step at a time until told.
+            var steps = 0
+            while !stopping() {
+                usleep(1_000)
+                steps += 1
+                if steps > 60_000 { return }
+            }
+            toldAfter.withLock { $0 = steps }
+        }
+        let group = ServiceGroup(configuration: .init(services: [service], logger: Logger(label: "test")))
+        let running = Task { try await group.run() }
+        // A generous ceiling for the round to start.
+        for _ in 0..<6_000 where !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(started.withLock { $0 })
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(toldAfter.withLock { $0 } != nil, "the round saw the stop before its 60 s of steps ran out")
     }
 }

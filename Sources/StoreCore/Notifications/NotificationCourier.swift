@@ -45,14 +45,15 @@ public final class NotificationCourier: Sendable {
         self.crashPoints = crashPoints
     }
 
-    /// Attempts every notification that is due, if a webhook is set and nobody else is delivering.
+    /// Attempts every notification that is due, if a webhook is set and nobody else is delivering,
+    /// until `stop` says to stop (asked before each one: those left are due the next time).
     @discardableResult
-    public func deliverDue() throws(StoreError) -> DeliveryReport {
-        try deliverDue(to: try server.webhook())
+    public func deliverDue(until stop: () -> Bool = { false }) throws(StoreError) -> DeliveryReport {
+        try deliverDue(to: try server.webhook(), until: stop)
     }
 
     /// The same, to a webhook the caller has just read.
-    func deliverDue(to webhook: Webhook?) throws(StoreError) -> DeliveryReport {
+    func deliverDue(to webhook: Webhook?, until stop: () -> Bool = { false }) throws(StoreError) -> DeliveryReport {
         guard let webhook, let url = URL(string: webhook.url) else { return DeliveryReport() }
         let now = clock.now()
         guard let lock = TryLock(path: lockPath) else { return DeliveryReport(busy: true) }
@@ -61,6 +62,7 @@ public final class NotificationCourier: Sendable {
         let identity = try identity()
         // Read under the lock: another deliverer may have just sent some.
         for var notification in try server.dueNotifications(at: now) {
+            if stop() { break }
             if notification.signedPayload == nil {
                 // Kept with the attempt's outcome, in one write: a crash before that write signs
                 // it again next time (the same UUID; only the signature's bytes differ).
