@@ -4,6 +4,13 @@ import Foundation
 public protocol StoreClock: Sendable {
     /// The store's time, in whole seconds.
     func now() -> Date
+    /// The same time when it can be told without reading storage; nil when it cannot.
+    func nowWithoutWaiting() -> Date?
+}
+
+extension StoreClock {
+    /// A clock kept in memory tells its time without waiting.
+    public func nowWithoutWaiting() -> Date? { now() }
 }
 
 extension Date {
@@ -151,12 +158,18 @@ public struct ClockSetting: Sendable, Equatable, Codable {
 /// storage call's to report.
 public struct SettingClock: StoreClock {
     private let read: @Sendable () throws -> ClockSetting
+    private let kept: @Sendable () -> ClockSetting?
     private let realNow: @Sendable () -> Date
     private let last: Locked<ClockSetting>
 
-    /// `first`: the setting as read when the clock is made.
-    public init(first: ClockSetting, read: @escaping @Sendable () throws -> ClockSetting, realNow: @escaping @Sendable () -> Date = { Date() }) {
+    /// `first`: the setting as read when the clock is made. `kept`: the setting when it is known
+    /// without reading storage (the embedded server's, kept while its change stamp is the same).
+    public init(
+        first: ClockSetting, read: @escaping @Sendable () throws -> ClockSetting, kept: @escaping @Sendable () -> ClockSetting? = { nil },
+        realNow: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.read = read
+        self.kept = kept
         self.realNow = realNow
         last = Locked(first)
     }
@@ -171,4 +184,6 @@ public struct SettingClock: StoreClock {
         }
         return setting.now(real: realNow())
     }
+
+    public func nowWithoutWaiting() -> Date? { kept()?.now(real: realNow()) }
 }

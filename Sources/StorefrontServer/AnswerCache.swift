@@ -58,6 +58,11 @@ final class AnswerCache: Sendable {
         }
     }
 
+    /// The identity and keyring kept at `stamp`, if they are: nothing is read.
+    func context(at stamp: ChangeStamp) -> Context? {
+        context.withLock { kept in kept?.stamp == stamp ? kept : nil }
+    }
+
     func remember(token: String, expires: Double, at stamp: ChangeStamp) {
         context.withLock { kept in
             guard kept?.stamp == stamp else { return }

@@ -308,8 +308,7 @@ public final class ServerAPI: Sendable {
                 guard route.kept, let id = parameters.get("id"), Self.isTransactionID(id) else {
                     return try route.answer(self, request, parameters, identity)
                 }
-                var key = request.path
-                for (name, value) in request.query { key += "&\(name)=\(value)" }
+                let key = Self.keptKey(request)
                 return try cache.answer(key, stamp: stamp, now: clock.now()) { () throws -> APIResponse in
                     let response = try route.answer(self, request, parameters, identity)
                     if response.status == 200, let line = try server.receiptEntry(transactionID: id),
@@ -324,6 +323,27 @@ public final class ServerAPI: Sendable {
         } catch {
             return .error(APIErrorCode.generalInternal, "\(error)")
         }
+    }
+
+    /// What a kept answer is kept by: its path and query.
+    static func keptKey(_ request: APIRequest) -> String {
+        var key = request.path
+        for (name, value) in request.query { key += "&\(name)=\(value)" }
+        return key
+    }
+
+    /// The answer kept for `request`, when all that tells it can be read without waiting: the
+    /// change stamp (`changeStampWithoutWaiting`), a token verified before against the same
+    /// identity and keyring, an answer kept at this stamp under the request's path and query
+    /// (only a route that may keep its answer keeps one) and still good at the store's time. Nil
+    /// when any is missing; the route then answers on the blocking pool, the same way. Safe on a
+    /// Swift task's thread.
+    func keptAnswer(_ request: APIRequest) -> APIResponse? {
+        guard request.method == "GET", let stamp = server.changeStampWithoutWaiting(), let known = cache.context(at: stamp),
+              let authorization = request.authorization, let expires = known.tokens[authorization], expires > realNow().timeIntervalSince1970,
+              let now = clock.nowWithoutWaiting()
+        else { return nil }
+        return cache.answer(Self.keptKey(request), stamp: stamp, now: now)
     }
 
     /// The answer to a request no route matches: Apple's 404 once its token verifies, else 401.

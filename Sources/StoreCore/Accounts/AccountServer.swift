@@ -20,6 +20,14 @@ public protocol ChangeTracking: AnyObject, Sendable {
     /// Changes whenever anything stored may have changed, whoever changed it: what a reader keeps
     /// (a cached answer, a setting) is good while the stamp is the same.
     func changeStamp() throws(StoreError) -> ChangeStamp
+    /// The same stamp when it can be read on a Swift task's thread, without waiting on a lock or a
+    /// network (the embedded server's: SQLite's `data_version`, see `StampReader.readQuickly`);
+    /// nil when it cannot.
+    func changeStampWithoutWaiting() -> ChangeStamp?
+}
+
+extension ChangeTracking {
+    public func changeStampWithoutWaiting() -> ChangeStamp? { nil }
 }
 
 /// Accounts and the sessions devices hold for them (A1, W2).

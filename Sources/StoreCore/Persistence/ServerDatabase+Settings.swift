@@ -11,6 +11,11 @@ extension ServerDatabase: SharedSettings {
         return setting
     }
 
+    /// The clock setting when the one read last still holds, told from memory alone (nil otherwise).
+    func keptClockSetting() -> ClockSetting? {
+        changeStampWithoutWaiting().flatMap(clockSetting(keptAt:))
+    }
+
     /// The clock setting last read, if it was read at `stamp`.
     private func clockSetting(keptAt stamp: ChangeStamp) -> ClockSetting? {
         guard let (seen, setting) = clockCache.withLock({ $0 }), seen == stamp else { return nil }

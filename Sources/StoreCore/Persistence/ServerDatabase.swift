@@ -11,6 +11,8 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
 
     public var location: String { path }
 
+    public func changeStampWithoutWaiting() -> ChangeStamp? { file.stamps.readQuickly() }
+
     public init(url: URL) throws(StoreError) {
         file = try SQLiteFile(url: url, migrator: Self.migrator)
     }
