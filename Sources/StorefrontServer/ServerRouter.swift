@@ -1,6 +1,6 @@
 // `storefront serve`'s routes in Hummingbird's router: each area of Apple's API a group, the account
-// server's one path, and four middlewares around them: the request log (V7), Apple's error bodies,
-// the body limit and the blocking pool the store's work runs on.
+// server's one path, and five middlewares around them: the request log (V7), Apple's error bodies,
+// the body limit, a kept answer told without a hop, and the blocking pool the store's work runs on.
 import Foundation
 import Hummingbird
 import HTTPTypes
