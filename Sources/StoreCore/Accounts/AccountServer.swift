@@ -68,7 +68,7 @@ public protocol Ledger: AnyObject, Sendable {
     func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)]
 }
 
-/// Auto-renewable plans, stored folded, and the lines they fold (issue 5).
+/// Auto-renewable plans, stored folded, and the lines they fold.
 public protocol PlanBook: AnyObject, Sendable {
     /// Each plan of the account, by subscription group, as its lines fold.
     func plans(account: String) throws(StoreError) -> [String: PlanState]

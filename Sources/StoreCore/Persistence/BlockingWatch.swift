@@ -1,4 +1,4 @@
-// The server's promise (issue 23): the store's synchronous work (SQLite through GRDB, PostgreSQL's
+// The server's promise: the store's synchronous work (SQLite through GRDB, PostgreSQL's
 // waits, scrypt) never runs on a thread of Swift's cooperative pool, where it would stall every
 // other request; it runs on `storefront serve`'s blocking pool. The store's protocols are
 // synchronous, so a grep cannot prove it: every such call asks here whether it is inside a Swift

@@ -16,7 +16,8 @@ package enum CompactJSON {
         switch value {
         case let text as String: string(text, into: &out)
         // Foundation's JSONSerialization reads 0 and 1 as NSNumbers that also cast to Bool: only
-        // a Swift Bool, or an NSNumber made from one, is written as a boolean (issue 25).
+        // a Swift Bool, or an NSNumber made from one, is written as a boolean (N9: counts are
+        // integers, never booleans).
         case let flag as Bool where isBoolean(value): out += flag ? Array("true".utf8) : Array("false".utf8)
         case let number as Int where type(of: value) == Int.self: out += Array(String(number).utf8)
         case let number as Int64 where type(of: value) == Int64.self: out += Array(String(number).utf8)
