@@ -1,7 +1,8 @@
-// What lets `storefront serve` answer a customer's history as fast as a fixed body (issue 15's
-// load target): answers, the app identity, the keyring and verified tokens, each kept while the
-// account server's change stamp is the same. A purchase, a refund, an extension or a new key by
-// any process changes the stamp, so the next request sees it (V1); time alone changes an answer
+// What lets `storefront serve` answer a customer's history as fast as a fixed body: answers, kept
+// while the change stamp of the accounts they are about is the same, and the app identity, the
+// keyring and verified tokens, kept while the shared part's stamp is. A purchase, a refund or an
+// extension for the customer (by any process) moves the first, a new key the second, so the next
+// request sees it (V1), and another customer's purchase moves neither; time alone changes an answer
 // (a renewal falls due, `signedDate` moves), so an answer is also kept for one second of store
 // time at most, and never past the next moment one of the customer's plans changes by itself.
 import Foundation
@@ -17,7 +18,11 @@ final class AnswerCache: Sendable {
     }
 
     struct Answer {
+        /// The accounts it is about, and their stamp when it was made (the shared part's included).
+        var accounts: [String]
         var stamp: ChangeStamp
+        /// The shared part's stamp then: the identity's and keyring's, which verified its tokens.
+        var shared: ChangeStamp
         var until: Date
         var response: APIResponse
     }
@@ -35,13 +40,19 @@ final class AnswerCache: Sendable {
     /// at once, and 16 histories made side by side cost 16 times one).
     private let makers = (0..<64).map { _ in NSLock() }
 
-    /// The answer kept for `key`, or the one `make` gives, made by one request at a time per key.
-    func answer<Failure: Error>(_ key: String, stamp: ChangeStamp, now: Date, make: () throws(Failure) -> APIResponse) throws(Failure) -> APIResponse {
-        if let kept = answer(key, stamp: stamp, now: now) { return kept }
+    /// The answer kept for `key` about `accounts` at `stamp`, or the one `make` gives, made by one
+    /// request at a time per key.
+    func answer<Failure: Error>(
+        _ key: String, accounts: [String], stamp: ChangeStamp, now: Date, make: () throws(Failure) -> APIResponse
+    ) throws(Failure) -> APIResponse {
+        func kept() -> APIResponse? {
+            answer(key, now: now) { kept in kept == accounts ? stamp : nil }
+        }
+        if let kept = kept() { return kept }
         let lock = makers[Int(UInt(bitPattern: key.hashValue) % UInt(makers.count))]
         lock.lock()
         defer { lock.unlock() }
-        if let kept = answer(key, stamp: stamp, now: now) { return kept }
+        if let kept = kept() { return kept }
         return try make()
     }
 
@@ -71,17 +82,34 @@ final class AnswerCache: Sendable {
         }
     }
 
-    func answer(_ key: String, stamp: ChangeStamp, now: Date) -> APIResponse? {
-        answers.withLock { kept in
-            guard let answer = kept[key], answer.stamp == stamp, now < answer.until else { return nil }
-            return answer.response
-        }
+    /// The answer kept for `key`, if it is still good at `now` and `stamp` tells its accounts'
+    /// stamp as it was when it was made (nil: unknown).
+    func answer(_ key: String, now: Date, stamp: ([String]) -> ChangeStamp?) -> APIResponse? {
+        kept(key, now: now, stamp: stamp)?.response
     }
 
-    func keep(_ response: APIResponse, key: String, stamp: ChangeStamp, until: Date) {
+    /// The same for a request whose token must have verified against the identity and keyring of
+    /// the moment the answer was made. Its accounts' stamp being the same, the shared part's is too
+    /// (counts only grow), so that moment's context is the current one.
+    func answer(_ key: String, now: Date, token: String, realNow: Date, stamp: ([String]) -> ChangeStamp?) -> APIResponse? {
+        guard let answer = kept(key, now: now, stamp: stamp), let context = context(at: answer.shared),
+              let expires = context.tokens[token], expires > realNow.timeIntervalSince1970
+        else { return nil }
+        return answer.response
+    }
+
+    private func kept(_ key: String, now: Date, stamp: ([String]) -> ChangeStamp?) -> Answer? {
+        guard let answer = answers.withLock({ $0[key] }), now < answer.until, stamp(answer.accounts) == answer.stamp else { return nil }
+        return answer
+    }
+
+    /// Keeps `response`, made about `accounts` at `stamp`, after tokens verified at `shared`. The
+    /// caller has read the shared stamp again after `stamp` and found it the same, so that `stamp`
+    /// holds the shared part at `shared`.
+    func keep(_ response: APIResponse, key: String, accounts: [String], stamp: ChangeStamp, shared: ChangeStamp, until: Date) {
         answers.withLock { kept in
             if kept.count >= Self.capacity { kept.removeAll() }
-            kept[key] = Answer(stamp: stamp, until: until, response: response.keepingBytes())
+            kept[key] = Answer(accounts: accounts, stamp: stamp, shared: shared, until: until, response: response.keepingBytes())
         }
     }
 

@@ -304,16 +304,20 @@ public final class ServerAPI: Sendable {
     /// is a 500 with its words. Runs on the blocking pool.
     func answer(_ route: APIRoute, _ request: APIRequest, parameters: Parameters) -> APIResponse {
         do {
-            return try authorized(request) { identity, stamp in
-                guard route.kept, let id = parameters.get("id"), Self.isTransactionID(id) else {
+            return try authorized(request) { identity, shared in
+                guard route.kept, let id = parameters.get("id"), Self.isTransactionID(id), let line = try server.receiptEntry(transactionID: id) else {
                     return try route.answer(self, request, parameters, identity)
                 }
+                // Read before the answer is made: a write while it is made moves the stamp, and
+                // the next request makes it again.
+                let accounts = try accountsTold(about: line.account)
+                let stamp = try server.changeStamp(accounts: accounts)
                 let key = Self.keptKey(request)
-                return try cache.answer(key, stamp: stamp, now: clock.now()) { () throws -> APIResponse in
+                return try cache.answer(key, accounts: accounts, stamp: stamp, now: clock.now()) { () throws -> APIResponse in
                     let response = try route.answer(self, request, parameters, identity)
-                    if response.status == 200, let line = try server.receiptEntry(transactionID: id),
-                       let until = AnswerCache.until(now: clock.now(), plans: Array(try server.plans(account: line.account).values)) {
-                        cache.keep(response, key: key, stamp: stamp, until: until)
+                    if response.status == 200, let until = AnswerCache.until(now: clock.now(), plans: Array(try server.plans(account: line.account).values)),
+                       try server.changeStamp(accounts: []) == shared {
+                        cache.keep(response, key: key, accounts: accounts, stamp: stamp, shared: shared, until: until)
                     }
                     return response
                 }
@@ -325,6 +329,13 @@ public final class ServerAPI: Sendable {
         }
     }
 
+    /// The accounts whose records an answer about `account` reads: its own, and its family's
+    /// (a member's statuses and shares come from the organizer's plans and purchases).
+    func accountsTold(about account: String) throws(StoreError) -> [String] {
+        guard let family = try server.families().first(where: { $0.includes(account) }) else { return [account] }
+        return [family.organizer] + family.members
+    }
+
     /// What a kept answer is kept by: its path and query.
     static func keptKey(_ request: APIRequest) -> String {
         var key = request.path
@@ -332,18 +343,18 @@ public final class ServerAPI: Sendable {
         return key
     }
 
-    /// The answer kept for `request`, when all that tells it can be read without waiting: the
-    /// change stamp (`changeStampWithoutWaiting`), a token verified before against the same
-    /// identity and keyring, an answer kept at this stamp under the request's path and query
-    /// (only a route that may keep its answer keeps one) and still good at the store's time. Nil
+    /// The answer kept for `request`, when all that tells it can be read without waiting: an
+    /// answer kept under the request's path and query (only a route that may keep its answer keeps
+    /// one) whose accounts' stamp (`changeStampWithoutWaiting`) is the same as when it was made, a
+    /// token verified before against the identity and keyring of then, and the store's time, at
+    /// which it is still good. Nil
     /// when any is missing; the route then answers on the blocking pool, the same way. Safe on a
     /// Swift task's thread.
     func keptAnswer(_ request: APIRequest) -> APIResponse? {
-        guard request.method == "GET", let stamp = server.changeStampWithoutWaiting(), let known = cache.context(at: stamp),
-              let authorization = request.authorization, let expires = known.tokens[authorization], expires > realNow().timeIntervalSince1970,
-              let now = clock.nowWithoutWaiting()
-        else { return nil }
-        return cache.answer(Self.keptKey(request), stamp: stamp, now: now)
+        guard request.method == "GET", let token = request.authorization, let now = clock.nowWithoutWaiting() else { return nil }
+        return cache.answer(Self.keptKey(request), now: now, token: token, realNow: realNow()) { accounts in
+            server.changeStampWithoutWaiting(accounts: accounts)
+        }
     }
 
     /// The answer to a request no route matches: Apple's 404 once its token verifies, else 401.
@@ -355,11 +366,12 @@ public final class ServerAPI: Sendable {
         }
     }
 
-    /// `body` with the app's identity and the change stamp, once the request's token verifies;
-    /// Apple's 401 when it does not.
+    /// `body` with the app's identity and the shared part's stamp it was read at, once the
+    /// request's token verifies; Apple's 401 when it does not. The identity, the keyring and the
+    /// tokens verified against them are kept while the shared part's stamp is the same.
     private func authorized(_ request: APIRequest, _ body: (AppIdentity, ChangeStamp) throws -> APIResponse) throws -> APIResponse {
         if request.body.count > Self.maximumBody { return Self.bodyTooLong }
-        let stamp = try server.changeStamp()
+        let stamp = try server.changeStamp(accounts: [])
         let known = try cache.context(at: stamp) { () throws(StoreError) -> (AppIdentity, APIKeyring) in
             (try self.identity(), try server.apiKeyring() ?? APIKeyring())
         }

@@ -37,7 +37,8 @@ struct ServerAPITests {
         let key: P256.Signing.PrivateKey
         let keyring: APIKeyring
 
-        init(purchases: Int = 0, catalog: Catalog = testCatalog) throws {
+        init(purchases: Int = 0, catalog: Catalog = testCatalog, backend: Backend = .sqlite) throws {
+            state.server = try backend.server(state)
             state.clock.set(utc(2026, 1, 15, 12))
             store = try state.signedIn("ann", catalog: catalog)
             for _ in 0..<purchases { try store.queue.buy("pack") }

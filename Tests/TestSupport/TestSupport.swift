@@ -91,11 +91,13 @@ public final class TemporaryState {
 
     /// Ids from a seeded generator, for screens that must look the same every run.
     public var transactionIDs: (() -> String)?
+    /// The account server every store of this folder uses, when not the folder's SQLite file.
+    public var server: (any AccountServer)?
 
     public func store(
         device: String = "phone", catalog: Catalog = testCatalog, randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }
     ) throws -> Store {
-        let factory = try StoreFactory(stateDirectory: directory, catalog: catalog, calendar: utcCalendar, time: .manual(clock))
+        let factory = try StoreFactory(stateDirectory: directory, catalog: catalog, calendar: utcCalendar, time: .manual(clock), server: server)
         factory.passwordHasher = .fastForTests
         factory.randomIndex = randomIndex
         factory.makeTransactionID = transactionIDs

@@ -24,10 +24,19 @@ public protocol ChangeTracking: AnyObject, Sendable {
     /// network (the embedded server's: SQLite's `data_version`, see `StampReader.readQuickly`);
     /// nil when it cannot.
     func changeStampWithoutWaiting() -> ChangeStamp?
+    /// Changes whenever what is stored about these accounts, or what every account shares
+    /// (settings, the clock, offer codes), may have changed; another account's purchase leaves it
+    /// alone. The shared part alone is `changeStamp(accounts: [])`.
+    func changeStamp(accounts: [String]) throws(StoreError) -> ChangeStamp
+    /// The same stamp when it can be read without waiting, as `changeStampWithoutWaiting()`.
+    func changeStampWithoutWaiting(accounts: [String]) -> ChangeStamp?
 }
 
 extension ChangeTracking {
     public func changeStampWithoutWaiting() -> ChangeStamp? { nil }
+    /// A server that counts no scopes answers with its whole stamp, which moves more often.
+    public func changeStamp(accounts: [String]) throws(StoreError) -> ChangeStamp { try changeStamp() }
+    public func changeStampWithoutWaiting(accounts: [String]) -> ChangeStamp? { nil }
 }
 
 /// Accounts and the sessions devices hold for them (A1, W2).

@@ -4,16 +4,17 @@ import GRDB
 
 extension ServerDatabase: SharedSettings {
     public func clockSetting() throws(StoreError) -> ClockSetting {
-        let stamp = try changeStamp()
+        let stamp = try changeStamp(accounts: [])
         if let setting = clockSetting(keptAt: stamp) { return setting }
         let setting = try read { db in try ClockRecord.fetchOne(db)?.setting ?? .standard }
         clockCache.withLock { $0 = (stamp, setting) }
         return setting
     }
 
-    /// The clock setting when the one read last still holds, told from memory alone (nil otherwise).
+    /// The clock setting when the one read last still holds, told without waiting (nil otherwise):
+    /// the shared part's stamp, which no customer's purchase moves.
     func keptClockSetting() -> ClockSetting? {
-        changeStampWithoutWaiting().flatMap(clockSetting(keptAt:))
+        changeStampWithoutWaiting(accounts: []).flatMap(clockSetting(keptAt:))
     }
 
     /// The clock setting last read, if it was read at `stamp`.

@@ -74,6 +74,7 @@ public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
         registerNotifications(&migrator)
         registerSessions(&migrator)
         registerClaims(&migrator)
+        registerChangeCounts(&migrator)
         return migrator
     }
 }

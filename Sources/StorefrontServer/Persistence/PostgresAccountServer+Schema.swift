@@ -74,7 +74,45 @@ extension PostgresAccountServer {
         ]),
         // O7: refunds of any purchase reach devices with the plan lines; the event says which.
         ("v3: receipt events", ["ALTER TABLE receipt ADD COLUMN event TEXT NOT NULL DEFAULT 'purchase'"]),
+        ("v4: change counts", changeCounts),
     ]
+
+    /// Each table that counts its changes, with the column holding its account's key (nil: the
+    /// shared scope ''), as the embedded server's `countedTables`.
+    static let countedTables: [(table: String, account: String?)] = [
+        ("account", "namekey"), ("receipt", "accountkey"), ("subscription", "accountkey"), ("plan", "accountkey"), ("claim", "accountkey"),
+        ("setting", nil), ("offercode", nil),
+    ]
+
+    /// Tables whose writes no kept answer reads: the outbox, the request log, device sessions.
+    static let uncountedTables = ["notification", "request", "session", "storefrontmigration", "changecount"]
+
+    /// The counts of changes by scope and the triggers that keep them (one function; its argument
+    /// names the account's column, none for the shared scope).
+    static var changeCounts: [String] {
+        [
+            "CREATE TABLE changeCount (scope TEXT PRIMARY KEY, count BIGINT NOT NULL)",
+            """
+            CREATE FUNCTION storefrontCountChange() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_NARGS = 0 THEN
+                    INSERT INTO changeCount VALUES ('', 1) ON CONFLICT (scope) DO UPDATE SET count = changeCount.count + 1;
+                    RETURN NULL;
+                END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    INSERT INTO changeCount VALUES (to_jsonb(NEW) ->> TG_ARGV[0], 1) ON CONFLICT (scope) DO UPDATE SET count = changeCount.count + 1;
+                END IF;
+                IF TG_OP <> 'INSERT' THEN
+                    INSERT INTO changeCount VALUES (to_jsonb(OLD) ->> TG_ARGV[0], 1) ON CONFLICT (scope) DO UPDATE SET count = changeCount.count + 1;
+                END IF;
+                RETURN NULL;
+            END $$
+            """,
+        ]
+            + countedTables.map { table, account in
+                "CREATE TRIGGER \(table)Counted AFTER INSERT OR UPDATE OR DELETE ON \(table) FOR EACH ROW EXECUTE FUNCTION storefrontCountChange(\(account.map { "'\($0)'" } ?? ""))"
+            }
+    }
 
     /// Applies the migrations not applied yet, each in the one transaction that records it, one
     /// server at a time (an advisory lock).

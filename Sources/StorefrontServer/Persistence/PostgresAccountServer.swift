@@ -301,6 +301,17 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         return ChangeStamp(Int64(Double(position) ?? 0))
     }
 
+    /// The sum of the change counts (kept by triggers, `countedTables`) of the shared scope and of
+    /// `accounts`: counts only grow, so the sum moves whenever one of them does.
+    public func changeStamp(accounts: [String]) throws(StoreError) -> ChangeStamp {
+        let keys = accounts.map(Self.key)
+        let sum = try read { connection in
+            try query(connection, "SELECT coalesce(sum(count), 0)::BIGINT AS sum FROM changeCount WHERE scope = '' OR scope = ANY(\(keys))").first
+                .flatMap { try? $0.makeRandomAccess()["sum"].decode(Int64.self) } ?? 0
+        }
+        return ChangeStamp(sum)
+    }
+
     func setting<T: Codable>(_ key: String) throws(StoreError) -> T? {
         try read { connection in
             try query(connection, "SELECT value FROM setting WHERE key = \(key)").first.map { try Self.decode(T.self, $0, "value", of: "setting") }
