@@ -1,5 +1,6 @@
-// `storefront keys` and `storefront developer-token` (V2, W9): the in-app purchase keys the App
-// Store Server API's clients sign their tokens with, and the developer's token of a team server.
+// `storefront keys`, `storefront developer-token` and `storefront shared-secret` (V2, W9, V10): the
+// in-app purchase keys the App Store Server API's clients sign their tokens with, the developer's
+// token of a team server, and the app's shared secrets verifyReceipt checks.
 import ArgumentParser
 import Foundation
 import StoreCore
@@ -94,15 +95,43 @@ struct DeveloperTokenCommand: ParsableCommand {
         discussion: "A device acts as the developer (clock, billing, errors, webhook, prices, offer codes) when it has STOREFRONT_DEVELOPER_TOKEN or --developer-token-file; without it, only as its own accounts."
     )
     @Flag(help: "Make a new token; the old one stops working at once.") var rotate = false
+    @OptionGroup var state: StateFolderOption
+
+    func run() throws {
+        try reportingFailures { print(try DeveloperToken.current(in: try state.resolved(), rotate: rotate)) }
+    }
+}
+
+/// `--state-dir` alone, for the commands run on the server's machine about its own state folder.
+struct StateFolderOption: ParsableArguments {
     @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where state is kept (default: $STOREFRONT_STATE_DIR, else $XDG_STATE_HOME/storefront).", valueName: "dir"))
     var stateDirectory: String?
 
+    /// The state folder `--state-dir` names, else the default one.
+    func resolved() throws -> StateDirectory {
+        var options = try CommonOptions.parse([])
+        options.stateDirectory = stateDirectory
+        return StateDirectory(try Context.resolveStateDirectory(options))
+    }
+}
+
+/// V10: the app's shared secret, which a backend sends to verifyReceipt as `password` with a
+/// receipt that holds auto-renewable subscriptions; made on first use (owner-only). Run it where
+/// the server runs, as App Store Connect shows it to the developer.
+struct SharedSecretCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shared-secret",
+        abstract: "Print the app's shared secret for verifyReceipt (made on first use); --rotate replaces it.",
+        discussion: "As in App Store Connect, the app-specific secret and the primary one (--primary) both work; a rotated one stops working at once."
+    )
+    @Flag(help: "The primary shared secret, which works for every app, instead of the app-specific one.") var primary = false
+    @Flag(help: "Make a new secret; the old one stops working at once.") var rotate = false
+    @OptionGroup var state: StateFolderOption
+
     func run() throws {
         try reportingFailures {
-            var options = try CommonOptions.parse([])
-            options.stateDirectory = stateDirectory
-            let state = StateDirectory(try Context.resolveStateDirectory(options))
-            print(try DeveloperToken.current(in: state, rotate: rotate))
+            let kind: SharedSecret = primary ? .primary : .appSpecific
+            print(try kind.current(in: try state.resolved(), rotate: rotate))
         }
     }
 }

@@ -24,7 +24,7 @@ struct Storefront: AsyncParsableCommand {
             Policy.self, ResetDevice.self, CatalogCommand.self, ShowImage.self, ScenarioCommand.self,
             Subscriptions.self, Cancel.self, RenewOn.self, Refund.self, Expire.self, ForceRenew.self, Billing.self,
             Grace.self, ErrorsCommand.self, CertificateCommand.self, AppCommand.self, TransactionCommand.self,
-            WebhookCommand.self, NotificationsCommand.self, KeysCommand.self, DeveloperTokenCommand.self, Serve.self, CrashPoints.self, OfferCodes.self, Redeem.self, PriceCommand.self, RefundRequestCommand.self, FamilyCommand.self, MessagesCommand.self,
+            WebhookCommand.self, NotificationsCommand.self, KeysCommand.self, DeveloperTokenCommand.self, SharedSecretCommand.self, Serve.self, CrashPoints.self, OfferCodes.self, Redeem.self, PriceCommand.self, RefundRequestCommand.self, FamilyCommand.self, MessagesCommand.self,
         ],
         defaultSubcommand: Screen.self
     )
