@@ -5,7 +5,10 @@
 // of the account, with the fields Apple documents: quantity 1701, product id 1702, transaction id
 // 1703, purchase date 1704, original transaction id 1705, original purchase date 1706, expiration
 // date 1708, web order line item id 1711, cancellation date 1712, introductory price period 1719.
-// Dates are RFC 3339 IA5Strings. A backend moving off verifyReceipt reads a transaction id from it
+// Dates are RFC 3339 IA5Strings. Two more say whose receipt it is: the environment it was made in
+// (type 0, as Apple's receipts carry their receipt type) and the customer's app transaction id
+// (`customerAttribute`, Storefront's own: Apple's server knows the customer from its own records,
+// and verifyReceipt here reads it from the signed receipt instead). A backend moving off verifyReceipt reads a transaction id from it
 // with Apple's `ReceiptUtility` and asks the App Store Server API for the rest; it is signed with
 // the store's chain, so `openssl cms -verify` with the root checks it.
 //
@@ -19,6 +22,12 @@ import Foundation
 import SwiftASN1
 
 public struct AppReceipt: Sendable, Equatable {
+    /// The attribute that holds the customer's app transaction id: a type Apple's receipts leave
+    /// unused, so that a reader of Apple's fields skips it.
+    static let customerAttribute = 7_000
+    public var environment: AppIdentity.Environment
+    /// The customer's app transaction id (AppTransaction's `appTransactionId`); nil for a guest.
+    public var appTransactionID: String?
     public var bundleID: String
     public var applicationVersion: String
     public var originalApplicationVersion: String
@@ -30,7 +39,9 @@ public struct AppReceipt: Sendable, Equatable {
         var attributes: [[UInt8]] = [
             try Self.attribute(2, utf8: bundleID), try Self.attribute(3, utf8: applicationVersion),
             try Self.attribute(12, date: created), try Self.attribute(19, utf8: originalApplicationVersion),
+            try Self.attribute(0, utf8: environment.rawValue),
         ]
+        if let appTransactionID { attributes.append(try Self.attribute(Self.customerAttribute, utf8: appTransactionID)) }
         for payload in inApps { attributes.append(try Self.attribute(17, der: try Self.set(Self.inAppAttributes(payload)))) }
         return try Self.set(attributes)
     }
@@ -122,9 +133,10 @@ extension SignedData {
     }
 
     /// The app receipt of the account whose receipt lines these are.
-    static func appReceipt(receipt: [ReceiptEntry], builder: PayloadBuilder, authority: CertificateAuthority) throws(StoreError) -> Data {
+    package static func appReceipt(receipt: [ReceiptEntry], builder: PayloadBuilder, authority: CertificateAuthority) throws(StoreError) -> Data {
         let lines = receipt.filter { $0.isTransaction && $0.kind != .consumable }
         let receipt = AppReceipt(
+            environment: builder.identity.environment, appTransactionID: builder.account.isEmpty ? nil : Self.appTransactionID(builder.account),
             bundleID: builder.identity.bundleID, applicationVersion: PayloadBuilder.applicationVersion,
             originalApplicationVersion: PayloadBuilder.applicationVersion, created: builder.now,
             inApps: lines.map { builder.transaction(line: $0, receipt: receipt) }
