@@ -49,7 +49,7 @@ public final class ServedStore: @unchecked Sendable {
         api = ServerAPI(
             server: store.server, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,
             deliver: { deliveryDue.ring() },
-            realNow: realNow, settle: { account in settler.settle(account) }, logger: logger
+            realNow: realNow, settle: { account in settler.settle(account) }, passwordAccepted: { SharedSecret.accepts($0, in: state) }, logger: logger
         )
     }
 

@@ -18,19 +18,12 @@ extension ServerAPI {
             return .error(APIErrorCode.invalidStatus, "status must be 1 to 5")
         }
         let now = clock.now()
-        // Renewal info says the price a plan renews at: the one the developer set (O6).
-        let builder = PayloadBuilder(
-            catalog: try catalog.priced(by: server), identity: identity, now: now, account: account, appAccountTokens: try server.appAccountTokens()
-        )
+        let builder = try pricedBuilder(identity, account: account, now: now)
         var data: [[String: Any]] = []
-        for (group, state) in try server.plans(account: account).sorted(by: { $0.key < $1.key }) {
-            let plan = PlanStatus(state, catalog: catalog, now: now)
+        for (group, plan, renewalInfo) in try renewals(account: account, receipt: receipt, builder: builder, now: now) {
             let status = PayloadBuilder.status(plan)
             guard wanted.isEmpty || wanted.contains(String(status)) else { continue }
-            var item: [String: Any] = [
-                "status": status, "originalTransactionId": plan.originalTransactionID,
-                "signedRenewalInfo": try authority.sign(builder.renewalInfo(plan, planLines: receipt.filter { $0.kind == .autoRenewableSubscription })),
-            ]
+            var item: [String: Any] = ["status": status, "originalTransactionId": plan.originalTransactionID, "signedRenewalInfo": try authority.sign(renewalInfo)]
             if let current = receipt.first(where: { $0.transactionID == plan.transactionID }) {
                 item["signedTransactionInfo"] = try authority.sign(builder.transaction(line: current, receipt: receipt))
             }

@@ -264,6 +264,8 @@ public final class ServerAPI: Sendable {
     let realNow: @Sendable () -> Date
     /// Writes the renewals the clock has passed for an account before it is read.
     let settle: @Sendable (String) -> Void
+    /// Whether a `password` sent to verifyReceipt is one of the app's shared secrets (V10).
+    let passwordAccepted: @Sendable (String) -> Bool
     /// Failures of work that does not change an answer (a performance test's result, written after).
     let logger: Logger
     /// Answers, identity, keyring and tokens kept while nothing changed.
@@ -278,9 +280,11 @@ public final class ServerAPI: Sendable {
     public init(
         server: any AccountServer, catalog: Catalog, authority: CertificateAuthority, clock: any StoreClock,
         deliver: @escaping @Sendable () -> Void = {}, realNow: @escaping @Sendable () -> Date = Date.init,
-        settle: @escaping @Sendable (String) -> Void = { _ in }, logger: Logger = Logger(label: "storefront-serve")
+        settle: @escaping @Sendable (String) -> Void = { _ in }, passwordAccepted: @escaping @Sendable (String) -> Bool = { _ in false },
+        logger: Logger = Logger(label: "storefront-serve")
     ) {
         self.settle = settle
+        self.passwordAccepted = passwordAccepted
         self.logger = logger
         self.server = server
         self.catalog = catalog

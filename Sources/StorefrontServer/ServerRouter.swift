@@ -48,6 +48,7 @@ extension ServerApplication {
                 }
             }
         }
+        addReceiptValidation(api, to: router)
     }
 
     /// The query's names and values, percent-decoded, in order.

@@ -39,7 +39,7 @@ struct ErrorsCommand: ParsableCommand {
             abstract: "Fail API with ERROR: `errors set purchase Product.PurchaseError.productUnavailable`, `errors set load-products networkError`."
         )
         @Argument(help: "The API: \(StoreKitAPI.allCases.map(\.argument).joined(separator: ", ")).") var api: String
-        @Argument(help: "The error: StoreKitError.*, Product.PurchaseError.* (purchase), VerificationResult.VerificationError.* (verification).") var error: String
+        @Argument(help: "The error: StoreKitError.*, Product.PurchaseError.* (purchase), VerificationResult.VerificationError.* (verification), 21005 or 21009 (verify-receipt).") var error: String
         @OptionGroup var common: CommonOptions
 
         func run() throws {

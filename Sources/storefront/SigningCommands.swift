@@ -80,21 +80,54 @@ struct AppCommand: ParsableCommand {
     struct Receipt: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The app receipt (StoreKit 1's appStoreReceiptURL): PKCS #7, signed with the store's chain, one in-app receipt per purchase of the account.",
-            discussion: "Printed in base64, as an app sends it to its server; --out writes the DER file. `storefront certificate` is the root that verifies it."
+            discussion: """
+                Printed in base64 (--base64 says so outright), as an app sends it to its server; --out writes the DER file; --post \
+                uploads it as an app uploads it to its backend (RW Selfies' SelfieService), as {"receipt-data": …}, and prints the \
+                answer. `storefront certificate` is the root that verifies it; `storefront serve` validates it at /verifyReceipt.
+                """
         )
         @Option(help: ArgumentHelp("Write the receipt (DER) to this file.", valueName: "file")) var out: String?
+        @Flag(help: "Print the receipt in base64, whatever else is asked.") var base64 = false
+        @Option(help: ArgumentHelp("POST the receipt as JSON {\"receipt-data\": base64} to this http(s) URL and print the answer.", valueName: "url"))
+        var post: String?
         @OptionGroup var common: CommonOptions
 
-        func run() throws {
+        func run() throws { try Self.emit(common, out: out, base64: base64, post: post) }
+
+        /// Writes, prints or posts the signed-in account's app receipt.
+        static func emit(_ common: CommonOptions, out: String? = nil, base64: Bool, post: String?) throws {
             try perform(common) { context in
                 let receipt = try context.store.signed.appReceipt()
+                let text = receipt.base64EncodedString()
                 if let out {
                     guard FileManager.default.createFile(atPath: out, contents: receipt) else {
                         throw CommandFailure(message: "\(out): cannot be written", status: 3)
                     }
                 }
-                output(context, json: .object([("appReceipt", .string(receipt.base64EncodedString()))]),
-                       text: out.map { "wrote \($0)" } ?? receipt.base64EncodedString())
+                if let post {
+                    try Self.upload(text, to: post)
+                } else if base64 {
+                    print(text)
+                } else {
+                    output(context, json: .object([("appReceipt", .string(text))]), text: out.map { "wrote \($0)" } ?? text)
+                }
+            }
+        }
+
+        /// Posts the receipt and prints the answer; an answer other than 2xx is a failure.
+        static func upload(_ receipt: String, to address: String) throws {
+            guard let url = URL(string: address), HTTPCall.supports(url) else {
+                throw CommandFailure(message: "--post \"\(address)\" is not an http:// or https:// URL", status: 2)
+            }
+            let body = try JSONSerialization.data(withJSONObject: ["receipt-data": receipt])
+            switch HTTPCall.post(url, headers: [:], body: body, timeout: 30) {
+            case .failure(let problem):
+                throw CommandFailure(message: "\(address): \(problem)", status: 3)
+            case .success(let answer):
+                print(String(decoding: answer.body, as: UTF8.self))
+                guard (200..<300).contains(answer.status) else {
+                    throw CommandFailure(message: "\(address) answered HTTP \(answer.status)", status: 1)
+                }
             }
         }
     }

@@ -10,7 +10,7 @@ struct SimulatedErrorCommandTests {
         let session = try Session()
         try session.signUp("ann")
         let listed = try session.array(["errors"])
-        #expect(listed.count == 9 && listed.allSatisfy { $0["error"] is NSNull }, "\(listed)")
+        #expect(listed.count == 10 && listed.allSatisfy { $0["error"] is NSNull }, "\(listed)")
         try session.run(["errors", "set", "purchase", "Product.PurchaseError.purchaseNotAllowed"]).expectSuccess()
         let buy = try session.run(["buy", "com.storefront.comic.nightshift"])
         #expect(buy.status == 1 && buy.stderr == "storefront: Purchase failed: Product.PurchaseError.purchaseNotAllowed (a simulated StoreKit error; `storefront errors clear purchase` stops it)\n", "\(buy)")

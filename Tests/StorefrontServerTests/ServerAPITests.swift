@@ -37,7 +37,10 @@ struct ServerAPITests {
         let key: P256.Signing.PrivateKey
         let keyring: APIKeyring
 
-        init(purchases: Int = 0, catalog: Catalog = testCatalog, backend: Backend = .sqlite) throws {
+        init(
+            purchases: Int = 0, catalog: Catalog = testCatalog, backend: Backend = .sqlite,
+            passwordAccepted: @escaping @Sendable (String) -> Bool = { _ in false }
+        ) throws {
             state.server = try backend.server(state)
             state.clock.set(utc(2026, 1, 15, 12))
             store = try state.signedIn("ann", catalog: catalog)
@@ -50,7 +53,7 @@ struct ServerAPITests {
             let store = store
             api = ServerAPI(
                 server: store.server, catalog: store.catalog, authority: try store.signed.authority(), clock: store.clock,
-                realNow: { Date(timeIntervalSince1970: 1_800_000_000) }
+                realNow: { Date(timeIntervalSince1970: 1_800_000_000) }, passwordAccepted: passwordAccepted
             )
         }
 

@@ -80,9 +80,13 @@ struct ServerRouteTests {
         let held = Set(router.routes.map { "\($0.method) \($0.path)" })
         var expected = Set(ServerAPI.areas.flatMap { area in area.routes.map { "\($0.method) \(RouterPath(area.group + "/" + $0.path))" } })
         expected.insert("POST \(RouterPath(AccountService.path))")
+        // verifyReceipt at its three paths, which take the shared secret, never a token.
+        let receiptPaths = Set(ReceiptHost.allCases.map { "\(RouterPath($0.rawValue))" })
+        for path in receiptPaths { expected.formUnion(["GET \(path)", "POST \(path)"]) }
         #expect(held == expected, "held but not declared: \(held.subtracting(expected)); declared but not held: \(expected.subtracting(held))")
         #expect(!held.contains { $0.contains("fixed") })
-        let calls = router.routes.filter { "\($0.path)" != "\(RouterPath(AccountService.path))" }.map { route in
+        let unguarded = receiptPaths.union(["\(RouterPath(AccountService.path))"])
+        let calls = router.routes.filter { !unguarded.contains("\($0.path)") }.map { route in
             let uri = "/" + route.path.components.map { component -> String in
                 let text = "\(component)"
                 return text.hasPrefix(":") || text.hasPrefix("{") ? "2000000000000001" : text
@@ -93,6 +97,11 @@ struct ServerRouteTests {
             for (method, uri) in calls {
                 let answer = try await Self.call(client, method, uri, token: nil, body: Data("{}".utf8))
                 #expect(answer.status == 401 && answer.json["errorCode"] as? Int == 4_010_000, "\(method) \(uri): \(answer.status) \(answer.json)")
+            }
+            for path in receiptPaths {
+                let get = try await Self.call(client, .get, "/\(path)", token: nil)
+                let post = try await Self.call(client, .post, "/\(path)", token: nil, body: Data("{}".utf8))
+                #expect(get.json["status"] as? Int == 21000 && post.json["status"] as? Int == 21002, "\(path): \(get.json) \(post.json)")
             }
         }
     }

@@ -226,8 +226,7 @@ public enum StoreKitCatalog {
             warnings.append(CatalogWarning(file: file, entry: node.path + ".name", message: "\"\(name)\" is not a StoreKit API Storefront knows; ignored"))
             return nil
         }
-        let plainest = api == .verification
-            ? SimulatedError(parsing: "invalidSignature", for: api)! : SimulatedError(parsing: "StoreKitError.unknown", for: api)!
+        let plainest = api.plainestError
         guard let current = entry.child("current"), !(current.value is NSNull) else { return (api, plainest) }
         func strings(_ value: Any) -> [String] {
             if let text = value as? String { return [text] }

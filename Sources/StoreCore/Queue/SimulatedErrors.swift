@@ -14,6 +14,9 @@ public enum StoreKitAPI: String, Sendable, Codable, CaseIterable, Comparable {
     case manageSubscriptionsSheet = "Manage Subscriptions Sheet"
     case refundRequestSheet = "Refund Request Sheet"
     case offerCodeRedeemSheet = "Offer Code Redeem Sheet"
+    /// Not StoreKit's: the legacy receipt validation service a backend calls (V10), which Apple's
+    /// service fails with a status of its own.
+    case verifyReceipt = "Verify Receipt"
 
     /// The command line's spelling: load-products, app-store-sync, refund-request-sheet.
     public var argument: String { rawValue.lowercased().replacingOccurrences(of: " ", with: "-") }
@@ -38,6 +41,7 @@ public enum StoreKitAPI: String, Sendable, Codable, CaseIterable, Comparable {
         case .manageSubscriptionsSheet: "managing a plan (subscription cancel, renew-on, expire …)"
         case .refundRequestSheet: "refunds"
         case .offerCodeRedeemSheet: "nothing yet (offer codes come with the offers issue)"
+        case .verifyReceipt: "POST /verifyReceipt on storefront serve answers this status (21005: unavailable, 21009: data access)"
         }
     }
 
@@ -48,7 +52,17 @@ public enum StoreKitAPI: String, Sendable, Codable, CaseIterable, Comparable {
         switch self {
         case .verification: SimulatedError.verificationErrors
         case .purchase: SimulatedError.storeKitErrors + SimulatedError.purchaseErrors
+        case .verifyReceipt: SimulatedError.receiptStatuses
         default: SimulatedError.storeKitErrors
+        }
+    }
+
+    /// What an enabled error that names none fails with.
+    public var plainestError: SimulatedError {
+        switch self {
+        case .verification: SimulatedError(type: "VerificationResult.VerificationError", name: "invalidSignature")
+        case .verifyReceipt: SimulatedError.receiptStatuses[1]
+        default: SimulatedError(type: "StoreKitError", name: "unknown")
         }
     }
 
@@ -71,6 +85,9 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
         "invalidQuantity", "productUnavailable", "purchaseNotAllowed", "ineligibleForOffer", "invalidOfferIdentifier",
         "invalidOfferPrice", "invalidOfferSignature", "missingOfferParameters",
     ].map { SimulatedError(type: "Product.PurchaseError", name: $0) }
+    /// verifyReceipt's statuses for a service that cannot answer now: the receipt server is
+    /// unavailable (21005), an internal data access error (21009).
+    static let receiptStatuses = ["21005", "21009"].map { SimulatedError(type: "VerifyReceipt.Status", name: $0) }
     static let verificationErrors = [
         "revokedCertificate", "invalidCertificateChain", "invalidDeviceVerification", "invalidEncoding", "invalidSignature",
         "missingRequiredProperties",
