@@ -1,4 +1,4 @@
-// Issue 25, Apple-exact: the conformance suite (Tests/Python/conformance.py) tells a long seeded
+// Apple-exact: the conformance suite (Tests/Python/conformance.py) tells a long seeded
 // story through the command line and a running `storefront serve`, on SQLite and on PostgreSQL,
 // and Apple's app-store-server-library judges what a backend receives: every notification
 // verifies, its transaction is the one Get Transaction Info answers and has the renewal info's
@@ -19,34 +19,16 @@ struct ConformanceTests {
     func story(backend: Backend) throws {
         // A new seed each run (printed, and STOREFRONT_CONFORMANCE_SEED replays one).
         let seed = ProcessInfo.processInfo.environment["STOREFRONT_CONFORMANCE_SEED"].flatMap(Int.init) ?? Int.random(in: 0..<1 << 30)
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-conformance-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: work) }
-        var arguments = [
-            repositoryRoot.appendingPathComponent("Tests/Python/conformance.py").path, storefrontBinary.path, work.path, "--seed", String(seed),
-        ]
+        var arguments = ["--seed", String(seed)]
         if backend == .postgres {
             // One database per catalog's server.
             arguments += ["--database", try TestPostgres.freshDatabase(), "--database", try TestPostgres.freshDatabase()]
         }
-        let process = Process()
-        process.executableURL = try AppleVerifier.python()
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let report = try #require(
-            try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            "seed \(seed): conformance.py said nothing readable (exit \(process.terminationStatus)): \(stderr.suffix(2_000))"
-        )
+        let (report, _, status) = try AppleVerifier.story("conformance.py", arguments)
         #expect(report["error"] == nil, "seed \(seed): the story could not be told: \(report["error"] ?? "")")
         let failures = report["failures"] as? [String] ?? ["no failures list"]
         #expect(failures.isEmpty, "seed \(seed) (STOREFRONT_CONFORMANCE_SEED=\(seed) replays it):\n\(failures.joined(separator: "\n"))")
-        #expect(process.terminationStatus == 0, "seed \(seed): exit \(process.terminationStatus)")
+        #expect(status == 0, "seed \(seed): exit \(status)")
         // The story reached every kind of notification it tells; the judge saw each.
         let counts = report["notifications"] as? [String: Int] ?? [:]
         let told = [

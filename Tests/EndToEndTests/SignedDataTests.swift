@@ -35,6 +35,29 @@ struct AppleVerifier {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(stderr)")
     }
 
+    /// Runs one of Tests/Python's stories (`script` with `arguments`, after the program and a work
+    /// folder of its own): the JSON object it printed, what it said on standard error, and its exit.
+    static func story(_ script: String, _ arguments: [String]) throws -> (report: [String: Any], stderr: String, status: Int32) {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-story-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let process = Process()
+        process.executableURL = try python()
+        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/\(script)").path, storefrontBinary.path, work.path] + arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let report = try #require(
+            try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            "\(script) said nothing readable (exit \(process.terminationStatus)): \(stderr.suffix(2_000))"
+        )
+        return (report, stderr, process.terminationStatus)
+    }
+
     struct Result {
         let ok: Bool
         let status: String?
