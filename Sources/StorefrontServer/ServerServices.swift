@@ -84,22 +84,55 @@ public struct RepeatingService: Service {
 }
 
 /// A bell for a RepeatingService: rung, its next round starts at once. Rings while it is busy
-/// are kept as one, so a round never misses work asked for during the one before.
+/// are kept as one, so a round never misses work asked for during the one before. A wait that is
+/// cancelled (the interval ran out first) leaves the bell as it was for the next wait: an
+/// AsyncStream would end at its consumer's cancellation, and every wait after it would return at
+/// once, turning the service into a loop that never sleeps.
 public final class Wakeup: Sendable {
-    private let rings: AsyncStream<Void>
-    private let bell: AsyncStream<Void>.Continuation
-
-    public init() {
-        (rings, bell) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    private struct State {
+        var isRung = false
+        var waiter: CheckedContinuation<Void, Never>?
     }
 
-    public func ring() { bell.yield() }
+    private let state = Locked(State())
+
+    public init() {}
+
+    public func ring() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.isRung = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
 
     /// Returns at the next ring (or at once for one kept), or when the task is cancelled. One
     /// waiter at a time.
     func wait() async {
-        var iterator = rings.makeAsyncIterator()
-        _ = await iterator.next()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.isRung {
+                        state.isRung = false
+                        return true
+                    }
+                    if Task.isCancelled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
     }
 }
 

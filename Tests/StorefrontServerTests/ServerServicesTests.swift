@@ -4,7 +4,7 @@
 import Foundation
 import Logging
 import StoreCore
-import StorefrontServer
+@testable import StorefrontServer
 import Testing
 
 @Suite("the background services' failures, logged")
@@ -112,5 +112,43 @@ struct ServerServicesTests {
         running.cancel()
         _ = try? await running.value
         #expect(toldAfter.withLock { $0 } != nil, "the round saw the stop")
+    }
+
+    @Test("N5 a bell whose wait was cancelled still waits for the next ring: a service with nothing to do sleeps between rounds, and a ring still starts a round")
+    func bellAfterCancel() async throws {
+        let bell = Wakeup()
+        // A wait the interval ended, as in every round nobody rang.
+        let cut = Task { await bell.wait() }
+        cut.cancel()
+        await cut.value
+        let returned = Locked(false)
+        let waiting = Task {
+            await bell.wait()
+            returned.withLock { $0 = true }
+        }
+        // Unrung, the wait does not return however long it is given (a slow machine only waits longer).
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!returned.withLock { $0 }, "a wait after a cancelled one returned with no ring")
+        bell.ring()
+        await waiting.value
+        #expect(returned.withLock { $0 })
+        // A ring with nobody waiting is kept for the next wait.
+        bell.ring()
+        await bell.wait()
+    }
+
+    @Test("N5 a service woken by a bell runs a round per interval when nobody rings, never a loop")
+    func idleServiceSleeps() async throws {
+        let rounds = Locked(0)
+        let service = RepeatingService(name: "delivery", every: .milliseconds(100), wake: Wakeup(), logger: Logger(label: "test")) { _ in
+            rounds.withLock { $0 += 1 }
+        }
+        let running = Task { try await service.run() }
+        try await Task.sleep(for: .seconds(1))
+        running.cancel()
+        _ = try? await running.value
+        // Ten intervals at most fit in a second (a slow machine runs fewer); a service whose wait
+        // returns at once runs thousands.
+        #expect(rounds.withLock { $0 } <= 12, "\(rounds.withLock { $0 }) rounds in one second at one every 100 ms")
     }
 }
