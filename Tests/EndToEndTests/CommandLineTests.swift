@@ -42,6 +42,7 @@ struct CommandLineTests {
             "scenario list": ["--catalog"],
             "show-image": [],                        // draws a PNG
             "developer-token": ["--state-dir"],      // the server's token, kept in its state folder
+            "shared-secret": ["--state-dir"],        // the app's shared secrets, kept in the server's state folder
             "crash-points": [],                      // lists the points a crash can be simulated at
         ]
         var complete = 0, named = 0, seen: [String: Set<String>] = [:]
