@@ -123,7 +123,13 @@ struct TortureTests {
         let group = DispatchGroup()
         for worker in 0..<4 {
             DispatchQueue.global().async(group: group) {
-                guard let shell = try? Session(sharing: folder, environment: environment) else { return }
+                let shell: Session
+                do {
+                    shell = try Session(sharing: folder, environment: environment)
+                } catch {
+                    failures.withLock { $0.append("worker \(worker) could not start: \(error)") }
+                    return
+                }
                 for round in 0..<12 {
                     let arguments: [String]
                     switch (worker + round) % 4 {
@@ -135,7 +141,13 @@ struct TortureTests {
                         let waiting = (try? shell.run(["pending", "--json", "--device", "phone"]).array())?.first?["id"] as? String
                         arguments = waiting.map { ["approve", $0, "--device", "phone"] } ?? ["restore", "--device", "phone"]
                     }
-                    guard let result = try? shell.run(arguments) else { continue }
+                    let result: RunResult
+                    do {
+                        result = try shell.run(arguments)
+                    } catch {
+                        failures.withLock { $0.append("\(arguments) could not run: \(error)") }
+                        continue
+                    }
                     // Losing a race to approve is a clean refusal (exit 1, "not waiting"), nothing else.
                     if result.status != 0, !result.stderr.contains("not waiting for approval") {
                         failures.withLock { $0.append("\(arguments): \(result)") }
