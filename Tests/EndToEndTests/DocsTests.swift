@@ -205,24 +205,21 @@ struct DocsTests {
         }
     }
 
-    @Test("every rule of docs/rules.md is named by a test that checks it, but the one that gathers the other offer rules")
-    func rulesNamed() throws {
-        let rules = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/rules.md"), encoding: .utf8)
-        let ids = rules.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("- **"), let end = line.dropFirst(4).firstIndex(of: "*") else { return nil }
-            return String(line.dropFirst(4)[..<end])
-        }
-        #expect(ids.count >= 80 && Set(ids).count == ids.count, "\(ids)")
-        // Every test's name, from every test file.
-        var names = ""
-        let tests = repositoryRoot.appendingPathComponent("Tests")
-        for case let file as URL in FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil)! where file.pathExtension == "swift" {
-            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") where line.contains("@Test(\"") {
-                names += line.drop { $0 != "\"" } + "\n"
+    @Test("every decision record has its three parts and names files of the repository, each of which exists")
+    func decisionRecords() throws {
+        let folder = repositoryRoot.appendingPathComponent("docs/decisions")
+        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".md") }.sorted()
+        #expect(records.count >= 3, "\(records)")
+        let path = try Regex(#"(Sources|Tests|scripts|Benchmarks|assets)/[A-Za-z0-9_./+-]*[A-Za-z0-9_+-]"#)
+        for record in records {
+            let text = try String(contentsOf: folder.appendingPathComponent(record), encoding: .utf8)
+            for part in ["## Context", "## Decision", "## Consequences"] { #expect(text.contains(part), "\(record) has no \(part)") }
+            let named = text.matches(of: path).map { String(text[$0.range]) }
+            #expect(!named.isEmpty, "\(record) names no file")
+            for file in named {
+                #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(file).path), "\(record) names \(file), which does not exist")
             }
         }
-        let unnamed = ids.filter { id in names.range(of: "\\b\(id)\\b", options: .regularExpression) == nil }
-        #expect(unnamed == ["O8"], "rules no test names: \(unnamed)")
     }
 
     @Test("README.md: at most 160 lines, and its first code block gives the two commands")

@@ -1,4 +1,4 @@
-// The source tree's shape, as issue 23 set it (DECISIONS.md, the roles): no protocol with more
+// The source tree's shape (docs/architecture.md, the account server's roles): no protocol with more
 // than 15 requirements, no source or test file over 600 lines, at most 8 files at StoreCore's root.
 // The sources are read as text; a protocol's requirements are the declarations at its body's top
 // level.

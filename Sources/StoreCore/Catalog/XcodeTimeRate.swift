@@ -1,6 +1,6 @@
 // Xcode's test-session time rates (`settings._timeRate` of a `.storekit` file) as the store's clock
 // rates. The numbers are `SKTestTimeRate` in StoreKitTest's `SKTestSession.h` (iOS SDK); the
-// meanings are Apple's documentation of `SKTestSession.TimeRate` (DECISIONS.md cites both).
+// meanings are Apple's documentation of `SKTestSession.TimeRate` (docs/decisions/0008 cites both).
 import Foundation
 
 public enum XcodeTimeRate {

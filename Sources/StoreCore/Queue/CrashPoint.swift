@@ -1,5 +1,5 @@
 // The durability steps of every kind of purchase, by name. Between two steps the state on disk is
-// one that `recover()` completes (DECISIONS.md, "The order of a purchase"); a test stops the
+// one that `recover()` completes (docs/decisions/0004, the four durable steps); a test stops the
 // process at each step in turn (`STOREFRONT_FAULT=crash-at:NAME`) and checks the state the next
 // command leaves, so the proof does not depend on where a random kill happens to land.
 

@@ -2,8 +2,8 @@
 // `AccountMethod` — its name on the wire, its request and answer types, whose call it is, and what
 // the server does with it. A device's `RemoteAccountServer` sends a method's request and reads its
 // answer; `storefront serve`'s dispatcher (AccountService) looks the method up by name, checks
-// who may call it in one place, and runs it. DECISIONS.md ("One table for the wire") shows what a
-// new method takes.
+// who may call it in one place, and runs it. docs/architecture.md ("The wire") says what a new
+// method takes.
 import Foundation
 
 /// Whose call a request is: what the server checks before it runs a method (W6).

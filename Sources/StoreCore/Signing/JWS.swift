@@ -1,7 +1,7 @@
 // JWS in compact serialization with ES256 (RFC 7515, RFC 7518 §3.4), as Apple signs StoreKit and
 // App Store Server data: a header with `alg` and `x5c` (leaf, intermediate, root; standard base64
 // DER), the payload, and the raw 64-byte r‖s P-256 signature, each part base64url without padding.
-// DECISIONS.md ("JWTs: a page of our own") says why this is ours over swift-crypto, not jwt-kit.
+// docs/decisions/0009 says why this is ours over swift-crypto, not jwt-kit.
 import Crypto
 import Foundation
 
