@@ -4,60 +4,8 @@
 import Foundation
 import GRDB
 import StoreCore
-import Testing
 import TestSupport
-
-/// `storefront serve --port 0`, and the address it printed.
-final class Server {
-    let process = Process()
-    let base: String
-    private let output = Pipe()
-    /// What the server wrote on standard error (its request log, and a crash's report).
-    let errors: URL
-
-    /// `port` 0 picks a free one.
-    init(_ session: Session, port: Int = 0, arguments extra: [String] = []) throws {
-        process.executableURL = session.binary
-        process.arguments = ["serve", "--port", String(port)] + extra
-        process.environment = session.environment
-        process.standardOutput = output
-        errors = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-serve-\(UUID().uuidString).err")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        let text = try firstLine(output)
-        base = try #require(text.components(separatedBy: "listening on ").last.flatMap { $0.hasPrefix("http") ? $0 : nil }, "\(text)")
-    }
-
-    /// SIGTERM, and what it printed after.
-    func stop() -> (status: Int32, rest: String) {
-        process.terminate()
-        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, rest)
-    }
-
-    /// The end of standard error, without the request log: what a crash said.
-    var errorsTail: String {
-        let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").filter { !$0.contains(" /storefront/") && !$0.contains(" /inApps/") }.suffix(40).joined(separator: "\n")
-    }
-
-    deinit {
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
-        try? FileManager.default.removeItem(at: errors)
-    }
-}
-
-extension Server {
-    /// A machine: a state folder of its own whose commands go to this server, on `host`'s catalog.
-    func machine(catalogOf host: Session) throws -> Session {
-        let session = try Session()
-        session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
-        session.environment["STOREFRONT_SERVER"] = base
-        return session
-    }
-}
+import Testing
 
 @Suite("storefront serve, called by Apple's client", .serialized)
 struct ServeTests {
@@ -70,12 +18,17 @@ struct ServeTests {
         let made = try session.object(["keys", "create", "--out", file.path, "--json"])
         let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
-        return Key(pem: try String(contentsOf: file, encoding: .utf8), keyID: try #require(made["keyId"] as? String), issuerID: try #require(made["issuerId"] as? String))
+        return Key(
+            pem: try String(contentsOf: file, encoding: .utf8), keyID: try #require(made["keyId"] as? String),
+            issuerID: try #require(made["issuerId"] as? String))
     }
 
     /// Runs Apple's client on `calls`; one result per call.
     func call(_ server: Server, _ key: Key, bundleID: String, _ calls: [[String: Any]]) throws -> [[String: Any]] {
-        let request: [String: Any] = ["base": server.base, "key": key.pem, "keyId": key.keyID, "issuerId": key.issuerID, "bundleId": bundleID, "calls": calls]
+        let request: [String: Any] = [
+            "base": server.base, "key": key.pem, "keyId": key.keyID, "issuerId": key.issuerID, "bundleId": bundleID,
+            "calls": calls,
+        ]
         return try AppleVerifier.run(repositoryRoot.appendingPathComponent("Tests/Python/api_calls.py"), request)
     }
 
@@ -100,7 +53,9 @@ struct ServeTests {
         return (session, receiver)
     }
 
-    @Test("V1–V5 every route through Apple's client: transaction info, history v2 with paging and filters, statuses, refunds, test notifications, notification history")
+    @Test(
+        "V1–V5 every route through Apple's client: transaction info, history v2 with paging and filters, statuses, refunds, test notifications, notification history"
+    )
     func routes() throws {
         let (session, receiver) = try weeklyPlan()
         try session.run(["clock", "advance", "25w"]).expectSuccess()
@@ -110,28 +65,34 @@ struct ServeTests {
         try session.run(["refund", renewal]).expectSuccess()
         let key = try makeKey(session)
         let server = try Server(session)
-        let results = try call(server, key, bundleID: "com.storefront.selfies", [
-            ["call": "transaction_info", "id": first],
-            ["call": "history", "id": first],
-            ["call": "statuses", "id": renewal],
-            ["call": "statuses", "id": renewal, "status": [1]],
-            ["call": "refunds", "id": first],
-            ["call": "history", "id": first, "sort": "DESCENDING", "revoked": true],
-            ["call": "history", "id": first, "productTypes": ["CONSUMABLE"]],
-            ["call": "transaction_info", "id": "not-a-number"],
-            ["call": "transaction_info", "id": "2999999999999999"],
-            ["call": "history", "id": first, "revision": "bm9wZQ"],
-            ["call": "request_test"],
-        ])
+        let results = try call(
+            server, key, bundleID: "com.storefront.selfies",
+            [
+                ["call": "transaction_info", "id": first],
+                ["call": "history", "id": first],
+                ["call": "statuses", "id": renewal],
+                ["call": "statuses", "id": renewal, "status": [1]],
+                ["call": "refunds", "id": first],
+                ["call": "history", "id": first, "sort": "DESCENDING", "revoked": true],
+                ["call": "history", "id": first, "productTypes": ["CONSUMABLE"]],
+                ["call": "transaction_info", "id": "not-a-number"],
+                ["call": "transaction_info", "id": "2999999999999999"],
+                ["call": "history", "id": first, "revision": "bm9wZQ"],
+                ["call": "request_test"],
+            ])
         let info = result(results[0])
         #expect(results[0]["ok"] as? Bool == true && info["signedTransactionInfo"] is String, "\(results[0])")
         let page = result(results[1])
-        #expect((page["signedTransactions"] as? [String])?.count == 20 && page["hasMore"] as? Bool == true, "the first of two pages")
+        #expect(
+            (page["signedTransactions"] as? [String])?.count == 20 && page["hasMore"] as? Bool == true,
+            "the first of two pages")
         #expect(page["bundleId"] as? String == "com.storefront.selfies" && page["environment"] as? String == "Sandbox")
         let statuses = result(results[2])
         let groups = statuses["data"] as? [[String: Any]] ?? []
         let last = (groups.first?["lastTransactions"] as? [[String: Any]])?.first ?? [:]
-        #expect(groups.count == 1 && last["status"] as? Int == 5 && last["originalTransactionId"] as? String == first, "revoked by the refund: \(statuses)")
+        #expect(
+            groups.count == 1 && last["status"] as? Int == 5 && last["originalTransactionId"] as? String == first,
+            "revoked by the refund: \(statuses)")
         #expect((result(results[3])["data"] as? [Any])?.isEmpty == true, "no plan is active")
         #expect((result(results[4])["signedTransactions"] as? [String])?.count == 1)
         #expect((result(results[5])["signedTransactions"] as? [String])?.count == 1, "revoked only")
@@ -142,25 +103,36 @@ struct ServeTests {
         let token = try #require(result(results[10])["testNotificationToken"] as? String)
         // The test notification is sent after the answer, as Apple's service sends it: its status
         // reports the attempt once the delivery service has made it.
-        #expect(try waitUntil(seconds: 60) {
-            let status = try call(server, key, bundleID: "com.storefront.selfies", [["call": "test_status", "token": token]])
-            return !(result(status[0])["sendAttempts"] as? [Any] ?? []).isEmpty
-        })
+        #expect(
+            try waitUntil(seconds: 60) {
+                let status = try call(
+                    server, key, bundleID: "com.storefront.selfies", [["call": "test_status", "token": token]])
+                return !(result(status[0])["sendAttempts"] as? [Any] ?? []).isEmpty
+            })
         // Paging to the end, the test notification's status, and the history of notifications.
         let revision = try #require(page["revision"] as? String)
-        let more = try call(server, key, bundleID: "com.storefront.selfies", [
-            ["call": "history", "id": first, "revision": revision],
-            ["call": "test_status", "token": token],
-            ["call": "notification_history", "startDate": 1_767_225_600_000, "endDate": 1_799_000_000_000],
-            ["call": "notification_history", "startDate": 1_767_225_600_000, "endDate": 1_799_000_000_000, "type": "REFUND"],
-            ["call": "test_status", "token": "nothing_1"],
-        ])
+        let more = try call(
+            server, key, bundleID: "com.storefront.selfies",
+            [
+                ["call": "history", "id": first, "revision": revision],
+                ["call": "test_status", "token": token],
+                ["call": "notification_history", "startDate": 1_767_225_600_000, "endDate": 1_799_000_000_000],
+                [
+                    "call": "notification_history", "startDate": 1_767_225_600_000, "endDate": 1_799_000_000_000,
+                    "type": "REFUND",
+                ],
+                ["call": "test_status", "token": "nothing_1"],
+            ])
         let second = result(more[0])
-        #expect((second["signedTransactions"] as? [String])?.count == 6 && second["hasMore"] as? Bool == false, "26 in all: \(second.keys)")
+        #expect(
+            (second["signedTransactions"] as? [String])?.count == 6 && second["hasMore"] as? Bool == false,
+            "26 in all: \(second.keys)")
         let attempts = result(more[1])["sendAttempts"] as? [[String: Any]] ?? []
         #expect(attempts.first?["sendAttemptResult"] as? String == "SUCCESS", "\(more[1])")
         let notificationPage = result(more[2])
-        #expect((notificationPage["notificationHistory"] as? [Any])?.count == 20 && notificationPage["hasMore"] as? Bool == true)
+        #expect(
+            (notificationPage["notificationHistory"] as? [Any])?.count == 20
+                && notificationPage["hasMore"] as? Bool == true)
         #expect((result(more[3])["notificationHistory"] as? [Any])?.count == 1)
         #expect(more[4]["status"] as? Int == 404 && more[4]["errorCode"] as? Int == 4_040_008)
         // Everything signed verifies with the state folder's root (V4).
@@ -173,7 +145,9 @@ struct ServeTests {
         #expect(stopped.status == 0 && stopped.rest.contains("stopped"), "\(stopped)")
     }
 
-    @Test("M3 Get App Transaction Info, Look Up Order ID and Finish Transaction through Apple's client: the app transaction of the customer verifies; a purchase's order id (history --json) finds it, another order id is status 1; a purchase finishes, an unknown id is 404")
+    @Test(
+        "M3 Get App Transaction Info, Look Up Order ID and Finish Transaction through Apple's client: the app transaction of the customer verifies; a purchase's order id (history --json) finds it, another order id is status 1; a purchase finishes, an unknown id is 404"
+    )
     func appTransactionAndOrders() throws {
         let (session, _) = try weeklyPlan()
         let bought = try session.object(["buy", "com.storefront.selfies.sub.allaccess.monthly"])
@@ -182,122 +156,163 @@ struct ServeTests {
         let id = try #require(purchase["id"] as? String)
         let order = try #require(purchase["orderId"] as? String, "history --json names the order: \(purchase)")
         let text = try session.run(["history"]).stdout
-        #expect(text.split(separator: "\n").first { $0.hasPrefix(id) }?.hasSuffix("  order \(order)") == true, "history says the order id: \(text)")
+        #expect(
+            text.split(separator: "\n").first { $0.hasPrefix(id) }?.hasSuffix("  order \(order)") == true,
+            "history says the order id: \(text)")
         let key = try makeKey(session)
         let server = try Server(session)
-        let results = try call(server, key, bundleID: "com.storefront.selfies", [
-            ["call": "app_transaction", "id": id],
-            ["call": "order", "order": order],
-            ["call": "order", "order": "MNOTANORDER1"],
-            ["call": "app_transaction", "id": "2999999999999999"],
-            ["call": "finish", "id": id],
-            ["call": "finish", "id": id],
-            ["call": "finish", "id": "2999999999999999"],
-            ["call": "finish", "id": "not-an-id"],
-        ])
+        let results = try call(
+            server, key, bundleID: "com.storefront.selfies",
+            [
+                ["call": "app_transaction", "id": id],
+                ["call": "order", "order": order],
+                ["call": "order", "order": "MNOTANORDER1"],
+                ["call": "app_transaction", "id": "2999999999999999"],
+                ["call": "finish", "id": id],
+                ["call": "finish", "id": id],
+                ["call": "finish", "id": "2999999999999999"],
+                ["call": "finish", "id": "not-an-id"],
+            ])
         let app = try #require(result(results[0])["signedAppTransactionInfo"] as? String, "\(results[0])")
         let found = result(results[1])
         #expect(found["status"] as? Int == 0, "\(results[1])")
         let signed = try #require((found["signedTransactions"] as? [String])?.first)
-        #expect(result(results[2])["status"] as? Int == 1 && (result(results[2])["signedTransactions"] as? [String] ?? []).isEmpty, "\(results[2])")
+        #expect(
+            result(results[2])["status"] as? Int == 1
+                && (result(results[2])["signedTransactions"] as? [String] ?? []).isEmpty, "\(results[2])")
         #expect(results[3]["status"] as? Int == 404 && results[3]["errorCode"] as? Int == 4_040_019, "\(results[3])")
         // Finish Transaction: a known id, twice, is 200; an unknown one and one that is no id get Apple's codes.
         #expect(results[4]["ok"] as? Bool == true && results[5]["ok"] as? Bool == true, "\(results[4]) \(results[5])")
         #expect(results[6]["status"] as? Int == 404 && results[6]["errorCode"] as? Int == 4_040_010, "\(results[6])")
         #expect(results[7]["status"] as? Int == 400 && results[7]["errorCode"] as? Int == 4_000_006, "\(results[7])")
-        let verified = try AppleVerifier.verify([("appTransaction", app), ("transaction", signed)], session: session, bundleID: "com.storefront.selfies")
+        let verified = try AppleVerifier.verify(
+            [("appTransaction", app), ("transaction", signed)], session: session, bundleID: "com.storefront.selfies")
         #expect(verified.allSatisfy { $0.ok }, "\(verified.map { $0.status ?? "ok" })")
         #expect(verified[1].decoded["transactionId"] as? String == id, "the order's transaction is the purchase")
         #expect(bought["state"] as? String == "purchased")
         _ = server.stop()
     }
 
-    @Test("M3 an app transaction id (from `storefront app --json`, as an app hands it to its server) names its customer wherever Apple takes any transaction id: history, statuses, refunds and app transaction info through Apple's client, for a customer who bought nothing too; Get Transaction Info and an unknown one are 404")
+    @Test(
+        "M3 an app transaction id (from `storefront app --json`, as an app hands it to its server) names its customer wherever Apple takes any transaction id: history, statuses, refunds and app transaction info through Apple's client, for a customer who bought nothing too; Get Transaction Info and an unknown one are 404"
+    )
     func appTransactionIDs() throws {
         let (session, _) = try weeklyPlan()
         let first = try #require(try session.array(["history"]).first?["id"] as? String)
         try session.signUp("bea", device: "tablet")
         func appTransactionID(_ device: String) throws -> String {
-            let signed = try #require(try session.object(["app", "--device", device])["signedAppTransaction"] as? String)
+            let signed = try #require(
+                try session.object(["app", "--device", device])["signedAppTransaction"] as? String)
             return try #require(try JWS.decode(signed).payload["appTransactionId"] as? String)
         }
-        let ann = try appTransactionID("default"), bea = try appTransactionID("tablet")
+        let ann = try appTransactionID("default")
+        let bea = try appTransactionID("tablet")
         #expect(ann != bea && ann.hasPrefix("7") && ann.count == 16, "\(ann) \(bea)")
         let key = try makeKey(session)
         let server = try Server(session)
-        let results = try call(server, key, bundleID: "com.storefront.selfies", [
-            ["call": "history", "id": first], ["call": "history", "id": ann], ["call": "statuses", "id": ann], ["call": "refunds", "id": ann],
-            ["call": "app_transaction", "id": ann],
-            ["call": "history", "id": bea], ["call": "statuses", "id": bea], ["call": "app_transaction", "id": bea],
-            ["call": "transaction_info", "id": ann], ["call": "history", "id": "7999999999999999"],
-        ])
+        let results = try call(
+            server, key, bundleID: "com.storefront.selfies",
+            [
+                ["call": "history", "id": first], ["call": "history", "id": ann], ["call": "statuses", "id": ann],
+                ["call": "refunds", "id": ann],
+                ["call": "app_transaction", "id": ann],
+                ["call": "history", "id": bea], ["call": "statuses", "id": bea],
+                ["call": "app_transaction", "id": bea],
+                ["call": "transaction_info", "id": ann], ["call": "history", "id": "7999999999999999"],
+            ])
         _ = server.stop()
         #expect(results.prefix(8).allSatisfy { $0["ok"] as? Bool == true }, "\(results)")
         func listed(_ index: Int) -> [String] {
-            (result(results[index])["signedTransactions"] as? [String] ?? []).compactMap { try? JWS.decode($0).payload["transactionId"] as? String }
+            (result(results[index])["signedTransactions"] as? [String] ?? []).compactMap {
+                try? JWS.decode($0).payload["transactionId"] as? String
+            }
         }
-        #expect(listed(1) == listed(0) && listed(1) == [first], "ann's history by her app transaction id: \(results[1])")
+        #expect(
+            listed(1) == listed(0) && listed(1) == [first], "ann's history by her app transaction id: \(results[1])")
         let statuses = result(results[2])["data"] as? [[String: Any]] ?? []
         let last = (statuses.first?["lastTransactions"] as? [[String: Any]])?.first
         #expect(statuses.count == 1 && last?["originalTransactionId"] as? String == first, "\(results[2])")
         #expect((result(results[3])["signedTransactions"] as? [String])?.isEmpty == true, "\(results[3])")
         let apps = try [4, 7].map { try #require(result(results[$0])["signedAppTransactionInfo"] as? String) }
-        let verified = try AppleVerifier.verify(apps.map { ("appTransaction", $0) }, session: session, bundleID: "com.storefront.selfies")
-        #expect(verified.allSatisfy { $0.ok } && verified.map { $0.decoded["appTransactionId"] as? String } == [ann, bea], "\(verified.map(\.decoded))")
-        #expect(listed(5).isEmpty && (result(results[6])["data"] as? [Any])?.isEmpty == true, "bea bought nothing: \(results[5]) \(results[6])")
+        let verified = try AppleVerifier.verify(
+            apps.map { ("appTransaction", $0) }, session: session, bundleID: "com.storefront.selfies")
+        #expect(
+            verified.allSatisfy { $0.ok } && verified.map { $0.decoded["appTransactionId"] as? String } == [ann, bea],
+            "\(verified.map(\.decoded))")
+        #expect(
+            listed(5).isEmpty && (result(results[6])["data"] as? [Any])?.isEmpty == true,
+            "bea bought nothing: \(results[5]) \(results[6])")
         for index in [8, 9] {
-            #expect(results[index]["status"] as? Int == 404 && results[index]["errorCode"] as? Int == 4_040_010, "\(index): \(results[index])")
+            #expect(
+                results[index]["status"] as? Int == 404 && results[index]["errorCode"] as? Int == 4_040_010,
+                "\(index): \(results[index])")
         }
     }
 
-    @Test("M3 app account tokens through Apple's client: buy --app-account-token puts it in the signed purchase, its renewals, the renewal info and the notifications; Set App Account Token replaces it everywhere; a bad UUID, a renewal's id, a family share and an unknown id get Apple's codes")
+    @Test(
+        "M3 app account tokens through Apple's client: buy --app-account-token puts it in the signed purchase, its renewals, the renewal info and the notifications; Set App Account Token replaces it everywhere; a bad UUID, a renewal's id, a family share and an unknown id get Apple's codes"
+    )
     func appAccountTokens() throws {
         let (session, receiver) = try selfiesCustomer()
-        let first = "0f6a1c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b", second = "9e8d7c6b-5a49-4837-a625-140f1e2d3c4b"
+        let first = "0f6a1c2e-3b4d-4e5f-8a9b-0c1d2e3f4a5b"
+        let second = "9e8d7c6b-5a49-4837-a625-140f1e2d3c4b"
         let bad = try session.run(["buy", "com.storefront.selfies.sub.allaccess", "--app-account-token", "not-a-uuid"])
         #expect(bad.status == 2 && bad.stderr.contains("--app-account-token takes a UUID"), "\(bad)")
-        try session.run(["buy", "com.storefront.selfies.sub.allaccess", "--app-account-token", first.uppercased()]).expectSuccess()
+        try session.run(["buy", "com.storefront.selfies.sub.allaccess", "--app-account-token", first.uppercased()])
+            .expectSuccess()
         try session.run(["clock", "advance", "1w1d"]).expectSuccess()
         let history = try session.array(["history"])
         let purchase = try #require(history.first { $0["transactionReason"] as? String == "PURCHASE" })
         let renewal = try #require(history.first { $0["transactionReason"] as? String == "RENEWAL" }, "\(history)")
-        #expect(purchase["appAccountToken"] as? String == first && renewal["appAccountToken"] as? String == first, "a renewal carries its purchase's token")
-        let id = try #require(purchase["id"] as? String), renewalID = try #require(renewal["id"] as? String)
+        #expect(
+            purchase["appAccountToken"] as? String == first && renewal["appAccountToken"] as? String == first,
+            "a renewal carries its purchase's token")
+        let id = try #require(purchase["id"] as? String)
+        let renewalID = try #require(renewal["id"] as? String)
         // A family member's share of the plan.
         try session.signUp("kid", device: "kid-phone")
         try session.run(["family", "create"]).expectSuccess()
         try session.run(["family", "add", "kid"]).expectSuccess()
-        let shares = try session.object(["receipt", "--device", "kid-phone", "--json"])["entries"] as? [[String: Any]] ?? []
-        let shared = try #require(shares.first { $0["event"] as? String == "family-share" }?["id"] as? String, "\(shares)")
+        let shares =
+            try session.object(["receipt", "--device", "kid-phone", "--json"])["entries"] as? [[String: Any]] ?? []
+        let shared = try #require(
+            shares.first { $0["event"] as? String == "family-share" }?["id"] as? String, "\(shares)")
         let key = try makeKey(session)
         let server = try Server(session)
-        let results = try call(server, key, bundleID: "com.storefront.selfies", [
-            ["call": "transaction_info", "id": id],
-            ["call": "set_app_account_token", "id": id, "token": second],
-            ["call": "transaction_info", "id": renewalID],
-            ["call": "statuses", "id": id],
-            ["call": "set_app_account_token", "id": id, "token": "not-a-uuid"],
-            ["call": "set_app_account_token", "id": renewalID, "token": second],
-            ["call": "set_app_account_token", "id": shared, "token": second],
-            ["call": "set_app_account_token", "id": "2999999999999999", "token": second],
-        ])
+        let results = try call(
+            server, key, bundleID: "com.storefront.selfies",
+            [
+                ["call": "transaction_info", "id": id],
+                ["call": "set_app_account_token", "id": id, "token": second],
+                ["call": "transaction_info", "id": renewalID],
+                ["call": "statuses", "id": id],
+                ["call": "set_app_account_token", "id": id, "token": "not-a-uuid"],
+                ["call": "set_app_account_token", "id": renewalID, "token": second],
+                ["call": "set_app_account_token", "id": shared, "token": second],
+                ["call": "set_app_account_token", "id": "2999999999999999", "token": second],
+            ])
         #expect(results[1]["ok"] as? Bool == true, "\(results[1])")
         for (index, code) in [(4, 4_000_183), (5, 4_000_187), (6, 4_000_185), (7, 4_040_010)] {
             #expect(results[index]["errorCode"] as? Int == code, "\(index): \(results[index])")
         }
         let before = try #require(result(results[0])["signedTransactionInfo"] as? String)
         let after = try #require(result(results[2])["signedTransactionInfo"] as? String)
-        let statuses = (result(results[3])["data"] as? [[String: Any]])?.first?["lastTransactions"] as? [[String: Any]] ?? []
+        let statuses =
+            (result(results[3])["data"] as? [[String: Any]])?.first?["lastTransactions"] as? [[String: Any]] ?? []
         let renewalInfo = try #require(statuses.first?["signedRenewalInfo"] as? String, "\(results[3])")
         let verified = try AppleVerifier.verify(
-            [("transaction", before), ("transaction", after), ("renewal", renewalInfo)], session: session, bundleID: "com.storefront.selfies"
+            [("transaction", before), ("transaction", after), ("renewal", renewalInfo)], session: session,
+            bundleID: "com.storefront.selfies"
         )
         #expect(verified.allSatisfy { $0.ok }, "\(verified.map { $0.status ?? "ok" })")
         #expect(verified[0].decoded["appAccountToken"] as? String == first)
-        #expect(verified[1].decoded["appAccountToken"] as? String == second, "Set App Account Token reaches the renewal too")
+        #expect(
+            verified[1].decoded["appAccountToken"] as? String == second, "Set App Account Token reaches the renewal too"
+        )
         #expect(verified[2].decoded["appAccountToken"] as? String == second, "and the renewal info")
         // The command line and the next notification say the new token.
-        #expect(try session.array(["history"]).first { $0["id"] as? String == id }?["appAccountToken"] as? String == second)
+        #expect(
+            try session.array(["history"]).first { $0["id"] as? String == id }?["appAccountToken"] as? String == second)
         _ = server.stop()
         try session.run(["clock", "advance", "1w"]).expectSuccess()
         #expect(waitUntil(seconds: 60) { receiver.payloads.count >= 3 })
@@ -306,11 +321,16 @@ struct ServeTests {
             return try #require(try JSONSerialization.jsonObject(with: part) as? [String: Any])
         }
         let data = try fields(try #require(receiver.payloads.last))
-        let transaction = try fields(try #require((data["data"] as? [String: Any])?["signedTransactionInfo"] as? String))
-        #expect(data["notificationType"] as? String == "DID_RENEW" && transaction["appAccountToken"] as? String == second, "\(data["notificationType"] ?? "")")
+        let transaction = try fields(
+            try #require((data["data"] as? [String: Any])?["signedTransactionInfo"] as? String))
+        #expect(
+            data["notificationType"] as? String == "DID_RENEW" && transaction["appAccountToken"] as? String == second,
+            "\(data["notificationType"] ?? "")")
     }
 
-    @Test("V3 an extension moves the renewal date: the next status read and the command line show it, RENEWAL_EXTENDED reaches the receiver; a mass extension reports its summary")
+    @Test(
+        "V3 an extension moves the renewal date: the next status read and the command line show it, RENEWAL_EXTENDED reaches the receiver; a mass extension reports its summary"
+    )
     func extensions() throws {
         let (session, receiver) = try weeklyPlan()
         try session.signUp("kim", device: "tablet")
@@ -318,43 +338,66 @@ struct ServeTests {
         let first = try #require(try session.array(["history"]).first?["id"] as? String)
         let key = try makeKey(session)
         let server = try Server(session)
-        let results = try call(server, key, bundleID: "com.storefront.selfies", [
-            ["call": "extend", "id": first, "days": 10, "request": "goodwill-1"],
-            ["call": "extend", "id": first, "days": 10, "request": "goodwill-1"],
-            ["call": "statuses", "id": first],
-            ["call": "extend", "id": first, "days": 91, "request": "too-long"],
-            ["call": "extend", "id": "2999999999999999", "days": 1, "request": "nobody"],
-            ["call": "mass_extend", "days": 3, "request": "outage-1", "productId": "com.storefront.selfies.sub.allaccess"],
-            ["call": "mass_status", "request": "outage-1", "productId": "com.storefront.selfies.sub.allaccess"],
-        ])
+        let results = try call(
+            server, key, bundleID: "com.storefront.selfies",
+            [
+                ["call": "extend", "id": first, "days": 10, "request": "goodwill-1"],
+                ["call": "extend", "id": first, "days": 10, "request": "goodwill-1"],
+                ["call": "statuses", "id": first],
+                ["call": "extend", "id": first, "days": 91, "request": "too-long"],
+                ["call": "extend", "id": "2999999999999999", "days": 1, "request": "nobody"],
+                [
+                    "call": "mass_extend", "days": 3, "request": "outage-1",
+                    "productId": "com.storefront.selfies.sub.allaccess",
+                ],
+                ["call": "mass_status", "request": "outage-1", "productId": "com.storefront.selfies.sub.allaccess"],
+            ])
         let extended = result(results[0])
-        #expect(extended["success"] as? Bool == true && extended["effectiveDate"] as? Int == 1_769_083_200_000, "12 Jan + 10 days = 22 Jan: \(results[0])")
-        #expect(result(results[1])["effectiveDate"] as? Int == 1_769_083_200_000, "the same request identifier twice extends once")
+        #expect(
+            extended["success"] as? Bool == true && extended["effectiveDate"] as? Int == 1_769_083_200_000,
+            "12 Jan + 10 days = 22 Jan: \(results[0])")
+        #expect(
+            result(results[1])["effectiveDate"] as? Int == 1_769_083_200_000,
+            "the same request identifier twice extends once")
         #expect(results[3]["status"] as? Int == 400 && results[3]["errorCode"] as? Int == 4_000_009)
         #expect(results[4]["status"] as? Int == 404 && results[4]["errorCode"] as? Int == 4_040_005)
         let status = result(results[6])
-        #expect(status["complete"] as? Bool == true && status["succeededCount"] as? Int == 2 && status["failedCount"] as? Int == 0, "\(status)")
+        #expect(
+            status["complete"] as? Bool == true && status["succeededCount"] as? Int == 2
+                && status["failedCount"] as? Int == 0, "\(status)")
         let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
-        #expect(plan["expires"] as? String == "2026-01-25T12:00:00Z", "10 days, then 3 more, seen by the command line: \(plan)")
+        #expect(
+            plan["expires"] as? String == "2026-01-25T12:00:00Z",
+            "10 days, then 3 more, seen by the command line: \(plan)")
         func types() -> [String] {
             receiver.payloads.map { jws -> String in
                 let part = jws.split(separator: ".").dropFirst().first.map(String.init) ?? ""
-                let payload = JWS64.decode(part).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
-                return [payload["notificationType"] as? String, payload["subtype"] as? String].compactMap { $0 }.joined(separator: " ")
+                let payload =
+                    JWS64.decode(part).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+                return [payload["notificationType"] as? String, payload["subtype"] as? String].compactMap { $0 }.joined(
+                    separator: " ")
             }
         }
         // Delivered after the answers, by the delivery service.
-        #expect(waitUntil(seconds: 60) { types().filter { $0 == "RENEWAL_EXTENDED" }.count == 3 && types().contains("RENEWAL_EXTENSION SUMMARY") }, "\(types())")
+        #expect(
+            waitUntil(seconds: 60) {
+                types().filter { $0 == "RENEWAL_EXTENDED" }.count == 3 && types().contains("RENEWAL_EXTENSION SUMMARY")
+            }, "\(types())")
         _ = server.stop()
     }
 
-    @Test("V6 kill -9 during a burst of extensions and the command line's purchases and changes: nothing lost, nothing corrupt, every receipt recomputes")
+    @Test(
+        "V6 kill -9 during a burst of extensions and the command line's purchases and changes: nothing lost, nothing corrupt, every receipt recomputes"
+    )
     func killDuringBurst() throws {
         let (session, _) = try weeklyPlan()
         // A hundred more subscribers, made in-process: Apple extends a subscription twice a year
         // at most, so the burst's 200 extensions are two for each.
-        let catalog = try CatalogLoader.load(contentsOf: repositoryRoot.appendingPathComponent("assets/selfies.json")).catalog
-        let factory = try StoreFactory(stateDirectory: StateDirectory(session.stateDirectory), catalog: catalog, calendar: utcCalendar, time: .shared(override: nil))
+        let catalog = try CatalogLoader.load(contentsOf: repositoryRoot.appendingPathComponent("assets/selfies.json"))
+            .catalog
+        let factory = try StoreFactory(
+            stateDirectory: StateDirectory(session.stateDirectory), catalog: catalog, calendar: utcCalendar,
+            time: .shared(override: nil))
         factory.passwordHasher = .fastForTests
         var originals: [String: String] = [:]
         for index in 0..<100 {
@@ -375,9 +418,14 @@ struct ServeTests {
         burst.standardError = FileHandle.nullDevice
         try burst.run()
         let calls = (0..<2).flatMap { round in
-            originals.sorted { $0.key < $1.key }.map { ["call": "extend", "id": $0.value, "days": 1, "request": "burst-\(round)"] as [String: Any] }
+            originals.sorted { $0.key < $1.key }.map {
+                ["call": "extend", "id": $0.value, "days": 1, "request": "burst-\(round)"] as [String: Any]
+            }
         }
-        let request: [String: Any] = ["base": server.base, "key": key.pem, "keyId": key.keyID, "issuerId": key.issuerID, "bundleId": "com.storefront.selfies", "calls": calls]
+        let request: [String: Any] = [
+            "base": server.base, "key": key.pem, "keyId": key.keyID, "issuerId": key.issuerID,
+            "bundleId": "com.storefront.selfies", "calls": calls,
+        ]
         input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: request))
         try input.fileHandleForWriting.close()
         // The command line buys and changes jo's plan meanwhile.
@@ -388,7 +436,9 @@ struct ServeTests {
         try session.run(["buy", "com.storefront.selfies.sub.oneaweek"]).expectSuccess()
         // Wait (with a generous ceiling) until extensions are landing, then kill the server mid-burst.
         let database = try DatabaseQueue(path: session.stateDirectory.appendingPathComponent("server.sqlite").path)
-        func landed() throws -> Int { try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM receipt WHERE event = 'extend'") ?? 0 } }
+        func landed() throws -> Int {
+            try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM receipt WHERE event = 'extend'") ?? 0 }
+        }
         let deadline = Date().addingTimeInterval(60)
         while try landed() < 5, Date() < deadline { usleep(2_000) }
         kill(server.process.processIdentifier, SIGKILL)
@@ -407,13 +457,17 @@ struct ServeTests {
             let report = try store.entitlements.receipt()
             let extensions = report.entries.filter { $0.event == .extend && $0.reference == original }.count
             #expect(report.isConsistent, "\(account)")
-            #expect(report.storedPlans.values.first?.expiresDate == weekAfter.addingTimeInterval(Double(extensions) * 86_400), "\(account)")
+            #expect(
+                report.storedPlans.values.first?.expiresDate
+                    == weekAfter.addingTimeInterval(Double(extensions) * 86_400), "\(account)")
             try store.accounts.signOut()
         }
         try session.run(["buy", "com.storefront.selfies.sub.oneaweek.monthly"]).expectSuccess()
     }
 
-    @Test("V1 served and command-line views never disagree: random purchases, renewals, refunds and extensions through both, the histories compared", arguments: [7, 19])
+    @Test(
+        "V1 served and command-line views never disagree: random purchases, renewals, refunds and extensions through both, the histories compared",
+        arguments: [7, 19])
     func viewsAgree(seed: Int) throws {
         let (session, _) = try weeklyPlan()
         let key = try makeKey(session)
@@ -428,7 +482,9 @@ struct ServeTests {
                 let page = result(try self.call(server, key, bundleID: "com.storefront.selfies", [call])[0])
                 ids += (page["signedTransactions"] as? [String] ?? []).map { jws in
                     let part = jws.split(separator: ".").dropFirst().first.map(String.init) ?? ""
-                    let payload = JWS64.decode(part).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+                    let payload = JWS64.decode(part).flatMap {
+                        try? JSONSerialization.jsonObject(with: $0) as? [String: Any]
+                    }
                     return payload?["transactionId"] as? String ?? ""
                 }
                 revision = page["hasMore"] as? Bool == true ? page["revision"] as? String : nil
@@ -439,20 +495,35 @@ struct ServeTests {
             let first = try #require(try session.array(["history"]).first?["id"] as? String)
             switch random.next() % 4 {
             case 0: try session.run(["clock", "advance", "\(1 + random.next() % 3)w"]).expectSuccess()
-            case 1: _ = try call(server, key, bundleID: "com.storefront.selfies", [["call": "extend", "id": first, "days": 2, "request": "s\(seed)-\(step)"]])
-            case 2: try session.run(["buy", random.next() % 2 == 0 ? "com.storefront.selfies.sub.oneaweek" : "com.storefront.selfies.sub.allaccess.monthly"])
+            case 1:
+                _ = try call(
+                    server, key, bundleID: "com.storefront.selfies",
+                    [["call": "extend", "id": first, "days": 2, "request": "s\(seed)-\(step)"]])
+            case 2:
+                try session.run([
+                    "buy",
+                    random.next() % 2 == 0
+                        ? "com.storefront.selfies.sub.oneaweek" : "com.storefront.selfies.sub.allaccess.monthly",
+                ])
             default:
                 let last = try #require(try session.array(["history"]).last?["id"] as? String)
                 try session.run(["refund", last])
             }
-            let command = try session.array(["history"]).filter { $0["state"] as? String == "purchased" }.compactMap { $0["id"] as? String }
+            let command = try session.array(["history"]).filter { $0["state"] as? String == "purchased" }.compactMap {
+                $0["id"] as? String
+            }
             let served = try apiHistory(first)
-            #expect(Set(command) == Set(served), "step \(step): the command line has \(Set(command).subtracting(served)), the API \(Set(served).subtracting(command))")
+            #expect(
+                Set(command) == Set(served),
+                "step \(step): the command line has \(Set(command).subtracting(served)), the API \(Set(served).subtracting(command))"
+            )
         }
         _ = server.stop()
     }
 
-    @Test("V2 V5 V9 refusals: no token, a forged one, another bundle, a revoked key, an unknown path, a body over 1 MB — Apple's codes, JSON, nothing changed")
+    @Test(
+        "V2 V5 V9 refusals: no token, a forged one, another bundle, a revoked key, an unknown path, a body over 1 MB — Apple's codes, JSON, nothing changed"
+    )
     func refusals() throws {
         let session = try Session()
         try session.signUp("ann")
@@ -464,26 +535,40 @@ struct ServeTests {
         let before = try session.snapshot()
         let server = try Server(session)
         let big = String(repeating: "x", count: (1 << 20) + 10)
-        let results = try call(server, key, bundleID: "com.storefront.comics", [
-            ["call": "raw", "method": "GET", "path": "/inApps/v1/transactions/\(id)"],
-            ["call": "raw", "method": "GET", "path": "/inApps/v1/transactions/\(id)", "headers": ["Authorization": "Bearer a.b.c"]],
-            ["call": "raw", "method": "GET", "path": "/inApps/v9/nowhere", "auth": true],
-            ["call": "raw", "method": "POST", "path": "/inApps/v1/notifications/history", "body": big, "auth": true],
-            ["call": "transaction_info", "id": id],
-        ])
+        let results = try call(
+            server, key, bundleID: "com.storefront.comics",
+            [
+                ["call": "raw", "method": "GET", "path": "/inApps/v1/transactions/\(id)"],
+                [
+                    "call": "raw", "method": "GET", "path": "/inApps/v1/transactions/\(id)",
+                    "headers": ["Authorization": "Bearer a.b.c"],
+                ],
+                ["call": "raw", "method": "GET", "path": "/inApps/v9/nowhere", "auth": true],
+                [
+                    "call": "raw", "method": "POST", "path": "/inApps/v1/notifications/history", "body": big,
+                    "auth": true,
+                ],
+                ["call": "transaction_info", "id": id],
+            ])
         #expect(results[0]["status"] as? Int == 401 && results[0]["contentType"] as? String == "application/json")
         #expect(results[1]["status"] as? Int == 401)
-        #expect(results[2]["status"] as? Int == 404 && results[2]["contentType"] as? String == "application/json", "\(results[2])")
+        #expect(
+            results[2]["status"] as? Int == 404 && results[2]["contentType"] as? String == "application/json",
+            "\(results[2])")
         #expect(results[3]["status"] as? Int == 413 && results[3]["errorCode"] as? Int == 4_000_163, "\(results[3])")
         #expect(results[4]["ok"] as? Bool == true)
-        let otherBundle = try call(server, key, bundleID: "com.example.other", [["call": "transaction_info", "id": id]])
+        let otherBundle = try call(
+            server, key, bundleID: "com.example.other", [["call": "transaction_info", "id": id]])
         #expect(otherBundle[0]["status"] as? Int == 401)
-        let revokedCall = try call(server, revoked, bundleID: "com.storefront.comics", [["call": "transaction_info", "id": id]])
+        let revokedCall = try call(
+            server, revoked, bundleID: "com.storefront.comics", [["call": "transaction_info", "id": id]])
         #expect(revokedCall[0]["status"] as? Int == 401)
         let forged = Key(pem: revoked.pem, keyID: key.keyID, issuerID: key.issuerID)
-        let forgedCall = try call(server, forged, bundleID: "com.storefront.comics", [["call": "transaction_info", "id": id]])
+        let forgedCall = try call(
+            server, forged, bundleID: "com.storefront.comics", [["call": "transaction_info", "id": id]])
         #expect(forgedCall[0]["status"] as? Int == 401, "a token signed by another key under this key's id")
-        let unknown = try call(server, key, bundleID: "com.storefront.comics", [["call": "raw", "method": "GET", "path": "/nowhere"]])
+        let unknown = try call(
+            server, key, bundleID: "com.storefront.comics", [["call": "raw", "method": "GET", "path": "/nowhere"]])
         #expect(unknown[0]["status"] as? Int == 401, "no token: refused before the path is looked at")
         _ = server.stop()
         #expect(try session.snapshot() == before, "nothing changed")
@@ -492,96 +577,4 @@ struct ServeTests {
         let statuses = try database.read { try Int.fetchAll($0, sql: "SELECT status FROM request ORDER BY sequence") }
         #expect(statuses.contains(401) && statuses.contains(404) && statuses.contains(200), "\(statuses)")
     }
-    @Test("V3 Get Transaction History v1, which Apple's client calls when no version is named: finished consumables are left out, a refunded one is listed; v2 lists every one; both verify")
-    func historyVersionOne() throws {
-        let session = try Session()
-        try session.signUp("ann")
-        let packs = try (0..<2).map { _ in try #require(try session.object(["buy", "com.storefront.randomviews"])["id"] as? String) }
-        let comic = try #require(try session.object(["buy", "com.storefront.comic.nightshift"])["id"] as? String)
-        try session.run(["refund-request", packs[1], "--reason", "not-received"]).expectSuccess()
-        try session.run(["refund-request", "approve", packs[1]]).expectSuccess()
-        let key = try makeKey(session)
-        let server = try Server(session)
-        let results = try call(server, key, bundleID: "com.storefront.comics", [
-            ["call": "history", "id": comic, "version": "default"],
-            ["call": "history", "id": comic],
-            ["call": "history", "id": "2999999999999999", "version": "default"],
-        ])
-        _ = server.stop()
-        func listed(_ result: [String: Any]) throws -> [String] {
-            try (result["signedTransactions"] as? [String] ?? []).map { try #require(try JWS.decode($0).payload["transactionId"] as? String) }
-        }
-        let one = result(results[0]), two = result(results[1])
-        #expect(try Set(listed(one)) == [packs[1], comic], "v1: \(results[0])")
-        #expect(try Set(listed(two)) == Set(packs + [comic]), "v2: \(results[1])")
-        #expect(one["hasMore"] as? Bool == false && one["revision"] as? String != nil && one["bundleId"] as? String == "com.storefront.comics", "\(one)")
-        #expect(results[2]["status"] as? Int == 404 && results[2]["errorCode"] as? Int == 4_040_010, "\(results[2])")
-        let signed = (one["signedTransactions"] as? [String] ?? []).map { ("transaction", $0) }
-        let verified = try AppleVerifier.verify(signed, session: session, bundleID: "com.storefront.comics")
-        #expect(verified.count == 2 && verified.allSatisfy { $0.ok }, "\(verified.map { $0.status ?? "ok" })")
-    }
-
-    @Test("O7 a consumable's refund request: CONSUMPTION_REQUEST reaches the receiver and verifies; Apple's client sends consumption information (v1 and v2) and every bad field gets Apple's code; approved, REFUND and the refund history lists it")
-    func consumptionRequest() throws {
-        let receiver = try Receiver()
-        let session = try Session()
-        try session.run(["webhook", "set", receiver.url]).expectSuccess()
-        try session.signUp("ann")
-        let pack = try #require(try session.object(["buy", "com.storefront.randomviews"])["id"] as? String)
-        let comic = try #require(try session.object(["buy", "com.storefront.comic.nightshift"])["id"] as? String)
-        try session.run(["refund-request", pack, "--reason", "not-received"]).expectSuccess()
-        let key = try makeKey(session)
-        let server = try Server(session)
-        let results = try call(server, key, bundleID: "com.storefront.comics", [
-            ["call": "consumption_v1", "id": pack, "consented": false],
-            ["call": "consumption_v1", "id": comic],
-            ["call": "consumption_v1", "id": "2999999999999999"],
-            ["call": "consumption", "id": comic],
-            ["call": "raw", "method": "PUT", "path": "/inApps/v1/transactions/consumption/\(pack)", "auth": true,
-             "headers": ["Content-Type": "application/json"], "body": #"{"customerConsented":true,"sampleContentProvided":false,"consumptionStatus":9}"#],
-            ["call": "raw", "method": "PUT", "path": "/inApps/v2/transactions/consumption/\(pack)", "auth": true,
-             "headers": ["Content-Type": "application/json"], "body": #"{"customerConsented":true,"sampleContentProvided":"no","deliveryStatus":"DELIVERED"}"#],
-            ["call": "consumption_v1", "id": pack, "status": 2],
-            ["call": "consumption", "id": pack, "delivery": "UNDELIVERED_SERVER_OUTAGE", "percentage": 25000, "preference": "GRANT_FULL"],
-        ])
-        #expect(results.map { $0["errorCode"] as? Int } == [4_000_035, 4_000_043, 4_040_010, 4_000_000, 4_000_034, 4_000_041, nil, nil], "\(results)")
-        #expect(results.suffix(2).allSatisfy { $0["ok"] as? Bool == true }, "\(results)")
-        let request = try #require((try session.object(["refund-request", "list"])["requests"] as? [[String: Any]])?.first)
-        // Both answers are kept on the receipt; the request shows one of them (they came in one second).
-        #expect((request["consumptionInfo"] as? String)?.contains(#""customerConsented":true"#) == true && request["state"] as? String == "pending", "\(request)")
-        try session.run(["refund-request", "approve", pack]).expectSuccess()
-        let refunds = try call(server, key, bundleID: "com.storefront.comics", [["call": "refunds", "id": pack]])
-        let refunded = try (result(refunds[0])["signedTransactions"] as? [String] ?? []).map { try JWS.decode($0).payload["transactionId"] as? String }
-        #expect(refunded == [pack], "\(refunds)")
-        _ = server.stop()
-        let verified = try AppleVerifier.verify(receiver.payloads.map { ("notification", $0) }, session: session, bundleID: "com.storefront.comics")
-        #expect(verified.allSatisfy { $0.ok })
-        let types = verified.map { $0.decoded["notificationType"] as? String ?? "" }
-        #expect(types == ["ONE_TIME_CHARGE", "ONE_TIME_CHARGE", "CONSUMPTION_REQUEST", "REFUND"], "\(types)")
-        let data = try #require(verified[2].decoded["data"] as? [String: Any])
-        #expect(data["consumptionRequestReason"] as? String == "FULFILLMENT_ISSUE", "\(data)")
-    }
-}
-
-/// base64url without padding, for reading payloads in tests.
-enum JWS64 {
-    static func decode(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
-    }
-}
-
-/// A small seeded generator (SplitMix64) for the property tests here.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
 }

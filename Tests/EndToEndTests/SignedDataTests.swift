@@ -4,85 +4,14 @@
 // every unverified preset is rejected the way it should be.
 import Foundation
 import StoreCore
-import Testing
 import TestSupport
-
-/// Apple's verifier, run on what Storefront signed.
-struct AppleVerifier {
-    static let script = repositoryRoot.appendingPathComponent("Tests/Python/verify_signed.py")
-
-    /// `STOREFRONT_PYTHON`, else the `.venv` (made on first use). Missing is a failure, not a skip.
-    static func python() throws -> URL { try TestTools.python() }
-
-    /// Runs one of Tests/Python's scripts on the venv's Python: `request` as JSON on standard
-    /// input, a JSON array back on standard output.
-    static func run(_ script: URL, _ request: [String: Any]) throws -> [[String: Any]] {
-        let python = try python()
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [script.path]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: request))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(script.lastPathComponent) failed: \(stderr)")
-        return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(stderr)")
-    }
-
-    /// Runs one of Tests/Python's stories (`script` with `arguments`, after the program and a work
-    /// folder of its own): the JSON object it printed, what it said on standard error, and its exit.
-    static func story(_ script: String, _ arguments: [String]) throws -> (report: [String: Any], stderr: String, status: Int32) {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-story-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: work) }
-        let process = Process()
-        process.executableURL = try python()
-        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/\(script)").path, storefrontBinary.path, work.path] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let report = try #require(
-            try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            "\(script) said nothing readable (exit \(process.terminationStatus)): \(stderr.suffix(2_000))"
-        )
-        return (report, stderr, process.terminationStatus)
-    }
-
-    struct Result {
-        let ok: Bool
-        let status: String?
-        let decoded: [String: Any]
-    }
-
-    /// Verifies each (kind, jws) with the root `session` prints (on a team, the server's; `own`:
-    /// its state folder's).
-    static func verify(
-        _ items: [(kind: String, jws: String)], session: Session, own: Bool = false, bundleID: String, environment: String = "Sandbox"
-    ) throws -> [Result] {
-        let root = session.stateDirectory.appendingPathComponent("root.der")
-        try session.run(["certificate", "--der", root.path] + (own ? ["--own"] : [])).expectSuccess()
-        let request: [String: Any] = [
-            "root": try Data(contentsOf: root).base64EncodedString(), "bundleId": bundleID, "environment": environment,
-            "items": items.map { ["kind": $0.kind, "jws": $0.jws] },
-        ]
-        let results = try run(script, request)
-        return results.map { Result(ok: $0["ok"] as? Bool == true, status: $0["status"] as? String, decoded: $0["decoded"] as? [String: Any] ?? [:]) }
-    }
-}
+import Testing
 
 @Suite("signed data, verified by Apple's library", .serialized)
 struct SignedDataTests {
-    @Test("S2 S3 every kind of transaction, on two devices, with restores: Apple's verifier accepts each and reads our fields")
+    @Test(
+        "S2 S3 every kind of transaction, on two devices, with restores: Apple's verifier accepts each and reads our fields"
+    )
     func everyKind() throws {
         let session = try Session()
         try session.signUp("ann", device: "phone")
@@ -106,22 +35,37 @@ struct SignedDataTests {
         #expect(results.count == 5)
         for (result, transaction) in zip(results, expected) {
             #expect(result.ok, "\(transaction["product"] ?? ""): \(result.status ?? "")")
-            #expect(result.decoded["transactionId"] as? String == transaction["id"] as? String, "the id shown everywhere is the signed one (S3)")
+            #expect(
+                result.decoded["transactionId"] as? String == transaction["id"] as? String,
+                "the id shown everywhere is the signed one (S3)")
             #expect(result.decoded["purchaseDate"] as? Int == 1_768_478_400_000, "milliseconds")
-            #expect(result.decoded["environment"] as? String == "Sandbox" && result.decoded["bundleId"] as? String == "com.storefront.comics")
+            #expect(
+                result.decoded["environment"] as? String == "Sandbox"
+                    && result.decoded["bundleId"] as? String == "com.storefront.comics")
         }
-        let byProduct = Dictionary(zip(expected, results).map { ($0.0["product"] as! String + ($0.0["state"] as! String), $0.1.decoded) }) { a, _ in a }
+        let byProduct = Dictionary(
+            zip(expected, results).map { ($0.0["product"] as! String + ($0.0["state"] as! String), $0.1.decoded) }
+        ) { a, _ in a }
         #expect(byProduct["com.storefront.comic.nightshiftpurchased"]?["type"] as? String == "Non-Consumable")
         #expect(byProduct["com.storefront.comic.nightshiftpurchased"]?["price"] as? Int == 990, "milliunits")
         #expect(byProduct["com.storefront.randomviewspurchased"]?["type"] as? String == "Consumable")
         #expect(byProduct["com.storefront.sub.3monthspurchased"]?["type"] as? String == "Non-Renewing Subscription")
         let restored = try #require(byProduct["com.storefront.comic.nightshiftrestored"])
-        #expect(restored["originalTransactionId"] as? String == byProduct["com.storefront.comic.nightshiftpurchased"]?["transactionId"] as? String)
-        #expect(results[4].ok && results[4].decoded["receiptType"] as? String == "Sandbox", "the app transaction: \(results[4].status ?? "")")
-        #expect(expected.allSatisfy { ($0["id"] as? String)?.allSatisfy(\.isNumber) == true && ($0["id"] as? String)?.count == 16 }, "Apple-shaped ids")
+        #expect(
+            restored["originalTransactionId"] as? String == byProduct["com.storefront.comic.nightshiftpurchased"]?[
+                "transactionId"] as? String)
+        #expect(
+            results[4].ok && results[4].decoded["receiptType"] as? String == "Sandbox",
+            "the app transaction: \(results[4].status ?? "")")
+        #expect(
+            expected.allSatisfy {
+                ($0["id"] as? String)?.allSatisfy(\.isNumber) == true && ($0["id"] as? String)?.count == 16
+            }, "Apple-shaped ids")
     }
 
-    @Test("S2 S3 plans: a trial, renewals, an upgrade and a refund — original ids kept, offers, expiry, revocation, renewal info")
+    @Test(
+        "S2 S3 plans: a trial, renewals, an upgrade and a refund — original ids kept, offers, expiry, revocation, renewal info"
+    )
     func plans() throws {
         let session = try Session()
         session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
@@ -136,7 +80,9 @@ struct SignedDataTests {
         let subscriptions = try session.object(["subscriptions"])
         let plan = try #require((subscriptions["plans"] as? [[String: Any]])?.first)
         let receipt = try #require(try session.object(["receipt"])["entries"] as? [[String: Any]])
-        let current = try #require(receipt.last { $0["event"] as? String == "renewal" || $0["event"] as? String == "purchase" }?["id"] as? String)
+        let current = try #require(
+            receipt.last { $0["event"] as? String == "renewal" || $0["event"] as? String == "purchase" }?["id"]
+                as? String)
         try session.run(["refund", current]).expectSuccess()
         let refunded = try session.object(["subscriptions"])
         let refundedPlan = try #require((refunded["plans"] as? [[String: Any]])?.first)
@@ -148,22 +94,32 @@ struct SignedDataTests {
         for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
         let transactions = results.prefix(history.count).map(\.decoded)
         let first = try #require(transactions.first)
-        #expect(first["offerType"] as? Int == 1 && first["offerDiscountType"] as? String == "FREE_TRIAL", "the trial: \(first)")
-        #expect(first["type"] as? String == "Auto-Renewable Subscription" && first["subscriptionGroupIdentifier"] != nil)
-        #expect(transactions.allSatisfy { $0["originalTransactionId"] as? String == first["transactionId"] as? String },
-                "renewals and the upgrade keep the first purchase's original id (S3): \(transactions.map { $0["originalTransactionId"] ?? "" })")
+        #expect(
+            first["offerType"] as? Int == 1 && first["offerDiscountType"] as? String == "FREE_TRIAL",
+            "the trial: \(first)")
+        #expect(
+            first["type"] as? String == "Auto-Renewable Subscription" && first["subscriptionGroupIdentifier"] != nil)
+        #expect(
+            transactions.allSatisfy { $0["originalTransactionId"] as? String == first["transactionId"] as? String },
+            "renewals and the upgrade keep the first purchase's original id (S3): \(transactions.map { $0["originalTransactionId"] ?? "" })"
+        )
         #expect(transactions.contains { $0["transactionReason"] as? String == "RENEWAL" })
         #expect(transactions.contains { $0["isUpgraded"] as? Bool == true }, "the period the upgrade replaced")
         #expect(transactions.allSatisfy { ($0["expiresDate"] as? Int ?? 0) > ($0["purchaseDate"] as? Int ?? 0) })
         let renewal = results[history.count].decoded
         #expect(renewal["originalTransactionId"] as? String == first["transactionId"] as? String)
-        #expect(renewal["autoRenewProductId"] as? String == "com.storefront.selfies.sub.allaccess.monthly" && renewal["autoRenewStatus"] as? Int == 1)
+        #expect(
+            renewal["autoRenewProductId"] as? String == "com.storefront.selfies.sub.allaccess.monthly"
+                && renewal["autoRenewStatus"] as? Int == 1)
         #expect(renewal["renewalDate"] as? Int != nil && renewal["renewalPrice"] as? Int != nil)
         let revoked = results[history.count + 2].decoded
-        #expect(revoked["transactionId"] as? String == current && revoked["revocationDate"] as? Int != nil, "\(revoked)")
+        #expect(
+            revoked["transactionId"] as? String == current && revoked["revocationDate"] as? Int != nil, "\(revoked)")
     }
 
-    @Test("Monthly with a 12-month commitment, judged by Apple's verifier and models: each month's transaction is MONTHLY with its place in the commitment; the renewal info says the next month comes at the monthly price and, once cancelled, that the commitment does not renew; JSON types as Apple's models declare them")
+    @Test(
+        "Monthly with a 12-month commitment, judged by Apple's verifier and models: each month's transaction is MONTHLY with its place in the commitment; the renewal info says the next month comes at the monthly price and, once cancelled, that the commitment does not renew; JSON types as Apple's models declare them"
+    )
     func commitment() throws {
         let session = try Session.yearly(signedUp: "ann")
         let refused = try session.run(["buy", "y.lite", "--billing", "monthly"])
@@ -176,58 +132,85 @@ struct SignedDataTests {
         let history = try session.array(["history"]).compactMap { $0["signedTransaction"] as? String }
         #expect(history.count == 3, "a purchase and two renewals")
         let cancelledRenewal = try #require(after["signedRenewalInfo"] as? String)
-        let items: [(kind: String, jws: String)] = history.map { (kind: "transaction", jws: $0) } + [
-            ("renewal", try #require(before["signedRenewalInfo"] as? String)), ("renewal", cancelledRenewal),
-        ]
+        let items: [(kind: String, jws: String)] =
+            history.map { (kind: "transaction", jws: $0) } + [
+                ("renewal", try #require(before["signedRenewalInfo"] as? String)), ("renewal", cancelledRenewal),
+            ]
         let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.yearly")
         for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
-        let ends = 1_801_389_600_000 // 2027-01-31T10:00:00Z: twelve months on
-        let months = results.prefix(3).map(\.decoded).sorted { ($0["purchaseDate"] as? Int ?? 0) < ($1["purchaseDate"] as? Int ?? 0) }
+        let ends = 1_801_389_600_000  // 2027-01-31T10:00:00Z: twelve months on
+        let months = results.prefix(3).map(\.decoded).sorted {
+            ($0["purchaseDate"] as? Int ?? 0) < ($1["purchaseDate"] as? Int ?? 0)
+        }
         for (index, month) in months.enumerated() {
             // Read by Apple's model: an enum it knows (a raw value it does not know would leave billingPlanType out).
             #expect(month["billingPlanType"] as? String == "MONTHLY" && month["price"] as? Int == 4990, "\(month)")
             let info = month["commitmentInfo"] as? [String: Any]
-            #expect(info?["billingPeriodNumber"] as? Int == index + 1 && info?["totalBillingPeriods"] as? Int == 12, "\(String(describing: info))")
+            #expect(
+                info?["billingPeriodNumber"] as? Int == index + 1 && info?["totalBillingPeriods"] as? Int == 12,
+                "\(String(describing: info))")
             #expect(info?["commitmentExpiresDate"] as? Int == ends && info?["commitmentPrice"] as? Int == 59880)
         }
         #expect(months.first?["expiresDate"] as? Int == 1_772_272_800_000, "a month: 28 February")
         let (open, cancelled) = (results[3].decoded, results[4].decoded)
         for renewal in [open, cancelled] {
             #expect(renewal["autoRenewStatus"] as? Int == 1, "the next month comes either way: \(renewal)")
-            #expect(renewal["renewalBillingPlanType"] as? String == "MONTHLY" && renewal["renewalPrice"] as? Int == 4990)
+            #expect(
+                renewal["renewalBillingPlanType"] as? String == "MONTHLY" && renewal["renewalPrice"] as? Int == 4990)
             let info = renewal["commitmentInfo"] as? [String: Any]
-            #expect(info?["commitmentRenewalDate"] as? Int == ends && info?["commitmentAutoRenewProductId"] as? String == "y.all")
-            #expect(info?["commitmentRenewalBillingPlanType"] as? String == "MONTHLY" && info?["commitmentRenewalPrice"] as? Int == 4990)
+            #expect(
+                info?["commitmentRenewalDate"] as? Int == ends
+                    && info?["commitmentAutoRenewProductId"] as? String == "y.all")
+            #expect(
+                info?["commitmentRenewalBillingPlanType"] as? String == "MONTHLY"
+                    && info?["commitmentRenewalPrice"] as? Int == 4990)
         }
         #expect((open["commitmentInfo"] as? [String: Any])?["commitmentAutoRenewStatus"] as? Int == 1)
-        #expect((cancelled["commitmentInfo"] as? [String: Any])?["commitmentAutoRenewStatus"] as? Int == 0, "\(cancelled)")
+        #expect(
+            (cancelled["commitmentInfo"] as? [String: Any])?["commitmentAutoRenewStatus"] as? Int == 0, "\(cancelled)")
         // Apple's library turns true into 1 when it reads a count: the JSON itself is checked too.
         func payload(_ jws: String) throws -> [String: Any] {
-            var part = String(jws.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            var part = String(jws.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+")
+                .replacingOccurrences(of: "_", with: "/")
             part += String(repeating: "=", count: (4 - part.count % 4) % 4)
             let data = try #require(Data(base64Encoded: part))
             return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         }
-        func isWhole(_ value: Any?) -> Bool { (value as? NSNumber).map { !CompactJSON.isBoolean($0) && $0.doubleValue.rounded() == $0.doubleValue } ?? false }
+        func isWhole(_ value: Any?) -> Bool {
+            (value as? NSNumber).map { !CompactJSON.isBoolean($0) && $0.doubleValue.rounded() == $0.doubleValue }
+                ?? false
+        }
         let info = try #require(try payload(history[0])["commitmentInfo"] as? [String: Any])
-        #expect(["billingPeriodNumber", "totalBillingPeriods", "commitmentExpiresDate", "commitmentPrice"].allSatisfy { isWhole(info[$0]) }, "\(info)")
+        #expect(
+            ["billingPeriodNumber", "totalBillingPeriods", "commitmentExpiresDate", "commitmentPrice"].allSatisfy {
+                isWhole(info[$0])
+            }, "\(info)")
         let renewalInfo = try #require(try payload(cancelledRenewal)["commitmentInfo"] as? [String: Any])
-        #expect(["commitmentAutoRenewStatus", "commitmentRenewalDate", "commitmentRenewalPrice"].allSatisfy { isWhole(renewalInfo[$0]) }, "\(renewalInfo)")
-        #expect(renewalInfo["commitmentRenewalBillingPlanType"] is String && renewalInfo["commitmentAutoRenewProductId"] is String)
+        #expect(
+            ["commitmentAutoRenewStatus", "commitmentRenewalDate", "commitmentRenewalPrice"].allSatisfy {
+                isWhole(renewalInfo[$0])
+            }, "\(renewalInfo)")
+        #expect(
+            renewalInfo["commitmentRenewalBillingPlanType"] is String
+                && renewalInfo["commitmentAutoRenewProductId"] is String)
         let text = try session.run(["subscriptions"])
         #expect(text.stdout.contains("month 3 of 12 of a commitment that ends 31/01/2027"), "\(text.stdout)")
     }
 
-    @Test("What waits for a commitment's end, judged by Apple's verifier: a family member's share of a monthly plan is MONTHLY like the organizer's purchase; an offer code redeemed in the commitment shows in the renewal info as the end's BILLED_UPFRONT renewal, not as the next month's offer; a price increase is not told to it; at the end the plan is billed up front on the code's offer")
+    @Test(
+        "What waits for a commitment's end, judged by Apple's verifier: a family member's share of a monthly plan is MONTHLY like the organizer's purchase; an offer code redeemed in the commitment shows in the renewal info as the end's BILLED_UPFRONT renewal, not as the next month's offer; a price increase is not told to it; at the end the plan is billed up front on the code's offer"
+    )
     func commitmentWaits() throws {
         let session = try Session()
         let catalog = session.stateDirectory.appendingPathComponent("family-yearly.json")
-        try Data("""
+        try Data(
+            """
             {"name": "Yearly", "bundleId": "com.storefront.yearly", "currency": "EUR", "policy": "approve", "products": [
               {"id": "y.all", "kind": "autoRenewableSubscription", "title": "All", "price": "49.99", "period": "P1Y", "group": "yearly",
                "monthlyCommitmentPrice": "4.99", "familyShareable": true,
                "codeOffers": [{"id": "BACK", "mode": "payUpFront", "period": "P1Y", "price": "29.99"}]}]}
-            """.utf8).write(to: catalog)
+            """.utf8
+        ).write(to: catalog)
         session.environment["STOREFRONT_CATALOG"] = catalog.path
         try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
         try session.signUp("mom", device: "phone")
@@ -235,93 +218,135 @@ struct SignedDataTests {
         try session.signUp("kid", device: "tablet")
         try session.run(["family", "create", "--device", "phone"]).expectSuccess()
         try session.run(["family", "add", "kid", "--device", "phone"]).expectSuccess()
-        let shared = try #require(try session.array(["history", "--device", "tablet"]).first?["signedTransaction"] as? String)
+        let shared = try #require(
+            try session.array(["history", "--device", "tablet"]).first?["signedTransaction"] as? String)
 
         try session.run(["clock", "advance", "2mo"]).expectSuccess()
-        let code = try #require((try session.object(["offer-codes", "create", "BACK", "--device", "phone"])["codes"] as? [String])?.first)
+        let code = try #require(
+            (try session.object(["offer-codes", "create", "BACK", "--device", "phone"])["codes"] as? [String])?.first)
         try session.run(["redeem", code, "--device", "phone"]).expectSuccess()
         try session.run(["price", "set", "y.all", "59.99", "--consent-required", "--device", "phone"]).expectSuccess()
-        let plan = try #require((try session.object(["subscriptions", "--device", "phone"])["plans"] as? [[String: Any]])?.first)
+        let plan = try #require(
+            (try session.object(["subscriptions", "--device", "phone"])["plans"] as? [[String: Any]])?.first)
         #expect(plan["priceIncrease"] == nil || plan["priceIncrease"] is NSNull, "not told: \(plan)")
         let waiting = try #require(plan["signedRenewalInfo"] as? String)
         let text = try session.run(["subscriptions", "--device", "phone"]).stdout
-        #expect(text.contains("renews 30/04/2026, month 3 of 12 of a commitment that renews 31/01/2027, then offer code BACK"), "\(text)")
+        #expect(
+            text.contains(
+                "renews 30/04/2026, month 3 of 12 of a commitment that renews 31/01/2027, then offer code BACK"),
+            "\(text)")
 
         try session.run(["clock", "advance", "1y"]).expectSuccess()
-        let after = try #require(try session.array(["history", "--device", "phone"]).compactMap { $0["signedTransaction"] as? String }.last)
+        let after = try #require(
+            try session.array(["history", "--device", "phone"]).compactMap { $0["signedTransaction"] as? String }.last)
         let results = try AppleVerifier.verify(
-            [("transaction", shared), ("renewal", waiting), ("transaction", after)], session: session, bundleID: "com.storefront.yearly"
+            [("transaction", shared), ("renewal", waiting), ("transaction", after)], session: session,
+            bundleID: "com.storefront.yearly"
         )
         for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
         let share = results[0].decoded
-        #expect(share["inAppOwnershipType"] as? String == "FAMILY_SHARED" && share["billingPlanType"] as? String == "MONTHLY", "\(share)")
+        #expect(
+            share["inAppOwnershipType"] as? String == "FAMILY_SHARED"
+                && share["billingPlanType"] as? String == "MONTHLY", "\(share)")
         let info = share["commitmentInfo"] as? [String: Any]
-        #expect(info?["billingPeriodNumber"] as? Int == 1 && info?["commitmentExpiresDate"] as? Int == 1_801_389_600_000, "\(String(describing: info))")
+        #expect(
+            info?["billingPeriodNumber"] as? Int == 1 && info?["commitmentExpiresDate"] as? Int == 1_801_389_600_000,
+            "\(String(describing: info))")
 
         let renewal = results[1].decoded
-        #expect(renewal["offerType"] == nil && renewal["priceIncreaseStatus"] == nil, "the next month has no offer and no increase: \(renewal)")
+        #expect(
+            renewal["offerType"] == nil && renewal["priceIncreaseStatus"] == nil,
+            "the next month has no offer and no increase: \(renewal)")
         #expect(renewal["renewalBillingPlanType"] as? String == "MONTHLY" && renewal["renewalPrice"] as? Int == 4990)
         let end = renewal["commitmentInfo"] as? [String: Any]
-        #expect(end?["commitmentRenewalBillingPlanType"] as? String == "BILLED_UPFRONT" && end?["commitmentRenewalPrice"] as? Int == 29990, "\(String(describing: end))")
+        #expect(
+            end?["commitmentRenewalBillingPlanType"] as? String == "BILLED_UPFRONT"
+                && end?["commitmentRenewalPrice"] as? Int == 29990, "\(String(describing: end))")
 
         let upfront = results[2].decoded
-        #expect(upfront["billingPlanType"] as? String == "BILLED_UPFRONT" && upfront["commitmentInfo"] == nil, "\(upfront)")
-        #expect(upfront["offerType"] as? Int == 3 && upfront["offerIdentifier"] as? String == "BACK" && upfront["price"] as? Int == 29990)
+        #expect(
+            upfront["billingPlanType"] as? String == "BILLED_UPFRONT" && upfront["commitmentInfo"] == nil, "\(upfront)")
+        #expect(
+            upfront["offerType"] as? Int == 3 && upfront["offerIdentifier"] as? String == "BACK"
+                && upfront["price"] as? Int == 29990)
         #expect(upfront["purchaseDate"] as? Int == 1_801_389_600_000, "when the commitment ended")
     }
 
-    @Test("Switching billing plans, judged by Apple's verifier: buy --billing upfront in a commitment makes the renewal info say the commitment's end renews BILLED_UPFRONT at the yearly price; buy --billing monthly on a plan billed up front makes it say the next renewal is MONTHLY at the monthly price; the transaction then is month 1 of a commitment")
+    @Test(
+        "Switching billing plans, judged by Apple's verifier: buy --billing upfront in a commitment makes the renewal info say the commitment's end renews BILLED_UPFRONT at the yearly price; buy --billing monthly on a plan billed up front makes it say the next renewal is MONTHLY at the monthly price; the transaction then is month 1 of a commitment"
+    )
     func billingSwitch() throws {
         let session = try Session.yearly(signedUp: "ann")
         try session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
         try session.run(["clock", "advance", "2mo"]).expectSuccess()
         try session.run(["buy", "y.all", "--billing", "upfront"]).expectSuccess()
-        func plan() throws -> [String: Any] { try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first) }
+        func plan() throws -> [String: Any] {
+            try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        }
         let toUpfront = try plan()
         #expect(toUpfront["nextBillingPlan"] as? String == "BILLED_UPFRONT", "\(toUpfront)")
         let told = try session.array(["notifications"]).last
-        #expect(told?["type"] as? String == "DID_CHANGE_RENEWAL_PREF" && told?["subtype"] is NSNull, "\(String(describing: told))")
+        #expect(
+            told?["type"] as? String == "DID_CHANGE_RENEWAL_PREF" && told?["subtype"] is NSNull,
+            "\(String(describing: told))")
         try session.run(["clock", "advance", "1y"]).expectSuccess()
         try session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
         let toMonthly = try plan()
-        #expect(toMonthly["nextBillingPlan"] as? String == "MONTHLY" && toMonthly["commitment"] is NSNull, "\(toMonthly)")
+        #expect(
+            toMonthly["nextBillingPlan"] as? String == "MONTHLY" && toMonthly["commitment"] is NSNull, "\(toMonthly)")
         try session.run(["clock", "advance", "1y"]).expectSuccess()
         let last = try #require(try session.array(["history"]).compactMap { $0["signedTransaction"] as? String }.last)
         let items: [(kind: String, jws: String)] = [
-            ("renewal", try #require(toUpfront["signedRenewalInfo"] as? String)), ("renewal", try #require(toMonthly["signedRenewalInfo"] as? String)),
+            ("renewal", try #require(toUpfront["signedRenewalInfo"] as? String)),
+            ("renewal", try #require(toMonthly["signedRenewalInfo"] as? String)),
             ("transaction", last),
         ]
         let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.yearly")
         for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
         let (first, second, month) = (results[0].decoded, results[1].decoded, results[2].decoded)
-        #expect(first["renewalBillingPlanType"] as? String == "MONTHLY" && first["renewalPrice"] as? Int == 4990, "the next month still comes: \(first)")
+        #expect(
+            first["renewalBillingPlanType"] as? String == "MONTHLY" && first["renewalPrice"] as? Int == 4990,
+            "the next month still comes: \(first)")
         let end = first["commitmentInfo"] as? [String: Any]
-        #expect(end?["commitmentRenewalBillingPlanType"] as? String == "BILLED_UPFRONT" && end?["commitmentRenewalPrice"] as? Int == 49990, "\(String(describing: end))")
-        #expect(end?["commitmentAutoRenewStatus"] as? Int == 1 && end?["commitmentAutoRenewProductId"] as? String == "y.all")
-        #expect(second["renewalBillingPlanType"] as? String == "MONTHLY" && second["renewalPrice"] as? Int == 4990 && second["commitmentInfo"] == nil, "\(second)")
+        #expect(
+            end?["commitmentRenewalBillingPlanType"] as? String == "BILLED_UPFRONT"
+                && end?["commitmentRenewalPrice"] as? Int == 49990, "\(String(describing: end))")
+        #expect(
+            end?["commitmentAutoRenewStatus"] as? Int == 1 && end?["commitmentAutoRenewProductId"] as? String == "y.all"
+        )
+        #expect(
+            second["renewalBillingPlanType"] as? String == "MONTHLY" && second["renewalPrice"] as? Int == 4990
+                && second["commitmentInfo"] == nil, "\(second)")
         // 31 March 2028: month 3 of the commitment that began when the year billed up front ended.
         let info = month["commitmentInfo"] as? [String: Any]
-        #expect(month["billingPlanType"] as? String == "MONTHLY" && info?["billingPeriodNumber"] as? Int == 3, "\(month)")
-        #expect(info?["commitmentExpiresDate"] as? Int == 1_864_548_000_000, "31 January 2029: \(String(describing: info))")
+        #expect(
+            month["billingPlanType"] as? String == "MONTHLY" && info?["billingPeriodNumber"] as? Int == 3, "\(month)")
+        #expect(
+            info?["commitmentExpiresDate"] as? Int == 1_864_548_000_000, "31 January 2029: \(String(describing: info))")
     }
 
-    @Test("S5 each simulated Verification error signs data that Apple's verifier rejects, its own way; the history says why. On a team the server signs, and breaks it the same way", arguments: [false, true])
+    @Test(
+        "S5 each simulated Verification error signs data that Apple's verifier rejects, its own way; the history says why. On a team the server signs, and breaks it the same way",
+        arguments: [false, true])
     func unverified(onTeam: Bool) throws {
         let session = try Session()
         // On a team: the developer's device (the errors are the developer's to set), signed in as ann.
-        var root = session, server: Server?
+        var root = session
+        var server: Server?
         if onTeam {
             root = try Session()
             server = try Server(root, arguments: [])
             session.environment["STOREFRONT_SERVER"] = server?.base
-            session.environment["STOREFRONT_DEVELOPER_TOKEN"] = try root.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            session.environment["STOREFRONT_DEVELOPER_TOKEN"] = try root.run(["developer-token"]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
         }
         defer { withExtendedLifetime(server) {} }
         try session.signUp("ann")
         let cases: [(String, String)] = [
             ("invalidSignature", "VERIFICATION_FAILURE"), ("invalidCertificateChain", "INVALID_CHAIN_LENGTH"),
             ("revokedCertificate", "VERIFICATION_FAILURE"), ("invalidEncoding", "VERIFICATION_FAILURE"),
-            ("invalidDeviceVerification", "INVALID_APP_IDENTIFIER"), ("missingRequiredProperties", "INVALID_ENVIRONMENT"),
+            ("invalidDeviceVerification", "INVALID_APP_IDENTIFIER"),
+            ("missingRequiredProperties", "INVALID_ENVIRONMENT"),
         ]
         for (error, _) in cases {
             try session.run(["errors", "set", "verification", error]).expectSuccess()
@@ -331,26 +356,35 @@ struct SignedDataTests {
         try session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
         let history = try session.array(["history"])
         #expect(history.count == cases.count + 1)
-        let results = try AppleVerifier.verify(history.map { ("transaction", $0["signedTransaction"] as! String) }, session: root, bundleID: "com.storefront.comics")
+        let results = try AppleVerifier.verify(
+            history.map { ("transaction", $0["signedTransaction"] as! String) }, session: root,
+            bundleID: "com.storefront.comics")
         for ((error, status), (result, transaction)) in zip(cases, zip(results, history)) {
             #expect(!result.ok && result.status == status, "\(error): \(result.status ?? "accepted")")
-            #expect(transaction["verified"] as? Bool == false && transaction["unverifiedBecause"] is String, Comment(rawValue: error))
+            #expect(
+                transaction["verified"] as? Bool == false && transaction["unverifiedBecause"] is String,
+                Comment(rawValue: error))
         }
         #expect(results.last?.ok == true, "cleared: verified again")
         let text = try session.run(["history"]).stdout
         #expect(text.contains("(unverified: invalidSignature — the signature does not match)"), "\(text)")
     }
 
-    @Test("S1 A5 on a team: a restore's transaction on another device is signed by the server too, naming the purchase it restores; the server signs no restore of a purchase the account does not own, nor under a transaction's id", arguments: StrangerTests.Backend.allCases)
+    @Test(
+        "S1 A5 on a team: a restore's transaction on another device is signed by the server too, naming the purchase it restores; the server signs no restore of a purchase the account does not own, nor under a transaction's id",
+        arguments: StrangerTests.Backend.allCases)
     func teamRestores(backend: StrangerTests.Backend) throws {
         let host = try Session()
-        let server = try Server(host, arguments: backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : [])
+        let server = try Server(
+            host, arguments: backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : [])
         func machine() throws -> Session {
             let session = try Session()
             session.environment["STOREFRONT_SERVER"] = server.base
             return session
         }
-        let phone = try machine(), tablet = try machine(), stranger = try machine()
+        let phone = try machine()
+        let tablet = try machine()
+        let stranger = try machine()
         try phone.signUp("ann")
         try tablet.signIn("ann")
         try stranger.signUp("eve")
@@ -359,31 +393,44 @@ struct SignedDataTests {
         try tablet.run(["restore"]).expectSuccess()
         let restored = try #require(try tablet.array(["history"]).first { $0["state"] as? String == "restored" })
         let restoredID = try #require(restored["id"] as? String)
-        let verified = try AppleVerifier.verify([("transaction", try #require(restored["signedTransaction"] as? String))], session: host, bundleID: "com.storefront.comics")
+        let verified = try AppleVerifier.verify(
+            [("transaction", try #require(restored["signedTransaction"] as? String))], session: host,
+            bundleID: "com.storefront.comics")
         #expect(verified.first?.ok == true, "\(verified)")
         let decoded = verified.first?.decoded ?? [:]
-        #expect(decoded["transactionId"] as? String == restoredID && decoded["originalTransactionId"] as? String == purchase && decoded["productId"] as? String == comic, "\(decoded)")
+        #expect(
+            decoded["transactionId"] as? String == restoredID && decoded["originalTransactionId"] as? String == purchase
+                && decoded["productId"] as? String == comic, "\(decoded)")
 
         // Through the raw wire: eve's session restores none of ann's purchases, and ann's none
         // under an id a transaction already has.
         let wire = StrangerTests.Wire(base: server.base)
-        struct Signing: Encodable { var account: String; var items: [SigningRequest] }
+        struct Signing: Encodable {
+            var account: String
+            var items: [SigningRequest]
+        }
         func restore(_ account: String, id: String, session: String) throws -> Any? {
-            let request = Signing(account: account, items: [.restored(id: id, originalID: purchase, purchaseDate: Date(), verificationError: nil)])
+            let request = Signing(
+                account: account,
+                items: [.restored(id: id, originalID: purchase, purchaseDate: Date(), verificationError: nil)])
             let answer = try wire.call("signed", request, session: session)
             #expect(answer.status == 200, "\(answer)")
             return (answer.body["value"] as? [Any])?.first
         }
-        let ann = try wire.session("ann", password: "pw-ann"), eve = try wire.session("eve", password: "pw-eve")
+        let ann = try wire.session("ann", password: "pw-ann")
+        let eve = try wire.session("eve", password: "pw-eve")
         #expect(try restore("ann", id: "2000000000000001", session: ann) is String)
         #expect(try restore("eve", id: "2000000000000002", session: eve) is NSNull)
         #expect(try restore("ann", id: purchase, session: ann) is NSNull)
     }
 
-    @Test("S1 on a team, as Apple signs with one root: a device's transactions, renewal info, app transaction, notifications and the request its cancel sends the retention endpoint are signed by the server from its records; the serving machine's root verifies them, the device's own does not, and they are the Server API's payloads", arguments: StrangerTests.Backend.allCases)
+    @Test(
+        "S1 on a team, as Apple signs with one root: a device's transactions, renewal info, app transaction, notifications and the request its cancel sends the retention endpoint are signed by the server from its records; the serving machine's root verifies them, the device's own does not, and they are the Server API's payloads",
+        arguments: StrangerTests.Backend.allCases)
     func teamRoots(backend: StrangerTests.Backend) throws {
         let team = try SelfiesTeam(backend: backend)
-        let device = try team.machine(), developer = try team.machine()
+        let device = try team.machine()
+        let developer = try team.machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
         try device.signUp("ann")
         let plan = "com.storefront.selfies.sub.allaccess"
@@ -391,7 +438,9 @@ struct SignedDataTests {
 
         // Everything the device shows, signed.
         let transaction = try #require(try device.object(["transaction", id])["transaction"] as? [String: Any])
-        var items: [(kind: String, jws: String)] = [("transaction", try #require(transaction["signedTransaction"] as? String))]
+        var items: [(kind: String, jws: String)] = [
+            ("transaction", try #require(transaction["signedTransaction"] as? String))
+        ]
         let history = try device.array(["history"])
         #expect(history.count == 1)
         for shown in history { items.append(("transaction", try #require(shown["signedTransaction"] as? String))) }
@@ -403,18 +452,26 @@ struct SignedDataTests {
         }
         items.append(("appTransaction", try #require(try device.object(["app"])["signedAppTransaction"] as? String)))
         // The purchase's notification, not delivered (no webhook): signed now, by the server.
-        let notification = try #require(try device.array(["notifications"]).first { $0["type"] as? String == "SUBSCRIBED" })
+        let notification = try #require(
+            try device.array(["notifications"]).first { $0["type"] as? String == "SUBSCRIBED" })
         #expect(notification["signedPayload"] is NSNull, "\(notification)")
-        let shownNotification = try device.object(["notifications", "show", try #require(notification["uuid"] as? String)])["notification"] as? [String: Any]
+        let shownNotification =
+            try device.object(["notifications", "show", try #require(notification["uuid"] as? String)])["notification"]
+            as? [String: Any]
         items.append(("notification", try #require(shownNotification?["signedPayload"] as? String)))
-        let shownAgain = try device.object(["notifications", "show", try #require(notification["uuid"] as? String)])["notification"] as? [String: Any]
-        #expect(shownAgain?["signedPayload"] as? String == items.last?.jws, "kept on the server, to be delivered as shown")
+        let shownAgain =
+            try device.object(["notifications", "show", try #require(notification["uuid"] as? String)])["notification"]
+            as? [String: Any]
+        #expect(
+            shownAgain?["signedPayload"] as? String == items.last?.jws, "kept on the server, to be delivered as shown")
 
         // One App Store: the device's transaction and renewal info are what Apple's client reads
         // from the Server API for them, but for when each was signed.
         let api = ServeTests()
         let key = try api.makeKey(developer)
-        let answers = try api.call(team.server, key, bundleID: "com.storefront.selfies", [["call": "transaction_info", "id": id], ["call": "statuses", "id": id]])
+        let answers = try api.call(
+            team.server, key, bundleID: "com.storefront.selfies",
+            [["call": "transaction_info", "id": id], ["call": "statuses", "id": id]])
         func payload(_ jws: String?) throws -> [String: Any] {
             var payload = try JWS.decode(try #require(jws)).payload
             payload["signedDate"] = nil
@@ -422,35 +479,52 @@ struct SignedDataTests {
         }
         func differences(_ left: [String: Any], _ right: [String: Any]) -> [String] {
             Set(left.keys).union(right.keys).sorted().filter { key in
-                !((left[key] as? NSObject).map { value in (right[key] as? NSObject).map(value.isEqual) ?? false } ?? (right[key] == nil))
+                !((left[key] as? NSObject).map { value in (right[key] as? NSObject).map(value.isEqual) ?? false }
+                    ?? (right[key] == nil))
             }
         }
         let info = try payload(api.result(answers[0])["signedTransactionInfo"] as? String)
         let shownTransaction = try payload(items[0].jws)
-        #expect(differences(shownTransaction, info).isEmpty, "the device's transaction differs from Get Transaction Info's in \(differences(shownTransaction, info))")
+        #expect(
+            differences(shownTransaction, info).isEmpty,
+            "the device's transaction differs from Get Transaction Info's in \(differences(shownTransaction, info))")
         let group = (api.result(answers[1])["data"] as? [[String: Any]])?.first
-        let renewal = try payload((group?["lastTransactions"] as? [[String: Any]])?.first?["signedRenewalInfo"] as? String)
+        let renewal = try payload(
+            (group?["lastTransactions"] as? [[String: Any]])?.first?["signedRenewalInfo"] as? String)
         let shownRenewal = try payload(items[2].jws)
-        #expect(differences(shownRenewal, renewal).isEmpty, "the device's renewal info differs from the Server API's in \(differences(shownRenewal, renewal))")
+        #expect(
+            differences(shownRenewal, renewal).isEmpty,
+            "the device's renewal info differs from the Server API's in \(differences(shownRenewal, renewal))")
 
         // M2: the customer opens the plan to cancel; the App Store asks the developer's endpoint.
         let answerFile = team.host.stateDirectory.appendingPathComponent("answer.json")
         let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
         var setup = RetentionSetup()
         setup.realtimeURLs = ["Sandbox": endpoint.url]
-        #expect(try StrangerTests.Wire(base: team.server.base).call("replaceRetentionSetup", setup, developer: team.token).status == 200)
+        #expect(
+            try StrangerTests.Wire(base: team.server.base).call("replaceRetentionSetup", setup, developer: team.token)
+                .status == 200)
         try device.run(["cancel", plan]).expectSuccess()
         items.append(("realtime", try #require(endpoint.payloads.first, "the endpoint was asked")))
 
         let servers = try AppleVerifier.verify(items, session: team.host, bundleID: "com.storefront.selfies")
-        for (item, result) in zip(items, servers) { #expect(result.ok, "\(item.kind) with the server's root: \(result.status ?? "")") }
+        for (item, result) in zip(items, servers) {
+            #expect(result.ok, "\(item.kind) with the server's root: \(result.status ?? "")")
+        }
         let own = try AppleVerifier.verify(items, session: device, own: true, bundleID: "com.storefront.selfies")
         // The root a team device prints is the server's: the one that verifies all of it.
-        #expect(try device.object(["certificate"])["der"] as? String == team.host.object(["certificate"])["der"] as? String)
-        #expect(try device.object(["certificate", "--own"])["der"] as? String != team.host.object(["certificate"])["der"] as? String)
+        #expect(
+            try device.object(["certificate"])["der"] as? String == team.host.object(["certificate"])["der"] as? String)
+        #expect(
+            try device.object(["certificate", "--own"])["der"] as? String != team.host.object(["certificate"])["der"]
+                as? String)
         for (item, result) in zip(items, own) {
-            #expect(!result.ok && result.status == "VERIFICATION_FAILURE", "\(item.kind) with the device's root: \(result.status ?? "ok")")
+            #expect(
+                !result.ok && result.status == "VERIFICATION_FAILURE",
+                "\(item.kind) with the device's root: \(result.status ?? "ok")")
         }
-        #expect(servers.first?.decoded["transactionId"] as? String == id && servers.last?.decoded["originalTransactionId"] as? String == id)
+        #expect(
+            servers.first?.decoded["transactionId"] as? String == id
+                && servers.last?.decoded["originalTransactionId"] as? String == id)
     }
 }

@@ -4,8 +4,8 @@
 // actions with the developer's token succeed.
 import Foundation
 import StoreCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("a signed-up stranger on a team server, refused; the developer, allowed", .serialized)
 struct StrangerTests {
@@ -23,7 +23,9 @@ struct StrangerTests {
             var request: Request
         }
 
-        func call(_ method: String, _ request: some Encodable, session: String? = nil, developer: String? = nil) throws -> (status: Int, body: [String: Any]) {
+        func call(_ method: String, _ request: some Encodable, session: String? = nil, developer: String? = nil) throws
+            -> (status: Int, body: [String: Any])
+        {
             var headers: [String: String] = [:]
             if let session { headers["Authorization"] = "Session \(session)" }
             if let developer { headers[AccountWire.developerHeader] = developer }
@@ -58,7 +60,9 @@ struct StrangerTests {
     /// comics, and the settings every device shares.
     func victimState(vic: Session, mem: Session, developer: Session) throws -> [String] {
         [
-            String(decoding: try JSONSerialization.data(withJSONObject: try vic.object(["receipt", "--json"]), options: .sortedKeys), as: UTF8.self),
+            String(
+                decoding: try JSONSerialization.data(
+                    withJSONObject: try vic.object(["receipt", "--json"]), options: .sortedKeys), as: UTF8.self),
             try vic.run(["family", "show"]).stdout,
             try vic.run(["notifications"]).stdout,
             "\(try mem.object(["status"])["owned"] ?? "")",
@@ -69,12 +73,17 @@ struct StrangerTests {
         ]
     }
 
-    @Test("W9 W11 every hole tried by a stranger through the real server is refused and the victim's data is unchanged; the developer's token does the same things", arguments: Backend.allCases)
+    @Test(
+        "W9 W11 every hole tried by a stranger through the real server is refused and the victim's data is unchanged; the developer's token does the same things",
+        arguments: Backend.allCases)
     func strangerRefused(backend: Backend) throws {
         let team = try SelfiesTeam(backend: backend)
         let (host, server, token) = (team.host, team.server, team.token)
         func machine() throws -> Session { try team.machine() }
-        let vic = try machine(), mem = try machine(), eve = try machine(), developer = try machine()
+        let vic = try machine()
+        let mem = try machine()
+        let eve = try machine()
+        let developer = try machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = token
         let wire = Wire(base: server.base)
 
@@ -106,7 +115,9 @@ struct StrangerTests {
         for (arguments, action) in attempts {
             let refused = try eve.run(arguments)
             #expect(refused.status == 1, "\(arguments): \(refused)")
-            #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("only the developer may \(action)"), "\(arguments): \(refused.stderr)")
+            #expect(
+                refused.stderr.split(separator: "\n").count == 1
+                    && refused.stderr.contains("only the developer may \(action)"), "\(arguments): \(refused.stderr)")
         }
         // The webhook's path may hold the developer's secret: a customer sees only where it goes.
         #expect(try eve.object(["webhook"])["url"] as? String == "http://127.0.0.1:9/…")
@@ -115,12 +126,16 @@ struct StrangerTests {
         let notHers = try eve.run(["refund-request", "approve", purchase])
         #expect(notHers.status != 0, "\(notHers)")
         try eve.run(["buy", "com.storefront.selfies.sub.oneaweek"]).expectSuccess()
-        let own = try #require((try eve.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["transaction"] as? String)
+        let own = try #require(
+            (try eve.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["transaction"] as? String)
         try eve.run(["refund-request", own]).expectSuccess()
         let selfApproved = try eve.run(["refund-request", "approve", own])
-        #expect(selfApproved.status == 1 && selfApproved.stderr.contains("only the developer may answer refund requests"), "\(selfApproved)")
+        #expect(
+            selfApproved.status == 1 && selfApproved.stderr.contains("only the developer may answer refund requests"),
+            "\(selfApproved)")
         let policy = try eve.run(["refund-request", "policy", "approve"])
-        #expect(policy.status == 1 && policy.stderr.contains("only the developer may answer refund requests"), "\(policy)")
+        #expect(
+            policy.status == 1 && policy.stderr.contains("only the developer may answer refund requests"), "\(policy)")
         let refundNow = try eve.run(["refund", own])
         #expect(refundNow.status == 1 && refundNow.stderr.contains("only the developer may"), "\(refundNow)")
 
@@ -140,7 +155,10 @@ struct StrangerTests {
             (FamilyChange(organizer: "vic", expected: family, new: joined), "joins the victim's family"),
             (FamilyChange(organizer: "vic", expected: family, new: emptied), "empties it"),
             (FamilyChange(organizer: "vic", expected: family, new: nil), "deletes it"),
-            (FamilyChange(organizer: "vic", expected: family, new: Family(organizer: "eve", members: ["mem"])), "takes it over"),
+            (
+                FamilyChange(organizer: "vic", expected: family, new: Family(organizer: "eve", members: ["mem"])),
+                "takes it over"
+            ),
         ] {
             let answer = try wire.call("changeFamily", change, session: eveSession)
             #expect(answer.status == 403, "the stranger \(what): \(answer)")
@@ -148,9 +166,13 @@ struct StrangerTests {
         // A notification under the victim's name, or anything recorded on the victim's receipt.
         let forged = ServerNotification(key: "expired:vic:selfies", account: "vic", type: "EXPIRED", createdAt: Date())
         #expect(try wire.call("enqueue", [forged], session: eveSession).status == 401)
-        struct Record: Encodable { var entry: ReceiptEntry; var timeZone: String }
+        struct Record: Encodable {
+            var entry: ReceiptEntry
+            var timeZone: String
+        }
         let refundLine = ReceiptEntry(
-            transactionID: "9\(Int.random(in: 100_000_000...999_999_999))", account: "eve", productID: "com.storefront.selfies.sub.oneaweek",
+            transactionID: "9\(Int.random(in: 100_000_000...999_999_999))", account: "eve",
+            productID: "com.storefront.selfies.sub.oneaweek",
             kind: .autoRenewableSubscription, purchaseDate: Date(), device: "raw", event: .refund, reference: own
         )
         #expect(try wire.call("record", Record(entry: refundLine, timeZone: "UTC"), session: eveSession).status == 403)
@@ -159,7 +181,9 @@ struct StrangerTests {
         onVictim.event = .purchase
         #expect(try wire.call("record", Record(entry: onVictim, timeZone: "UTC"), session: eveSession).status == 401)
         struct None: Encodable {}
-        #expect(try wire.call("retentionSetup", None()).status == 401, "the developer's retention setup is not a stranger's to read")
+        #expect(
+            try wire.call("retentionSetup", None()).status == 401,
+            "the developer's retention setup is not a stranger's to read")
         #expect(try wire.call("retentionImage", "00000000-0000-4000-8000-000000000000").status == 401)
         #expect(try wire.call("replaceRetentionSetup", RetentionSetup(), session: eveSession).status == 403)
         #expect(try wire.call("offerCodes", None()).status == 403, "no token at all")
@@ -168,9 +192,12 @@ struct StrangerTests {
         // Guessing the victim's password: the same answer as a name nobody has.
         struct Credentials: Encodable { var name, password, device: String }
         let wrong = try wire.call("signIn", Credentials(name: "vic", password: "guess", device: "raw"))
-        let nobody = try wire.call("signIn", Credentials(name: "nobody-\(Int.random(in: 0...999_999))", password: "guess", device: "raw"))
+        let nobody = try wire.call(
+            "signIn", Credentials(name: "nobody-\(Int.random(in: 0...999_999))", password: "guess", device: "raw"))
         #expect(wrong.status == 401 && nobody.status == 401)
-        #expect((wrong.body["error"] as? [String: Any])?["kind"] as? String == (nobody.body["error"] as? [String: Any])?["kind"] as? String)
+        #expect(
+            (wrong.body["error"] as? [String: Any])?["kind"] as? String == (nobody.body["error"] as? [String: Any])?[
+                "kind"] as? String)
 
         let after = try victimState(vic: vic, mem: mem, developer: developer)
         for (was, now) in zip(before, after) { #expect(was == now, "nothing of the victim's changed") }
@@ -185,14 +212,18 @@ struct StrangerTests {
         let requests = try eve.object(["refund-request", "list"])["requests"] as? [[String: Any]] ?? []
         #expect(requests.map { $0["state"] as? String } == ["approved"], "\(requests)")
         #expect(try wire.call("offerCodes", None(), developer: token).status == 200)
-        let moved = try wire.call("changeFamily", FamilyChange(organizer: "vic", expected: family, new: emptied), developer: token)
+        let moved = try wire.call(
+            "changeFamily", FamilyChange(organizer: "vic", expected: family, new: emptied), developer: token)
         #expect(moved.status == 200 && moved.body["value"] as? Bool == true, "\(moved)")
         #expect(try wire.families(session: vicSession).first { $0.organizer == "vic" }?.members == [])
         try developer.run(["clock", "advance", "1d"]).expectSuccess()
 
         // A hundred guesses of vic's password at once, then a hundred names from one client: the
         // passwords checked are bounded by the waits that could pass while the guesses ran.
-        for (names, free) in [(Array(repeating: "vic", count: 100), 1), ((0..<100).map { "name\($0)" }, SignInGate.clientInFlight + SignInGate.clientFreeFailures)] {
+        for (names, free) in [
+            (Array(repeating: "vic", count: 100), 1),
+            ((0..<100).map { "name\($0)" }, SignInGate.clientInFlight + SignInGate.clientFreeFailures),
+        ] {
             let kinds = Locked<[String]>([])
             let started = Date()
             DispatchQueue.concurrentPerform(iterations: names.count) { index in
@@ -200,8 +231,12 @@ struct StrangerTests {
                 kinds.withLock { $0.append((answer?.body["error"] as? [String: Any])?["kind"] as? String ?? "none") }
             }
             let elapsed = Date().timeIntervalSince(started)
-            var bound = free, waited = 0.0
-            while waited <= elapsed { waited += SignInGate.wait(after: bound); bound += 1 }
+            var bound = free
+            var waited = 0.0
+            while waited <= elapsed {
+                waited += SignInGate.wait(after: bound)
+                bound += 1
+            }
             let checked = kinds.withLock { $0 }.filter { $0 == "wrongPassword" }.count
             #expect(checked >= 1 && checked <= bound, "\(checked) passwords checked in \(elapsed) s (at most \(bound))")
             #expect(kinds.withLock { $0 }.allSatisfy { $0 == "wrongPassword" || $0 == "throttled" })
@@ -209,18 +244,26 @@ struct StrangerTests {
         #expect(server.stop().status == 0)
     }
 
-    @Test("W9 claims through the raw wire: a stranger neither takes nor counts another account's win-back offer, and no customer takes a code's use past the limit the server holds", arguments: Backend.allCases)
+    @Test(
+        "W9 claims through the raw wire: a stranger neither takes nor counts another account's win-back offer, and no customer takes a code's use past the limit the server holds",
+        arguments: Backend.allCases)
     func claimsAreTheServers(backend: Backend) throws {
         let team = try SelfiesTeam(backend: backend)
-        let developer = try team.machine(), vic = try team.machine(), eve = try team.machine()
+        let developer = try team.machine()
+        let vic = try team.machine()
+        let eve = try team.machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
         try vic.signUp("vic")
         try eve.signUp("eve")
         let made = try developer.object(["offer-codes", "create", "SPRING-PROMO"])["codes"] as? [String]
         let code = try #require(made?.first)
         let wire = Wire(base: team.server.base)
-        let vicSession = try wire.session("vic", password: "pw-vic"), eveSession = try wire.session("eve", password: "pw-eve")
-        struct Claim: Encodable { var key, account: String; var limit: Int }
+        let vicSession = try wire.session("vic", password: "pw-vic")
+        let eveSession = try wire.session("eve", password: "pw-eve")
+        struct Claim: Encodable {
+            var key, account: String
+            var limit: Int
+        }
         func count(_ key: String, session: String) throws -> Int? {
             let answer = try wire.call("claims", key, session: session)
             #expect(answer.status == 200, "\(answer)")
@@ -269,7 +312,11 @@ struct StrangerTests {
 
         init(port: Int, count: Int, partial: Bool = false) throws {
             process.executableURL = try AppleVerifier.python()
-            process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/idle_sockets.py").path, "127.0.0.1", String(port), String(count)]
+            process.arguments =
+                [
+                    repositoryRoot.appendingPathComponent("Tests/Python/idle_sockets.py").path, "127.0.0.1",
+                    String(port), String(count),
+                ]
                 + (partial ? ["--partial"] : [])
             process.standardInput = input
             process.standardOutput = output
@@ -292,10 +339,14 @@ struct StrangerTests {
         }
     }
 
-    @Test("W9 retention messaging through the raw wire: a customer's device reads only what the moment of cancel may show (no drafts, no review, no performance test naming another customer's transaction) and still shows the approved message when it cancels; the developer reads it all", arguments: Backend.allCases)
+    @Test(
+        "W9 retention messaging through the raw wire: a customer's device reads only what the moment of cancel may show (no drafts, no review, no performance test naming another customer's transaction) and still shows the approved message when it cancels; the developer reads it all",
+        arguments: Backend.allCases)
     func retentionShownToCustomers(backend: Backend) throws {
         let team = try SelfiesTeam(backend: backend)
-        let developer = try team.machine(), vic = try team.machine(), eve = try team.machine()
+        let developer = try team.machine()
+        let vic = try team.machine()
+        let eve = try team.machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
         try developer.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
         try vic.signUp("vic")
@@ -306,23 +357,33 @@ struct StrangerTests {
         let wire = Wire(base: team.server.base)
         let eveSession = try wire.session("eve", password: "pw-eve")
         let answerFile = team.host.stateDirectory.appendingPathComponent("answer.json")
-        func answer(_ object: [String: Any]) throws { try JSONSerialization.data(withJSONObject: object).write(to: answerFile) }
+        func answer(_ object: [String: Any]) throws {
+            try JSONSerialization.data(withJSONObject: object).write(to: answerFile)
+        }
         let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
 
         // The developer's setup, written whole with the developer's token: an approved message with
         // its approved picture (shown), a draft, an approved message whose picture is still in
         // review (not shown), default messages naming each, and a performance test of vic's plan.
         func id() -> String { UUID().uuidString.lowercased() }
-        let picture = id(), reviewedLater = id(), shown = id(), draft = id(), waiting = id()
+        let picture = id()
+        let reviewedLater = id()
+        let shown = id()
+        let draft = id()
+        let waiting = id()
         var setup = RetentionSetup()
         setup.images = [
             RetentionImage(id: picture, size: "FULL_SIZE", state: .approved, width: 3_840, height: 320),
             RetentionImage(id: reviewedLater, size: "FULL_SIZE", state: .pending, width: 3_840, height: 320),
         ]
         setup.messages = [
-            RetentionMessage(id: shown, header: "Stay for the selfies", body: "Your team posts every day.", imageID: picture, altText: "A camera", state: .approved),
+            RetentionMessage(
+                id: shown, header: "Stay for the selfies", body: "Your team posts every day.", imageID: picture,
+                altText: "A camera", state: .approved),
             RetentionMessage(id: draft, header: "Half price forever", body: "An unreviewed draft.", state: .pending),
-            RetentionMessage(id: waiting, header: "Waiting", body: "Its picture is in review.", imageID: reviewedLater, altText: "Later", state: .approved),
+            RetentionMessage(
+                id: waiting, header: "Waiting", body: "Its picture is in review.", imageID: reviewedLater,
+                altText: "Later", state: .approved),
         ]
         setup.defaults = [
             RetentionSetup.defaultKey(product: plan, locale: "en-US"): shown,
@@ -330,9 +391,15 @@ struct StrangerTests {
         ]
         setup.realtimeURLs = ["Sandbox": endpoint.url]
         setup.approvesAtOnce = true
-        setup.performanceTests = [PerformanceTestRun(requestID: id(), originalTransactionID: vicPurchase, target: endpoint.url, startedAt: Date())]
+        setup.performanceTests = [
+            PerformanceTestRun(
+                requestID: id(), originalTransactionID: vicPurchase, target: endpoint.url, startedAt: Date())
+        ]
         #expect(try wire.call("replaceRetentionSetup", setup, developer: team.token).status == 200)
-        struct Image: Encodable { var id: String; var png: Data? }
+        struct Image: Encodable {
+            var id: String
+            var png: Data?
+        }
         let png = try testPNG(width: 3_840, height: 320)
         for image in [picture, reviewedLater] {
             #expect(try wire.call("setRetentionImage", Image(id: image, png: png), developer: team.token).status == 200)
@@ -347,7 +414,8 @@ struct StrangerTests {
         }
         let seen = try read(session: eveSession)
         #expect(seen.setup.messages.map(\.id) == [shown] && seen.setup.images.map(\.id) == [picture], "\(seen.text)")
-        #expect(seen.setup.defaults == [RetentionSetup.defaultKey(product: plan, locale: "en-US"): shown], "\(seen.text)")
+        #expect(
+            seen.setup.defaults == [RetentionSetup.defaultKey(product: plan, locale: "en-US"): shown], "\(seen.text)")
         #expect(seen.setup.performanceTests.isEmpty && !seen.setup.approvesAtOnce, "\(seen.text)")
         #expect(seen.setup.realtimeURLs == setup.realtimeURLs, "the device asks the endpoint itself: \(seen.text)")
         for secret in [vicPurchase, draft, reviewedLater, waiting, "Half price forever"] {
@@ -358,11 +426,15 @@ struct StrangerTests {
             #expect(answer.status == 200, "\(answer)")
             return answer.body["value"]
         }
-        #expect(try image(picture, session: eveSession) is String, "the shown message's picture is the customer's to draw")
+        #expect(
+            try image(picture, session: eveSession) is String, "the shown message's picture is the customer's to draw")
         #expect(try image(reviewedLater, session: eveSession) is NSNull, "a picture in review is not")
         let whole = try read(developer: team.token)
-        #expect(whole.setup.messages.count == 3 && whole.setup.performanceTests.map(\.originalTransactionID) == [vicPurchase]
-            && whole.setup.approvesAtOnce && whole.setup.defaults.count == 2, "the developer reads it all: \(whole.text)")
+        #expect(
+            whole.setup.messages.count == 3
+                && whole.setup.performanceTests.map(\.originalTransactionID) == [vicPurchase]
+                && whole.setup.approvesAtOnce && whole.setup.defaults.count == 2,
+            "the developer reads it all: \(whole.text)")
         #expect(try image(reviewedLater, developer: team.token) is String)
 
         // The customer's moment of cancel, from what she reads: the endpoint's approved message is
@@ -370,35 +442,48 @@ struct StrangerTests {
         try answer(["body": ["message": ["messageIdentifier": shown]]])
         var retention = try eve.object(["cancel", plan])["retention"] as? [String: Any] ?? [:]
         var card = retention["shown"] as? [String: Any] ?? [:]
-        #expect(card["source"] as? String == "endpoint" && card["header"] as? String == "Stay for the selfies"
-            && card["imageIdentifier"] as? String == picture, "\(retention)")
+        #expect(
+            card["source"] as? String == "endpoint" && card["header"] as? String == "Stay for the selfies"
+                && card["imageIdentifier"] as? String == picture, "\(retention)")
         try eve.run(["renew-on", plan]).expectSuccess()
         try answer(["body": ["message": ["messageIdentifier": draft]]])
         retention = try eve.object(["cancel", plan])["retention"] as? [String: Any] ?? [:]
         card = retention["shown"] as? [String: Any] ?? [:]
-        #expect(card["source"] as? String == "default" && card["header"] as? String == "Stay for the selfies", "\(retention)")
+        #expect(
+            card["source"] as? String == "default" && card["header"] as? String == "Stay for the selfies",
+            "\(retention)")
         #expect(endpoint.payloads.count == 2, "the device asked the endpoint at each cancel")
     }
 
-    @Test("S1 W6 signing through the raw wire: the server signs an account's data only for that account's session, only from its own records; a stranger gets nothing signed of another's, with her own session or none", arguments: Backend.allCases)
+    @Test(
+        "S1 W6 signing through the raw wire: the server signs an account's data only for that account's session, only from its own records; a stranger gets nothing signed of another's, with her own session or none",
+        arguments: Backend.allCases)
     func signingForOthers(backend: Backend) throws {
         let team = try SelfiesTeam(backend: backend)
-        let vic = try team.machine(), eve = try team.machine()
+        let vic = try team.machine()
+        let eve = try team.machine()
         try vic.signUp("vic")
         try eve.signUp("eve")
         let plan = "com.storefront.selfies.sub.allaccess"
         let vicPurchase = try #require(try vic.object(["buy", plan])["id"] as? String)
         let evePurchase = try #require(try eve.object(["buy", plan])["id"] as? String)
         let wire = Wire(base: team.server.base)
-        let eveSession = try wire.session("eve", password: "pw-eve"), vicSession = try wire.session("vic", password: "pw-vic")
-        struct Signing: Encodable { var account: String; var items: [SigningRequest] }
+        let eveSession = try wire.session("eve", password: "pw-eve")
+        let vicSession = try wire.session("vic", password: "pw-vic")
+        struct Signing: Encodable {
+            var account: String
+            var items: [SigningRequest]
+        }
         func everything(_ id: String) -> [SigningRequest] {
             [
-                .transaction(id: id, verificationError: nil), .renewalInfo(originalTransactionID: id), .appTransaction(device: "raw"),
+                .transaction(id: id, verificationError: nil), .renewalInfo(originalTransactionID: id),
+                .appTransaction(device: "raw"),
                 .realtimeRequest(originalTransactionID: id, locale: "en-US"),
             ]
         }
-        func signed(_ account: String, _ items: [SigningRequest], session: String?) throws -> (status: Int, values: [Any]) {
+        func signed(_ account: String, _ items: [SigningRequest], session: String?) throws -> (
+            status: Int, values: [Any]
+        ) {
             let answer = try wire.call("signed", Signing(account: account, items: items), session: session)
             return (answer.status, answer.body["value"] as? [Any] ?? [])
         }
@@ -417,90 +502,16 @@ struct StrangerTests {
         #expect(mixed.values[0] is NSNull && mixed.values[1] is NSNull && mixed.values[3] is NSNull, "\(mixed)")
         let eveApp = try JWS.decode(try #require(mixed.values[2] as? String)).payload
         let vicApp = try JWS.decode(try #require(vics.values[2] as? String)).payload
-        #expect(eveApp["appTransactionId"] as? String != vicApp["appTransactionId"] as? String, "eve's app transaction is her own")
+        #expect(
+            eveApp["appTransactionId"] as? String != vicApp["appTransactionId"] as? String,
+            "eve's app transaction is her own")
         // Her own purchase, signed: the server's root verifies it (Apple's verifier).
         let own = try signed("eve", [.transaction(id: evePurchase, verificationError: nil)], session: eveSession)
-        let verified = try AppleVerifier.verify([("transaction", try #require(own.values.first as? String))], session: team.host, bundleID: "com.storefront.selfies")
-        #expect(verified.first?.ok == true && verified.first?.decoded["transactionId"] as? String == evePurchase, "\(verified)")
-    }
-
-    @Test("W2 W11 a thief who has the password and signs in through the real server with a device name that would write to the owner's terminal is refused; the owner's `account sessions` lists her devices as they are named")
-    func deviceNames() throws {
-        let team = try SelfiesTeam(backend: .sqlite)
-        let vic = try team.machine()
-        try vic.signUp("vic", device: "phone")
-        let wire = Wire(base: team.server.base)
-        struct Credentials: Encodable { var name, password, device: String }
-        // Erase the line above, set the owner's clipboard, and pass for her phone.
-        let disguised = "\u{1B}[2K\u{1B}[1A\u{1B}]52;c;b3duZWQ=\u{07}phone"
-        let refused = try wire.call("signIn", Credentials(name: "vic", password: "pw-vic", device: disguised))
-        let error = refused.body["error"] as? [String: Any]
-        #expect(refused.status == 400 && error?["kind"] as? String == "invalidDeviceName" && refused.body["value"] == nil, "\(refused)")
-        _ = try wire.session("vic", password: "pw-vic")
-        let listed = try vic.run(["account", "sessions", "--device", "phone"])
-        listed.expectSuccess()
-        let devices = listed.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] }
-        #expect(devices.sorted() == ["phone", "raw"], "\(listed.stdout.debugDescription)")
-        #expect(!listed.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(listed.stdout.debugDescription)")
-    }
-
-    @Test("W11 20,000 idle connections do not lock other clients out: at the cap the longest-idle is closed, a device's sign-up is answered and the server lives; idle connections and half-sent request heads are closed by the idle timeout")
-    func idleConnections() throws {
-        let host = try Session()
-        // An idle timeout longer than the test: a device gets in only because the cap makes room.
-        // The cap is named (whatever this machine's file limit would give) so that 20,000 idle
-        // connections are sure to pass it.
-        let server = try Server(host, arguments: ["--idle-timeout", "3600", "--max-connections", "10000"])
-        let port = try #require(Int(server.base.split(separator: ":").last ?? ""))
-        // Two holders of 10,000 each (a process's own file limit may be 20,000).
-        let holders = try (0..<2).map { _ in try IdleSockets(port: port, count: 10_000) }
-        #expect(holders.map(\.opened) == [10_000, 10_000], "the server accepted every connection")
-        let device = try Session()
-        device.environment["STOREFRONT_SERVER"] = server.base
-        device.environment["STOREFRONT_SERVER_TIMEOUT"] = "60"
-        let started = Date()
-        try device.signUp("zed")
-        // Measured, not judged (no test bounds wall-clock time); the closing note reports it.
-        print("W11: a sign-up beside 20,000 idle connections answered in \(String(format: "%.3f", Date().timeIntervalSince(started))) s")
-        #expect(server.process.isRunning, "the server lives")
-        let open = try holders.map { try $0.stillOpen() }.reduce(0, +)
-        #expect(open <= 10_000 && open > 0, "the longest-idle were closed to make room: \(open) still open")
-        let stopped = server.stop()
-        #expect(stopped.status == 0, "\(stopped) \(server.errorsTail)")
-
-        // A short idle timeout: idle connections and half-sent request heads are closed by it.
-        let quick = try Server(try Session(), arguments: ["--idle-timeout", "1"])
-        let quickPort = try #require(Int(quick.base.split(separator: ":").last ?? ""))
-        let idle = try IdleSockets(port: quickPort, count: 500), partial = try IdleSockets(port: quickPort, count: 500, partial: true)
-        #expect(idle.opened == 500 && partial.opened == 500)
-        #expect(try waitUntil(seconds: 120) { try idle.stillOpen() == 0 && partial.stillOpen() == 0 }, "closed by the timeout")
-        let after = try Session()
-        after.environment["STOREFRONT_SERVER"] = quick.base
-        try after.signUp("amy")
-        #expect(quick.stop().status == 0)
-    }
-}
-
-/// A team's account server on the RW Selfies catalog: `storefront serve` on SQLite or a fresh
-/// PostgreSQL database, its developer token, and machines (state folders) that use it.
-struct SelfiesTeam {
-    let host: Session
-    let server: Server
-    let token: String
-
-    init(backend: StrangerTests.Backend) throws {
-        host = try Session()
-        host.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
-        let database = backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : []
-        server = try Server(host, arguments: database)
-        token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// A machine of the team: a state folder of its own, the server's account server.
-    func machine() throws -> Session {
-        let session = try Session()
-        session.environment["STOREFRONT_SERVER"] = server.base
-        session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
-        return session
+        let verified = try AppleVerifier.verify(
+            [("transaction", try #require(own.values.first as? String))], session: team.host,
+            bundleID: "com.storefront.selfies")
+        #expect(
+            verified.first?.ok == true && verified.first?.decoded["transactionId"] as? String == evePurchase,
+            "\(verified)")
     }
 }

@@ -2,14 +2,16 @@
 // cancel, refund, expire, force renew, billing retry and grace, plan changes in a group, and the
 // receipt giving back the live state (A6 for plans).
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import StoreCore
 
 @Suite("Auto-renewable subscriptions")
 struct AutoRenewTests {
     /// A store on the selfies catalog signed in as `user`, at `date`.
-    func store(_ state: TemporaryState, _ user: String, at date: Date? = nil, device: String = "phone") throws -> Store {
+    func store(_ state: TemporaryState, _ user: String, at date: Date? = nil, device: String = "phone") throws -> Store
+    {
         if let date { state.clock.set(date) }
         return try state.signedIn(user, device: device, catalog: selfiesCatalog)
     }
@@ -24,7 +26,8 @@ struct AutoRenewTests {
         return try store.server.planLines(account: user)
     }
 
-    @Test("A monthly plan bought on 31 January without a trial renews on month ends for a year (28 Feb, 31 Mar, 30 Apr…)")
+    @Test(
+        "A monthly plan bought on 31 January without a trial renews on month ends for a year (28 Feb, 31 Mar, 30 Apr…)")
     func monthEndsClamp() throws {
         let state = TemporaryState()
         let store = try store(state, "ann", at: utc(2025, 12, 1))
@@ -40,8 +43,10 @@ struct AutoRenewTests {
         state.clock.set(utc(2027, 1, 31, 10))
         let renewals = try lines(store, "ann").filter { $0.event == .renewal }
         let expected = [
-            utc(2026, 2, 28, 10), utc(2026, 3, 31, 10), utc(2026, 4, 30, 10), utc(2026, 5, 31, 10), utc(2026, 6, 30, 10),
-            utc(2026, 7, 31, 10), utc(2026, 8, 31, 10), utc(2026, 9, 30, 10), utc(2026, 10, 31, 10), utc(2026, 11, 30, 10),
+            utc(2026, 2, 28, 10), utc(2026, 3, 31, 10), utc(2026, 4, 30, 10), utc(2026, 5, 31, 10),
+            utc(2026, 6, 30, 10),
+            utc(2026, 7, 31, 10), utc(2026, 8, 31, 10), utc(2026, 9, 30, 10), utc(2026, 10, 31, 10),
+            utc(2026, 11, 30, 10),
             utc(2026, 12, 31, 10), utc(2027, 1, 31, 10),
         ]
         #expect(renewals.map(\.purchaseDate) == expected)
@@ -52,7 +57,9 @@ struct AutoRenewTests {
         #expect(try plan(store).renewals == 12)
     }
 
-    @Test("Q6 A6 a year of monthly renewals: one purchase and twelve renewals in each signed-in device's history, each delivered once, observers told")
+    @Test(
+        "Q6 A6 a year of monthly renewals: one purchase and twelve renewals in each signed-in device's history, each delivered once, observers told"
+    )
     func renewalsReachEveryDevice() throws {
         let state = TemporaryState()
         let phone = try store(state, "ann", at: utc(2025, 12, 1), device: "phone")
@@ -86,7 +93,9 @@ struct AutoRenewTests {
             #expect(try store.entitlements.receipt().isConsistent)
         }
         let phoneIDs = try phone.queue.history().filter(\.isRenewal).map(\.id)
-        #expect(try tablet.queue.history().filter(\.isRenewal).map(\.id) == phoneIDs, "the same transaction ids on every device")
+        #expect(
+            try tablet.queue.history().filter(\.isRenewal).map(\.id) == phoneIDs,
+            "the same transaction ids on every device")
         try tablet.queue.publishEvents()
         #expect(seen.sorted() == phoneIDs.sorted(), "observers see each renewal once")
         #expect(try phone.queue.recover().received.isEmpty, "nothing twice")
@@ -109,7 +118,9 @@ struct AutoRenewTests {
         #expect(try next.queue.history().filter(\.isRenewal).count == 2)
     }
 
-    @Test("R6 with a catalog that sells only plans, an active plan is subscribed and the header speaks for it; not the pass's perks")
+    @Test(
+        "R6 with a catalog that sells only plans, an active plan is subscribed and the header speaks for it; not the pass's perks"
+    )
     func subscribedByPlan() throws {
         let state = TemporaryState()
         let store = try store(state, "ann", at: utc(2026, 1, 31, 10))
@@ -148,7 +159,10 @@ struct AutoRenewTests {
         try store.queue.buy("oneaweek.monthly")
         state.clock.set(utc(2026, 6, 1))
         let renewals = try lines(store, "cy").filter { $0.event == .renewal }
-        #expect(renewals.map(\.purchaseDate) == [utc(2026, 1, 31, 9), utc(2026, 2, 28, 9), utc(2026, 3, 31, 9), utc(2026, 4, 30, 9), utc(2026, 5, 31, 9)])
+        #expect(
+            renewals.map(\.purchaseDate) == [
+                utc(2026, 1, 31, 9), utc(2026, 2, 28, 9), utc(2026, 3, 31, 9), utc(2026, 4, 30, 9), utc(2026, 5, 31, 9),
+            ])
         #expect(try plan(store).expiresDate == utc(2026, 6, 30, 9))
     }
 
@@ -186,7 +200,9 @@ struct AutoRenewTests {
         state.clock.advance(.days(2), calendar: utcCalendar)
         let cancelled = try store.plans.perform(.cancel, on: "oneaweek")
         #expect(cancelled.phase == .cancelled && cancelled.hasAccess && cancelled.renewsAt == nil)
-        #expect(error { try store.plans.perform(.cancel, on: "allaccess") } == .planRefused(.ruleRefused(.alreadyCancelled, attempt: .perform(.cancel, group: "selfies"))))
+        #expect(
+            error { try store.plans.perform(.cancel, on: "allaccess") }
+                == .planRefused(.ruleRefused(.alreadyCancelled, attempt: .perform(.cancel, group: "selfies"))))
         state.clock.set(startDate.addingTimeInterval(7 * 86_400 - 1))
         #expect(try plan(store).hasAccess)
         #expect(try store.entitlements.status().entitlements == ["all-selfies"])
@@ -195,7 +211,9 @@ struct AutoRenewTests {
         #expect(try store.entitlements.status().entitlements.isEmpty)
         state.clock.advance(.months(2), calendar: utcCalendar)
         #expect(try lines(store, "carol").map(\.event) == [.purchase, .cancel])
-        #expect(error { try store.plans.perform(.renewOn, on: "allaccess") } != nil, "an ended plan cannot be turned back on")
+        #expect(
+            error { try store.plans.perform(.renewOn, on: "allaccess") } != nil,
+            "an ended plan cannot be turned back on")
     }
 
     @Test("Turning auto-renew back on before the end keeps the plan renewing")
@@ -226,7 +244,10 @@ struct AutoRenewTests {
         #expect(refunded.endedAt == state.clock.now())
         state.clock.advance(.months(1), calendar: utcCalendar)
         #expect(try lines(store, "dave").filter { $0.event == .renewal }.count == 1)
-        #expect(try lines(store, "dave").filter { $0.event == .refund }.map(\.price) == [Decimal(string: "-1.99"), Decimal(string: "-1.99")])
+        #expect(
+            try lines(store, "dave").filter { $0.event == .refund }.map(\.price) == [
+                Decimal(string: "-1.99"), Decimal(string: "-1.99"),
+            ])
     }
 
     @Test("Expire now ends the plan; force renew starts a new period now")
@@ -240,7 +261,8 @@ struct AutoRenewTests {
         let expired = try store.plans.perform(.expire, on: "allaccess")
         #expect(!expired.hasAccess && expired.endReason == "expired by hand")
         #expect(error { try store.plans.perform(.forceRenew, on: "allaccess") } != nil)
-        #expect(error { try store.plans.perform(.expire, on: "comic.a") } == .planRefused(.notAPlan(productID: "comic.a")))
+        #expect(
+            error { try store.plans.perform(.expire, on: "comic.a") } == .planRefused(.notAPlan(productID: "comic.a")))
     }
 
     @Test("R9 under `clock rate sandbox` a plan renews as the sandbox does (1 week = 3 minutes) 12 times, then expires")
@@ -257,13 +279,18 @@ struct AutoRenewTests {
         let all = try lines(store, "fay")
         let renewals = all.filter { $0.event == .renewal }
         #expect(renewals.count == AutoRenewal.sandboxRenewalLimit)
-        #expect(renewals.enumerated().allSatisfy { $0.element.purchaseDate == startDate.addingTimeInterval(period * Double($0.offset + 1)) })
+        #expect(
+            renewals.enumerated().allSatisfy {
+                $0.element.purchaseDate == startDate.addingTimeInterval(period * Double($0.offset + 1))
+            })
         #expect(all.last?.event == .expire)
         #expect(all.last?.purchaseDate == startDate.addingTimeInterval(period * 13))
         #expect(try plan(store).phase == .expired)
     }
 
-    @Test("Billing retry without a grace period: access ends at the failed renewal; a later retry succeeds and starts a new period")
+    @Test(
+        "Billing retry without a grace period: access ends at the failed renewal; a later retry succeeds and starts a new period"
+    )
     func billingRetry() throws {
         let state = TemporaryState()
         let store = try store(state, "gus")
@@ -309,7 +336,9 @@ struct AutoRenewTests {
         #expect(grace.graceUntil == startDate.addingTimeInterval(23 * 86_400))
         state.clock.advance(.days(2), calendar: utcCalendar)
         try store.settings.setBilling(BillingSetting(failing: false, graceDays: 16))
-        #expect(try plan(store).expiresDate == startDate.addingTimeInterval(14 * 86_400), "the period runs from the failed date")
+        #expect(
+            try plan(store).expiresDate == startDate.addingTimeInterval(14 * 86_400),
+            "the period runs from the failed date")
     }
 
     @Test("Billing retry gives up after 60 days; past the grace period there is no access")
@@ -340,12 +369,16 @@ struct AutoRenewTests {
         let credit = try #require(try lines(store, "jo").first { $0.event == .credit })
         #expect(credit.price == Decimal(string: "-0.71"), "0.99 × 5/7 of the week left")
         #expect(credit.reference == first.id)
-        #expect(try store.entitlements.productRows().first { $0.product.id == "oneaweek.monthly" }?.action == .downgrade)
+        #expect(
+            try store.entitlements.productRows().first { $0.product.id == "oneaweek.monthly" }?.action == .downgrade)
         let downgrade = try store.queue.buy("oneaweek.monthly")
-        #expect(try lines(store, "jo").last?.transactionID == downgrade.id, "recovery finds a downgrade on the receipt by its id")
+        #expect(
+            try lines(store, "jo").last?.transactionID == downgrade.id,
+            "recovery finds a downgrade on the receipt by its id")
         let scheduled = try plan(store)
         #expect(scheduled.productID == "allaccess" && scheduled.nextProductID == "oneaweek.monthly")
-        #expect(try store.entitlements.productRows().first { $0.product.id == "oneaweek.monthly" }?.action == .scheduled)
+        #expect(
+            try store.entitlements.productRows().first { $0.product.id == "oneaweek.monthly" }?.action == .scheduled)
         state.clock.set(startDate.addingTimeInterval(9 * 86_400))
         let switched = try plan(store)
         #expect(switched.productID == "oneaweek.monthly" && switched.nextProductID == nil && switched.offer == nil)
@@ -385,7 +418,9 @@ struct AutoRenewTests {
         #expect(try store.entitlements.productRows().first?.action == .signInRequired)
     }
 
-    @Test("A6 for plans: after any sequence of these actions the receipt gives back the stored plan", arguments: [1, 2, 3, 4] as [UInt64])
+    @Test(
+        "A6 for plans: after any sequence of these actions the receipt gives back the stored plan",
+        arguments: [1, 2, 3, 4] as [UInt64])
     func receiptReplaysPlans(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)
         let state = TemporaryState()
@@ -403,7 +438,9 @@ struct AutoRenewTests {
             case 4: _ = try? store.plans.perform(.expire, on: product)
             case 5: _ = try? store.plans.perform(.forceRenew, on: product)
             case 6:
-                if let line = try store.entitlements.receipt().entries.filter({ $0.event == .renewal || $0.event == .purchase }).randomElement(using: &random) {
+                if let line = try store.entitlements.receipt().entries.filter({
+                    $0.event == .renewal || $0.event == .purchase
+                }).randomElement(using: &random) {
                     _ = try? store.plans.refund(line.transactionID)
                 }
             case 7:
@@ -416,27 +453,39 @@ struct AutoRenewTests {
                 if let pending = try store.queue.pending().first { _ = try? store.queue.approve(pending.id) }
             case 10:
                 // O2: a promotional offer, bought by a new, current or past subscriber.
-                let (product, offer) = [("allaccess.monthly", "comeback"), ("allaccess.monthly", "free.month"), ("oneaweek", "upfront")]
-                    .randomElement(using: &random)!
-                _ = try? store.queue.buy(product, outcome: .approve, offer: try offerKey.request(store, product: product, offer: offer))
+                let (product, offer) = [
+                    ("allaccess.monthly", "comeback"), ("allaccess.monthly", "free.month"), ("oneaweek", "upfront"),
+                ]
+                .randomElement(using: &random)!
+                _ = try? store.queue.buy(
+                    product, outcome: .approve, offer: try offerKey.request(store, product: product, offer: offer))
             case 12:
                 // O6: a price change, and answers to it.
                 // Mostly increases, which are told to subscribers; now and then a decrease.
-                let current = try store.plans.priceChanges().first { $0.productID == product }?.price ?? selfiesCatalog.product(product)!.price
+                let current =
+                    try store.plans.priceChanges().first { $0.productID == product }?.price
+                    ?? selfiesCatalog.product(product)!.price
                 let step = Decimal(Int.random(in: -50...300, using: &random)) / 100
-                _ = try? store.plans.setPrice(max(current + step, 0), of: product, consentRequired: Bool.random(using: &random))
+                _ = try? store.plans.setPrice(
+                    max(current + step, 0), of: product, consentRequired: Bool.random(using: &random))
             case 13:
                 _ = try? store.plans.answerPriceIncrease(of: product, accept: Bool.random(using: &random))
             case 15:
                 // O5: ann's family with bob, sharing on and off, bob in and out.
                 switch Int.random(in: 0..<4, using: &random) {
-                case 0: _ = try? stores[0].family.create(); _ = try? stores[0].family.add("bob")
+                case 0:
+                    _ = try? stores[0].family.create()
+                    _ = try? stores[0].family.add("bob")
                 case 1: _ = try? stores[1].family.leave("bob")
-                default: _ = try? stores[0].family.share(product.hasPrefix("allaccess") ? product : "allaccess", on: Bool.random(using: &random))
+                default:
+                    _ = try? stores[0].family.share(
+                        product.hasPrefix("allaccess") ? product : "allaccess", on: Bool.random(using: &random))
                 }
             case 14:
                 // O7: a refund request of a plan period, answered either way, now and then reversed.
-                if let line = try store.entitlements.receipt().entries.filter({ $0.event == .renewal || $0.event == .purchase }).randomElement(using: &random) {
+                if let line = try store.entitlements.receipt().entries.filter({
+                    $0.event == .renewal || $0.event == .purchase
+                }).randomElement(using: &random) {
                     _ = try? store.refunds.request(line.transactionID, reason: .other)
                     _ = try? store.refunds.decide(line.transactionID, approve: Bool.random(using: &random))
                     if Bool.random(using: &random) { _ = try? store.refunds.reverse(line.transactionID) }
@@ -456,119 +505,24 @@ struct AutoRenewTests {
                 if report.storedPlans != report.recomputedPlans { return }
             }
         }
-        #expect(try stores.map { try $0.entitlements.receipt().entries.count }.reduce(0, +) > 20, "the history did something")
-        let offered = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.offerType == .promotional }
+        #expect(
+            try stores.map { try $0.entitlements.receipt().entries.count }.reduce(0, +) > 20,
+            "the history did something")
+        let offered = try stores.flatMap { try $0.entitlements.receipt().entries }.filter {
+            $0.offerType == .promotional
+        }
         #expect(!offered.isEmpty, "seed \(seed): the history sold promotional offers")
         let redeemed = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.offerType == .code }
         #expect(!redeemed.isEmpty, "seed \(seed): the history redeemed offer codes")
-        let increases = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.event == .priceIncrease }
+        let increases = try stores.flatMap { try $0.entitlements.receipt().entries }.filter {
+            $0.event == .priceIncrease
+        }
         #expect(!increases.isEmpty, "seed \(seed): the history told price increases")
-        let refundLines = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.event == .refundRequest }
+        let refundLines = try stores.flatMap { try $0.entitlements.receipt().entries }.filter {
+            $0.event == .refundRequest
+        }
         #expect(!refundLines.isEmpty, "seed \(seed): the history asked for refunds")
         let shares = try stores.flatMap { try $0.entitlements.receipt().entries }.filter { $0.event == .familyShare }
         #expect(!shares.isEmpty, "seed \(seed): the history shared with the family")
-    }
-
-    // MARK: Promotional offers (O2)
-
-    @Test("O2 a past subscriber resubscribes on a promotional offer: three months at 2.99, then the full price, periods from the offer's start")
-    func promotionalOfferForPastSubscriber() throws {
-        let state = TemporaryState()
-        let store = try store(state, "ann", at: utc(2026, 1, 10))
-        let key = try TestOfferKey(installedIn: store)
-        try store.queue.buy("allaccess")
-        _ = try store.plans.perform(.expire, on: "allaccess")
-        state.clock.set(utc(2026, 1, 31, 10))
-        let bought = try store.queue.buy("allaccess.monthly", offer: try key.request(store, product: "allaccess.monthly", offer: "comeback"))
-        #expect(bought.offer == OfferRedemption(type: .promotional, id: "comeback"))
-        #expect(try plan(store).phase == .introductoryOffer)
-        state.clock.set(utc(2026, 6, 1))
-        let periods = try lines(store, "ann").filter { $0.productID == "allaccess.monthly" && ($0.event == .purchase || $0.event == .renewal) }
-        // Full price counts its months from where the offer ended, as after an introductory offer.
-        #expect(periods.map(\.purchaseDate) == [utc(2026, 1, 31, 10), utc(2026, 2, 28, 10), utc(2026, 3, 31, 10), utc(2026, 4, 30, 10), utc(2026, 5, 30, 10)])
-        #expect(periods.map(\.price) == ["2.99", "2.99", "2.99", "5.99", "5.99"].map { Decimal(string: $0) })
-        #expect(periods.map(\.offerID) == ["comeback", "comeback", "comeback", nil, nil])
-        #expect(periods.prefix(3).allSatisfy { $0.soldOn == .promotional } && periods.dropFirst(3).allSatisfy { $0.soldOn == nil })
-        // The introductory offer was never used: a promotional one is not it (O1).
-        #expect(try plan(store).introOfferUsed == false)
-        let report = try store.entitlements.receipt()
-        #expect(report.storedPlans == report.recomputedPlans)
-    }
-
-    @Test("O2 a current subscriber's promotional offer starts at the next renewal, and renewal info says so until then")
-    func promotionalOfferAtNextRenewal() throws {
-        let state = TemporaryState()
-        let store = try store(state, "ann", at: utc(2026, 1, 10))
-        let key = try TestOfferKey(installedIn: store)
-        try store.queue.buy("allaccess.monthly")
-        #expect(try plan(store).phase == .trial)
-        try store.queue.buy("allaccess.monthly", offer: try key.request(store, product: "allaccess.monthly", offer: "free.month"))
-        #expect(try plan(store).pendingOffer == OfferRedemption(type: .promotional, id: "free.month"))
-        #expect(try plan(store).phase == .trial, "the trial runs on")
-        let info = try store.signed.renewalInfo(try plan(store)).payload
-        #expect(info["offerType"] as? Int == 2 && info["offerIdentifier"] as? String == "free.month" && info["renewalPrice"] as? Int64 == 0)
-        state.clock.set(utc(2026, 1, 18))
-        let renewal = try #require(try lines(store, "ann").last)
-        #expect(renewal.event == .renewal && renewal.purchaseDate == utc(2026, 1, 17) && renewal.expiresDate == utc(2026, 2, 17))
-        #expect(renewal.offer == .freeTrial && renewal.offerID == "free.month" && renewal.price == 0)
-        #expect(try plan(store).pendingOffer == nil)
-        state.clock.set(utc(2026, 2, 18))
-        #expect(try lines(store, "ann").last?.price == Decimal(string: "5.99"))
-    }
-
-    @Test("O2 an upgrade bought with a promotional offer starts at once on it, with the credit for the rest of the old period")
-    func promotionalOfferOnUpgrade() throws {
-        let state = TemporaryState()
-        let store = try store(state, "ann", at: utc(2026, 1, 10))
-        let key = try TestOfferKey(installedIn: store)
-        try store.queue.buy("oneaweek")
-        state.clock.set(utc(2026, 1, 12))
-        try store.queue.buy("allaccess.monthly", offer: try key.request(store, product: "allaccess.monthly", offer: "comeback"))
-        let recent = try lines(store, "ann").suffix(2)
-        #expect(recent.map(\.event) == [.credit, .purchase])
-        #expect(recent.last?.price == Decimal(string: "2.99") && recent.last?.offerID == "comeback" && recent.last?.expiresDate == utc(2026, 2, 12))
-        #expect(try plan(store).productID == "allaccess.monthly")
-    }
-
-    // MARK: Time rates (issue 25)
-
-    /// Apple's SKDemo file at Xcode time rate `timeRate`, its Premium plan made yearly.
-    static func skDemo(timeRate: Int) throws -> Catalog {
-        var text = try String(contentsOf: storeKitFixtures.appendingPathComponent("samples/skdemo.storekit"), encoding: .utf8)
-        text = text.replacingOccurrences(of: "\"_timeRate\" : 15", with: "\"_timeRate\" : \(timeRate)")
-        let monthly = "\"recurringSubscriptionPeriod\" : \"P1M\""
-        let premium = try #require(text.range(of: "\"productID\" : \"subscription.premium\""))
-        let period = try #require(text.range(of: monthly, range: premium.upperBound..<text.endIndex))
-        text.replaceSubrange(period, with: "\"recurringSubscriptionPeriod\" : \"P1Y\"")
-        return try StoreKitCatalog.parse(Data(text.utf8), fileName: "SKDemo.storekit").0
-    }
-
-    /// How many store days the first period of `product` lasts for a new account under `setting`.
-    func firstPeriodDays(_ state: TemporaryState, _ catalog: Catalog, _ product: String, _ setting: ClockSetting, account: String) throws -> Double {
-        let store = try state.signedIn(account, catalog: catalog)
-        try store.server.setClockSetting(setting)
-        let bought = try store.queue.buy(product)
-        let line = try #require(try store.server.planLines(account: account).first { $0.transactionID == bought.id })
-        return try #require(line.expiresDate).timeIntervalSince(line.purchaseDate) / 86_400
-    }
-
-    @Test(
-        "Issue 25 at the real files' own rates (SKDemo and Cisum 15, Superwall 1003, react-native-purchases 1002) a P1M plan lasts 28–31 store days and a P1Y one 365–366; only `clock rate sandbox` takes the sandbox's table",
-        arguments: [15, 1003, 1002]
-    )
-    func calendarPeriodsAtEveryRate(timeRate: Int) throws {
-        let catalog = try Self.skDemo(timeRate: timeRate)
-        let rate = try #require(catalog.clockRate, "the file's _timeRate is an accelerated clock")
-        let state = TemporaryState()
-        state.clock.set(utc(2026, 1, 31, 10))
-        let accelerated = ClockSetting.standard.accelerated(rate: rate, real: Date())
-        let month = try firstPeriodDays(state, catalog, "subscription.standard", accelerated, account: "ann")
-        let year = try firstPeriodDays(state, catalog, "subscription.premium", accelerated, account: "bo")
-        #expect((28...31).contains(month), "a month at _timeRate \(timeRate): \(month) store days")
-        #expect((365...366).contains(year), "a year at _timeRate \(timeRate): \(year) store days")
-        // The sandbox, imitated on purpose: a month in five real minutes is 30 days, a year in an hour 360.
-        let sandbox = ClockSetting.standard.accelerated(rate: ClockSetting.sandboxRate, real: Date(), sandbox: true)
-        #expect(try firstPeriodDays(state, catalog, "subscription.standard", sandbox, account: "cy") == 30)
-        #expect(try firstPeriodDays(state, catalog, "subscription.premium", sandbox, account: "di") == 360)
     }
 }

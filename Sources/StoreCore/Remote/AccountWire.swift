@@ -6,142 +6,6 @@
 // method takes.
 import Foundation
 
-/// Whose call a request is: what the server checks before it runs a method (W6).
-package enum AccountAccess: Sendable, Equatable {
-    /// Anyone who reaches the server (sign-up, sign-in, the settings every device reads).
-    case anyone
-    /// A device with a session for some account.
-    case signedIn
-    /// The developer (W9): the server's developer token. The clock, billing, simulated errors,
-    /// the app's identity, the webhook, prices, offer codes, refund answers, extensions and the
-    /// request log.
-    case developer
-    /// A device with a session for each of these accounts, or the developer (who answers for the
-    /// App Store on any account: refunds, extensions). `familyReads`: a member of a family
-    /// that the account organizes may read it too (O5: a shared plan's access follows the
-    /// organizer's plans).
-    case accounts([String], familyReads: Bool = false)
-
-    static func account(_ name: String, familyReads: Bool = false) -> AccountAccess { .accounts([name], familyReads: familyReads) }
-}
-
-/// What the server knows of one call while it runs a method.
-package final class AccountCallContext: @unchecked Sendable {
-    /// The accounts the call's sessions stand for, lowercased.
-    package let accounts: Set<String>
-    /// The call's session tokens, as sent.
-    package let tokens: [String]
-    /// The call carries the server's developer token (W9).
-    package let isDeveloper: Bool
-    /// The store's time, read once, when a method first asks (most never do, and on PostgreSQL
-    /// reading it is a query).
-    package private(set) lazy var now: Date = clock.now()
-    private let clock: any StoreClock
-    package let hasher: PasswordHasher
-    /// The server's limits on sign-ins and sign-ups (W11), and who is calling: the client's
-    /// address ("" when unknown).
-    package let gate: SignInGate
-    package let client: String
-    /// How long the server waits before it answers (a failed sign-in).
-    package var delay: TimeInterval = 0
-    /// What signs a device's data with the server's root (S1); nil where the server keeps no store.
-    package let signer: (any DeviceSigning)?
-    /// The products the server's catalog sells; nil where the server keeps no catalog (no check).
-    package let sold: Set<String>?
-
-    package init(
-        accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher, gate: SignInGate, client: String,
-        signer: (any DeviceSigning)? = nil, sold: Set<String>? = nil
-    ) {
-        self.signer = signer
-        self.sold = sold
-        self.accounts = accounts
-        self.tokens = tokens
-        self.isDeveloper = isDeveloper
-        self.clock = clock
-        self.hasher = hasher
-        self.gate = gate
-        self.client = client
-    }
-
-    package func isCaller(_ account: String) -> Bool { accounts.contains(account.lowercased()) }
-
-    /// A new purchase (or a change to another plan) of a product the server's catalog does not
-    /// sell is refused: the device runs on another catalog than the server, and what the server
-    /// would sign and notify would name a product its app does not have. Lines of plans already
-    /// on the receipt (renewals, cancels, refunds) are not asked about.
-    package func checkSold(_ lines: [ReceiptEntry]) throws(StoreError) {
-        guard let sold else { return }
-        if let line = lines.first(where: { [.purchase, .change].contains($0.event) && !sold.contains($0.productID) }) {
-            throw StoreError.notSoldByServer(productID: line.productID, server: "")
-        }
-    }
-}
-
-/// The server a method runs against: the account server's roles and its device sessions.
-package typealias ServingAccountServer = AccountServer & SessionKeeping
-
-/// One remote method of the account server.
-public struct AccountMethod<Request: Codable & Sendable, Response: Codable & Sendable>: Sendable {
-    public let name: String
-    package let access: @Sendable (Request) -> AccountAccess
-    /// It only reads: within one screen tick a device may reuse its answer (`sharingReads`).
-    package let reads: Bool
-    package let perform: @Sendable (any ServingAccountServer, Request, AccountCallContext) throws -> Response
-
-    package init(
-        _ name: String, access: @escaping @Sendable (Request) -> AccountAccess, reads: Bool = false,
-        _ perform: @escaping @Sendable (any ServingAccountServer, Request, AccountCallContext) throws -> Response
-    ) {
-        self.name = name
-        self.access = access
-        self.reads = reads
-        self.perform = perform
-    }
-
-    /// A method that needs nothing of the call but its request.
-    package init(
-        _ name: String, access: @escaping @Sendable (Request) -> AccountAccess, reads: Bool = false,
-        _ perform: @escaping @Sendable (any ServingAccountServer, Request) throws -> Response
-    ) {
-        self.init(name, access: access, reads: reads) { server, request, _ in try perform(server, request) }
-    }
-
-    /// The method with its types erased, for the server's dispatcher.
-    package var erased: AnyAccountMethod {
-        AnyAccountMethod(name: name) { body, decoder in
-            let request = try decoder.decode(AccountWire.Envelope<Request>.self, from: body).request
-            return (access(request), { server, context in
-                try JSONEncoder().encode(AccountWire.Reply(value: try perform(server, request, context)))
-            })
-        }
-    }
-}
-
-/// A method as the dispatcher holds it: from a call's body, whose call it is and how to answer it.
-package struct AnyAccountMethod: Sendable {
-    package let name: String
-    package let prepare: @Sendable (Data, JSONDecoder) throws -> (AccountAccess, (any ServingAccountServer, AccountCallContext) throws -> Data)
-}
-
-/// Requests of more than one value.
-public enum AccountRequests {
-    public struct Credentials: Codable, Sendable { var name, password, device: String }
-    public struct SessionID: Codable, Sendable { var account, id: String }
-    public struct Record: Codable, Sendable { var entry: ReceiptEntry; var timeZone: String }
-    public struct Lines: Codable, Sendable { var account: String; var from: Int }
-    /// Plan lines to add if the plans are still `expected` (the device computed the lines from
-    /// them); otherwise nothing, and the device computes again (W3).
-    public struct AddLines: Codable, Sendable { var account: String; var expected: [String: PlanState]; var lines: [ReceiptEntry] }
-    /// `limit` is what the device counts on; the server takes its own (ClaimKey), and a server
-    /// of an earlier build still reads it.
-    public struct Claim: Codable, Sendable { var key, account: String; var limit: Int }
-    public struct AppAccountToken: Codable, Sendable { var token, original: String }
-    public struct RetentionImage: Codable, Sendable { var id: String; var png: Data? }
-    /// No value.
-    public struct None: Codable, Sendable { public init() {} }
-}
-
 /// The table: every remote method, by role.
 public enum AccountWire {
     /// Where `storefront serve` takes calls: `POST` with `{"method": NAME, "request": …}`.
@@ -163,26 +27,40 @@ public enum AccountWire {
 
     // MARK: Accounts and sessions (W2): no session needed to sign in; the answer carries one.
 
-    static let signUp = Method<R.Credentials, AccountSession>("signUp", access: { _ in .anyone }) { server, request, call in
+    static let signUp = Method<R.Credentials, AccountSession>("signUp", access: { _ in .anyone }) {
+        server, request, call in
         try Accounts.validate(accountName: request.name)
         try StateDirectory.validate(device: request.device)
         guard !request.password.isEmpty else { throw StoreError.emptyPassword }
         // W11: sign-ups are limited per client.
-        guard call.gate.signUp(client: call.client) else { throw StoreError.throttled(seconds: Int(SignInGate.signUpEvery)) }
-        let made = try server.signUp(name: request.name, password: request.password, hasher: call.hasher, device: request.device, at: call.now)
-        return AccountSession(account: made.account, token: try server.createSession(account: made.account, device: request.device, at: call.now))
+        guard call.gate.signUp(client: call.client) else {
+            throw StoreError.throttled(seconds: Int(SignInGate.signUpEvery))
+        }
+        let made = try server.signUp(
+            name: request.name, password: request.password, hasher: call.hasher, device: request.device, at: call.now)
+        return AccountSession(
+            account: made.account,
+            token: try server.createSession(account: made.account, device: request.device, at: call.now))
     }
-    static let signIn = Method<R.Credentials, AccountSession>("signIn", access: { _ in .anyone }) { server, request, call in
+    static let signIn = Method<R.Credentials, AccountSession>("signIn", access: { _ in .anyone }) {
+        server, request, call in
         // The device's name is shown to the account's owner (`account sessions`): a name as a
         // device folder takes it, never one that writes to the owner's terminal.
         try StateDirectory.validate(device: request.device)
         // W11: one check at a time per name, four per client, none early after failures.
-        if let wait = call.gate.enter(account: request.name, client: call.client) { throw StoreError.throttled(seconds: max(1, Int(wait.rounded(.up)))) }
+        if let wait = call.gate.enter(account: request.name, client: call.client) {
+            throw StoreError.throttled(seconds: max(1, Int(wait.rounded(.up))))
+        }
         do {
-            let found = try server.signIn(name: request.name, password: request.password, hasher: call.hasher, device: request.device)
+            let found = try server.signIn(
+                name: request.name, password: request.password, hasher: call.hasher, device: request.device)
             call.gate.leave(account: request.name, client: call.client, succeeded: true)
-            return AccountSession(account: found.account, token: try server.createSession(account: found.account, device: request.device, at: call.now))
-        } catch let error as StoreError where error == .wrongPassword(request.name) || error == .unknownAccount(request.name) {
+            return AccountSession(
+                account: found.account,
+                token: try server.createSession(account: found.account, device: request.device, at: call.now))
+        } catch let error as StoreError
+            where error == .wrongPassword(request.name) || error == .unknownAccount(request.name)
+        {
             // W6: each failure in a row doubles the wait, up to five seconds.
             call.delay = call.gate.leave(account: request.name, client: call.client, succeeded: false)
             // W11: an unknown name and a wrong password answer the same (kind, words, status,
@@ -198,13 +76,18 @@ public enum AccountWire {
         return true
     }
     /// Which account an app transaction id names: the developer's question (the Server API's).
-    static let accountOfAppTransaction = Method<String, String?>("accountOfAppTransaction", access: { _ in .developer }, reads: true) {
+    static let accountOfAppTransaction = Method<String, String?>(
+        "accountOfAppTransaction", access: { _ in .developer }, reads: true
+    ) {
         try $0.account(appTransactionID: $1)
     }
-    static let deviceSessions = Method<String, [DeviceSessionInfo]>("deviceSessions", access: { .account($0) }, reads: true) { server, account, _ in
+    static let deviceSessions = Method<String, [DeviceSessionInfo]>(
+        "deviceSessions", access: { .account($0) }, reads: true
+    ) { server, account, _ in
         try server.deviceSessions(account: account)
     }
-    static let revokeDeviceSession = Method<R.SessionID, Bool>("revokeDeviceSession", access: { .account($0.account) }) { server, request, call in
+    static let revokeDeviceSession = Method<R.SessionID, Bool>("revokeDeviceSession", access: { .account($0.account) })
+    { server, request, call in
         try server.revokeDeviceSession(account: request.account, id: request.id, at: call.now)
     }
 
@@ -212,7 +95,9 @@ public enum AccountWire {
 
     /// A line that answers for the App Store (a refund, its decline or reversal, an extension) is
     /// the developer's to write (W9); every other line, its account's.
-    static let record = Method<R.Record, Date?>("record", access: { $0.entry.event.isDevelopersAnswer ? .developer : .account($0.entry.account) }) {
+    static let record = Method<R.Record, Date?>(
+        "record", access: { $0.entry.event.isDevelopersAnswer ? .developer : .account($0.entry.account) }
+    ) {
         server, request, call in
         try call.checkSold([request.entry])
         var calendar = Calendar(identifier: .gregorian)
@@ -220,25 +105,40 @@ public enum AccountWire {
         return try server.record(request.entry, calendar: calendar)
     }
     /// Another account's line is as good as none to the caller (the developer reads any).
-    static let receiptEntry = Method<String, ReceiptEntry?>("receiptEntry", access: { _ in .anyone }, reads: true) { server, id, call in
+    static let receiptEntry = Method<String, ReceiptEntry?>("receiptEntry", access: { _ in .anyone }, reads: true) {
+        server, id, call in
         try server.receiptEntry(transactionID: id).flatMap { call.isCaller($0.account) || call.isDeveloper ? $0 : nil }
     }
-    static let receipt = Method<String, [ReceiptEntry]>("receipt", access: { .account($0) }, reads: true) { try $0.receipt(account: $1) }
-    static let receiptState = Method<String, ReceiptState>("receiptState", access: { .account($0) }, reads: true) { try $0.receiptState(account: $1) }
-    static let storedExpiry = Method<String, Date?>("storedExpiry", access: { .account($0) }, reads: true) { try $0.storedExpiry(account: $1) }
-    static let ownedProducts = Method<String, [[String]]>("ownedProducts", access: { .account($0) }, reads: true) { server, account, _ in
+    static let receipt = Method<String, [ReceiptEntry]>("receipt", access: { .account($0) }, reads: true) {
+        try $0.receipt(account: $1)
+    }
+    static let receiptState = Method<String, ReceiptState>("receiptState", access: { .account($0) }, reads: true) {
+        try $0.receiptState(account: $1)
+    }
+    static let storedExpiry = Method<String, Date?>("storedExpiry", access: { .account($0) }, reads: true) {
+        try $0.storedExpiry(account: $1)
+    }
+    static let ownedProducts = Method<String, [[String]]>("ownedProducts", access: { .account($0) }, reads: true) {
+        server, account, _ in
         try server.ownedProducts(account: account).map { [$0.productID, $0.transactionID] }
     }
 
     // MARK: Plans
 
-    static let plans = Method<String, [String: PlanState]>("plans", access: { .account($0, familyReads: true) }, reads: true) { try $0.plans(account: $1) }
-    static let planLines = Method<R.Lines, [ReceiptEntry]>("planLines", access: { .account($0.account) }, reads: true) { server, request, _ in
+    static let plans = Method<String, [String: PlanState]>(
+        "plans", access: { .account($0, familyReads: true) }, reads: true
+    ) { try $0.plans(account: $1) }
+    static let planLines = Method<R.Lines, [ReceiptEntry]>("planLines", access: { .account($0.account) }, reads: true) {
+        server, request, _ in
         try server.planLines(account: request.account, from: max(0, request.from))
     }
-    static let addPlanLines = Method<R.AddLines, Bool>("addPlanLines", access: { request in
-        request.lines.contains { $0.event.isDevelopersAnswer } ? .developer : .accounts([request.account] + request.lines.map(\.account))
-    }) { server, request, call in
+    static let addPlanLines = Method<R.AddLines, Bool>(
+        "addPlanLines",
+        access: { request in
+            request.lines.contains { $0.event.isDevelopersAnswer }
+                ? .developer : .accounts([request.account] + request.lines.map(\.account))
+        }
+    ) { server, request, call in
         try call.checkSold(request.lines)
         var added = false
         try server.updatePlans(account: request.account) { plans, _ in
@@ -248,7 +148,8 @@ public enum AccountWire {
         }
         return added
     }
-    static let accountsWithPlans = Method<R.None, [String]>("accountsWithPlans", access: { _ in .anyone }, reads: true) { server, _, call in
+    static let accountsWithPlans = Method<R.None, [String]>("accountsWithPlans", access: { _ in .anyone }, reads: true)
+    { server, _, call in
         try server.accountsWithPlans().filter { call.isCaller($0) }
     }
 
@@ -257,52 +158,83 @@ public enum AccountWire {
     /// A use is taken for the caller's own account; a win-back offer's, only by the account it
     /// names. How many uses a key allows is the server's to say, from its own offer codes (W9): the
     /// device's `limit` is not taken.
-    static let claim = Method<R.Claim, Bool>("claim", access: { request in
-        .accounts([request.account] + (ClaimKey(request.key)?.account.map { [$0] } ?? []))
-    }) { server, request, call in
+    static let claim = Method<R.Claim, Bool>(
+        "claim",
+        access: { request in
+            .accounts([request.account] + (ClaimKey(request.key)?.account.map { [$0] } ?? []))
+        }
+    ) { server, request, call in
         guard let key = ClaimKey(request.key) else {
-            throw StoreError.offerRefused(.invalidOfferIdentifier("\"\(request.key)\" is not an offer whose uses this server counts"))
+            throw StoreError.offerRefused(
+                .invalidOfferIdentifier("\"\(request.key)\" is not an offer whose uses this server counts"))
         }
         return try server.claim(request.key, account: request.account, limit: try key.limit(in: server), at: call.now)
     }
     /// How many uses a key has: a win-back offer's, its account's to know (W6); a code's or a
     /// nonce's, anyone's who holds it.
-    static let claims = Method<String, Int>("claims", access: { key in ClaimKey(key)?.account.map { .account($0) } ?? .anyone }, reads: true) {
+    static let claims = Method<String, Int>(
+        "claims", access: { key in ClaimKey(key)?.account.map { .account($0) } ?? .anyone }, reads: true
+    ) {
         try $0.claims($1)
     }
-    static let addOfferCodes = Method<[OfferCode], Bool>("addOfferCodes", access: { _ in .developer }) { try $0.addOfferCodes($1); return true }
-    static let offerCode = Method<String, OfferCode?>("offerCode", access: { _ in .anyone }, reads: true) { try $0.offerCode($1) }
-    static let offerCodes = Method<R.None, [OfferCode]>("offerCodes", access: { _ in .developer }, reads: true) { server, _, _ in try server.offerCodes() }
+    static let addOfferCodes = Method<[OfferCode], Bool>("addOfferCodes", access: { _ in .developer }) {
+        try $0.addOfferCodes($1)
+        return true
+    }
+    static let offerCode = Method<String, OfferCode?>("offerCode", access: { _ in .anyone }, reads: true) {
+        try $0.offerCode($1)
+    }
+    static let offerCodes = Method<R.None, [OfferCode]>("offerCodes", access: { _ in .developer }, reads: true) {
+        server, _, _ in try server.offerCodes()
+    }
 
     // MARK: Keys, prices, families
 
     /// The keys' public halves and issuer id (O2: devices check offer signatures).
-    static let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", access: { _ in .anyone }, reads: true) { server, _, _ in try server.apiKeyring() }
+    static let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", access: { _ in .anyone }, reads: true) {
+        server, _, _ in try server.apiKeyring()
+    }
     /// The keys' public halves only: a key's private half stays with whoever made it.
-    static let setAPIKeyring = Method<APIKeyring, Bool>("setAPIKeyring", access: { _ in .developer }) { try $0.setAPIKeyring($1); return true }
-    static let priceChanges = Method<R.None, [PriceChange]>("priceChanges", access: { _ in .anyone }, reads: true) { server, _, _ in try server.priceChanges() }
-    static let setPriceChange = Method<PriceChange, Bool>("setPriceChange", access: { _ in .developer }) { try $0.setPriceChange($1); return true }
+    static let setAPIKeyring = Method<APIKeyring, Bool>("setAPIKeyring", access: { _ in .developer }) {
+        try $0.setAPIKeyring($1)
+        return true
+    }
+    static let priceChanges = Method<R.None, [PriceChange]>("priceChanges", access: { _ in .anyone }, reads: true) {
+        server, _, _ in try server.priceChanges()
+    }
+    static let setPriceChange = Method<PriceChange, Bool>("setPriceChange", access: { _ in .developer }) {
+        try $0.setPriceChange($1)
+        return true
+    }
     /// The families the caller's accounts are in (W6: who is in which family is theirs to know);
     /// the developer's, every one. The server still refuses an account in two families, whatever a
     /// device could see (`FamilyChange.applied`).
-    static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }, reads: true) { server, _, call in
+    static let families = Method<R.None, [Family]>("families", access: { _ in .anyone }, reads: true) {
+        server, _, call in
         try server.families().filter { family in call.isDeveloper || call.accounts.contains(where: family.includes) }
     }
     /// W6: a refusal says that someone else's family has an account, not whose family it is.
-    private static func unnamingOthers<T>(_ call: AccountCallContext, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    private static func unnamingOthers<T>(_ call: AccountCallContext, _ body: () throws(StoreError) -> T)
+        throws(StoreError) -> T
+    {
         do {
             return try body()
         } catch {
-            if case .familyRefused(.inFamilyOf(let account, let organizer)) = error, !call.isDeveloper, !call.isCaller(account), !call.isCaller(organizer) {
+            if case .familyRefused(.inFamilyOf(let account, let organizer)) = error, !call.isDeveloper,
+                !call.isCaller(account), !call.isCaller(organizer)
+            {
                 throw StoreError.familyRefused(.inAFamily(account: account))
             }
             throw error
         }
     }
-    static let hasFamilies = Method<R.None, Bool>("hasFamilies", access: { _ in .anyone }, reads: true) { server, _, _ in try server.hasFamilies() }
+    static let hasFamilies = Method<R.None, Bool>("hasFamilies", access: { _ in .anyone }, reads: true) {
+        server, _, _ in try server.hasFamilies()
+    }
     /// A customer changes only a family they organize, or leaves one they are in (W9); the
     /// developer may change any. One family per call, written only if it is still as expected.
-    static let changeFamily = Method<FamilyChange, Bool>("changeFamily", access: { _ in .signedIn }) { server, change, call in
+    static let changeFamily = Method<FamilyChange, Bool>("changeFamily", access: { _ in .signedIn }) {
+        server, change, call in
         if !call.isDeveloper { try change.check(by: call.accounts) }
         return try unnamingOthers(call) { () throws(StoreError) in try server.changeFamily(change) }
     }
@@ -315,30 +247,42 @@ public enum AccountWire {
     /// UUID: what a device sends only says which to look at, so it can name neither another
     /// account's event key nor a type (W9). A withdrawal of consent may be asked for by the member
     /// or by the organizer who made it (the member's device may not be running).
-    static let enqueue = Method<[ServerNotification], [ServerNotification]>("enqueue", access: { asked in
-        asked.allSatisfy { $0.type == "RESCIND_CONSENT" } ? .signedIn : .accounts(asked.map(\.account))
-    }) { server, asked, call in
+    static let enqueue = Method<[ServerNotification], [ServerNotification]>(
+        "enqueue",
+        access: { asked in
+            asked.allSatisfy { $0.type == "RESCIND_CONSENT" } ? .signedIn : .accounts(asked.map(\.account))
+        }
+    ) { server, asked, call in
         var derived: [ServerNotification] = []
         for account in Set(asked.map(\.account)).sorted() {
             let mine = asked.filter { $0.account == account }
             let keys = Set(mine.map(\.key))
             if mine.contains(where: { $0.type == "RESCIND_CONSENT" }) {
-                derived += try server.families().filter { call.isDeveloper || call.isCaller(account) || call.isCaller($0.organizer) }
-                    .compactMap { $0.withdrawal(of: account)?.notification }.filter { keys.contains($0.key) }
+                derived += try server.families().filter {
+                    call.isDeveloper || call.isCaller(account) || call.isCaller($0.organizer)
+                }
+                .compactMap { $0.withdrawal(of: account)?.notification }.filter { keys.contains($0.key) }
             }
             // Anything else only for the account's own session (the access rule saw to that).
             guard call.isCaller(account) || call.isDeveloper else { continue }
-            derived += NotificationRules.timed(try server.plans(account: account), account: account, now: call.now).filter { keys.contains($0.key) }
+            derived += NotificationRules.timed(try server.plans(account: account), account: account, now: call.now)
+                .filter { keys.contains($0.key) }
             for _ in mine.filter({ $0.type == "TEST" }) {
                 let uuid = UUID().uuidString.lowercased()
-                derived.append(ServerNotification(key: "test:\(uuid)", account: account, type: "TEST", createdAt: call.now, uuid: uuid))
+                derived.append(
+                    ServerNotification(
+                        key: "test:\(uuid)", account: account, type: "TEST", createdAt: call.now, uuid: uuid))
             }
         }
         return try server.enqueue(derived)
     }
-    static let hasNotification = Method<String, Bool>("hasNotification", access: { _ in .anyone }, reads: true) { try $0.hasNotification(key: $1) }
+    static let hasNotification = Method<String, Bool>("hasNotification", access: { _ in .anyone }, reads: true) {
+        try $0.hasNotification(key: $1)
+    }
     /// One account's notifications, or (nil) those of every account the call has a session for.
-    static let notifications = Method<String?, [ServerNotification]>("notifications", access: { $0.map { .account($0) } ?? .anyone }, reads: true) {
+    static let notifications = Method<String?, [ServerNotification]>(
+        "notifications", access: { $0.map { .account($0) } ?? .anyone }, reads: true
+    ) {
         server, account, call in
         if let account { return try server.notifications(account: account) }
         return try server.notifications(account: nil).filter { call.isCaller($0.account) }
@@ -348,52 +292,83 @@ public enum AccountWire {
     static let webhook = Method<R.None, Webhook?>("webhook", access: { _ in .anyone }, reads: true) { server, _, call in
         try call.isDeveloper ? server.webhook() : server.webhook()?.shownToCustomers
     }
-    static let setWebhook = Method<Webhook?, Bool>("setWebhook", access: { _ in .developer }) { try $0.setWebhook($1); return true }
+    static let setWebhook = Method<Webhook?, Bool>("setWebhook", access: { _ in .developer }) {
+        try $0.setWebhook($1)
+        return true
+    }
 
     // MARK: Settings every device shares (W7): read by anyone, changed by the developer (W9).
 
-    static let changeStamp = Method<R.None, ChangeStamp>("changeStamp", access: { _ in .anyone }, reads: true) { server, _, _ in try server.changeStamp() }
-    static let clockSetting = Method<R.None, ClockSetting>("clockSetting", access: { _ in .anyone }, reads: true) { server, _, _ in try server.clockSetting() }
-    static let setClockSetting = Method<ClockSetting, Bool>("setClockSetting", access: { _ in .developer }) { try $0.setClockSetting($1); return true }
-    static let billingSetting = Method<R.None, BillingSetting>("billingSetting", access: { _ in .anyone }, reads: true) { server, _, _ in try server.billingSetting() }
-    static let setBillingSetting = Method<BillingSetting, Bool>("setBillingSetting", access: { _ in .developer }) {
-        try $0.setBillingSetting($1); return true
+    static let changeStamp = Method<R.None, ChangeStamp>("changeStamp", access: { _ in .anyone }, reads: true) {
+        server, _, _ in try server.changeStamp()
     }
-    static let appIdentity = Method<R.None, AppIdentity?>("appIdentity", access: { _ in .anyone }, reads: true) { server, _, _ in try server.appIdentity() }
-    static let setAppIdentity = Method<AppIdentity, Bool>("setAppIdentity", access: { _ in .developer }) { try $0.setAppIdentity($1); return true }
-    static let simulatedErrors = Method<R.None, SimulatedErrors?>("simulatedErrors", access: { _ in .anyone }, reads: true) { server, _, _ in
+    static let clockSetting = Method<R.None, ClockSetting>("clockSetting", access: { _ in .anyone }, reads: true) {
+        server, _, _ in try server.clockSetting()
+    }
+    static let setClockSetting = Method<ClockSetting, Bool>("setClockSetting", access: { _ in .developer }) {
+        try $0.setClockSetting($1)
+        return true
+    }
+    static let billingSetting = Method<R.None, BillingSetting>("billingSetting", access: { _ in .anyone }, reads: true)
+    { server, _, _ in try server.billingSetting() }
+    static let setBillingSetting = Method<BillingSetting, Bool>("setBillingSetting", access: { _ in .developer }) {
+        try $0.setBillingSetting($1)
+        return true
+    }
+    static let appIdentity = Method<R.None, AppIdentity?>("appIdentity", access: { _ in .anyone }, reads: true) {
+        server, _, _ in try server.appIdentity()
+    }
+    static let setAppIdentity = Method<AppIdentity, Bool>("setAppIdentity", access: { _ in .developer }) {
+        try $0.setAppIdentity($1)
+        return true
+    }
+    static let simulatedErrors = Method<R.None, SimulatedErrors?>(
+        "simulatedErrors", access: { _ in .anyone }, reads: true
+    ) { server, _, _ in
         try server.simulatedErrors()
     }
     static let setSimulatedErrors = Method<SimulatedErrors, Bool>("setSimulatedErrors", access: { _ in .developer }) {
-        try $0.setSimulatedErrors($1); return true
+        try $0.setSimulatedErrors($1)
+        return true
     }
     /// The tokens of the caller's purchases only (the developer's: every one).
-    static let appAccountTokens = Method<R.None, [String: String]>("appAccountTokens", access: { _ in .anyone }, reads: true) { server, _, call in
+    static let appAccountTokens = Method<R.None, [String: String]>(
+        "appAccountTokens", access: { _ in .anyone }, reads: true
+    ) { server, _, call in
         try server.appAccountTokens().filter { original, _ in
-            call.isDeveloper || ((try? server.receiptEntry(transactionID: original)).flatMap { $0.map { call.isCaller($0.account) } } ?? false)
+            call.isDeveloper
+                || ((try? server.receiptEntry(transactionID: original)).flatMap { $0.map { call.isCaller($0.account) } }
+                    ?? false)
         }
     }
     static let setAppAccountToken = Method<R.AppAccountToken, Bool>("setAppAccountToken", access: { _ in .developer }) {
-        try $0.setAppAccountToken($1.token, original: $1.original); return true
+        try $0.setAppAccountToken($1.token, original: $1.original)
+        return true
     }
 
     // MARK: Retention messaging (M1): the developer reads and changes it all; a customer's device
     // reads what it may show when it cancels (approved messages and their images), a caller with
     // no session nothing.
 
-    static let retentionSetup = Method<R.None, RetentionSetup>("retentionSetup", access: { _ in .signedIn }, reads: true) { server, _, call in
+    static let retentionSetup = Method<R.None, RetentionSetup>(
+        "retentionSetup", access: { _ in .signedIn }, reads: true
+    ) { server, _, call in
         let setup = try server.retentionSetup()
         return call.isDeveloper ? setup : setup.shownToCustomers
     }
-    static let replaceRetentionSetup = Method<RetentionSetup, Bool>("replaceRetentionSetup", access: { _ in .developer }) {
+    static let replaceRetentionSetup = Method<RetentionSetup, Bool>(
+        "replaceRetentionSetup", access: { _ in .developer }
+    ) {
         try $0.replaceRetentionSetup($1)
     }
-    static let retentionImage = Method<String, Data?>("retentionImage", access: { _ in .signedIn }, reads: true) { server, id, call in
+    static let retentionImage = Method<String, Data?>("retentionImage", access: { _ in .signedIn }, reads: true) {
+        server, id, call in
         guard try call.isDeveloper || server.retentionSetup().shownToCustomers.image(id) != nil else { return nil }
         return try server.retentionImage(id)
     }
     static let setRetentionImage = Method<R.RetentionImage, Bool>("setRetentionImage", access: { _ in .developer }) {
-        try $0.setRetentionImage($1.id, png: $1.png); return true
+        try $0.setRetentionImage($1.id, png: $1.png)
+        return true
     }
 
     // MARK: Signed data (S1): the server signs an account's data for that account's devices, from
@@ -403,43 +378,55 @@ public enum AccountWire {
         try signer(call).sign(request.items, account: request.account)
     }
     /// The root that verifies it all (public: anyone may trust it).
-    static let rootCertificate = Method<R.None, Data>("rootCertificate", access: { _ in .anyone }, reads: true) { _, _, call in
+    static let rootCertificate = Method<R.None, Data>("rootCertificate", access: { _ in .anyone }, reads: true) {
+        _, _, call in
         try signer(call).rootCertificate()
     }
     private static func signer(_ call: AccountCallContext) throws(StoreError) -> any DeviceSigning {
-        guard let signer = call.signer else { throw StoreError.storage(path: "signing", reason: "this account server signs nothing for devices") }
+        guard let signer = call.signer else {
+            throw StoreError.storage(path: "signing", reason: "this account server signs nothing for devices")
+        }
         return signer
     }
 
     // MARK: The request log
 
-    static let recentRequests = Method<Int, [ServedRequest]>("recentRequests", access: { _ in .developer }, reads: true) { try $0.recentRequests(limit: min($1, 200)) }
+    static let recentRequests = Method<Int, [ServedRequest]>("recentRequests", access: { _ in .developer }, reads: true)
+    { try $0.recentRequests(limit: min($1, 200)) }
 
     /// What each of the developer's methods does, in words for a refusal.
     package static let developerActions: [String: String] = [
         setClockSetting.name: "move the store clock", setBillingSetting.name: "change billing or the grace period",
         setAppIdentity.name: "change the app's identity", setSimulatedErrors.name: "set simulated StoreKit errors",
-        setWebhook.name: "set the webhook", setPriceChange.name: "change prices", addOfferCodes.name: "make offer codes",
+        setWebhook.name: "set the webhook", setPriceChange.name: "change prices",
+        addOfferCodes.name: "make offer codes",
         offerCodes.name: "list offer codes", recentRequests.name: "list the requests the server answered",
         setAPIKeyring.name: "make or revoke in-app purchase keys", setAppAccountToken.name: "set app account tokens",
-        replaceRetentionSetup.name: "change retention messages", setRetentionImage.name: "upload or delete retention images",
-        record.name: "answer refund requests or extend subscriptions", addPlanLines.name: "answer refund requests or extend subscriptions",
+        replaceRetentionSetup.name: "change retention messages",
+        setRetentionImage.name: "upload or delete retention images",
+        record.name: "answer refund requests or extend subscriptions",
+        addPlanLines.name: "answer refund requests or extend subscriptions",
         accountOfAppTransaction.name: "look up an app transaction id",
     ]
 
     /// Every method the server answers, by name.
     package static let all: [String: AnyAccountMethod] = {
         let methods: [AnyAccountMethod] = [
-            signUp.erased, signIn.erased, signOut.erased, deviceSessions.erased, revokeDeviceSession.erased, accountOfAppTransaction.erased,
-            record.erased, receiptEntry.erased, receipt.erased, receiptState.erased, storedExpiry.erased, ownedProducts.erased,
+            signUp.erased, signIn.erased, signOut.erased, deviceSessions.erased, revokeDeviceSession.erased,
+            accountOfAppTransaction.erased,
+            record.erased, receiptEntry.erased, receipt.erased, receiptState.erased, storedExpiry.erased,
+            ownedProducts.erased,
             plans.erased, planLines.erased, addPlanLines.erased, accountsWithPlans.erased,
             claim.erased, claims.erased, addOfferCodes.erased, offerCode.erased, offerCodes.erased,
-            apiKeyring.erased, setAPIKeyring.erased, priceChanges.erased, setPriceChange.erased, families.erased, hasFamilies.erased, changeFamily.erased,
+            apiKeyring.erased, setAPIKeyring.erased, priceChanges.erased, setPriceChange.erased, families.erased,
+            hasFamilies.erased, changeFamily.erased,
             enqueue.erased, hasNotification.erased, notifications.erased, webhook.erased, setWebhook.erased,
-            changeStamp.erased, clockSetting.erased, setClockSetting.erased, billingSetting.erased, setBillingSetting.erased,
+            changeStamp.erased, clockSetting.erased, setClockSetting.erased, billingSetting.erased,
+            setBillingSetting.erased,
             appIdentity.erased, setAppIdentity.erased, simulatedErrors.erased, setSimulatedErrors.erased,
             appAccountTokens.erased, setAppAccountToken.erased, recentRequests.erased,
-            retentionSetup.erased, replaceRetentionSetup.erased, retentionImage.erased, setRetentionImage.erased, signed.erased,
+            retentionSetup.erased, replaceRetentionSetup.erased, retentionImage.erased, setRetentionImage.erased,
+            signed.erased,
             rootCertificate.erased,
         ]
         return Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -447,7 +434,9 @@ public enum AccountWire {
 
     /// A call's body, as a device sends it: keys in order, so that the same call is the same
     /// bytes (a screen tick keeps a read's answer by them).
-    package static func body<Request, Response>(_ method: AccountMethod<Request, Response>, _ request: Request) throws -> Data {
+    package static func body<Request, Response>(_ method: AccountMethod<Request, Response>, _ request: Request) throws
+        -> Data
+    {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return try encoder.encode(Envelope(method: method.name, request: request))

@@ -1,0 +1,29 @@
+// A team's server for the end-to-end tests that play customers and the developer against it.
+import Foundation
+import StoreCore
+import TestSupport
+import Testing
+
+/// A team's account server on the RW Selfies catalog: `storefront serve` on SQLite or a fresh
+/// PostgreSQL database, its developer token, and machines (state folders) that use it.
+struct SelfiesTeam {
+    let host: Session
+    let server: Server
+    let token: String
+
+    init(backend: StrangerTests.Backend) throws {
+        host = try Session()
+        host.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        let database = backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : []
+        server = try Server(host, arguments: database)
+        token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A machine of the team: a state folder of its own, the server's account server.
+    func machine() throws -> Session {
+        let session = try Session()
+        session.environment["STOREFRONT_SERVER"] = server.base
+        session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
+        return session
+    }
+}

@@ -1,0 +1,88 @@
+// `storefront serve` as the end-to-end tests run it (a process on a free port, and machines that
+// call it), and two small helpers the tests share: base64url and a seeded generator.
+import Foundation
+import GRDB
+import StoreCore
+import TestSupport
+import Testing
+
+/// `storefront serve --port 0`, and the address it printed.
+final class Server {
+    let process = Process()
+    let base: String
+    private let output = Pipe()
+    /// What the server wrote on standard error (its request log, and a crash's report).
+    let errors: URL
+
+    /// `port` 0 picks a free one.
+    init(_ session: Session, port: Int = 0, arguments extra: [String] = []) throws {
+        process.executableURL = session.binary
+        process.arguments = ["serve", "--port", String(port)] + extra
+        process.environment = session.environment
+        process.standardOutput = output
+        errors = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "storefront-serve-\(UUID().uuidString).err")
+        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        let text = try firstLine(output)
+        base = try #require(
+            text.components(separatedBy: "listening on ").last.flatMap { $0.hasPrefix("http") ? $0 : nil }, "\(text)")
+    }
+
+    /// SIGTERM, and what it printed after.
+    func stop() -> (status: Int32, rest: String) {
+        process.terminate()
+        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, rest)
+    }
+
+    /// The end of standard error, without the request log: what a crash said.
+    var errorsTail: String {
+        let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").filter { !$0.contains(" /storefront/") && !$0.contains(" /inApps/") }.suffix(
+            40
+        ).joined(separator: "\n")
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: errors)
+    }
+}
+
+extension Server {
+    /// A machine: a state folder of its own whose commands go to this server, on `host`'s catalog.
+    func machine(catalogOf host: Session) throws -> Session {
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
+        session.environment["STOREFRONT_SERVER"] = base
+        return session
+    }
+}
+
+/// base64url without padding, for reading payloads in tests.
+enum JWS64 {
+    static func decode(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+}
+
+/// A small seeded generator (SplitMix64) for the property tests here.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

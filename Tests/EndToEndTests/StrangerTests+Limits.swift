@@ -1,0 +1,79 @@
+// W2 W11 on a team server, from outside: a thief's device name that would write to the owner's
+// terminal, and what one client may hold of the server's connections.
+import Foundation
+import StoreCore
+import TestSupport
+import Testing
+
+extension StrangerTests {
+    @Test(
+        "W2 W11 a thief who has the password and signs in through the real server with a device name that would write to the owner's terminal is refused; the owner's `account sessions` lists her devices as they are named"
+    )
+    func deviceNames() throws {
+        let team = try SelfiesTeam(backend: .sqlite)
+        let vic = try team.machine()
+        try vic.signUp("vic", device: "phone")
+        let wire = Wire(base: team.server.base)
+        struct Credentials: Encodable { var name, password, device: String }
+        // Erase the line above, set the owner's clipboard, and pass for her phone.
+        let disguised = "\u{1B}[2K\u{1B}[1A\u{1B}]52;c;b3duZWQ=\u{07}phone"
+        let refused = try wire.call("signIn", Credentials(name: "vic", password: "pw-vic", device: disguised))
+        let error = refused.body["error"] as? [String: Any]
+        #expect(
+            refused.status == 400 && error?["kind"] as? String == "invalidDeviceName" && refused.body["value"] == nil,
+            "\(refused)")
+        _ = try wire.session("vic", password: "pw-vic")
+        let listed = try vic.run(["account", "sessions", "--device", "phone"])
+        listed.expectSuccess()
+        let devices = listed.stdout.split(separator: "\n").map {
+            $0.split(separator: " ", omittingEmptySubsequences: true)[1]
+        }
+        #expect(devices.sorted() == ["phone", "raw"], "\(listed.stdout.debugDescription)")
+        #expect(
+            !listed.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" },
+            "\(listed.stdout.debugDescription)")
+    }
+
+    @Test(
+        "W11 20,000 idle connections do not lock other clients out: at the cap the longest-idle is closed, a device's sign-up is answered and the server lives; idle connections and half-sent request heads are closed by the idle timeout"
+    )
+    func idleConnections() throws {
+        let host = try Session()
+        // An idle timeout longer than the test: a device gets in only because the cap makes room.
+        // The cap is named (whatever this machine's file limit would give) so that 20,000 idle
+        // connections are sure to pass it.
+        let server = try Server(host, arguments: ["--idle-timeout", "3600", "--max-connections", "10000"])
+        let port = try #require(Int(server.base.split(separator: ":").last ?? ""))
+        // Two holders of 10,000 each (a process's own file limit may be 20,000).
+        let holders = try (0..<2).map { _ in try IdleSockets(port: port, count: 10_000) }
+        #expect(holders.map(\.opened) == [10_000, 10_000], "the server accepted every connection")
+        let device = try Session()
+        device.environment["STOREFRONT_SERVER"] = server.base
+        device.environment["STOREFRONT_SERVER_TIMEOUT"] = "60"
+        let started = Date()
+        try device.signUp("zed")
+        // Measured, not judged (no test bounds wall-clock time); the closing note reports it.
+        print(
+            "W11: a sign-up beside 20,000 idle connections answered in \(String(format: "%.3f", Date().timeIntervalSince(started))) s"
+        )
+        #expect(server.process.isRunning, "the server lives")
+        let open = try holders.map { try $0.stillOpen() }.reduce(0, +)
+        #expect(open <= 10_000 && open > 0, "the longest-idle were closed to make room: \(open) still open")
+        let stopped = server.stop()
+        #expect(stopped.status == 0, "\(stopped) \(server.errorsTail)")
+
+        // A short idle timeout: idle connections and half-sent request heads are closed by it.
+        let quick = try Server(try Session(), arguments: ["--idle-timeout", "1"])
+        let quickPort = try #require(Int(quick.base.split(separator: ":").last ?? ""))
+        let idle = try IdleSockets(port: quickPort, count: 500)
+        let partial = try IdleSockets(port: quickPort, count: 500, partial: true)
+        #expect(idle.opened == 500 && partial.opened == 500)
+        #expect(
+            try waitUntil(seconds: 120) { try idle.stillOpen() == 0 && partial.stillOpen() == 0 },
+            "closed by the timeout")
+        let after = try Session()
+        after.environment["STOREFRONT_SERVER"] = quick.base
+        try after.signUp("amy")
+        #expect(quick.stop().status == 0)
+    }
+}
