@@ -4,7 +4,7 @@
 import PackageDescription
 
 #if !os(Linux)
-#error("Storefront builds on Linux only (README, Platforms)")
+    #error("Storefront builds on Linux only (README, Platforms)")
 #endif
 
 let package = Package(
@@ -65,8 +65,10 @@ let package = Package(
         .executableTarget(
             name: "storefront-bench",
             dependencies: [
-                "StoreCore", "TerminalUI", "StorefrontApp", "StorefrontServer", "TestSupport", "CPNG", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Hummingbird", package: "hummingbird"),
+                "StoreCore", "TerminalUI", "StorefrontApp", "StorefrontServer", "TestSupport", "CPNG",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Benchmarks/storefront-bench"
         ),
@@ -92,20 +94,26 @@ let package = Package(
         .target(
             name: "StorefrontServer",
             dependencies: [
-                "StoreCore", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
+                "StoreCore", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
-        .target(name: "TestSupport", dependencies: ["StoreCore", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["StoreCore", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/TestSupport"),
         .testTarget(
             name: "StoreCoreTests",
             dependencies: [
                 "StoreCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -113,11 +121,13 @@ let package = Package(
         .testTarget(
             name: "StorefrontServerTests",
             dependencies: [
-                "StorefrontServer", "StoreCore", "StorefrontApp", "TestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "StorefrontServer", "StoreCore", "StorefrontApp", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),
+        .testTarget(
+            name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

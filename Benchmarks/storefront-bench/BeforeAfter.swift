@@ -46,14 +46,17 @@ func figures(of bench: URL, sections: [String]) throws -> [(String, Figure?, Str
 /// Runs both benches `rounds` times and prints before, after and their ratio for every row both
 /// printed; true when none is more than 10% worse and every row was measured (a row a bench could
 /// not run, for want of wrk say, is printed with its reason and fails the comparison).
-func beforeAfter(before: URL, after: URL, rounds: Int, sections: [String] = ["remote", "serve", "start"]) throws -> Bool {
+func beforeAfter(before: URL, after: URL, rounds: Int, sections: [String] = ["remote", "serve", "start"]) throws -> Bool
+{
     var runs: [Bool: [[(String, Figure)]]] = [true: [], false: []]
     var notRun: [(String, String)] = []
     for round in 0..<rounds {
         for isAfter in round % 2 == 0 ? [false, true] : [true, false] {
             let rows = try figures(of: isAfter ? after : before, sections: sections)
             runs[isAfter, default: []].append(rows.compactMap { name, figure, _ in figure.map { (name, $0) } })
-            for (name, figure, reason) in rows where figure == nil && !notRun.contains(where: { $0.0 == name }) { notRun.append((name, reason)) }
+            for (name, figure, reason) in rows where figure == nil && !notRun.contains(where: { $0.0 == name }) {
+                notRun.append((name, reason))
+            }
         }
     }
     func median(_ name: String, _ isAfter: Bool) -> Figure? {
@@ -71,7 +74,10 @@ func beforeAfter(before: URL, after: URL, rounds: Int, sections: [String] = ["re
         let ratio = new.value / max(old.value, .leastNonzeroMagnitude)
         let within = old.moreIsBetter ? ratio >= 0.9 : ratio <= 1.1
         allWithin = allWithin && within
-        print(String(format: "| %@ | %.1f | %.1f | %.2f× | %@ |", name, old.value, new.value, ratio, old.moreIsBetter ? "≥ 0.90× \(within ? "✓" : "✗")" : "≤ 1.10× \(within ? "✓" : "✗")"))
+        print(
+            String(
+                format: "| %@ | %.1f | %.1f | %.2f× | %@ |", name, old.value, new.value, ratio,
+                old.moreIsBetter ? "≥ 0.90× \(within ? "✓" : "✗")" : "≤ 1.10× \(within ? "✓" : "✗")"))
     }
     for (name, reason) in notRun {
         allWithin = false
@@ -85,7 +91,9 @@ func beforeAfter(before: URL, after: URL, rounds: Int, sections: [String] = ["re
     print("|---|---|")
     for (name, _) in runs[true, default: []].first ?? [] {
         let pairs = zip(runs[false, default: []], runs[true, default: []]).compactMap { old, new -> (Double, Double)? in
-            guard let before = old.first(where: { $0.0 == name })?.1.value, let after = new.first(where: { $0.0 == name })?.1.value else { return nil }
+            guard let before = old.first(where: { $0.0 == name })?.1.value,
+                let after = new.first(where: { $0.0 == name })?.1.value
+            else { return nil }
             return (before, after)
         }
         guard !pairs.isEmpty else { continue }

@@ -12,7 +12,8 @@ func startFixedBodies() throws -> String {
     let bodies = Locked<[Int: ByteBuffer]>([:])
     let router = Router()
     router.get("fixed") { request, _ -> Response in
-        let bytes = request.uri.queryParameters["bytes"].flatMap { Int(String($0)) }.map { min(max($0, 13), 1 << 20) } ?? 14
+        let bytes =
+            request.uri.queryParameters["bytes"].flatMap { Int(String($0)) }.map { min(max($0, 13), 1 << 20) } ?? 14
         let body = bodies.withLock { made in
             if let body = made[bytes] { return body }
             let body = ByteBuffer(string: #"{"fixed":""# + String(repeating: "x", count: bytes - 13) + #""}"#)

@@ -10,20 +10,28 @@ import TestSupport
 @MainActor func startServer(_ folder: StateDirectory, database: String?) throws -> (Process, String) {
     let server = Process()
     server.executableURL = binaries.appendingPathComponent("storefront")
-    server.arguments = ["serve", "--state-dir", folder.url.path, "--catalog", repository.appendingPathComponent("assets/catalog.json").path, "--port", "0"]
+    server.arguments =
+        [
+            "serve", "--state-dir", folder.url.path, "--catalog",
+            repository.appendingPathComponent("assets/catalog.json").path, "--port", "0",
+        ]
         + (database.map { ["--database", $0] } ?? [])
     let output = Pipe()
     server.standardOutput = output
     server.standardError = FileHandle.nullDevice
     try server.run()
     var line = Data()
-    while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+    while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+        line += byte
+    }
     return (server, String(decoding: line, as: UTF8.self).components(separatedBy: "listening on ").last ?? "")
 }
 
 /// Purchases a second through `storefront serve` from `count` devices, two to a machine, beside
 /// one device's purchases on the same account server in-process; `database` names PostgreSQL.
-@MainActor func remotePurchases(database: String?, devices count: Int) throws -> (remote: Double, local: Double, failures: Int) {
+@MainActor func remotePurchases(database: String?, devices count: Int) throws -> (
+    remote: Double, local: Double, failures: Int
+) {
     let name = (database == nil ? "sqlite" : "postgres") + "-\(count)"
     let folder = StateDirectory(scratch.appendingPathComponent("remote-\(name)"))
     let product = "com.storefront.randomviews"
@@ -46,11 +54,16 @@ import TestSupport
     let base = try require(URL(string: address))
     let devices = try (0..<count).map { index -> Store in
         let factory = try StoreFactory(
-            stateDirectory: StateDirectory(scratch.appendingPathComponent("machine-\(name)-\(index / 2)")), catalog: catalog, calendar: utc,
+            stateDirectory: StateDirectory(scratch.appendingPathComponent("machine-\(name)-\(index / 2)")),
+            catalog: catalog, calendar: utc,
             time: .shared(override: nil), server: try RemoteAccountServer(url: base, timeout: 60)
         )
         let store = try factory.open(device: "device\(index)")
-        if index == 0 { try store.accounts.signUp("remote", password: "bench") } else { try store.accounts.signIn("remote", password: "bench") }
+        if index == 0 {
+            try store.accounts.signUp("remote", password: "bench")
+        } else {
+            try store.accounts.signIn("remote", password: "bench")
+        }
         return store
     }
     nonisolated(unsafe) let stores = devices

@@ -8,10 +8,11 @@ import GRDB
 import StoreCore
 import StorefrontApp
 import StorefrontServer
-import TestSupport
 import TerminalUI
+import TestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -41,14 +42,17 @@ func row(_ name: String, _ figure: String, _ against: String, _ ratio: String, _
 
 if CommandLine.arguments.dropFirst().first == "before-after" {
     guard CommandLine.arguments.count >= 3 else {
-        FileHandle.standardError.write(Data("usage: storefront-bench before-after DIR [ROUNDS] [SECTION …] (DIR: an earlier release build)\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: storefront-bench before-after DIR [ROUNDS] [SECTION …] (DIR: an earlier release build)\n".utf8)
+        )
         exit(2)
     }
     let before = URL(fileURLWithPath: CommandLine.arguments[2]).appendingPathComponent("storefront-bench")
     let rounds = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 3 : 3
     let named = Array(CommandLine.arguments.dropFirst(4))
     let within = try beforeAfter(
-        before: before, after: binaries.appendingPathComponent("storefront-bench"), rounds: rounds, sections: named.isEmpty ? ["remote", "serve", "start"] : named
+        before: before, after: binaries.appendingPathComponent("storefront-bench"), rounds: rounds,
+        sections: named.isEmpty ? ["remote", "serve", "start"] : named
     )
     try? FileManager.default.removeItem(at: scratch)
     exit(within ? 0 : 1)
@@ -65,33 +69,35 @@ print("|---|---|---|---|---|")
 // MARK: Images: decode + scale + draw, against libpng's decode alone.
 
 if wants("images") {
-let comic = try PNGCodec.decode(contentsOf: repository.appendingPathComponent("assets/comics/cat-judge.png"))
-let big = Scaler.scale(comic, toWidth: 1024, height: 1024)
-let bigFile = scratch.appendingPathComponent("big.png")
-try PNGCodec.encode(big, layout: .rgba).write(to: bigFile)
+    let comic = try PNGCodec.decode(contentsOf: repository.appendingPathComponent("assets/comics/cat-judge.png"))
+    let big = Scaler.scale(comic, toWidth: 1024, height: 1024)
+    let bigFile = scratch.appendingPathComponent("big.png")
+    try PNGCodec.encode(big, layout: .rgba).write(to: bigFile)
 
-func libpngDecodeAlone() {
-    var image = png_image()
-    image.version = sf_png_image_version
-    guard png_image_begin_read_from_file(&image, bigFile.path) != 0 else { fatalError("libpng") }
-    image.format = sf_png_format_rgba
-    var buffer = [UInt8](repeating: 0, count: Int(image.width * image.height * 4))
-    buffer.withUnsafeMutableBytes { _ = png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
-}
+    func libpngDecodeAlone() {
+        var image = png_image()
+        image.version = sf_png_image_version
+        guard png_image_begin_read_from_file(&image, bigFile.path) != 0 else { fatalError("libpng") }
+        image.format = sf_png_format_rgba
+        var buffer = [UInt8](repeating: 0, count: Int(image.width * image.height * 4))
+        buffer.withUnsafeMutableBytes { _ = png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+    }
 
-let decodeAlone = median(15) { libpngDecodeAlone() }
-for (columns, rows) in [(80, 24), (200, 60)] {
-    var screen = Screen(size: Size(columns: columns, rows: rows))
-    let pipeline = try median(15) {
+    let decodeAlone = median(15) { libpngDecodeAlone() }
+    for (columns, rows) in [(80, 24), (200, 60)] {
+        var screen = Screen(size: Size(columns: columns, rows: rows))
+        let pipeline = try median(15) {
+            let picture = Picture(try PNGCodec.decode(contentsOf: bigFile))
+            screen.draw(picture, in: screen.bounds, depth: .palette256)
+        }
+        row(
+            "image pipeline 1024² → \(columns)×\(rows) (decode+scale+draw)", ms(pipeline),
+            "libpng decode alone \(ms(decodeAlone))", ratio(pipeline, decodeAlone), "≤ 1.3×")
         let picture = Picture(try PNGCodec.decode(contentsOf: bigFile))
         screen.draw(picture, in: screen.bounds, depth: .palette256)
+        let redraw = median(50) { screen.draw(picture, in: screen.bounds, depth: .palette256) }
+        row("redraw from the cache at \(columns)×\(rows)", ms(redraw), "5 ms", ratio(redraw, 0.005), "< 5 ms")
     }
-    row("image pipeline 1024² → \(columns)×\(rows) (decode+scale+draw)", ms(pipeline), "libpng decode alone \(ms(decodeAlone))", ratio(pipeline, decodeAlone), "≤ 1.3×")
-    let picture = Picture(try PNGCodec.decode(contentsOf: bigFile))
-    screen.draw(picture, in: screen.bounds, depth: .palette256)
-    let redraw = median(50) { screen.draw(picture, in: screen.bounds, depth: .palette256) }
-    row("redraw from the cache at \(columns)×\(rows)", ms(redraw), "5 ms", ratio(redraw, 0.005), "< 5 ms")
-}
 }
 
 // MARK: The screen: one arrow key, against a full repaint.
@@ -109,7 +115,8 @@ func makeStore(
     stateDirectory: StateDirectory, device: String, catalog: Catalog, clock: any StoreClock, calendar: Calendar,
     passwordHasher: PasswordHasher = PasswordHasher()
 ) throws(StoreError) -> Store {
-    let factory = try StoreFactory(stateDirectory: stateDirectory, catalog: catalog, calendar: calendar, time: .given(clock))
+    let factory = try StoreFactory(
+        stateDirectory: stateDirectory, catalog: catalog, calendar: calendar, time: .given(clock))
     factory.passwordHasher = passwordHasher
     return try factory.open(device: device)
 }
@@ -119,10 +126,14 @@ if wants("screen") {
         clock: ManualClock(Date(timeIntervalSince1970: 1_780_000_000)), calendar: utc
     )
     let terminal = try CursesTerminal(terminalType: "xterm-256color", output: terminalOutput.path, input: "/dev/null")
-    let app = App(store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: repository.appendingPathComponent("assets")), route: .products)
+    let app = App(
+        store: LiveStore(store: store), terminal: terminal,
+        pictures: PictureCache(root: repository.appendingPathComponent("assets")), route: .products)
     app.load()
     app.draw()
-    func written() -> Int { (try? FileManager.default.attributesOfItem(atPath: terminalOutput.path)[.size] as? Int) ?? 0 }
+    func written() -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: terminalOutput.path)[.size] as? Int) ?? 0
+    }
     var keyBytes: [Int] = []
     var downward = true
     let keyTime = median(201) {
@@ -143,8 +154,13 @@ if wants("screen") {
         fullBytes.append(written() - before)
     }
     fullBytes.sort()
-    row("one arrow key in the product list (80×24)", ms(keyTime), "full repaint \(ms(fullTime))", ratio(keyTime, fullTime), "< 1 ms")
-    row("bytes written for one arrow key", "\(keyBytes[keyBytes.count / 2]) B", "full repaint \(fullBytes[fullBytes.count / 2]) B", ratio(Double(keyBytes[keyBytes.count / 2]), Double(fullBytes[fullBytes.count / 2])), "< 300 B")
+    row(
+        "one arrow key in the product list (80×24)", ms(keyTime), "full repaint \(ms(fullTime))",
+        ratio(keyTime, fullTime), "< 1 ms")
+    row(
+        "bytes written for one arrow key", "\(keyBytes[keyBytes.count / 2]) B",
+        "full repaint \(fullBytes[fullBytes.count / 2]) B",
+        ratio(Double(keyBytes[keyBytes.count / 2]), Double(fullBytes[fullBytes.count / 2])), "< 300 B")
     terminal.restore()
 }
 
@@ -157,7 +173,9 @@ func onTerminal(_ command: String, environment: [String: String]) -> (Double, In
     let arguments: [String] = ["/usr/bin/script", "-qfec", command, "/dev/null"]
     let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
     let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
+    defer {
+        for pointer in argv + envp { free(pointer) }
+    }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -175,27 +193,43 @@ func onTerminal(_ command: String, environment: [String: String]) -> (Double, In
 }
 
 if wants("start") {
-let screenEnvironment = [
-    "TERM": "xterm-256color", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "HOME": scratch.path,
-    "STOREFRONT_STATE_DIR": scratch.appendingPathComponent("start").path, "STOREFRONT_ASSETS": repository.appendingPathComponent("assets").path,
-    "STOREFRONT_EXIT_AFTER_FIRST_FRAME": "1", "STOREFRONT_PASSWORD": "bench",
-]
-_ = onTerminal("'\(binaries.appendingPathComponent("storefront").path)' account signup bench", environment: screenEnvironment)
-let floorTimes = (0..<15).map { _ in onTerminal(binaries.appendingPathComponent("ncurses-floor").path, environment: screenEnvironment).0 }.sorted()
-// Timed as the floor is, with nothing between script(1) and the program.
-let screenTimes = (0..<15).map { _ in onTerminal("'\(binaries.appendingPathComponent("storefront").path)'", environment: screenEnvironment).0 }.sorted()
-var peak = 0
-for _ in 0..<5 {
-    // GNU time reports the screen program's own peak (the sign-up above ran scrypt's 32 MiB); it
-    // runs apart from the timed runs, since starting it costs milliseconds of its own.
-    let report = scratch.appendingPathComponent("peak.txt")
-    _ = onTerminal("/usr/bin/time -f %M -o '\(report.path)' '\(binaries.appendingPathComponent("storefront").path)'", environment: screenEnvironment)
-    let kilobytes = Int((try? String(contentsOf: report, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
-    peak = max(peak, kilobytes * 1024)
-}
-let floorTime = floorTimes[floorTimes.count / 2], screenTime = screenTimes[screenTimes.count / 2]
-row("start to first full frame (script(1) pty, 80×24)", ms(screenTime), "C ncurses one frame \(ms(floorTime))", ratio(screenTime, floorTime), "≤ 1.5×")
-row("peak memory of the screen program, default catalog", String(format: "%.1f MB", Double(peak) / 1e6), "30 MB", ratio(Double(peak), 30e6), "< 30 MB")
+    let screenEnvironment = [
+        "TERM": "xterm-256color", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "HOME": scratch.path,
+        "STOREFRONT_STATE_DIR": scratch.appendingPathComponent("start").path,
+        "STOREFRONT_ASSETS": repository.appendingPathComponent("assets").path,
+        "STOREFRONT_EXIT_AFTER_FIRST_FRAME": "1", "STOREFRONT_PASSWORD": "bench",
+    ]
+    _ = onTerminal(
+        "'\(binaries.appendingPathComponent("storefront").path)' account signup bench", environment: screenEnvironment)
+    let floorTimes = (0..<15).map { _ in
+        onTerminal(binaries.appendingPathComponent("ncurses-floor").path, environment: screenEnvironment).0
+    }.sorted()
+    // Timed as the floor is, with nothing between script(1) and the program.
+    let screenTimes = (0..<15).map { _ in
+        onTerminal("'\(binaries.appendingPathComponent("storefront").path)'", environment: screenEnvironment).0
+    }.sorted()
+    var peak = 0
+    for _ in 0..<5 {
+        // GNU time reports the screen program's own peak (the sign-up above ran scrypt's 32 MiB); it
+        // runs apart from the timed runs, since starting it costs milliseconds of its own.
+        let report = scratch.appendingPathComponent("peak.txt")
+        _ = onTerminal(
+            "/usr/bin/time -f %M -o '\(report.path)' '\(binaries.appendingPathComponent("storefront").path)'",
+            environment: screenEnvironment)
+        let kilobytes =
+            Int(
+                (try? String(contentsOf: report, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                    ?? "") ?? 0
+        peak = max(peak, kilobytes * 1024)
+    }
+    let floorTime = floorTimes[floorTimes.count / 2]
+    let screenTime = screenTimes[screenTimes.count / 2]
+    row(
+        "start to first full frame (script(1) pty, 80×24)", ms(screenTime), "C ncurses one frame \(ms(floorTime))",
+        ratio(screenTime, floorTime), "≤ 1.5×")
+    row(
+        "peak memory of the screen program, default catalog", String(format: "%.1f MB", Double(peak) / 1e6), "30 MB",
+        ratio(Double(peak), 30e6), "< 30 MB")
 }
 
 // MARK: Durable purchases, against raw SQLite single-row commits with the same journal settings.
@@ -203,7 +237,8 @@ row("peak memory of the screen program, default catalog", String(format: "%.1f M
 if wants("durable") {
     let folder = StateDirectory(scratch.appendingPathComponent("durable"))
     let store = try makeStore(
-        stateDirectory: folder, device: "bench", catalog: catalog, clock: ManualClock(Date(timeIntervalSince1970: 1_780_000_000)),
+        stateDirectory: folder, device: "bench", catalog: catalog,
+        clock: ManualClock(Date(timeIntervalSince1970: 1_780_000_000)),
         calendar: utc, passwordHasher: PasswordHasher(cost: 16)
     )
     try store.accounts.signUp("bench", password: "bench")
@@ -214,9 +249,16 @@ if wants("durable") {
     configuration.prepareDatabase { try $0.execute(sql: "PRAGMA synchronous = FULL") }
     let raw = try DatabaseQueue(path: scratch.appendingPathComponent("raw.sqlite").path, configuration: configuration)
     try raw.write { try $0.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, value TEXT)") }
-    let rawTime = try seconds { for index in 0..<count { try raw.write { try $0.execute(sql: "INSERT INTO t(value) VALUES (?)", arguments: ["\(index)"]) } } }
-    let storeRate = Double(count) / storeTime, rawRate = Double(count) / rawTime
-    row("durable subscription purchases per second (account, receipt + device)", String(format: "%.0f /s", storeRate), String(format: "raw SQLite commits %.0f /s", rawRate), ratio(storeRate, rawRate), "≥ 0.5×")
+    let rawTime = try seconds {
+        for index in 0..<count {
+            try raw.write { try $0.execute(sql: "INSERT INTO t(value) VALUES (?)", arguments: ["\(index)"]) }
+        }
+    }
+    let storeRate = Double(count) / storeTime
+    let rawRate = Double(count) / rawTime
+    row(
+        "durable subscription purchases per second (account, receipt + device)", String(format: "%.0f /s", storeRate),
+        String(format: "raw SQLite commits %.0f /s", rawRate), ratio(storeRate, rawRate), "≥ 0.5×")
 }
 
 // MARK: The receipt: expiry from 1,000,000 transactions; status with 100,000 in the history.
@@ -225,13 +267,17 @@ if wants("receipt") {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
     let entries = (0..<1_000_000).map { index in
         ReceiptEntry(
-            transactionID: String(format: "%016x", index), account: "a", productID: "sub3", kind: .nonRenewingSubscription,
-            months: index % 2 == 0 ? 3 : 6, bonusDays: 1, purchaseDate: start.addingTimeInterval(Double(index) * 3600), device: "d"
+            transactionID: String(format: "%016x", index), account: "a", productID: "sub3",
+            kind: .nonRenewingSubscription,
+            months: index % 2 == 0 ? 3 : 6, bonusDays: 1, purchaseDate: start.addingTimeInterval(Double(index) * 3600),
+            device: "d"
         )
     }
     // In purchase order, as the server hands a receipt over; then shuffled, which forces a sort.
     let inOrder = median(5) { _ = SubscriptionMath.recomputeExpiry(from: entries, calendar: utc) }
-    row("expiry recomputed from a 1,000,000-transaction receipt (in order, as stored)", ms(inOrder), "200 ms", ratio(inOrder, 0.2), "< 200 ms")
+    row(
+        "expiry recomputed from a 1,000,000-transaction receipt (in order, as stored)", ms(inOrder), "200 ms",
+        ratio(inOrder, 0.2), "< 200 ms")
     let shuffled = entries.shuffled()
     let recompute = median(3) { _ = SubscriptionMath.recomputeExpiry(from: shuffled, calendar: utc) }
     row("the same receipt shuffled (sorted first)", ms(recompute), "200 ms", ratio(recompute, 0.2), "< 200 ms")
@@ -252,18 +298,24 @@ if wants("receipt") {
                         """,
                     arguments: [id, 1_700_000_000 + index, 1_700_000_000 + index]
                 )
-                try db.execute(sql: "INSERT INTO event(transactionID, state, at) VALUES (?, 'purchased', ?)", arguments: [id, 1_700_000_000 + index])
+                try db.execute(
+                    sql: "INSERT INTO event(transactionID, state, at) VALUES (?, 'purchased', ?)",
+                    arguments: [id, 1_700_000_000 + index])
             }
         }
         return try median(9) {
-            let store = try makeStore(stateDirectory: folder, device: "big", catalog: catalog, clock: SystemClock(), calendar: utc)
+            let store = try makeStore(
+                stateDirectory: folder, device: "big", catalog: catalog, clock: SystemClock(), calendar: utc)
             try store.queue.recover()
             _ = try store.entitlements.status()
             _ = try store.entitlements.productRows()
         }
     }
-    let empty = try statusTime(history: 0), full = try statusTime(history: 100_000)
-    row("open + recover + status, 100,000 transactions in the history", ms(full), "the same with none \(ms(empty))", ratio(full, empty), "flat")
+    let empty = try statusTime(history: 0)
+    let full = try statusTime(history: 100_000)
+    row(
+        "open + recover + status, 100,000 transactions in the history", ms(full), "the same with none \(ms(empty))",
+        ratio(full, empty), "flat")
 }
 
 // MARK: Auto-renewable plans: the fold over 1,000,000 plan lines; ten years of weekly renewals
@@ -272,19 +324,26 @@ if wants("receipt") {
 if wants("plans") {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
     let week = 7 * 86_400.0
-    var lines = [ReceiptEntry(
-        transactionID: "p", account: "a", productID: "weekly", kind: .autoRenewableSubscription, purchaseDate: start, device: "d",
-        event: .purchase, group: "g", expiresDate: start.addingTimeInterval(week), price: Decimal(string: "1.99")
-    )]
+    var lines = [
+        ReceiptEntry(
+            transactionID: "p", account: "a", productID: "weekly", kind: .autoRenewableSubscription,
+            purchaseDate: start, device: "d",
+            event: .purchase, group: "g", expiresDate: start.addingTimeInterval(week), price: Decimal(string: "1.99")
+        )
+    ]
     lines += (1..<1_000_000).map { index in
         ReceiptEntry(
-            transactionID: String(format: "%016x", index), account: "a", productID: "weekly", kind: .autoRenewableSubscription,
+            transactionID: String(format: "%016x", index), account: "a", productID: "weekly",
+            kind: .autoRenewableSubscription,
             purchaseDate: start.addingTimeInterval(Double(index) * week), device: "d", event: .renewal, group: "g",
-            expiresDate: start.addingTimeInterval(Double(index + 1) * week), price: Decimal(string: "1.99"), reference: "p"
+            expiresDate: start.addingTimeInterval(Double(index + 1) * week), price: Decimal(string: "1.99"),
+            reference: "p"
         )
     }
     let replay = median(5) { _ = PlanState.replay(lines) }
-    row("plans recomputed from 1,000,000 plan lines (A6 for plans)", ms(replay), "200 ms", ratio(replay, 0.2), "< 200 ms")
+    row(
+        "plans recomputed from 1,000,000 plan lines (A6 for plans)", ms(replay), "200 ms", ratio(replay, 0.2),
+        "< 200 ms")
 }
 
 if wants("plans") {
@@ -292,7 +351,8 @@ if wants("plans") {
     let clock = ManualClock(Date(timeIntervalSince1970: 1_780_000_000))
     func planStore(_ name: String) throws -> Store {
         let store = try makeStore(
-            stateDirectory: StateDirectory(scratch.appendingPathComponent(name)), device: "bench", catalog: selfies, clock: clock,
+            stateDirectory: StateDirectory(scratch.appendingPathComponent(name)), device: "bench", catalog: selfies,
+            clock: clock,
             calendar: utc, passwordHasher: PasswordHasher(cost: 16)
         )
         try store.accounts.signUp("bench", password: "bench")
@@ -305,14 +365,19 @@ if wants("plans") {
     clock.advance(StoreDuration(years: 10), calendar: utc)
     let settle = try seconds { _ = try decade.plans.subscriptions() }
     let written = try decade.server.planLines(account: "bench").count
-    row("ten years of weekly renewals written by one command (\(written) lines)", ms(settle), "one durable purchase \(ms(purchase))", ratio(settle, purchase), "one commit")
+    row(
+        "ten years of weekly renewals written by one command (\(written) lines)", ms(settle),
+        "one durable purchase \(ms(purchase))", ratio(settle, purchase), "one commit")
     let folder = StateDirectory(scratch.appendingPathComponent("plan-decade"))
     let status = try median(9) {
-        let store = try makeStore(stateDirectory: folder, device: "bench", catalog: selfies, clock: clock, calendar: utc)
+        let store = try makeStore(
+            stateDirectory: folder, device: "bench", catalog: selfies, clock: clock, calendar: utc)
         try store.queue.recover()
         _ = try store.entitlements.status()
     }
-    row("open + recover + status with those \(written) plan lines", ms(status), "200 ms", ratio(status, 0.2), "flat: the plan is stored folded")
+    row(
+        "open + recover + status with those \(written) plan lines", ms(status), "200 ms", ratio(status, 0.2),
+        "flat: the plan is stored folded")
 }
 
 // MARK: Signed data and notifications (issue 14): signing one transaction against swift-crypto's
@@ -322,7 +387,9 @@ if wants("plans") {
 if wants("signing") {
     let folder = StateDirectory(scratch.appendingPathComponent("signing"))
     let clock = ManualClock(Date(timeIntervalSince1970: 1_768_478_400))
-    let store = try makeStore(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
+    let store = try makeStore(
+        stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc,
+        passwordHasher: PasswordHasher(cost: 16))
     try store.accounts.signUp("bench", password: "bench")
     let bought = try store.queue.buy("com.storefront.comic.nightshift")
     let authority = try store.signed.authority()
@@ -333,14 +400,20 @@ if wants("signing") {
     let bare = try median(401) { _ = try key.signature(for: input) }
     let payload = try require(try store.signed.transaction(bought)).payload
     let signing = try median(401) { _ = try authority.sign(payload) }
-    row("one transaction signed as a JWS (payload → JSON → ES256, x5c)", ms(signing), "a bare P-256 signature \(ms(bare))", ratio(signing, bare), "≤ 2×")
+    row(
+        "one transaction signed as a JWS (payload → JSON → ES256, x5c)", ms(signing),
+        "a bare P-256 signature \(ms(bare))", ratio(signing, bare), "≤ 2×")
     let fromStore = try median(401) { _ = try store.signed.transaction(bought) }
-    row("one transaction read from the store and signed", ms(fromStore), "a bare P-256 signature \(ms(bare))", ratio(fromStore, bare), "(for information)")
+    row(
+        "one transaction read from the store and signed", ms(fromStore), "a bare P-256 signature \(ms(bare))",
+        ratio(fromStore, bare), "(for information)")
 
     let receiver = try LoopbackReceiver()
     func purchases(webhook: Bool) throws -> Double {
         let folder = StateDirectory(scratch.appendingPathComponent("webhook-\(webhook)"))
-        let store = try makeStore(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
+        let store = try makeStore(
+            stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc,
+            passwordHasher: PasswordHasher(cost: 16))
         try store.accounts.signUp("bench", password: "bench")
         if webhook { try store.notifications.setWebhook(Webhook(url: "http://127.0.0.1:\(receiver.port)/apple")) }
         // As a command does: the purchase, then what it caused goes out.
@@ -351,7 +424,9 @@ if wants("signing") {
     }
     let without = try purchases(webhook: false)
     let with = try purchases(webhook: true)
-    row("a purchase and its notification POSTed (receiver on loopback)", ms(with), "the same purchase, no webhook \(ms(without))", ratio(with, without), "≤ 1.5×")
+    row(
+        "a purchase and its notification POSTed (receiver on loopback)", ms(with),
+        "the same purchase, no webhook \(ms(without))", ratio(with, without), "≤ 1.5×")
     row("(notifications the receiver answered 200)", "\(receiver.received)", "", "", "")
 }
 
@@ -359,7 +434,6 @@ func require<T>(_ value: T?) throws -> T {
     guard let value else { throw CocoaError(.coderValueNotFound) }
     return value
 }
-
 
 // MARK: Purchases through `storefront serve` from four devices at once (issue 16), beside the same
 // store's purchases in-process, in the same run.
@@ -373,12 +447,19 @@ if wants("remote") {
                 let database = onPostgres ? try TestPostgres.freshDatabase() : nil
                 let (remote, local, failures) = try remotePurchases(database: database, devices: count)
                 let kind = database == nil ? "SQLite" : "PostgreSQL"
-                row("purchases per second through storefront serve, \(words) devices at once (\(kind))", String(format: "%.0f /s", remote),
-                    String(format: "the same store in-process %.0f /s", local), ratio(remote, local), count == 16 ? "≥ 0.8×" : "≥ 0.5×")
+                row(
+                    "purchases per second through storefront serve, \(words) devices at once (\(kind))",
+                    String(format: "%.0f /s", remote),
+                    String(format: "the same store in-process %.0f /s", local), ratio(remote, local),
+                    count == 16 ? "≥ 0.8×" : "≥ 0.5×")
                 if failures > 0 { row("(purchases that failed)", "\(failures)", "", "", "") }
             }
         }
-        if !postgres { row("purchases through storefront serve on PostgreSQL", "not run", "needs STOREFRONT_TEST_POSTGRES (scripts/postgres-start)", "", "") }
+        if !postgres {
+            row(
+                "purchases through storefront serve on PostgreSQL", "not run",
+                "needs STOREFRONT_TEST_POSTGRES (scripts/postgres-start)", "", "")
+        }
     } else {
         row("purchases through storefront serve", "not run", "needs storefront beside this program", "", "")
     }
@@ -394,14 +475,22 @@ if wants("serve") {
     if let wrk, FileManager.default.isExecutableFile(atPath: serverBinary.path) {
         let folder = StateDirectory(scratch.appendingPathComponent("serve"))
         let clock = ManualClock(Date(timeIntervalSince1970: 1_768_478_400))
-        let store = try makeStore(stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16))
+        let store = try makeStore(
+            stateDirectory: folder, device: "bench", catalog: catalog, clock: clock, calendar: utc,
+            passwordHasher: PasswordHasher(cost: 16))
         try store.accounts.signUp("bench", password: "bench")
         for _ in 0..<1_000 { try store.queue.buy("com.storefront.randomviews") }
         let first = try require(try store.queue.history().first).id
         let key = P256.Signing.PrivateKey()
-        try store.server.setAPIKeyring(APIKeyring(issuerID: "bench", keys: [APIKey(keyID: "BENCH00001", publicKey: key.publicKey.x963Representation, createdAt: Date())]))
+        try store.server.setAPIKeyring(
+            APIKeyring(
+                issuerID: "bench",
+                keys: [APIKey(keyID: "BENCH00001", publicKey: key.publicKey.x963Representation, createdAt: Date())]))
         let header = JWS.base64URL(Data(#"{"alg":"ES256","kid":"BENCH00001","typ":"JWT"}"#.utf8))
-        let claims = JWS.base64URL(Data(#"{"aud":"appstoreconnect-v1","bid":"com.storefront.comics","exp":\#(Int(Date().timeIntervalSince1970) + 3600),"iss":"bench"}"#.utf8))
+        let claims = JWS.base64URL(
+            Data(
+                #"{"aud":"appstoreconnect-v1","bid":"com.storefront.comics","exp":\#(Int(Date().timeIntervalSince1970) + 3600),"iss":"bench"}"#
+                    .utf8))
         let signature = JWS.base64URL(try key.signature(for: Data("\(header).\(claims)".utf8)).rawRepresentation)
         let token = "\(header).\(claims).\(signature)"
         let (server, base) = try startServer(folder, database: nil)
@@ -409,7 +498,8 @@ if wants("serve") {
         func rate(_ path: String, authorized: Bool, base: String = base) throws -> Double {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: wrk)
-            process.arguments = ["-t2", "-c16", "-d5s"] + (authorized ? ["-H", "Authorization: Bearer \(token)"] : []) + [base + path]
+            process.arguments =
+                ["-t2", "-c16", "-d5s"] + (authorized ? ["-H", "Authorization: Bearer \(token)"] : []) + [base + path]
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
@@ -435,27 +525,37 @@ if wants("serve") {
         let floor = try rate("/fixed?bytes=\(page.count)", authorized: false, base: fixedBase)
         let history = try rate("/inApps/v2/history/\(first)", authorized: true)
         let tiny = try rate("/fixed", authorized: false, base: fixedBase)
-        row("Get Transaction History, 1,000 transactions (wrk, 16 connections)", String(format: "%.0f req/s", history),
-            String(format: "a Hummingbird server's fixed body of the page's size (%d KB) %.0f req/s", page.count / 1024, floor),
+        row(
+            "Get Transaction History, 1,000 transactions (wrk, 16 connections)", String(format: "%.0f req/s", history),
+            String(
+                format: "a Hummingbird server's fixed body of the page's size (%d KB) %.0f req/s", page.count / 1024,
+                floor),
             String(format: "%.2f×", history / max(floor, 1)), "≥ 0.5×")
-        row("(the same against a 14-byte fixed body)", String(format: "%.0f req/s", history),
-            String(format: "a Hummingbird server's 14-byte body %.0f req/s", tiny), String(format: "%.2f×", history / max(tiny, 1)), "(for information)")
+        row(
+            "(the same against a 14-byte fixed body)", String(format: "%.0f req/s", history),
+            String(format: "a Hummingbird server's 14-byte body %.0f req/s", tiny),
+            String(format: "%.2f×", history / max(tiny, 1)), "(for information)")
         // Answers under writes: the same page under wrk while four devices of another customer
         // buy without a pause, each commit a new change stamp for the whole file.
         let writers = try (0..<4).map { index in
             try makeStore(
-                stateDirectory: folder, device: "writer\(index)", catalog: catalog, clock: clock, calendar: utc, passwordHasher: PasswordHasher(cost: 16)
+                stateDirectory: folder, device: "writer\(index)", catalog: catalog, clock: clock, calendar: utc,
+                passwordHasher: PasswordHasher(cost: 16)
             )
         }
         try writers[0].accounts.signUp("writer", password: "writer")
         for writer in writers.dropFirst() { try writer.accounts.signIn("writer", password: "writer") }
         nonisolated(unsafe) let writing = writers
-        let stopWriting = Locked(false), bought = Locked(0), writersDone = DispatchGroup()
+        let stopWriting = Locked(false)
+        let bought = Locked(0)
+        let writersDone = DispatchGroup()
         for index in 0..<4 {
             writersDone.enter()
             Thread.detachNewThread {
                 while !stopWriting.withLock({ $0 }) {
-                    if (try? writing[index].queue.buy("com.storefront.randomviews")) != nil { bought.withLock { $0 += 1 } }
+                    if (try? writing[index].queue.buy("com.storefront.randomviews")) != nil {
+                        bought.withLock { $0 += 1 }
+                    }
                 }
                 writersDone.leave()
             }
@@ -463,8 +563,10 @@ if wants("serve") {
         let underWrites = try rate("/inApps/v2/history/\(first)", authorized: true)
         stopWriting.withLock { $0 = true }
         writersDone.wait()
-        row("Get Transaction History under wrk while four devices buy without a pause (\(bought.withLock { $0 }) purchases meanwhile)",
-            String(format: "%.0f req/s", underWrites), String(format: "a Hummingbird server's fixed body of the page's size %.0f req/s", floor),
+        row(
+            "Get Transaction History under wrk while four devices buy without a pause (\(bought.withLock { $0 }) purchases meanwhile)",
+            String(format: "%.0f req/s", underWrites),
+            String(format: "a Hummingbird server's fixed body of the page's size %.0f req/s", floor),
             String(format: "%.2f×", underWrites / max(floor, 1)), "≥ 0.5×")
         var fresh: [Double] = []
         for _ in 0..<20 {
@@ -474,30 +576,39 @@ if wants("serve") {
             fresh.append(Date().timeIntervalSince(started))
         }
         fresh.sort()
-        row("the same page after a purchase (nothing kept, curl's start included), median of 20", ms(fresh[10]), "", "", "(for information)")
+        row(
+            "the same page after a purchase (nothing kept, curl's start included), median of 20", ms(fresh[10]), "", "",
+            "(for information)")
         // The page after a write, in process (no curl, no socket): the API's answer right after a
         // purchase, against signing the page's twenty transactions alone.
-        let api = ServerAPI(server: store.server, catalog: catalog, authority: try store.signed.authority(), clock: clock)
-        let pageRequest = APIRequest(method: "GET", path: "/inApps/v2/history/\(first)", authorization: "Bearer \(token)")
+        let api = ServerAPI(
+            server: store.server, catalog: catalog, authority: try store.signed.authority(), clock: clock)
+        let pageRequest = APIRequest(
+            method: "GET", path: "/inApps/v2/history/\(first)", authorization: "Bearer \(token)")
         var afterWrite: [Double] = []
         for _ in 0..<20 {
             try store.queue.buy("com.storefront.randomviews")
             let started = Date()
-            guard try await api.respond(to: pageRequest).status == 200 else { throw StoreError.storage(path: "history", reason: "the page was refused") }
+            guard try await api.respond(to: pageRequest).status == 200 else {
+                throw StoreError.storage(path: "history", reason: "the page was refused")
+            }
             afterWrite.append(Date().timeIntervalSince(started))
         }
         afterWrite.sort()
         let twenty = Array(try store.queue.history().prefix(20))
         let signing = try median(20) { _ = try store.signed.transactions(twenty) }
-        row("the page after a purchase, in process (median of 20)", ms(afterWrite[10]), "signing its 20 transactions alone \(ms(signing))",
+        row(
+            "the page after a purchase, in process (median of 20)", ms(afterWrite[10]),
+            "signing its 20 transactions alone \(ms(signing))",
             ratio(afterWrite[10], signing), "≤ 3×")
         server.terminate()
         server.waitUntilExit()
     } else {
-        row("Get Transaction History under wrk", "not run", "needs wrk (Debian's package) and storefront-server beside this program", "", "")
+        row(
+            "Get Transaction History under wrk", "not run",
+            "needs wrk (Debian's package) and storefront-server beside this program", "", "")
     }
 }
-
 
 // MARK: The async seam (issue 23): a quick account call with 64 in flight, while sign-ins at the
 // full scrypt cost run one after another, beside the same 64 in flight on an idle server, in the
@@ -507,10 +618,13 @@ if wants("serve") {
 /// The quick call's median with 64 in flight while full-cost sign-ins run, the same on an idle
 /// server, the sign-ins done and one sign-in's time alone; `database` names PostgreSQL, where every
 /// call waits on a query on the server's blocking pool.
-@MainActor func seam(database: String?) throws -> (busy: Double, idle: Double, signIns: Int, signIn: Double, failures: Int) {
+@MainActor func seam(database: String?) throws -> (
+    busy: Double, idle: Double, signIns: Int, signIn: Double, failures: Int
+) {
     let folder = StateDirectory(scratch.appendingPathComponent("seam-\(database == nil ? "sqlite" : "postgres")"))
     let factory = try StoreFactory(
-        stateDirectory: folder, catalog: catalog, calendar: utc, time: .given(ManualClock(Date(timeIntervalSince1970: 1_768_478_400))),
+        stateDirectory: folder, catalog: catalog, calendar: utc,
+        time: .given(ManualClock(Date(timeIntervalSince1970: 1_768_478_400))),
         server: try database.map { url throws(StoreError) in try PostgresAccountServer.open(url: url) }
     )
     try factory.open(device: "seed").accounts.signUp("slow", password: "slow-password")
@@ -526,14 +640,18 @@ if wants("serve") {
     /// The quick call's latencies with 64 in flight for `duration` seconds, and the sign-ins done beside them.
     func load(_ duration: Double, signingIn: Bool) -> (times: [Double], signIns: Int, failures: Int) {
         let stop = Date().addingTimeInterval(duration)
-        let times = Locked<[Double]>([]), signIns = Locked(0), failures = Locked(0)
+        let times = Locked<[Double]>([])
+        let signIns = Locked(0)
+        let failures = Locked(0)
         let group = DispatchGroup()
         for _ in 0..<64 {
             group.enter()
             Thread.detachNewThread {
                 while Date() < stop {
                     let started = Date()
-                    if case .success(let answer) = HTTPCall.post(url, headers: headers, body: quick, timeout: 30), answer.status == 200 {
+                    if case .success(let answer) = HTTPCall.post(url, headers: headers, body: quick, timeout: 30),
+                        answer.status == 200
+                    {
                         times.withLock { $0.append(Date().timeIntervalSince(started)) }
                     } else {
                         failures.withLock { $0 += 1 }
@@ -546,7 +664,9 @@ if wants("serve") {
             group.enter()
             Thread.detachNewThread {
                 while Date() < stop {
-                    if case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30), answer.status == 200 {
+                    if case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30),
+                        answer.status == 200
+                    {
                         signIns.withLock { $0 += 1 }
                     }
                 }
@@ -556,31 +676,42 @@ if wants("serve") {
         group.wait()
         return (times.withLock { $0.sorted() }, signIns.withLock { $0 }, failures.withLock { $0 })
     }
-    _ = load(1, signingIn: false) // warm up
+    _ = load(1, signingIn: false)  // warm up
     let idle = load(4, signingIn: false)
     let busy = load(4, signingIn: true)
     let signIn = try median(3) {
-        guard case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30), answer.status == 200 else {
+        guard case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30),
+            answer.status == 200
+        else {
             throw StoreError.storage(path: base, reason: "a sign-in failed")
         }
     }
     return (
-        busy.times.isEmpty ? 0 : busy.times[busy.times.count / 2], idle.times.isEmpty ? 0 : idle.times[idle.times.count / 2],
+        busy.times.isEmpty ? 0 : busy.times[busy.times.count / 2],
+        idle.times.isEmpty ? 0 : idle.times[idle.times.count / 2],
         busy.signIns, signIn, idle.failures + busy.failures
     )
 }
 
 if wants("seam") {
     if FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent("storefront").path) {
-        let postgres = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"] != nil ? try TestPostgres.freshDatabase() : nil
+        let postgres =
+            ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"] != nil
+            ? try TestPostgres.freshDatabase() : nil
         for database in [nil] + (postgres.map { [$0] } ?? []) {
             let measured = try seam(database: database)
             let kind = database == nil ? "SQLite" : "PostgreSQL"
-            row("a quick account call's median, 64 in flight, while full-cost sign-ins run (\(kind); \(measured.signIns) in 4 s, each \(ms(measured.signIn)) alone)",
-                ms(measured.busy), String(format: "the same 64 in flight on an idle server %@", ms(measured.idle)), ratio(measured.busy, measured.idle), "≤ 2×")
+            row(
+                "a quick account call's median, 64 in flight, while full-cost sign-ins run (\(kind); \(measured.signIns) in 4 s, each \(ms(measured.signIn)) alone)",
+                ms(measured.busy), String(format: "the same 64 in flight on an idle server %@", ms(measured.idle)),
+                ratio(measured.busy, measured.idle), "≤ 2×")
             if measured.failures > 0 { row("(quick calls that failed)", "\(measured.failures)", "", "", "") }
         }
-        if postgres == nil { row("a quick call beside slow sign-ins on PostgreSQL", "not run", "needs STOREFRONT_TEST_POSTGRES (scripts/postgres-start)", "", "") }
+        if postgres == nil {
+            row(
+                "a quick call beside slow sign-ins on PostgreSQL", "not run",
+                "needs STOREFRONT_TEST_POSTGRES (scripts/postgres-start)", "", "")
+        }
     } else {
         row("a quick call beside slow sign-ins", "not run", "needs storefront beside this program", "", "")
     }

@@ -17,7 +17,8 @@ struct VersionStamp: BuildToolPlugin {
             """
         return [
             .prebuildCommand(
-                displayName: "Stamping the commit", executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", script],
+                displayName: "Stamping the commit", executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: ["-c", script],
                 outputFilesDirectory: folder
             )
         ]

@@ -132,15 +132,21 @@ public struct ClockSetting: Sendable, Equatable, Codable {
     public var summary: String {
         switch mode {
         case .real: "real time"
-        case .offset: offset == 0 ? "real time (no offset)" : "real time \(offset >= 0 ? "+" : "-")\(Self.describe(abs(offset)))"
+        case .offset:
+            offset == 0 ? "real time (no offset)" : "real time \(offset >= 0 ? "+" : "-")\(Self.describe(abs(offset)))"
         case .frozen: "frozen"
-        case .rate: (sandboxPeriods == true ? "sandbox " : "") + "accelerated ×\(rate == rate.rounded() ? String(Int(rate)) : String(rate))"
+        case .rate:
+            (sandboxPeriods == true ? "sandbox " : "")
+                + "accelerated ×\(rate == rate.rounded() ? String(Int(rate)) : String(rate))"
         }
     }
 
     static func describe(_ seconds: TimeInterval) -> String {
         let total = Int(seconds)
-        let days = total / 86_400, hours = (total % 86_400) / 3600, minutes = (total % 3600) / 60, rest = total % 60
+        let days = total / 86_400
+        let hours = (total % 86_400) / 3600
+        let minutes = (total % 3600) / 60
+        let rest = total % 60
         var parts: [String] = []
         if days > 0 { parts.append("\(days)d") }
         if hours > 0 { parts.append("\(hours)h") }
@@ -165,7 +171,8 @@ public struct SettingClock: StoreClock {
     /// `first`: the setting as read when the clock is made. `kept`: the setting when it is known
     /// without reading storage (the embedded server's, kept while its change stamp is the same).
     public init(
-        first: ClockSetting, read: @escaping @Sendable () throws -> ClockSetting, kept: @escaping @Sendable () -> ClockSetting? = { nil },
+        first: ClockSetting, read: @escaping @Sendable () throws -> ClockSetting,
+        kept: @escaping @Sendable () -> ClockSetting? = { nil },
         realNow: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.read = read

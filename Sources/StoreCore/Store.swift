@@ -55,9 +55,13 @@ public final class Store {
     ) throws(StoreError) {
         let deviceURL = try stateDirectory.deviceDatabase(deviceName)
         try stateDirectory.prepare()
-        let server = if let server { server } else { try ServerDatabase(url: stateDirectory.serverDatabase) as any AccountServer }
+        let server =
+            if let server { server } else {
+                try ServerDatabase(url: stateDirectory.serverDatabase) as any AccountServer
+            }
         session = try DeviceSession(
-            catalog: catalog, stateDirectory: stateDirectory, deviceName: deviceName, device: try DeviceDatabase(url: deviceURL), lockPath: deviceURL.path + ".lock",
+            catalog: catalog, stateDirectory: stateDirectory, deviceName: deviceName,
+            device: try DeviceDatabase(url: deviceURL), lockPath: deviceURL.path + ".lock",
             server: server, clock: clock, calendar: calendar
         )
         if let makeTransactionID { session.makeTransactionID = makeTransactionID }

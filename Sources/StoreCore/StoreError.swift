@@ -69,14 +69,16 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .unknownProduct(let id, let suggestion):
-            "unknown product \"\(id)\"" + (suggestion.map { " (did you mean \"\($0)\"? `storefront products` lists them)" }
-                ?? " (`storefront products` lists them)")
+            "unknown product \"\(id)\""
+                + (suggestion.map { " (did you mean \"\($0)\"? `storefront products` lists them)" }
+                    ?? " (`storefront products` lists them)")
         case .signInRequired(let id):
             "\"\(id)\" is a subscription: sign in first (`storefront account login NAME` or `account signup NAME`)"
         case .alreadyOwned(let id):
             "\"\(id)\" is already owned on this device; `storefront restore` brings purchases back elsewhere"
         case .unknownTransaction(let id):
-            "no transaction \"\(id)\" on this device" + Self.shortPrefix(id) + " (`storefront pending` lists the waiting ones)"
+            "no transaction \"\(id)\" on this device" + Self.shortPrefix(id)
+                + " (`storefront pending` lists the waiting ones)"
         case .ambiguousTransaction(let id, let matches):
             "\"\(id)\" matches several transactions: \(matches.joined(separator: ", "))"
         case .notPending(let id, let state):
@@ -84,7 +86,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .cannotResolve(let id, let state):
             "transaction \(id) is \(state.rawValue); only an interrupted purchase can be resolved"
         case .noRandomViews(let packID):
-            "no random comics left: buy more views" + (packID.map { " (`storefront buy \($0)`)" } ?? "") + " or subscribe"
+            "no random comics left: buy more views" + (packID.map { " (`storefront buy \($0)`)" } ?? "")
+                + " or subscribe"
         case .noRandomComics:
             "the catalog has no comics to show at random"
         case .invalidAccountName(let name):
@@ -104,7 +107,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .invalidDeviceName(let name):
             "\"\(name)\" is not a valid device name (1 to 64 letters, digits, '.', '_' or '-', not starting with '.')"
         case .unknownPlanTransaction(let id, let account):
-            "no auto-renewable subscription transaction \"\(id)\" on \(account)'s receipt" + Self.shortPrefix(id) + " (`storefront receipt` lists them)"
+            "no auto-renewable subscription transaction \"\(id)\" on \(account)'s receipt" + Self.shortPrefix(id)
+                + " (`storefront receipt` lists them)"
         case .alreadySubscribed(let id):
             "already subscribed to \"\(id)\" with auto-renew on (`storefront subscriptions` shows the plan)"
         case .planRefused(let refusal):
@@ -118,7 +122,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .storage(let path, let reason):
             "\(path): \(reason)"
         case .serverUnreachable(let server, let problem):
-            "the account server \(server) cannot be reached (\(problem))" + (problem.leavesServerInDoubt ? "; is `storefront serve` running there?" : "")
+            "the account server \(server) cannot be reached (\(problem))"
+                + (problem.leavesServerInDoubt ? "; is `storefront serve` running there?" : "")
         case .sessionRefused(let server, let reason):
             "the account server \(server) refused this device: \(reason) (sign in again: `storefront account login NAME`)"
         case .developerOnly(let server, let action):
@@ -136,7 +141,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .familyRefused(let refusal):
             refusal.description
         case .offerCodeUsed(let code, let mine):
-            mine ? "the offer code \"\(code)\" was redeemed by this account already" : "the offer code \"\(code)\" has been used up"
+            mine
+                ? "the offer code \"\(code)\" was redeemed by this account already"
+                : "the offer code \"\(code)\" has been used up"
         case .throttled(let seconds):
             "too many sign-in or sign-up attempts: none was tried; wait \(seconds) s and try again"
         case .unknownSession(let id):

@@ -27,10 +27,14 @@ public final class StoreFactory {
     /// Opens the state folder's account server (the embedded one unless `server` is given) and
     /// checks its clock setting, so that a corrupt one stops here (P2).
     public init(
-        stateDirectory: StateDirectory, catalog: Catalog, calendar: Calendar, time: Time, server: (any AccountServer)? = nil
+        stateDirectory: StateDirectory, catalog: Catalog, calendar: Calendar, time: Time,
+        server: (any AccountServer)? = nil
     ) throws(StoreError) {
         try stateDirectory.prepare()
-        let server = if let server { server } else { try ServerDatabase(url: stateDirectory.serverDatabase) as any AccountServer }
+        let server =
+            if let server { server } else {
+                try ServerDatabase(url: stateDirectory.serverDatabase) as any AccountServer
+            }
         self.stateDirectory = stateDirectory
         self.catalog = catalog
         self.calendar = calendar
@@ -44,7 +48,8 @@ public final class StoreFactory {
             let first = try server.clockSetting()
             let embedded = server as? ServerDatabase
             clock = SettingClock(
-                first: override ?? first, read: { try override ?? server.clockSetting() }, kept: { override ?? embedded?.keptClockSetting() }
+                first: override ?? first, read: { try override ?? server.clockSetting() },
+                kept: { override ?? embedded?.keptClockSetting() }
             )
         }
     }
@@ -53,7 +58,8 @@ public final class StoreFactory {
     public func open(device: String) throws(StoreError) -> Store {
         try Store(
             stateDirectory: stateDirectory, device: device, catalog: catalog, clock: clock, calendar: calendar,
-            passwordHasher: passwordHasher, randomIndex: randomIndex, server: server, makeTransactionID: makeTransactionID
+            passwordHasher: passwordHasher, randomIndex: randomIndex, server: server,
+            makeTransactionID: makeTransactionID
         )
     }
 }

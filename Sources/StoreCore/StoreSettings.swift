@@ -37,7 +37,9 @@ public final class StoreSettings: SessionRole {
         try server.setSimulatedErrors(errors)
     }
 
-    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try server.setSimulatedErrors(errors) }
+    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) {
+        try server.setSimulatedErrors(errors)
+    }
 
     /// Changes how renewals are charged, after settling what the old setting decided.
     public func setBilling(_ setting: BillingSetting) throws(StoreError) {

@@ -7,8 +7,10 @@ public enum Wording {
     /// An empty catalog (a new `.storekit` file): the screen's message and `products`' line.
     public static let noProducts = "No products yet."
     /// Under a failed product list (a simulated Load Products error, Q7).
-    public static let retrying = "Trying again every second; clear it with E in the transaction manager or `storefront errors clear`."
-    public static let noProductsAdvice = "This catalog has none; add some in Xcode's StoreKit editor or the catalog file."
+    public static let retrying =
+        "Trying again every second; clear it with E in the transaction manager or `storefront errors clear`."
+    public static let noProductsAdvice =
+        "This catalog has none; add some in Xcode's StoreKit editor or the catalog file."
 
     /// What a row offers, after its price: "Buy", "Subscribe", "✓ Subscribed". Nil where the label
     /// stands without a price.
@@ -74,5 +76,7 @@ public enum Wording {
     }
 
     /// A delayed outcome: "approves at 12:00:30".
-    public static func due(approves: Bool, at time: String) -> String { "\(approves ? "approves" : "declines") at \(time)" }
+    public static func due(approves: Bool, at time: String) -> String {
+        "\(approves ? "approves" : "declines") at \(time)"
+    }
 }

@@ -80,12 +80,14 @@ public struct StoreSnapshot: Equatable, Sendable {
         self.timeZone = timeZone
         // Made only when there is a price to format: a formatter loads ICU.
         lazy var formatter = PriceFormatter(currencyCode: currencyCode, localeIdentifier: localeIdentifier)
-        displayPrices = Dictionary(rows.map { row in
-            let price = formatter.string(for: row.product.price)
-            // An auto-renewable price is per period: "$5.99/month", "$4.99/3 months".
-            let period = row.product.autoRenew.map { "/" + $0.period.unitPhrase } ?? ""
-            return (row.product.id, price + period)
-        }) { first, _ in first }
+        displayPrices = Dictionary(
+            rows.map { row in
+                let price = formatter.string(for: row.product.price)
+                // An auto-renewable price is per period: "$5.99/month", "$4.99/3 months".
+                let period = row.product.autoRenew.map { "/" + $0.period.unitPhrase } ?? ""
+                return (row.product.id, price + period)
+            }
+        ) { first, _ in first }
         self.status = status
         self.rows = rows
         self.pending = pending
@@ -105,7 +107,8 @@ public struct StoreSnapshot: Equatable, Sendable {
         // look-up in ICU's data.
         let timeZone = TimeZone(secondsFromGMT: 0) ?? .gmt
         let status = StoreStatus(
-            user: nil, device: "", now: Date(timeIntervalSince1970: 0), expiry: nil, isSubscribed: false, daysRemaining: 0,
+            user: nil, device: "", now: Date(timeIntervalSince1970: 0), expiry: nil, isSubscribed: false,
+            daysRemaining: 0,
             header: "Opening the store…", owned: [], unlocked: [], randomViewsRemaining: 0, lastRandomComic: nil
         )
         var snapshot = StoreSnapshot(
@@ -121,7 +124,8 @@ public struct StoreSnapshot: Equatable, Sendable {
     public func product(_ id: String) -> Product? { rows.first { $0.product.id == id }?.product }
 
     public func displayPrice(_ product: Product) -> String {
-        displayPrices[product.id] ?? PriceFormatter(currencyCode: currencyCode, localeIdentifier: localeIdentifier).string(for: product.price)
+        displayPrices[product.id]
+            ?? PriceFormatter(currencyCode: currencyCode, localeIdentifier: localeIdentifier).string(for: product.price)
     }
 }
 

@@ -99,10 +99,12 @@ public final class DeviceWall {
     /// Adds a device's pane (left to right, in the order added) showing `store` on `route`.
     @discardableResult
     public func add(
-        device name: String, store: StoreServing, route: Route = .products, asksGuestsToSignIn: Bool = false, load: Bool = true
+        device name: String, store: StoreServing, route: Route = .products, asksGuestsToSignIn: Bool = false,
+        load: Bool = true
     ) -> Pane {
         let surface = PaneSurface(size: terminal.size, colorDepth: terminal.colorDepth)
-        let app = App(store: store, terminal: surface, pictures: pictures, route: route, asksGuestsToSignIn: asksGuestsToSignIn)
+        let app = App(
+            store: store, terminal: surface, pictures: pictures, route: route, asksGuestsToSignIn: asksGuestsToSignIn)
         let pane = Pane(name: name, app: app, surface: surface)
         watch(app, device: name)
         panes.append(pane)
@@ -268,16 +270,21 @@ public final class DeviceWall {
         for snapshot in snapshots {
             for line in snapshot.notifications {
                 let key = line.id.isEmpty ? "\(line.at.timeIntervalSince1970) \(line.title)" : line.id
-                let state = line.state == "pending" && snapshot.webhook == nil ? "kept until a webhook is set" : line.state
+                let state =
+                    line.state == "pending" && snapshot.webhook == nil ? "kept until a webhook is set" : line.state
                 guard seenNotifications[key] != state else { continue }
                 let isNew = seenNotifications[key] == nil
                 seenNotifications[key] = state
-                if baselined { entries.append(RailEntry(source: .notification, text: "\(line.title) · \(isNew ? "" : "now ")\(state)")) }
+                if baselined {
+                    entries.append(
+                        RailEntry(source: .notification, text: "\(line.title) · \(isNew ? "" : "now ")\(state)"))
+                }
             }
             for request in snapshot.requests {
                 let key = "\(request.at.timeIntervalSince1970) \(request.method) \(request.path) \(request.status)"
                 guard seenRequests.insert(key).inserted, baselined else { continue }
-                entries.append(RailEntry(source: .serverAPI, text: "\(request.method) \(request.path) → \(request.status)"))
+                entries.append(
+                    RailEntry(source: .serverAPI, text: "\(request.method) \(request.path) → \(request.status)"))
             }
         }
         if !snapshots.isEmpty { baselined = true }
@@ -296,8 +303,10 @@ public final class DeviceWall {
         let frames = frames()
         for (index, (pane, frame)) in zip(panes, frames).enumerated() {
             let focused = index == focus
-            let label = TextWidth.truncate((focused ? " ▶ " : "   ") + pane.name + (focused && takesKeys ? "  (keys here)" : ""), to: frame.width)
-            screen.write(TextWidth.pad(label, to: frame.width), x: frame.x, y: 0, style: focused ? theme.selected : theme.dim)
+            let label = TextWidth.truncate(
+                (focused ? " ▶ " : "   ") + pane.name + (focused && takesKeys ? "  (keys here)" : ""), to: frame.width)
+            screen.write(
+                TextWidth.pad(label, to: frame.width), x: frame.x, y: 0, style: focused ? theme.selected : theme.dim)
             screen.paste(pane.surface.screen, x: frame.x, y: frame.y)
             if index > 0 {
                 for y in 0..<frame.maxY { screen.put(Cell("│", style: theme.dim), x: frame.x - 1, y: y) }
@@ -313,17 +322,23 @@ public final class DeviceWall {
         let keys = takesKeys ? " Tab: next device ─" : ""
         let title = "─ Between the devices "
         let rule = max(0, width - TextWidth.of(title) - TextWidth.of(keys))
-        screen.write(TextWidth.truncate(title + String(repeating: "─", count: rule) + keys, to: width), x: 0, y: top, style: theme.dim)
+        screen.write(
+            TextWidth.truncate(title + String(repeating: "─", count: rule) + keys, to: width), x: 0, y: top,
+            style: theme.dim)
         let lines = rail.suffix(railHeight - 1)
-        let whoWidth = min(20, max(panes.map { TextWidth.of($0.name) }.max() ?? 0, lines.map { TextWidth.of($0.who) }.max() ?? 0))
+        let whoWidth = min(
+            20, max(panes.map { TextWidth.of($0.name) }.max() ?? 0, lines.map { TextWidth.of($0.who) }.max() ?? 0))
         for (offset, entry) in lines.enumerated() {
             let y = top + 1 + offset
-            let x = screen.write(" " + TextWidth.pad(TextWidth.truncate(entry.who, to: whoWidth), to: whoWidth) + "  ", x: 0, y: y, style: theme.title)
-            let style: Style = switch entry.source {
-            case .device: entry.text.hasPrefix("failed") ? theme.failed : theme.owned
-            case .notification: theme.action
-            case .serverAPI: .plain
-            }
+            let x = screen.write(
+                " " + TextWidth.pad(TextWidth.truncate(entry.who, to: whoWidth), to: whoWidth) + "  ", x: 0, y: y,
+                style: theme.title)
+            let style: Style =
+                switch entry.source {
+                case .device: entry.text.hasPrefix("failed") ? theme.failed : theme.owned
+                case .notification: theme.action
+                case .serverAPI: .plain
+                }
             screen.write(TextWidth.truncate(entry.text, to: max(0, width - x - 1)), x: x, y: y, style: style)
         }
         if lines.isEmpty {

@@ -32,11 +32,14 @@ public enum Command: Equatable, Sendable {
     case open, buy, restore, random, transactions, account, help, quit, back
     case nextComic, buyViews
     case approve, decline, resolve, nextPolicy, previousPolicy
-    case advance(StoreDuration), realTime
-    case plan(PlanCommand), toggleBilling, toggleGrace, nextSimulatedErrors, inspect
+    case advance(StoreDuration)
+    case realTime
+    case plan(PlanCommand)
+    case toggleBilling, toggleGrace, nextSimulatedErrors, inspect
     case nextField, previousField, nextButton, previousButton, choose, erase
     case offers
-    case requestRefund, answerRefund(approve: Bool)
+    case requestRefund
+    case answerRefund(approve: Bool)
 }
 
 public struct KeyBinding: Sendable {
@@ -50,7 +53,10 @@ public struct KeyBinding: Sendable {
     /// The keys as the help overlay lists them ("q Esc").
     public let helpKeys: String
 
-    init(_ places: [KeyPlace], _ keys: [Key], _ command: Command, key: String?, _ label: String, help helpKeys: String? = nil) {
+    init(
+        _ places: [KeyPlace], _ keys: [Key], _ command: Command, key: String?, _ label: String,
+        help helpKeys: String? = nil
+    ) {
         self.places = places
         self.keys = keys
         self.command = command
@@ -111,7 +117,8 @@ public let keyMap: [KeyBinding] = [
     // Everywhere but the sign-in form.
     KeyBinding([.products, .detail, .random, .transactions], character("?"), .help, key: "?", "help"),
     KeyBinding([.products], character("q") + [.escape], .quit, key: "q", "quit", help: "q Esc"),
-    KeyBinding([.detail, .random, .transactions], character("q") + [.escape, .left], .back, key: "q", "back", help: "q Esc ←"),
+    KeyBinding(
+        [.detail, .random, .transactions], character("q") + [.escape, .left], .back, key: "q", "back", help: "q Esc ←"),
     // The offer sheet: other keys type the code.
     KeyBinding([.offers], [.up], .up, key: "↑↓", "offer"),
     KeyBinding([.offers], [.down], .down, key: nil, "offer"),
@@ -185,7 +192,8 @@ func helpLines(_ route: Route, sellsPlans: Bool) -> [String] {
         lines.append(place.title)
         let cells = bindings.map { TextWidth.pad($0.helpKeys, to: 8) + " " + TextWidth.pad($0.label, to: 14) }
         for start in stride(from: 0, to: cells.count, by: 2) {
-            lines.append(("  " + cells[start..<min(start + 2, cells.count)].joined(separator: " ")).trimmingTrailingSpaces)
+            lines.append(
+                ("  " + cells[start..<min(start + 2, cells.count)].joined(separator: " ")).trimmingTrailingSpaces)
         }
     }
     if route == .products {

@@ -42,7 +42,9 @@ public final class LiveStore: StoreServing {
     static func inspection(of transaction: StoreTransaction, store: Store) throws -> Inspection {
         let title = store.catalog.product(transaction.productID)?.title ?? transaction.productID
         guard let signed = try store.signed.transaction(transaction), let decoded = try? JWS.decode(signed.jws) else {
-            return Inspection(title: "\(title) \(transaction.id)", lines: ["Not signed: only purchased and restored transactions are."])
+            return Inspection(
+                title: "\(title) \(transaction.id)",
+                lines: ["Not signed: only purchased and restored transactions are."])
         }
         var lines = ["transaction \(transaction.id) · \(Wording.state(transaction.state))"]
         if let unverified = signed.unverified { lines.append("UNVERIFIED: \(unverified.reason)") }
@@ -91,7 +93,9 @@ public final class LiveStore: StoreServing {
             snapshot.requests = []
         }
         snapshot.notifications = try store.notifications.all().suffix(4).map { notification in
-            NotificationLine(at: notification.createdAt, title: notification.title, state: notification.state.rawValue, attempts: notification.attempts.count, id: notification.uuid)
+            NotificationLine(
+                at: notification.createdAt, title: notification.title, state: notification.state.rawValue,
+                attempts: notification.attempts.count, id: notification.uuid)
         }
         snapshot.productsError = productsError
         snapshot.consentWithdrawnBy = consentWithdrawnBy
@@ -100,7 +104,8 @@ public final class LiveStore: StoreServing {
         let usedOffers = Set(status.plans.filter(\.introOfferUsed).map(\.group))
         let formatter = catalog.priceFormatter
         for product in catalog.products {
-            guard let terms = product.autoRenew, let offer = terms.introductoryOffer, !usedOffers.contains(terms.group) else { continue }
+            guard let terms = product.autoRenew, let offer = terms.introductoryOffer, !usedOffers.contains(terms.group)
+            else { continue }
             snapshot.offerNotes[product.id] = offer.phrase(formattedPrice: formatter.string(for: offer.price))
         }
         return snapshot
@@ -136,14 +141,22 @@ public final class LiveStore: StoreServing {
                 }
             case .buyIntro(let id, let allow):
                 let jws = try store.offers.demoIntroductoryOfferEligibility(productID: id, allow: allow)
-                actions.append(.purchased(try store.queue.buy(id, appAccountToken: try ownToken(), introductoryOfferEligibility: jws)))
+                actions.append(
+                    .purchased(
+                        try store.queue.buy(id, appAccountToken: try ownToken(), introductoryOfferEligibility: jws)))
             case .redeem(let code): actions.append(.purchased(try store.queue.redeem(code: code)))
             case .requestRefund(let id):
                 let request = try store.refunds.request(id, reason: .other)
-                actions.append(.planChanged("Refund of \(store.catalog.product(request.productID)?.title ?? request.productID) asked: \(request.state.rawValue)"))
+                actions.append(
+                    .planChanged(
+                        "Refund of \(store.catalog.product(request.productID)?.title ?? request.productID) asked: \(request.state.rawValue)"
+                    ))
             case .answerRefund(let id, let approve):
                 let request = try store.refunds.decide(id, approve: approve)
-                actions.append(.planChanged("Refund of \(store.catalog.product(request.productID)?.title ?? request.productID) \(request.state.rawValue)"))
+                actions.append(
+                    .planChanged(
+                        "Refund of \(store.catalog.product(request.productID)?.title ?? request.productID) \(request.state.rawValue)"
+                    ))
             case .approve(let id): actions.append(.settled(try store.queue.approve(id)))
             case .decline(let id): actions.append(.settled(try store.queue.decline(id)))
             case .resolve(let id): actions.append(.settled(try store.queue.resolve(id)))
@@ -160,7 +173,9 @@ public final class LiveStore: StoreServing {
                 let plan = try command.perform(in: store, on: productID)
                 actions.append(.planChanged(plan.summary(calendar: calendar, catalog: store.catalog)))
             case .advanceClock(let duration):
-                try store.settings.changeClock { setting, real in setting.advanced(by: duration, real: real, calendar: calendar) }
+                try store.settings.changeClock { setting, real in
+                    setting.advanced(by: duration, real: real, calendar: calendar)
+                }
             case .realClock: try store.settings.changeClock { _, _ in ClockSetting.standard }
             case .signIn(let name, let password):
                 try store.accounts.signIn(name, password: password)

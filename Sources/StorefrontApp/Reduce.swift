@@ -84,11 +84,17 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
         return []
     case .restored(let result):
         let titles = result.restored.map { title($0, in: state) }
-        var text = titles.isEmpty ? "Nothing to restore" : "Restored \(titles.count) comic\(titles.count == 1 ? "" : "s"): \(titles.joined(separator: ", "))"
+        var text =
+            titles.isEmpty
+            ? "Nothing to restore"
+            : "Restored \(titles.count) comic\(titles.count == 1 ? "" : "s"): \(titles.joined(separator: ", "))"
         if let expiry = result.expiry {
             // A restore after the pass ran out says when it ended, not "until" a past day.
             let ended = state.snapshot.map { expiry <= $0.status.now } ?? false
-            text += ended ? " · subscription expired \(formatDay(expiry, state))" : " · subscription until \(formatDay(expiry, state))"
+            text +=
+                ended
+                ? " · subscription expired \(formatDay(expiry, state))"
+                : " · subscription until \(formatDay(expiry, state))"
         }
         state.banner = Banner(text, kind: .success)
         return []
@@ -284,14 +290,20 @@ func sheetChoices(_ state: AppState, _ productID: String) -> [SheetChoice] {
     var billing: [SheetChoice] = []
     if let monthly = terms?.monthlyCommitmentPrice, let product {
         let own = state.snapshot?.status.plans.first { $0.productID == productID && $0.hasAccess }
-        billing = own?.renewingBillingPlan == .monthly ? [.billing(.billedUpfront, price: product.price)] : [.billing(.monthly, price: monthly)]
+        billing =
+            own?.renewingBillingPlan == .monthly
+            ? [.billing(.billedUpfront, price: product.price)] : [.billing(.monthly, price: monthly)]
     }
     var again: [SheetChoice] = []
     if let terms, let intro = terms.introductoryOffer,
-       state.snapshot?.status.plans.contains(where: { $0.group == terms.group && $0.introOfferUsed && !$0.hasAccess }) == true {
+        state.snapshot?.status.plans.contains(where: { $0.group == terms.group && $0.introOfferUsed && !$0.hasAccess })
+            == true
+    {
         again = [.introductoryAgain(intro)]
     }
-    return billing + (offers.filter { $0.type == .promotional } + offers.filter { $0.type == .winBack }).map(SheetChoice.offer) + again
+    return billing
+        + (offers.filter { $0.type == .promotional } + offers.filter { $0.type == .winBack }).map(SheetChoice.offer)
+        + again
 }
 
 /// The offer sheet: ⏎ redeems the typed code, or buys on the chosen offer.
@@ -310,7 +322,8 @@ private func reduceOffers(_ state: inout AppState, _ command: Command, productID
             return [.redeem(code)]
         }
         guard offers.indices.contains(state.offerForm.selection) else {
-            state.banner = Banner("\(title(productID, in: state)) has no offers of its own: type an offer code", kind: .failure)
+            state.banner = Banner(
+                "\(title(productID, in: state)) has no offers of its own: type an offer code", kind: .failure)
             return []
         }
         state.route = .products
@@ -350,10 +363,16 @@ private func reduceTransactions(_ state: inout AppState, _ command: Command) -> 
     case .up: state.pendingSelection = clamp(state.pendingSelection - 1, count: pending.count)
     case .down: state.pendingSelection = clamp(state.pendingSelection + 1, count: pending.count)
     case .approve:
-        guard let selected else { state.banner = Banner("Nothing pending to approve"); return [] }
+        guard let selected else {
+            state.banner = Banner("Nothing pending to approve")
+            return []
+        }
         return [.approve(selected.id)]
     case .decline:
-        guard let selected else { state.banner = Banner("Nothing pending to decline"); return [] }
+        guard let selected else {
+            state.banner = Banner("Nothing pending to decline")
+            return []
+        }
         return [.decline(selected.id)]
     case .resolve:
         guard let selected, selected.state == .interrupted else {
@@ -444,10 +463,16 @@ private func reduceSignIn(_ state: inout AppState, _ command: Command) -> [Effec
         switch form.focus {
         case .name: form.focus = .password
         case .password, .signIn:
-            guard !form.name.isEmpty else { form.error = "Type a name first"; return [] }
+            guard !form.name.isEmpty else {
+                form.error = "Type a name first"
+                return []
+            }
             return [.signIn(name: form.name, password: form.password)]
         case .signUp:
-            guard !form.name.isEmpty else { form.error = "Type a name first"; return [] }
+            guard !form.name.isEmpty else {
+                form.error = "Type a name first"
+                return []
+            }
             return [.signUp(name: form.name, password: form.password)]
         case .guest:
             state.route = .products
@@ -516,7 +541,8 @@ func banner(for transaction: StoreTransaction, title: String) -> Banner {
     case .deferred: return Banner("\(title): waiting for approval (Ask to Buy) — t to approve or decline")
     case .interrupted: return Banner("\(title): needs action — t, then s to accept or x to cancel")
     case .purchasing: return Banner("\(title): purchasing… (the card is slow)")
-    case .failed: return Banner(Wording.purchaseFailed(title, reason: transaction.reason).capitalizingFirst, kind: .failure)
+    case .failed:
+        return Banner(Wording.purchaseFailed(title, reason: transaction.reason).capitalizingFirst, kind: .failure)
     }
 }
 

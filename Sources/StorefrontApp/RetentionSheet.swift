@@ -30,7 +30,9 @@ public struct RetentionSheet: Equatable, Sendable {
         }
         let catalog = store.catalog
         let billing = offer.alternateBillingPlan.map { ", billed \($0.words)" } ?? ""
-        let choice = offer.alternateProductID.map { "switch to \(catalog.product($0)?.title ?? $0)\(billing)" } ?? offer.offer.map { "take the offer \($0.offerID)" }
+        let choice =
+            offer.alternateProductID.map { "switch to \(catalog.product($0)?.title ?? $0)\(billing)" }
+            ?? offer.offer.map { "take the offer \($0.offerID)" }
         self.init(productID: productID, offer: offer, picture: picture, choice: choice)
     }
 }
@@ -71,12 +73,18 @@ func drawRetentionSheet(_ screen: inout Screen, _ sheet: RetentionSheet, _ theme
     guard width >= 20 else { return }
     // As tall as what it says: header, picture, body, why the default, a gap and the keys.
     let textWidth = max(1, width - 4)
-    let words = sheet.offer.message.map { TextWidth.wrap($0.header, width: textWidth).count + TextWidth.wrap($0.body, width: textWidth).count } ?? 1
-    let reason = sheet.offer.source == .endpoint ? 0 : (sheet.offer.fallbackReason.map { TextWidth.wrap($0, width: textWidth).count } ?? 0)
+    let words =
+        sheet.offer.message.map {
+            TextWidth.wrap($0.header, width: textWidth).count + TextWidth.wrap($0.body, width: textWidth).count
+        } ?? 1
+    let reason =
+        sheet.offer.source == .endpoint
+        ? 0 : (sheet.offer.fallbackReason.map { TextWidth.wrap($0, width: textWidth).count } ?? 0)
     let pictureRows = sheet.offer.message?.imageID == nil ? 0 : 6
     let height = min(screen.size.rows - 2, words + reason + pictureRows + 4)
     guard height >= 6 else { return }
-    let frame = Rect(x: (screen.size.columns - width) / 2, y: (screen.size.rows - height) / 2, width: width, height: height)
+    let frame = Rect(
+        x: (screen.size.columns - width) / 2, y: (screen.size.rows - height) / 2, width: width, height: height)
     screen.fill(frame)
     let title: String
     switch sheet.offer.source {
@@ -130,7 +138,8 @@ extension LiveStore {
         case .accept(let productID, let offer):
             let bought = try RetentionDesk(store: store).accept(offer, on: productID)
             let plan = try store.plans.plan(of: productID)
-            return (bought.map { [Action.purchased($0)] } ?? []) + (plan.map { [.planChanged($0.summary(calendar: store.calendar, catalog: store.catalog))] } ?? [])
+            return (bought.map { [Action.purchased($0)] } ?? [])
+                + (plan.map { [.planChanged($0.summary(calendar: store.calendar, catalog: store.catalog))] } ?? [])
         }
     }
 }

@@ -11,7 +11,9 @@ public struct ScenarioStep: Equatable, Sendable {
         case signOut
         case policy(PurchaseOutcome)
         case buy(String, outcome: PurchaseOutcome?)
-        case approve(String?), decline(String?), resolve(String?)
+        case approve(String?)
+        case decline(String?)
+        case resolve(String?)
         case restore
         case resetDevice
         case advance(StoreDuration)
@@ -21,7 +23,9 @@ public struct ScenarioStep: Equatable, Sendable {
         case crashAfterPayment
         case restart
         /// For `scenario play`: shown to the audience, ignored by `check`.
-        case caption(String), pause, open(String)
+        case caption(String)
+        case pause
+        case open(String)
         /// The catalog the scenario runs on: a file relative to the scenario, or a shipped name
         /// (`catalog selfies.json`). Only as the first step.
         case catalog(String)
@@ -81,7 +85,11 @@ public struct ScenarioStep: Equatable, Sendable {
     }
 
     public enum FamilyStep: Equatable, Sendable {
-        case create, add(String), leave(String), share(String, on: Bool), consent(String, withdrawn: Bool)
+        case create
+        case add(String)
+        case leave(String)
+        case share(String, on: Bool)
+        case consent(String, withdrawn: Bool)
     }
 
     public enum RefundAnswer: String, Sendable, CaseIterable {
@@ -99,8 +107,10 @@ public struct ScenarioStep: Equatable, Sendable {
 
     public var isExpectation: Bool {
         switch kind {
-        case .expectHeader, .expectRow, .expectState, .expectReason, .expectViews, .expectOwned, .expectUser, .expectError,
-             .expectPlan, .expectNotification, .expectRetention: true
+        case .expectHeader, .expectRow, .expectState, .expectReason, .expectViews, .expectOwned, .expectUser,
+            .expectError,
+            .expectPlan, .expectNotification, .expectRetention:
+            true
         default: false
         }
     }
@@ -161,10 +171,16 @@ public enum ScenarioParser {
         var inQuotes = false
         for character in line {
             if character == "\"" {
-                if inQuotes { words.append(current); current = "" }
+                if inQuotes {
+                    words.append(current)
+                    current = ""
+                }
                 inQuotes.toggle()
             } else if character == " ", !inQuotes {
-                if !current.isEmpty { words.append(current); current = "" }
+                if !current.isEmpty {
+                    words.append(current)
+                    current = ""
+                }
             } else {
                 current.append(character)
             }
@@ -200,7 +216,9 @@ public enum ScenarioParser {
             if w.count >= 3, lower[2] == "intro" {
                 let word = w.count > 3 ? lower[3] : ""
                 guard w.count == 4, ["allow", "withhold"].contains(word) else {
-                    throw Problem(message: "buy … intro takes allow or withhold, not \"\(w.dropFirst(3).joined(separator: " "))\"")
+                    throw Problem(
+                        message: "buy … intro takes allow or withhold, not \"\(w.dropFirst(3).joined(separator: " "))\""
+                    )
                 }
                 return .buyIntro(product, allow: word == "allow")
             }
@@ -210,7 +228,10 @@ public enum ScenarioParser {
                 let offer = try word(3, "a promotional offer id")
                 let styleText = w.count > 4 ? lower[4] : "signed"
                 guard let style = ScenarioStep.OfferSignatureStyle(rawValue: styleText) else {
-                    throw Problem(message: "\"\(styleText)\" is not a signature (\(ScenarioStep.OfferSignatureStyle.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    throw Problem(
+                        message:
+                            "\"\(styleText)\" is not a signature (\(ScenarioStep.OfferSignatureStyle.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    )
                 }
                 return .buyOffer(product, offer: offer, signature: style)
             }
@@ -220,7 +241,10 @@ public enum ScenarioParser {
             if let answer = ScenarioStep.RefundAnswer(rawValue: what.lowercased()) { return .refundAnswer(answer) }
             let reasonText = w.count > 2 ? w[2] : "other"
             guard let reason = RefundReason(argument: reasonText) else {
-                throw Problem(message: "\"\(reasonText)\" is not a reason (\(RefundReason.allCases.map(\.argument).joined(separator: ", ")))")
+                throw Problem(
+                    message:
+                        "\"\(reasonText)\" is not a reason (\(RefundReason.allCases.map(\.argument).joined(separator: ", ")))"
+                )
             }
             return .refundRequest(what, reason: reason)
         case ("family", "create"): return .family(.create)
@@ -229,16 +253,22 @@ public enum ScenarioParser {
         case ("family", "share"):
             let product = try word(2, "a product")
             let state = try word(3, SharingWord.choices)
-            guard let sharing = SharingWord(word: state) else { throw Problem(message: "\"\(state)\" is not \(SharingWord.choices)") }
+            guard let sharing = SharingWord(word: state) else {
+                throw Problem(message: "\"\(state)\" is not \(SharingWord.choices)")
+            }
             return .family(.share(product, on: sharing == .on))
         case ("family", "consent"):
             let member = try word(2, "a member")
             let state = try word(3, ConsentWord.choices)
-            guard let consent = ConsentWord(word: state) else { throw Problem(message: "\"\(state)\" is not \(ConsentWord.choices)") }
+            guard let consent = ConsentWord(word: state) else {
+                throw Problem(message: "\"\(state)\" is not \(ConsentWord.choices)")
+            }
             return .family(.consent(member, withdrawn: consent == .withdraw))
         case ("refund-policy", _):
             let text = try word(1, "manual, approve or decline")
-            guard let policy = RefundPolicy(rawValue: text.lowercased()) else { throw Problem(message: "\"\(text)\" is not manual, approve or decline") }
+            guard let policy = RefundPolicy(rawValue: text.lowercased()) else {
+                throw Problem(message: "\"\(text)\" is not manual, approve or decline")
+            }
             return .refundPolicy(policy)
         case ("offer", "code"):
             guard w.count >= 7, lower[3] == "custom", lower[5] == "limit", let limit = Int(w[6]), limit > 0 else {
@@ -260,7 +290,9 @@ public enum ScenarioParser {
         case ("clock", "set"), ("clock", "freeze"):
             let text = try word(2, "an ISO 8601 time")
             let formatter = ISO8601DateFormatter()
-            guard let date = formatter.date(from: text) else { throw Problem(message: "\"\(text)\" is not an ISO 8601 time like 2026-01-15T12:00:00Z") }
+            guard let date = formatter.date(from: text) else {
+                throw Problem(message: "\"\(text)\" is not an ISO 8601 time like 2026-01-15T12:00:00Z")
+            }
             return .setClock(date)
         case ("random", _): return .random
         case ("crash", _): return .crashAfterPayment
@@ -270,19 +302,27 @@ public enum ScenarioParser {
         case ("open", _): return .open(try word(1, "a screen: list, detail, random, transactions"))
         case ("expect", "header"): return .expectHeader(try word(2, "the header text in quotes"))
         case ("expect", "row"):
-            guard w.count >= 5, lower[3] == "shows" else { throw Problem(message: "\"\(line)\": expected expect row \"TITLE\" shows TEXT") }
+            guard w.count >= 5, lower[3] == "shows" else {
+                throw Problem(message: "\"\(line)\": expected expect row \"TITLE\" shows TEXT")
+            }
             return .expectRow(w[2], shows: w[4...].joined(separator: " "))
         case ("expect", "transaction"):
             let what = try word(2, "state or reason")
             let value = try word(3, "a value")
             if what == "state" {
-                guard let state = TransactionState(rawValue: value) else { throw Problem(message: "unknown state \"\(value)\"") }
+                guard let state = TransactionState(rawValue: value) else {
+                    throw Problem(message: "unknown state \"\(value)\"")
+                }
                 return .expectState(state)
             }
-            guard let reason = FailureReason(rawValue: value) else { throw Problem(message: "unknown reason \"\(value)\"") }
+            guard let reason = FailureReason(rawValue: value) else {
+                throw Problem(message: "unknown reason \"\(value)\"")
+            }
             return .expectReason(reason)
         case ("expect", "views"):
-            guard let count = Int(try word(2, "a number")) else { throw Problem(message: "\"\(w[2])\" is not a number") }
+            guard let count = Int(try word(2, "a number")) else {
+                throw Problem(message: "\"\(w[2])\" is not a number")
+            }
             return .expectViews(count)
         case ("expect", "owned"): return .expectOwned(try word(2, "a product"), true)
         case ("expect", "not"): return .expectOwned(try word(3, "a product"), false)
@@ -308,11 +348,16 @@ public enum ScenarioParser {
             return .setPrice(product, price, consentRequired: w.count > 4 && lower[4] == "consent-required")
         case ("billing", _):
             let text = try word(1, "ok or fail")
-            do { return .billing(failing: try BillingSetting.failing(parsing: text)) } catch { throw Problem(message: error.description) }
+            do { return .billing(failing: try BillingSetting.failing(parsing: text)) } catch {
+                throw Problem(message: error.description)
+            }
         case ("error", _):
             let name = try word(1, "a StoreKit API such as purchase or load-products")
             guard let api = StoreKitAPI(argument: name) else {
-                throw Problem(message: "\"\(name)\" is not a StoreKit API (\(StoreKitAPI.allCases.map(\.argument).joined(separator: ", ")))")
+                throw Problem(
+                    message:
+                        "\"\(name)\" is not a StoreKit API (\(StoreKitAPI.allCases.map(\.argument).joined(separator: ", ")))"
+                )
             }
             let text = try word(2, "an error such as networkError, or off")
             if text.lowercased() == "off" { return .simulatedError(api, nil) }
@@ -324,20 +369,29 @@ public enum ScenarioParser {
         case ("webhook", _):
             let url = try word(1, "a URL, or off")
             if url.lowercased() == "off" { return .webhook(nil) }
-            guard let url = Webhook.url(from: url) else { throw Problem(message: "\"\(url)\" is not an http:// or https:// URL with a host") }
+            guard let url = Webhook.url(from: url) else {
+                throw Problem(message: "\"\(url)\" is not an http:// or https:// URL with a host")
+            }
             return .webhook(url)
         case ("expect", "notification"):
             let type = try word(2, "a notification type such as DID_RENEW")
-            guard type.allSatisfy({ $0.isUppercase || $0 == "_" }) else { throw Problem(message: "\"\(type)\" is not a notification type (SUBSCRIBED, DID_RENEW, …)") }
+            guard type.allSatisfy({ $0.isUppercase || $0 == "_" }) else {
+                throw Problem(message: "\"\(type)\" is not a notification type (SUBSCRIBED, DID_RENEW, …)")
+            }
             return .expectNotification(type, subtype: w.count > 3 ? w[3] : nil)
         case ("grace", _):
             let text = try word(1, "off, on or a number of days like 16d")
-            do { return .grace(days: try BillingSetting.graceDays(parsing: text)) } catch { throw Problem(message: error.description) }
+            do { return .grace(days: try BillingSetting.graceDays(parsing: text)) } catch {
+                throw Problem(message: error.description)
+            }
         default:
             // The command line's words for an account (`account signup ann`) are one step here.
             let head = lower.first == "account" && lower.count > 1 ? lower[1] : lower.first ?? ""
-            let steps = ["signup": "sign up NAME password P", "signin": "sign in NAME password P", "login": "sign in NAME password P",
-                         "logout": "sign out", "signout": "sign out"]
+            let steps = [
+                "signup": "sign up NAME password P", "signin": "sign in NAME password P",
+                "login": "sign in NAME password P",
+                "logout": "sign out", "signout": "sign out",
+            ]
             let guess = steps[head].map { ": did you mean \"\($0)\"?" } ?? ""
             throw Problem(message: "\"\(line)\" is not a step I know\(guess) (docs/scenarios.md lists the steps)")
         }

@@ -26,7 +26,9 @@ public final class ScenarioPlayer {
     /// The line of the check that failed, which ended the play.
     public private(set) var failedLine: Int?
 
-    public init(runner: ScenarioRunner, terminal: FrameRendering & EventListening, pictures: PictureCache, speed: Double) {
+    public init(
+        runner: ScenarioRunner, terminal: FrameRendering & EventListening, pictures: PictureCache, speed: Double
+    ) {
         self.runner = runner
         self.terminal = terminal
         self.speed = max(0.05, speed)
@@ -43,7 +45,9 @@ public final class ScenarioPlayer {
     public static func devices(in steps: [ScenarioStep], startingOn first: String) -> [String] {
         var names = [first]
         for step in steps {
-            if case .device(let name) = step.kind, !names.contains(where: { $0.lowercased() == name.lowercased() }) { names.append(name) }
+            if case .device(let name) = step.kind, !names.contains(where: { $0.lowercased() == name.lowercased() }) {
+                names.append(name)
+            }
         }
         return names
     }
@@ -68,8 +72,10 @@ public final class ScenarioPlayer {
             line = step.line
             // The rail tells the account steps the runner takes off screen.
             switch step.kind {
-            case .signIn(let name, let password): wall.note(device: runner.device, .signIn(name: name, password: password))
-            case .signUp(let name, let password): wall.note(device: runner.device, .signUp(name: name, password: password))
+            case .signIn(let name, let password):
+                wall.note(device: runner.device, .signIn(name: name, password: password))
+            case .signUp(let name, let password):
+                wall.note(device: runner.device, .signUp(name: name, password: password))
             case .signOut: wall.note(device: runner.device, .signOut)
             case .restore: wall.note(device: runner.device, .restore)
             default: break
@@ -84,7 +90,9 @@ public final class ScenarioPlayer {
             let check = app.state.banner?.text.replacingOccurrences(of: "✗ line \(failedLine): ", with: "") ?? ""
             app.dispatch(.showBanner(Banner("Stopped at line \(failedLine) ✗ \(check)", kind: .failure)))
         } else {
-            app.dispatch(.showBanner(Banner("Scenario finished: \(passed) passed, \(failed) failed — q to quit", kind: .success)))
+            app.dispatch(
+                .showBanner(Banner("Scenario finished: \(passed) passed, \(failed) failed — q to quit", kind: .success))
+            )
         }
         // Finished: whichever key or signal closes the last frame, the scenario ran to its end.
         _ = waitForKey(["q"])
@@ -114,7 +122,8 @@ public final class ScenarioPlayer {
             // The audience sees the selection walk to the row, then the purchase.
             app.dispatch(.navigate(.products))
             if let product = runner.product(named: name),
-               let target = app.state.snapshot?.rows.firstIndex(where: { $0.product.id == product.id }) {
+                let target = app.state.snapshot?.rows.firstIndex(where: { $0.product.id == product.id })
+            {
                 while app.state.selection != target {
                     app.dispatch(.command(app.state.selection < target ? .down : .up))
                     guard wait(seconds: 0.15) else { return false }
@@ -131,7 +140,11 @@ public final class ScenarioPlayer {
         case .signUp(let name, let password), .signIn(let name, let password):
             // The audience sees the form filled in: the name typed, the password as dots, the
             // button chosen; then the account is made (or opened) as the step says.
-            guard fillIn(name: name, password: password, button: { if case .signUp = step.kind { .signUp } else { .signIn } }()) else { return false }
+            guard
+                fillIn(
+                    name: name, password: password,
+                    button: { if case .signUp = step.kind { .signUp } else { .signIn } }())
+            else { return false }
             let done = run(step, pause: false)
             app.dispatch(.navigate(.products))
             return done && wait(seconds: 0.8)
@@ -140,7 +153,8 @@ public final class ScenarioPlayer {
             // manager; what the developer's endpoint chose is seen first, then the answer.
             app.dispatch(.navigate(.transactions))
             if let shown = runner.retentionPreview(of: name), !shown.isQuiet, let product = runner.product(named: name),
-               let sheet = try? RetentionSheet(productID: product.id, offer: shown, store: runner.store) {
+                let sheet = try? RetentionSheet(productID: product.id, offer: shown, store: runner.store)
+            {
                 app.dispatch(.retentionShown(sheet))
                 guard wait(seconds: 3) else { return false }
                 app.dispatch(.retentionShown(nil))
@@ -174,7 +188,8 @@ public final class ScenarioPlayer {
                 if expectation.passed { passed += 1 } else { failed += 1 }
                 broadcast(.checks(PlayChecks(passed: passed, failed: failed)))
                 if !expectation.passed {
-                    let text = "✗ line \(expectation.line): \(expectation.text)\(expectation.detail.map { " — \($0)" } ?? "")"
+                    let text =
+                        "✗ line \(expectation.line): \(expectation.text)\(expectation.detail.map { " — \($0)" } ?? "")"
                     app.dispatch(.showBanner(Banner(text, kind: .failure)))
                     failedLine = expectation.line
                 }

@@ -9,7 +9,10 @@ public final class ScenarioRecorder {
 
     public init(catalog: Catalog, title: String) {
         self.catalog = catalog
-        lines = ["# \(title)", "# Recorded with `storefront scenario record`; replay with `storefront scenario check` or `play`."]
+        lines = [
+            "# \(title)",
+            "# Recorded with `storefront scenario record`; replay with `storefront scenario check` or `play`.",
+        ]
     }
 
     func title(_ id: String) -> String { "\"\(catalog.product(id)?.title ?? id)\"" }
@@ -21,7 +24,8 @@ public final class ScenarioRecorder {
         case .buyOffer(let id, let offerID): lines.append("buy \(title(id)) offer \(offerID)")
         case .buyIntro(let id, let allow): lines.append("buy \(title(id)) intro \(allow ? "allow" : "withhold")")
         case .redeem(let code): lines.append("redeem \(code)")
-        case .requestRefund: lines.append("# a refund request (the screen's F) is not recorded: ids differ from run to run")
+        case .requestRefund:
+            lines.append("# a refund request (the screen's F) is not recorded: ids differ from run to run")
         case .answerRefund(_, let approve): lines.append("refund-request \(approve ? "approve" : "decline")")
         // Ids differ from run to run; the pending one acted on is the last, as the screen selects it.
         case .approve: lines.append("approve last")

@@ -18,16 +18,24 @@ public enum RetentionStep: Equatable, Sendable {
 
     /// What the scenario's endpoint answers.
     public enum EndpointAnswer: Equatable, Sendable {
-        case message, switchTo(String, billing: BillingPlan?), offer(String), slow, fail
+        case message
+        case switchTo(String, billing: BillingPlan?)
+        case offer(String)
+        case slow
+        case fail
     }
 
     static func parse(_ words: [String]) throws(ScenarioParser.Problem) -> RetentionStep {
         func word(_ index: Int, _ what: String) throws(ScenarioParser.Problem) -> String {
-            guard index < words.count else { throw ScenarioParser.Problem(message: "\"\(words.joined(separator: " "))\": expected \(what)") }
+            guard index < words.count else {
+                throw ScenarioParser.Problem(message: "\"\(words.joined(separator: " "))\": expected \(what)")
+            }
             return words[index]
         }
         switch words.count > 1 ? words[1].lowercased() : "" {
-        case "message": return .message(header: try word(2, "the message's header in quotes"), body: try word(3, "its body in quotes"))
+        case "message":
+            return .message(
+                header: try word(2, "the message's header in quotes"), body: try word(3, "its body in quotes"))
         case "default": return .defaultFor(try word(2, "a plan's product"))
         case "answer":
             switch try word(2, "message, switch, offer, slow or fail").lowercased() {
@@ -38,12 +46,16 @@ public enum RetentionStep: Equatable, Sendable {
                 switch words[4].lowercased() {
                 case "monthly": return .answer(.switchTo(product, billing: .monthly))
                 case "upfront": return .answer(.switchTo(product, billing: .billedUpfront))
-                default: throw ScenarioParser.Problem(message: "retention answer switch PRODUCT is followed by monthly, upfront or nothing")
+                default:
+                    throw ScenarioParser.Problem(
+                        message: "retention answer switch PRODUCT is followed by monthly, upfront or nothing")
                 }
             case "offer": return .answer(.offer(try word(3, "a promotional offer id")))
             case "slow": return .answer(.slow)
             case "fail": return .answer(.fail)
-            default: throw ScenarioParser.Problem(message: "retention answer is message, switch PRODUCT, offer OFFER, slow or fail")
+            default:
+                throw ScenarioParser.Problem(
+                    message: "retention answer is message, switch PRODUCT, offer OFFER, slow or fail")
             }
         default: throw ScenarioParser.Problem(message: "retention is followed by message, default or answer")
         }
@@ -61,24 +73,40 @@ extension ScenarioRunner {
     /// The desk, its endpoint played in process by `endpoint`.
     func retentionDesk() -> RetentionDesk {
         var desk = RetentionDesk(store: store)
-        let endpoint = self.endpoint, store = self.store
+        let endpoint = self.endpoint
+        let store = self.store
         desk.ask = { _, _ in
             switch endpoint.answer {
-            case .slow: return RealtimeCall.Outcome(choice: nil, milliseconds: 900, failure: "TIMED_OUT", reason: "it answered after Apple's 700 ms")
-            case .fail: return RealtimeCall.Outcome(choice: nil, milliseconds: 40, failure: "UNSUCCESSFUL_HTTP_RESPONSE_CODE", reason: "it answered HTTP 500")
+            case .slow:
+                return RealtimeCall.Outcome(
+                    choice: nil, milliseconds: 900, failure: "TIMED_OUT", reason: "it answered after Apple's 700 ms")
+            case .fail:
+                return RealtimeCall.Outcome(
+                    choice: nil, milliseconds: 40, failure: "UNSUCCESSFUL_HTTP_RESPONSE_CODE",
+                    reason: "it answered HTTP 500")
             case .message:
-                return RealtimeCall.Outcome(choice: endpoint.lastMessage.map { .message(id: $0) }, milliseconds: 40, failure: endpoint.lastMessage == nil ? "INVALID_RESPONSE" : nil)
+                return RealtimeCall.Outcome(
+                    choice: endpoint.lastMessage.map { .message(id: $0) }, milliseconds: 40,
+                    failure: endpoint.lastMessage == nil ? "INVALID_RESPONSE" : nil)
             case .switchTo(let name, let billing):
                 let id = store.catalog.product(named: name)?.id ?? name
-                return RealtimeCall.Outcome(choice: .alternateProduct(messageID: endpoint.lastMessage, productID: id, billingPlan: billing), milliseconds: 40)
+                return RealtimeCall.Outcome(
+                    choice: .alternateProduct(messageID: endpoint.lastMessage, productID: id, billingPlan: billing),
+                    milliseconds: 40)
             case .offer(let offer):
                 // Signed as the developer's server signs it, with the state folder's own key.
                 let plan = try? store.plans.subscriptions().first
-                guard let product = plan?.productID, let signature = try? store.offers.signWithOwnKey(productID: product, offerID: offer) else {
-                    return RealtimeCall.Outcome(choice: nil, milliseconds: 40, failure: "INVALID_RESPONSE", reason: "no plan to sign an offer for")
+                guard let product = plan?.productID,
+                    let signature = try? store.offers.signWithOwnKey(productID: product, offerID: offer)
+                else {
+                    return RealtimeCall.Outcome(
+                        choice: nil, milliseconds: 40, failure: "INVALID_RESPONSE",
+                        reason: "no plan to sign an offer for")
                 }
                 return RealtimeCall.Outcome(
-                    choice: .promotionalOffer(messageID: endpoint.lastMessage, offer: PromotionalOfferRequest(offerID: offer, signature: signature)),
+                    choice: .promotionalOffer(
+                        messageID: endpoint.lastMessage,
+                        offer: PromotionalOfferRequest(offerID: offer, signature: signature)),
                     milliseconds: 40
                 )
             }
@@ -95,15 +123,19 @@ extension ScenarioRunner {
     func performRetention(_ step: RetentionStep, line: Int) throws {
         switch step {
         case .message(let header, let body):
-            let id = UUID().uuidString.lowercased(), image = UUID().uuidString.lowercased()
+            let id = UUID().uuidString.lowercased()
+            let image = UUID().uuidString.lowercased()
             // A picture for it, as the comics' placeholders are drawn.
             let png = try PNGCodec.encode(PlaceholderPicture.image(title: header, id: id), layout: .rgb)
             try store.server.setRetentionImage(image, png: png)
             let environment = try AppIdentity.current(server: store.server, catalog: store.catalog).environment.rawValue
             try store.server.changeRetention { (setup: inout RetentionSetup) in
                 setup.realtimeURLs[environment] = setup.realtimeURLs[environment] ?? ScenarioEndpoint.url
-                setup.images.append(RetentionImage(id: image, size: "FULL_SIZE", state: .approved, width: 3_840, height: 2_160))
-                setup.messages.append(RetentionMessage(id: id, header: header, body: body, imageID: image, altText: header, state: .approved))
+                setup.images.append(
+                    RetentionImage(id: image, size: "FULL_SIZE", state: .approved, width: 3_840, height: 2_160))
+                setup.messages.append(
+                    RetentionMessage(
+                        id: id, header: header, body: body, imageID: image, altText: header, state: .approved))
             }
             endpoint.lastMessage = id
         case .defaultFor(let name):

@@ -68,9 +68,12 @@ public final class ScenarioRunner {
         store = try Self.open(directory, "phone", catalog, clock, utc)
     }
 
-    static func open(_ directory: StateDirectory, _ device: String, _ catalog: Catalog, _ clock: ManualClock, _ calendar: Calendar) throws -> Store {
+    static func open(
+        _ directory: StateDirectory, _ device: String, _ catalog: Catalog, _ clock: ManualClock, _ calendar: Calendar
+    ) throws -> Store {
         // Scenario accounts are throwaway: a cheap hash keeps a long scenario quick.
-        let factory = try StoreFactory(stateDirectory: directory, catalog: catalog, calendar: calendar, time: .manual(clock))
+        let factory = try StoreFactory(
+            stateDirectory: directory, catalog: catalog, calendar: calendar, time: .manual(clock))
         factory.passwordHasher = PasswordHasher(cost: 1 << 10)
         factory.randomIndex = { _ in 0 }
         let store = try factory.open(device: device)
@@ -111,7 +114,8 @@ public final class ScenarioRunner {
 
     func product(_ name: String, line: Int) throws -> Product {
         if let product = catalog.product(named: name) { return product }
-        throw ScenarioError(file: "", line: line, message: "no product \"\(name)\" in the catalog (use its id or its title)")
+        throw ScenarioError(
+            file: "", line: line, message: "no product \"\(name)\" in the catalog (use its id or its title)")
     }
 
     /// Runs a store call; a refusal is remembered for `expect error`, not a scenario failure.
@@ -159,16 +163,21 @@ public final class ScenarioRunner {
         case .buyOffer(let name, let offer, let style):
             let product = try product(name, line: step.line)
             try attempt {
-                let signature: OfferSignature? = switch style {
-                case .signed: try store.offers.signWithOwnKey(productID: product.id, offerID: offer)
-                case .expired: try store.offers.signWithOwnKey(productID: product.id, offerID: offer, timestamp: store.now().addingTimeInterval(-25 * 3600))
-                // Signed for another offer: what a server that signs the wrong fields sends.
-                case .forged: try store.offers.signWithOwnKey(productID: product.id, offerID: offer + ".forged")
-                case .reused: lastOfferSignature
-                case .unsigned: nil
-                }
+                let signature: OfferSignature? =
+                    switch style {
+                    case .signed: try store.offers.signWithOwnKey(productID: product.id, offerID: offer)
+                    case .expired:
+                        try store.offers.signWithOwnKey(
+                            productID: product.id, offerID: offer, timestamp: store.now().addingTimeInterval(-25 * 3600)
+                        )
+                    // Signed for another offer: what a server that signs the wrong fields sends.
+                    case .forged: try store.offers.signWithOwnKey(productID: product.id, offerID: offer + ".forged")
+                    case .reused: lastOfferSignature
+                    case .unsigned: nil
+                    }
                 if style != .reused, style != .unsigned { lastOfferSignature = signature }
-                lastTransaction = try store.queue.buy(product.id, offer: PromotionalOfferRequest(offerID: offer, signature: signature))
+                lastTransaction = try store.queue.buy(
+                    product.id, offer: PromotionalOfferRequest(offerID: offer, signature: signature))
             }
         case .setPrice(let name, let price, let consentRequired):
             let product = try product(name, line: step.line)
@@ -177,13 +186,19 @@ public final class ScenarioRunner {
             let product = try product(name, line: step.line)
             try attempt {
                 let user = try store.accounts.currentUser() ?? ""
-                let latest = try store.server.receipt(account: user).last { $0.productID == product.id && $0.isTransaction && $0.event != .change }
-                guard let latest else { throw StoreError.refundRefused(.nothingToRefund(account: user, product: product.title)) }
+                let latest = try store.server.receipt(account: user).last {
+                    $0.productID == product.id && $0.isTransaction && $0.event != .change
+                }
+                guard let latest else {
+                    throw StoreError.refundRefused(.nothingToRefund(account: user, product: product.title))
+                }
                 lastRefunded = latest.transactionID
                 _ = try store.refunds.request(latest.transactionID, reason: reason)
             }
         case .refundAnswer(let answer):
-            guard let lastRefunded else { throw ScenarioError(file: "", line: step.line, message: "no refund request was made before this step") }
+            guard let lastRefunded else {
+                throw ScenarioError(file: "", line: step.line, message: "no refund request was made before this step")
+            }
             try attempt {
                 switch answer {
                 case .approve: _ = try store.refunds.decide(lastRefunded, approve: true)
@@ -200,7 +215,8 @@ public final class ScenarioRunner {
             case .share(let name, let on):
                 let product = try product(name, line: step.line)
                 try attempt { _ = try store.family.share(product.id, on: on) }
-            case .consent(let member, let withdrawn): try attempt { _ = try store.family.setConsent(member, withdrawn: withdrawn) }
+            case .consent(let member, let withdrawn):
+                try attempt { _ = try store.family.setConsent(member, withdrawn: withdrawn) }
             }
         case .buyWinBack(let name, let offer):
             let product = try product(name, line: step.line)
@@ -215,7 +231,9 @@ public final class ScenarioRunner {
                 lastTransaction = try store.queue.buy(product.id, introductoryOfferEligibility: jws)
             }
         case .makeCustomCode(let offer, let code, let limit):
-            try attempt { lastCode = try store.offers.createCodes(offer: offer, count: 1, custom: code, limit: limit).first?.code }
+            try attempt {
+                lastCode = try store.offers.createCodes(offer: offer, count: 1, custom: code, limit: limit).first?.code
+            }
         case .redeem(let text):
             try attempt {
                 let code: String
@@ -305,7 +323,8 @@ public final class ScenarioRunner {
         case .expectPlan(let text):
             let summaries = status.plans.map { $0.summary(calendar: calendar, catalog: catalog) }
             result.passed = summaries.contains { $0.contains(text) }
-            result.detail = summaries.isEmpty ? "there is no plan" : "the plan says \"\(summaries.joined(separator: "; "))\""
+            result.detail =
+                summaries.isEmpty ? "there is no plan" : "the plan says \"\(summaries.joined(separator: "; "))\""
         case .expectError(let text):
             result.passed = lastError?.contains(text) == true
             result.detail = "the last step said \(lastError.map { "\"\($0)\"" } ?? "nothing wrong")"
@@ -318,7 +337,8 @@ public final class ScenarioRunner {
                 result.passed = true
                 notificationsSeen = index + 1
             } else {
-                result.detail = "written since: " + (fresh.isEmpty ? "none" : fresh.map(\.title).joined(separator: ", "))
+                result.detail =
+                    "written since: " + (fresh.isEmpty ? "none" : fresh.map(\.title).joined(separator: ", "))
             }
         default: break
         }

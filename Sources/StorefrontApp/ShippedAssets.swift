@@ -56,7 +56,7 @@ public enum ShippedAssets {
         }
         do {
             try manager.moveItem(at: staging, to: folder)
-        } catch where manager.fileExists(atPath: folder.appendingPathComponent("catalog.json").path) {
+        } catch  where manager.fileExists(atPath: folder.appendingPathComponent("catalog.json").path) {
             // Another program put it there first: the same files.
         }
         return folder

@@ -30,7 +30,8 @@ public final class AccountService: Sendable {
 
     public init(
         database: any AccountServer & SessionKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock,
-        developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate(), signer: (any DeviceSigning)? = nil,
+        developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate(),
+        signer: (any DeviceSigning)? = nil,
         sold: Set<String>? = nil
     ) {
         self.sold = sold
@@ -65,7 +66,9 @@ public final class AccountService: Sendable {
         do {
             name = try decoder.decode(Called.self, from: body).method
             guard let method = AccountWire.all[name] else {
-                return refusal(400, AccountCallError(kind: "request", text: "not a call this server knows (no method \"\(name)\")"))
+                return refusal(
+                    400, AccountCallError(kind: "request", text: "not a call this server knows (no method \"\(name)\")")
+                )
             }
             prepared = try method.prepare(body, decoder)
         } catch {
@@ -77,16 +80,25 @@ public final class AccountService: Sendable {
             for token in tokens {
                 if let account = try database.sessionAccount(token: token) { accounts.insert(account.lowercased()) }
             }
-            let isDeveloper = developer.map { given in developerToken().map { DeveloperToken.matches(given, $0) } ?? false } ?? false
-            if let refused = try refusal(of: prepared.0, method: name, accounts: accounts, isDeveloper: isDeveloper) { return refused }
+            let isDeveloper =
+                developer.map { given in developerToken().map { DeveloperToken.matches(given, $0) } ?? false } ?? false
+            if let refused = try refusal(of: prepared.0, method: name, accounts: accounts, isDeveloper: isDeveloper) {
+                return refused
+            }
             let context = AccountCallContext(
-                accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate, client: client,
+                accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate,
+                client: client,
                 signer: signer, sold: sold
             )
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)
             } catch let error as StoreError {
-                var answer = refusal(error.kind == "storage" ? 500 : (context.delay > 0 ? 401 : (error.kind == "familyRefused" ? 403 : (error.kind == "throttled" ? 429 : 400))), error)
+                var answer = refusal(
+                    error.kind == "storage"
+                        ? 500
+                        : (context.delay > 0
+                            ? 401 : (error.kind == "familyRefused" ? 403 : (error.kind == "throttled" ? 429 : 400))),
+                    error)
                 answer.delay = context.delay
                 return answer
             } catch {
@@ -98,21 +110,33 @@ public final class AccountService: Sendable {
     }
 
     /// W6 and W9, decided here for every method: the refusal a call gets from whose call it is, or nil.
-    private func refusal(of access: AccountAccess, method: String, accounts: Set<String>, isDeveloper: Bool) throws(StoreError) -> Answer? {
+    private func refusal(of access: AccountAccess, method: String, accounts: Set<String>, isDeveloper: Bool)
+        throws(StoreError) -> Answer?
+    {
         switch access {
         case .anyone:
             return nil
         case .developer:
             guard !isDeveloper else { return nil }
-            return refusal(403, StoreError.developerOnly(server: database.location, action: AccountWire.developerActions[method] ?? "call \(method)"))
+            return refusal(
+                403,
+                StoreError.developerOnly(
+                    server: database.location, action: AccountWire.developerActions[method] ?? "call \(method)"))
         case .signedIn:
             guard accounts.isEmpty, !isDeveloper else { return nil }
-            return refusal(401, AccountCallError(kind: "session", text: "\(method) needs a signed-in device (or the developer's token)"))
+            return refusal(
+                401,
+                AccountCallError(kind: "session", text: "\(method) needs a signed-in device (or the developer's token)")
+            )
         case .accounts(let wanted, let familyReads):
             if isDeveloper { return nil }
             for account in wanted where !accounts.contains(account.lowercased()) {
                 if familyReads, try isFamilyMember(of: account, accounts) { continue }
-                return refusal(401, AccountCallError(kind: "session", text: "this device has no session for \"\(account)\" (revoked, or never signed in here)"))
+                return refusal(
+                    401,
+                    AccountCallError(
+                        kind: "session",
+                        text: "this device has no session for \"\(account)\" (revoked, or never signed in here)"))
             }
             return nil
         }
@@ -122,7 +146,8 @@ public final class AccountService: Sendable {
     private func isFamilyMember(of account: String, _ callers: Set<String>) throws(StoreError) -> Bool {
         guard !callers.isEmpty else { return false }
         return try database.families().contains { family in
-            family.organizer.lowercased() == account.lowercased() && family.members.contains { callers.contains($0.lowercased()) }
+            family.organizer.lowercased() == account.lowercased()
+                && family.members.contains { callers.contains($0.lowercased()) }
         }
     }
 
@@ -133,7 +158,7 @@ public final class AccountService: Sendable {
     private func refusal(_ status: Int, _ error: StoreError) -> Answer { refusal(status, AccountCallError(error)) }
 }
 
-private extension StoreError {
+extension StoreError {
     /// How AccountCallError names it.
-    var kind: String { AccountCallError(self).kind }
+    fileprivate var kind: String { AccountCallError(self).kind }
 }

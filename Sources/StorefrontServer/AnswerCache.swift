@@ -58,7 +58,9 @@ final class AnswerCache: Sendable {
 
     /// The identity and keyring at `stamp`, read with `load` when the stamp moved. Tokens verified
     /// before stay verified while the identity and keyring are the same.
-    func context(at stamp: ChangeStamp, load: () throws(StoreError) -> (AppIdentity, APIKeyring)) throws(StoreError) -> Context {
+    func context(at stamp: ChangeStamp, load: () throws(StoreError) -> (AppIdentity, APIKeyring)) throws(StoreError)
+        -> Context
+    {
         if let kept = context.withLock({ $0 }), kept.stamp == stamp { return kept }
         let (identity, keyring) = try load()
         return context.withLock { kept in
@@ -91,25 +93,31 @@ final class AnswerCache: Sendable {
     /// The same for a request whose token must have verified against the identity and keyring of
     /// the moment the answer was made. Its accounts' stamp being the same, the shared part's is too
     /// (counts only grow), so that moment's context is the current one.
-    func answer(_ key: String, now: Date, token: String, realNow: Date, stamp: ([String]) -> ChangeStamp?) -> APIResponse? {
+    func answer(_ key: String, now: Date, token: String, realNow: Date, stamp: ([String]) -> ChangeStamp?)
+        -> APIResponse?
+    {
         guard let answer = kept(key, now: now, stamp: stamp), let context = context(at: answer.shared),
-              let expires = context.tokens[token], expires > realNow.timeIntervalSince1970
+            let expires = context.tokens[token], expires > realNow.timeIntervalSince1970
         else { return nil }
         return answer.response
     }
 
     private func kept(_ key: String, now: Date, stamp: ([String]) -> ChangeStamp?) -> Answer? {
-        guard let answer = answers.withLock({ $0[key] }), now < answer.until, stamp(answer.accounts) == answer.stamp else { return nil }
+        guard let answer = answers.withLock({ $0[key] }), now < answer.until, stamp(answer.accounts) == answer.stamp
+        else { return nil }
         return answer
     }
 
     /// Keeps `response`, made about `accounts` at `stamp`, after tokens verified at `shared`. The
     /// caller has read the shared stamp again after `stamp` and found it the same, so that `stamp`
     /// holds the shared part at `shared`.
-    func keep(_ response: APIResponse, key: String, accounts: [String], stamp: ChangeStamp, shared: ChangeStamp, until: Date) {
+    func keep(
+        _ response: APIResponse, key: String, accounts: [String], stamp: ChangeStamp, shared: ChangeStamp, until: Date
+    ) {
         answers.withLock { kept in
             if kept.count >= Self.capacity { kept.removeAll() }
-            kept[key] = Answer(accounts: accounts, stamp: stamp, shared: shared, until: until, response: response.keepingBytes())
+            kept[key] = Answer(
+                accounts: accounts, stamp: stamp, shared: shared, until: until, response: response.keepingBytes())
         }
     }
 
@@ -120,7 +128,9 @@ final class AnswerCache: Sendable {
         var until = now.addingTimeInterval(lifetime)
         for plan in plans where plan.endedAt == nil {
             if plan.billingFailedAt != nil { return nil }
-            for date in [plan.expiresDate, plan.graceUntil].compactMap({ $0 }) where date > now { until = min(until, date) }
+            for date in [plan.expiresDate, plan.graceUntil].compactMap({ $0 }) where date > now {
+                until = min(until, date)
+            }
             if plan.expiresDate <= now, plan.autoRenew { return nil }
         }
         return until

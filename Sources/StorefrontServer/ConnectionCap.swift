@@ -13,8 +13,9 @@ import HummingbirdCore
 import NIOCore
 import NIOHTTPTypes
 import StoreCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public final class ConnectionCap: Sendable {

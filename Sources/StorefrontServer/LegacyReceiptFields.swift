@@ -33,9 +33,12 @@ struct LegacyReceiptFields {
     func transaction(_ payload: TransactionPayload) -> [String: Any] {
         let isFreeTrial = payload.offerDiscountType == "FREE_TRIAL"
         var object: [String: Any] = [
-            "quantity": String(payload.quantity ?? 1), "product_id": payload.productId ?? "", "transaction_id": payload.transactionId ?? "",
-            "original_transaction_id": payload.originalTransactionId ?? "", "in_app_ownership_type": payload.inAppOwnershipType ?? "PURCHASED",
-            "is_trial_period": String(isFreeTrial), "is_in_intro_offer_period": String(payload.offerType == 1 && !isFreeTrial),
+            "quantity": String(payload.quantity ?? 1), "product_id": payload.productId ?? "",
+            "transaction_id": payload.transactionId ?? "",
+            "original_transaction_id": payload.originalTransactionId ?? "",
+            "in_app_ownership_type": payload.inAppOwnershipType ?? "PURCHASED",
+            "is_trial_period": String(isFreeTrial),
+            "is_in_intro_offer_period": String(payload.offerType == 1 && !isFreeTrial),
         ]
         date("purchase_date", payload.purchaseDate, into: &object)
         date("original_purchase_date", payload.originalPurchaseDate, into: &object)
@@ -56,7 +59,8 @@ struct LegacyReceiptFields {
     func renewal(_ payload: RenewalInfoPayload) -> [String: Any] {
         var object: [String: Any] = [
             "original_transaction_id": payload.originalTransactionId ?? "", "product_id": payload.productId ?? "",
-            "auto_renew_product_id": payload.autoRenewProductId ?? "", "auto_renew_status": String(payload.autoRenewStatus ?? 0),
+            "auto_renew_product_id": payload.autoRenewProductId ?? "",
+            "auto_renew_status": String(payload.autoRenewStatus ?? 0),
         ]
         object["expiration_intent"] = payload.expirationIntent.map(String.init)
         object["is_in_billing_retry_period"] = payload.isInBillingRetryPeriod.map { $0 ? "1" : "0" }

@@ -20,7 +20,8 @@ extension ServerApplication {
         var found: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, nil, &hints, &found)
         guard status == 0, found != nil else {
-            throw StoreError.storage(path: "--host \(host)", reason: "resolves to no address (\(String(cString: gai_strerror(status))))")
+            throw StoreError.storage(
+                path: "--host \(host)", reason: "resolves to no address (\(String(cString: gai_strerror(status))))")
         }
         defer { freeaddrinfo(found) }
         var addresses: [String] = []
@@ -35,8 +36,10 @@ extension ServerApplication {
     /// An address of getaddrinfo's as text (127.0.0.1, ::1), as SwiftNIO writes it.
     static func numeric(_ entry: addrinfo) -> String? {
         switch entry.ai_family {
-        case AF_INET: entry.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { SocketAddress($0.pointee).ipAddress }
-        case AF_INET6: entry.ai_addr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { SocketAddress($0.pointee).ipAddress }
+        case AF_INET:
+            entry.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { SocketAddress($0.pointee).ipAddress }
+        case AF_INET6:
+            entry.ai_addr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { SocketAddress($0.pointee).ipAddress }
         default: nil
         }
     }
@@ -53,7 +56,8 @@ extension ServerApplication {
         let scheme = tls == nil ? "http" : "https"
         let named = addresses.contains(host) ? (host.contains(":") ? "[\(host)]" : host) : host
         return Listener(addresses: addresses, port: port, logger: logger) { address, port, running throws(StoreError) in
-            try make(served: served, host: address, port: port, logger: logger, tls: tls, limits: limits, onRunning: running)
+            try make(
+                served: served, host: address, port: port, logger: logger, tls: tls, limits: limits, onRunning: running)
         } onRunning: { port in
             await onRunning("\(scheme)://\(named):\(port)")
         }
@@ -62,7 +66,8 @@ extension ServerApplication {
 
 /// Runs one application per address; the first binds the port, the rest bind the same one.
 struct Listener: Service {
-    typealias Make = @Sendable (String, Int, @escaping @Sendable (Int) async -> Void) throws(StoreError) -> any ApplicationProtocol
+    typealias Make =
+        @Sendable (String, Int, @escaping @Sendable (Int) async -> Void) throws(StoreError) -> any ApplicationProtocol
 
     let addresses: [String]
     let port: Int
@@ -70,7 +75,10 @@ struct Listener: Service {
     let make: Make
     let onRunning: @Sendable (Int) async -> Void
 
-    init(addresses: [String], port: Int, logger: Logger, make: @escaping Make, onRunning: @escaping @Sendable (Int) async -> Void) {
+    init(
+        addresses: [String], port: Int, logger: Logger, make: @escaping Make,
+        onRunning: @escaping @Sendable (Int) async -> Void
+    ) {
         (self.addresses, self.port, self.logger, self.make, self.onRunning) = (addresses, port, logger, make, onRunning)
     }
 

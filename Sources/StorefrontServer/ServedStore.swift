@@ -24,16 +24,20 @@ public final class ServedStore: @unchecked Sendable {
     /// gets the failures of work done beside an answer (a settle before a read, a delivery after a
     /// write), which do not change the answer itself.
     public init(
-        factory: StoreFactory, realNow: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "storefront-serve")
+        factory: StoreFactory, realNow: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger = Logger(label: "storefront-serve")
     ) throws(StoreError) {
         guard let database = factory.server as? any AccountServer & SessionKeeping else {
-            throw StoreError.storage(path: factory.server.location, reason: "storefront serve keeps its own account server; it cannot use another's")
+            throw StoreError.storage(
+                path: factory.server.location,
+                reason: "storefront serve keeps its own account server; it cannot use another's")
         }
         store = try factory.open(device: "app-store-server")
         // The server's catalog sets a fresh server's clock rate and billing (a .storekit file's
         // `_timeRate` and billing settings), as a device's catalog does its own state folder.
         // Devices' catalogs do not set a server's (W9): after this only the developer changes them.
-        try factory.server.adoptDefaults(clockRate: factory.catalog.clockRate, billing: factory.catalog.billing, real: realNow())
+        try factory.server.adoptDefaults(
+            clockRate: factory.catalog.clockRate, billing: factory.catalog.billing, real: realNow())
         // W9: the developer's token, made on the first start (owner-only, in the state folder).
         let state = factory.stateDirectory
         _ = try DeveloperToken.current(in: state)
@@ -41,7 +45,8 @@ public final class ServedStore: @unchecked Sendable {
         let settler = Settler(store: store, logger: logger)
         self.settler = settler
         accounts = AccountService(
-            database: database, hasher: factory.passwordHasher, clock: store.clock, developerToken: { DeveloperToken.read(tokenFile) },
+            database: database, hasher: factory.passwordHasher, clock: store.clock,
+            developerToken: { DeveloperToken.read(tokenFile) },
             signer: settler, sold: Set(factory.catalog.products.map(\.id))
         )
         courier = try store.notifications.courier()
@@ -49,7 +54,8 @@ public final class ServedStore: @unchecked Sendable {
         api = ServerAPI(
             server: store.server, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,
             deliver: { deliveryDue.ring() },
-            realNow: realNow, settle: { account in settler.settle(account) }, passwordAccepted: { SharedSecret.accepts($0, in: state) }, logger: logger
+            realNow: realNow, settle: { account in settler.settle(account) },
+            passwordAccepted: { SharedSecret.accepts($0, in: state) }, logger: logger
         )
     }
 
@@ -86,7 +92,9 @@ final class Settler: DeviceSigning, @unchecked Sendable {
     /// and the read goes on with what is stored (a storage failure then fails the read itself).
     func settle(_ account: String) {
         lock.withLock {
-            do { _ = try store.plans.settle(account: account) } catch { logger.error("settling \(account)'s plans failed: \(error)") }
+            do { _ = try store.plans.settle(account: account) } catch {
+                logger.error("settling \(account)'s plans failed: \(error)")
+            }
         }
     }
 

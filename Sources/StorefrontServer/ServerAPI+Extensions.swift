@@ -5,13 +5,15 @@ import StoreCore
 
 extension ServerAPI {
     /// Extend a Subscription Renewal Date, Extend Renewal Dates for All Active Subscribers, and its status.
-    static let extensionRoutes = APIArea(group: "inApps/v1/subscriptions/extend", routes: [
-        APIRoute(.post, "mass") { api, request, _, identity in try api.massExtend(request, identity: identity) },
-        APIRoute(.put, ":id") { api, request, path, _ in try api.extend(path.require("id"), request) },
-        APIRoute(.get, "mass/:product/:request") { api, _, path, _ in
-            try api.massStatus(productID: path.require("product"), requestIdentifier: path.require("request"))
-        },
-    ])
+    static let extensionRoutes = APIArea(
+        group: "inApps/v1/subscriptions/extend",
+        routes: [
+            APIRoute(.post, "mass") { api, request, _, identity in try api.massExtend(request, identity: identity) },
+            APIRoute(.put, ":id") { api, request, path, _ in try api.extend(path.require("id"), request) },
+            APIRoute(.get, "mass/:product/:request") { api, _, path, _ in
+                try api.massStatus(productID: path.require("product"), requestIdentifier: path.require("request"))
+            },
+        ])
 
     /// The fields both extension requests share, or the error that refuses them.
     struct ExtensionTerms {
@@ -36,7 +38,8 @@ extension ServerAPI {
             return .failure(.error(APIErrorCode.invalidExtendReasonCode, "extendReasonCode must be 0 to 3"))
         }
         guard let request = object["requestIdentifier"] as? String, !request.isEmpty, request.count <= 128 else {
-            return .failure(.error(APIErrorCode.invalidRequestIdentifier, "requestIdentifier must be 1 to 128 characters"))
+            return .failure(
+                .error(APIErrorCode.invalidRequestIdentifier, "requestIdentifier must be 1 to 128 characters"))
         }
         return .success(ExtensionTerms(days: days, reason: reason, requestIdentifier: request))
     }
@@ -59,18 +62,23 @@ extension ServerAPI {
         settle(account)
         let now = clock.now()
         let id = "9" + String(TransactionID.make(SignedData.hash("\(terms.requestIdentifier)/\(original)")).dropFirst())
-        if let done = try server.receiptEntry(transactionID: id), let state = try server.plans(account: account)[done.group ?? ""] {
+        if let done = try server.receiptEntry(transactionID: id),
+            let state = try server.plans(account: account)[done.group ?? ""]
+        {
             return .extended(state, done.expiresDate ?? state.expiresDate)
         }
         var result = Extension.ineligible
         do {
             try server.updatePlans(account: account) { plans, receipt in
                 result = .ineligible
-                guard let state = plans.values.first(where: { $0.originalTransactionID == original }), state.hasAccess(at: now),
-                      state.billingFailedAt == nil
+                guard let state = plans.values.first(where: { $0.originalTransactionID == original }),
+                    state.hasAccess(at: now),
+                    state.billingFailedAt == nil
                 else { return [] }
                 let yearAgo = now.addingTimeInterval(-365 * 86_400)
-                let recent = try receipt().filter { $0.event == .extend && $0.reference == original && $0.purchaseDate > yearAgo }
+                let recent = try receipt().filter {
+                    $0.event == .extend && $0.reference == original && $0.purchaseDate > yearAgo
+                }
                 guard recent.count < Self.extensionsPerYear else {
                     result = .maximumReached
                     return []
@@ -78,7 +86,8 @@ extension ServerAPI {
                 let date = state.expiresDate.addingTimeInterval(TimeInterval(terms.days * 86_400))
                 var line = ReceiptEntry(
                     transactionID: id, account: account, productID: state.productID, kind: .autoRenewableSubscription,
-                    purchaseDate: now, device: "app-store-server", event: .extend, group: state.group, expiresDate: date,
+                    purchaseDate: now, device: "app-store-server", event: .extend, group: state.group,
+                    expiresDate: date,
                     reference: state.originalTransactionID
                 )
                 line.note = "extended \(terms.days) days (reason \(terms.reason), request \(terms.requestIdentifier))"
@@ -95,22 +104,28 @@ extension ServerAPI {
 
     /// Extend a Subscription Renewal Date (RENEWAL_EXTENDED follows).
     func extend(_ original: String, _ request: APIRequest) throws(StoreError) -> APIResponse {
-        guard Self.isTransactionID(original) else { return .error(APIErrorCode.invalidOriginalTransactionID, "\"\(original)\" is not a transaction id") }
+        guard Self.isTransactionID(original) else {
+            return .error(APIErrorCode.invalidOriginalTransactionID, "\"\(original)\" is not a transaction id")
+        }
         let terms: ExtensionTerms
         switch Self.extensionRequest(request.body) {
         case .success(let value): terms = value.1
         case .failure(let refusal): return refusal
         }
         guard let line = try server.receiptEntry(transactionID: original), line.kind == .autoRenewableSubscription,
-              try server.plans(account: line.account).values.contains(where: { $0.originalTransactionID == original })
+            try server.plans(account: line.account).values.contains(where: { $0.originalTransactionID == original })
         else { return .error(APIErrorCode.originalTransactionIDNotFound, "no plan started by \(original)") }
-        let state: PlanState, date: Date
+        let state: PlanState
+        let date: Date
         switch try extendPlan(account: line.account, original: original, terms: terms) {
         case .extended(let extended, let until): (state, date) = (extended, until)
         case .ineligible:
-            return .error(APIErrorCode.subscriptionExtensionIneligible, "the subscription is not active, or is in billing retry")
+            return .error(
+                APIErrorCode.subscriptionExtensionIneligible, "the subscription is not active, or is in billing retry")
         case .maximumReached:
-            return .error(APIErrorCode.subscriptionMaxExtension, "the subscription was extended twice in the last 365 days already")
+            return .error(
+                APIErrorCode.subscriptionMaxExtension,
+                "the subscription was extended twice in the last 365 days already")
         }
         deliver()
         return .json([

@@ -5,22 +5,30 @@ import StoreCore
 
 extension ServerAPI {
     /// Request a Test Notification, Get Test Notification Status, Get Notification History.
-    static let notificationRoutes = APIArea(group: "inApps/v1/notifications", routes: [
-        APIRoute(.post, "test") { api, _, _, _ in try api.requestTest() },
-        APIRoute(.get, "test/:token") { api, _, path, _ in try api.testStatus(path.require("token")) },
-        APIRoute(.post, "history") { api, request, _, _ in try api.notificationHistory(request) },
-    ])
+    static let notificationRoutes = APIArea(
+        group: "inApps/v1/notifications",
+        routes: [
+            APIRoute(.post, "test") { api, _, _, _ in try api.requestTest() },
+            APIRoute(.get, "test/:token") { api, _, path, _ in try api.testStatus(path.require("token")) },
+            APIRoute(.post, "history") { api, request, _, _ in try api.notificationHistory(request) },
+        ])
 
     func requestTest() throws(StoreError) -> APIResponse {
         let uuid = UUID().uuidString.lowercased()
-        try server.enqueue([ServerNotification(key: "test:\(uuid)", account: "", type: "TEST", createdAt: clock.now(), uuid: uuid)])
+        try server.enqueue([
+            ServerNotification(key: "test:\(uuid)", account: "", type: "TEST", createdAt: clock.now(), uuid: uuid)
+        ])
         deliver()
         return .json(["testNotificationToken": "\(uuid)_\(SignedData.milliseconds(realNow()))"])
     }
 
     func testStatus(_ token: String) throws(StoreError) -> APIResponse {
         let uuid = String(token.prefix { $0 != "_" })
-        guard !uuid.isEmpty, let notification = try server.notifications(account: nil).first(where: { $0.uuid == uuid && $0.type == "TEST" }) else {
+        guard !uuid.isEmpty,
+            let notification = try server.notifications(account: nil).first(where: {
+                $0.uuid == uuid && $0.type == "TEST"
+            })
+        else {
             return .error(APIErrorCode.testNotificationNotFound, "no test notification \(token)")
         }
         return .json(try historyItem(notification))
@@ -31,7 +39,8 @@ extension ServerAPI {
         var notification = notification
         if notification.signedPayload == nil {
             notification.signedPayload = try NotificationCourier.sign(
-                notification, server: server, catalog: catalog, authority: authority, identity: try identity(), now: clock.now()
+                notification, server: server, catalog: catalog, authority: authority, identity: try identity(),
+                now: clock.now()
             )
             try server.updateNotification(notification)
         }
@@ -71,27 +80,42 @@ extension ServerAPI {
         guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
             return .error(APIErrorCode.generalBadRequest, "the body is not a JSON object")
         }
-        guard let start = (object["startDate"] as? NSNumber)?.int64Value else { return .error(APIErrorCode.invalidStartDate, "startDate is required") }
-        guard let end = (object["endDate"] as? NSNumber)?.int64Value else { return .error(APIErrorCode.invalidEndDate, "endDate is required") }
+        guard let start = (object["startDate"] as? NSNumber)?.int64Value else {
+            return .error(APIErrorCode.invalidStartDate, "startDate is required")
+        }
+        guard let end = (object["endDate"] as? NSNumber)?.int64Value else {
+            return .error(APIErrorCode.invalidEndDate, "endDate is required")
+        }
         if start > end { return .error(APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
         var notifications = try server.notifications(account: nil).filter {
             let at = SignedData.milliseconds($0.createdAt)
             return at >= start && at < end
         }
         if let type = object["notificationType"] as? String {
-            guard type.allSatisfy({ $0.isUppercase || $0 == "_" }) else { return .error(APIErrorCode.invalidNotificationType, "\"\(type)\" is not a notification type") }
+            guard type.allSatisfy({ $0.isUppercase || $0 == "_" }) else {
+                return .error(APIErrorCode.invalidNotificationType, "\"\(type)\" is not a notification type")
+            }
             notifications = notifications.filter { $0.type == type }
         }
-        if let subtype = object["notificationSubtype"] as? String { notifications = notifications.filter { $0.subtype == subtype } }
+        if let subtype = object["notificationSubtype"] as? String {
+            notifications = notifications.filter { $0.subtype == subtype }
+        }
         if let id = object["transactionId"] as? String {
-            guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
+            guard Self.isTransactionID(id) else {
+                return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id")
+            }
             notifications = notifications.filter { $0.transactionID == id }
         }
-        if let flag = object["onlyFailures"], CompactJSON.isBoolean(flag), flag as? Bool == true { notifications = notifications.filter { $0.state != .delivered } }
+        if let flag = object["onlyFailures"], CompactJSON.isBoolean(flag), flag as? Bool == true {
+            notifications = notifications.filter { $0.state != .delivered }
+        }
         guard let (page, next, hasMore) = Self.page(notifications, token: request.value("paginationToken")) else {
             return .error(APIErrorCode.invalidPaginationToken, "the pagination token is not one this server gave")
         }
-        var body: [String: Any] = ["notificationHistory": try page.map { notification throws(StoreError) in try historyItem(notification) }, "hasMore": hasMore]
+        var body: [String: Any] = [
+            "notificationHistory": try page.map { notification throws(StoreError) in try historyItem(notification) },
+            "hasMore": hasMore,
+        ]
         if hasMore { body["paginationToken"] = next }
         return .json(body)
     }

@@ -5,14 +5,24 @@ import StoreCore
 
 extension ServerAPI {
     /// Get All Subscription Statuses, Get Refund History.
-    static let subscriptionRoutes = APIArea(group: "inApps", routes: [
-        APIRoute(.get, "v1/subscriptions/:id", kept: true) { api, request, path, identity in try api.statuses(path.require("id"), request: request, identity: identity) },
-        APIRoute(.get, "v2/refund/lookup/:id", kept: true) { api, request, path, identity in try api.refunds(path.require("id"), request: request, identity: identity) },
-    ])
+    static let subscriptionRoutes = APIArea(
+        group: "inApps",
+        routes: [
+            APIRoute(.get, "v1/subscriptions/:id", kept: true) { api, request, path, identity in
+                try api.statuses(path.require("id"), request: request, identity: identity)
+            },
+            APIRoute(.get, "v2/refund/lookup/:id", kept: true) { api, request, path, identity in
+                try api.refunds(path.require("id"), request: request, identity: identity)
+            },
+        ])
 
     func statuses(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
-        guard let (account, receipt) = try customer(anyID: id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        guard Self.isTransactionID(id) else {
+            return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id")
+        }
+        guard let (account, receipt) = try customer(anyID: id) else {
+            return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)")
+        }
         let wanted = request.values("status")
         guard wanted.allSatisfy({ Int($0).map { (1...5).contains($0) } ?? false }) else {
             return .error(APIErrorCode.invalidStatus, "status must be 1 to 5")
@@ -23,7 +33,10 @@ extension ServerAPI {
         for (group, plan, renewalInfo) in try renewals(account: account, receipt: receipt, builder: builder, now: now) {
             let status = PayloadBuilder.status(plan)
             guard wanted.isEmpty || wanted.contains(String(status)) else { continue }
-            var item: [String: Any] = ["status": status, "originalTransactionId": plan.originalTransactionID, "signedRenewalInfo": try authority.sign(renewalInfo)]
+            var item: [String: Any] = [
+                "status": status, "originalTransactionId": plan.originalTransactionID,
+                "signedRenewalInfo": try authority.sign(renewalInfo),
+            ]
             if let current = receipt.first(where: { $0.transactionID == plan.transactionID }) {
                 item["signedTransactionInfo"] = try authority.sign(builder.transaction(line: current, receipt: receipt))
             }
@@ -35,8 +48,12 @@ extension ServerAPI {
     }
 
     func refunds(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        guard Self.isTransactionID(id) else { return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id") }
-        guard let (_, receipt) = try customer(anyID: id) else { return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)") }
+        guard Self.isTransactionID(id) else {
+            return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id")
+        }
+        guard let (_, receipt) = try customer(anyID: id) else {
+            return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)")
+        }
         // Refunds the App Store still stands by: a reversed one (REFUND_REVERSED) is not listed.
         let revoked = ReceiptEntry.revoked(in: receipt)
         let refunded = receipt.filter { revoked.contains($0.transactionID) }

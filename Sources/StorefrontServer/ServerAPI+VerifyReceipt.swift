@@ -53,10 +53,16 @@ extension ServerApplication {
 extension ServerAPI {
     /// The answer to a receipt posted to `host`.
     func verifyReceipt(_ body: Data, host: ReceiptHost) async -> APIResponse {
-        guard let request = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return ReceiptStatus.unreadable.response }
+        guard let request = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            return ReceiptStatus.unreadable.response
+        }
         do {
-            if let error = try server.simulatedErrors()?[.verifyReceipt], let status = Int(error.name) { return .json(["status": status]) }
-            guard let text = request["receipt-data"] as? String, let der = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+            if let error = try server.simulatedErrors()?[.verifyReceipt], let status = Int(error.name) {
+                return .json(["status": status])
+            }
+            guard let text = request["receipt-data"] as? String,
+                let der = Data(base64Encoded: text, options: .ignoreUnknownCharacters)
+            else {
                 return ReceiptStatus.malformed.response
             }
             let contents: AppReceipt.Contents
@@ -71,7 +77,9 @@ extension ServerAPI {
             if isProductionHost && !isProductionReceipt { return ReceiptStatus.sandboxReceipt.response }
             if !isProductionHost && isProductionReceipt { return ReceiptStatus.productionReceipt.response }
             let password = request["password"] as? String
-            let onlyNewest = request["exclude-old-transactions"] as? Bool ?? (request["exclude-old-transactions"] as? String == "true")
+            let onlyNewest =
+                request["exclude-old-transactions"] as? Bool
+                ?? (request["exclude-old-transactions"] as? String == "true")
             return try validation(contents, identity: identity, password: password, onlyNewest: onlyNewest)
         } catch {
             logger.error("verifyReceipt: \(error)")
@@ -101,34 +109,46 @@ extension ServerAPI {
         let now = clock.now()
         var app: [String: Any] = [
             "receipt_type": contents.environment == .production ? "Production" : "ProductionSandbox",
-            "adam_id": identity.appAppleID ?? 0, "app_item_id": identity.appAppleID ?? 0, "download_id": 0, "version_external_identifier": 0,
+            "adam_id": identity.appAppleID ?? 0, "app_item_id": identity.appAppleID ?? 0, "download_id": 0,
+            "version_external_identifier": 0,
             "bundle_id": contents.bundleID ?? "", "application_version": contents.applicationVersion ?? "",
             "original_application_version": contents.originalApplicationVersion ?? "",
         ]
         let created = contents.created.map(SignedData.milliseconds)
         fields.date("receipt_creation_date", created, into: &app)
         fields.date("request_date", SignedData.milliseconds(now), into: &app)
-        fields.date("original_purchase_date", receipt.map(\.purchaseDate).min().map(SignedData.milliseconds) ?? created, into: &app)
+        fields.date(
+            "original_purchase_date", receipt.map(\.purchaseDate).min().map(SignedData.milliseconds) ?? created,
+            into: &app)
         let byID = Dictionary(payloads.map { ($0.transactionId ?? "", $0) }, uniquingKeysWith: { first, _ in first })
         app["in_app"] = contents.transactionIDs.compactMap { byID[$0] }.map(fields.transaction)
-        var body: [String: Any] = ["status": 0, "environment": contents.environment == .production ? "Production" : "Sandbox", "receipt": app]
+        var body: [String: Any] = [
+            "status": 0, "environment": contents.environment == .production ? "Production" : "Sandbox", "receipt": app,
+        ]
         guard hasPlans, password != nil, let account else { return .json(body) }
         // Newest first; of two at the same instant, the one recorded later.
-        var latest = payloads.enumerated().sorted { ($0.element.purchaseDate ?? 0, $0.offset) > ($1.element.purchaseDate ?? 0, $1.offset) }.map(\.element)
+        var latest = payloads.enumerated().sorted {
+            ($0.element.purchaseDate ?? 0, $0.offset) > ($1.element.purchaseDate ?? 0, $1.offset)
+        }.map(\.element)
         if onlyNewest {
             var seen = Set<String>()
             latest = latest.filter { seen.insert($0.originalTransactionId ?? $0.transactionId ?? "").inserted }
         }
         body["latest_receipt_info"] = latest.map(fields.transaction)
-        let renewals = try renewals(account: account, receipt: receipt, builder: try pricedBuilder(identity, account: account, now: now), now: now)
+        let renewals = try renewals(
+            account: account, receipt: receipt, builder: try pricedBuilder(identity, account: account, now: now),
+            now: now)
         body["pending_renewal_info"] = renewals.map { fields.renewal($0.info) }
-        body["latest_receipt"] = try SignedData.appReceipt(receipt: receipt, builder: builder, authority: authority).base64EncodedString()
+        body["latest_receipt"] = try SignedData.appReceipt(receipt: receipt, builder: builder, authority: authority)
+            .base64EncodedString()
         return .json(body)
     }
 
     /// A builder whose renewal info says the price a plan renews at: the one the developer set (O6).
     func pricedBuilder(_ identity: AppIdentity, account: String, now: Date) throws(StoreError) -> PayloadBuilder {
-        PayloadBuilder(catalog: try catalog.priced(by: server), identity: identity, now: now, account: account, appAccountTokens: try server.appAccountTokens())
+        PayloadBuilder(
+            catalog: try catalog.priced(by: server), identity: identity, now: now, account: account,
+            appAccountTokens: try server.appAccountTokens())
     }
 
     /// Each of the account's plans by subscription group, with its renewal info as `builder`

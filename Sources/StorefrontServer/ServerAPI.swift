@@ -16,7 +16,9 @@ public struct APIRequest: Sendable {
     public var authorization: String?
     public var body: Data
 
-    public init(method: String, path: String, query: [(String, String)] = [], authorization: String? = nil, body: Data = Data()) {
+    public init(
+        method: String, path: String, query: [(String, String)] = [], authorization: String? = nil, body: Data = Data()
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -41,7 +43,9 @@ public struct APIResponse: Sendable, Equatable, Error {
         self.body = body
     }
 
-    public static func == (left: APIResponse, right: APIResponse) -> Bool { left.status == right.status && left.body == right.body }
+    public static func == (left: APIResponse, right: APIResponse) -> Bool {
+        left.status == right.status && left.body == right.body
+    }
 
     /// The body to send: the one made before, or a copy of `body`.
     var bytes: ByteBuffer { wire ?? ByteBuffer(bytes: body) }
@@ -142,7 +146,9 @@ package enum APIErrorCode: Int, CaseIterable {
         case .subscriptionExtensionIneligible: 403
         case .subscriptionMaxExtension: 403
         case .maximumNumberOfImagesReached, .messageNotApproved, .imageNotApproved, .imageInUse: 403
-        case .imageNotFound, .messageNotFound, .performanceTestRunNotFound, .defaultMessageNotFound, .realtimeURLNotFound: 404
+        case .imageNotFound, .messageNotFound, .performanceTestRunNotFound, .defaultMessageNotFound,
+            .realtimeURLNotFound:
+            404
         case .imageAlreadyExists, .messageAlreadyExists: 409
         case .notFound: 404
         case .originalTransactionIDNotFound: 404
@@ -187,16 +193,20 @@ package enum APIErrorCode: Int, CaseIterable {
         case .invalidSampleContentProvided: "consumption `sampleContentProvided` not a boolean"
         case .invalidUserStatus: "consumption `userStatus` out of range"
         case .invalidTransactionNotConsumable: "consumption information for a transaction that is not a consumable (v1)"
-        case .invalidImage: "Upload Image: not a PNG, a PNG that can be transparent, or a FULL_SIZE image not 3840 wide and 160–2160 high"
+        case .invalidImage:
+            "Upload Image: not a PNG, a PNG that can be transparent, or a FULL_SIZE image not 3840 wide and 160–2160 high"
         case .headerTooLong: "Upload Message: `header` over 66 characters"
-        case .bodyTooLong: "a request body over 1 MB (Storefront's own limit, status 413); Upload Message: `body` over 144 characters (status 400)"
+        case .bodyTooLong:
+            "a request body over 1 MB (Storefront's own limit, status 413); Upload Message: `body` over 144 characters (status 400)"
         case .invalidLocale: "Configure Default Message: a locale that is not a language and region, as en-US"
         case .altTextTooLong: "Upload Message: an image's or a bullet point's `altText` over 150 characters"
-        case .invalidPerformanceTestRequest: "Initiate Performance Test: `originalTransactionId` not an auto-renewable plan's original transaction"
+        case .invalidPerformanceTestRequest:
+            "Initiate Performance Test: `originalTransactionId` not an auto-renewable plan's original transaction"
         case .invalidPerformanceTestRequestID: "Get Performance Test Results: a `requestId` that is not a UUID"
         case .existingPerformanceTestRun: "Initiate Performance Test: a test is still running"
         case .invalidRealtimeURL: "Configure Realtime URL: `realtimeURL` not an http(s) URL of at most 256 characters"
-        case .invalidImageSize: "Upload Image: `imageSize` not FULL_SIZE or BULLET_POINT; Upload Message: an image of the other size"
+        case .invalidImageSize:
+            "Upload Image: `imageSize` not FULL_SIZE or BULLET_POINT; Upload Message: an image of the other size"
         case .tooManyBulletPoints: "Upload Message: more than 5 bullet points"
         case .bulletPointTextTooLong: "Upload Message: a bullet point's `text` over 66 characters"
         case .aboveImageRequiresAnImage: "Upload Message: `headerPosition` ABOVE_IMAGE without an image"
@@ -208,13 +218,16 @@ package enum APIErrorCode: Int, CaseIterable {
         case .messageNotFound: "no uploaded message with that identifier"
         case .performanceTestRunNotFound: "no performance test with that `requestId`"
         case .defaultMessageNotFound: "no default message for that product and locale"
-        case .realtimeURLNotFound: "no realtime URL is configured (Get or Delete Realtime URL, Initiate Performance Test)"
+        case .realtimeURLNotFound:
+            "no realtime URL is configured (Get or Delete Realtime URL, Initiate Performance Test)"
         case .imageAlreadyExists: "Upload Image: an image with that identifier is uploaded already"
         case .messageAlreadyExists: "Upload Message: a message with that identifier is uploaded already"
         case .invalidAppAccountTokenUUID: "Set App Account Token: `appAccountToken` not a UUID"
         case .familyTransactionNotSupported: "Set App Account Token: a family member's (FAMILY_SHARED) transaction"
-        case .transactionIDIsNotOriginalTransactionID: "Set App Account Token: a transaction that is not an original transaction"
-        case .unauthorized: "no token, a forged or expired one, one living over 60 minutes, an unknown or revoked key, another bundle"
+        case .transactionIDIsNotOriginalTransactionID:
+            "Set App Account Token: a transaction that is not an original transaction"
+        case .unauthorized:
+            "no token, a forged or expired one, one living over 60 minutes, an unknown or revoked key, another bundle"
         case .subscriptionExtensionIneligible: "the plan cannot be extended now (no access, in billing retry)"
         case .subscriptionMaxExtension: "the plan was extended twice in the last 365 days"
         case .notFound: "no such route"
@@ -280,7 +293,8 @@ public final class ServerAPI: Sendable {
     public init(
         server: any AccountServer, catalog: Catalog, authority: CertificateAuthority, clock: any StoreClock,
         deliver: @escaping @Sendable () -> Void = {}, realNow: @escaping @Sendable () -> Date = Date.init,
-        settle: @escaping @Sendable (String) -> Void = { _ in }, passwordAccepted: @escaping @Sendable (String) -> Bool = { _ in false },
+        settle: @escaping @Sendable (String) -> Void = { _ in },
+        passwordAccepted: @escaping @Sendable (String) -> Bool = { _ in false },
         logger: Logger = Logger(label: "storefront-serve")
     ) {
         self.settle = settle
@@ -300,7 +314,8 @@ public final class ServerAPI: Sendable {
 
     /// Every area of Apple's API this server answers, each a group of the router.
     static let areas: [APIArea] = [
-        transactionRoutes, customerRoutes, subscriptionRoutes, extensionRoutes, consumptionRoutes, notificationRoutes, retentionRoutes,
+        transactionRoutes, customerRoutes, subscriptionRoutes, extensionRoutes, consumptionRoutes, notificationRoutes,
+        retentionRoutes,
     ]
 
     /// Answers `request` by `route`, whose parameters the router bound: the token checked, then
@@ -309,7 +324,9 @@ public final class ServerAPI: Sendable {
     func answer(_ route: APIRoute, _ request: APIRequest, parameters: Parameters) -> APIResponse {
         do {
             return try authorized(request) { identity, shared in
-                guard route.kept, let id = parameters.get("id"), Self.isTransactionID(id), let line = try server.receiptEntry(transactionID: id) else {
+                guard route.kept, let id = parameters.get("id"), Self.isTransactionID(id),
+                    let line = try server.receiptEntry(transactionID: id)
+                else {
                     return try route.answer(self, request, parameters, identity)
                 }
                 // Read before the answer is made: a write while it is made moves the stamp, and
@@ -317,10 +334,14 @@ public final class ServerAPI: Sendable {
                 let accounts = try accountsTold(about: line.account)
                 let stamp = try server.changeStamp(accounts: accounts)
                 let key = Self.keptKey(request)
-                return try cache.answer(key, accounts: accounts, stamp: stamp, now: clock.now()) { () throws -> APIResponse in
+                return try cache.answer(key, accounts: accounts, stamp: stamp, now: clock.now()) {
+                    () throws -> APIResponse in
                     let response = try route.answer(self, request, parameters, identity)
-                    if response.status == 200, let until = AnswerCache.until(now: clock.now(), plans: Array(try server.plans(account: line.account).values)),
-                       try server.changeStamp(accounts: []) == shared {
+                    if response.status == 200,
+                        let until = AnswerCache.until(
+                            now: clock.now(), plans: Array(try server.plans(account: line.account).values)),
+                        try server.changeStamp(accounts: []) == shared
+                    {
                         cache.keep(response, key: key, accounts: accounts, stamp: stamp, shared: shared, until: until)
                     }
                     return response
@@ -355,7 +376,9 @@ public final class ServerAPI: Sendable {
     /// when any is missing; the route then answers on the blocking pool, the same way. Safe on a
     /// Swift task's thread.
     func keptAnswer(_ request: APIRequest) -> APIResponse? {
-        guard request.method == "GET", let token = request.authorization, let now = clock.nowWithoutWaiting() else { return nil }
+        guard request.method == "GET", let token = request.authorization, let now = clock.nowWithoutWaiting() else {
+            return nil
+        }
         return cache.answer(Self.keptKey(request), now: now, token: token, realNow: realNow()) { accounts in
             server.changeStampWithoutWaiting(accounts: accounts)
         }
@@ -364,7 +387,9 @@ public final class ServerAPI: Sendable {
     /// The answer to a request no route matches: Apple's 404 once its token verifies, else 401.
     func unrouted(_ request: APIRequest) -> APIResponse {
         do {
-            return try authorized(request) { _, _ in .error(APIErrorCode.notFound, "no route \(request.method) \(request.path)") }
+            return try authorized(request) { _, _ in
+                .error(APIErrorCode.notFound, "no route \(request.method) \(request.path)")
+            }
         } catch {
             return .error(APIErrorCode.generalInternal, "\(error)")
         }
@@ -373,7 +398,9 @@ public final class ServerAPI: Sendable {
     /// `body` with the app's identity and the shared part's stamp it was read at, once the
     /// request's token verifies; Apple's 401 when it does not. The identity, the keyring and the
     /// tokens verified against them are kept while the shared part's stamp is the same.
-    private func authorized(_ request: APIRequest, _ body: (AppIdentity, ChangeStamp) throws -> APIResponse) throws -> APIResponse {
+    private func authorized(_ request: APIRequest, _ body: (AppIdentity, ChangeStamp) throws -> APIResponse) throws
+        -> APIResponse
+    {
         if request.body.count > Self.maximumBody { return Self.bodyTooLong }
         let stamp = try server.changeStamp(accounts: [])
         let known = try cache.context(at: stamp) { () throws(StoreError) -> (AppIdentity, APIKeyring) in
@@ -381,12 +408,17 @@ public final class ServerAPI: Sendable {
         }
         let identity = known.identity
         let now = realNow()
-        if let authorization = request.authorization, let expires = known.tokens[authorization], expires > now.timeIntervalSince1970 {
+        if let authorization = request.authorization, let expires = known.tokens[authorization],
+            expires > now.timeIntervalSince1970
+        {
             // Verified before, against the same identity and keyring.
         } else {
             do throws(TokenRefusal) {
-                let expires = try APIToken.verify(request.authorization, keyring: known.keyring, bundleID: identity.bundleID, now: now)
-                if let authorization = request.authorization { cache.remember(token: authorization, expires: expires, at: stamp) }
+                let expires = try APIToken.verify(
+                    request.authorization, keyring: known.keyring, bundleID: identity.bundleID, now: now)
+                if let authorization = request.authorization {
+                    cache.remember(token: authorization, expires: expires, at: stamp)
+                }
             } catch {
                 return .error(APIErrorCode.unauthorized, "unauthorized: \(error.description)")
             }

@@ -2,10 +2,10 @@
 // cap), the blocking pool the store's work runs on, and the request context. Its routes are
 // ServerRouter.swift's.
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import HTTPTypes
 import Logging
 import NIOCore
 import NIOPosix
@@ -29,14 +29,18 @@ public enum ServerApplication {
 
         func configuration() throws(StoreError) -> TLSConfiguration {
             for file in [certificate, key] where !FileManager.default.isReadableFile(atPath: file) {
-                throw StoreError.storage(path: file, reason: FileManager.default.fileExists(atPath: file) ? "cannot be read" : "no such file")
+                throw StoreError.storage(
+                    path: file, reason: FileManager.default.fileExists(atPath: file) ? "cannot be read" : "no such file"
+                )
             }
             do {
                 let chain = try NIOSSLCertificate.fromPEMFile(certificate)
                 let key = try NIOSSLPrivateKey(file: key, format: .pem)
-                return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+                return TLSConfiguration.makeServerConfiguration(
+                    certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
             } catch {
-                throw StoreError.storage(path: "\(certificate), \(key)", reason: "not a PEM certificate chain and private key (\(error))")
+                throw StoreError.storage(
+                    path: "\(certificate), \(key)", reason: "not a PEM certificate chain and private key (\(error))")
             }
         }
     }
@@ -61,9 +65,11 @@ public enum ServerApplication {
     ) throws(StoreError) -> some ApplicationProtocol {
         let cap = limits.cap
         let (seconds, attoseconds) = limits.idleTimeout.components
-        let http1 = HTTPServerBuilder.http1(configuration: .init(
-            additionalChannelHandlers: [cap.handler()], idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        ))
+        let http1 = HTTPServerBuilder.http1(
+            configuration: .init(
+                additionalChannelHandlers: [cap.handler()],
+                idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            ))
         let server: HTTPServerBuilder
         if let tls {
             let configuration = try tls.configuration()
@@ -98,10 +104,13 @@ public enum ServerApplication {
         let seen = Locked<Set<String>>([])
         BlockingWatch.report { what in
             if strict {
-                FileHandle.standardError.write(Data("storefront serve: \(what) ran on a Swift task's thread, not the blocking pool\n".utf8))
+                FileHandle.standardError.write(
+                    Data("storefront serve: \(what) ran on a Swift task's thread, not the blocking pool\n".utf8))
                 _exit(70)
             }
-            if seen.withLock({ $0.insert(what).inserted }) { logger.error("\(what) ran on a Swift task's thread, not the blocking pool") }
+            if seen.withLock({ $0.insert(what).inserted }) {
+                logger.error("\(what) ran on a Swift task's thread, not the blocking pool")
+            }
         }
     }
 

@@ -2,8 +2,8 @@
 // server's one path, and five middlewares around them: the request log (V7), Apple's error bodies,
 // the body limit, a kept answer told without a hop, and the blocking pool the store's work runs on.
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
@@ -20,7 +20,8 @@ extension ServerApplication {
             let developer = request.headers[HTTPField.Name(AccountWire.developerHeader)!]
             let body = try await request.body.collect(upTo: ServerAPI.maximumBody)
             let called = served.accounts.handle(
-                body: Data(buffer: body), authorization: request.headers[.authorization], developer: developer, client: context.client
+                body: Data(buffer: body), authorization: request.headers[.authorization], developer: developer,
+                client: context.client
             )
             if called.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(called.delay * 1_000_000_000)) }
             return APIResponse(status: called.status, body: called.body).response
@@ -41,7 +42,8 @@ extension ServerApplication {
                 group.on(RouterPath(route.path), method: route.method) { request, context -> Response in
                     let body = try await request.body.collect(upTo: ServerAPI.maximumBody)
                     let call = APIRequest(
-                        method: request.method.rawValue, path: request.uri.path, query: Self.query(request), authorization: request.headers[.authorization],
+                        method: request.method.rawValue, path: request.uri.path, query: Self.query(request),
+                        authorization: request.headers[.authorization],
                         body: Data(buffer: body)
                     )
                     return api.answer(route, call, parameters: context.parameters).response
@@ -77,7 +79,8 @@ extension ServerAPI {
             kept = made
             return made
         }
-        var head = HTTPRequest(method: HTTPRequest.Method(call.method) ?? .get, scheme: "http", authority: "localhost", path: call.target)
+        var head = HTTPRequest(
+            method: HTTPRequest.Method(call.method) ?? .get, scheme: "http", authority: "localhost", path: call.target)
         if let authorization = call.authorization { head.headerFields[.authorization] = authorization }
         let response = try await responder.respond(
             to: Request(head: head, body: .init(buffer: ByteBuffer(bytes: call.body))),
@@ -111,7 +114,8 @@ extension APIRequest {
 extension APIResponse {
     /// The answer as Hummingbird sends it: `Content-Type: application/json` exactly.
     var response: Response {
-        Response(status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: bytes))
+        Response(
+            status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: bytes))
     }
 }
 
@@ -131,7 +135,9 @@ final class ThreadPoolTaskExecutor: TaskExecutor {
 /// Runs the rest of the chain (the route and its handler) on the blocking pool, where BlockingWatch
 /// lets a synchronous store call wait.
 struct BlockingPoolMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         try await withTaskExecutorPreference(ServerApplication.blockingExecutor) {
             try await BlockingWatch.$onBlockingPool.withValue(true) { try await next(request, context) }
         }
@@ -143,11 +149,16 @@ struct BlockingPoolMiddleware<Context: RequestContext>: RouterMiddleware {
 struct KeptAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
     let api: ServerAPI
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         if request.method == .get, request.uri.path != AccountService.path,
-           let kept = api.keptAnswer(APIRequest(
-               method: "GET", path: request.uri.path, query: ServerApplication.query(request), authorization: request.headers[.authorization]
-           )) {
+            let kept = api.keptAnswer(
+                APIRequest(
+                    method: "GET", path: request.uri.path, query: ServerApplication.query(request),
+                    authorization: request.headers[.authorization]
+                ))
+        {
             return kept.response
         }
         return try await next(request, context)
@@ -157,7 +168,9 @@ struct KeptAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
 /// A body over `ServerAPI.maximumBody` gets Apple's 413 before any route reads it; a body within
 /// it is collected once, for the route to read.
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var request = request
         do {
             _ = try await request.collectBody(upTo: ServerAPI.maximumBody)
@@ -176,11 +189,14 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
 struct AppleErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let api: ServerAPI
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed {
-            let call = APIRequest(method: request.method.rawValue, path: request.uri.path, authorization: request.headers[.authorization])
+            let call = APIRequest(
+                method: request.method.rawValue, path: request.uri.path, authorization: request.headers[.authorization])
             return try await ServerApplication.blockingWork.runIfActive { api.unrouted(call) }.response
         } catch let error as HTTPError where error.status == .contentTooLarge {
             return ServerAPI.bodyTooLong.response
@@ -198,7 +214,9 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     let served: ServedStore
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let started = Date()
         let response = try await next(request, context)
         let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
@@ -206,7 +224,10 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         logger.info("\(request.method.rawValue) \(request.uri.path) \(status) \(milliseconds) ms")
         if request.uri.path != AccountService.path {
             served.requests.withLock { requests in
-                requests.append(ServedRequest(at: started, method: request.method.rawValue, path: request.uri.path, status: status, milliseconds: milliseconds))
+                requests.append(
+                    ServedRequest(
+                        at: started, method: request.method.rawValue, path: request.uri.path, status: status,
+                        milliseconds: milliseconds))
             }
         }
         return response

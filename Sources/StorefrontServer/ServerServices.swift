@@ -25,7 +25,8 @@ public struct RepeatingService: Service {
     let wake: Wakeup?
 
     public init(
-        name: String, every interval: Duration = .seconds(1), repeatEvery: Int = 60, wake: Wakeup? = nil, logger: Logger,
+        name: String, every interval: Duration = .seconds(1), repeatEvery: Int = 60, wake: Wakeup? = nil,
+        logger: Logger,
         _ work: @escaping @Sendable (_ stopping: @Sendable () -> Bool) throws -> Void
     ) {
         self.name = name
@@ -52,7 +53,10 @@ public struct RepeatingService: Service {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             do {
                 try await ServerApplication.blockingWork.runIfActive { [work] in try work(stopping) }
-                if let failing { logger.info("\(name) works again, after \(failing.rounds) failed round\(failing.rounds == 1 ? "" : "s")") }
+                if let failing {
+                    logger.info(
+                        "\(name) works again, after \(failing.rounds) failed round\(failing.rounds == 1 ? "" : "s")")
+                }
                 failing = nil
             } catch is CancellationError where Task.isCancelled {
                 // The group is stopping without a graceful shutdown (the HTTP server could not
@@ -63,7 +67,9 @@ public struct RepeatingService: Service {
                 if var repeated = failing, repeated.words == words {
                     repeated.rounds += 1
                     failing = repeated
-                    if repeated.rounds % repeatEvery == 0 { logger.error("\(name) still failing, \(repeated.rounds) rounds: \(words)") }
+                    if repeated.rounds % repeatEvery == 0 {
+                        logger.error("\(name) still failing, \(repeated.rounds) rounds: \(words)")
+                    }
                 } else {
                     logger.error("\(name) failed: \(words)")
                     failing = (words, 1)

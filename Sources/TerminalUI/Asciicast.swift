@@ -21,7 +21,9 @@ public final class AsciicastWriter {
 
     /// Creates (or empties) `url` and writes the header.
     public init(url: URL, size: Size, title: String, now: @escaping () -> Date = Date.init) throws(Failure) {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil), let handle = try? FileHandle(forWritingTo: url) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+            let handle = try? FileHandle(forWritingTo: url)
+        else {
             throw Failure.cannotWrite(url.path)
         }
         self.handle = handle
@@ -85,5 +87,7 @@ public final class RecordingTerminal: FrameRendering, EventListening {
         return base.render(screen)
     }
 
-    public func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent { base.nextEvent(timeoutMilliseconds: timeoutMilliseconds) }
+    public func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent {
+        base.nextEvent(timeoutMilliseconds: timeoutMilliseconds)
+    }
 }

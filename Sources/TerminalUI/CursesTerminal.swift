@@ -2,8 +2,9 @@
 // and turns curses input into events. Everything else draws into a `Screen` value.
 import CNCurses
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public enum TerminalError: Error, CustomStringConvertible {
@@ -37,7 +38,8 @@ public final class CursesTerminal: FrameRendering, EventListening {
         if let outFile { files.append(outFile) }
         if let inFile { files.append(inFile) }
         guard let screen = newterm(terminalType, outFile, inFile) else {
-            throw TerminalError.cannotStart("the terminal type \"\(terminalType ?? ProcessInfo.processInfo.environment["TERM"] ?? "")\" is unknown")
+            throw TerminalError.cannotStart(
+                "the terminal type \"\(terminalType ?? ProcessInfo.processInfo.environment["TERM"] ?? "")\" is unknown")
         }
         screenPointer = screen
         set_term(screen)
@@ -189,12 +191,15 @@ public final class CursesTerminal: FrameRendering, EventListening {
         case KEY_MOUSE:
             var event = MEVENT()
             guard getmouse(&event) == OK else { return .timeout }
-            let x = Int(event.x), y = Int(event.y)
+            let x = Int(event.x)
+            let y = Int(event.y)
             let state = event.bstate
             if state & sf_button4_pressed() != 0 { return .mouse(MouseEvent(.scrollUp, x: x, y: y)) }
             if state & sf_button5_pressed() != 0 { return .mouse(MouseEvent(.scrollDown, x: x, y: y)) }
             if state & sf_button1_double_clicked() != 0 { return .mouse(MouseEvent(.doubleClick, x: x, y: y)) }
-            if state & (sf_button1_clicked() | sf_button1_pressed()) != 0 { return .mouse(MouseEvent(.click, x: x, y: y)) }
+            if state & (sf_button1_clicked() | sf_button1_pressed()) != 0 {
+                return .mouse(MouseEvent(.click, x: x, y: y))
+            }
             return .timeout
         default:
             if code >= KEY_F0 + 1, code <= KEY_F0 + 12 { return .key(.function(Int(code - KEY_F0))) }

@@ -43,7 +43,9 @@ public struct RGBAImage: Equatable, Sendable {
 
 public struct RGBA: Hashable, Sendable {
     public var r: UInt8, g: UInt8, b: UInt8, a: UInt8
-    public init(_ r: UInt8, _ g: UInt8, _ b: UInt8, _ a: UInt8 = 255) { (self.r, self.g, self.b, self.a) = (r, g, b, a) }
+    public init(_ r: UInt8, _ g: UInt8, _ b: UInt8, _ a: UInt8 = 255) {
+        (self.r, self.g, self.b, self.a) = (r, g, b, a)
+    }
 }
 
 public enum ImageError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -55,7 +57,8 @@ public enum ImageError: Error, Equatable, CustomStringConvertible, Sendable {
         switch self {
         case .unreadable(let file, let reason): "\(file): cannot be read (\(reason))"
         case .notDecodable(let file, let reason): "\(file): not a usable PNG (\(reason))"
-        case .tooLarge(let file, let width, let height): "\(file): \(width)×\(height) is larger than a comic can be (at most \(PNGCodec.maximumSide) pixels a side)"
+        case .tooLarge(let file, let width, let height):
+            "\(file): \(width)×\(height) is larger than a comic can be (at most \(PNGCodec.maximumSide) pixels a side)"
         }
     }
 
@@ -82,9 +85,13 @@ public enum PNGCodec {
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: url.path)
         } catch {
-            throw ImageError.unreadable(file: name, reason: FileManager.default.fileExists(atPath: url.path) ? "permission denied" : "no such file")
+            throw ImageError.unreadable(
+                file: name,
+                reason: FileManager.default.fileExists(atPath: url.path) ? "permission denied" : "no such file")
         }
-        guard (attributes[.size] as? Int ?? 0) > 0 else { throw ImageError.notDecodable(file: name, reason: "the file is empty") }
+        guard (attributes[.size] as? Int ?? 0) > 0 else {
+            throw ImageError.notDecodable(file: name, reason: "the file is empty")
+        }
         var image = png_image()
         image.version = sf_png_image_version
         guard png_image_begin_read_from_file(&image, url.path) != 0 else {
@@ -109,7 +116,8 @@ public enum PNGCodec {
 
     /// Checks the header's size, then reads the pixels as 8-bit RGBA.
     private static func finish(_ image: inout png_image, name: String) throws(ImageError) -> RGBAImage {
-        let width = Int(image.width), height = Int(image.height)
+        let width = Int(image.width)
+        let height = Int(image.height)
         guard width > 0, height > 0, width <= maximumSide, height <= maximumSide, width * height <= maximumPixels else {
             png_image_free(&image)
             throw ImageError.tooLarge(file: name, width: width, height: height)
@@ -206,7 +214,8 @@ public enum PNGCodec {
         }
         var size = 0
         let rowStride = Int32(stride)
-        let probe: Int32 = layout == .rgba16
+        let probe: Int32 =
+            layout == .rgba16
             ? wide.withUnsafeBytes { png_image_write_to_memory(&png, nil, &size, 0, $0.baseAddress, rowStride, nil) }
             : buffer.withUnsafeBytes { pixels in
                 colormap.withUnsafeBytes { map in
@@ -220,10 +229,13 @@ public enum PNGCodec {
         var output = Data(count: size)
         let written: Int32 = output.withUnsafeMutableBytes { out in
             layout == .rgba16
-                ? wide.withUnsafeBytes { png_image_write_to_memory(&png, out.baseAddress, &size, 0, $0.baseAddress, rowStride, nil) }
+                ? wide.withUnsafeBytes {
+                    png_image_write_to_memory(&png, out.baseAddress, &size, 0, $0.baseAddress, rowStride, nil)
+                }
                 : buffer.withUnsafeBytes { pixels in
                     colormap.withUnsafeBytes { map in
-                        png_image_write_to_memory(&png, out.baseAddress, &size, 0, pixels.baseAddress, rowStride, map.baseAddress)
+                        png_image_write_to_memory(
+                            &png, out.baseAddress, &size, 0, pixels.baseAddress, rowStride, map.baseAddress)
                     }
                 }
         }

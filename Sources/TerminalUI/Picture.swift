@@ -40,7 +40,10 @@ public enum Palette {
     /// The RGB an xterm palette index stands for (16–255), for tests and the 8-colour mapping.
     public static func rgb(of index: UInt8) -> (Int, Int, Int) {
         let i = Int(index)
-        if i >= 232 { let level = 8 + 10 * (i - 232); return (level, level, level) }
+        if i >= 232 {
+            let level = 8 + 10 * (i - 232)
+            return (level, level, level)
+        }
         if i >= 16 {
             let c = i - 16
             return (cubeLevels[c / 36], cubeLevels[(c / 6) % 6], cubeLevels[c % 6])
@@ -57,7 +60,8 @@ public enum Palette {
     /// still red, not black, unless it is nearly black.
     public static func nearest8(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
         let (ri, gi, bi) = (Int(r), Int(g), Int(b))
-        let maximum = max(ri, gi, bi), minimum = min(ri, gi, bi)
+        let maximum = max(ri, gi, bi)
+        let minimum = min(ri, gi, bi)
         if maximum < 50 { return 0 }
         if maximum - minimum < 40 { return maximum < 140 ? 0 : 7 }
         let threshold = (maximum + minimum) / 2
@@ -73,7 +77,9 @@ public enum Palette {
 
     /// Perceived brightness, 0–255 (Rec. 601 weights).
     public static func luma(_ pixel: RGBA) -> UInt8 {
-        let red: Int = 299 * Int(pixel.r), green: Int = 587 * Int(pixel.g), blue: Int = 114 * Int(pixel.b)
+        let red: Int = 299 * Int(pixel.r)
+        let green: Int = 587 * Int(pixel.g)
+        let blue: Int = 114 * Int(pixel.b)
         return UInt8((red + green + blue) / 1000)
     }
 
@@ -96,7 +102,8 @@ public enum Scaler {
     /// about twice as tall as wide, so each half-block pixel is square), keeping the aspect ratio.
     public static func fittedSize(width: Int, height: Int, columns: Int, rows: Int) -> (width: Int, height: Int) {
         guard width > 0, height > 0, columns > 0, rows > 0 else { return (0, 0) }
-        let maxWidth = Double(columns), maxHeight = Double(rows * 2)
+        let maxWidth = Double(columns)
+        let maxHeight = Double(rows * 2)
         let scale = min(maxWidth / Double(width), maxHeight / Double(height))
         let w = max(1, min(columns, Int((Double(width) * scale).rounded())))
         let h = max(1, min(rows * 2, Int((Double(height) * scale).rounded())))
@@ -107,7 +114,9 @@ public enum Scaler {
     /// pixels under it, colours weighted by alpha so that transparent pixels do not darken edges.
     /// Separable: rows first into a narrow buffer, then columns, in Float over flat arrays.
     public static func scale(_ image: RGBAImage, toWidth width: Int, height: Int) -> RGBAImage {
-        guard width > 0, height > 0, image.width > 0, image.height > 0 else { return RGBAImage(width: 0, height: 0, pixels: []) }
+        guard width > 0, height > 0, image.width > 0, image.height > 0 else {
+            return RGBAImage(width: 0, height: 0, pixels: [])
+        }
         if width == image.width && height == image.height { return image }
         let columns = FlatSpans(spans(source: image.width, target: width))
         let rows = FlatSpans(spans(source: image.height, target: height))
@@ -118,7 +127,10 @@ public enum Scaler {
                 for y in 0..<image.height {
                     let rowBase = y * image.width * 4
                     for ox in 0..<width {
-                        var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                        var r: Float = 0
+                        var g: Float = 0
+                        var b: Float = 0
+                        var a: Float = 0
                         for entry in columns.range(ox) {
                             let base = rowBase + columns.index[entry] * 4
                             let alpha = Float(source[base + 3]) * columns.weight[entry]
@@ -128,7 +140,10 @@ public enum Scaler {
                             a += alpha
                         }
                         let o = (y * width + ox) * 4
-                        out[o] = r; out[o + 1] = g; out[o + 2] = b; out[o + 3] = a
+                        out[o] = r
+                        out[o + 1] = g
+                        out[o + 2] = b
+                        out[o + 3] = a
                     }
                 }
             }
@@ -140,7 +155,10 @@ public enum Scaler {
             output.withUnsafeMutableBufferPointer { out in
                 for oy in 0..<height {
                     for ox in 0..<width {
-                        var r: Float = 0, g: Float = 0, b: Float = 0, a: Float = 0
+                        var r: Float = 0
+                        var g: Float = 0
+                        var b: Float = 0
+                        var a: Float = 0
                         for entry in rows.range(oy) {
                             let base = (rows.index[entry] * width + ox) * 4
                             let weight = rows.weight[entry]
@@ -186,7 +204,8 @@ public enum Scaler {
     static func spans(source: Int, target: Int) -> [[(Int, Double)]] {
         let ratio = Double(source) / Double(target)
         return (0..<target).map { index in
-            let start = Double(index) * ratio, end = Double(index + 1) * ratio
+            let start = Double(index) * ratio
+            let end = Double(index + 1) * ratio
             var span: [(Int, Double)] = []
             var position = Int(start.rounded(.down))
             while Double(position) < end, position < source {
@@ -233,19 +252,24 @@ extension Screen {
         for row in 0..<cellRows {
             for column in 0..<scaled.width {
                 let upper = composite(scaled[column, row * 2], over: background)
-                let lower = row * 2 + 1 < scaled.height ? composite(scaled[column, row * 2 + 1], over: background) : background
+                let lower =
+                    row * 2 + 1 < scaled.height ? composite(scaled[column, row * 2 + 1], over: background) : background
                 let cell: Cell
                 switch depth {
                 case .palette256:
-                    cell = Cell("▀", style: Style(
-                        foreground: .indexed(Palette.nearest256(upper.r, upper.g, upper.b)),
-                        background: .indexed(Palette.nearest256(lower.r, lower.g, lower.b))
-                    ))
+                    cell = Cell(
+                        "▀",
+                        style: Style(
+                            foreground: .indexed(Palette.nearest256(upper.r, upper.g, upper.b)),
+                            background: .indexed(Palette.nearest256(lower.r, lower.g, lower.b))
+                        ))
                 case .eight:
-                    cell = Cell("▀", style: Style(
-                        foreground: .indexed(Palette.nearest8(upper.r, upper.g, upper.b)),
-                        background: .indexed(Palette.nearest8(lower.r, lower.g, lower.b))
-                    ))
+                    cell = Cell(
+                        "▀",
+                        style: Style(
+                            foreground: .indexed(Palette.nearest8(upper.r, upper.g, upper.b)),
+                            background: .indexed(Palette.nearest8(lower.r, lower.g, lower.b))
+                        ))
                 case .none:
                     let brightness = UInt8((Int(Palette.luma(upper)) + Int(Palette.luma(lower))) / 2)
                     cell = Cell(String(Palette.rampCharacter(brightness)))

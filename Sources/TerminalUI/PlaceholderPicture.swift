@@ -29,15 +29,18 @@ public enum PlaceholderPicture {
         }
         let hue = Double(hash % 360) / 60
         let (s, v) = (0.55, 0.75)
-        let c = v * s, x = c * (1 - abs(hue.truncatingRemainder(dividingBy: 2) - 1)), m = v - c
-        let (r, g, b): (Double, Double, Double) = switch Int(hue) {
-        case 0: (c, x, 0)
-        case 1: (x, c, 0)
-        case 2: (0, c, x)
-        case 3: (0, x, c)
-        case 4: (x, 0, c)
-        default: (c, 0, x)
-        }
+        let c = v * s
+        let x = c * (1 - abs(hue.truncatingRemainder(dividingBy: 2) - 1))
+        let m = v - c
+        let (r, g, b): (Double, Double, Double) =
+            switch Int(hue) {
+            case 0: (c, x, 0)
+            case 1: (x, c, 0)
+            case 2: (0, c, x)
+            case 3: (0, x, c)
+            case 4: (x, 0, c)
+            default: (c, 0, x)
+            }
         return RGBA(UInt8((r + m) * 255), UInt8((g + m) * 255), UInt8((b + m) * 255))
     }
 
@@ -52,7 +55,9 @@ public enum PlaceholderPicture {
             for x in [0, 1, width - 2, width - 1] { image[x, y] = border }
         }
         let text = Array(initials(title: title, id: id))
-        let scale = 8, glyphWidth = 5 * scale, gap = 2 * scale
+        let scale = 8
+        let glyphWidth = 5 * scale
+        let gap = 2 * scale
         let total = text.count * glyphWidth + (text.count - 1) * gap
         var left = (width - total) / 2
         let top = (height - 7 * scale) / 2
@@ -61,7 +66,9 @@ public enum PlaceholderPicture {
             for (row, bits) in rows.enumerated() {
                 for column in 0..<5 where bits & (1 << (4 - column)) != 0 {
                     for dy in 0..<scale {
-                        for dx in 0..<scale { image[left + column * scale + dx, top + row * scale + dy] = RGBA(255, 255, 255) }
+                        for dx in 0..<scale {
+                            image[left + column * scale + dx, top + row * scale + dy] = RGBA(255, 255, 255)
+                        }
                     }
                 }
             }

@@ -20,7 +20,8 @@ extension Screen {
                 let cell = self[x, y]
                 if cell.isContinuation { continue }
                 if let previous, previous[x, y] == cell,
-                   x + 1 >= size.columns || previous[x + 1, y].isContinuation == self[x + 1, y].isContinuation {
+                    x + 1 >= size.columns || previous[x + 1, y].isContinuation == self[x + 1, y].isContinuation
+                {
                     continue
                 }
                 changes.append(CellChange(x: x, y: y, cell: cell))

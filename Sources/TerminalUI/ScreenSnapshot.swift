@@ -39,7 +39,8 @@ extension Screen {
             }
             layer.append(row)
         }
-        return ([ "\(size.columns)×\(size.rows)" ] + lines.map { "|" + $0 + "|" } + ["--- style"] + layer
+        return
+            (["\(size.columns)×\(size.rows)"] + lines.map { "|" + $0 + "|" } + ["--- style"] + layer
             + ["--- legend"] + legend.map { "\($0.0) \($0.1)" }).joined(separator: "\n") + "\n"
     }
 }

@@ -24,21 +24,29 @@ struct Canvas {
         if color.a == 255 {
             image[x, y] = color
         } else {
-            let under = image[x, y], a = Int(color.a)
+            let under = image[x, y]
+            let a = Int(color.a)
             func mix(_ top: UInt8, _ bottom: UInt8) -> UInt8 { UInt8((Int(top) * a + Int(bottom) * (255 - a)) / 255) }
-            image[x, y] = RGBA(mix(color.r, under.r), mix(color.g, under.g), mix(color.b, under.b), max(under.a, color.a))
+            image[x, y] = RGBA(
+                mix(color.r, under.r), mix(color.g, under.g), mix(color.b, under.b), max(under.a, color.a))
         }
     }
 
     /// Calls `inside` for every pixel centre of the box (in picture units) and paints where it holds.
-    private mutating func paint(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double, _ color: RGBA, _ inside: (Double, Double) -> Bool) {
+    private mutating func paint(
+        _ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double, _ color: RGBA,
+        _ inside: (Double, Double) -> Bool
+    ) {
         let s = Double(scale)
-        let x0 = max(0, Int((minX * s).rounded(.down))), x1 = min(image.width - 1, Int((maxX * s).rounded(.up)))
-        let y0 = max(0, Int((minY * s).rounded(.down))), y1 = min(image.height - 1, Int((maxY * s).rounded(.up)))
+        let x0 = max(0, Int((minX * s).rounded(.down)))
+        let x1 = min(image.width - 1, Int((maxX * s).rounded(.up)))
+        let y0 = max(0, Int((minY * s).rounded(.down)))
+        let y1 = min(image.height - 1, Int((maxY * s).rounded(.up)))
         guard x0 <= x1, y0 <= y1 else { return }
         for py in y0...y1 {
             for px in x0...x1 {
-                let x = (Double(px) + 0.5) / s, y = (Double(py) + 0.5) / s
+                let x = (Double(px) + 0.5) / s
+                let y = (Double(py) + 0.5) / s
                 if inside(x, y) { plot(px, py, color) }
             }
         }
@@ -50,21 +58,24 @@ struct Canvas {
 
     mutating func roundedRect(_ x: Double, _ y: Double, _ w: Double, _ h: Double, radius r: Double, _ color: RGBA) {
         paint(x, y, x + w, y + h, color) { px, py in
-            let cx = min(max(px, x + r), x + w - r), cy = min(max(py, y + r), y + h - r)
+            let cx = min(max(px, x + r), x + w - r)
+            let cy = min(max(py, y + r), y + h - r)
             return (px - cx) * (px - cx) + (py - cy) * (py - cy) <= r * r
         }
     }
 
     mutating func ellipse(_ cx: Double, _ cy: Double, _ rx: Double, _ ry: Double, _ color: RGBA) {
         paint(cx - rx, cy - ry, cx + rx, cy + ry, color) { px, py in
-            let dx = (px - cx) / rx, dy = (py - cy) / ry
+            let dx = (px - cx) / rx
+            let dy = (py - cy) / ry
             return dx * dx + dy * dy <= 1
         }
     }
 
     mutating func lowerHalfEllipse(_ cx: Double, _ cy: Double, _ rx: Double, _ ry: Double, _ color: RGBA) {
         paint(cx - rx, cy, cx + rx, cy + ry, color) { px, py in
-            let dx = (px - cx) / rx, dy = (py - cy) / ry
+            let dx = (px - cx) / rx
+            let dy = (py - cy) / ry
             return py >= cy && dx * dx + dy * dy <= 1
         }
     }
@@ -73,11 +84,17 @@ struct Canvas {
 
     /// An elliptical arc of the given thickness from angle `from` to `to` (degrees, 0 = right,
     /// 90 = down, as y grows downwards).
-    mutating func arc(_ cx: Double, _ cy: Double, _ rx: Double, _ ry: Double, from: Double, to: Double, thickness: Double, _ color: RGBA) {
+    mutating func arc(
+        _ cx: Double, _ cy: Double, _ rx: Double, _ ry: Double, from: Double, to: Double, thickness: Double,
+        _ color: RGBA
+    ) {
         let half = thickness / 2
         paint(cx - rx - half, cy - ry - half, cx + rx + half, cy + ry + half, color) { px, py in
-            let outer = ((px - cx) / (rx + half)) * ((px - cx) / (rx + half)) + ((py - cy) / (ry + half)) * ((py - cy) / (ry + half))
-            let innerRx = max(0.01, rx - half), innerRy = max(0.01, ry - half)
+            let outer =
+                ((px - cx) / (rx + half)) * ((px - cx) / (rx + half)) + ((py - cy) / (ry + half))
+                * ((py - cy) / (ry + half))
+            let innerRx = max(0.01, rx - half)
+            let innerRy = max(0.01, ry - half)
             let inner = ((px - cx) / innerRx) * ((px - cx) / innerRx) + ((py - cy) / innerRy) * ((py - cy) / innerRy)
             guard outer <= 1, inner >= 1 else { return false }
             var angle = atan2((py - cy) / ry, (px - cx) / rx) * 180 / .pi
@@ -89,22 +106,26 @@ struct Canvas {
     mutating func line(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, width: Double, _ color: RGBA) {
         let half = width / 2
         paint(min(x0, x1) - half, min(y0, y1) - half, max(x0, x1) + half, max(y0, y1) + half, color) { px, py in
-            let dx = x1 - x0, dy = y1 - y0
+            let dx = x1 - x0
+            let dy = y1 - y0
             let length = dx * dx + dy * dy
             let t = length == 0 ? 0 : max(0, min(1, ((px - x0) * dx + (py - y0) * dy) / length))
-            let nx = x0 + t * dx - px, ny = y0 + t * dy - py
+            let nx = x0 + t * dx - px
+            let ny = y0 + t * dy - py
             return nx * nx + ny * ny <= half * half
         }
     }
 
     mutating func polygon(_ points: [(Double, Double)], _ color: RGBA) {
         guard points.count >= 3 else { return }
-        let xs = points.map(\.0), ys = points.map(\.1)
+        let xs = points.map(\.0)
+        let ys = points.map(\.1)
         paint(xs.min()!, ys.min()!, xs.max()!, ys.max()!, color) { px, py in
             var inside = false
             var j = points.count - 1
             for i in 0..<points.count {
-                let (xi, yi) = points[i], (xj, yj) = points[j]
+                let (xi, yi) = points[i]
+                let (xj, yj) = points[j]
                 if (yi > py) != (yj > py), px < (xj - xi) * (py - yi) / (yj - yi) + xi { inside.toggle() }
                 j = i
             }

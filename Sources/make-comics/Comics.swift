@@ -11,13 +11,17 @@ let white = RGBA(250, 250, 245)
 extension Canvas {
     /// A face: eyes, brows and mouth arranged for the expression, on a head already drawn.
     mutating func face(_ cx: Double, _ cy: Double, _ r: Double, _ expression: Expression) {
-        let eyeY = cy - r * 0.18, eyeDX = r * 0.36, eyeR = r * 0.16
+        let eyeY = cy - r * 0.18
+        let eyeDX = r * 0.36
+        let eyeR = r * 0.16
         switch expression {
         case .sleepy, .tired:
             for side in [-1.0, 1.0] {
                 arc(cx + side * eyeDX, eyeY, eyeR, eyeR * 0.7, from: 20, to: 160, thickness: r * 0.07, ink)
                 if expression == .tired {
-                    arc(cx + side * eyeDX, eyeY + eyeR * 0.9, eyeR * 1.1, eyeR * 0.5, from: 20, to: 160, thickness: r * 0.05, RGBA(110, 80, 120))
+                    arc(
+                        cx + side * eyeDX, eyeY + eyeR * 0.9, eyeR * 1.1, eyeR * 0.5, from: 20, to: 160,
+                        thickness: r * 0.05, RGBA(110, 80, 120))
                 }
             }
         default:
@@ -32,12 +36,19 @@ extension Canvas {
         // Brows.
         let browY = eyeY - eyeR * 1.9
         for side in [-1.0, 1.0] {
-            let inner = cx + side * eyeDX * 0.45, outer = cx + side * eyeDX * 1.5
+            let inner = cx + side * eyeDX * 0.45
+            let outer = cx + side * eyeDX * 1.5
             switch expression {
             case .fury: line(inner, browY + eyeR * 0.9, outer, browY - eyeR * 0.4, width: r * 0.1, ink)
             case .worried: line(inner, browY - eyeR * 0.6, outer, browY + eyeR * 0.5, width: r * 0.08, ink)
-            case .shock: arc(cx + side * eyeDX, browY - eyeR * 0.3, eyeR, eyeR * 0.5, from: 200, to: 340, thickness: r * 0.07, ink)
-            case .smug: line(inner, browY + (side > 0 ? -eyeR * 0.5 : 0), outer, browY - eyeR * (side > 0 ? 0.9 : 0.2), width: r * 0.07, ink)
+            case .shock:
+                arc(
+                    cx + side * eyeDX, browY - eyeR * 0.3, eyeR, eyeR * 0.5, from: 200, to: 340, thickness: r * 0.07,
+                    ink)
+            case .smug:
+                line(
+                    inner, browY + (side > 0 ? -eyeR * 0.5 : 0), outer, browY - eyeR * (side > 0 ? 0.9 : 0.2),
+                    width: r * 0.07, ink)
             default: break
             }
         }
@@ -48,7 +59,9 @@ extension Canvas {
             lowerHalfEllipse(cx, mouthY - r * 0.1, r * 0.45, r * 0.38, ink)
             ellipse(cx, mouthY + r * 0.14, r * 0.22, r * 0.1, RGBA(220, 80, 90))
         case .gentle, .smug:
-            arc(cx + (expression == .smug ? r * 0.1 : 0), mouthY - r * 0.15, r * 0.3, r * 0.2, from: 20, to: 160, thickness: r * 0.07, ink)
+            arc(
+                cx + (expression == .smug ? r * 0.1 : 0), mouthY - r * 0.15, r * 0.3, r * 0.2, from: 20, to: 160,
+                thickness: r * 0.07, ink)
         case .fury:
             roundedRect(cx - r * 0.38, mouthY - r * 0.1, r * 0.76, r * 0.26, radius: r * 0.06, ink)
             rect(cx - r * 0.32, mouthY - r * 0.05, r * 0.64, r * 0.16, white)
@@ -66,7 +79,9 @@ extension Canvas {
 
     mutating func zzz(_ x: Double, _ y: Double, _ size: Double) {
         for (index, scale) in [1.0, 0.75, 0.55].enumerated() {
-            let s = size * scale, ox = x + Double(index) * size * 0.9, oy = y - Double(index) * size * 0.9
+            let s = size * scale
+            let ox = x + Double(index) * size * 0.9
+            let oy = y - Double(index) * size * 0.9
             line(ox, oy, ox + s, oy, width: s * 0.18, ink)
             line(ox + s, oy, ox, oy + s, width: s * 0.18, ink)
             line(ox, oy + s, ox + s, oy + s, width: s * 0.18, ink)
@@ -79,7 +94,8 @@ struct Comic: Sendable {
     let draw: @Sendable (inout Canvas) -> Void
 }
 
-let comicWidth = 240, comicHeight = 160
+let comicWidth = 240
+let comicHeight = 160
 
 let comics: [Comic] = [
     Comic(path: "comics/night-shift.png") { c in
@@ -175,7 +191,9 @@ let comics: [Comic] = [
         c.circle(210, 28, 16, RGBA(255, 220, 70))
         for angle in stride(from: 0.0, to: 360, by: 45) {
             let a = angle * .pi / 180
-            c.line(210 + 20 * cos(a), 28 + 20 * sin(a), 210 + 28 * cos(a), 28 + 28 * sin(a), width: 2.5, RGBA(255, 200, 50))
+            c.line(
+                210 + 20 * cos(a), 28 + 20 * sin(a), 210 + 28 * cos(a), 28 + 28 * sin(a), width: 2.5, RGBA(255, 200, 50)
+            )
         }
         c.rect(0, 134, 240, 26, RGBA(110, 180, 90))
         // The personal cloud and its rain.
@@ -206,7 +224,9 @@ let comics: [Comic] = [
         // The sock, escaping, pleased with itself.
         c.polygon([(150, 60), (170, 48), (196, 82), (214, 86), (218, 102), (192, 104), (166, 76)], RGBA(240, 90, 110))
         c.line(152, 58, 170, 48, width: 6, white)
-        for (x, y) in [(172.0, 62.0), (184, 78), (200, 94)] { c.line(x - 4, y + 4, x + 6, y - 4, width: 3, RGBA(255, 200, 80)) }
+        for (x, y) in [(172.0, 62.0), (184, 78), (200, 94)] {
+            c.line(x - 4, y + 4, x + 6, y - 4, width: 3, RGBA(255, 200, 80))
+        }
         c.face(198, 94, 10, .joy)
         for (x, y) in [(140.0, 100.0), (132, 112), (146, 118)] { c.circle(x, y, 2, RGBA(180, 90, 230)) }
     },
@@ -233,7 +253,9 @@ let comics: [Comic] = [
     },
     Comic(path: "comics/moon-pizza.png") { c in
         c.gradient(RGBA(6, 8, 24), RGBA(20, 22, 50))
-        for (x, y) in [(20.0, 20.0), (60, 50), (110, 12), (150, 40), (230, 60), (90, 80), (10, 90)] { c.circle(x, y, 1.4, white) }
+        for (x, y) in [(20.0, 20.0), (60, 50), (110, 12), (150, 40), (230, 60), (90, 80), (10, 90)] {
+            c.circle(x, y, 1.4, white)
+        }
         // The Earth, far away.
         c.circle(200, 30, 18, RGBA(60, 120, 220))
         c.ellipse(194, 24, 8, 6, RGBA(80, 180, 90))
@@ -263,7 +285,11 @@ let randomFaces: [Comic] = [
     ("random/sleepy.png", Expression.sleepy, RGBA(200, 190, 240), RGBA(30, 30, 70)),
 ].map { path, expression, skin, background in
     Comic(path: path) { c in
-        c.gradient(background, RGBA(UInt8(min(255, Int(background.r) + 40)), UInt8(min(255, Int(background.g) + 40)), UInt8(min(255, Int(background.b) + 40))))
+        c.gradient(
+            background,
+            RGBA(
+                UInt8(min(255, Int(background.r) + 40)), UInt8(min(255, Int(background.g) + 40)),
+                UInt8(min(255, Int(background.b) + 40))))
         c.circle(120, 84, 62, skin)
         c.arc(120, 84, 62, 62, from: 0, to: 360, thickness: 4, ink)
         c.face(120, 86, 60, expression)

@@ -19,16 +19,21 @@ func drawn(_ comic: Comic) -> RGBAImage {
 }
 
 if arguments.first == "--sheet", arguments.count == 2 {
-    let columns = 4, rows = (all.count + 3) / 4, gap = 8
+    let columns = 4
+    let rows = (all.count + 3) / 4
+    let gap = 8
     var sheet = RGBAImage(
         width: columns * (comicWidth + gap) + gap, height: rows * (comicHeight + gap) + gap, fill: RGBA(255, 255, 255)
     )
     for (index, comic) in all.enumerated() {
         let picture = drawn(comic)
-        let left = gap + (index % columns) * (comicWidth + gap), top = gap + (index / columns) * (comicHeight + gap)
+        let left = gap + (index % columns) * (comicWidth + gap)
+        let top = gap + (index / columns) * (comicHeight + gap)
         for y in 0..<comicHeight { for x in 0..<comicWidth { sheet[left + x, top + y] = picture[x, y] } }
     }
-    do { try PNGCodec.encode(sheet, layout: .rgb).write(to: URL(fileURLWithPath: arguments[1])) } catch { fail("\(error)") }
+    do { try PNGCodec.encode(sheet, layout: .rgb).write(to: URL(fileURLWithPath: arguments[1])) } catch {
+        fail("\(error)")
+    }
     exit(0)
 }
 guard arguments.count <= 1, arguments.first?.hasPrefix("-") != true else {

@@ -27,7 +27,9 @@ extension ParsedArgument {
 struct OutcomeArgument: ParsedArgument {
     let outcome: PurchaseOutcome
     init(parsing text: String) throws(ArgumentFailure) {
-        do { outcome = try PurchaseOutcome(parsing: text) } catch { throw ArgumentFailure(description: error.description) }
+        do { outcome = try PurchaseOutcome(parsing: text) } catch {
+            throw ArgumentFailure(description: error.description)
+        }
     }
     static var allValueStrings: [String] {
         ["approve", "defer", "interrupt"] + FailureReason.policyReasons.map { "fail=\($0.rawValue)" }
@@ -38,7 +40,9 @@ struct OutcomeArgument: ParsedArgument {
 struct DurationArgument: ParsedArgument {
     let duration: StoreDuration
     init(parsing text: String) throws(ArgumentFailure) {
-        do { duration = try StoreDuration(parsing: text) } catch { throw ArgumentFailure(description: error.description) }
+        do { duration = try StoreDuration(parsing: text) } catch {
+            throw ArgumentFailure(description: error.description)
+        }
     }
 }
 
@@ -61,7 +65,8 @@ struct TimeArgument: ParsedArgument {
             local.dateFormat = format
             if let date = local.date(from: text) { return date }
         }
-        throw ArgumentFailure(description: "\"\(text)\" is not an ISO 8601 time (for example 2026-01-31T09:00:00Z or 2026-01-31)")
+        throw ArgumentFailure(
+            description: "\"\(text)\" is not an ISO 8601 time (for example 2026-01-31T09:00:00Z or 2026-01-31)")
     }
 }
 
@@ -77,7 +82,8 @@ struct RateArgument: ParsedArgument {
             return
         }
         guard let rate = Double(text), rate > 0, rate <= 1_000_000 else {
-            throw ArgumentFailure(description: "\"\(text)\" is not a clock rate (a number from 0 to 1000000, or \"sandbox\")")
+            throw ArgumentFailure(
+                description: "\"\(text)\" is not a clock rate (a number from 0 to 1000000, or \"sandbox\")")
         }
         self.rate = rate
     }
@@ -86,7 +92,12 @@ struct RateArgument: ParsedArgument {
 /// `--clock`: the clock for one command (real, offset=DURATION, at=ISO8601, rate=N), resolved
 /// against real time when the command opens its store.
 struct ClockArgument: ParsedArgument {
-    enum Choice { case real, offset(StoreDuration, negative: Bool), at(Date), rate(RateArgument) }
+    enum Choice {
+        case real
+        case offset(StoreDuration, negative: Bool)
+        case at(Date)
+        case rate(RateArgument)
+    }
     let choice: Choice
 
     init(parsing text: String) throws(ArgumentFailure) {
@@ -95,14 +106,16 @@ struct ClockArgument: ParsedArgument {
         } else if text.hasPrefix("offset=") {
             let value = String(text.dropFirst(7))
             let negative = value.hasPrefix("-")
-            let duration = try DurationArgument(parsing: negative || value.hasPrefix("+") ? String(value.dropFirst()) : value)
+            let duration = try DurationArgument(
+                parsing: negative || value.hasPrefix("+") ? String(value.dropFirst()) : value)
             choice = .offset(duration.duration, negative: negative)
         } else if text.hasPrefix("at=") {
             choice = .at(try TimeArgument(parsing: String(text.dropFirst(3))).date)
         } else if text.hasPrefix("rate=") {
             choice = .rate(try RateArgument(parsing: String(text.dropFirst(5))))
         } else {
-            throw ArgumentFailure(description: "unknown clock \"\(text)\" (expected real, offset=DURATION, at=ISO8601 or rate=N)")
+            throw ArgumentFailure(
+                description: "unknown clock \"\(text)\" (expected real, offset=DURATION, at=ISO8601 or rate=N)")
         }
     }
 
@@ -113,7 +126,8 @@ struct ClockArgument: ParsedArgument {
             let seconds = duration.added(to: real, calendar: calendar).timeIntervalSince(real)
             return ClockSetting(mode: .offset, offset: negative ? -seconds : seconds)
         case .at(let date): return ClockSetting(mode: .frozen, frozenAt: date)
-        case .rate(let rate): return ClockSetting.standard.accelerated(rate: rate.rate, real: real, sandbox: rate.sandbox)
+        case .rate(let rate):
+            return ClockSetting.standard.accelerated(rate: rate.rate, real: real, sandbox: rate.sandbox)
         }
     }
 }
@@ -154,7 +168,8 @@ struct ProductDurationArgument: ParsedArgument {
     init(parsing text: String) throws(ArgumentFailure) {
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2, !parts[0].isEmpty, let period = try? SubscriptionPeriod(parsing: parts[1]) else {
-            throw ArgumentFailure(description: "--duration \"\(text)\" should look like PRODUCT=P7D (P7D, P2W, P1M, P1Y)")
+            throw ArgumentFailure(
+                description: "--duration \"\(text)\" should look like PRODUCT=P7D (P7D, P2W, P1M, P1Y)")
         }
         productID = parts[0]
         self.period = period

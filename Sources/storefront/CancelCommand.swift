@@ -7,11 +7,15 @@ import StoreCore
 
 struct Cancel: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Turn auto-renew off for the plan of PRODUCT's group (access continues to the end of the period), after the retention message the developer's endpoint chooses.",
-        discussion: "With a realtime URL configured (Retention Messaging API), the endpoint is asked first and what it chose is shown: a message, an alternate plan or a promotional offer; on a failure, a timeout or an unapproved message, the default message for the product and locale. --accept-retention takes the plan or the offer instead of cancelling."
+        abstract:
+            "Turn auto-renew off for the plan of PRODUCT's group (access continues to the end of the period), after the retention message the developer's endpoint chooses.",
+        discussion:
+            "With a realtime URL configured (Retention Messaging API), the endpoint is asked first and what it chose is shown: a message, an alternate plan or a promotional offer; on a failure, a timeout or an unapproved message, the default message for the product and locale. --accept-retention takes the plan or the offer instead of cancelling."
     )
     @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
-    @Flag(name: .customLong("accept-retention"), help: "Take the alternate plan or the promotional offer the retention message shows, instead of cancelling.")
+    @Flag(
+        name: .customLong("accept-retention"),
+        help: "Take the alternate plan or the promotional offer the retention message shows, instead of cancelling.")
     var acceptRetention = false
     @OptionGroup var common: CommonOptions
 
@@ -23,7 +27,8 @@ struct Cancel: ParsableCommand {
             let chosen: String
             if acceptRetention {
                 guard shown.hasChoice else {
-                    throw CommandFailure(message: "nothing to accept: \(Self.words(shown, context)); the plan is unchanged", status: 1)
+                    throw CommandFailure(
+                        message: "nothing to accept: \(Self.words(shown, context)); the plan is unchanged", status: 1)
                 }
                 try desk.accept(shown, on: productID)
                 chosen = shown.alternateProductID != nil ? "alternateProduct" : "promotionalOffer"
@@ -37,7 +42,8 @@ struct Cancel: ParsableCommand {
             output(
                 context,
                 json: .object((plan.map { planFields($0, context) } ?? []) + [("retention", retention)]),
-                text: ((shown.isQuiet ? [] : [Self.words(shown, context)]) + [summary]).filter { !$0.isEmpty }.joined(separator: "\n")
+                text: ((shown.isQuiet ? [] : [Self.words(shown, context)]) + [summary]).filter { !$0.isEmpty }.joined(
+                    separator: "\n")
             )
         }
     }
@@ -63,7 +69,8 @@ struct Cancel: ParsableCommand {
         .object([
             ("source", .string(shown.source.rawValue)), ("messageIdentifier", .optional(shown.message?.id)),
             ("header", .optional(shown.message?.header)), ("body", .optional(shown.message?.body)),
-            ("imageIdentifier", .optional(shown.message?.imageID)), ("alternateProduct", .optional(shown.alternateProductID)),
+            ("imageIdentifier", .optional(shown.message?.imageID)),
+            ("alternateProduct", .optional(shown.alternateProductID)),
             ("alternateBillingPlan", .optional(shown.alternateBillingPlan?.rawValue)),
             ("promotionalOffer", .optional(shown.offer?.offerID)), ("fallbackReason", .optional(shown.fallbackReason)),
             ("milliseconds", shown.milliseconds.map(JSON.int) ?? .null),

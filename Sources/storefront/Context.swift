@@ -3,12 +3,16 @@ import ArgumentParser
 import Foundation
 import StoreCore
 import StorefrontApp
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct CommonOptions: ParsableArguments {
-    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where state is kept (default: $STOREFRONT_STATE_DIR, else $XDG_STATE_HOME/storefront).", valueName: "dir"))
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp(
+            "Where state is kept (default: $STOREFRONT_STATE_DIR, else $XDG_STATE_HOME/storefront).", valueName: "dir"))
     var stateDirectory: String?
 
     @Option(help: ArgumentHelp("The device: a named local profile (A3).", valueName: "name"))
@@ -26,22 +30,42 @@ struct CommonOptions: ParsableArguments {
     var locale: String? { catalogOptions.locale }
     var assets: String? { catalogOptions.assets }
 
-    @Option(help: ArgumentHelp("Act as this account for this command only; the password comes from $STOREFRONT_PASSWORD or standard input.", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "Act as this account for this command only; the password comes from $STOREFRONT_PASSWORD or standard input.",
+            valueName: "name"))
     var user: String?
 
-    @Option(help: ArgumentHelp("The outcome of purchases made by this command: approve, defer, fail=REASON, delay=DURATION:approve|decline, interrupt.", valueName: "outcome"), transform: OutcomeArgument.parse)
+    @Option(
+        help: ArgumentHelp(
+            "The outcome of purchases made by this command: approve, defer, fail=REASON, delay=DURATION:approve|decline, interrupt.",
+            valueName: "outcome"), transform: OutcomeArgument.parse)
     var outcome: OutcomeArgument?
 
-    @Option(help: ArgumentHelp("The clock for this command only: real, offset=DURATION, at=ISO8601 or rate=N (the stored timeline is not changed).", valueName: "clock"), transform: ClockArgument.parse)
+    @Option(
+        help: ArgumentHelp(
+            "The clock for this command only: real, offset=DURATION, at=ISO8601 or rate=N (the stored timeline is not changed).",
+            valueName: "clock"), transform: ClockArgument.parse)
     var clock: ClockArgument?
 
-    @Option(help: ArgumentHelp("The account server: `storefront serve` at http://HOST:PORT or https://HOST:PORT (default: $STOREFRONT_SERVER, else the state folder's own).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The account server: `storefront serve` at http://HOST:PORT or https://HOST:PORT (default: $STOREFRONT_SERVER, else the state folder's own).",
+            valueName: "url"))
     var server: String?
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("For https:// (the account server, webhooks): trust this PEM certificate authority beside the system's (default: $STOREFRONT_CA_FILE).", valueName: "pem"))
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "For https:// (the account server, webhooks): trust this PEM certificate authority beside the system's (default: $STOREFRONT_CA_FILE).",
+            valueName: "pem"))
     var caFile: String?
 
-    @Option(name: .customLong("developer-token-file"), help: ArgumentHelp("With --server: act as the developer, with the token in this file (default: $STOREFRONT_DEVELOPER_TOKEN).", valueName: "file"))
+    @Option(
+        name: .customLong("developer-token-file"),
+        help: ArgumentHelp(
+            "With --server: act as the developer, with the token in this file (default: $STOREFRONT_DEVELOPER_TOKEN).",
+            valueName: "file"))
     var developerTokenFile: String?
 
     @Flag(help: "Print JSON for scripts.")
@@ -51,19 +75,35 @@ struct CommonOptions: ParsableArguments {
 /// The options of a command that reads a catalog and nothing else (scenarios, catalog check):
 /// its `--help` lists only these.
 struct CatalogOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("A catalog file (default: $STOREFRONT_CATALOG, else the shipped assets/catalog.json).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A catalog file (default: $STOREFRONT_CATALOG, else the shipped assets/catalog.json).", valueName: "file"))
     var catalog: String?
 
-    @Option(name: .customLong("months"), help: ArgumentHelp("How many months a non-renewing subscription of a .storekit file lasts (repeatable).", valueName: "product=N"), transform: MonthsArgument.parse)
+    @Option(
+        name: .customLong("months"),
+        help: ArgumentHelp(
+            "How many months a non-renewing subscription of a .storekit file lasts (repeatable).",
+            valueName: "product=N"), transform: MonthsArgument.parse)
     var months: [MonthsArgument] = []
 
-    @Option(name: .customLong("duration"), help: ArgumentHelp("How long a non-renewing subscription of a .storekit file lasts, as P7D, P2W, P1M or P1Y (repeatable).", valueName: "product=period"), transform: ProductDurationArgument.parse)
+    @Option(
+        name: .customLong("duration"),
+        help: ArgumentHelp(
+            "How long a non-renewing subscription of a .storekit file lasts, as P7D, P2W, P1M or P1Y (repeatable).",
+            valueName: "product=period"), transform: ProductDurationArgument.parse)
     var durations: [ProductDurationArgument] = []
 
-    @Option(help: ArgumentHelp("The storefront's locale for names and prices (default: the catalog's), such as ar_SA or zh_CN.", valueName: "locale"))
+    @Option(
+        help: ArgumentHelp(
+            "The storefront's locale for names and prices (default: the catalog's), such as ar_SA or zh_CN.",
+            valueName: "locale"))
     var locale: String?
 
-    @Option(help: ArgumentHelp("The folder of shipped assets (default: $STOREFRONT_ASSETS, else found beside the program).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "The folder of shipped assets (default: $STOREFRONT_ASSETS, else found beside the program).",
+            valueName: "dir"))
     var assets: String?
 
     /// The same choices as the options every store command takes, the rest at their defaults.
@@ -95,11 +135,14 @@ struct Context {
     static func open(_ options: CommonOptions, recover: Bool = true) throws -> Context {
         let loaded = try loadCatalog(options)
         reportWarnings(loaded.warnings)
-        return try open(options, loaded: loaded, password: try options.user.map { _ in try readPassword() }, recover: recover)
+        return try open(
+            options, loaded: loaded, password: try options.user.map { _ in try readPassword() }, recover: recover)
     }
 
     /// Opens the store for a catalog already loaded; `password` is for `--user`.
-    static func open(_ options: CommonOptions, loaded: LoadedCatalog, password: String?, recover: Bool = true) throws -> Context {
+    static func open(_ options: CommonOptions, loaded: LoadedCatalog, password: String?, recover: Bool = true) throws
+        -> Context
+    {
         let stateDirectory = StateDirectory(try resolveStateDirectory(options))
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone.current
@@ -108,7 +151,8 @@ struct Context {
         // Refused before anything is created.
         try StateDirectory.validate(device: options.device)
         let factory = try StoreFactory(
-            stateDirectory: stateDirectory, catalog: loaded.catalog, calendar: calendar, time: .shared(override: override), server: try remoteServer(options)
+            stateDirectory: stateDirectory, catalog: loaded.catalog, calendar: calendar,
+            time: .shared(override: override), server: try remoteServer(options)
         )
         let server = factory.server
         let store = try factory.open(device: options.device)
@@ -135,7 +179,9 @@ struct Context {
         guard let text = options.server ?? environment["STOREFRONT_SERVER"], !text.isEmpty else { return nil }
         // HOST:PORT alone is the plain http:// that `storefront serve` prints by default.
         guard let url = URL(string: text.contains("://") ? text : "http://" + text), HTTPCall.supports(url) else {
-            throw CommandFailure(message: "--server takes http://HOST:PORT or https://HOST:PORT of `storefront serve`, not \"\(text)\"", status: 2)
+            throw CommandFailure(
+                message: "--server takes http://HOST:PORT or https://HOST:PORT of `storefront serve`, not \"\(text)\"",
+                status: 2)
         }
         let timeout = environment["STOREFRONT_SERVER_TIMEOUT"].flatMap(Double.init).map { max(0.1, $0) } ?? 10
         // W9: the developer's token makes this device the developer; without it, a customer.
@@ -157,7 +203,9 @@ struct Context {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw CommandFailure(message: "the CA file \(path) cannot be read", status: 2)
         }
-        guard text.contains("-----BEGIN CERTIFICATE-----") else { throw CommandFailure(message: "the CA file \(path) holds no PEM certificate", status: 2) }
+        guard text.contains("-----BEGIN CERTIFICATE-----") else {
+            throw CommandFailure(message: "the CA file \(path) holds no PEM certificate", status: 2)
+        }
         setenv(variable, path, 1)
     }
 
@@ -166,7 +214,8 @@ struct Context {
         let images = warnings.filter { $0.message.hasPrefix("image ") }
         for warning in warnings where !images.contains(warning) { printError(warning.description) }
         if let first = images.first {
-            printError("\(first.file): warning: \(images.count) image(s) missing; `storefront catalog check` lists them")
+            printError(
+                "\(first.file): warning: \(images.count) image(s) missing; `storefront catalog check` lists them")
         }
     }
 
@@ -182,10 +231,14 @@ struct Context {
     /// Says on standard error what recovery completed, so that a script's log shows it.
     func report(_ report: RecoveryReport) {
         if !report.redelivered.isEmpty {
-            printError("storefront: delivered \(report.redelivered.count) unfinished transaction(s): \(report.redelivered.joined(separator: ", "))")
+            printError(
+                "storefront: delivered \(report.redelivered.count) unfinished transaction(s): \(report.redelivered.joined(separator: ", "))"
+            )
         }
         if !report.abandoned.isEmpty {
-            printError("storefront: \(report.abandoned.count) purchase(s) cut off before the store answered were marked failed (network): \(report.abandoned.joined(separator: ", "))")
+            printError(
+                "storefront: \(report.abandoned.count) purchase(s) cut off before the store answered were marked failed (network): \(report.abandoned.joined(separator: ", "))"
+            )
         }
     }
 
@@ -219,22 +272,28 @@ struct Context {
         if let catalog = options.catalog ?? Environment.current.catalog { return URL(fileURLWithPath: catalog) }
         if let assets = locateAssets(options.assets) { return assets.appendingPathComponent("catalog.json") }
         throw CommandFailure(
-            message: "cannot find the shipped assets folder: pass --assets DIR or set STOREFRONT_ASSETS (or name a catalog with --catalog FILE)",
+            message:
+                "cannot find the shipped assets folder: pass --assets DIR or set STOREFRONT_ASSETS (or name a catalog with --catalog FILE)",
             status: 2
         )
     }
 
     static func loadCatalog(_ options: CommonOptions) throws -> LoadedCatalog {
         let catalogURL = try catalogFile(options)
-        if let locale = options.locale, locale.range(of: #"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$"#, options: .regularExpression) == nil {
-            throw CommandFailure(message: "--locale \"\(locale)\" is not a locale such as en_US, ar_SA or zh_Hans_CN", status: 2)
+        if let locale = options.locale,
+            locale.range(of: #"^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$"#, options: .regularExpression) == nil
+        {
+            throw CommandFailure(
+                message: "--locale \"\(locale)\" is not a locale such as en_US, ar_SA or zh_Hans_CN", status: 2)
         }
         var storeKit = StoreKitOptions(locale: options.locale)
         for item in options.months { storeKit.durations[item.productID] = SubscriptionPeriod(item.months, .month) }
         for item in options.durations { storeKit.durations[item.productID] = item.period }
         if !storeKit.durations.isEmpty, !StoreKitCatalog.isStoreKit(catalogURL) {
             let flag = options.durations.isEmpty ? "--months" : "--duration"
-            throw CommandFailure(message: "\(flag) is for .storekit files; \(catalogURL.lastPathComponent) states its durations itself", status: 2)
+            throw CommandFailure(
+                message: "\(flag) is for .storekit files; \(catalogURL.lastPathComponent) states its durations itself",
+                status: 2)
         }
         do {
             let loaded = try CatalogLoader.load(contentsOf: catalogURL, storeKit: storeKit)
@@ -252,16 +311,21 @@ struct Context {
     /// the copy carried inside the program, written out to the cache folder.
     static func locateAssets(_ option: String?) -> URL? {
         if let found = locateAssetsFolder(option) { return found }
-        return try? ShippedAssets.materialize(in: ShippedAssets.cacheRoot(environment: ProcessInfo.processInfo.environment))
+        return try? ShippedAssets.materialize(
+            in: ShippedAssets.cacheRoot(environment: ProcessInfo.processInfo.environment))
     }
 
     private static func locateAssetsFolder(_ option: String?) -> URL? {
         if let option { return URL(fileURLWithPath: option) }
         if let variable = Environment.current.assets { return URL(fileURLWithPath: variable) }
-        let isAssets = { (url: URL) in FileManager.default.fileExists(atPath: url.appendingPathComponent("catalog.json").path) }
+        let isAssets = { (url: URL) in
+            FileManager.default.fileExists(atPath: url.appendingPathComponent("catalog.json").path)
+        }
         if var folder = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {
             for _ in 0..<6 {
-                for candidate in [folder.appendingPathComponent("assets"), folder.appendingPathComponent("share/storefront/assets")]
+                for candidate in [
+                    folder.appendingPathComponent("assets"), folder.appendingPathComponent("share/storefront/assets"),
+                ]
                 where isAssets(candidate) {
                     return candidate
                 }
@@ -280,7 +344,8 @@ struct Context {
             return URL(fileURLWithPath: path).appendingPathComponent("storefront")
         }
         guard let home = environment.home else {
-            throw CommandFailure(message: "no state folder: pass --state-dir DIR or set STOREFRONT_STATE_DIR", status: 2)
+            throw CommandFailure(
+                message: "no state folder: pass --state-dir DIR or set STOREFRONT_STATE_DIR", status: 2)
         }
         return URL(fileURLWithPath: home).appendingPathComponent(".local/state/storefront")
     }
@@ -292,11 +357,15 @@ struct Context {
     /// `crash-at:purchase-marked`.
     static func crashHook() throws -> (CrashPoint) throws(StoreError) -> Void {
         guard let fault = Environment.current.fault else { return { _ in } }
-        let name = fault == "crash-before-finish" ? CrashPoint.purchaseMarked.rawValue
+        let name =
+            fault == "crash-before-finish"
+            ? CrashPoint.purchaseMarked.rawValue
             : fault.hasPrefix("crash-at:") ? String(fault.dropFirst("crash-at:".count)) : ""
         guard let target = CrashPoint(rawValue: name) else {
             let names = CrashPoint.allCases.map(\.rawValue).joined(separator: ", ")
-            throw CommandFailure(message: "unknown STOREFRONT_FAULT \"\(fault)\" (expected crash-at:POINT, POINT one of \(names))", status: 2)
+            throw CommandFailure(
+                message: "unknown STOREFRONT_FAULT \"\(fault)\" (expected crash-at:POINT, POINT one of \(names))",
+                status: 2)
         }
         return { point in
             if point == target { kill(getpid(), SIGKILL) }
@@ -311,7 +380,8 @@ struct Context {
             return String(cString: typed)
         }
         guard let line = readLine(strippingNewline: true) else {
-            throw CommandFailure(message: "no password: set STOREFRONT_PASSWORD or pipe it on standard input", status: 2)
+            throw CommandFailure(
+                message: "no password: set STOREFRONT_PASSWORD or pipe it on standard input", status: 2)
         }
         return line
     }

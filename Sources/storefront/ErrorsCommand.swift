@@ -6,7 +6,8 @@ import StoreCore
 struct ErrorsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "errors",
-        abstract: "StoreKit's simulated errors: fail one API (load-products, purchase, verification, app-store-sync …) with an error named as Apple names it.",
+        abstract:
+            "StoreKit's simulated errors: fail one API (load-products, purchase, verification, app-store-sync …) with an error named as Apple names it.",
         discussion: """
             With no subcommand, lists the errors in force (the state folder's, else the catalog's \
             _storeKitErrors). APIs: \(StoreKitAPI.allCases.map(\.argument).joined(separator: ", ")).
@@ -17,12 +18,14 @@ struct ErrorsCommand: ParsableCommand {
 
     static func show(_ context: Context) throws {
         let errors = try context.store.settings.simulatedErrors()
-        let json = JSON.array(StoreKitAPI.allCases.map { api in
-            .object([
-                ("api", .string(api.rawValue)), ("argument", .string(api.argument)), ("error", .optional(errors[api]?.description)),
-                ("fails", .string(api.counterpart)),
-            ])
-        })
+        let json = JSON.array(
+            StoreKitAPI.allCases.map { api in
+                .object([
+                    ("api", .string(api.rawValue)), ("argument", .string(api.argument)),
+                    ("error", .optional(errors[api]?.description)),
+                    ("fails", .string(api.counterpart)),
+                ])
+            })
         let text = errors.isEmpty ? "no simulated errors" : errors.lines.joined(separator: "\n")
         output(context, json: json, text: text)
     }
@@ -36,10 +39,14 @@ struct ErrorsCommand: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Fail API with ERROR: `errors set purchase Product.PurchaseError.productUnavailable`, `errors set load-products networkError`."
+            abstract:
+                "Fail API with ERROR: `errors set purchase Product.PurchaseError.productUnavailable`, `errors set load-products networkError`."
         )
         @Argument(help: "The API: \(StoreKitAPI.allCases.map(\.argument).joined(separator: ", ")).") var api: String
-        @Argument(help: "The error: StoreKitError.*, Product.PurchaseError.* (purchase), VerificationResult.VerificationError.* (verification), 21005 or 21009 (verify-receipt).") var error: String
+        @Argument(
+            help:
+                "The error: StoreKitError.*, Product.PurchaseError.* (purchase), VerificationResult.VerificationError.* (verification), 21005 or 21009 (verify-receipt)."
+        ) var error: String
         @OptionGroup var common: CommonOptions
 
         func run() throws {
@@ -47,7 +54,8 @@ struct ErrorsCommand: ParsableCommand {
                 let api = try ErrorsCommand.api(self.api)
                 guard let error = SimulatedError(parsing: self.error, for: api) else {
                     throw CommandFailure(
-                        message: "\"\(self.error)\" is not an error \(api.rawValue) can have (one of: \(api.allowedErrors.map(\.name).joined(separator: ", ")))",
+                        message:
+                            "\"\(self.error)\" is not an error \(api.rawValue) can have (one of: \(api.allowedErrors.map(\.name).joined(separator: ", ")))",
                         status: 2
                     )
                 }
@@ -81,7 +89,10 @@ struct ErrorsCommand: ParsableCommand {
 
     static func api(_ text: String) throws -> StoreKitAPI {
         guard let api = StoreKitAPI(argument: text) else {
-            throw CommandFailure(message: "\"\(text)\" is not a StoreKit API (\(StoreKitAPI.allCases.map(\.argument).joined(separator: ", ")))", status: 2)
+            throw CommandFailure(
+                message:
+                    "\"\(text)\" is not a StoreKit API (\(StoreKitAPI.allCases.map(\.argument).joined(separator: ", ")))",
+                status: 2)
         }
         return api
     }

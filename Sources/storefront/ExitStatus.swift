@@ -6,13 +6,15 @@ extension StoreError {
     /// Bad input (2), storage trouble (3), or the request could not be done (1).
     var exitStatus: Int32 {
         switch self {
-        case .unknownProduct, .unknownTransaction, .unknownOfferCode, .offerCodeExists, .unknownNotification, .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
-             .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
+        case .unknownProduct, .unknownTransaction, .unknownOfferCode, .offerCodeExists, .unknownNotification,
+            .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
+            .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
             2
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
-             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .developerOnly, .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused, .throttled, .notSoldByServer:
+            .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .developerOnly,
+            .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused, .throttled, .notSoldByServer:
             1
         }
     }

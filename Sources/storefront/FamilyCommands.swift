@@ -7,7 +7,8 @@ import StoreCore
 struct FamilyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "family",
-        abstract: "Family Sharing: create a family, add or remove members, share a product or stop sharing it, withdraw or give consent.",
+        abstract:
+            "Family Sharing: create a family, add or remove members, share a product or stop sharing it, withdraw or give consent.",
         discussion: """
             Members see the organizer's family-shareable comics and plans as their own FAMILY_SHARED transactions; leaving, or sharing turned off, revokes them (REVOKE). \
             The organizer, as parent or guardian, can withdraw consent for a member's use of the app: the developer hears of it (RESCIND_CONSENT) and the member's screen stays closed until consent is given again.
@@ -33,7 +34,8 @@ struct FamilyCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add an account to the organizer's family: it gets the shared purchases.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add an account to the organizer's family: it gets the shared purchases.")
         @Argument(help: "The account to add.") var name: String
         @OptionGroup var common: CommonOptions
         func run() throws {
@@ -42,7 +44,8 @@ struct FamilyCommand: ParsableCommand {
     }
 
     struct Leave: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take a member out of the family (the member, or the organizer): what was shared is revoked.")
+        static let configuration = CommandConfiguration(
+            abstract: "Take a member out of the family (the member, or the organizer): what was shared is revoked.")
         @Argument(help: "The member.") var name: String
         @OptionGroup var common: CommonOptions
         func run() throws {
@@ -51,27 +54,34 @@ struct FamilyCommand: ParsableCommand {
     }
 
     struct Share: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Turn Share with Family on or off for a family-shareable product (the organizer).")
+        static let configuration = CommandConfiguration(
+            abstract: "Turn Share with Family on or off for a family-shareable product (the organizer).")
         @Argument(help: "The product: its id or its title.") var product: String
         @Argument(help: "Share with Family, turned on or off.") var state: SharingWord
         @OptionGroup var common: CommonOptions
 
         func run() throws {
-            try perform(common) { context in report(try context.store.family.share(try context.productID(product), on: state == .on), context) }
+            try perform(common) { context in
+                report(try context.store.family.share(try context.productID(product), on: state == .on), context)
+            }
         }
     }
 
     struct Consent: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Withdraw or give again consent for a member's use of the app (the organizer, as parent or guardian).",
-            discussion: "withdraw sends the developer RESCIND_CONSENT with the member's signed app transaction, and closes the app to the member; give opens it again and sends nothing."
+            abstract:
+                "Withdraw or give again consent for a member's use of the app (the organizer, as parent or guardian).",
+            discussion:
+                "withdraw sends the developer RESCIND_CONSENT with the member's signed app transaction, and closes the app to the member; give opens it again and sends nothing."
         )
         @Argument(help: "The member.") var name: String
         @Argument(help: "Consent withdrawn, or given again.") var state: ConsentWord
         @OptionGroup var common: CommonOptions
 
         func run() throws {
-            try perform(common) { context in report(try context.store.family.setConsent(name, withdrawn: state == .withdraw), context) }
+            try perform(common) { context in
+                report(try context.store.family.setConsent(name, withdrawn: state == .withdraw), context)
+            }
         }
     }
 }
@@ -84,12 +94,15 @@ private func report(_ family: Family?, _ context: Context) {
     output(
         context,
         json: .object([
-            ("organizer", .string(family.organizer)), ("members", .strings(family.members)), ("unshared", .strings(family.unshared)),
+            ("organizer", .string(family.organizer)), ("members", .strings(family.members)),
+            ("unshared", .strings(family.unshared)),
             ("consentWithdrawn", .strings(family.consentWithdrawn.map(\.member))),
         ]),
-        text: "organizer \(family.organizer); members: \(family.members.isEmpty ? "none" : family.members.joined(separator: ", "))"
+        text:
+            "organizer \(family.organizer); members: \(family.members.isEmpty ? "none" : family.members.joined(separator: ", "))"
             + (family.unshared.isEmpty ? "" : "; not shared: \(family.unshared.joined(separator: ", "))")
-            + (family.consentWithdrawn.isEmpty ? "" : "; consent withdrawn: \(family.consentWithdrawn.map(\.member).joined(separator: ", "))")
+            + (family.consentWithdrawn.isEmpty
+                ? "" : "; consent withdrawn: \(family.consentWithdrawn.map(\.member).joined(separator: ", "))")
     )
 }
 

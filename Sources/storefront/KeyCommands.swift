@@ -8,7 +8,8 @@ import StoreCore
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "In-app purchase keys (the App Store Server API, promotional offers) and subscription-offer keys: create one (a .p8 private key), list them, revoke one.",
+        abstract:
+            "In-app purchase keys (the App Store Server API, promotional offers) and subscription-offer keys: create one (a .p8 private key), list them, revoke one.",
         subcommands: [List.self, Create.self, Revoke.self],
         defaultSubcommand: List.self
     )
@@ -23,24 +24,40 @@ struct KeysCommand: ParsableCommand {
                     context,
                     json: .object([
                         ("issuerId", .string(keyring.issuerID)),
-                        ("keys", .array(keyring.keys.map { key in
-                            .object([
-                                ("keyId", .string(key.keyID)), ("type", .string(key.kind.rawValue)), ("createdAt", context.formatDate(key.createdAt)),
-                                ("revoked", .bool(key.revoked)),
-                            ])
-                        })),
+                        (
+                            "keys",
+                            .array(
+                                keyring.keys.map { key in
+                                    .object([
+                                        ("keyId", .string(key.keyID)), ("type", .string(key.kind.rawValue)),
+                                        ("createdAt", context.formatDate(key.createdAt)),
+                                        ("revoked", .bool(key.revoked)),
+                                    ])
+                                })
+                        ),
                     ]),
-                    text: keyring.keys.isEmpty ? "no keys (`storefront keys create --out key.p8`)"
-                        : "issuer \(keyring.issuerID)\n" + keyring.keys.map { "\($0.keyID)  \($0.kind.rawValue)  \(context.isoText($0.createdAt))\($0.revoked ? "  revoked" : "")" }.joined(separator: "\n")
+                    text: keyring.keys.isEmpty
+                        ? "no keys (`storefront keys create --out key.p8`)"
+                        : "issuer \(keyring.issuerID)\n"
+                            + keyring.keys.map {
+                                "\($0.keyID)  \($0.kind.rawValue)  \(context.isoText($0.createdAt))\($0.revoked ? "  revoked" : "")"
+                            }.joined(separator: "\n")
                 )
             }
         }
     }
 
     struct Create: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a key: its private half goes to --out (or standard output), never into the store.")
-        @Option(help: ArgumentHelp("Write the private key (PEM, as App Store Connect's .p8) here, owner-only.", valueName: "file")) var out: String?
-        @Option(help: ArgumentHelp("in-app-purchase (Server API tokens and promotional offers) or subscription-offer (promotional offers only).", valueName: "type"))
+        static let configuration = CommandConfiguration(
+            abstract: "Make a key: its private half goes to --out (or standard output), never into the store.")
+        @Option(
+            help: ArgumentHelp(
+                "Write the private key (PEM, as App Store Connect's .p8) here, owner-only.", valueName: "file"))
+        var out: String?
+        @Option(
+            help: ArgumentHelp(
+                "in-app-purchase (Server API tokens and promotional offers) or subscription-offer (promotional offers only).",
+                valueName: "type"))
         var type: APIKey.KeyType = .inAppPurchase
         @OptionGroup var common: CommonOptions
         func run() throws {
@@ -48,7 +65,10 @@ struct KeysCommand: ParsableCommand {
                 var keyring = try context.store.server.apiKeyring() ?? APIKeyring()
                 let (pem, key) = APIKeyring.makeKey(now: Date(), type: type)
                 if let out {
-                    guard FileManager.default.createFile(atPath: out, contents: Data(pem.utf8), attributes: [.posixPermissions: 0o600]) else {
+                    guard
+                        FileManager.default.createFile(
+                            atPath: out, contents: Data(pem.utf8), attributes: [.posixPermissions: 0o600])
+                    else {
                         throw CommandFailure(message: "\(out): cannot be written", status: 3)
                     }
                 }
@@ -58,27 +78,34 @@ struct KeysCommand: ParsableCommand {
                 output(
                     context,
                     json: .object([
-                        ("keyId", .string(key.keyID)), ("type", .string(key.kind.rawValue)), ("issuerId", .string(keyring.issuerID)), ("bundleId", .string(bundle)),
+                        ("keyId", .string(key.keyID)), ("type", .string(key.kind.rawValue)),
+                        ("issuerId", .string(keyring.issuerID)), ("bundleId", .string(bundle)),
                         ("privateKey", out == nil ? .string(pem) : .null), ("file", .optional(out)),
                     ]),
-                    text: (out == nil ? pem : "wrote \(out!)\n") + "key id \(key.keyID) (\(key.kind.rawValue))\nissuer id \(keyring.issuerID)\nbundle id \(bundle)"
+                    text: (out == nil ? pem : "wrote \(out!)\n")
+                        + "key id \(key.keyID) (\(key.kind.rawValue))\nissuer id \(keyring.issuerID)\nbundle id \(bundle)"
                 )
             }
         }
     }
 
     struct Revoke: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a key: tokens it signs are refused from now on.")
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a key: tokens it signs are refused from now on.")
         @Argument(help: "The key id.") var keyID: String
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
-                guard var keyring = try context.store.server.apiKeyring(), let index = keyring.keys.firstIndex(where: { $0.keyID == keyID }) else {
+                guard var keyring = try context.store.server.apiKeyring(),
+                    let index = keyring.keys.firstIndex(where: { $0.keyID == keyID })
+                else {
                     throw CommandFailure(message: "no key \"\(keyID)\" (`storefront keys` lists them)", status: 2)
                 }
                 keyring.keys[index].revoked = true
                 try context.store.server.setAPIKeyring(keyring)
-                output(context, json: .object([("keyId", .string(keyID)), ("revoked", .bool(true))]), text: "revoked \(keyID)")
+                output(
+                    context, json: .object([("keyId", .string(keyID)), ("revoked", .bool(true))]),
+                    text: "revoked \(keyID)")
             }
         }
     }
@@ -91,8 +118,10 @@ extension APIKey.KeyType: ExpressibleByArgument {}
 struct DeveloperTokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "developer-token",
-        abstract: "Print the developer token `storefront serve` accepts from this state folder (made on first use); --rotate replaces it.",
-        discussion: "A device acts as the developer (clock, billing, errors, webhook, prices, offer codes) when it has STOREFRONT_DEVELOPER_TOKEN or --developer-token-file; without it, only as its own accounts."
+        abstract:
+            "Print the developer token `storefront serve` accepts from this state folder (made on first use); --rotate replaces it.",
+        discussion:
+            "A device acts as the developer (clock, billing, errors, webhook, prices, offer codes) when it has STOREFRONT_DEVELOPER_TOKEN or --developer-token-file; without it, only as its own accounts."
     )
     @Flag(help: "Make a new token; the old one stops working at once.") var rotate = false
     @OptionGroup var state: StateFolderOption
@@ -104,7 +133,10 @@ struct DeveloperTokenCommand: ParsableCommand {
 
 /// `--state-dir` alone, for the commands run on the server's machine about its own state folder.
 struct StateFolderOption: ParsableArguments {
-    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where state is kept (default: $STOREFRONT_STATE_DIR, else $XDG_STATE_HOME/storefront).", valueName: "dir"))
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp(
+            "Where state is kept (default: $STOREFRONT_STATE_DIR, else $XDG_STATE_HOME/storefront).", valueName: "dir"))
     var stateDirectory: String?
 
     /// The state folder `--state-dir` names, else the default one.
@@ -122,9 +154,11 @@ struct SharedSecretCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shared-secret",
         abstract: "Print the app's shared secret for verifyReceipt (made on first use); --rotate replaces it.",
-        discussion: "As in App Store Connect, the app-specific secret and the primary one (--primary) both work; a rotated one stops working at once."
+        discussion:
+            "As in App Store Connect, the app-specific secret and the primary one (--primary) both work; a rotated one stops working at once."
     )
-    @Flag(help: "The primary shared secret, which works for every app, instead of the app-specific one.") var primary = false
+    @Flag(help: "The primary shared secret, which works for every app, instead of the app-specific one.") var primary =
+        false
     @Flag(help: "Make a new secret; the old one stops working at once.") var rotate = false
     @OptionGroup var state: StateFolderOption
 

@@ -8,54 +8,86 @@ import StoreCore
 struct MessagesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "messages",
-        abstract: "Retention messages and images uploaded through the Retention Messaging API: list them, approve or reject them as App Review would.",
+        abstract:
+            "Retention messages and images uploaded through the Retention Messaging API: list them, approve or reject them as App Review would.",
         subcommands: [List.self, Approve.self, Reject.self, Review.self],
         defaultSubcommand: List.self
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The messages, images, default messages and realtime URL, with their states.")
+        static let configuration = CommandConfiguration(
+            abstract: "The messages, images, default messages and realtime URL, with their states.")
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
                 let setup = try context.store.server.retentionSetup()
                 var lines = setup.messages.map { message in
-                    "message \(message.id)  \(message.state.rawValue)  \"\(message.header)\"" + (message.imageID.map { "  image \($0)" } ?? "")
+                    "message \(message.id)  \(message.state.rawValue)  \"\(message.header)\""
+                        + (message.imageID.map { "  image \($0)" } ?? "")
                 }
-                lines += setup.images.map { "image   \($0.id)  \($0.state.rawValue)  \($0.size) \($0.width)×\($0.height)" }
-                lines += setup.defaults.sorted { $0.key < $1.key }.map { "default \($0.key.replacingOccurrences(of: " ", with: " in ")): message \($0.value)" }
-                lines.append("realtime URL: " + (setup.realtimeURLs.isEmpty ? "none" : setup.realtimeURLs.sorted { $0.key < $1.key }.map { "\($0.value) (\($0.key))" }.joined(separator: ", ")))
-                lines.append("review: " + (setup.approvesAtOnce ? "uploads are approved at once" : "uploads wait for `storefront messages approve ID`"))
+                lines += setup.images.map {
+                    "image   \($0.id)  \($0.state.rawValue)  \($0.size) \($0.width)×\($0.height)"
+                }
+                lines += setup.defaults.sorted { $0.key < $1.key }.map {
+                    "default \($0.key.replacingOccurrences(of: " ", with: " in ")): message \($0.value)"
+                }
+                lines.append(
+                    "realtime URL: "
+                        + (setup.realtimeURLs.isEmpty
+                            ? "none"
+                            : setup.realtimeURLs.sorted { $0.key < $1.key }.map { "\($0.value) (\($0.key))" }.joined(
+                                separator: ", ")))
+                lines.append(
+                    "review: "
+                        + (setup.approvesAtOnce
+                            ? "uploads are approved at once" : "uploads wait for `storefront messages approve ID`"))
                 output(context, json: Self.json(setup), text: lines.joined(separator: "\n"))
             }
         }
 
         static func json(_ setup: RetentionSetup) -> JSON {
             .object([
-                ("messages", .array(setup.messages.map { message in
-                    .object([
-                        ("id", .string(message.id)), ("state", .string(message.state.rawValue)), ("header", .string(message.header)),
-                        ("body", .string(message.body)), ("image", .optional(message.imageID)),
-                    ])
-                })),
-                ("images", .array(setup.images.map { image in
-                    .object([("id", .string(image.id)), ("state", .string(image.state.rawValue)), ("size", .string(image.size))])
-                })),
+                (
+                    "messages",
+                    .array(
+                        setup.messages.map { message in
+                            .object([
+                                ("id", .string(message.id)), ("state", .string(message.state.rawValue)),
+                                ("header", .string(message.header)),
+                                ("body", .string(message.body)), ("image", .optional(message.imageID)),
+                            ])
+                        })
+                ),
+                (
+                    "images",
+                    .array(
+                        setup.images.map { image in
+                            .object([
+                                ("id", .string(image.id)), ("state", .string(image.state.rawValue)),
+                                ("size", .string(image.size)),
+                            ])
+                        })
+                ),
                 ("defaults", .object(setup.defaults.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-                ("realtimeURLs", .object(setup.realtimeURLs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })), ("approvesAtOnce", .bool(setup.approvesAtOnce)),
+                (
+                    "realtimeURLs",
+                    .object(setup.realtimeURLs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+                ), ("approvesAtOnce", .bool(setup.approvesAtOnce)),
             ])
         }
     }
 
     struct Approve: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Approve an uploaded message or image: customers may be shown it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Approve an uploaded message or image: customers may be shown it.")
         @Argument(help: "The message's or the image's identifier (a UUID).") var id: String
         @OptionGroup var common: CommonOptions
         func run() throws { try decide(id, .approved, common) }
     }
 
     struct Reject: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Reject an uploaded message or image: customers see the default message instead.")
+        static let configuration = CommandConfiguration(
+            abstract: "Reject an uploaded message or image: customers see the default message instead.")
         @Argument(help: "The message's or the image's identifier (a UUID).") var id: String
         @OptionGroup var common: CommonOptions
         func run() throws { try decide(id, .rejected, common) }
@@ -63,21 +95,28 @@ struct MessagesCommand: ParsableCommand {
 
     struct Review: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "How uploads are reviewed: `at-once` approves each as it arrives, `by-hand` leaves it PENDING for approve or reject."
+            abstract:
+                "How uploads are reviewed: `at-once` approves each as it arrives, `by-hand` leaves it PENDING for approve or reject."
         )
         @Argument(help: "at-once or by-hand.") var mode: String
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
-            guard ["at-once", "by-hand"].contains(mode) else { throw ValidationError("review is at-once or by-hand, not \"\(mode)\"") }
+            guard ["at-once", "by-hand"].contains(mode) else {
+                throw ValidationError("review is at-once or by-hand, not \"\(mode)\"")
+            }
         }
 
         func run() throws {
             try perform(common) { context in
                 let atOnce = mode == "at-once"
-                try context.store.server.changeRetention { (setup: inout RetentionSetup) in setup.approvesAtOnce = atOnce }
-                output(context, json: .object([("approvesAtOnce", .bool(atOnce))]),
-                       text: atOnce ? "uploads are approved as they arrive" : "uploads wait for `storefront messages approve ID`")
+                try context.store.server.changeRetention { (setup: inout RetentionSetup) in
+                    setup.approvesAtOnce = atOnce
+                }
+                output(
+                    context, json: .object([("approvesAtOnce", .bool(atOnce))]),
+                    text: atOnce
+                        ? "uploads are approved as they arrive" : "uploads wait for `storefront messages approve ID`")
             }
         }
     }
@@ -86,7 +125,8 @@ struct MessagesCommand: ParsableCommand {
     static func decide(_ given: String, _ state: ReviewState, _ common: CommonOptions) throws {
         try perform(common) { context in
             guard let id = UUID(uuidString: given)?.uuidString.lowercased() else {
-                throw CommandFailure(message: "\"\(given)\" is not a message's or an image's identifier (a UUID)", status: 2)
+                throw CommandFailure(
+                    message: "\"\(given)\" is not a message's or an image's identifier (a UUID)", status: 2)
             }
             let kind = try context.store.server.changeRetention { (setup: inout RetentionSetup) -> String? in
                 if let index = setup.messages.firstIndex(where: { $0.id == id }) {
@@ -99,9 +139,14 @@ struct MessagesCommand: ParsableCommand {
                 }
                 return nil
             }
-            guard let kind else { throw CommandFailure(message: "no uploaded message or image \(id) (`storefront messages` lists them)", status: 2) }
-            output(context, json: .object([("id", .string(id)), ("kind", .string(kind)), ("state", .string(state.rawValue))]),
-                   text: "\(kind) \(id): \(state.rawValue)")
+            guard let kind else {
+                throw CommandFailure(
+                    message: "no uploaded message or image \(id) (`storefront messages` lists them)", status: 2)
+            }
+            output(
+                context,
+                json: .object([("id", .string(id)), ("kind", .string(kind)), ("state", .string(state.rawValue))]),
+                text: "\(kind) \(id): \(state.rawValue)")
         }
     }
 }

@@ -17,7 +17,9 @@ struct WebhookCommand: ParsableCommand {
         output(
             context,
             json: .object([("url", .optional(webhook?.url)), ("once", .bool(webhook?.once ?? false))]),
-            text: webhook.map { "\($0.url)\($0.once ? " (one attempt, as the sandbox)" : " (retried 1, 12, 24, 48 and 72 hours after the first attempt)")" }
+            text: webhook.map {
+                "\($0.url)\($0.once ? " (one attempt, as the sandbox)" : " (retried 1, 12, 24, 48 and 72 hours after the first attempt)")"
+            }
                 ?? "no webhook: notifications are kept, not sent (`storefront webhook set URL`)"
         )
     }
@@ -30,14 +32,21 @@ struct WebhookCommand: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "POST notifications to URL; pending ones go at once.")
-        @Argument(help: "An http:// or https:// URL, such as http://127.0.0.1:8000/apple (HOST:PORT/PATH alone is http://; https:// trusts the system's CAs and $STOREFRONT_CA_FILE).") var url: String
-        @Flag(help: "One attempt per notification, as the sandbox does, instead of production's retries.") var once = false
+        @Argument(
+            help:
+                "An http:// or https:// URL, such as http://127.0.0.1:8000/apple (HOST:PORT/PATH alone is http://; https:// trusts the system's CAs and $STOREFRONT_CA_FILE)."
+        ) var url: String
+        @Flag(help: "One attempt per notification, as the sandbox does, instead of production's retries.") var once =
+            false
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try reportingFailures {
                 guard let url = Webhook.url(from: url) else {
-                    throw CommandFailure(message: "\"\(url)\" is not an http:// or https:// URL with a host (such as http://127.0.0.1:8000/apple)", status: 2)
+                    throw CommandFailure(
+                        message:
+                            "\"\(url)\" is not an http:// or https:// URL with a host (such as http://127.0.0.1:8000/apple)",
+                        status: 2)
                 }
                 try perform(common) { context in
                     try context.store.notifications.setWebhook(Webhook(url: url, once: once))
@@ -48,7 +57,8 @@ struct WebhookCommand: ParsableCommand {
     }
 
     struct Off: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop sending; notifications are still written and kept.")
+        static let configuration = CommandConfiguration(
+            abstract: "Stop sending; notifications are still written and kept.")
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
@@ -69,13 +79,22 @@ struct NotificationsCommand: ParsableCommand {
 
     static func json(_ notification: ServerNotification, _ context: Context, payload: String? = nil) -> JSON {
         .object([
-            ("uuid", .string(notification.uuid)), ("type", .string(notification.type)), ("subtype", .optional(notification.subtype)),
+            ("uuid", .string(notification.uuid)), ("type", .string(notification.type)),
+            ("subtype", .optional(notification.subtype)),
             ("state", .string(notification.state.rawValue)), ("account", .string(notification.account)),
-            ("transactionId", .optional(notification.transactionID)), ("createdAt", context.formatDate(notification.createdAt)),
+            ("transactionId", .optional(notification.transactionID)),
+            ("createdAt", context.formatDate(notification.createdAt)),
             ("nextAttemptAt", context.formatDate(notification.nextAttemptAt)),
-            ("attempts", .array(notification.attempts.map { attempt in
-                .object([("at", context.formatDate(attempt.at)), ("status", attempt.status.map { .int($0) } ?? .null), ("error", .optional(attempt.error))])
-            })),
+            (
+                "attempts",
+                .array(
+                    notification.attempts.map { attempt in
+                        .object([
+                            ("at", context.formatDate(attempt.at)),
+                            ("status", attempt.status.map { .int($0) } ?? .null), ("error", .optional(attempt.error)),
+                        ])
+                    })
+            ),
             ("signedPayload", .optional(payload ?? notification.signedPayload)),
         ])
     }
@@ -88,11 +107,16 @@ struct NotificationsCommand: ParsableCommand {
     }
 
     static func line(_ notification: ServerNotification, _ context: Context) -> String {
-        let last = notification.attempts.last.map { attempt in
-            " · \(notification.attempts.count) attempt(s), last " + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "no answer")
-        } ?? ""
-        let next = notification.state == .pending ? notification.nextAttemptAt.map { " · next \(context.isoText($0))" } ?? "" : ""
-        return "\(notification.uuid.prefix(8))  \(context.isoText(notification.createdAt))  \(notification.title)  \(notification.state.rawValue)\(last)\(next)"
+        let last =
+            notification.attempts.last.map { attempt in
+                " · \(notification.attempts.count) attempt(s), last "
+                    + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "no answer")
+            } ?? ""
+        let next =
+            notification.state == .pending
+            ? notification.nextAttemptAt.map { " · next \(context.isoText($0))" } ?? "" : ""
+        return
+            "\(notification.uuid.prefix(8))  \(context.isoText(notification.createdAt))  \(notification.title)  \(notification.state.rawValue)\(last)\(next)"
     }
 
     struct List: ParsableCommand {
@@ -101,14 +125,18 @@ struct NotificationsCommand: ParsableCommand {
         func run() throws {
             try perform(common) { context in
                 let all = try context.store.notifications.all()
-                output(context, json: .array(all.map { NotificationsCommand.json($0, context) }),
-                       text: all.isEmpty ? "no notifications" : all.map { NotificationsCommand.line($0, context) }.joined(separator: "\n"))
+                output(
+                    context, json: .array(all.map { NotificationsCommand.json($0, context) }),
+                    text: all.isEmpty
+                        ? "no notifications"
+                        : all.map { NotificationsCommand.line($0, context) }.joined(separator: "\n"))
             }
         }
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One notification: its attempts, its signedPayload and that payload decoded.")
+        static let configuration = CommandConfiguration(
+            abstract: "One notification: its attempts, its signedPayload and that payload decoded.")
         @Argument(help: "The UUID, or a unique prefix of 4+ characters.") var uuid: String
         @OptionGroup var common: CommonOptions
         func run() throws {
@@ -116,29 +144,42 @@ struct NotificationsCommand: ParsableCommand {
                 let notification = try context.store.notifications.notification(uuid)
                 let payload = try context.store.notifications.signedPayload(notification)
                 let decoded = try? JWS.decode(payload)
-                var fields: [(String, JSON)] = [("notification", NotificationsCommand.json(notification, context, payload: payload))]
+                var fields: [(String, JSON)] = [
+                    ("notification", NotificationsCommand.json(notification, context, payload: payload))
+                ]
                 if let decoded { fields.append(("payload", foundationJSON(decoded.payload))) }
-                output(context, json: .object(fields),
-                       text: NotificationsCommand.line(notification, context) + "\n\n\(payload)\n\n" + (decoded.map { foundationJSON($0.payload).rendered() } ?? ""))
+                output(
+                    context, json: .object(fields),
+                    text: NotificationsCommand.line(notification, context) + "\n\n\(payload)\n\n"
+                        + (decoded.map { foundationJSON($0.payload).rendered() } ?? ""))
             }
         }
     }
 
     struct Deliver: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "POST every notification that is due now to the webhook.")
+        static let configuration = CommandConfiguration(
+            abstract: "POST every notification that is due now to the webhook.")
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
                 let report = try context.store.notifications.deliverDue()
-                output(context,
-                       json: .object([("delivered", .strings(report.delivered)), ("retrying", .strings(report.retrying)), ("failed", .strings(report.failed)), ("busy", .bool(report.busy))]),
-                       text: report.busy ? "another process is delivering" : "\(report.delivered.count) delivered, \(report.retrying.count) to retry, \(report.failed.count) failed")
+                output(
+                    context,
+                    json: .object([
+                        ("delivered", .strings(report.delivered)), ("retrying", .strings(report.retrying)),
+                        ("failed", .strings(report.failed)), ("busy", .bool(report.busy)),
+                    ]),
+                    text: report.busy
+                        ? "another process is delivering"
+                        : "\(report.delivered.count) delivered, \(report.retrying.count) to retry, \(report.failed.count) failed"
+                )
             }
         }
     }
 
     struct Resend: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Send a notification again (same UUID, same payload).")
+        static let configuration = CommandConfiguration(
+            abstract: "Send a notification again (same UUID, same payload).")
         @Argument(help: "The UUID, or a unique prefix of 4+ characters.") var uuid: String
         @OptionGroup var common: CommonOptions
         func run() throws {
@@ -149,7 +190,8 @@ struct NotificationsCommand: ParsableCommand {
     }
 
     struct Test: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Apple's \"Request a Test Notification\": a TEST notification, sent now.")
+        static let configuration = CommandConfiguration(
+            abstract: "Apple's \"Request a Test Notification\": a TEST notification, sent now.")
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in

@@ -7,46 +7,67 @@ import StoreCore
 struct OfferCodes: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offer-codes",
-        abstract: "Offer codes for the catalog's code offers (codeOffers): make one-time or custom codes, list them with their uses.",
+        abstract:
+            "Offer codes for the catalog's code offers (codeOffers): make one-time or custom codes, list them with their uses.",
         subcommands: [List.self, Create.self],
         defaultSubcommand: List.self
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every code, its offer and how many of its uses are taken.")
+        static let configuration = CommandConfiguration(
+            abstract: "Every code, its offer and how many of its uses are taken.")
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
                 let codes = try context.store.offers.codes()
                 output(
                     context,
-                    json: .object([("codes", .array(codes.map { entry in
-                        .object([
-                            ("code", .string(entry.code.code)), ("product", .string(entry.code.productID)), ("offer", .string(entry.code.offerID)),
-                            ("custom", .bool(entry.code.isCustom)), ("limit", .int(entry.code.limit)), ("used", .int(entry.used)),
-                            ("createdAt", context.formatDate(entry.code.createdAt)),
-                        ])
-                    }))]),
-                    text: codes.isEmpty ? "no offer codes (`storefront offer-codes create OFFER`)"
-                        : codes.map { "\($0.code.code)  \($0.code.offerID)  \($0.code.productID)  used \($0.used) of \($0.code.limit)" }.joined(separator: "\n")
+                    json: .object([
+                        (
+                            "codes",
+                            .array(
+                                codes.map { entry in
+                                    .object([
+                                        ("code", .string(entry.code.code)), ("product", .string(entry.code.productID)),
+                                        ("offer", .string(entry.code.offerID)),
+                                        ("custom", .bool(entry.code.isCustom)), ("limit", .int(entry.code.limit)),
+                                        ("used", .int(entry.used)),
+                                        ("createdAt", context.formatDate(entry.code.createdAt)),
+                                    ])
+                                })
+                        )
+                    ]),
+                    text: codes.isEmpty
+                        ? "no offer codes (`storefront offer-codes create OFFER`)"
+                        : codes.map {
+                            "\($0.code.code)  \($0.code.offerID)  \($0.code.productID)  used \($0.used) of \($0.code.limit)"
+                        }.joined(separator: "\n")
                 )
             }
         }
     }
 
     struct Create: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make codes for a code offer, named by its reference name.")
-        @Argument(help: "The code offer's reference name (`storefront products --json` lists a product's offers).") var offer: String
+        static let configuration = CommandConfiguration(
+            abstract: "Make codes for a code offer, named by its reference name.")
+        @Argument(help: "The code offer's reference name (`storefront products --json` lists a product's offers).")
+        var offer: String
         @Option(help: "How many one-time codes (each good once).") var count = 1
-        @Option(help: ArgumentHelp("One custom code instead, good --limit times (once per account).", valueName: "code")) var custom: String?
+        @Option(
+            help: ArgumentHelp("One custom code instead, good --limit times (once per account).", valueName: "code"))
+        var custom: String?
         @Option(help: "How many times the custom code can be redeemed.") var limit: Int?
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
             guard (1...10_000).contains(count) else { throw ValidationError("--count takes 1 to 10000") }
             if let custom {
-                guard OfferCode.isValidCustom(custom) else { throw ValidationError("--custom takes 1 to 64 letters, digits, '-' or '_'") }
-                guard let limit, (1...1_000_000).contains(limit) else { throw ValidationError("--custom needs --limit N (1 to 1000000)") }
+                guard OfferCode.isValidCustom(custom) else {
+                    throw ValidationError("--custom takes 1 to 64 letters, digits, '-' or '_'")
+                }
+                guard let limit, (1...1_000_000).contains(limit) else {
+                    throw ValidationError("--custom needs --limit N (1 to 1000000)")
+                }
                 if count != 1 { throw ValidationError("--count is for one-time codes; a custom code has --limit") }
             } else if limit != nil {
                 throw ValidationError("--limit goes with --custom CODE")
@@ -55,10 +76,14 @@ struct OfferCodes: ParsableCommand {
 
         func run() throws {
             try perform(common) { context in
-                let codes = try context.store.offers.createCodes(offer: offer, count: count, custom: custom, limit: limit ?? 1)
+                let codes = try context.store.offers.createCodes(
+                    offer: offer, count: count, custom: custom, limit: limit ?? 1)
                 output(
                     context,
-                    json: .object([("codes", .strings(codes.map(\.code))), ("offer", .string(offer)), ("product", .string(codes[0].productID))]),
+                    json: .object([
+                        ("codes", .strings(codes.map(\.code))), ("offer", .string(offer)),
+                        ("product", .string(codes[0].productID)),
+                    ]),
                     text: codes.map(\.code).joined(separator: "\n")
                 )
             }
@@ -69,7 +94,8 @@ struct OfferCodes: ParsableCommand {
 struct Redeem: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Redeem an offer code, as the offer code redemption sheet does: the code's plan on its offer.",
-        discussion: "Eligibility is the offer's (new, existing or expired subscribers of the group); a one-time code works once, a custom code up to its limit and once per account."
+        discussion:
+            "Eligibility is the offer's (new, existing or expired subscribers of the group); a one-time code works once, a custom code up to its limit and once per account."
     )
     @Argument(help: "The code.") var code: String
     @OptionGroup var common: CommonOptions

@@ -7,7 +7,8 @@ import StoreCore
 struct PriceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "price",
-        abstract: "Price changes of auto-renewable plans: set one (an increase is told to every subscriber), agree to or decline one.",
+        abstract:
+            "Price changes of auto-renewable plans: set one (an increase is told to every subscriber), agree to or decline one.",
         subcommands: [List.self, Set.self, Consent.self, Decline.self],
         defaultSubcommand: List.self
     )
@@ -21,7 +22,8 @@ struct PriceCommand: ParsableCommand {
                 output(
                     context,
                     json: .object([("changes", .array(changes.map { changeJSON($0, context).json }))]),
-                    text: changes.isEmpty ? "the catalog's prices (`storefront price set PRODUCT PRICE` changes one)"
+                    text: changes.isEmpty
+                        ? "the catalog's prices (`storefront price set PRODUCT PRICE` changes one)"
                         : changes.map { change in
                             "\(change.productID)  \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
                                 + "\(change.consentRequired ? "  consent required" : "")  since \(context.isoText(change.at))"
@@ -34,11 +36,13 @@ struct PriceCommand: ParsableCommand {
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set a new price for an auto-renewable plan: new purchases and renewals pay it.",
-            discussion: "An increase is told to every subscriber of the product (PRICE_INCREASE). With --consent-required they renew at the new price only after `storefront price consent`, and expire at their next renewal otherwise (EXPIRED, PRICE_INCREASE)."
+            discussion:
+                "An increase is told to every subscriber of the product (PRICE_INCREASE). With --consent-required they renew at the new price only after `storefront price consent`, and expire at their next renewal otherwise (EXPIRED, PRICE_INCREASE)."
         )
         @Argument(help: "The product: its id or its title.") var product: String
         @Argument(help: "The new price, a decimal such as 7.99.") var price: String
-        @Flag(name: .customLong("consent-required"), help: "Subscribers must agree before they pay the increase.") var consentRequired = false
+        @Flag(name: .customLong("consent-required"), help: "Subscribers must agree before they pay the increase.")
+        var consentRequired = false
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
@@ -49,10 +53,14 @@ struct PriceCommand: ParsableCommand {
 
         func run() throws {
             try perform(common) { context in
-                let (change, told) = try context.store.plans.setPrice(Decimal(string: price)!, of: try context.productID(product), consentRequired: consentRequired)
-                var text = "\(change.productID): \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
+                let (change, told) = try context.store.plans.setPrice(
+                    Decimal(string: price)!, of: try context.productID(product), consentRequired: consentRequired)
+                var text =
+                    "\(change.productID): \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
                 if change.isIncrease {
-                    text += "; \(told) subscriber\(told == 1 ? "" : "s") told" + (consentRequired ? ", each must agree (`storefront price consent`)" : "")
+                    text +=
+                        "; \(told) subscriber\(told == 1 ? "" : "s") told"
+                        + (consentRequired ? ", each must agree (`storefront price consent`)" : "")
                 }
                 output(context, json: .object(changeJSON(change, context).fields + [("told", .int(told))]), text: text)
             }
@@ -60,14 +68,16 @@ struct PriceCommand: ParsableCommand {
     }
 
     struct Consent: PriceAnswerCommand {
-        static let configuration = CommandConfiguration(abstract: "Agree to the price increase of the plan of PRODUCT's group (the price consent sheet's Agree).")
+        static let configuration = CommandConfiguration(
+            abstract: "Agree to the price increase of the plan of PRODUCT's group (the price consent sheet's Agree).")
         static let accepts = true
         @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
         @OptionGroup var common: CommonOptions
     }
 
     struct Decline: PriceAnswerCommand {
-        static let configuration = CommandConfiguration(abstract: "Decline the price increase of the plan of PRODUCT's group: it expires at its next renewal.")
+        static let configuration = CommandConfiguration(
+            abstract: "Decline the price increase of the plan of PRODUCT's group: it expires at its next renewal.")
         static let accepts = false
         @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
         @OptionGroup var common: CommonOptions
@@ -84,8 +94,11 @@ protocol PriceAnswerCommand: ParsableCommand {
 extension PriceAnswerCommand {
     func run() throws {
         try perform(common) { context in
-            let plan = try context.store.plans.answerPriceIncrease(of: try context.productID(product), accept: Self.accepts)
-            output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
+            let plan = try context.store.plans.answerPriceIncrease(
+                of: try context.productID(product), accept: Self.accepts)
+            output(
+                context, json: planJSON(plan, context),
+                text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
         }
     }
 }
@@ -93,7 +106,8 @@ extension PriceAnswerCommand {
 private func changeJSON(_ change: PriceChange, _ context: Context) -> (json: JSON, fields: [(String, JSON)]) {
     let fields: [(String, JSON)] = [
         ("product", .string(change.productID)), ("price", .string(PriceFormatter.plain(change.price))),
-        ("previous", .string(PriceFormatter.plain(change.previous))), ("consentRequired", .bool(change.consentRequired)),
+        ("previous", .string(PriceFormatter.plain(change.previous))),
+        ("consentRequired", .bool(change.consentRequired)),
         ("at", context.formatDate(change.at)),
     ]
     return (.object(fields), fields)

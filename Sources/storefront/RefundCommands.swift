@@ -7,16 +7,23 @@ import StoreCore
 struct RefundRequestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refund-request",
-        abstract: "Ask for a refund as a customer does, and answer the request: approve, decline, reverse a refund, the policy.",
-        discussion: "`storefront refund-request ID [--reason unintended|not-received|not-as-expected|legal|other]` asks. A consumable's request sends CONSUMPTION_REQUEST first; `storefront serve` takes the developer's Send Consumption Information.",
+        abstract:
+            "Ask for a refund as a customer does, and answer the request: approve, decline, reverse a refund, the policy.",
+        discussion:
+            "`storefront refund-request ID [--reason unintended|not-received|not-as-expected|legal|other]` asks. A consumable's request sends CONSUMPTION_REQUEST first; `storefront serve` takes the developer's Send Consumption Information.",
         subcommands: [Make.self, Approve.self, Decline.self, Reverse.self, List.self, Policy.self],
         defaultSubcommand: Make.self
     )
 
     struct Make: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "ask", abstract: "Ask for a refund of a purchase or plan period (the refund request sheet).")
-        @Argument(help: "The transaction id, or its first 4+ characters (`storefront receipt` lists them).") var id: String
-        @Option(help: ArgumentHelp("Why: \(RefundReason.allCases.map(\.argument).joined(separator: ", ")).", valueName: "reason")) var reason = "other"
+        static let configuration = CommandConfiguration(
+            commandName: "ask", abstract: "Ask for a refund of a purchase or plan period (the refund request sheet).")
+        @Argument(help: "The transaction id, or its first 4+ characters (`storefront receipt` lists them).") var id:
+            String
+        @Option(
+            help: ArgumentHelp(
+                "Why: \(RefundReason.allCases.map(\.argument).joined(separator: ", ")).", valueName: "reason"))
+        var reason = "other"
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
@@ -34,7 +41,8 @@ struct RefundRequestCommand: ParsableCommand {
     }
 
     struct Approve: RefundDecisionCommand {
-        static let configuration = CommandConfiguration(abstract: "Refund a waiting request (the developer's side, or Apple's): REFUND.")
+        static let configuration = CommandConfiguration(
+            abstract: "Refund a waiting request (the developer's side, or Apple's): REFUND.")
         static let approves = true
         @Argument(help: "The purchase's transaction id.") var id: String
         @OptionGroup var common: CommonOptions
@@ -48,47 +56,62 @@ struct RefundRequestCommand: ParsableCommand {
     }
 
     struct Reverse: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take a refund back: REFUND_REVERSED; the purchase counts again.")
+        static let configuration = CommandConfiguration(
+            abstract: "Take a refund back: REFUND_REVERSED; the purchase counts again.")
         @Argument(help: "The refunded purchase's transaction id.") var id: String
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
                 let request = try context.store.refunds.reverse(id)
-                output(context, json: request.map { refundJSON($0, context) } ?? .object([("reversed", .string(id))]),
-                       text: request.map { refundLine($0, context) } ?? "refund of \(id) taken back")
+                output(
+                    context, json: request.map { refundJSON($0, context) } ?? .object([("reversed", .string(id))]),
+                    text: request.map { refundLine($0, context) } ?? "refund of \(id) taken back")
             }
         }
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The signed-in account's refund requests and where each stands.")
+        static let configuration = CommandConfiguration(
+            abstract: "The signed-in account's refund requests and where each stands.")
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
                 let requests = try context.store.refunds.requests()
                 let policy = try context.store.refunds.policy()
                 output(
-                    context, json: .object([("requests", .array(requests.map { refundJSON($0, context) })), ("policy", .string(policy.rawValue))]),
-                    text: requests.isEmpty ? "no refund requests" : requests.map { refundLine($0, context) }.joined(separator: "\n")
+                    context,
+                    json: .object([
+                        ("requests", .array(requests.map { refundJSON($0, context) })),
+                        ("policy", .string(policy.rawValue)),
+                    ]),
+                    text: requests.isEmpty
+                        ? "no refund requests" : requests.map { refundLine($0, context) }.joined(separator: "\n")
                 )
             }
         }
     }
 
     struct Policy: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "How this device's requests are answered: manual (default: the developer's side decides), approve or decline at once.")
+        static let configuration = CommandConfiguration(
+            abstract:
+                "How this device's requests are answered: manual (default: the developer's side decides), approve or decline at once."
+        )
         @Argument(help: "manual, approve or decline; none shows it.") var policy: String?
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
-            if let policy, RefundPolicy(rawValue: policy) == nil { throw ValidationError("the policy is manual, approve or decline") }
+            if let policy, RefundPolicy(rawValue: policy) == nil {
+                throw ValidationError("the policy is manual, approve or decline")
+            }
         }
 
         func run() throws {
             try perform(common) { context in
                 if let policy { try context.store.refunds.setPolicy(RefundPolicy(rawValue: policy)!) }
                 let current = try context.store.refunds.policy()
-                output(context, json: .object([("policy", .string(current.rawValue))]), text: "refund requests: \(current.rawValue)")
+                output(
+                    context, json: .object([("policy", .string(current.rawValue))]),
+                    text: "refund requests: \(current.rawValue)")
             }
         }
     }
@@ -112,8 +135,10 @@ extension RefundDecisionCommand {
 
 private func refundJSON(_ request: RefundRequest, _ context: Context) -> JSON {
     .object([
-        ("transaction", .string(request.transactionID)), ("request", .string(request.requestID)), ("account", .string(request.account)),
-        ("product", .string(request.productID)), ("kind", .string(request.kind.rawValue)), ("reason", .string(request.reason.rawValue)),
+        ("transaction", .string(request.transactionID)), ("request", .string(request.requestID)),
+        ("account", .string(request.account)),
+        ("product", .string(request.productID)), ("kind", .string(request.kind.rawValue)),
+        ("reason", .string(request.reason.rawValue)),
         ("requestedAt", context.formatDate(request.requestedAt)), ("state", .string(request.state.rawValue)),
         ("decidedAt", context.formatDate(request.decidedAt)), ("consumptionInfo", .optional(request.consumptionInfo)),
     ])

@@ -9,7 +9,9 @@ import TerminalUI
 func loadScenario(_ path: String) throws(ScenarioError) -> (name: String, steps: [ScenarioStep]) {
     let name = URL(fileURLWithPath: path).lastPathComponent
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-        let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file, and no shipped scenario of that name (`storefront scenario list`)"
+        let reason =
+            FileManager.default.fileExists(atPath: path)
+            ? "cannot be read" : "no such file, and no shipped scenario of that name (`storefront scenario list`)"
         throw ScenarioError(file: path, line: 0, message: reason)
     }
     return (name, try ScenarioParser.parse(text, file: name))
@@ -29,13 +31,17 @@ func scenarioPath(_ typed: String, common: CommonOptions) -> String {
 /// The catalog a scenario runs on: the one its `catalog FILE` step names (beside the scenario,
 /// else a shipped file of that name), else the command line's. One clear line when it cannot be
 /// found or read.
-func scenarioCatalog(_ steps: [ScenarioStep], path: String, name: String, common: CommonOptions) throws -> LoadedCatalog {
+func scenarioCatalog(_ steps: [ScenarioStep], path: String, name: String, common: CommonOptions) throws -> LoadedCatalog
+{
     guard case .catalog(let file)? = steps.first?.kind else { return try Context.loadCatalog(common) }
     let beside = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file)
     var candidates = [file.hasPrefix("/") ? URL(fileURLWithPath: file) : beside]
     if let assets = Context.locateAssets(common.assets) { candidates.append(assets.appendingPathComponent(file)) }
     guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
-        throw CommandFailure(message: "\(name):\(steps[0].line): catalog \"\(file)\" is neither beside the scenario nor a shipped catalog", status: 2)
+        throw CommandFailure(
+            message:
+                "\(name):\(steps[0].line): catalog \"\(file)\" is neither beside the scenario nor a shipped catalog",
+            status: 2)
     }
     var options = common
     options.catalog = found.path
@@ -53,7 +59,8 @@ func shippedScenarios(_ common: CommonOptions) -> [String] {
 /// A temporary state folder for one scenario, removed after `body`: a scenario never touches a
 /// real store.
 func withScenarioFolder<T>(_ body: (URL) throws -> T) throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-scenario-\(UUID().uuidString)")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "storefront-scenario-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     return try body(folder)
@@ -67,14 +74,16 @@ struct ScenarioCommand: ParsableCommand {
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The shipped scenarios, each with its one-line story.")
+        static let configuration = CommandConfiguration(
+            abstract: "The shipped scenarios, each with its one-line story.")
         @OptionGroup var catalogOptions: CatalogOptions
 
         func run() throws {
             let paths = shippedScenarios(catalogOptions.common)
             let folder = "/scenarios/"
             let names = paths.map { path in
-                let relative = path.range(of: folder, options: .backwards).map { String(path[$0.upperBound...]) } ?? path
+                let relative =
+                    path.range(of: folder, options: .backwards).map { String(path[$0.upperBound...]) } ?? path
                 return String(relative.dropLast(".scenario".count))
             }
             let width = names.map(\.count).max() ?? 0
@@ -110,14 +119,19 @@ struct ScenarioCommand: ParsableCommand {
                 try withScenarioFolder { folder in
                     var utc = Calendar(identifier: .gregorian)
                     utc.timeZone = TimeZone(identifier: "UTC")!
-                    let factory = try StoreFactory(stateDirectory: StateDirectory(folder), catalog: loaded.catalog, calendar: utc, time: .shared(override: nil))
+                    let factory = try StoreFactory(
+                        stateDirectory: StateDirectory(folder), catalog: loaded.catalog, calendar: utc,
+                        time: .shared(override: nil))
                     try factory.server.setClockSetting(ClockSetting(mode: .frozen, frozenAt: ScenarioRunner.start))
                     factory.passwordHasher = PasswordHasher(cost: 1 << 10)
                     factory.randomIndex = { _ in 0 }
                     let store = try factory.open(device: "phone")
-                    let recorder = ScenarioRecorder(catalog: loaded.catalog, title: "Recorded \(ISO8601DateFormatter().string(from: Date()))")
+                    let recorder = ScenarioRecorder(
+                        catalog: loaded.catalog, title: "Recorded \(ISO8601DateFormatter().string(from: Date()))")
                     try withScreen(log: folder.appendingPathComponent("storefront.log")) { terminal in
-                        let app = App(store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), route: .signIn)
+                        let app = App(
+                            store: LiveStore(store: store), terminal: terminal,
+                            pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), route: .signIn)
                         app.onEffect = { recorder.record($0) }
                         app.run()
                     }
@@ -135,18 +149,25 @@ struct ScenarioCommand: ParsableCommand {
 
     struct Play: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Play a scenario on the screen for an audience: captions in the banner, pauses wait for space, q stops."
+            abstract:
+                "Play a scenario on the screen for an audience: captions in the banner, pauses wait for space, q stops."
         )
-        @Argument(help: "The scenario file, or a shipped scenario's name (`storefront scenario list`).") var file: String
+        @Argument(help: "The scenario file, or a shipped scenario's name (`storefront scenario list`).") var file:
+            String
         @Option(help: "Pace: 1 is a demo, 2 twice as fast, 0.5 slower.") var speed: Double = 1
-        @Option(help: ArgumentHelp("Also write the demo as an asciicast v2 recording (asciinema's players read it).", valueName: "file.cast"))
+        @Option(
+            help: ArgumentHelp(
+                "Also write the demo as an asciicast v2 recording (asciinema's players read it).",
+                valueName: "file.cast"))
         var cast: String?
         @OptionGroup var catalogOptions: CatalogOptions
 
         func run() throws {
             let common = catalogOptions.common
             try reportingFailures {
-                guard speed > 0, speed <= 100 else { throw CommandFailure(message: "--speed must be more than 0 and at most 100", status: 2) }
+                guard speed > 0, speed <= 100 else {
+                    throw CommandFailure(message: "--speed must be more than 0 and at most 100", status: 2)
+                }
                 // What was typed is checked before the terminal: a missing file is the first thing to say.
                 let file = scenarioPath(file, common: common)
                 let scenario: (name: String, steps: [ScenarioStep])
@@ -163,7 +184,9 @@ struct ScenarioCommand: ParsableCommand {
                 }
                 try withScenarioFolder { folder in
                     let runner = try ScenarioRunner(catalog: loaded.catalog, stateDirectory: folder)
-                    var failed = 0, passed = 0, line = 0
+                    var failed = 0
+                    var passed = 0
+                    var line = 0
                     var stopped: ScenarioPlayer.Stop?
                     var failedLine: Int?
                     try withScreen(log: folder.appendingPathComponent("storefront.log")) { curses in
@@ -171,13 +194,17 @@ struct ScenarioCommand: ParsableCommand {
                         if let cast {
                             let writer: AsciicastWriter
                             do {
-                                writer = try AsciicastWriter(url: URL(fileURLWithPath: cast), size: curses.size, title: "Storefront: \(scenario.name)")
+                                writer = try AsciicastWriter(
+                                    url: URL(fileURLWithPath: cast), size: curses.size,
+                                    title: "Storefront: \(scenario.name)")
                             } catch {
                                 throw CommandFailure(message: "\(error)", status: 2)
                             }
                             terminal = RecordingTerminal(curses, writer: writer)
                         }
-                        let player = ScenarioPlayer(runner: runner, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), speed: speed)
+                        let player = ScenarioPlayer(
+                            runner: runner, terminal: terminal,
+                            pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog), speed: speed)
                         player.play(scenario.steps, file: scenario.name)
                         (failed, passed, line, stopped) = (player.failed, player.passed, player.line, player.stopped)
                         failedLine = player.failedLine
@@ -187,10 +214,13 @@ struct ScenarioCommand: ParsableCommand {
                     switch stopped {
                     case .key?, .interrupt?:
                         let signal = stopped == .interrupt ? TerminalSignals.lastSignal : SIGINT
-                        FileHandle.standardError.write(Data("storefront: \(scenario.name) stopped at line \(line): \(tally)\n".utf8))
+                        FileHandle.standardError.write(
+                            Data("storefront: \(scenario.name) stopped at line \(line): \(tally)\n".utf8))
                         throw ExitCode(128 + (signal == SIGTERM ? SIGTERM : SIGINT))
                     case nil:
-                        print("\(scenario.name): " + (failedLine.map { "stopped at line \($0), a check that failed: " } ?? "") + tally)
+                        print(
+                            "\(scenario.name): "
+                                + (failedLine.map { "stopped at line \($0), a check that failed: " } ?? "") + tally)
                     }
                     if failed > 0 { throw ExitCode(1) }
                 }
@@ -200,9 +230,11 @@ struct ScenarioCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run scenarios without a screen; each expectation passes or fails with its line. Exit 1 if any failed."
+            abstract:
+                "Run scenarios without a screen; each expectation passes or fails with its line. Exit 1 if any failed."
         )
-        @Argument(help: "Scenario files or shipped scenarios' names (default: every shipped one).") var files: [String] = []
+        @Argument(help: "Scenario files or shipped scenarios' names (default: every shipped one).") var files:
+            [String] = []
         @OptionGroup var catalogOptions: CatalogOptions
         @Flag(help: "Print JSON for scripts.") var json = false
 
@@ -210,7 +242,9 @@ struct ScenarioCommand: ParsableCommand {
             let common = catalogOptions.common
             try reportingFailures {
                 let paths = files.isEmpty ? shippedScenarios(common) : files.map { scenarioPath($0, common: common) }
-                guard !paths.isEmpty else { throw CommandFailure(message: "no scenario files given or shipped", status: 2) }
+                guard !paths.isEmpty else {
+                    throw CommandFailure(message: "no scenario files given or shipped", status: 2)
+                }
                 var results: [ScenarioResult] = []
                 for path in paths { results.append(try Self.check(path, common: common)) }
                 Self.print(results, json: json)
@@ -237,28 +271,37 @@ struct ScenarioCommand: ParsableCommand {
 
         static func print(_ results: [ScenarioResult], json: Bool) {
             if json {
-                let value = JSON.array(results.map { result in
-                    .object([
-                        ("file", .string(result.file)), ("passed", .bool(result.passed)),
-                        ("error", .optional(result.error?.description)),
-                        ("expectations", .array(result.expectations.map { expectation in
-                            .object([
-                                ("line", .int(expectation.line)), ("text", .string(expectation.text)),
-                                ("passed", .bool(expectation.passed)), ("detail", .optional(expectation.detail)),
-                            ])
-                        })),
-                    ])
-                })
+                let value = JSON.array(
+                    results.map { result in
+                        .object([
+                            ("file", .string(result.file)), ("passed", .bool(result.passed)),
+                            ("error", .optional(result.error?.description)),
+                            (
+                                "expectations",
+                                .array(
+                                    result.expectations.map { expectation in
+                                        .object([
+                                            ("line", .int(expectation.line)), ("text", .string(expectation.text)),
+                                            ("passed", .bool(expectation.passed)),
+                                            ("detail", .optional(expectation.detail)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
                 Swift.print(value.rendered())
                 return
             }
-            var passed = 0, failed = 0
+            var passed = 0
+            var failed = 0
             for result in results {
                 Swift.print(result.file)
                 for expectation in result.expectations {
                     if expectation.passed { passed += 1 } else { failed += 1 }
                     let mark = expectation.passed ? "✓" : "✗"
-                    Swift.print("  \(mark) line \(expectation.line): \(expectation.text)" + (expectation.detail.map { " — \($0)" } ?? ""))
+                    Swift.print(
+                        "  \(mark) line \(expectation.line): \(expectation.text)"
+                            + (expectation.detail.map { " — \($0)" } ?? ""))
                 }
                 if let error = result.error {
                     failed += 1

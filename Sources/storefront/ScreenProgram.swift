@@ -5,8 +5,9 @@ import Foundation
 import StoreCore
 import StorefrontApp
 import TerminalUI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct ScreenProgram {
@@ -16,15 +17,21 @@ struct ScreenProgram {
 
     /// The names of `--devices`: two or three, distinct, each a valid device name.
     static func deviceNames(_ text: String) throws -> [String] {
-        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
         guard (2...3).contains(names.count) else {
-            throw CommandFailure(message: "--devices takes two or three device names, as phone,tablet (got \(names.count))", status: 2)
+            throw CommandFailure(
+                message: "--devices takes two or three device names, as phone,tablet (got \(names.count))", status: 2)
         }
         guard Set(names.map { $0.lowercased() }).count == names.count else {
-            throw CommandFailure(message: "--devices names a device twice (\(text)): each pane is a device of its own", status: 2)
+            throw CommandFailure(
+                message: "--devices names a device twice (\(text)): each pane is a device of its own", status: 2)
         }
         for name in names {
-            do { try StateDirectory.validate(device: name) } catch { throw CommandFailure(message: "--devices: \(error)", status: 2) }
+            do { try StateDirectory.validate(device: name) } catch {
+                throw CommandFailure(message: "--devices: \(error)", status: 2)
+            }
         }
         return names
     }
@@ -39,13 +46,16 @@ struct ScreenProgram {
         let stateDirectory = StateDirectory(try Context.resolveStateDirectory(options))
         try StateDirectory.validate(device: options.device)
         try stateDirectory.prepare()
-        if !devices.isEmpty { return try runDevices(loaded: loaded, password: password, stateDirectory: stateDirectory) }
+        if !devices.isEmpty {
+            return try runDevices(loaded: loaded, password: password, stateDirectory: stateDirectory)
+        }
         let opening = OpeningStore(catalog: loaded.catalog) {
             try Context.open(options, loaded: loaded, password: password).store
         }
         try withScreen(log: stateDirectory.url.appendingPathComponent("storefront.log")) { terminal in
             let app = App(
-                store: opening, terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog),
+                store: opening, terminal: terminal,
+                pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog),
                 route: .products, asksGuestsToSignIn: true
             )
             // For the benchmark of start-up: stop once the first full frame is on the terminal.
@@ -65,10 +75,13 @@ extension ScreenProgram {
         let openings = devices.map { name in
             var paneOptions = options
             paneOptions.device = name
-            return OpeningStore(catalog: loaded.catalog) { try Context.open(paneOptions, loaded: loaded, password: password).store }
+            return OpeningStore(catalog: loaded.catalog) {
+                try Context.open(paneOptions, loaded: loaded, password: password).store
+            }
         }
         try withScreen(log: stateDirectory.url.appendingPathComponent("storefront.log")) { terminal in
-            let wall = DeviceWall(terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog))
+            let wall = DeviceWall(
+                terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog))
             for (name, opening) in zip(devices, openings) {
                 wall.add(device: name, store: opening, asksGuestsToSignIn: true)
             }
@@ -82,7 +95,8 @@ extension ScreenProgram {
 func requireTerminal() throws {
     let term = Environment.current.terminalType
     guard isatty(STDOUT_FILENO) != 0, isatty(STDIN_FILENO) != 0, !term.isEmpty, term != "dumb" else {
-        printError("""
+        printError(
+            """
             storefront: the screen needs a terminal (standard input and output a TTY, TERM not dumb). \
             Without one, use the subcommands: storefront products, buy, pending, approve, status, … \
             (`storefront --help` lists them all).
@@ -99,7 +113,10 @@ func withScreen(log: URL, _ body: (CursesTerminal) throws -> Void) throws {
     let logDescriptor = open(log.path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
     if logDescriptor >= 0 { dup2(logDescriptor, STDERR_FILENO) }
     defer {
-        if savedError >= 0 { dup2(savedError, STDERR_FILENO); close(savedError) }
+        if savedError >= 0 {
+            dup2(savedError, STDERR_FILENO)
+            close(savedError)
+        }
         if logDescriptor >= 0 { close(logDescriptor) }
     }
     let terminal: CursesTerminal

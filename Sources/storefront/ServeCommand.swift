@@ -10,7 +10,10 @@ import StorefrontServer
 
 /// Where and how `serve` listens, declared once: the parser checks them before anything opens.
 struct ServeOptions: ParsableArguments {
-    @Option(help: "The address or name to listen on; a name listens on every address it resolves to (localhost: ::1 and 127.0.0.1).")
+    @Option(
+        help:
+            "The address or name to listen on; a name listens on every address it resolves to (localhost: ::1 and 127.0.0.1)."
+    )
     var host = "localhost"
     @Option(help: "The port (0: a free one, printed).")
     var port = 8080
@@ -21,18 +24,24 @@ struct ServeOptions: ParsableArguments {
         )
     )
     var database: String?
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "chain.pem"))
+    @Option(
+        name: .customLong("tls-cert"),
+        help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (with --tls-key).", valueName: "chain.pem"))
     var tlsCertificate: String?
-    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "key.pem"))
+    @Option(
+        name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "key.pem"))
     var tlsKey: String?
     @Option(
         name: .customLong("idle-timeout"),
-        help: ArgumentHelp("Close a connection idle this many seconds (or whose request head never completes).", valueName: "seconds")
+        help: ArgumentHelp(
+            "Close a connection idle this many seconds (or whose request head never completes).", valueName: "seconds")
     )
     var idleTimeout: Double = 30
     @Option(
         name: .customLong("max-connections"),
-        help: ArgumentHelp("Connections open at once, at most (default: below the file limit); beyond it the longest-idle one is closed.", valueName: "n")
+        help: ArgumentHelp(
+            "Connections open at once, at most (default: below the file limit); beyond it the longest-idle one is closed.",
+            valueName: "n")
     )
     var maxConnections: Int?
 
@@ -40,7 +49,9 @@ struct ServeOptions: ParsableArguments {
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout takes a number of seconds above 0") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections takes a number above 0") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0 to 65535") }
-        guard (tlsCertificate == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together")
+        }
         guard !host.isEmpty else { throw ValidationError("--host takes an address or a name") }
     }
 
@@ -69,7 +80,8 @@ struct ServingService: Service {
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve the App Store Server API over this state folder (V1): Apple's paths, tokens, JSON and errors.",
-        discussion: "Prints the address it listens on (--port 0 picks a free one); stops cleanly on SIGINT and SIGTERM; delivers notifications while it runs."
+        discussion:
+            "Prints the address it listens on (--port 0 picks a free one); stops cleanly on SIGINT and SIGTERM; delivers notifications while it runs."
     )
     @OptionGroup var serve: ServeOptions
     @OptionGroup var common: CommonOptions
@@ -96,7 +108,9 @@ struct Serve: AsyncParsableCommand {
         setenv("TZ", ":/etc/localtime", 0)
         let database: PostgresAccountServer?
         do {
-            database = try DatabaseURL.given(serve.database).map { url throws(StoreError) in try PostgresAccountServer(url: url) }
+            database = try DatabaseURL.given(serve.database).map { url throws(StoreError) in
+                try PostgresAccountServer(url: url)
+            }
         } catch {
             throw CommandFailure(message: error.description, status: error.exitStatus == 1 ? 2 : error.exitStatus)
         }
@@ -120,14 +134,17 @@ struct Serve: AsyncParsableCommand {
         configuration.maximumGracefulShutdownDuration = .seconds(2)
         configuration.maximumCancellationDuration = .milliseconds(2_500)
         let group = ServiceGroup(configuration: configuration)
-        ServerApplication.watchBlockingCalls(logger: logger, strict: ProcessInfo.processInfo.environment["STOREFRONT_STRICT_THREADS"] == "1")
+        ServerApplication.watchBlockingCalls(
+            logger: logger, strict: ProcessInfo.processInfo.environment["STOREFRONT_STRICT_THREADS"] == "1")
         do {
             try await group.run()
         } catch let failure as CommandFailure {
             throw failure
-        } catch where ServerApplication.isAddressInUse(error) {
+        } catch  where ServerApplication.isAddressInUse(error) {
             throw CommandFailure(
-                message: "\(serve.host):\(serve.port) is in use (another storefront serve?): --port names another, --port 0 picks a free one", status: 3
+                message:
+                    "\(serve.host):\(serve.port) is in use (another storefront serve?): --port names another, --port 0 picks a free one",
+                status: 3
             )
         } catch {
             throw CommandFailure(message: "\(error)", status: 3)
@@ -153,7 +170,9 @@ struct Serve: AsyncParsableCommand {
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: ([listener] + served.services(logger: logger)).map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                services: ([listener] + served.services(logger: logger)).map {
+                    ServiceGroupConfiguration.ServiceConfiguration(service: $0)
+                },
                 logger: logger
             )
         )
@@ -178,7 +197,8 @@ struct Serve: AsyncParsableCommand {
             // state folder's SQLite file. The state folder keeps the certificate authority either way.
             return try ServedStore(
                 factory: StoreFactory(
-                    stateDirectory: StateDirectory(state), catalog: catalog, calendar: calendar, time: .shared(override: nil), server: database
+                    stateDirectory: StateDirectory(state), catalog: catalog, calendar: calendar,
+                    time: .shared(override: nil), server: database
                 ),
                 logger: Logger(label: "storefront-serve")
             )
@@ -200,7 +220,8 @@ enum ProcessList {
         for index in 0..<Int(CommandLine.argc) {
             guard let argument = CommandLine.unsafeArgv[index] else { continue }
             let length = strlen(argument)
-            let bytes = UnsafeMutableBufferPointer(start: UnsafeMutableRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: length)
+            let bytes = UnsafeMutableBufferPointer(
+                start: UnsafeMutableRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: length)
             guard let range = passwordRange(in: Array(bytes)) else { continue }
             for offset in range { bytes[offset] = UInt8(ascii: "*") }
         }
@@ -213,7 +234,9 @@ enum ProcessList {
         guard let scheme = string.range(of: "://"), string.lowercased().contains("postgres") else { return nil }
         let afterScheme = string[scheme.upperBound...]
         let authority = afterScheme.prefix { $0 != "/" && $0 != "?" }
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return nil }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
+            return nil
+        }
         let start = string.utf8.distance(from: string.startIndex, to: string.index(after: colon))
         let end = string.utf8.distance(from: string.startIndex, to: at)
         return start < end ? start..<end : nil

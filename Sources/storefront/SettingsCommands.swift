@@ -4,8 +4,9 @@ import ArgumentParser
 import Foundation
 import StoreCore
 import TerminalUI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct ClockCommand: ParsableCommand {
@@ -42,7 +43,8 @@ struct ClockCommand: ParsableCommand {
     }
 
     struct Advance: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Move the store's time forward: 90m, 12h, 1d, 2w, 3mo, 1y, 1d12h, 3 days.")
+        static let configuration = CommandConfiguration(
+            abstract: "Move the store's time forward: 90m, 12h, 1d, 2w, 3mo, 1y, 1d12h, 3 days.")
         @Argument(help: ArgumentHelp("How far (3d, or in words: 3 days).", valueName: "duration")) var words: [String]
         @OptionGroup var common: CommonOptions
 
@@ -67,7 +69,8 @@ struct ClockCommand: ParsableCommand {
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Set the store's time (ISO 8601); it keeps running unless frozen.")
+        static let configuration = CommandConfiguration(
+            abstract: "Set the store's time (ISO 8601); it keeps running unless frozen.")
         @Argument(help: "The time, e.g. 2026-01-31T09:00:00Z.", transform: TimeArgument.parse) var time: TimeArgument
         @OptionGroup var common: CommonOptions
 
@@ -85,8 +88,10 @@ struct ClockCommand: ParsableCommand {
     }
 
     struct Freeze: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop the store's time (at TIME if given); only commands move it.")
-        @Argument(help: "Where to stop it (ISO 8601); default: now.", transform: TimeArgument.parse) var time: TimeArgument?
+        static let configuration = CommandConfiguration(
+            abstract: "Stop the store's time (at TIME if given); only commands move it.")
+        @Argument(help: "Where to stop it (ISO 8601); default: now.", transform: TimeArgument.parse) var time:
+            TimeArgument?
         @OptionGroup var common: CommonOptions
 
         func run() throws {
@@ -100,14 +105,17 @@ struct ClockCommand: ParsableCommand {
 
     struct Rate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run the store's time N times faster; \"sandbox\" is 8640× (one month of subscription in five minutes)."
+            abstract:
+                "Run the store's time N times faster; \"sandbox\" is 8640× (one month of subscription in five minutes)."
         )
         @Argument(help: "The rate.", transform: RateArgument.parse) var rate: RateArgument
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try perform(common) { context in
-                try ClockCommand.change(context) { setting, real in setting.accelerated(rate: rate.rate, real: real, sandbox: rate.sandbox) }
+                try ClockCommand.change(context) { setting, real in
+                    setting.accelerated(rate: rate.rate, real: real, sandbox: rate.sandbox)
+                }
             }
         }
     }
@@ -175,7 +183,8 @@ struct CatalogCommand: ParsableCommand {
     )
 
     struct Check: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Check a catalog: errors exit 2; warnings are printed, and fail with --strict.")
+        static let configuration = CommandConfiguration(
+            abstract: "Check a catalog: errors exit 2; warnings are printed, and fail with --strict.")
         @Argument(help: "The catalog file (default: the one --catalog names, else the shipped one).") var file: String?
         @Flag(help: "Treat warnings (a missing image, an unknown key) as errors.") var strict = false
         @Flag(help: "Print JSON for scripts.") var json = false
@@ -192,10 +201,15 @@ struct CatalogCommand: ParsableCommand {
                 if catalog.defaultPolicy != .approve { settings.append("policy \(catalog.defaultPolicy)") }
                 if let rate = catalog.clockRate { settings.append("clock ×\(Int(rate))") }
                 if let billing = catalog.billing {
-                    settings.append("billing \(billing.failing ? "fails" : "ok")" + (billing.graceDays.map { ", grace \($0) days" } ?? ""))
+                    settings.append(
+                        "billing \(billing.failing ? "fails" : "ok")"
+                            + (billing.graceDays.map { ", grace \($0) days" } ?? ""))
                 }
                 let durations = catalog.products.compactMap { product in
-                    product.durationSource.map { "\(product.id): " + (product.duration.map { "\($0) (\($0.phrase), " } ?? "") + $0 + (product.duration == nil ? "" : ")") }
+                    product.durationSource.map {
+                        "\(product.id): " + (product.duration.map { "\($0) (\($0.phrase), " } ?? "") + $0
+                            + (product.duration == nil ? "" : ")")
+                    }
                 }
                 let report = JSON.object([
                     ("format", .string(catalog.format)), ("products", .int(catalog.products.count)),
@@ -206,7 +220,9 @@ struct CatalogCommand: ParsableCommand {
                 var lines = [
                     "ok: \(catalog.format), \(catalog.products.count) products in \(catalog.currencyCode) (\(catalog.localeIdentifier)), \(loaded.warnings.count) warning(s)"
                 ]
-                if !settings.isEmpty { lines.append("a fresh state folder starts with: " + settings.joined(separator: "; ")) }
+                if !settings.isEmpty {
+                    lines.append("a fresh state folder starts with: " + settings.joined(separator: "; "))
+                }
                 lines += durations.map { "  " + $0 }
                 print(json ? report.rendered() : lines.joined(separator: "\n"))
                 if strict, !loaded.warnings.isEmpty { throw ExitCode(2) }
@@ -225,10 +241,11 @@ struct Screen: ParsableCommand {
         commandName: "screen", _superCommandName: "storefront", abstract: "Open the storefront screen (the default)."
     )
     @OptionGroup var common: CommonOptions
-    @Option(help: ArgumentHelp(
-        "Two or three devices side by side, one pane each, with a rail of what passes between them (Tab moves the keyboard).",
-        valueName: "name,name[,name]"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "Two or three devices side by side, one pane each, with a rail of what passes between them (Tab moves the keyboard).",
+            valueName: "name,name[,name]"
+        ))
     var devices: String?
 
     func run() throws {
@@ -251,7 +268,9 @@ struct CrashPoints: ParsableCommand {
     func run() throws {
         let points = CrashPoint.allCases
         if json {
-            print(JSON.array(points.map { .object([("name", .string($0.rawValue)), ("leaves", .string($0.summary))]) }).rendered())
+            print(
+                JSON.array(points.map { .object([("name", .string($0.rawValue)), ("leaves", .string($0.summary))]) })
+                    .rendered())
         } else {
             let width = points.map { TextWidth.of($0.rawValue) }.max() ?? 0
             for point in points { print(TextWidth.pad(point.rawValue, to: width) + "  " + point.summary) }

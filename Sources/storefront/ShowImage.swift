@@ -3,20 +3,23 @@
 import ArgumentParser
 import Foundation
 import TerminalUI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct ShowImage: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show-image",
-        abstract: "Print a PNG as half-block cells (ANSI colours on a terminal or with --color), or as a character ramp."
+        abstract:
+            "Print a PNG as half-block cells (ANSI colours on a terminal or with --color), or as a character ramp."
     )
     @Argument(help: "The PNG file.") var file: String
     @Option(help: "Columns (default: the terminal's, else 80).") var width: Int?
     @Option(help: "Rows (default: the terminal's less two, else 24).") var height: Int?
     @Flag(help: "ANSI colours even when standard output is not a terminal.") var color = false
-    @Option(help: ArgumentHelp("Colours to use: 256, 8 or none.", valueName: "depth"), transform: DepthArgument.parse) var depth: DepthArgument?
+    @Option(help: ArgumentHelp("Colours to use: 256, 8 or none.", valueName: "depth"), transform: DepthArgument.parse)
+    var depth: DepthArgument?
 
     func run() throws {
         let terminal = Self.terminalSize()
@@ -44,7 +47,9 @@ struct ShowImage: ParsableCommand {
 
     static func terminalSize() -> TerminalUI.Size? {
         var size = winsize()
-        guard isatty(STDOUT_FILENO) != 0, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        guard isatty(STDOUT_FILENO) != 0, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else {
+            return nil
+        }
         return TerminalUI.Size(columns: Int(size.ws_col), rows: Int(size.ws_row))
     }
 }

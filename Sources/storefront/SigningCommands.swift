@@ -21,14 +21,18 @@ func foundationJSON(_ value: Any) -> JSON {
 struct CertificateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "certificate",
-        abstract: "The root certificate a backend trusts to verify Storefront's signed data (S1): the state folder's, or on a team the server's.",
+        abstract:
+            "The root certificate a backend trusts to verify Storefront's signed data (S1): the state folder's, or on a team the server's.",
         discussion: """
             With no option, prints it as PEM. The authority (root, intermediate, leaf) is made on first use in STATE/ca, owner-only. \
             On a team (--server), the server signs what a signed-in device shows, so its root is printed: the one root that \
             verifies what the team signs. --own prints this state folder's, which verifies only a guest's purchases there.
             """
     )
-    @Option(help: ArgumentHelp("Write the root in DER (what Apple's libraries take as root_certificates).", valueName: "file")) var der: String?
+    @Option(
+        help: ArgumentHelp(
+            "Write the root in DER (what Apple's libraries take as root_certificates).", valueName: "file")) var der:
+        String?
     @Option(help: ArgumentHelp("Write the root in PEM.", valueName: "file")) var pem: String?
     @Flag(help: "This state folder's own root, even on a team.") var own = false
     @OptionGroup var common: CommonOptions
@@ -44,8 +48,9 @@ struct CertificateCommand: ParsableCommand {
                 }
             }
             guard der == nil, pem == nil else { return }
-            output(context, json: .object([("pem", .string(rootPEM)), ("der", .string(root.base64EncodedString()))]),
-                   text: rootPEM.trimmingCharacters(in: .newlines))
+            output(
+                context, json: .object([("pem", .string(rootPEM)), ("der", .string(root.base64EncodedString()))]),
+                text: rootPEM.trimmingCharacters(in: .newlines))
         }
     }
 }
@@ -53,7 +58,8 @@ struct CertificateCommand: ParsableCommand {
 struct AppCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "app",
-        abstract: "The app signed data names: bundle id, App Apple ID and environment (S4); `app set` changes them; `app receipt` is the app receipt.",
+        abstract:
+            "The app signed data names: bundle id, App Apple ID and environment (S4); `app set` changes them; `app receipt` is the app receipt.",
         subcommands: [Show.self, Set.self, Receipt.self],
         defaultSubcommand: Show.self
     )
@@ -64,22 +70,27 @@ struct AppCommand: ParsableCommand {
         output(
             context,
             json: .object([
-                ("bundleId", .string(identity.bundleID)), ("appAppleId", identity.appAppleID.map { .int(Int($0)) } ?? .null),
-                ("environment", .string(identity.environment.rawValue)), ("signedAppTransaction", .string(appTransaction.jws)),
+                ("bundleId", .string(identity.bundleID)),
+                ("appAppleId", identity.appAppleID.map { .int(Int($0)) } ?? .null),
+                ("environment", .string(identity.environment.rawValue)),
+                ("signedAppTransaction", .string(appTransaction.jws)),
             ]),
-            text: "\(identity.bundleID) · \(identity.appAppleID.map { "App Apple ID \($0)" } ?? "no App Apple ID") · \(identity.environment.rawValue)"
+            text:
+                "\(identity.bundleID) · \(identity.appAppleID.map { "App Apple ID \($0)" } ?? "no App Apple ID") · \(identity.environment.rawValue)"
         )
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The app identity, and (with --json) this device's signed app transaction.")
+        static let configuration = CommandConfiguration(
+            abstract: "The app identity, and (with --json) this device's signed app transaction.")
         @OptionGroup var common: CommonOptions
         func run() throws { try perform(common) { try AppCommand.show($0) } }
     }
 
     struct Receipt: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The app receipt (StoreKit 1's appStoreReceiptURL): PKCS #7, signed with the store's chain, one in-app receipt per purchase of the account.",
+            abstract:
+                "The app receipt (StoreKit 1's appStoreReceiptURL): PKCS #7, signed with the store's chain, one in-app receipt per purchase of the account.",
             discussion: """
                 Printed in base64 (--base64 says so outright), as an app sends it to its server; --out writes the DER file; --post \
                 uploads it as an app uploads it to its backend (RW Selfies' SelfieService), as {"receipt-data": …}, and prints the \
@@ -88,7 +99,10 @@ struct AppCommand: ParsableCommand {
         )
         @Option(help: ArgumentHelp("Write the receipt (DER) to this file.", valueName: "file")) var out: String?
         @Flag(help: "Print the receipt in base64, whatever else is asked.") var base64 = false
-        @Option(help: ArgumentHelp("POST the receipt as JSON {\"receipt-data\": base64} to this http(s) URL and print the answer.", valueName: "url"))
+        @Option(
+            help: ArgumentHelp(
+                "POST the receipt as JSON {\"receipt-data\": base64} to this http(s) URL and print the answer.",
+                valueName: "url"))
         var post: String?
         @OptionGroup var common: CommonOptions
 
@@ -109,7 +123,9 @@ struct AppCommand: ParsableCommand {
                 } else if base64 {
                     print(text)
                 } else {
-                    output(context, json: .object([("appReceipt", .string(text))]), text: out.map { "wrote \($0)" } ?? text)
+                    output(
+                        context, json: .object([("appReceipt", .string(text))]), text: out.map { "wrote \($0)" } ?? text
+                    )
                 }
             }
         }
@@ -133,16 +149,21 @@ struct AppCommand: ParsableCommand {
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change what signed data names; what is not given stays.")
-        @Option(name: .customLong("bundle-id"), help: "The bundle id, such as com.example.comics.") var bundleID: String?
-        @Option(name: .customLong("app-apple-id"), help: "Apple's numeric id of the app (Production data needs one).") var appAppleID: String?
+        static let configuration = CommandConfiguration(
+            abstract: "Change what signed data names; what is not given stays.")
+        @Option(name: .customLong("bundle-id"), help: "The bundle id, such as com.example.comics.") var bundleID:
+            String?
+        @Option(name: .customLong("app-apple-id"), help: "Apple's numeric id of the app (Production data needs one).")
+        var appAppleID: String?
         @Option(help: "Sandbox, Production, Xcode or LocalTesting.") var environment: String?
         @OptionGroup var common: CommonOptions
 
         func run() throws {
             try reportingFailures {
                 if let bundleID, !AppIdentity.isValid(bundleID: bundleID) {
-                    throw CommandFailure(message: "--bundle-id \"\(bundleID)\" is not a bundle id (letters, digits, hyphens and dots)", status: 2)
+                    throw CommandFailure(
+                        message: "--bundle-id \"\(bundleID)\" is not a bundle id (letters, digits, hyphens and dots)",
+                        status: 2)
                 }
                 let appleID = try appAppleID.map { text in
                     guard let number = Int64(text), number > 0 else {
@@ -152,7 +173,9 @@ struct AppCommand: ParsableCommand {
                 }
                 let environment = try self.environment.map { text in
                     guard let environment = AppIdentity.Environment(argument: text) else {
-                        throw CommandFailure(message: "--environment \"\(text)\" is not one of Sandbox, Production, Xcode, LocalTesting", status: 2)
+                        throw CommandFailure(
+                            message: "--environment \"\(text)\" is not one of Sandbox, Production, Xcode, LocalTesting",
+                            status: 2)
                     }
                     return environment
                 }

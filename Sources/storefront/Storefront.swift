@@ -2,8 +2,9 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @main
@@ -24,7 +25,9 @@ struct Storefront: AsyncParsableCommand {
             Policy.self, ResetDevice.self, CatalogCommand.self, ShowImage.self, ScenarioCommand.self,
             Subscriptions.self, Cancel.self, RenewOn.self, Refund.self, Expire.self, ForceRenew.self, Billing.self,
             Grace.self, ErrorsCommand.self, CertificateCommand.self, AppCommand.self, TransactionCommand.self,
-            WebhookCommand.self, NotificationsCommand.self, KeysCommand.self, DeveloperTokenCommand.self, SharedSecretCommand.self, Serve.self, CrashPoints.self, OfferCodes.self, Redeem.self, PriceCommand.self, RefundRequestCommand.self, FamilyCommand.self, MessagesCommand.self,
+            WebhookCommand.self, NotificationsCommand.self, KeysCommand.self, DeveloperTokenCommand.self,
+            SharedSecretCommand.self, Serve.self, CrashPoints.self, OfferCodes.self, Redeem.self, PriceCommand.self,
+            RefundRequestCommand.self, FamilyCommand.self, MessagesCommand.self,
         ],
         defaultSubcommand: Screen.self
     )
@@ -38,7 +41,9 @@ struct Storefront: AsyncParsableCommand {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let first = arguments.first, !first.hasPrefix("-"), !isSubcommandName(first) {
-            printError("storefront: unknown subcommand \"\(first)\"\(didYouMean(first, among: configuration.subcommands)) (`storefront --help` lists them)")
+            printError(
+                "storefront: unknown subcommand \"\(first)\"\(didYouMean(first, among: configuration.subcommands)) (`storefront --help` lists them)"
+            )
             Glibc.exit(2)
         }
         let command: ParsableCommand
@@ -89,7 +94,9 @@ struct Storefront: AsyncParsableCommand {
             let names = parent.configuration.subcommands.map { $0._commandName }.joined(separator: ", ")
             let stray = message.lowercased().contains("unexpected argument") && message.contains("'\(word)'")
             if !hint.isEmpty || stray {
-                message = "unknown subcommand \"\(word)\" of `\(path.joined(separator: " "))`" + (hint.isEmpty ? " (it has \(names))" : hint)
+                message =
+                    "unknown subcommand \"\(word)\" of `\(path.joined(separator: " "))`"
+                    + (hint.isEmpty ? " (it has \(names))" : hint)
             }
         }
         printError("storefront: \(message) (`\(path.joined(separator: " ")) --help` shows the usage)")
@@ -102,7 +109,9 @@ struct Storefront: AsyncParsableCommand {
         let names = commands.flatMap { [$0._commandName] + $0.configuration.aliases }
         let scored = names.map { ($0, editDistance($0, word.lowercased())) }.sorted { $0.1 < $1.1 }
         if let best = scored.first, best.1 <= min(2, max(1, word.count / 3)) { return " (did you mean \"\(best.0)\"?)" }
-        if word.count >= 3, let started = names.first(where: { $0.hasPrefix(word.lowercased()) }) { return " (did you mean \"\(started)\"?)" }
+        if word.count >= 3, let started = names.first(where: { $0.hasPrefix(word.lowercased()) }) {
+            return " (did you mean \"\(started)\"?)"
+        }
         return ""
     }
 
@@ -165,7 +174,9 @@ extension Context {
     /// restore or a comic the account already owned belongs to the order of the purchase itself.
     func orderID(_ transaction: StoreTransaction) -> String? {
         guard transaction.user != nil, transaction.state.deliversContent else { return nil }
-        let ordered = transaction.state == .restored || transaction.kind == .nonConsumable ? transaction.originalID ?? transaction.id : transaction.id
+        let ordered =
+            transaction.state == .restored || transaction.kind == .nonConsumable
+            ? transaction.originalID ?? transaction.id : transaction.id
         return SignedData.orderID(ordered)
     }
 
@@ -184,13 +195,23 @@ extension Context {
             ("originalID", .optional(transaction.originalID)),
             ("transactionReason", .string(transaction.isRenewal ? "RENEWAL" : "PURCHASE")),
             // A renewal on an offer's later period carries the offer of its signed transaction.
-            ("offerType", (transaction.offer?.type.rawValue ?? signed?.payload["offerType"] as? Int).map { .int($0) } ?? .null),
+            (
+                "offerType",
+                (transaction.offer?.type.rawValue ?? signed?.payload["offerType"] as? Int).map { .int($0) } ?? .null
+            ),
             ("offerIdentifier", .optional(transaction.offer?.id ?? signed?.payload["offerIdentifier"] as? String)),
             ("verified", .bool(transaction.verificationError == nil)),
             ("verificationError", .optional(transaction.verificationError)),
-            ("steps", .array(transaction.steps.map { step in
-                .object([("state", .string(step.state.rawValue)), ("reason", .optional(step.reason?.rawValue)), ("at", formatDate(step.at))])
-            })),
+            (
+                "steps",
+                .array(
+                    transaction.steps.map { step in
+                        .object([
+                            ("state", .string(step.state.rawValue)), ("reason", .optional(step.reason?.rawValue)),
+                            ("at", formatDate(step.at)),
+                        ])
+                    })
+            ),
         ]
         if let revokedAt { fields += [("revoked", .bool(true)), ("revocationDate", formatDate(revokedAt))] }
         if let order = orderID(transaction) { fields.append(("orderId", .string(order))) }
@@ -229,7 +250,8 @@ extension Context {
         let signed = self.json ? try store.signed.transaction(transaction) : nil
         output(self, json: json(transaction, signed: signed), text: line(transaction))
         if transaction.state == .failed {
-            throw CommandFailure(message: Wording.purchaseFailed(transaction.productID, reason: transaction.reason), status: 1)
+            throw CommandFailure(
+                message: Wording.purchaseFailed(transaction.productID, reason: transaction.reason), status: 1)
         }
     }
 }

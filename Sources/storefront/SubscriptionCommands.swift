@@ -10,22 +10,34 @@ func planTermsJSON(_ terms: AutoRenewTerms) -> [(String, JSON)] {
         ("unlocks", .strings(terms.unlocks)),
     ]
     if let offer = terms.introductoryOffer {
-        fields.append(("introOffer", .object([
-            ("mode", .string(offer.mode.rawValue)), ("period", .string(offer.period.description)),
-            ("periods", .int(offer.periods)), ("price", .string(PriceFormatter.plain(offer.price))),
-        ])))
+        fields.append(
+            (
+                "introOffer",
+                .object([
+                    ("mode", .string(offer.mode.rawValue)), ("period", .string(offer.period.description)),
+                    ("periods", .int(offer.periods)), ("price", .string(PriceFormatter.plain(offer.price))),
+                ])
+            ))
     } else {
         fields.append(("introOffer", .null))
     }
-    fields.append(("monthlyCommitmentPrice", terms.monthlyCommitmentPrice.map { .string(PriceFormatter.plain($0)) } ?? .null))
+    fields.append(
+        ("monthlyCommitmentPrice", terms.monthlyCommitmentPrice.map { .string(PriceFormatter.plain($0)) } ?? .null))
     // O2–O4: the offers a purchase can name (`buy --offer`, `offer-codes create`, `buy --win-back`).
-    fields.append(("offers", .array(terms.offers.map { offer in
-        .object([
-            ("id", .string(offer.id)), ("type", .string(offer.type.key)),
-            ("mode", .string(offer.terms.mode.rawValue)), ("period", .string(offer.terms.period.description)),
-            ("periods", .int(offer.terms.periods)), ("price", .string(PriceFormatter.plain(offer.terms.price))),
-        ])
-    })))
+    fields.append(
+        (
+            "offers",
+            .array(
+                terms.offers.map { offer in
+                    .object([
+                        ("id", .string(offer.id)), ("type", .string(offer.type.key)),
+                        ("mode", .string(offer.terms.mode.rawValue)),
+                        ("period", .string(offer.terms.period.description)),
+                        ("periods", .int(offer.terms.periods)),
+                        ("price", .string(PriceFormatter.plain(offer.terms.price))),
+                    ])
+                })
+        ))
     return fields
 }
 
@@ -34,39 +46,54 @@ func planJSON(_ plan: PlanStatus, _ context: Context) -> JSON { .object(planFiel
 func planFields(_ plan: PlanStatus, _ context: Context) -> [(String, JSON)] {
     [
         ("group", .string(plan.group)), ("product", .string(plan.productID)), ("title", .string(plan.title)),
-        ("phase", .string(plan.phase.rawValue)), ("hasAccess", .bool(plan.hasAccess)), ("autoRenew", .bool(plan.autoRenew)),
+        ("phase", .string(plan.phase.rawValue)), ("hasAccess", .bool(plan.hasAccess)),
+        ("autoRenew", .bool(plan.autoRenew)),
         ("expires", context.formatDate(plan.expiresDate)), ("renewsAt", context.formatDate(plan.renewsAt)),
-        ("graceUntil", context.formatDate(plan.graceUntil)), ("billingFailedAt", context.formatDate(plan.billingFailedAt)),
+        ("graceUntil", context.formatDate(plan.graceUntil)),
+        ("billingFailedAt", context.formatDate(plan.billingFailedAt)),
         ("nextProduct", .optional(plan.nextProductID)), ("renewals", .int(plan.renewals)),
-        ("offer", .optional(plan.offer?.rawValue)), ("offerType", plan.offer == nil ? .null : .int((plan.offerType ?? .introductory).rawValue)),
-        ("offerIdentifier", .optional(plan.offerID)), ("pendingOffer", .optional(plan.pendingOffer?.id)), ("introOfferUsed", .bool(plan.introOfferUsed)),
+        ("offer", .optional(plan.offer?.rawValue)),
+        ("offerType", plan.offer == nil ? .null : .int((plan.offerType ?? .introductory).rawValue)),
+        ("offerIdentifier", .optional(plan.offerID)), ("pendingOffer", .optional(plan.pendingOffer?.id)),
+        ("introOfferUsed", .bool(plan.introOfferUsed)),
         ("unlocks", .strings(plan.unlocks)), ("transaction", .string(plan.transactionID)),
         ("originalTransaction", .string(plan.originalTransactionID)), ("endedAt", context.formatDate(plan.endedAt)),
         ("endReason", .optional(plan.endReason)),
-        ("commitment", plan.commitment.map { commitment in
-            .object([
-                ("period", .int(commitment.period)), ("periods", .int(BillingPlan.commitmentPeriods)),
-                ("ends", context.formatDate(commitment.ends)), ("monthlyPrice", .string(PriceFormatter.plain(commitment.price))),
-                ("renews", .bool(commitment.renews)),
-            ])
-        } ?? .null),
+        (
+            "commitment",
+            plan.commitment.map { commitment in
+                .object([
+                    ("period", .int(commitment.period)), ("periods", .int(BillingPlan.commitmentPeriods)),
+                    ("ends", context.formatDate(commitment.ends)),
+                    ("monthlyPrice", .string(PriceFormatter.plain(commitment.price))),
+                    ("renews", .bool(commitment.renews)),
+                ])
+            } ?? .null
+        ),
         ("nextBillingPlan", .optional(plan.nextBillingPlan?.rawValue)),
-        ("priceIncrease", plan.priceIncrease.map { increase in
-            .object([
-                ("price", .string(PriceFormatter.plain(increase.price))), ("consentRequired", .bool(increase.consentRequired)),
-                ("answer", increase.answer.map { .string($0 ? "agreed" : "declined") } ?? .null),
-            ])
-        } ?? .null),
+        (
+            "priceIncrease",
+            plan.priceIncrease.map { increase in
+                .object([
+                    ("price", .string(PriceFormatter.plain(increase.price))),
+                    ("consentRequired", .bool(increase.consentRequired)),
+                    ("answer", increase.answer.map { .string($0 ? "agreed" : "declined") } ?? .null),
+                ])
+            } ?? .null
+        ),
     ]
 }
 
 private func show(_ plan: PlanStatus, _ context: Context) {
-    output(context, json: planJSON(plan, context), text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
+    output(
+        context, json: planJSON(plan, context),
+        text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
 }
 
 struct Subscriptions: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The signed-in account's auto-renewable plans, one per subscription group, after every renewal the clock has passed."
+        abstract:
+            "The signed-in account's auto-renewable plans, one per subscription group, after every renewal the clock has passed."
     )
     @OptionGroup var common: CommonOptions
 
@@ -75,19 +102,27 @@ struct Subscriptions: ParsableCommand {
             let plans = try context.store.plans.subscriptions()
             let billing = try context.store.settings.billing()
             let json = JSON.object([
-                ("plans", .array(try plans.map { plan in
-                    // S2: each plan's renewal info and its latest transaction, signed.
-                    guard context.json else { return planJSON(plan, context) }
-                    let renewal = try context.store.signed.renewalInfo(plan)
-                    let transaction = try context.store.signed.planTransaction(plan)
-                    return .object(planFields(plan, context) + [
-                        ("signedRenewalInfo", .string(renewal.jws)), ("signedTransaction", .optional(transaction?.jws)),
-                    ])
-                })),
+                (
+                    "plans",
+                    .array(
+                        try plans.map { plan in
+                            // S2: each plan's renewal info and its latest transaction, signed.
+                            guard context.json else { return planJSON(plan, context) }
+                            let renewal = try context.store.signed.renewalInfo(plan)
+                            let transaction = try context.store.signed.planTransaction(plan)
+                            return .object(
+                                planFields(plan, context) + [
+                                    ("signedRenewalInfo", .string(renewal.jws)),
+                                    ("signedTransaction", .optional(transaction?.jws)),
+                                ])
+                        })
+                ),
                 ("billing", .string(billing.failing ? "fail" : "ok")),
                 ("graceDays", billing.graceDays.map(JSON.int) ?? .null),
             ])
-            let lines = plans.map { "\($0.group): " + $0.summary(calendar: context.calendar, catalog: context.store.catalog) }
+            let lines = plans.map {
+                "\($0.group): " + $0.summary(calendar: context.calendar, catalog: context.store.catalog)
+            }
             output(context, json: json, text: lines.isEmpty ? "no auto-renewable plans" : lines.joined(separator: "\n"))
         }
     }
@@ -102,12 +137,15 @@ protocol PlanActionCommand: ParsableCommand {
 
 extension PlanActionCommand {
     func run() throws {
-        try perform(common) { context in show(try context.store.plans.perform(Self.action, on: try context.productID(product)), context) }
+        try perform(common) { context in
+            show(try context.store.plans.perform(Self.action, on: try context.productID(product)), context)
+        }
     }
 }
 
 struct RenewOn: PlanActionCommand {
-    static let configuration = CommandConfiguration(commandName: "renew-on", abstract: "Turn auto-renew back on for the plan of PRODUCT's group.")
+    static let configuration = CommandConfiguration(
+        commandName: "renew-on", abstract: "Turn auto-renew back on for the plan of PRODUCT's group.")
     static let action = PlanAction.renewOn
     @Argument(help: "Any product of the plan's subscription group, by id or title.") var product: String
     @OptionGroup var common: CommonOptions
@@ -132,7 +170,8 @@ struct ForceRenew: PlanActionCommand {
 
 struct Refund: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Refund an auto-renewable purchase or renewal by its receipt id: if it pays for the current period, access ends now."
+        abstract:
+            "Refund an auto-renewable purchase or renewal by its receipt id: if it pays for the current period, access ends now."
     )
     @Argument(help: "The id on the receipt (`storefront receipt`), or its first characters.") var id: String
     @OptionGroup var common: CommonOptions
@@ -144,7 +183,8 @@ struct Refund: ParsableCommand {
 
 struct Billing: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "How renewals are charged: `ok`, or `fail` (billing retry; with a grace period, access continues for a while).",
+        abstract:
+            "How renewals are charged: `ok`, or `fail` (billing retry; with a grace period, access continues for a while).",
         discussion: "With no argument, shows the setting. Renewals already due are settled under the old setting first."
     )
     @Argument(help: "ok or fail.") var setting: String?
@@ -159,7 +199,8 @@ struct Billing: ParsableCommand {
 
 struct Grace: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The billing grace period: `off`, `on` (\(BillingSetting.defaultGraceDays) days), or a number of days such as 3d, 16d or 28d."
+        abstract:
+            "The billing grace period: `off`, `on` (\(BillingSetting.defaultGraceDays) days), or a number of days such as 3d, 16d or 28d."
     )
     @Argument(help: "off, on or DAYSd.") var setting: String?
     @OptionGroup var common: CommonOptions
@@ -193,7 +234,10 @@ private func changeBilling(
 private func showBilling(_ billing: BillingSetting, _ context: Context) {
     output(
         context,
-        json: .object([("billing", .string(billing.failing ? "fail" : "ok")), ("graceDays", billing.graceDays.map(JSON.int) ?? .null)]),
+        json: .object([
+            ("billing", .string(billing.failing ? "fail" : "ok")),
+            ("graceDays", billing.graceDays.map(JSON.int) ?? .null),
+        ]),
         text: "renewals \(billing.failing ? "fail to charge (billing retry)" : "charge normally"); "
             + (billing.graceDays.map { "grace period \($0) days" } ?? "no grace period")
     )

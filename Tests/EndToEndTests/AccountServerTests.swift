@@ -1,8 +1,8 @@
 // W1–W4 from the command line: two state folders stand for two machines, a third runs
 // `storefront serve`, and every command names it with STOREFRONT_SERVER (as `--server` would).
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Two machines, one account server: the command line with --server", .serialized)
 struct AccountServerTests {
@@ -13,27 +13,36 @@ struct AccountServerTests {
         return session
     }
 
-    @Test("W1 W2 A4 sign up on A, subscribe on A, sign in on B: B shows A's expiry; B renews early and A loses nothing; the server's receipt recomputes")
+    @Test(
+        "W1 W2 A4 sign up on A, subscribe on A, sign in on B: B shows A's expiry; B renews early and A loses nothing; the server's receipt recomputes"
+    )
     func twoMachines() throws {
         let host = try Session()
         let server = try Server(host)
-        let a = try machine(server), b = try machine(server)
+        let a = try machine(server)
+        let b = try machine(server)
         try a.signUp("ann")
         try a.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
         let header = try #require(try a.run(["status"]).stdout.split(separator: "\n").first.map(String.init))
-        #expect(header == "Subscribed! Expires: 16/04/2026 (91 Days)", "the server's clock (frozen on 15 January), three months and a day")
+        #expect(
+            header == "Subscribed! Expires: 16/04/2026 (91 Days)",
+            "the server's clock (frozen on 15 January), three months and a day")
         try b.signIn("ann")
         #expect(try b.run(["status"]).stdout.hasPrefix(header), "B shows A's expiry")
         try b.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
         try a.run(["restore"]).expectSuccess()
-        #expect(try a.run(["status"]).stdout.hasPrefix("Subscribed! Expires: 17/07/2026"), "renewed early on B: no months lost on A")
+        #expect(
+            try a.run(["status"]).stdout.hasPrefix("Subscribed! Expires: 17/07/2026"),
+            "renewed early on B: no months lost on A")
         // The server machine's own view of the account.
-        let receipt = try host.run(["receipt", "--user", "ann", "--json"], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
+        let receipt = try host.run(
+            ["receipt", "--user", "ann", "--json"], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
         #expect(receipt.status == 0)
         let report = try receipt.object()
         #expect(report["consistent"] as? Bool == true && (report["entries"] as? [Any])?.count == 2)
         // The account lives on the server only: A's own state folder has never heard of it.
-        let local = try a.run(["receipt", "--user", "ann"], environment: ["STOREFRONT_SERVER": "", "STOREFRONT_PASSWORD": "pw-ann"])
+        let local = try a.run(
+            ["receipt", "--user", "ann"], environment: ["STOREFRONT_SERVER": "", "STOREFRONT_PASSWORD": "pw-ann"])
         #expect(local.status == 2 && local.stderr.contains("no account named"), "\(local)")
         _ = server.stop()
     }
@@ -48,25 +57,38 @@ struct AccountServerTests {
         _ = server.stop()
         let down = try a.run(["buy", "com.storefront.sub.3months"])
         #expect(down.status == 3)
-        #expect(down.stderr.split(separator: "\n").count == 1 && down.stderr.contains("cannot be reached"), "\(down.stderr)")
+        #expect(
+            down.stderr.split(separator: "\n").count == 1 && down.stderr.contains("cannot be reached"), "\(down.stderr)"
+        )
         server = try Server(host, port: port)
         try a.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
         #expect(try a.run(["status"]).stdout.hasPrefix("Subscribed! Expires: 16/04/2026"))
         _ = server.stop()
     }
 
-    @Test("W1 --server written as a person writes it: HOST:PORT is http://; https:// to a plain server and another scheme are one line that says what to change")
+    @Test(
+        "W1 --server written as a person writes it: HOST:PORT is http://; https:// to a plain server and another scheme are one line that says what to change"
+    )
     func serverAddresses() throws {
         let host = try Session()
         let server = try Server(host)
         let a = try machine(server)
         let address = server.base.replacingOccurrences(of: "http://", with: "")
-        try a.run(["account", "signup", "ann"], environment: ["STOREFRONT_SERVER": address, "STOREFRONT_PASSWORD": "pw-ann"]).expectSuccess()
-        #expect(try a.run(["account", "whoami"]).stdout == "signed in as ann\n", "the server at \(address) has the account")
+        try a.run(
+            ["account", "signup", "ann"], environment: ["STOREFRONT_SERVER": address, "STOREFRONT_PASSWORD": "pw-ann"]
+        ).expectSuccess()
+        #expect(
+            try a.run(["account", "whoami"]).stdout == "signed in as ann\n", "the server at \(address) has the account")
         let tls = try a.run(["status"], environment: ["STOREFRONT_SERVER": "https://" + address])
-        #expect(tls.status == 3 && tls.stderr.split(separator: "\n").count == 1 && tls.stderr.contains("it does not speak TLS there: is it http://, not https://?"), "\(tls)")
+        #expect(
+            tls.status == 3 && tls.stderr.split(separator: "\n").count == 1
+                && tls.stderr.contains("it does not speak TLS there: is it http://, not https://?"), "\(tls)")
         let scheme = try a.run(["status"], environment: ["STOREFRONT_SERVER": "ftp://" + address])
-        #expect(scheme.status == 2 && scheme.stderr == "storefront: --server takes http://HOST:PORT or https://HOST:PORT of `storefront serve`, not \"ftp://\(address)\"\n", "\(scheme)")
+        #expect(
+            scheme.status == 2
+                && scheme.stderr
+                    == "storefront: --server takes http://HOST:PORT or https://HOST:PORT of `storefront serve`, not \"ftp://\(address)\"\n",
+            "\(scheme)")
         _ = server.stop()
     }
 
@@ -74,12 +96,17 @@ struct AccountServerTests {
     func silentServer() throws {
         let listener = try SilentListener()
         let a = try Session()
-        let result = try a.run(["status"], environment: ["STOREFRONT_SERVER": "http://127.0.0.1:\(listener.port)", "STOREFRONT_SERVER_TIMEOUT": "1"])
+        let result = try a.run(
+            ["status"],
+            environment: ["STOREFRONT_SERVER": "http://127.0.0.1:\(listener.port)", "STOREFRONT_SERVER_TIMEOUT": "1"])
         #expect(result.status == 3)
-        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("timed out"), "\(result.stderr)")
+        #expect(
+            result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("timed out"), "\(result.stderr)")
     }
 
-    @Test("W1 a newcomer's team whose devices run another catalog than `serve`: a purchase of a product the server does not sell fails (product-unavailable) with one line that says which catalog to give whom, exit 1, and nothing reaches the server; the server's own products sell")
+    @Test(
+        "W1 a newcomer's team whose devices run another catalog than `serve`: a purchase of a product the server does not sell fails (product-unavailable) with one line that says which catalog to give whom, exit 1, and nothing reaches the server; the server's own products sell"
+    )
     func anotherCatalog() throws {
         let selfiesCatalog = repositoryRoot.appendingPathComponent("assets/selfies.json").path
         // A server on the shipped comics and a device on the selfies (plans), and the other way
@@ -99,23 +126,37 @@ struct AccountServerTests {
                 var bought = try device.run(["buy", product] + (index == 1 ? ["--outcome", "defer"] : []))
                 if index == 1 {
                     bought.expectSuccess()
-                    let pending = try #require(try JSONSerialization.jsonObject(with: Data(try device.run(["pending", "--json"]).stdout.utf8)) as? [[String: Any]])
+                    let pending = try #require(
+                        try JSONSerialization.jsonObject(with: Data(try device.run(["pending", "--json"]).stdout.utf8))
+                            as? [[String: Any]])
                     bought = try device.run(["approve", try #require(pending.first?["id"] as? String)])
                 }
                 #expect(bought.status == 1 && bought.stdout.isEmpty, "\(product): \(bought)")
-                #expect(bought.stderr == "storefront: the account server \(server.base) does not sell \(product): its catalog is not this device's (start `storefront serve --catalog FILE` with the devices' catalog, or give the devices the server's)\n", "\(product): \(bought)")
+                #expect(
+                    bought.stderr
+                        == "storefront: the account server \(server.base) does not sell \(product): its catalog is not this device's (start `storefront serve --catalog FILE` with the devices' catalog, or give the devices the server's)\n",
+                    "\(product): \(bought)")
             }
-            let history = try #require(try JSONSerialization.jsonObject(with: Data(try device.run(["history", "--json"]).stdout.utf8)) as? [[String: Any]])
-            #expect(history.count == 2 && history.allSatisfy { $0["state"] as? String == "failed" && $0["reason"] as? String == "product-unavailable" }, "\(history)")
+            let history = try #require(
+                try JSONSerialization.jsonObject(with: Data(try device.run(["history", "--json"]).stdout.utf8))
+                    as? [[String: Any]])
+            #expect(
+                history.count == 2
+                    && history.allSatisfy {
+                        $0["state"] as? String == "failed" && $0["reason"] as? String == "product-unavailable"
+                    }, "\(history)")
             #expect(try device.run(["status"]).stdout.hasPrefix("Not Subscribed"))
             // The server's records: nothing of ann's.
-            let receipt = try host.run(["receipt", "--user", "ann", "--json"], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
+            let receipt = try host.run(
+                ["receipt", "--user", "ann", "--json"], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
             #expect((try receipt.object()["entries"] as? [Any])?.isEmpty == true, "\(receipt)")
             // A device on the server's catalog buys as ever.
             let same = try machine(server)
             if let serverCatalog { same.environment["STOREFRONT_CATALOG"] = serverCatalog }
             try same.signIn("ann")
-            try same.run(["buy", serverCatalog == nil ? "com.storefront.sub.3months" : "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+            try same.run([
+                "buy", serverCatalog == nil ? "com.storefront.sub.3months" : "com.storefront.selfies.sub.allaccess",
+            ]).expectSuccess()
             #expect(try same.run(["status"]).stdout.hasPrefix("Subscribed!"))
             _ = server.stop()
         }
@@ -125,7 +166,8 @@ struct AccountServerTests {
     func refusals() throws {
         let host = try Session()
         let server = try Server(host)
-        let a = try machine(server), b = try machine(server)
+        let a = try machine(server)
+        let b = try machine(server)
         try a.signUp("ann")
         try b.signUp("bob")
         try b.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
@@ -139,11 +181,14 @@ struct AccountServerTests {
         _ = server.stop()
     }
 
-    @Test("W2 W6 a lost device's session is revoked from another: its next command is refused in one line; it signs in again")
+    @Test(
+        "W2 W6 a lost device's session is revoked from another: its next command is refused in one line; it signs in again"
+    )
     func revokeLostDevice() throws {
         let host = try Session()
         let server = try Server(host)
-        let a = try machine(server), lost = try machine(server)
+        let a = try machine(server)
+        let lost = try machine(server)
         try a.signUp("ann")
         try lost.signIn("ann")
         let sessions = try a.array(["account", "sessions"])
@@ -151,10 +196,13 @@ struct AccountServerTests {
         let newest = try #require(sessions.last?["id"] as? String)
         try a.run(["account", "sessions", "revoke", newest]).expectSuccess()
         let refused = try lost.run(["receipt"])
-        #expect(refused.status == 1 && refused.stderr.contains("refused this device") && refused.stderr.split(separator: "\n").count == 1, "\(refused)")
+        #expect(
+            refused.status == 1 && refused.stderr.contains("refused this device")
+                && refused.stderr.split(separator: "\n").count == 1, "\(refused)")
         #expect(try a.run(["account", "sessions", "revoke", newest]).status == 2, "revoked once")
         // The server machine sees the same list (its own state folder, the account by password).
-        let listed = try host.run(["account", "sessions", "--json", "--user", "ann"], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
+        let listed = try host.run(
+            ["account", "sessions", "--json", "--user", "ann"], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
         #expect((try listed.array()).filter { !($0["revoked"] is NSNull) }.count == 1)
         try lost.signIn("ann")
         try lost.run(["receipt"]).expectSuccess()
@@ -162,7 +210,9 @@ struct AccountServerTests {
         _ = server.stop()
     }
 
-    @Test("W8 W4 the screen names its account server; a stopped server is a banner and 'unreachable' in the transaction manager, both gone when it is back")
+    @Test(
+        "W8 W4 the screen names its account server; a stopped server is a banner and 'unreachable' in the transaction manager, both gone when it is back"
+    )
     func screen() throws {
         let host = try Session()
         var server = try Server(host)
@@ -184,14 +234,18 @@ struct AccountServerTests {
         _ = server.stop()
     }
 
-    @Test("W6 --tls-cert and --tls-key serve HTTPS: a client that trusts the certificate gets Apple's JSON error; one flag alone, a missing or non-PEM file and a port already taken are refused in one line")
+    @Test(
+        "W6 --tls-cert and --tls-key serve HTTPS: a client that trusts the certificate gets Apple's JSON error; one flag alone, a missing or non-PEM file and a port already taken are refused in one line"
+    )
     func https() throws {
         let host = try Session()
-        let certificate = host.stateDirectory.appendingPathComponent("tls.pem"), key = host.stateDirectory.appendingPathComponent("tls-key.pem")
+        let certificate = host.stateDirectory.appendingPathComponent("tls.pem")
+        let key = host.stateDirectory.appendingPathComponent("tls-key.pem")
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         openssl.arguments = [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-subj", "/CN=127.0.0.1",
             "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path,
         ]
         openssl.standardError = FileHandle.nullDevice
@@ -205,24 +259,33 @@ struct AccountServerTests {
         let noKey = try host.run(["serve", "--port", "0", "--tls-cert", certificate.path, "--tls-key", missing])
         #expect(noKey.status == 2 && noKey.stderr == "storefront serve: \(missing): no such file\n", "\(noKey)")
         let swapped = try host.run(["serve", "--port", "0", "--tls-cert", key.path, "--tls-key", key.path])
-        #expect(swapped.status == 2 && swapped.stderr.contains("not a PEM certificate chain and private key"), "\(swapped)")
-        let server = try Server(host, arguments: ["--host", "127.0.0.1", "--tls-cert", certificate.path, "--tls-key", key.path])
+        #expect(
+            swapped.status == 2 && swapped.stderr.contains("not a PEM certificate chain and private key"), "\(swapped)")
+        let server = try Server(
+            host, arguments: ["--host", "127.0.0.1", "--tls-cert", certificate.path, "--tls-key", key.path])
         #expect(server.base.hasPrefix("https://127.0.0.1:"))
         // A second server on the same port is told so in words, not with SwiftNIO's bind error.
         let port = try #require(server.base.split(separator: ":").last.map(String.init))
         let taken = try host.run(["serve", "--port", port])
-        #expect(taken.status == 3 && taken.stderr == "storefront serve: localhost:\(port) is in use (another storefront serve?): --port names another, --port 0 picks a free one\n", "\(taken)")
+        #expect(
+            taken.status == 3
+                && taken.stderr
+                    == "storefront serve: localhost:\(port) is in use (another storefront serve?): --port names another, --port 0 picks a free one\n",
+            "\(taken)")
         let python = try AppleVerifier.python()
         let client = Process()
         client.executableURL = python
-        client.arguments = ["-c", """
+        client.arguments = [
+            "-c",
+            """
             import ssl, sys, urllib.request, urllib.error
             context = ssl.create_default_context(cafile=sys.argv[2])
             try:
                 urllib.request.urlopen(sys.argv[1] + "/inApps/v1/transactions/1", context=context)
             except urllib.error.HTTPError as error:
                 print(error.code, error.headers["Content-Type"], error.read().decode())
-            """, server.base, certificate.path]
+            """, server.base, certificate.path,
+        ]
         let output = Pipe()
         client.standardOutput = output
         try client.run()
@@ -233,12 +296,16 @@ struct AccountServerTests {
     }
 
     /// A self-signed certificate for 127.0.0.1 (its own CA) and its key, made by openssl.
-    static func certificate(in folder: URL, name: String, subject: String = "/CN=127.0.0.1") throws -> (certificate: URL, key: URL) {
-        let certificate = folder.appendingPathComponent("\(name).pem"), key = folder.appendingPathComponent("\(name)-key.pem")
+    static func certificate(in folder: URL, name: String, subject: String = "/CN=127.0.0.1") throws -> (
+        certificate: URL, key: URL
+    ) {
+        let certificate = folder.appendingPathComponent("\(name).pem")
+        let key = folder.appendingPathComponent("\(name)-key.pem")
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         openssl.arguments = [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", subject,
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+            "-subj", subject,
             "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path,
         ]
         openssl.standardError = FileHandle.nullDevice
@@ -248,7 +315,9 @@ struct AccountServerTests {
         return (certificate, key)
     }
 
-    @Test("W13 HTTPS both ways: devices on --server https:// and an https:// webhook (Python's ssl) trusting STOREFRONT_CA_FILE or --ca-file; a wrong CA, or none, fails in one line and changes nothing")
+    @Test(
+        "W13 HTTPS both ways: devices on --server https:// and an https:// webhook (Python's ssl) trusting STOREFRONT_CA_FILE or --ca-file; a wrong CA, or none, fails in one line and changes nothing"
+    )
     func httpsBothWays() throws {
         let host = try Session()
         let tls = try Self.certificate(in: host.stateDirectory, name: "team")
@@ -256,30 +325,48 @@ struct AccountServerTests {
         // The webhook receiver speaks HTTPS with the team's certificate; the server trusts it
         // through --ca-file, which serve hands to its server in the environment.
         let receiver = try Receiver(arguments: ["--tls", tls.certificate.path, tls.key.path])
-        let server = try Server(host, arguments: ["--host", "127.0.0.1", "--tls-cert", tls.certificate.path, "--tls-key", tls.key.path, "--ca-file", tls.certificate.path])
+        let server = try Server(
+            host,
+            arguments: [
+                "--host", "127.0.0.1", "--tls-cert", tls.certificate.path, "--tls-key", tls.key.path, "--ca-file",
+                tls.certificate.path,
+            ])
         #expect(server.base.hasPrefix("https://127.0.0.1:"))
         let token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let a = try machine(server), b = try machine(server)
+        let a = try machine(server)
+        let b = try machine(server)
         a.environment["STOREFRONT_CA_FILE"] = tls.certificate.path
         a.environment["STOREFRONT_DEVELOPER_TOKEN"] = token
         try a.run(["webhook", "set", "https://127.0.0.1:\(receiver.port)/apple"]).expectSuccess()
         try a.signUp("ann")
         try a.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
         // B names its CA with the flag instead, and sees what A bought.
-        let signIn = try b.run(["account", "login", "ann", "--ca-file", tls.certificate.path], environment: ["STOREFRONT_PASSWORD": "pw-ann"])
+        let signIn = try b.run(
+            ["account", "login", "ann", "--ca-file", tls.certificate.path],
+            environment: ["STOREFRONT_PASSWORD": "pw-ann"])
         #expect(signIn.status == 0, "\(signIn)")
-        #expect(try b.run(["status", "--ca-file", tls.certificate.path]).stdout.hasPrefix("Subscribed! Expires: 16/04/2026"))
+        #expect(
+            try b.run(["status", "--ca-file", tls.certificate.path]).stdout.hasPrefix("Subscribed! Expires: 16/04/2026")
+        )
         // The server delivers the purchase (ONE_TIME_CHARGE: a non-renewing plan) over HTTPS, and it verifies.
         #expect(waitUntil(seconds: 60) { !receiver.payloads.isEmpty }, "a notification reached the https:// receiver")
         let payload = try #require(receiver.payloads.first)
-        let verified = try #require(try AppleVerifier.verify([("notification", payload)], session: host, bundleID: "com.storefront.comics").first)
-        #expect(verified.ok && verified.decoded["notificationType"] as? String == "ONE_TIME_CHARGE", "\(verified.status ?? "") \(verified.decoded)")
+        let verified = try #require(
+            try AppleVerifier.verify([("notification", payload)], session: host, bundleID: "com.storefront.comics")
+                .first)
+        #expect(
+            verified.ok && verified.decoded["notificationType"] as? String == "ONE_TIME_CHARGE",
+            "\(verified.status ?? "") \(verified.decoded)")
         // A wrong CA, or none: one line, exit 3, nothing bought.
         for extra in [["--ca-file", stranger.certificate.path], []] {
             let refused = try b.run(["buy", "com.storefront.comic.1"] + extra)
             #expect(refused.status == 3, "\(refused)")
-            #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("certificate is not trusted"), "\(refused.stderr)")
-            #expect(!refused.stderr.contains("running there"), "the server is there: its certificate is the trouble: \(refused.stderr)")
+            #expect(
+                refused.stderr.split(separator: "\n").count == 1
+                    && refused.stderr.contains("certificate is not trusted"), "\(refused.stderr)")
+            #expect(
+                !refused.stderr.contains("running there"),
+                "the server is there: its certificate is the trouble: \(refused.stderr)")
         }
         let missing = try b.run(["status", "--ca-file", host.stateDirectory.appendingPathComponent("absent.pem").path])
         #expect(missing.status == 2 && missing.stderr.contains("cannot be read"), "\(missing)")
@@ -291,7 +378,9 @@ struct AccountServerTests {
         try alone.run(["webhook", "set", "https://127.0.0.1:\(receiver.port)/alone"]).expectSuccess()
         let before = receiver.payloads.count
         try alone.run(["notifications", "test"]).expectSuccess()
-        #expect(waitUntil(seconds: 60) { receiver.payloads.count > before }, "the embedded store's TEST reached the https:// receiver")
+        #expect(
+            waitUntil(seconds: 60) { receiver.payloads.count > before },
+            "the embedded store's TEST reached the https:// receiver")
         #expect(server.stop().status == 0)
     }
 
@@ -300,7 +389,8 @@ struct AccountServerTests {
         let host = try Session()
         let server = try Server(host)
         let port = try #require(server.base.split(separator: ":").last.flatMap { Int($0) })
-        let a = try machine(server), b = try machine(server)
+        let a = try machine(server)
+        let b = try machine(server)
         try a.signUp("ann")
         try a.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
         try b.signIn("ann")
@@ -310,12 +400,16 @@ struct AccountServerTests {
         _ = server.stop()
     }
 
-    @Test("W4 W5 a PostgreSQL database that cannot be reached stops storefront serve in one line that says why, exit 3, before it listens")
+    @Test(
+        "W4 W5 a PostgreSQL database that cannot be reached stops storefront serve in one line that says why, exit 3, before it listens"
+    )
     func unreachableDatabase() throws {
         let host = try Session()
         let result = try host.run(["serve", "--port", "0", "--database", "postgres://nobody@127.0.0.1:1/nothing"])
         #expect(result.status == 3)
-        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("cannot connect (connection refused)"), "\(result.stderr)")
+        #expect(
+            result.stderr.split(separator: "\n").count == 1
+                && result.stderr.contains("cannot connect (connection refused)"), "\(result.stderr)")
         #expect(!result.stdout.contains("listening"))
     }
 
@@ -326,10 +420,11 @@ struct AccountServerTests {
         let password = "not-in-ps-\(UUID().uuidString.prefix(8))"
         url.password = password
         let server = try Server(session, arguments: ["--database", try #require(url.string)])
-        let command = String(decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/cmdline")), as: UTF8.self)
+        let command = String(
+            decoding: try Data(contentsOf: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/cmdline")),
+            as: UTF8.self)
         #expect(command.contains("serve"), "the server runs: \(command)")
         #expect(!command.contains(password), "the password is not in its arguments")
         #expect(server.stop().status == 0)
     }
 }
-

@@ -21,7 +21,10 @@ struct AppReceiptTests {
         try session.run(["certificate", "--pem", root.path]).expectSuccess()
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["cms", "-verify", "-inform", "DER", "-in", file.path, "-CAfile", root.path, "-purpose", "any", "-out", "/dev/null"]
+        openssl.arguments = [
+            "cms", "-verify", "-inform", "DER", "-in", file.path, "-CAfile", root.path, "-purpose", "any", "-out",
+            "/dev/null",
+        ]
         openssl.standardError = FileHandle.nullDevice
         try openssl.run()
         openssl.waitUntilExit()
@@ -36,7 +39,9 @@ struct AppReceiptTests {
         return (file, printed)
     }
 
-    @Test("a comic, two non-renewing subscriptions and random views: the receipt lists the comic and both subscriptions with history's ids and dates, not the views, and a refund's cancellation date; openssl verifies it with the root, not once altered; ReceiptUtility finds one of its ids")
+    @Test(
+        "a comic, two non-renewing subscriptions and random views: the receipt lists the comic and both subscriptions with history's ids and dates, not the views, and a refund's cancellation date; openssl verifies it with the root, not once altered; ReceiptUtility finds one of its ids"
+    )
     func local() throws {
         let session = try Session()
         try session.signUp("ann")
@@ -60,9 +65,12 @@ struct AppReceiptTests {
 
         let read = try #require(try readReceipts([printed]).first)
         let app = try #require(read["app"] as? [String: Any])
-        #expect(app["2"] as? String == "com.storefront.comics" && app["3"] as? String == "1" && app["19"] as? String == "1", "\(app)")
+        #expect(
+            app["2"] as? String == "com.storefront.comics" && app["3"] as? String == "1" && app["19"] as? String == "1",
+            "\(app)")
         let inApps = try #require(read["inApps"] as? [[String: Any]])
-        let byID = Dictionary(uniqueKeysWithValues: inApps.compactMap { item in (item["1703"] as? String).map { ($0, item) } })
+        let byID = Dictionary(
+            uniqueKeysWithValues: inApps.compactMap { item in (item["1703"] as? String).map { ($0, item) } })
         #expect(Set(byID.keys) == Set(expected.compactMap { $0["id"] as? String }), "\(inApps)")
         for transaction in expected {
             let id = try #require(transaction["id"] as? String)
@@ -71,14 +79,17 @@ struct AppReceiptTests {
             #expect(item["1704"] as? String == transaction["purchaseDate"] as? String, "\(item) \(transaction)")
             #expect(item["1701"] as? Int == 1 && item["1705"] as? String != nil)
         }
-        #expect(byID.values.allSatisfy { $0["1708"] == nil && $0["1711"] == nil }, "no subscription fields on these kinds")
+        #expect(
+            byID.values.allSatisfy { $0["1708"] == nil && $0["1711"] == nil }, "no subscription fields on these kinds")
         let extracted = try #require(read["extracted"] as? String)
         #expect(byID[extracted] != nil, "\(read)")
         // A refunded comic stays, with its cancellation date: the revocation date history shows.
-        let comic = try #require(expected.first { $0["product"] as? String == "com.storefront.comic.nightshift" }?["id"] as? String)
+        let comic = try #require(
+            expected.first { $0["product"] as? String == "com.storefront.comic.nightshift" }?["id"] as? String)
         try session.run(["refund-request", "policy", "approve"]).expectSuccess()
         try session.run(["refund-request", comic]).expectSuccess()
-        let revoked = try #require(try session.array(["history"]).first { $0["id"] as? String == comic }?["revocationDate"] as? String)
+        let revoked = try #require(
+            try session.array(["history"]).first { $0["id"] as? String == comic }?["revocationDate"] as? String)
         let refunded = try #require(try readReceipts([try receipt(session).1]).first?["inApps"] as? [[String: Any]])
         #expect(refunded.first { $0["1703"] as? String == comic }?["1712"] as? String == revoked, "\(refunded)")
         #expect(refunded.filter { $0["1712"] != nil }.count == 1, "\(refunded)")
@@ -89,13 +100,16 @@ struct AppReceiptTests {
         #expect(guest[1]["error"] != nil, "\(guest[1])")
     }
 
-    @Test("W1 V4 on a team: the server signs the receipt of every device's purchases; the id Apple's ReceiptUtility finds opens Get Transaction History with Apple's client")
+    @Test(
+        "W1 V4 on a team: the server signs the receipt of every device's purchases; the id Apple's ReceiptUtility finds opens Get Transaction History with Apple's client"
+    )
     func served() throws {
         let host = try Session()
         host.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
         let key = try ServeTests().makeKey(host)
         let server = try Server(host)
-        let phone = try server.machine(catalogOf: host), laptop = try server.machine(catalogOf: host)
+        let phone = try server.machine(catalogOf: host)
+        let laptop = try server.machine(catalogOf: host)
         try phone.signUp("ann")
         try phone.run(["buy", "com.storefront.selfies.sub.allaccess.monthly"]).expectSuccess()
         try laptop.signIn("ann")
@@ -106,10 +120,16 @@ struct AppReceiptTests {
         let read = try #require(try readReceipts([printed]).first)
         let inApps = try #require(read["inApps"] as? [[String: Any]])
         // The purchase (its free week, then the introductory price flag off) and the renewal after it.
-        #expect(inApps.count == 2 && inApps.allSatisfy { $0["1702"] as? String == "com.storefront.selfies.sub.allaccess.monthly" }, "\(inApps)")
-        #expect(inApps.allSatisfy { $0["1708"] as? String != nil && $0["1711"] as? Int != nil && $0["1719"] as? Int == 0 }, "\(inApps)")
+        #expect(
+            inApps.count == 2
+                && inApps.allSatisfy { $0["1702"] as? String == "com.storefront.selfies.sub.allaccess.monthly" },
+            "\(inApps)")
+        #expect(
+            inApps.allSatisfy { $0["1708"] as? String != nil && $0["1711"] as? Int != nil && $0["1719"] as? Int == 0 },
+            "\(inApps)")
         let extracted = try #require(read["extracted"] as? String)
-        let history = try ServeTests().call(server, key, bundleID: "com.storefront.selfies", [["call": "history", "id": extracted]])
+        let history = try ServeTests().call(
+            server, key, bundleID: "com.storefront.selfies", [["call": "history", "id": extracted]])
         let signed = try #require(ServeTests().result(history[0])["signedTransactions"] as? [String], "\(history)")
         #expect(signed.count == 2)
         _ = server.stop()

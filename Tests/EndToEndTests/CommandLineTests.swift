@@ -29,23 +29,27 @@ struct CommandLineTests {
         }
     }
 
-    @Test("L2 every subcommand that opens a store takes the catalog, the device, the state folder, the user, the outcome policy and the clock; the few that open none are named here; every one refuses an unknown option in one line, exit 2")
+    @Test(
+        "L2 every subcommand that opens a store takes the catalog, the device, the state folder, the user, the outcome policy and the clock; the few that open none are named here; every one refuses an unknown option in one line, exit 2"
+    )
     func commonOptions() throws {
         let session = try Session()
         let options = ["--catalog", "--device", "--state-dir", "--user", "--outcome", "--clock"]
         // Subcommands that open no store of a state folder, and why.
         let storeless: [String: Set<String>] = [
-            "catalog check": ["--catalog"],          // reads a file
-            "scenario check": ["--catalog"],         // each scenario plays in a state folder of its own
+            "catalog check": ["--catalog"],  // reads a file
+            "scenario check": ["--catalog"],  // each scenario plays in a state folder of its own
             "scenario play": ["--catalog"],
             "scenario record": ["--catalog"],
             "scenario list": ["--catalog"],
-            "show-image": [],                        // draws a PNG
-            "developer-token": ["--state-dir"],      // the server's token, kept in its state folder
-            "shared-secret": ["--state-dir"],        // the app's shared secrets, kept in the server's state folder
-            "crash-points": [],                      // lists the points a crash can be simulated at
+            "show-image": [],  // draws a PNG
+            "developer-token": ["--state-dir"],  // the server's token, kept in its state folder
+            "shared-secret": ["--state-dir"],  // the app's shared secrets, kept in the server's state folder
+            "crash-points": [],  // lists the points a crash can be simulated at
         ]
-        var complete = 0, named = 0, seen: [String: Set<String>] = [:]
+        var complete = 0
+        var named = 0
+        var seen: [String: Set<String>] = [:]
         func walk(_ path: [String]) throws {
             guard path.count < 4 else {
                 Issue.record("\(path): deeper than the command line goes")
@@ -55,16 +59,24 @@ struct CommandLineTests {
             #expect(help.status == 0, "\(path): \(help)")
             // A command whose own arguments are missing says that first; either way, one line, 2.
             let unknown = try session.run(path + ["--no-such-option", "1"])
-            #expect(unknown.status == 2 && unknown.stderr.split(separator: "\n").count == 1, "\(path) refuses an unknown option: \(unknown)")
+            #expect(
+                unknown.status == 2 && unknown.stderr.split(separator: "\n").count == 1,
+                "\(path) refuses an unknown option: \(unknown)")
             if unknown.stderr.contains("--no-such-option") { named += 1 }
-            let names = help.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().first.map { section in
-                section.components(separatedBy: "\n\n")[0].split(separator: "\n").compactMap { line -> String? in
-                    // "  login, signin, sign-in  Sign in…": the name, then its aliases.
-                    guard line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(whereSeparator: { $0 == " " || $0 == "," }).first, name != "help" else { return nil }
-                    return String(name)
-                }
-            } ?? []
-            guard names.isEmpty else { return try names.forEach { try walk(path + [$0]) } }
+            let names =
+                help.stdout.components(separatedBy: "SUBCOMMANDS:").dropFirst().first.map { section in
+                    section.components(separatedBy: "\n\n")[0].split(separator: "\n").compactMap { line -> String? in
+                        // "  login, signin, sign-in  Sign in…": the name, then its aliases.
+                        guard line.hasPrefix("  "), !line.hasPrefix("   "),
+                            let name = line.split(whereSeparator: { $0 == " " || $0 == "," }).first, name != "help"
+                        else { return nil }
+                        return String(name)
+                    }
+                } ?? []
+            guard names.isEmpty else {
+                for name in names { try walk(path + [name]) }
+                return
+            }
             let taken = Set(options.filter { help.stdout.contains($0 + " ") || help.stdout.contains($0 + "\n") })
             if taken.count == options.count { complete += 1 } else { seen[path.joined(separator: " ")] = taken }
         }
@@ -94,7 +106,9 @@ struct CommandLineTests {
 
         // One second before expiry, then at it.
         try session.run(["clock", "set", "2026-04-16T11:59:59Z"]).expectSuccess()
-        #expect(try session.object(["status"])["header"] as? String == "Subscribed! Expires: 16/04/2026 (less than 1 Day: 1s left)")
+        #expect(
+            try session.object(["status"])["header"] as? String
+                == "Subscribed! Expires: 16/04/2026 (less than 1 Day: 1s left)")
         try session.run(["clock", "advance", "1s"]).expectSuccess()
         status = try session.object(["status"])
         #expect(status["header"] as? String == "Not Subscribed")
@@ -126,7 +140,9 @@ struct CommandLineTests {
         #expect(try session.object(["status"])["randomViewsRemaining"] as? Int == 5)
     }
 
-    @Test("every failure reason fails with exit 1 and says why (Q4)", arguments: ["cancelled", "payment-invalid", "not-allowed", "product-unavailable", "network", "unknown"])
+    @Test(
+        "every failure reason fails with exit 1 and says why (Q4)",
+        arguments: ["cancelled", "payment-invalid", "not-allowed", "product-unavailable", "network", "unknown"])
     func failures(reason: String) throws {
         let session = try Session()
         let result = try session.json(["buy", comic, "--outcome", "fail=\(reason)"])
@@ -192,7 +208,8 @@ struct CommandLineTests {
         try session.signUp("alice")
         let crashed = try session.run(["buy", pack], environment: ["STOREFRONT_FAULT": "crash-before-finish"])
         #expect(crashed.signalled && crashed.status == 9, "\(crashed)")
-        let crashedSub = try session.run(["buy", threeMonths], environment: ["STOREFRONT_FAULT": "crash-before-finish"])
+        let crashedSub = try session.run(
+            ["buy", threeMonths], environment: ["STOREFRONT_FAULT": "crash-before-finish"])
         // The second command first delivered the pack the first one left, then died itself.
         #expect(crashedSub.signalled)
         #expect(crashedSub.stderr.contains("delivered 1 unfinished transaction(s)"), "\(crashedSub)")
@@ -210,7 +227,8 @@ struct CommandLineTests {
     @Test("P3 two processes buying on one device lose nothing")
     func twoProcesses() throws {
         let session = try Session()
-        let environment = session.environment, folder = session.stateDirectory
+        let environment = session.environment
+        let folder = session.stateDirectory
         let count = 12
         let group = DispatchGroup()
         let failures = Locked(0)
@@ -218,7 +236,9 @@ struct CommandLineTests {
             DispatchQueue.global().async(group: group) {
                 let worker = try? Session(sharing: folder, environment: environment)
                 for _ in 0..<count {
-                    if (try? worker?.run(["buy", "com.storefront.randomviews"]).status) != 0 { failures.withLock { $0 += 1 } }
+                    if (try? worker?.run(["buy", "com.storefront.randomviews"]).status) != 0 {
+                        failures.withLock { $0 += 1 }
+                    }
                 }
             }
         }
@@ -235,7 +255,10 @@ struct CommandLineTests {
         try session.run(["buy", comic]).expectSuccess()
         let before = try session.snapshot()
         let cases: [([String], [String: String], String)] = [
-            (["buy", "com.storefront.comic.nightshfit"], [:], "unknown product \"com.storefront.comic.nightshfit\" (did you mean \"com.storefront.comic.nightshift\"?"),
+            (
+                ["buy", "com.storefront.comic.nightshfit"], [:],
+                "unknown product \"com.storefront.comic.nightshfit\" (did you mean \"com.storefront.comic.nightshift\"?"
+            ),
             (["clock", "advance", "3 moons"], [:], "\"3 moons\" is not a duration"),
             (["clock", "advance", "3", "moons"], [:], "\"3 moons\" is not a duration"),
             (["account", "login", "alice"], ["STOREFRONT_PASSWORD": "nope"], "wrong password for \"alice\""),
@@ -244,14 +267,23 @@ struct CommandLineTests {
             (["policy", "set", "sometimes"], [:], "unknown outcome \"sometimes\""),
             (["approve", "ffffffffffff"], [:], "no transaction \"ffffffffffff\""),
             (["clock", "set", "yesterday"], [:], "\"yesterday\" is not an ISO 8601 time"),
-            (["webhook", "set", "ftp://localhost:8000/apple"], [:], "\"ftp://localhost:8000/apple\" is not an http:// or https:// URL with a host"),
-            (["webhook", "set", "https//localhost:8000/apple"], [:], "\"https//localhost:8000/apple\" is not an http:// or https:// URL with a host"),
+            (
+                ["webhook", "set", "ftp://localhost:8000/apple"], [:],
+                "\"ftp://localhost:8000/apple\" is not an http:// or https:// URL with a host"
+            ),
+            (
+                ["webhook", "set", "https//localhost:8000/apple"], [:],
+                "\"https//localhost:8000/apple\" is not an http:// or https:// URL with a host"
+            ),
             (["status", "--device", "../x"], [:], "\"../x\" is not a valid device name"),
             // L1: usage errors are bad input too: one line and exit 2, never the parser's 64.
             (["buy"], [:], "Missing expected argument '<product>' (`storefront buy --help` shows the usage)"),
             (["buy", comic, "--bogus"], [:], "Unknown option '--bogus'"),
             (["clock", "advance"], [:], "(`storefront clock advance --help` shows the usage)"),
-            (["clock", "set", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"], [:], "Unexpected argument '2026-02-01T00:00:00Z'"),
+            (
+                ["clock", "set", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"], [:],
+                "Unexpected argument '2026-02-01T00:00:00Z'"
+            ),
             (["status", "--device"], [:], "Missing value for '--device <name>'"),
             (["bogus"], [:], "unknown subcommand \"bogus\" (`storefront --help` lists them)"),
             (["statsu", "--json"], [:], "unknown subcommand \"statsu\""),
@@ -274,14 +306,17 @@ struct CommandLineTests {
         #expect(set.status == 0 && set.stdout.hasPrefix("http://127.0.0.1:8000/apple "), "\(set)")
         #expect(try session.object(["webhook", "--json"])["url"] as? String == "http://127.0.0.1:8000/apple")
         #expect(try session.run(["webhook", "set", "https://127.0.0.1:8443/apple"]).status == 0)
-        #expect(try session.object(["webhook", "--json"])["url"] as? String == "https://127.0.0.1:8443/apple", "a scheme given is kept")
+        #expect(
+            try session.object(["webhook", "--json"])["url"] as? String == "https://127.0.0.1:8443/apple",
+            "a scheme given is kept")
     }
 
     @Test("C5 a bad catalog stops the program with one line naming the file and entry")
     func badCatalog() throws {
         let session = try Session()
         let file = session.stateDirectory.appendingPathComponent("bad.json")
-        try Data(#"{"products":[{"id":"x","kind":"nonConsumable","title":"X","price":"-2","image":"x.png"}]}"#.utf8).write(to: file)
+        try Data(#"{"products":[{"id":"x","kind":"nonConsumable","title":"X","price":"-2","image":"x.png"}]}"#.utf8)
+            .write(to: file)
         let result = try session.run(["products", "--catalog", file.path])
         #expect(result.status == 2)
         #expect(result.stderr == "storefront: bad.json: products[0] \"x\": price \"-2\" is negative\n")
@@ -396,10 +431,13 @@ struct ScenarioCommandTests {
         #expect(shipped.stdout.hasSuffix(" passed, 0 failed\n"))
         let file = session.stateDirectory.appendingPathComponent("wrong.scenario")
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
-        try "buy \"Night Shift\"\nexpect row \"Night Shift\" shows Buy\n".write(to: file, atomically: true, encoding: .utf8)
+        try "buy \"Night Shift\"\nexpect row \"Night Shift\" shows Buy\n".write(
+            to: file, atomically: true, encoding: .utf8)
         let wrong = try session.run(["scenario", "check", file.path])
         #expect(wrong.status == 1)
-        #expect(wrong.stdout.contains("✗ line 2: expect row \"Night Shift\" shows Buy — the row shows \"✓\""), "\(wrong.stdout)")
+        #expect(
+            wrong.stdout.contains("✗ line 2: expect row \"Night Shift\" shows Buy — the row shows \"✓\""),
+            "\(wrong.stdout)")
         let json = try session.run(["scenario", "check", file.path, "--json"]).array()
         #expect(json.first?["passed"] as? Bool == false)
         #expect((json.first?["expectations"] as? [[String: Any]])?.first?["line"] as? Int == 2)

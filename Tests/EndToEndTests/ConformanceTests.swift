@@ -5,8 +5,8 @@
 // original id, every JSON value has the type Apple's models declare, every history filter and the
 // refund history are exact, one group keeps one original id.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Apple-exact: the conformance story, judged by Apple's library", .serialized)
 struct ConformanceTests {
@@ -15,29 +15,39 @@ struct ConformanceTests {
         var testDescription: String { rawValue }
     }
 
-    @Test("N8 N9 S7 V8 every notification verifies and names a transaction Get Transaction Info answers with the renewal info's original id; Apple's JSON types; exact history filters and refund history", arguments: Backend.allCases)
+    @Test(
+        "N8 N9 S7 V8 every notification verifies and names a transaction Get Transaction Info answers with the renewal info's original id; Apple's JSON types; exact history filters and refund history",
+        arguments: Backend.allCases)
     func story(backend: Backend) throws {
         // A new seed each run (printed, and STOREFRONT_CONFORMANCE_SEED replays one).
-        let seed = ProcessInfo.processInfo.environment["STOREFRONT_CONFORMANCE_SEED"].flatMap(Int.init) ?? Int.random(in: 0..<1 << 30)
+        let seed =
+            ProcessInfo.processInfo.environment["STOREFRONT_CONFORMANCE_SEED"].flatMap(Int.init)
+            ?? Int.random(in: 0..<1 << 30)
         var arguments = ["--seed", String(seed)]
         if backend == .postgres {
             // One database per catalog's server.
-            arguments += ["--database", try TestPostgres.freshDatabase(), "--database", try TestPostgres.freshDatabase()]
+            arguments += [
+                "--database", try TestPostgres.freshDatabase(), "--database", try TestPostgres.freshDatabase(),
+            ]
         }
         let (report, _, status) = try AppleVerifier.story("conformance.py", arguments)
         #expect(report["error"] == nil, "seed \(seed): the story could not be told: \(report["error"] ?? "")")
         let failures = report["failures"] as? [String] ?? ["no failures list"]
-        #expect(failures.isEmpty, "seed \(seed) (STOREFRONT_CONFORMANCE_SEED=\(seed) replays it):\n\(failures.joined(separator: "\n"))")
+        #expect(
+            failures.isEmpty,
+            "seed \(seed) (STOREFRONT_CONFORMANCE_SEED=\(seed) replays it):\n\(failures.joined(separator: "\n"))")
         #expect(status == 0, "seed \(seed): exit \(status)")
         // The story reached every kind of notification it tells; the judge saw each.
         let counts = report["notifications"] as? [String: Int] ?? [:]
         let told = [
             "SUBSCRIBED (INITIAL_BUY)", "SUBSCRIBED (RESUBSCRIBE)", "DID_RENEW", "DID_RENEW (BILLING_RECOVERY)",
             "DID_CHANGE_RENEWAL_STATUS (AUTO_RENEW_DISABLED)", "DID_CHANGE_RENEWAL_STATUS (AUTO_RENEW_ENABLED)",
-            "PRICE_INCREASE (PENDING)", "PRICE_INCREASE (ACCEPTED)", "DID_FAIL_TO_RENEW (GRACE_PERIOD)", "GRACE_PERIOD_EXPIRED",
+            "PRICE_INCREASE (PENDING)", "PRICE_INCREASE (ACCEPTED)", "DID_FAIL_TO_RENEW (GRACE_PERIOD)",
+            "GRACE_PERIOD_EXPIRED",
             "DID_FAIL_TO_RENEW", "EXPIRED (BILLING_RETRY)", "EXPIRED (VOLUNTARY)", "DID_CHANGE_RENEWAL_PREF (UPGRADE)",
             "DID_CHANGE_RENEWAL_PREF (DOWNGRADE)", "REVOKE", "RENEWAL_EXTENDED", "RENEWAL_EXTENSION (SUMMARY)",
-            "RENEWAL_EXTENSION (FAILURE)", "REFUND", "REFUND_REVERSED", "ONE_TIME_CHARGE", "CONSUMPTION_REQUEST", "RESCIND_CONSENT",
+            "RENEWAL_EXTENSION (FAILURE)", "REFUND", "REFUND_REVERSED", "ONE_TIME_CHARGE", "CONSUMPTION_REQUEST",
+            "RESCIND_CONSENT",
         ]
         let missing = told.filter { (counts[$0] ?? 0) == 0 }
         #expect(missing.isEmpty, "seed \(seed): the story told no \(missing)")

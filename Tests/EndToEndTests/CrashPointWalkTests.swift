@@ -21,14 +21,19 @@ struct CrashPointWalkTests {
         "com.storefront.selfies.sub.oneaweek",
     ]
     static let cases: [Case] = products.flatMap { product in
-        [CrashPoint.purchaseRecorded, .paymentRecorded, .purchaseMarked, .purchaseDelivered].map { Case(product: product, deferred: false, point: $0) }
+        [CrashPoint.purchaseRecorded, .paymentRecorded, .purchaseMarked, .purchaseDelivered].map {
+            Case(product: product, deferred: false, point: $0)
+        }
             + [CrashPoint.purchaseRecorded, .purchaseWaiting, .paymentRecorded, .purchaseMarked, .purchaseDelivered]
             .map { Case(product: product, deferred: true, point: $0) }
     }
 
     func session(plan: Bool) throws -> Session {
         let session = try Session()
-        if plan { session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path }
+        if plan {
+            session.environment["STOREFRONT_CATALOG"] =
+                repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        }
         try session.signUp("alice", device: "phone")
         try session.signIn("alice", device: "tablet")
         return session
@@ -43,7 +48,9 @@ struct CrashPointWalkTests {
         #expect(unknown.status == 2 && unknown.stderr.contains("purchase-marked"), "\(unknown)")
     }
 
-    @Test("Q3 SIGKILL at each point of each kind of purchase: the next command completes it exactly once", arguments: cases)
+    @Test(
+        "Q3 SIGKILL at each point of each kind of purchase: the next command completes it exactly once",
+        arguments: cases)
     func walk(_ example: Case) throws {
         let session = try session(plan: example.isPlan)
         let crash = ["STOREFRONT_FAULT": "crash-at:\(example.point.rawValue)"]
@@ -77,9 +84,13 @@ struct CrashPointWalkTests {
         #expect(final.count == 1, "\(final)")
         let transaction = try #require(final.first)
         if charged {
-            #expect(transaction["state"] as? String == "purchased" && transaction["finished"] as? Bool == true, "\(transaction)")
+            #expect(
+                transaction["state"] as? String == "purchased" && transaction["finished"] as? Bool == true,
+                "\(transaction)")
         } else {
-            #expect(transaction["state"] as? String == "failed" && transaction["reason"] as? String == "network", "\(transaction)")
+            #expect(
+                transaction["state"] as? String == "failed" && transaction["reason"] as? String == "network",
+                "\(transaction)")
         }
 
         // The receipt has it exactly once (or not at all), and recomputes to what is stored (A6).
@@ -95,47 +106,67 @@ struct CrashPointWalkTests {
             switch example.product {
             case Self.products[0]:
                 // Consumables belong to the device that bought them (R4): five views once, on the phone.
-                #expect(status["randomViewsRemaining"] as? Int == (charged && device == "phone" ? 5 : 0), "\(device): \(status)")
+                #expect(
+                    status["randomViewsRemaining"] as? Int == (charged && device == "phone" ? 5 : 0),
+                    "\(device): \(status)")
             case Self.products[1]:
-                #expect((status["owned"] as? [String] ?? []) == (charged ? [example.product] : []), "\(device): \(status)")
+                #expect(
+                    (status["owned"] as? [String] ?? []) == (charged ? [example.product] : []), "\(device): \(status)")
             case Self.products[2]:
-                #expect((status["expires"] as? String) == (charged ? "2026-04-16T12:00:00Z" : nil), "\(device): \(status)")
+                #expect(
+                    (status["expires"] as? String) == (charged ? "2026-04-16T12:00:00Z" : nil), "\(device): \(status)")
             default:
                 let plans = status["plans"] as? [[String: Any]] ?? []
-                #expect(plans.map { $0["product"] as? String } == (charged ? [example.product] : []), "\(device): \(status)")
+                #expect(
+                    plans.map { $0["product"] as? String } == (charged ? [example.product] : []), "\(device): \(status)"
+                )
             }
         }
     }
 
-    @Test("A5 SIGKILL during restore, at each of its points: the next command delivers what was restored", arguments: [CrashPoint.restoreRecorded, .restoreDelivered])
+    @Test(
+        "A5 SIGKILL during restore, at each of its points: the next command delivers what was restored",
+        arguments: [CrashPoint.restoreRecorded, .restoreDelivered])
     func restore(_ point: CrashPoint) throws {
         let session = try session(plan: false)
         try session.run(["buy", "com.storefront.comic.nightshift", "--device", "tablet"]).expectSuccess()
-        let killed = try session.run(["restore", "--device", "phone"], environment: ["STOREFRONT_FAULT": "crash-at:\(point.rawValue)"])
+        let killed = try session.run(
+            ["restore", "--device", "phone"], environment: ["STOREFRONT_FAULT": "crash-at:\(point.rawValue)"])
         #expect(killed.signalled, "\(killed)")
         let history = try session.array(["history", "--device", "phone"])
-        #expect(history.map { "\($0["state"] as? String ?? "") \($0["finished"] as? Bool ?? false)" } == ["restored true"], "\(history)")
-        #expect(try session.object(["status", "--device", "phone"])["owned"] as? [String] == ["com.storefront.comic.nightshift"])
+        #expect(
+            history.map { "\($0["state"] as? String ?? "") \($0["finished"] as? Bool ?? false)" } == ["restored true"],
+            "\(history)")
+        #expect(
+            try session.object(["status", "--device", "phone"])["owned"] as? [String] == [
+                "com.storefront.comic.nightshift"
+            ])
     }
 
     @Test("SIGKILL just after renewals are written: the next command shows them once, and the receipt recomputes")
     func renewal() throws {
         let session = try session(plan: true)
         try session.run(["buy", "com.storefront.selfies.sub.oneaweek", "--device", "phone"]).expectSuccess()
-        let killed = try session.run(["clock", "advance", "3w", "--device", "phone"], environment: ["STOREFRONT_FAULT": "crash-at:renewals-recorded"])
+        let killed = try session.run(
+            ["clock", "advance", "3w", "--device", "phone"],
+            environment: ["STOREFRONT_FAULT": "crash-at:renewals-recorded"])
         #expect(killed.signalled, "\(killed)")
         let plans = try session.object(["subscriptions", "--device", "tablet"])["plans"] as? [[String: Any]] ?? []
         #expect(plans.first?["renewals"] as? Int == 3, "\(plans)")
         #expect(try session.object(["receipt", "--device", "phone"])["consistent"] as? Bool == true)
     }
 
-    @Test("O6 SIGKILL after a new price is stored, before anyone is told: the next command tells the subscriber once, and consent then works")
+    @Test(
+        "O6 SIGKILL after a new price is stored, before anyone is told: the next command tells the subscriber once, and consent then works"
+    )
     func priceChanged() throws {
         let session = try session(plan: true)
         let product = "com.storefront.selfies.sub.oneaweek"
         try session.run(["buy", product, "--device", "phone"]).expectSuccess()
         try session.run(["clock", "advance", "1h"]).expectSuccess()
-        let killed = try session.run(["price", "set", product, "1.49", "--consent-required", "--device", "phone"], environment: ["STOREFRONT_FAULT": "crash-at:price-changed"])
+        let killed = try session.run(
+            ["price", "set", product, "1.49", "--consent-required", "--device", "phone"],
+            environment: ["STOREFRONT_FAULT": "crash-at:price-changed"])
         #expect(killed.signalled, "\(killed)")
         // The price is stored: the command that died had written it.
         #expect((try session.object(["price"])["changes"] as? [[String: Any]])?.first?["price"] as? String == "1.49")
@@ -149,38 +180,55 @@ struct CrashPointWalkTests {
         #expect(try session.object(["receipt", "--device", "phone"])["plansConsistent"] as? Bool == true)
     }
 
-    @Test("O7 SIGKILL after a refund request is written, before the device's policy answers: the next start answers it once")
+    @Test(
+        "O7 SIGKILL after a refund request is written, before the device's policy answers: the next start answers it once"
+    )
     func refundRequested() throws {
         let session = try session(plan: false)
-        let comic = try #require(try session.object(["buy", "com.storefront.comic.nightshift", "--device", "phone"])["id"] as? String)
+        let comic = try #require(
+            try session.object(["buy", "com.storefront.comic.nightshift", "--device", "phone"])["id"] as? String)
         try session.run(["refund-request", "policy", "approve", "--device", "phone"]).expectSuccess()
-        let killed = try session.run(["refund-request", comic, "--device", "phone"], environment: ["STOREFRONT_FAULT": "crash-at:refund-requested"])
+        let killed = try session.run(
+            ["refund-request", comic, "--device", "phone"],
+            environment: ["STOREFRONT_FAULT": "crash-at:refund-requested"])
         #expect(killed.signalled, "\(killed)")
-        let requests = try session.object(["refund-request", "list", "--device", "phone"])["requests"] as? [[String: Any]] ?? []
+        let requests =
+            try session.object(["refund-request", "list", "--device", "phone"])["requests"] as? [[String: Any]] ?? []
         #expect(requests.map { $0["state"] as? String } == ["approved"], "\(requests)")
         #expect(try session.object(["status", "--device", "tablet"])["owned"] as? [String] == [])
         let refunds = try session.array(["notifications"]).filter { $0["type"] as? String == "REFUND" }
         #expect(refunds.count == 1)
     }
 
-    @Test("O5 SIGKILL after a member is taken out of the family, before the share is revoked: the member's next command revokes it once")
+    @Test(
+        "O5 SIGKILL after a member is taken out of the family, before the share is revoked: the member's next command revokes it once"
+    )
     func familyChanged() throws {
         let session = try session(plan: false)
         try session.signUp("mom", device: "mom-phone")
         try session.run(["family", "create", "--device", "mom-phone"]).expectSuccess()
         try session.run(["family", "add", "alice", "--device", "mom-phone"]).expectSuccess()
         try session.run(["buy", "com.storefront.comic.nightshift", "--device", "mom-phone"]).expectSuccess()
-        #expect(try session.object(["status", "--device", "phone"])["owned"] as? [String] == ["com.storefront.comic.nightshift"])
-        let killed = try session.run(["family", "leave", "alice", "--device", "mom-phone"], environment: ["STOREFRONT_FAULT": "crash-at:family-changed"])
+        #expect(
+            try session.object(["status", "--device", "phone"])["owned"] as? [String] == [
+                "com.storefront.comic.nightshift"
+            ])
+        let killed = try session.run(
+            ["family", "leave", "alice", "--device", "mom-phone"],
+            environment: ["STOREFRONT_FAULT": "crash-at:family-changed"])
         #expect(killed.signalled, "\(killed)")
         #expect(try session.object(["status", "--device", "tablet"])["owned"] as? [String] == [])
         #expect(try session.object(["status", "--device", "phone"])["owned"] as? [String] == [])
-        let revokes = try session.array(["notifications", "--device", "phone"]).filter { $0["type"] as? String == "REVOKE" }
+        let revokes = try session.array(["notifications", "--device", "phone"]).filter {
+            $0["type"] as? String == "REVOKE"
+        }
         #expect(revokes.count == 1)
         #expect(try session.object(["receipt", "--device", "phone"])["consistent"] as? Bool == true)
     }
 
-    @Test("Q6 A6 a year of monthly renewals: one purchase and twelve renewals in each device's history, once each, also after SIGKILL between receiving and finishing")
+    @Test(
+        "Q6 A6 a year of monthly renewals: one purchase and twelve renewals in each device's history, once each, also after SIGKILL between receiving and finishing"
+    )
     func yearOfRenewals() throws {
         let session = try session(plan: true)
         try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
@@ -189,15 +237,23 @@ struct CrashPointWalkTests {
         try session.run(["cancel", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"]).expectSuccess()
         try session.run(["clock", "advance", "1w", "--device", "phone"]).expectSuccess()
         try session.run(["buy", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"]).expectSuccess()
-        let killed = try session.run(["clock", "advance", "1y", "--device", "tablet"], environment: ["STOREFRONT_FAULT": "crash-at:renewals-received"])
+        let killed = try session.run(
+            ["clock", "advance", "1y", "--device", "tablet"],
+            environment: ["STOREFRONT_FAULT": "crash-at:renewals-received"])
         #expect(killed.signalled, "\(killed)")
         for device in ["tablet", "phone", "tablet"] {
-            let history = try session.array(["history", "--device", device]).filter { ($0["product"] as? String)?.contains("allaccess.monthly") == true }
+            let history = try session.array(["history", "--device", device]).filter {
+                ($0["product"] as? String)?.contains("allaccess.monthly") == true
+            }
             let renewals = history.filter { $0["transactionReason"] as? String == "RENEWAL" }
             #expect(renewals.count == 12, "\(device): \(history.map { $0["id"] ?? "" })")
             #expect(Set(renewals.compactMap { $0["id"] as? String }).count == 12)
-            #expect(renewals.allSatisfy { $0["finished"] as? Bool == true && $0["states"] as? [String] == ["purchased"] }, "\(device)")
-            #expect(history.count - renewals.count == (device == "phone" ? 2 : 0), "the two purchases, on the phone that made them")
+            #expect(
+                renewals.allSatisfy { $0["finished"] as? Bool == true && $0["states"] as? [String] == ["purchased"] },
+                "\(device)")
+            #expect(
+                history.count - renewals.count == (device == "phone" ? 2 : 0),
+                "the two purchases, on the phone that made them")
             #expect(try session.object(["receipt", "--device", device])["consistent"] as? Bool == true)
         }
     }

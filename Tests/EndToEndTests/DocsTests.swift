@@ -31,8 +31,11 @@ struct DocsPage: CustomStringConvertible, Sendable {
     }
 
     static let all: [DocsPage] = {
-        let docs = (try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path)) ?? []
-        return [DocsPage(path: "README.md")] + docs.filter { $0.hasSuffix(".md") }.sorted().map { DocsPage(path: "docs/\($0)") }
+        let docs =
+            (try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot.appendingPathComponent("docs").path))
+            ?? []
+        return [DocsPage(path: "README.md")]
+            + docs.filter { $0.hasSuffix(".md") }.sorted().map { DocsPage(path: "docs/\($0)") }
     }()
 
     func blocks() throws -> [Block] {
@@ -42,7 +45,10 @@ struct DocsPage: CustomStringConvertible, Sendable {
         var index = 0
         while index < lines.count {
             let line = lines[index]
-            guard line.hasPrefix("```"), line.count > 3 else { index += 1; continue }
+            guard line.hasPrefix("```"), line.count > 3 else {
+                index += 1
+                continue
+            }
             let language = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces)
             let start = index + 1
             var end = start
@@ -65,7 +71,9 @@ struct DocsPage: CustomStringConvertible, Sendable {
         var continuing = false
         for (offset, line) in body.enumerated() {
             if continuing, var last = commands.popLast() {
-                last = Command(line: last.line, text: last.text + "\n" + line, expected: last.expected, exitStatus: last.exitStatus)
+                last = Command(
+                    line: last.line, text: last.text + "\n" + line, expected: last.expected, exitStatus: last.exitStatus
+                )
                 commands.append(last)
                 continuing = line.hasSuffix("\\")
             } else if line.hasPrefix("$ ") {
@@ -93,7 +101,8 @@ final class DocsWorkspace {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-docs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         for name in ["assets", "Tests", "scripts"] {
-            try FileManager.default.createSymbolicLink(at: work.appendingPathComponent(name), withDestinationURL: repositoryRoot.appendingPathComponent(name))
+            try FileManager.default.createSymbolicLink(
+                at: work.appendingPathComponent(name), withDestinationURL: repositoryRoot.appendingPathComponent(name))
         }
     }
 
@@ -138,12 +147,17 @@ final class DocsWorkspace {
 
 /// Does `expected` (with `…` for any text) stand in one of `lines` from `start` on? The index after it.
 func docsMatch(_ expected: String, in lines: [Substring], from start: Int) -> Int? {
-    let parts = expected.components(separatedBy: "…").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    let parts = expected.components(separatedBy: "…").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+        !$0.isEmpty
+    }
     for index in start..<lines.count {
         var position = lines[index].startIndex
         var matched = true
         for part in parts {
-            guard let found = lines[index].range(of: part, range: position..<lines[index].endIndex) else { matched = false; break }
+            guard let found = lines[index].range(of: part, range: position..<lines[index].endIndex) else {
+                matched = false
+                break
+            }
             position = found.upperBound
         }
         if matched { return index + 1 }
@@ -159,15 +173,17 @@ struct DocsTests {
         for block in try page.blocks() {
             guard case .run(let line, let commands) = block else { continue }
             let results = try workspace.run(commands)
-            #expect(results.count == commands.count, "\(page):\(line): the block stopped after \(results.count) of \(commands.count) commands")
+            #expect(
+                results.count == commands.count,
+                "\(page):\(line): the block stopped after \(results.count) of \(commands.count) commands")
             for (command, result) in zip(commands, results) {
-                let where_ = "\(page):\(command.line): $ \(command.text)"
-                #expect(result.status == command.exitStatus, "\(where_) exited \(result.status)\n\(result.output)")
+                let place = "\(page):\(command.line): $ \(command.text)"
+                #expect(result.status == command.exitStatus, "\(place) exited \(result.status)\n\(result.output)")
                 let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
                 var from = 0
                 for expected in command.expected {
                     guard let next = docsMatch(expected, in: lines, from: from) else {
-                        Issue.record("\(where_): the page says \"\(expected)\", but it printed:\n\(result.output)")
+                        Issue.record("\(place): the page says \"\(expected)\", but it printed:\n\(result.output)")
                         break
                     }
                     from = next
@@ -181,10 +197,13 @@ struct DocsTests {
         for page in DocsPage.all {
             let blocks = try page.blocks()
             for case .shown(let line, let language, let reason) in blocks where reason == nil {
-                Issue.record("\(page):\(line): a \(language) block is neither a console block nor marked <!-- not run: why -->")
+                Issue.record(
+                    "\(page):\(line): a \(language) block is neither a console block nor marked <!-- not run: why -->")
             }
         }
-        let running = try DocsPage.all.filter { page in try page.blocks().contains { if case .run = $0 { true } else { false } } }
+        let running = try DocsPage.all.filter { page in
+            try page.blocks().contains { if case .run = $0 { true } else { false } }
+        }
         #expect(running.count >= 8, "pages with console blocks: \(running)")
     }
 
@@ -199,7 +218,9 @@ struct DocsTests {
                 if target.hasPrefix("https://") || target.hasPrefix("#") { continue }
                 #expect(!target.hasPrefix("http:") && !target.contains("../shared"), "\(page): \(target)")
                 let file = folder.appendingPathComponent(String(target.split(separator: "#").first ?? ""))
-                #expect(file.standardizedFileURL.path.hasPrefix(repositoryRoot.standardizedFileURL.path), "\(page): \(target) leaves the repository")
+                #expect(
+                    file.standardizedFileURL.path.hasPrefix(repositoryRoot.standardizedFileURL.path),
+                    "\(page): \(target) leaves the repository")
                 #expect(FileManager.default.fileExists(atPath: file.path), "\(page): \(target) leads nowhere")
             }
         }
@@ -208,16 +229,21 @@ struct DocsTests {
     @Test("every decision record has its three parts and names files of the repository, each of which exists")
     func decisionRecords() throws {
         let folder = repositoryRoot.appendingPathComponent("docs/decisions")
-        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".md") }.sorted()
+        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".md") }
+            .sorted()
         #expect(records.count >= 3, "\(records)")
         let path = try Regex(#"(Sources|Tests|scripts|Benchmarks|assets)/[A-Za-z0-9_./+-]*[A-Za-z0-9_+-]"#)
         for record in records {
             let text = try String(contentsOf: folder.appendingPathComponent(record), encoding: .utf8)
-            for part in ["## Context", "## Decision", "## Consequences"] { #expect(text.contains(part), "\(record) has no \(part)") }
+            for part in ["## Context", "## Decision", "## Consequences"] {
+                #expect(text.contains(part), "\(record) has no \(part)")
+            }
             let named = text.matches(of: path).map { String(text[$0.range]) }
             #expect(!named.isEmpty, "\(record) names no file")
             for file in named {
-                #expect(FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(file).path), "\(record) names \(file), which does not exist")
+                #expect(
+                    FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent(file).path),
+                    "\(record) names \(file), which does not exist")
             }
         }
     }
@@ -227,7 +253,8 @@ struct DocsTests {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let lines = text.components(separatedBy: "\n")
         #expect(lines.count <= 160, "README.md has \(lines.count) lines")
-        let first = lines.drop { !$0.hasPrefix("```") }.dropFirst().prefix { !$0.hasPrefix("```") }.joined(separator: "\n")
+        let first = lines.drop { !$0.hasPrefix("```") }.dropFirst().prefix { !$0.hasPrefix("```") }.joined(
+            separator: "\n")
         #expect(first.contains("scripts/run") && first.contains("scripts/test"), "\(first)")
     }
 }

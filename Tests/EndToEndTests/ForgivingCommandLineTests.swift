@@ -11,17 +11,31 @@ struct ForgivingCommandLineTests {
         let result = try session.run(["--version"])
         #expect(result.status == 0, "\(result)")
         let line = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(line.range(of: #"^storefront \d+\.\d+\.\d+ \(commit ([0-9a-f]{12}|unknown)\)$"#, options: .regularExpression) != nil, "\(line)")
+        #expect(
+            line.range(
+                of: #"^storefront \d+\.\d+\.\d+ \(commit ([0-9a-f]{12}|unknown)\)$"#, options: .regularExpression)
+                != nil, "\(line)")
     }
 
-    @Test("a mistyped subcommand gets the one it is close to; a word close to none gets no guess, and under a command the names it has", arguments: [
-        (["prodcuts"], "unknown subcommand \"prodcuts\" (did you mean \"products\"?)"),
-        (["histroy"], "(did you mean \"history\"?)"),
-        (["clock", "advnce", "1d"], "unknown subcommand \"advnce\" of `storefront clock` (did you mean \"advance\"?)"),
-        (["zebra"], "unknown subcommand \"zebra\" (`storefront --help` lists them)"),
-        (["account", "sigin", "ann"], "unknown subcommand \"sigin\" of `storefront account` (did you mean \"signin\"?)"),
-        (["scenario", "run", "demo.scenario"], "unknown subcommand \"run\" of `storefront scenario` (it has check, play, record, list)"),
-    ])
+    @Test(
+        "a mistyped subcommand gets the one it is close to; a word close to none gets no guess, and under a command the names it has",
+        arguments: [
+            (["prodcuts"], "unknown subcommand \"prodcuts\" (did you mean \"products\"?)"),
+            (["histroy"], "(did you mean \"history\"?)"),
+            (
+                ["clock", "advnce", "1d"],
+                "unknown subcommand \"advnce\" of `storefront clock` (did you mean \"advance\"?)"
+            ),
+            (["zebra"], "unknown subcommand \"zebra\" (`storefront --help` lists them)"),
+            (
+                ["account", "sigin", "ann"],
+                "unknown subcommand \"sigin\" of `storefront account` (did you mean \"signin\"?)"
+            ),
+            (
+                ["scenario", "run", "demo.scenario"],
+                "unknown subcommand \"run\" of `storefront scenario` (it has check, play, record, list)"
+            ),
+        ])
     func subcommands(_ arguments: [String], _ says: String) throws {
         let session = try Session()
         let result = try session.run(arguments)
@@ -33,14 +47,20 @@ struct ForgivingCommandLineTests {
     func signInSpellings() throws {
         let session = try Session()
         try session.signUp("ann")
-        for (word, says) in [("signout", "not signed in"), ("sign-in", "signed in as ann"), ("sign-out", "not signed in"), ("signin", "signed in as ann")] {
-            let result = try session.run(["account", word] + (word.hasSuffix("in") ? ["ann"] : []), environment: ["STOREFRONT_PASSWORD": "pw-ann"])
+        for (word, says) in [
+            ("signout", "not signed in"), ("sign-in", "signed in as ann"), ("sign-out", "not signed in"),
+            ("signin", "signed in as ann"),
+        ] {
+            let result = try session.run(
+                ["account", word] + (word.hasSuffix("in") ? ["ann"] : []),
+                environment: ["STOREFRONT_PASSWORD": "pw-ann"])
             #expect(result.status == 0 && result.stdout.contains(says), "\(word): \(result)")
         }
         let wrong = try session.run(["account", "signin", "ann"], environment: ["STOREFRONT_PASSWORD": "nope"])
         #expect(wrong.status == 2 && wrong.stderr.contains("wrong password"), "\(wrong)")
         let help = try session.run(["account", "signin", "--help"])
-        #expect(help.status == 0 && help.stdout.contains("USAGE: storefront account login [<options>] <name>"), "\(help)")
+        #expect(
+            help.status == 0 && help.stdout.contains("USAGE: storefront account login [<options>] <name>"), "\(help)")
     }
 
     @Test("clock advance takes a duration in words, as one argument or several: 3 days, \"1 month 2 days\"")
@@ -63,11 +83,18 @@ struct ForgivingCommandLineTests {
         let anyCase = try session.run(["buy", "cat judge"])
         #expect(anyCase.status == 0 && anyCase.stdout.contains("Cat Judge"), "\(anyCase)")
         let far = try session.run(["buy", "com.storefront.comic.nope"])
-        #expect(far.status == 2 && far.stderr == "storefront: unknown product \"com.storefront.comic.nope\" (`storefront products` lists them)\n", "\(far)")
+        #expect(
+            far.status == 2
+                && far.stderr
+                    == "storefront: unknown product \"com.storefront.comic.nope\" (`storefront products` lists them)\n",
+            "\(far)")
         let typo = try session.run(["buy", "Moon Piza"])
-        #expect(typo.status == 2 && typo.stderr.contains("(did you mean \"com.storefront.comic.moonpizza\"?"), "\(typo)")
+        #expect(
+            typo.status == 2 && typo.stderr.contains("(did you mean \"com.storefront.comic.moonpizza\"?"), "\(typo)")
         let ending = try session.run(["buy", "moonpizza"])
-        #expect(ending.status == 2 && ending.stderr.contains("did you mean \"com.storefront.comic.moonpizza\""), "\(ending)")
+        #expect(
+            ending.status == 2 && ending.stderr.contains("did you mean \"com.storefront.comic.moonpizza\""), "\(ending)"
+        )
     }
 
     @Test("plans, prices and family shares take titles too")
@@ -87,27 +114,37 @@ struct ForgivingCommandLineTests {
         let session = try Session()
         let result = try session.run(["approve", "12"])
         #expect(result.status == 2, "\(result)")
-        #expect(result.stderr.contains("an id may be shortened to its first 4 or more characters, and \"12\" has 2"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("an id may be shortened to its first 4 or more characters, and \"12\" has 2"),
+            "\(result.stderr)")
     }
 
     @Test("a path is reported as it was typed, from any folder")
     func pathsAsTyped() throws {
         let session = try Session()
         let result = try session.run(["show-image", "assets/comics/cat-judge.png"], in: URL(fileURLWithPath: "/tmp"))
-        #expect(result.status == 2 && result.stderr == "storefront: assets/comics/cat-judge.png: cannot be read (no such file)\n", "\(result)")
+        #expect(
+            result.status == 2
+                && result.stderr == "storefront: assets/comics/cat-judge.png: cannot be read (no such file)\n",
+            "\(result)")
     }
 
     @Test("scenario play: a missing file is said before the terminal; a shipped one is found by name from /")
     func scenarioPlay() throws {
         let session = try Session()
         let missing = try session.run(["scenario", "play", "nope.scenario"], in: URL(fileURLWithPath: "/"))
-        #expect(missing.status == 2 && missing.stderr.contains("nope.scenario") && missing.stderr.contains("no such file"), "\(missing)")
+        #expect(
+            missing.status == 2 && missing.stderr.contains("nope.scenario") && missing.stderr.contains("no such file"),
+            "\(missing)")
         #expect(!missing.stderr.contains("terminal"), "\(missing)")
         // Found (by name, from /): only then is the missing terminal the problem.
         let shipped = try session.run(["scenario", "play", "in-app-rage"], in: URL(fileURLWithPath: "/"))
         #expect(shipped.status == 1 && shipped.stderr.contains("needs a terminal"), "\(shipped)")
-        let checked = try session.run(["scenario", "check", "in-app-rage", "selfies/win-back"], in: URL(fileURLWithPath: "/"))
-        #expect(checked.status == 0 && checked.stdout.contains("in-app-rage.scenario\n") && checked.stdout.contains("win-back.scenario\n"), "\(checked)")
+        let checked = try session.run(
+            ["scenario", "check", "in-app-rage", "selfies/win-back"], in: URL(fileURLWithPath: "/"))
+        #expect(
+            checked.status == 0 && checked.stdout.contains("in-app-rage.scenario\n")
+                && checked.stdout.contains("win-back.scenario\n"), "\(checked)")
     }
 
     @Test("scenario list names every shipped scenario with its one-line story")
@@ -117,13 +154,17 @@ struct ForgivingCommandLineTests {
         #expect(result.status == 0, "\(result)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count >= 19, "\(result.stdout)")
-        #expect(lines.contains { $0.hasPrefix("in-app-rage ") && $0.hasSuffix("renew with 6, random comics.") }, "\(result.stdout)")
+        #expect(
+            lines.contains { $0.hasPrefix("in-app-rage ") && $0.hasSuffix("renew with 6, random comics.") },
+            "\(result.stdout)")
         #expect(lines.contains { $0.hasPrefix("selfies/win-back ") }, "\(result.stdout)")
     }
 
-    @Test("each subcommand's --help lists only the options it uses", arguments: [
-        ["scenario", "play"], ["scenario", "check"], ["scenario", "list"], ["catalog", "check"],
-    ])
+    @Test(
+        "each subcommand's --help lists only the options it uses",
+        arguments: [
+            ["scenario", "play"], ["scenario", "check"], ["scenario", "list"], ["catalog", "check"],
+        ])
     func help(_ command: [String]) throws {
         let session = try Session()
         let result = try session.run(command + ["--help"])

@@ -11,8 +11,12 @@ struct InstallTests {
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "TZ": "UTC", "STOREFRONT_STATE_DIR": home.appendingPathComponent("state").path]
-        let out = Pipe(), err = Pipe()
+        process.environment = [
+            "HOME": home.path, "PATH": "/usr/bin:/bin", "TZ": "UTC",
+            "STOREFRONT_STATE_DIR": home.appendingPathComponent("state").path,
+        ]
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -20,7 +24,7 @@ struct InstallTests {
         // Read both to the end before waiting: a full pipe would stall the program.
         let errReader = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = await_(errReader)
+        let stderr = awaitValue(errReader)
         process.waitUntilExit()
         return RunResult(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
@@ -28,10 +32,14 @@ struct InstallTests {
         )
     }
 
-    @Test("C1 copied to an empty folder and run from /, it opens the default store and scenario check runs every shipped scenario")
+    @Test(
+        "C1 copied to an empty folder and run from /, it opens the default store and scenario check runs every shipped scenario"
+    )
     func copiedBinary() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-install-\(UUID().uuidString)")
-        let home = folder.appendingPathComponent("home"), bin = folder.appendingPathComponent("bin")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "storefront-install-\(UUID().uuidString)")
+        let home = folder.appendingPathComponent("home")
+        let bin = folder.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -44,40 +52,56 @@ struct InstallTests {
         for name in ["in-app-rage.scenario", "billing.scenario", "upgrade.scenario", "trial-and-renewals.scenario"] {
             #expect(check.stdout.contains("\(name)\n"), "\(name) ran")
         }
-        let cached = try FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent(".cache/storefront").path)
+        let cached = try FileManager.default.contentsOfDirectory(
+            atPath: home.appendingPathComponent(".cache/storefront").path)
         #expect(cached.count == 1 && cached[0].hasPrefix("assets-"), "\(cached)")
         let bad = try run(binary, ["products", "--catalog", "/nonexistent.json"], home: home)
         #expect(bad.status == 2 && bad.stderr.split(separator: "\n").count == 1, "\(bad)")
     }
 
-    @Test("C1 W6 W13 the one program copied alone runs the screen, serve over HTTPS, a device on --server https:// and an https:// webhook that Apple's library verifies")
+    @Test(
+        "C1 W6 W13 the one program copied alone runs the screen, serve over HTTPS, a device on --server https:// and an https:// webhook that Apple's library verifies"
+    )
     func oneProgram() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-one-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "storefront-one-\(UUID().uuidString)")
         let bin = folder.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // The install step README and docs/install.md name, run as written, with this build's
         // program for the release one and an empty folder for ~/.local/bin/.
         let page = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/install.md"), encoding: .utf8)
-        let step = try #require(page.split(separator: "\n").first { $0.hasPrefix("install ") }?.split(separator: "#").first)
-            .trimmingCharacters(in: .whitespaces)
+        let step = try #require(
+            page.split(separator: "\n").first { $0.hasPrefix("install ") }?.split(separator: "#").first
+        )
+        .trimmingCharacters(in: .whitespaces)
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains("`\(step)`"), "README names the step docs/install.md gives: \(step)")
         let binary = bin.appendingPathComponent("storefront")
         let install = Process()
         install.executableURL = URL(fileURLWithPath: "/bin/sh")
         install.arguments = [
-            "-c", step.replacingOccurrences(of: ".build/release/storefront", with: storefrontBinary.path).replacingOccurrences(of: "~/.local/bin/", with: bin.path + "/"),
+            "-c",
+            step.replacingOccurrences(of: ".build/release/storefront", with: storefrontBinary.path)
+                .replacingOccurrences(of: "~/.local/bin/", with: bin.path + "/"),
         ]
         try install.run()
         install.waitUntilExit()
         try #require(install.terminationStatus == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: bin.path) == ["storefront"], "one file, nothing beside it")
-        let host = try Session(binary: binary), device = try Session(binary: binary)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: bin.path) == ["storefront"],
+            "one file, nothing beside it")
+        let host = try Session(binary: binary)
+        let device = try Session(binary: binary)
         for session in [host, device] { session.environment["PATH"] = "\(bin.path):/usr/bin:/bin" }
         let tls = try AccountServerTests.certificate(in: host.stateDirectory, name: "team")
         let receiver = try Receiver(arguments: ["--tls", tls.certificate.path, tls.key.path])
-        let server = try Server(host, arguments: ["--host", "127.0.0.1", "--tls-cert", tls.certificate.path, "--tls-key", tls.key.path, "--ca-file", tls.certificate.path])
+        let server = try Server(
+            host,
+            arguments: [
+                "--host", "127.0.0.1", "--tls-cert", tls.certificate.path, "--tls-key", tls.key.path, "--ca-file",
+                tls.certificate.path,
+            ])
         #expect(server.base.hasPrefix("https://127.0.0.1:"))
         let token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         device.environment["STOREFRONT_SERVER"] = server.base
@@ -88,10 +112,16 @@ struct InstallTests {
         try device.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
         #expect(waitUntil(seconds: 60) { !receiver.payloads.isEmpty }, "a notification reached the https:// receiver")
         let payload = try #require(receiver.payloads.first)
-        let verified = try #require(try AppleVerifier.verify([("notification", payload)], session: host, bundleID: "com.storefront.comics").first)
-        #expect(verified.ok && verified.decoded["notificationType"] as? String == "ONE_TIME_CHARGE", "\(verified.status ?? "") \(verified.decoded)")
+        let verified = try #require(
+            try AppleVerifier.verify([("notification", payload)], session: host, bundleID: "com.storefront.comics")
+                .first)
+        #expect(
+            verified.ok && verified.decoded["notificationType"] as? String == "ONE_TIME_CHARGE",
+            "\(verified.status ?? "") \(verified.decoded)")
         // The screen of the copy, on the same server, in a real terminal.
-        let screen = try TmuxSession(command: device.screenCommand(arguments: ["--user", "ann"], extraEnvironment: ["STOREFRONT_PASSWORD": "pw-ann"]))
+        let screen = try TmuxSession(
+            command: device.screenCommand(
+                arguments: ["--user", "ann"], extraEnvironment: ["STOREFRONT_PASSWORD": "pw-ann"]))
         try screen.waitFor("Subscribed! Expires: 16/04/2026")
         try screen.send("q")
         #expect(server.stop().status == 0)
@@ -100,29 +130,39 @@ struct InstallTests {
     @Test("--generate-completion-script writes bash, zsh and fish completion")
     func completion() throws {
         let session = try Session()
-        for (shell, marker) in [("bash", "-F _storefront storefront"), ("zsh", "#compdef storefront"), ("fish", "complete -c 'storefront'")] {
+        for (shell, marker) in [
+            ("bash", "-F _storefront storefront"), ("zsh", "#compdef storefront"), ("fish", "complete -c 'storefront'"),
+        ] {
             let result = try session.run(["--generate-completion-script", shell])
             #expect(result.status == 0 && result.stdout.contains(marker), "\(shell): \(result.stdout.prefix(200))")
         }
     }
 
-    @Test("a scenario names its catalog (beside it or shipped); a missing one or a late catalog line is one clear line, exit 2")
+    @Test(
+        "a scenario names its catalog (beside it or shipped); a missing one or a late catalog line is one clear line, exit 2"
+    )
     func scenarioCatalog() throws {
         let session = try Session()
         let folder = session.stateDirectory.appendingPathComponent("scenarios")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let shipped = folder.appendingPathComponent("shipped.scenario")
-        try "catalog selfies.json\nsign up ann\nbuy \"All Access (Monthly)\"\nexpect plan \"free trial\"\n".write(to: shipped, atomically: true, encoding: .utf8)
+        try "catalog selfies.json\nsign up ann\nbuy \"All Access (Monthly)\"\nexpect plan \"free trial\"\n".write(
+            to: shipped, atomically: true, encoding: .utf8)
         let passed = try session.run(["scenario", "check", shipped.path])
         #expect(passed.status == 0 && passed.stdout.contains("1 passed, 0 failed"), "\(passed)")
         let missing = folder.appendingPathComponent("missing.scenario")
         try "catalog nowhere.json\nsign up ann\n".write(to: missing, atomically: true, encoding: .utf8)
         let refused = try session.run(["scenario", "check", missing.path])
-        #expect(refused.status == 2 && refused.stderr.contains("missing.scenario:1: catalog \"nowhere.json\""), "\(refused)")
+        #expect(
+            refused.status == 2 && refused.stderr.contains("missing.scenario:1: catalog \"nowhere.json\""), "\(refused)"
+        )
         let late = folder.appendingPathComponent("late.scenario")
         try "sign up ann\ncatalog selfies.json\n".write(to: late, atomically: true, encoding: .utf8)
         let lateResult = try session.run(["scenario", "check", late.path])
-        #expect(lateResult.status != 0 && lateResult.stdout.contains("late.scenario:2: \"catalog\" must come before every other step"), "\(lateResult)")
+        #expect(
+            lateResult.status != 0
+                && lateResult.stdout.contains("late.scenario:2: \"catalog\" must come before every other step"),
+            "\(lateResult)")
     }
 }
 
@@ -140,10 +180,13 @@ func copyExecutable(_ source: URL, to destination: URL) throws {
 }
 
 /// Waits for a detached task's value from synchronous code.
-private func await_<T: Sendable>(_ task: Task<T, Never>) -> T {
+private func awaitValue<T: Sendable>(_ task: Task<T, Never>) -> T {
     let semaphore = DispatchSemaphore(value: 0)
     let box = Box<T>()
-    Task { box.value = await task.value; semaphore.signal() }
+    Task {
+        box.value = await task.value
+        semaphore.signal()
+    }
     semaphore.wait()
     return box.value!
 }

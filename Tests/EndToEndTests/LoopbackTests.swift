@@ -9,7 +9,8 @@ import Testing
 struct LoopbackTests {
     /// A program that runs the built storefront with Debian's /etc/hosts: `::1 localhost` first.
     static func debianLocalhost(in folder: URL) throws -> URL {
-        let hosts = folder.appendingPathComponent("hosts"), wrapper = folder.appendingPathComponent("storefront-debian-hosts")
+        let hosts = folder.appendingPathComponent("hosts")
+        let wrapper = folder.appendingPathComponent("storefront-debian-hosts")
         try "::1 localhost ip6-localhost\n127.0.0.1 localhost\n".write(to: hosts, atomically: true, encoding: .utf8)
         let script = """
             #!/bin/sh
@@ -26,7 +27,9 @@ struct LoopbackTests {
         return session
     }
 
-    @Test("W1 a device reaches --server http://localhost:PORT where localhost names ::1 first and the server listens on 127.0.0.1 alone")
+    @Test(
+        "W1 a device reaches --server http://localhost:PORT where localhost names ::1 first and the server listens on 127.0.0.1 alone"
+    )
     func secondAddress() throws {
         let host = try session(binary: nil)
         let server = try Server(host, arguments: ["--host", "127.0.0.1"])
@@ -37,7 +40,10 @@ struct LoopbackTests {
         #expect(resolved.status == 0, "the wrapper runs the program: \(resolved)")
         let order = Process()
         order.executableURL = URL(fileURLWithPath: "/bin/sh")
-        order.arguments = ["-c", "/usr/bin/unshare --mount sh -c 'mount --bind \"$0\" /etc/hosts && getent ahosts localhost' '\(host.stateDirectory.appendingPathComponent("hosts").path)'"]
+        order.arguments = [
+            "-c",
+            "/usr/bin/unshare --mount sh -c 'mount --bind \"$0\" /etc/hosts && getent ahosts localhost' '\(host.stateDirectory.appendingPathComponent("hosts").path)'",
+        ]
         let pipe = Pipe()
         order.standardOutput = pipe
         try order.run()
@@ -50,7 +56,9 @@ struct LoopbackTests {
         #expect(server.stop().status == 0)
     }
 
-    @Test("W1 serve --host localhost (the default) answers on ::1 and on 127.0.0.1 when the name resolves to both; an IPv6 URL is bracketed")
+    @Test(
+        "W1 serve --host localhost (the default) answers on ::1 and on 127.0.0.1 when the name resolves to both; an IPv6 URL is bracketed"
+    )
     func bothLoopbacks() throws {
         let folder = try session(binary: nil)
         let host = try session(binary: try Self.debianLocalhost(in: folder.stateDirectory))

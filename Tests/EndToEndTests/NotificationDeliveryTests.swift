@@ -8,7 +8,9 @@ import Testing
 /// The first line a started program writes to `pipe` (its port or address), without waiting for more.
 func firstLine(_ pipe: Pipe) throws -> String {
     var line = Data()
-    while let byte = try pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+    while let byte = try pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+        line += byte
+    }
     return String(decoding: line, as: UTF8.self)
 }
 
@@ -24,7 +26,8 @@ final class Receiver {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).log")
         let python = try AppleVerifier.python()
         process.executableURL = python
-        process.arguments = [repositoryRoot.appendingPathComponent("Tests/Python/\(script)").path, log.path] + arguments
+        process.arguments =
+            [repositoryRoot.appendingPathComponent("Tests/Python/\(script)").path, log.path] + arguments
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
@@ -61,7 +64,9 @@ struct NotificationDeliveryTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    @Test("N1 every notification type and subtype the store simulates, received over HTTP and verified by Apple's library with the signed data inside")
+    @Test(
+        "N1 every notification type and subtype the store simulates, received over HTTP and verified by Apple's library with the signed data inside"
+    )
     func everyType() throws {
         let receiver = try Receiver()
         let session = try Session()
@@ -72,17 +77,22 @@ struct NotificationDeliveryTests {
         let steps: [[String]] = [
             ["buy", "com.storefront.selfies.sub.oneaweek.monthly"], ["clock", "advance", "8d"],
             ["buy", "com.storefront.selfies.sub.oneaweek"], ["buy", "com.storefront.selfies.sub.oneaweek.monthly"],
-            ["buy", "com.storefront.selfies.sub.allaccess.monthly"], ["cancel", "com.storefront.selfies.sub.allaccess.monthly"],
-            ["renew-on", "com.storefront.selfies.sub.allaccess.monthly"], ["grace", "3d"], ["billing", "fail"], ["clock", "advance", "5w"],
+            ["buy", "com.storefront.selfies.sub.allaccess.monthly"],
+            ["cancel", "com.storefront.selfies.sub.allaccess.monthly"],
+            ["renew-on", "com.storefront.selfies.sub.allaccess.monthly"], ["grace", "3d"], ["billing", "fail"],
+            ["clock", "advance", "5w"],
             ["billing", "ok"], ["clock", "advance", "1d"], ["expire", "com.storefront.selfies.sub.allaccess.monthly"],
             ["buy", "com.storefront.selfies.sub.allaccess"], ["notifications", "test"],
         ]
         for step in steps { try session.run(step).expectSuccess() }
-        let current = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["transaction"] as? String)
+        let current = try #require(
+            (try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["transaction"] as? String)
         try session.run(["refund", current]).expectSuccess()
         try session.run(["cancel", "com.storefront.selfies.sub.allaccess"]).expectFailure()
         let listed = try session.array(["notifications"])
-        #expect(listed.allSatisfy { $0["state"] as? String == "delivered" }, "\(listed.map { "\($0["type"] ?? "") \($0["state"] ?? "")" })")
+        #expect(
+            listed.allSatisfy { $0["state"] as? String == "delivered" },
+            "\(listed.map { "\($0["type"] ?? "") \($0["state"] ?? "")" })")
         let payloads = receiver.payloads
         #expect(payloads.count == listed.count)
         var items = payloads.map { (kind: "notification", jws: $0) }
@@ -92,16 +102,22 @@ struct NotificationDeliveryTests {
             if let renewal = data["signedRenewalInfo"] as? String { items.append(("renewal", renewal)) }
         }
         let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.selfies")
-        for (index, result) in results.enumerated() { #expect(result.ok, "item \(index) (\(items[index].kind)): \(result.status ?? "")") }
-        let received = results.prefix(payloads.count).map { result in
-            [result.decoded["notificationType"] as? String, result.decoded["subtype"] as? String].compactMap { $0 }.joined(separator: " ")
+        for (index, result) in results.enumerated() {
+            #expect(result.ok, "item \(index) (\(items[index].kind)): \(result.status ?? "")")
         }
-        #expect(received == [
-            "SUBSCRIBED INITIAL_BUY", "DID_RENEW", "DID_CHANGE_RENEWAL_PREF DOWNGRADE", "DID_CHANGE_RENEWAL_PREF",
-            "DID_CHANGE_RENEWAL_PREF UPGRADE", "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED", "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_ENABLED",
-            "DID_FAIL_TO_RENEW GRACE_PERIOD", "GRACE_PERIOD_EXPIRED", "DID_RENEW BILLING_RECOVERY", "EXPIRED VOLUNTARY",
-            "SUBSCRIBED RESUBSCRIBE", "TEST", "REFUND",
-        ])
+        let received = results.prefix(payloads.count).map { result in
+            [result.decoded["notificationType"] as? String, result.decoded["subtype"] as? String].compactMap { $0 }
+                .joined(separator: " ")
+        }
+        #expect(
+            received == [
+                "SUBSCRIBED INITIAL_BUY", "DID_RENEW", "DID_CHANGE_RENEWAL_PREF DOWNGRADE", "DID_CHANGE_RENEWAL_PREF",
+                "DID_CHANGE_RENEWAL_PREF UPGRADE", "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_DISABLED",
+                "DID_CHANGE_RENEWAL_STATUS AUTO_RENEW_ENABLED",
+                "DID_FAIL_TO_RENEW GRACE_PERIOD", "GRACE_PERIOD_EXPIRED", "DID_RENEW BILLING_RECOVERY",
+                "EXPIRED VOLUNTARY",
+                "SUBSCRIBED RESUBSCRIBE", "TEST", "REFUND",
+            ])
         let statuses = results.prefix(payloads.count).map { ($0.decoded["data"] as? [String: Any])?["status"] as? Int }
         #expect(statuses[0] == 1 && statuses.last == 5, "active at the start, revoked by the refund: \(statuses)")
         let uuids = results.prefix(payloads.count).compactMap { $0.decoded["notificationUUID"] as? String }
@@ -114,17 +130,19 @@ struct NotificationDeliveryTests {
         let session = try Session()
         let file = session.stateDirectory.appendingPathComponent("webhook.scenario")
         try """
-            catalog selfies.json
-            webhook \(receiver.url)
-            sign up kim
-            buy "All Access (Weekly)"
-            expect notification SUBSCRIBED INITIAL_BUY
-            advance 1w
-            expect notification DID_RENEW
-            expect notification DID_RENEW
-            """.write(to: file, atomically: true, encoding: .utf8)
+        catalog selfies.json
+        webhook \(receiver.url)
+        sign up kim
+        buy "All Access (Weekly)"
+        expect notification SUBSCRIBED INITIAL_BUY
+        advance 1w
+        expect notification DID_RENEW
+        expect notification DID_RENEW
+        """.write(to: file, atomically: true, encoding: .utf8)
         let result = try session.run(["scenario", "check", file.path])
-        #expect(result.status == 1 && result.stdout.contains("2 passed, 1 failed"), "one renewal, so the second expectation fails: \(result)")
+        #expect(
+            result.status == 1 && result.stdout.contains("2 passed, 1 failed"),
+            "one renewal, so the second expectation fails: \(result)")
         #expect(result.stdout.contains("written since: none"), "\(result.stdout)")
         let received = try receiver.payloads.map { try payloadFields($0)["notificationType"] as? String }
         #expect(received == ["SUBSCRIBED", "DID_RENEW"])
@@ -139,11 +157,16 @@ struct NotificationDeliveryTests {
         for product in ["com.storefront.comic.nightshift", "com.storefront.randomviews", "com.storefront.sub.3months"] {
             try session.run(["buy", product]).expectSuccess()
         }
-        let results = try AppleVerifier.verify(receiver.payloads.map { ("notification", $0) }, session: session, bundleID: "com.storefront.comics")
-        #expect(results.count == 3 && results.allSatisfy { $0.ok && $0.decoded["notificationType"] as? String == "ONE_TIME_CHARGE" })
+        let results = try AppleVerifier.verify(
+            receiver.payloads.map { ("notification", $0) }, session: session, bundleID: "com.storefront.comics")
+        #expect(
+            results.count == 3
+                && results.allSatisfy { $0.ok && $0.decoded["notificationType"] as? String == "ONE_TIME_CHARGE" })
     }
 
-    @Test("RESCIND_CONSENT: the organizer withdraws consent for a member; the receiver gets it once, Apple's library verifies it and the member's signed app transaction in its appData; the member cannot leave; consent given again sends nothing; a word other than withdraw or give is a usage error that changes nothing")
+    @Test(
+        "RESCIND_CONSENT: the organizer withdraws consent for a member; the receiver gets it once, Apple's library verifies it and the member's signed app transaction in its appData; the member cannot leave; consent given again sends nothing; a word other than withdraw or give is a usage error that changes nothing"
+    )
     func consentWithdrawn() throws {
         let receiver = try Receiver()
         let session = try Session()
@@ -171,43 +194,60 @@ struct NotificationDeliveryTests {
         let signedApp = try #require(appData["signedAppTransactionInfo"] as? String)
         let own = try #require(try session.object(["app", "--device", "tablet"])["signedAppTransaction"] as? String)
         let results = try AppleVerifier.verify(
-            [("notification", payload), ("appTransaction", signedApp), ("appTransaction", own)], session: session, bundleID: "com.storefront.comics"
+            [("notification", payload), ("appTransaction", signedApp), ("appTransaction", own)], session: session,
+            bundleID: "com.storefront.comics"
         )
         for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
         let decoded = results[0].decoded
-        #expect(decoded["notificationType"] as? String == "RESCIND_CONSENT" && decoded["subtype"] == nil && decoded["data"] == nil)
+        #expect(
+            decoded["notificationType"] as? String == "RESCIND_CONSENT" && decoded["subtype"] == nil
+                && decoded["data"] == nil)
         let decodedApp = decoded["appData"] as? [String: Any]
-        #expect(decodedApp?["bundleId"] as? String == "com.storefront.comics" && decodedApp?["environment"] as? String == "Sandbox")
+        #expect(
+            decodedApp?["bundleId"] as? String == "com.storefront.comics"
+                && decodedApp?["environment"] as? String == "Sandbox")
         let app = results[1].decoded
-        #expect(app["appTransactionId"] as? String == results[2].decoded["appTransactionId"] as? String, "the member's own app transaction")
+        #expect(
+            app["appTransactionId"] as? String == results[2].decoded["appTransactionId"] as? String,
+            "the member's own app transaction")
         #expect(app["originalPurchaseDate"] as? Int == 1_777_896_000_000, "the member's first purchase, a day before")
     }
 
-    @Test("N4 SIGKILL between the outbox write and the 200 (before delivery starts, after signing, after the 200): the next command delivers, nothing lost (a duplicate after the 200 is allowed)",
-          arguments: ["purchase-delivered", "notification-signed", "notification-posted"])
+    @Test(
+        "N4 SIGKILL between the outbox write and the 200 (before delivery starts, after signing, after the 200): the next command delivers, nothing lost (a duplicate after the 200 is allowed)",
+        arguments: ["purchase-delivered", "notification-signed", "notification-posted"])
     func crash(_ point: String) throws {
         let receiver = try Receiver()
         let session = try Session()
         try session.run(["webhook", "set", receiver.url]).expectSuccess()
         try session.signUp("ann")
-        let killed = try session.run(["buy", "com.storefront.comic.nightshift"], environment: ["STOREFRONT_FAULT": "crash-at:\(point)"])
+        let killed = try session.run(
+            ["buy", "com.storefront.comic.nightshift"], environment: ["STOREFRONT_FAULT": "crash-at:\(point)"])
         #expect(killed.signalled, "\(killed)")
-        #expect(try session.object(["status"])["owned"] as? [String] == ["com.storefront.comic.nightshift"], "the purchase stands")
+        #expect(
+            try session.object(["status"])["owned"] as? [String] == ["com.storefront.comic.nightshift"],
+            "the purchase stands")
         let listed = try session.array(["notifications"])
         #expect(listed.count == 1 && listed[0]["state"] as? String == "delivered", "\(listed)")
         let uuid = try #require(listed.first?["uuid"] as? String)
         let received = try receiver.payloads.map { try payloadFields($0)["notificationUUID"] as? String }
-        #expect(received.allSatisfy { $0 == uuid } && received.count == (point == "notification-posted" ? 2 : 1), "\(received)")
+        #expect(
+            received.allSatisfy { $0 == uuid } && received.count == (point == "notification-posted" ? 2 : 1),
+            "\(received)")
     }
 
-    @Test("N3 a receiver that fails its first two attempts gets them again 1 and 12 hours after the first, as the store clock passes")
+    @Test(
+        "N3 a receiver that fails its first two attempts gets them again 1 and 12 hours after the first, as the store clock passes"
+    )
     func retriesAsTheClockPasses() throws {
         let receiver = try Receiver(arguments: ["--fail", "2"])
         let session = try Session()
         try session.run(["webhook", "set", receiver.url]).expectSuccess()
         try session.signUp("ann")
         try session.run(["buy", "com.storefront.comic.nightshift"]).expectSuccess()
-        func attempts() throws -> [[String: Any]] { try session.array(["notifications"]).first?["attempts"] as? [[String: Any]] ?? [] }
+        func attempts() throws -> [[String: Any]] {
+            try session.array(["notifications"]).first?["attempts"] as? [[String: Any]] ?? []
+        }
         #expect(try attempts().map { $0["status"] as? Int } == [500])
         try session.run(["clock", "advance", "59m"]).expectSuccess()
         #expect(try attempts().count == 1, "not due before the hour")
@@ -216,9 +256,14 @@ struct NotificationDeliveryTests {
         try session.run(["clock", "advance", "11h"]).expectSuccess()
         let final = try session.array(["notifications"])
         #expect(final.first?["state"] as? String == "delivered", "\(final)")
-        #expect(try attempts().map { $0["at"] as? String } == ["2026-01-15T12:00:00Z", "2026-01-15T13:00:00Z", "2026-01-16T00:00:00Z"])
+        #expect(
+            try attempts().map { $0["at"] as? String } == [
+                "2026-01-15T12:00:00Z", "2026-01-15T13:00:00Z", "2026-01-16T00:00:00Z",
+            ])
         let uuids = try receiver.payloads.map { try payloadFields($0)["notificationUUID"] as? String }
-        #expect(uuids.count == 3 && Set(uuids).count == 1 && Set(receiver.payloads).count == 1, "the same UUID and bytes each time")
+        #expect(
+            uuids.count == 3 && Set(uuids).count == 1 && Set(receiver.payloads).count == 1,
+            "the same UUID and bytes each time")
     }
 
     @Test("N5 S6 a receiver that hangs: the purchase completes and the attempt ends at the timeout, to be retried")
@@ -231,9 +276,13 @@ struct NotificationDeliveryTests {
         #expect(bought.status == 0, "\(bought)")
         let listed = try session.array(["notifications"])
         let attempts = try #require(listed.first?["attempts"] as? [[String: Any]])
-        #expect(listed.first?["state"] as? String == "pending" && attempts.count == 1 && attempts[0]["status"] is NSNull, "\(listed)")
+        #expect(
+            listed.first?["state"] as? String == "pending" && attempts.count == 1 && attempts[0]["status"] is NSNull,
+            "\(listed)")
         #expect((attempts[0]["error"] as? String)?.isEmpty == false)
-        #expect(listed.first?["nextAttemptAt"] as? String == "2026-01-15T13:00:00Z", "retried an hour after the first attempt")
+        #expect(
+            listed.first?["nextAttemptAt"] as? String == "2026-01-15T13:00:00Z",
+            "retried an hour after the first attempt")
     }
 }
 

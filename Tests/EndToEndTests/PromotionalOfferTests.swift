@@ -25,7 +25,9 @@ struct AppleOfferSigner {
     }
 
     /// The original form's options for `buy`.
-    func original(product: String, offer: String, username: String = "", nonce: UUID? = nil, at timestamp: Int64) throws -> [String] {
+    func original(product: String, offer: String, username: String = "", nonce: UUID? = nil, at timestamp: Int64) throws
+        -> [String]
+    {
         let signed = try signOriginal(product: product, offer: offer, username: username, nonce: nonce, at: timestamp)
         var arguments = [
             "--offer", offer, "--offer-key-id", keyID, "--offer-nonce", try #require(signed["nonce"] as? String),
@@ -39,12 +41,15 @@ struct AppleOfferSigner {
     func signatureV1(product: String, offer: String, at timestamp: Int64) throws -> [String: Any] {
         let signed = try signOriginal(product: product, offer: offer, username: "", nonce: nil, at: timestamp)
         return [
-            "encodedSignature": try #require(signed["signature"] as? String), "productId": product, "nonce": try #require(signed["nonce"] as? String),
+            "encodedSignature": try #require(signed["signature"] as? String), "productId": product,
+            "nonce": try #require(signed["nonce"] as? String),
             "timestamp": timestamp, "keyId": keyID, "offerIdentifier": offer,
         ]
     }
 
-    private func signOriginal(product: String, offer: String, username: String, nonce: UUID?, at timestamp: Int64) throws -> [String: Any] {
+    private func signOriginal(product: String, offer: String, username: String, nonce: UUID?, at timestamp: Int64)
+        throws -> [String: Any]
+    {
         let item: [String: Any] = [
             "form": "original", "productId": product, "offerId": offer, "applicationUsername": username,
             "nonce": nonce?.uuidString ?? NSNull(), "timestamp": timestamp,
@@ -54,13 +59,17 @@ struct AppleOfferSigner {
 
     /// A V2 JWS.
     func jws(product: String, offer: String, transactionID: String? = nil) throws -> String {
-        let item: [String: Any] = ["form": "v2", "productId": product, "offerId": offer, "transactionId": transactionID ?? NSNull()]
+        let item: [String: Any] = [
+            "form": "v2", "productId": product, "offerId": offer, "transactionId": transactionID ?? NSNull(),
+        ]
         return try #require(try run([item]).first?["jws"] as? String)
     }
 
     /// An introductory offer eligibility JWS (`IntroductoryOfferEligibilitySignatureCreator`).
     func intro(product: String, allow: Bool, transactionID: String) throws -> String {
-        try #require(try run([["form": "intro", "productId": product, "allow": allow, "transactionId": transactionID]]).first?["jws"] as? String)
+        try #require(
+            try run([["form": "intro", "productId": product, "allow": allow, "transactionId": transactionID]]).first?[
+                "jws"] as? String)
     }
 
     /// A JWS for `audience` with other feature claims than Apple's creators put, signed as they sign.
@@ -69,7 +78,8 @@ struct AppleOfferSigner {
     }
 
     private func run(_ items: [[String: Any]]) throws -> [[String: Any]] {
-        try AppleVerifier.run(Self.script, ["key": keyPEM, "keyId": keyID, "issuerId": issuerID, "bundleId": bundleID, "items": items])
+        try AppleVerifier.run(
+            Self.script, ["key": keyPEM, "keyId": keyID, "issuerId": issuerID, "bundleId": bundleID, "items": items])
     }
 }
 
@@ -116,20 +126,25 @@ struct PromotionalOfferTests {
     func verifiedPayload(_ session: Session, transaction id: String, bundleID: String) throws -> [String: Any] {
         let shown = try session.object(["transaction", id])
         let jws = try #require((shown["transaction"] as? [String: Any])?["signedTransaction"] as? String)
-        let verdict = try #require(try AppleVerifier.verify([("transaction", jws)], session: session, bundleID: bundleID).first)
+        let verdict = try #require(
+            try AppleVerifier.verify([("transaction", jws)], session: session, bundleID: bundleID).first)
         #expect(verdict.ok, "Apple's verifier: \(verdict.status ?? "")")
         return verdict.decoded
     }
 
-    @Test("O2 the original signature from Apple's PromotionalOfferSignatureCreator buys the offer; the signed transaction says offerType 2 and the offer")
+    @Test(
+        "O2 the original signature from Apple's PromotionalOfferSignatureCreator buys the offer; the signed transaction says offerType 2 and the offer"
+    )
     func originalAccepted() throws {
         let session = try lapsedSubscriber()
         let signer = try AppleOfferSigner.make(session, type: "subscription-offer")
-        let options = try signer.original(product: Self.monthly, offer: Self.offer, username: "Ann-Account-7", at: try storeMilliseconds(session))
+        let options = try signer.original(
+            product: Self.monthly, offer: Self.offer, username: "Ann-Account-7", at: try storeMilliseconds(session))
         let bought = try session.object(["buy", Self.monthly] + options)
         #expect(bought["state"] as? String == "purchased")
         #expect(bought["offerType"] as? Int == 2 && bought["offerIdentifier"] as? String == Self.offer)
-        let payload = try verifiedPayload(session, transaction: try #require(bought["id"] as? String), bundleID: signer.bundleID)
+        let payload = try verifiedPayload(
+            session, transaction: try #require(bought["id"] as? String), bundleID: signer.bundleID)
         #expect(payload["offerType"] as? Int == 2)
         #expect(payload["offerIdentifier"] as? String == Self.offer)
         #expect(payload["offerDiscountType"] as? String == "PAY_AS_YOU_GO")
@@ -137,29 +152,39 @@ struct PromotionalOfferTests {
         // The offer's second period: the renewal in `history --json` says the offer as its signed
         // transaction does.
         try session.run(["clock", "advance", "32d"]).expectSuccess()
-        let renewal = try #require(try session.array(["history"]).first { $0["transactionReason"] as? String == "RENEWAL" })
+        let renewal = try #require(
+            try session.array(["history"]).first { $0["transactionReason"] as? String == "RENEWAL" })
         #expect(renewal["offerType"] as? Int == 2 && renewal["offerIdentifier"] as? String == Self.offer, "\(renewal)")
-        let renewed = try verifiedPayload(session, transaction: try #require(renewal["id"] as? String), bundleID: signer.bundleID)
+        let renewed = try verifiedPayload(
+            session, transaction: try #require(renewal["id"] as? String), bundleID: signer.bundleID)
         #expect(renewed["offerType"] as? Int == 2 && renewed["offerIdentifier"] as? String == Self.offer)
         // A6 with an offer on the receipt.
         #expect(try session.object(["receipt"])["plansConsistent"] as? Bool == true)
     }
 
-    @Test("O2 the V2 JWS from Apple's PromotionalOfferV2SignatureCreator buys the offer, with an in-app purchase key or a subscription-offer key")
+    @Test(
+        "O2 the V2 JWS from Apple's PromotionalOfferV2SignatureCreator buys the offer, with an in-app purchase key or a subscription-offer key"
+    )
     func jwsAccepted() throws {
         for type in ["in-app-purchase", "subscription-offer"] {
             let session = try lapsedSubscriber()
             let signer = try AppleOfferSigner.make(session, type: type)
-            let jws = try signer.jws(product: Self.monthly, offer: "thankyou.freemonth", transactionID: "2000000000000001")
+            let jws = try signer.jws(
+                product: Self.monthly, offer: "thankyou.freemonth", transactionID: "2000000000000001")
             let bought = try session.object(["buy", Self.monthly, "--offer", "thankyou.freemonth", "--offer-jws", jws])
             #expect(bought["state"] as? String == "purchased", "\(type)")
-            let payload = try verifiedPayload(session, transaction: try #require(bought["id"] as? String), bundleID: signer.bundleID)
-            #expect(payload["offerType"] as? Int == 2 && payload["offerIdentifier"] as? String == "thankyou.freemonth", "\(type)")
+            let payload = try verifiedPayload(
+                session, transaction: try #require(bought["id"] as? String), bundleID: signer.bundleID)
+            #expect(
+                payload["offerType"] as? Int == 2 && payload["offerIdentifier"] as? String == "thankyou.freemonth",
+                "\(type)")
             #expect(payload["offerDiscountType"] as? String == "FREE_TRIAL" && payload["price"] as? Int == 0, "\(type)")
         }
     }
 
-    @Test("O2 a tampered original signature is refused with invalidOfferSignature: another offer, product, username, nonce or timestamp than was signed")
+    @Test(
+        "O2 a tampered original signature is refused with invalidOfferSignature: another offer, product, username, nonce or timestamp than was signed"
+    )
     func originalTampered() throws {
         let session = try lapsedSubscriber()
         let signer = try AppleOfferSigner.make(session, type: "subscription-offer")
@@ -176,7 +201,8 @@ struct PromotionalOfferTests {
             replacing("--application-username", with: "bob-7"),
             replacing("--offer-nonce", with: UUID().uuidString),
             replacing("--offer-timestamp", with: String(now - 1000)),
-            replacing("--offer-signature", with: String(good[good.firstIndex(of: "--offer-signature")! + 1].reversed())),
+            replacing(
+                "--offer-signature", with: String(good[good.firstIndex(of: "--offer-signature")! + 1].reversed())),
         ]
         for arguments in cases { try expectRefused(session, [Self.monthly] + arguments, "invalidOfferSignature") }
         // Signed for the monthly product, used on the weekly one (which has no such offer).
@@ -185,7 +211,9 @@ struct PromotionalOfferTests {
         try session.run(["buy", Self.monthly] + good).expectSuccess()
     }
 
-    @Test("O2 a nonce is good once: the same signature, original or V2, is refused the second time, also from another device")
+    @Test(
+        "O2 a nonce is good once: the same signature, original or V2, is refused the second time, also from another device"
+    )
     func reusedNonce() throws {
         let session = try lapsedSubscriber()
         let signer = try AppleOfferSigner.make(session, type: "subscription-offer")
@@ -197,10 +225,13 @@ struct PromotionalOfferTests {
         #expect(onTablet.status == 1 && onTablet.stderr.contains("was used already"), "\(onTablet)")
         let jws = try signer.jws(product: Self.monthly, offer: Self.offer)
         try session.run(["buy", Self.monthly, "--offer", Self.offer, "--offer-jws", jws]).expectSuccess()
-        try expectRefused(session, [Self.monthly, "--offer", Self.offer, "--offer-jws", jws], "invalidOfferSignature", because: "was used already")
+        try expectRefused(
+            session, [Self.monthly, "--offer", Self.offer, "--offer-jws", jws], "invalidOfferSignature",
+            because: "was used already")
     }
 
-    @Test("O2 a signature more than 24 hours old on the store clock is refused; one made just inside the day is accepted")
+    @Test(
+        "O2 a signature more than 24 hours old on the store clock is refused; one made just inside the day is accepted")
     func expired() throws {
         let session = try lapsedSubscriber()
         let signer = try AppleOfferSigner.make(session, type: "subscription-offer")
@@ -209,67 +240,109 @@ struct PromotionalOfferTests {
         try expectRefused(session, [Self.monthly] + old, "invalidOfferSignature", because: "more than 24 hours")
         let jws = try signer.jws(product: Self.monthly, offer: Self.offer)
         try session.run(["clock", "advance", "1d1h"]).expectSuccess()
-        try expectRefused(session, [Self.monthly, "--offer", Self.offer, "--offer-jws", jws], "invalidOfferSignature", because: "more than 24 hours")
-        let fresh = try signer.original(product: Self.monthly, offer: Self.offer, at: try storeMilliseconds(session) - 23 * 3_600_000)
+        try expectRefused(
+            session, [Self.monthly, "--offer", Self.offer, "--offer-jws", jws], "invalidOfferSignature",
+            because: "more than 24 hours")
+        let fresh = try signer.original(
+            product: Self.monthly, offer: Self.offer, at: try storeMilliseconds(session) - 23 * 3_600_000)
         try session.run(["buy", Self.monthly] + fresh).expectSuccess()
     }
 
-    @Test("O2 foreign signatures are refused: another store's key, a revoked key, a JWS altered after signing or for another product or app")
+    @Test(
+        "O2 foreign signatures are refused: another store's key, a revoked key, a JWS altered after signing or for another product or app"
+    )
     func foreign() throws {
         let session = try lapsedSubscriber()
         let elsewhere = try Session()
         let stranger = try AppleOfferSigner.make(elsewhere, type: "subscription-offer")
-        let strangerWithOurIdentity = AppleOfferSigner(keyPEM: stranger.keyPEM, keyID: stranger.keyID, issuerID: "x", bundleID: "com.storefront.selfies")
+        let strangerWithOurIdentity = AppleOfferSigner(
+            keyPEM: stranger.keyPEM, keyID: stranger.keyID, issuerID: "x", bundleID: "com.storefront.selfies")
         try expectRefused(
-            session, [Self.monthly] + (try strangerWithOurIdentity.original(product: Self.monthly, offer: Self.offer, at: try storeMilliseconds(session))),
+            session,
+            [Self.monthly]
+                + (try strangerWithOurIdentity.original(
+                    product: Self.monthly, offer: Self.offer, at: try storeMilliseconds(session))),
             "invalidOfferSignature", because: "no key"
         )
         let signer = try AppleOfferSigner.make(session, type: "subscription-offer")
         // Our key id, another private key.
-        let impostor = AppleOfferSigner(keyPEM: stranger.keyPEM, keyID: signer.keyID, issuerID: signer.issuerID, bundleID: signer.bundleID)
-        try expectRefused(session, [Self.monthly] + (try impostor.original(product: Self.monthly, offer: Self.offer, at: try storeMilliseconds(session))), "invalidOfferSignature")
-        try expectRefused(session, [Self.monthly, "--offer", Self.offer, "--offer-jws", try impostor.jws(product: Self.monthly, offer: Self.offer)], "invalidOfferSignature")
+        let impostor = AppleOfferSigner(
+            keyPEM: stranger.keyPEM, keyID: signer.keyID, issuerID: signer.issuerID, bundleID: signer.bundleID)
+        try expectRefused(
+            session,
+            [Self.monthly]
+                + (try impostor.original(product: Self.monthly, offer: Self.offer, at: try storeMilliseconds(session))),
+            "invalidOfferSignature")
+        try expectRefused(
+            session,
+            [
+                Self.monthly, "--offer", Self.offer, "--offer-jws",
+                try impostor.jws(product: Self.monthly, offer: Self.offer),
+            ], "invalidOfferSignature")
         // Another app's bundle id, another product, an altered payload.
-        let otherApp = AppleOfferSigner(keyPEM: signer.keyPEM, keyID: signer.keyID, issuerID: signer.issuerID, bundleID: "com.example.other")
-        try expectRefused(session, [Self.monthly, "--offer", Self.offer, "--offer-jws", try otherApp.jws(product: Self.monthly, offer: Self.offer)], "invalidOfferSignature")
-        try expectRefused(session, [Self.monthly, "--offer", Self.offer, "--offer-jws", try signer.jws(product: Self.weekly, offer: Self.offer)], "invalidOfferSignature")
+        let otherApp = AppleOfferSigner(
+            keyPEM: signer.keyPEM, keyID: signer.keyID, issuerID: signer.issuerID, bundleID: "com.example.other")
+        try expectRefused(
+            session,
+            [
+                Self.monthly, "--offer", Self.offer, "--offer-jws",
+                try otherApp.jws(product: Self.monthly, offer: Self.offer),
+            ], "invalidOfferSignature")
+        try expectRefused(
+            session,
+            [
+                Self.monthly, "--offer", Self.offer, "--offer-jws",
+                try signer.jws(product: Self.weekly, offer: Self.offer),
+            ], "invalidOfferSignature")
         let jws = try signer.jws(product: Self.monthly, offer: Self.offer)
         var parts = jws.split(separator: ".").map(String.init)
         let claimsData = try #require(Data(base64URL: parts[1]))
         let claims = try #require(JSONSerialization.jsonObject(with: claimsData) as? [String: Any])
-        parts[1] = try JSONSerialization.data(withJSONObject: claims.merging(["offerIdentifier": "thankyou.freemonth"]) { _, new in new }).base64URL
-        try expectRefused(session, [Self.monthly, "--offer", "thankyou.freemonth", "--offer-jws", parts.joined(separator: ".")], "invalidOfferSignature")
+        parts[1] = try JSONSerialization.data(
+            withJSONObject: claims.merging(["offerIdentifier": "thankyou.freemonth"]) { _, new in new }
+        ).base64URL
+        try expectRefused(
+            session, [Self.monthly, "--offer", "thankyou.freemonth", "--offer-jws", parts.joined(separator: ".")],
+            "invalidOfferSignature")
         // Revoked: the same good signature is refused once the key is revoked.
         let good = try signer.original(product: Self.monthly, offer: Self.offer, at: try storeMilliseconds(session))
         try session.run(["keys", "revoke", signer.keyID]).expectSuccess()
         try expectRefused(session, [Self.monthly] + good, "invalidOfferSignature", because: "revoked")
     }
 
-    @Test("O2 no signature is missingOfferParameters, an unknown offer invalidOfferIdentifier, someone who never subscribed ineligibleForOffer")
+    @Test(
+        "O2 no signature is missingOfferParameters, an unknown offer invalidOfferIdentifier, someone who never subscribed ineligibleForOffer"
+    )
     func otherRefusals() throws {
         let session = try lapsedSubscriber()
         let signer = try AppleOfferSigner.make(session, type: "subscription-offer")
         try expectRefused(session, [Self.monthly, "--offer", Self.offer], "missingOfferParameters")
         try expectRefused(
-            session, [Self.monthly] + (try signer.original(product: Self.monthly, offer: "no.such.offer", at: try storeMilliseconds(session))),
+            session,
+            [Self.monthly]
+                + (try signer.original(
+                    product: Self.monthly, offer: "no.such.offer", at: try storeMilliseconds(session))),
             "invalidOfferIdentifier"
         )
         try session.signUp("bob")
         try expectRefused(
-            session, [Self.monthly] + (try signer.original(product: Self.monthly, offer: Self.offer, at: try storeMilliseconds(session))),
+            session,
+            [Self.monthly]
+                + (try signer.original(product: Self.monthly, offer: Self.offer, at: try storeMilliseconds(session))),
             "ineligibleForOffer", because: "never subscribed"
         )
     }
 }
 
-private extension Data {
-    init?(base64URL text: String) {
+extension Data {
+    fileprivate init?(base64URL text: String) {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         self.init(base64Encoded: base64)
     }
 
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    fileprivate var base64URL: String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 }

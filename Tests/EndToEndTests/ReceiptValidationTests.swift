@@ -3,8 +3,8 @@
 // inapppy (PyPI) as SelfieService validates it, every transaction compared with Get Transaction
 // Info as Apple's library decodes it, every plan with Get All Subscription Statuses.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("verifyReceipt, validated by inapppy and judged by Apple's library", .serialized)
 struct ReceiptValidationTests {
@@ -13,7 +13,9 @@ struct ReceiptValidationTests {
         var testDescription: String { rawValue }
     }
 
-    @Test("V10 a year of Selfies plans: each receipt validates, agrees with Get Transaction Info field for field and with the statuses; SelfieService's upload sees the refund", arguments: Backend.allCases)
+    @Test(
+        "V10 a year of Selfies plans: each receipt validates, agrees with Get Transaction Info field for field and with the statuses; SelfieService's upload sees the refund",
+        arguments: Backend.allCases)
     func selfiesYear(backend: Backend) throws {
         let arguments = backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : []
         let (report, stderr, status) = try AppleVerifier.story("selfies_receipts.py", arguments)
@@ -23,7 +25,10 @@ struct ReceiptValidationTests {
         #expect(status == 0, "exit \(status)")
         // The story reached every case it tells, and the judge saw each.
         let seen = Set(report["seen"] as? [String] ?? [])
-        let told: Set = ["family shared", "free trial", "offer code", "refunded", "upgraded", "status 1", "status 2", "status 3", "status 5"]
+        let told: Set = [
+            "family shared", "free trial", "offer code", "refunded", "upgraded", "status 1", "status 2", "status 3",
+            "status 5",
+        ]
         #expect(told.isSubset(of: seen), "the answers never showed \(told.subtracting(seen).sorted())")
         #expect(report["validated"] as? Int ?? 0 >= 15, "\(report["validated"] ?? "none") receipts validated")
     }

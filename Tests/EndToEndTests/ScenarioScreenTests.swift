@@ -1,7 +1,7 @@
 // The scenario player on the screen, in tmux (D1): play, casts replayed by asciinema, record.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 extension ScreenTests {
     @Test("scenario play: a short scenario plays to the end with its captions and screens; q quits")
@@ -10,17 +10,18 @@ extension ScreenTests {
         let file = session.stateDirectory.appendingPathComponent("demo.scenario")
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         try """
-            caption "A reader buys a comic"
-            sign up alice password secret
-            buy "Cat Judge"
-            expect row "Cat Judge" shows ✓
-            pause
-            open random
-            buy "Random Comics ×5"
-            random
-            expect views 4
-            """.write(to: file, atomically: true, encoding: .utf8)
-        let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "3"]))
+        caption "A reader buys a comic"
+        sign up alice password secret
+        buy "Cat Judge"
+        expect row "Cat Judge" shows ✓
+        pause
+        open random
+        buy "Random Comics ×5"
+        random
+        expect views 4
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let tmux = try session.scriptedScreen(
+            session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "3"]))
         try tmux.waitFor("A reader buys a comic")
         let checked = try tmux.waitFor("Paused — space to continue")
         let catRow = try #require(checked.split(separator: "\n").first { $0.contains("Cat Judge ") })
@@ -35,21 +36,29 @@ extension ScreenTests {
 }
 
 extension ScreenTests {
-    @Test("D1 scenario play --cast writes the demo as an asciicast v2 recording whose frames end on the finished banner; the sign-up is filled in on the form")
+    @Test(
+        "D1 scenario play --cast writes the demo as an asciicast v2 recording whose frames end on the finished banner; the sign-up is filled in on the form"
+    )
     func scenarioCast() throws {
         let session = try Session()
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         let file = session.stateDirectory.appendingPathComponent("cast.scenario")
         let cast = session.stateDirectory.appendingPathComponent("demo.cast")
-        try "caption \"Buying a comic\"\nsign up bo\nbuy \"Cat Judge\"\nexpect owned \"Cat Judge\"\n".write(to: file, atomically: true, encoding: .utf8)
-        let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20", "--cast", cast.path]))
+        try "caption \"Buying a comic\"\nsign up bo\nbuy \"Cat Judge\"\nexpect owned \"Cat Judge\"\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        let tmux = try session.scriptedScreen(
+            session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20", "--cast", cast.path]))
         try tmux.waitFor("Scenario finished: 1 passed, 0 failed")
         try tmux.send("q")
         #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"))
         let lines = try String(contentsOf: cast, encoding: .utf8).split(separator: "\n")
         let header = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
-        #expect(header["version"] as? Int == 2 && (header["width"] as? Int ?? 0) >= 40 && (header["height"] as? Int ?? 0) >= 12, "\(header)")
-        let events = try lines.dropFirst().map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any]) }
+        #expect(
+            header["version"] as? Int == 2 && (header["width"] as? Int ?? 0) >= 40
+                && (header["height"] as? Int ?? 0) >= 12, "\(header)")
+        let events = try lines.dropFirst().map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any])
+        }
         let times = events.compactMap { $0[0] as? Double }
         #expect(times.count == events.count && times == times.sorted(), "times only go forward")
         let output = events.compactMap { $0[2] as? String }.joined()
@@ -62,12 +71,17 @@ extension ScreenTests {
         }
     }
 
-    @Test("D1 the flagship scenario, played by name from /, ends on a comic: its picture in many colours and its title above the banner; the footer offers the player's keys")
+    @Test(
+        "D1 the flagship scenario, played by name from /, ends on a comic: its picture in many colours and its title above the banner; the footer offers the player's keys"
+    )
     func flagshipFinale() throws {
         let session = try Session()
-        let tmux = try session.scriptedScreen("cd / && " + session.screenCommand(arguments: ["scenario", "play", "in-app-rage", "--speed", "20"]))
+        let tmux = try session.scriptedScreen(
+            "cd / && " + session.screenCommand(arguments: ["scenario", "play", "in-app-rage", "--speed", "20"]))
         let paused = try tmux.waitFor("Paused")
-        #expect(paused.contains("space next") && paused.contains("q stop") && !paused.contains("b buy"), "only the keys that work while playing")
+        #expect(
+            paused.contains("space next") && paused.contains("q stop") && !paused.contains("b buy"),
+            "only the keys that work while playing")
         try tmux.send("Space")
         let finale = try tmux.waitFor("Scenario finished: 12 passed, 0 failed", seconds: 180, colors: true)
         let lines = try tmux.capture().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -75,57 +89,83 @@ extension ScreenTests {
         let title = lines[banner - 1].trimmingCharacters(in: .whitespaces)
         #expect(!title.isEmpty && !title.contains("▀"), "the comic's title sits above the banner: \(lines.suffix(4))")
         #expect(lines[..<banner].filter { $0.contains("▀") }.count >= 10, "the picture fills the viewer")
-        let colours = Set(finale.components(separatedBy: "48;5;").dropFirst().compactMap { $0.split(separator: "m").first.flatMap { Int($0) } })
+        let colours = Set(
+            finale.components(separatedBy: "48;5;").dropFirst().compactMap {
+                $0.split(separator: "m").first.flatMap { Int($0) }
+            })
         #expect(colours.count >= 4, "a comic, not a blank: \(colours.count) background colours")
         try tmux.send("q")
         #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"))
     }
 
-    @Test("D1 while a scenario plays, checks are small marks at the side of the footer, not banners; a failed check stops the play on its line, in words, exit 1")
+    @Test(
+        "D1 while a scenario plays, checks are small marks at the side of the footer, not banners; a failed check stops the play on its line, in words, exit 1"
+    )
     func playedChecks() throws {
         let session = try Session()
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         let file = session.stateDirectory.appendingPathComponent("checks.scenario")
         try """
-            caption "Buying a comic"
-            sign up bo
-            buy "Cat Judge"
-            expect owned "Cat Judge"
-            expect row "Cat Judge" shows ✓
-            device tablet
-            pause
-            expect owned "Night Shift"
-            buy "Rain Check"
-            """.write(to: file, atomically: true, encoding: .utf8)
-        let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
+        caption "Buying a comic"
+        sign up bo
+        buy "Cat Judge"
+        expect owned "Cat Judge"
+        expect row "Cat Judge" shows ✓
+        device tablet
+        pause
+        expect owned "Night Shift"
+        buy "Rain Check"
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let tmux = try session.scriptedScreen(
+            session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
         let paused = try tmux.waitFor("Paused")
         // Two devices: a pane each (D2), the player's footer in both, the tablet's on the right.
-        let footer = try #require(paused.split(separator: "\n").last { $0.contains("space next") }.map(String.init), "\(paused)")
-        #expect(footer.trimmingCharacters(in: .whitespaces).hasSuffix("✓ 2") && footer.contains("│"), "two checks passed, at the side, kept across a device switch: \(footer)")
+        let footer = try #require(
+            paused.split(separator: "\n").last { $0.contains("space next") }.map(String.init), "\(paused)")
+        #expect(
+            footer.trimmingCharacters(in: .whitespaces).hasSuffix("✓ 2") && footer.contains("│"),
+            "two checks passed, at the side, kept across a device switch: \(footer)")
         #expect(!paused.contains("line 4") && !paused.contains("line 5"), "no banner reads like a test log: \(paused)")
         try tmux.send("Space")
         let stopped = try tmux.waitFor("Stopped at line 8")
-        #expect(stopped.contains("Stopped at line 8 ✗ expect owned \"Night Shift\""), "the failed check, in words: \(stopped)")
+        #expect(
+            stopped.contains("Stopped at line 8 ✗ expect owned \"Night Shift\""),
+            "the failed check, in words: \(stopped)")
         #expect(stopped.contains("✓ 2  ✗ 1"), "\(stopped)")
         try tmux.send("q")
         let after = try tmux.waitFor("EXITED=")
-        #expect(after.contains("EXITED=1") && after.contains("stopped at line 8, a check that failed: 2 passed, 1 failed"), "\(after)")
-        #expect(!(try session.object(["status"])["owned"] as? [String] ?? []).contains("com.storefront.comic.raincheck"), "the steps after the failure did not run")
+        #expect(
+            after.contains("EXITED=1") && after.contains("stopped at line 8, a check that failed: 2 passed, 1 failed"),
+            "\(after)")
+        #expect(
+            !(try session.object(["status"])["owned"] as? [String] ?? []).contains("com.storefront.comic.raincheck"),
+            "the steps after the failure did not run")
     }
 
-    @Test("D1 Ask to Buy played: the deferred purchase is seen waiting in the transaction manager, and the parent's approval settles it there")
+    @Test(
+        "D1 Ask to Buy played: the deferred purchase is seen waiting in the transaction manager, and the parent's approval settles it there"
+    )
     func askToBuyPlayed() throws {
         let session = try Session()
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         let file = session.stateDirectory.appendingPathComponent("ask.scenario")
-        try "sign up kid\npolicy defer\nbuy \"Random Comics ×5\"\npause\napprove last\npause\n".write(to: file, atomically: true, encoding: .utf8)
-        let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
+        try "sign up kid\npolicy defer\nbuy \"Random Comics ×5\"\npause\napprove last\npause\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        let tmux = try session.scriptedScreen(
+            session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
         let waiting = try tmux.waitFor("Paused")
-        let pendingRow = waiting.split(separator: "\n").first { $0.contains("Random Comics ×5") && !$0.contains("purchasing") }
-        #expect(waiting.contains("Log") && pendingRow != nil, "the transaction manager, with the request waiting: \(waiting)")
+        let pendingRow = waiting.split(separator: "\n").first {
+            $0.contains("Random Comics ×5") && !$0.contains("purchasing")
+        }
+        #expect(
+            waiting.contains("Log") && pendingRow != nil,
+            "the transaction manager, with the request waiting: \(waiting)")
         try tmux.send("Space")
         let approved = try tmux.waitUntil(description: "the approval in the log") { screen in
-            screen.contains("Paused") && screen.split(separator: "\n").contains { $0.contains("Random Comics ×5") && $0.contains("purchased") }
+            screen.contains("Paused")
+                && screen.split(separator: "\n").contains {
+                    $0.contains("Random Comics ×5") && $0.contains("purchased")
+                }
         }
         #expect(approved.contains("Log"), "still the transaction manager: \(approved)")
         try tmux.send("Space")
@@ -140,9 +180,12 @@ extension ScreenTests {
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         for (how, status) in [("q", 130), ("C-c", 130), ("TERM", 143)] {
             let file = session.stateDirectory.appendingPathComponent("stop-\(UUID().uuidString).scenario")
-            try "sign up bo\nbuy \"Cat Judge\"\nexpect owned \"Cat Judge\"\npause\nbuy \"Night Shift\"\n".write(to: file, atomically: true, encoding: .utf8)
+            try "sign up bo\nbuy \"Cat Judge\"\nexpect owned \"Cat Judge\"\npause\nbuy \"Night Shift\"\n".write(
+                to: file, atomically: true, encoding: .utf8)
             // The shell ignores Ctrl-C, as a login shell does, so that it lives to print the status.
-            let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]), ignoringInterrupts: true)
+            let tmux = try session.scriptedScreen(
+                session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]),
+                ignoringInterrupts: true)
             try tmux.waitFor("Paused")
             if how == "TERM" {
                 let kill = Process()
@@ -206,8 +249,11 @@ extension ScreenTests {
     func everyScenarioCast(name: String) throws {
         let session = try Session()
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
-        let cast = session.stateDirectory.appendingPathComponent("\(name.replacingOccurrences(of: "/", with: "-")).cast")
-        let tmux = try session.scriptedScreen("cd / && " + session.screenCommand(arguments: ["scenario", "play", name, "--speed", "100", "--cast", cast.path]))
+        let cast = session.stateDirectory.appendingPathComponent(
+            "\(name.replacingOccurrences(of: "/", with: "-")).cast")
+        let tmux = try session.scriptedScreen(
+            "cd / && "
+                + session.screenCommand(arguments: ["scenario", "play", name, "--speed", "100", "--cast", cast.path]))
         // Space through the pauses until the scenario says it finished.
         let end = try tmux.waitUntil(seconds: 300, description: "\(name) finished") { screen in
             if screen.contains("Paused") { _ = try? tmux.send("Space") }
@@ -218,13 +264,16 @@ extension ScreenTests {
         #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"), "\(name)")
         // The judge: asciinema (Debian's package) replays the recording into a terminal of the
         // recording's size; the last frame is what an audience sees at the end.
-        let header = try #require(try String(contentsOf: cast, encoding: .utf8).split(separator: "\n").first.map { Data($0.utf8) })
+        let header = try #require(
+            try String(contentsOf: cast, encoding: .utf8).split(separator: "\n").first.map { Data($0.utf8) })
         let size = try #require(try JSONSerialization.jsonObject(with: header) as? [String: Any])
         let replay = try TmuxSession(
-            command: "asciinema cat '\(cast.path)'; sleep 60", columns: size["width"] as? Int ?? 100, rows: size["height"] as? Int ?? 30
+            command: "asciinema cat '\(cast.path)'; sleep 60", columns: size["width"] as? Int ?? 100,
+            rows: size["height"] as? Int ?? 30
         )
         let last = try replay.waitFor("Scenario finished", seconds: 120)
         let drawn = last.filter { !$0.isWhitespace }.count
-        #expect(drawn > 200, "\(name): the replayed last frame shows the store, not a blank (\(drawn) characters): \(last)")
+        #expect(
+            drawn > 200, "\(name): the replayed last frame shows the store, not a blank (\(drawn) characters): \(last)")
     }
 }

@@ -1,7 +1,7 @@
 // The screen program as a person uses it, in tmux (T1–T5, T4's pictures).
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("storefront screen in tmux", .serialized)
 struct ScreenTests {
@@ -17,7 +17,8 @@ struct ScreenTests {
         try tmux.waitFor("Signed in as alice")
         try tmux.send("b")
         let bought = try tmux.waitFor("Purchased Night Shift ✓")
-        let owlRow = try #require(bought.split(separator: "\n").first { $0.contains("Night Shift ") && !$0.contains("Purchased") })
+        let owlRow = try #require(
+            bought.split(separator: "\n").first { $0.contains("Night Shift ") && !$0.contains("Purchased") })
         #expect(owlRow.hasSuffix("✓"), "\(owlRow)")
         try tmux.send("End", "Up", "b")
         let subscribed = try tmux.waitFor("Subscribed! Expires:")
@@ -44,7 +45,9 @@ struct ScreenTests {
         let id = try #require(try session.array(["pending"]).first?["id"] as? String)
         try session.run(["approve", id]).expectSuccess()
         // Nothing but the screen's own tick brings it in: no key is pressed.
-        try tmux.waitUntil(description: "5 views left") { $0.contains("5 left") && !$0.contains("Waiting for approval") }
+        try tmux.waitUntil(description: "5 views left") {
+            $0.contains("5 left") && !$0.contains("Waiting for approval")
+        }
         try tmux.send("t")
         try tmux.waitFor("purchased")
     }
@@ -101,7 +104,8 @@ struct ScreenTests {
         try plain.waitFor("Random Comics")
         try plain.send("Down", "Down", "Enter")
         let ramp = try plain.waitUntil(colors: true, description: "the character ramp") { screen in
-            screen.contains("Order in the court") && ["@", "%", "#", "*", "+", "="].filter { screen.contains($0) }.count >= 3
+            screen.contains("Order in the court")
+                && ["@", "%", "#", "*", "+", "="].filter { screen.contains($0) }.count >= 3
         }
         #expect(!ramp.contains("▀"))
         #expect(!ramp.contains("38;5;") && !ramp.contains("48;5;"))
@@ -122,7 +126,8 @@ struct ScreenTests {
         try tmux.send("Enter")
         // The whole placeholder: a capture can come while a frame is still being written.
         _ = try tmux.waitUntil(description: "the placeholder with its file and reason") { screen in
-            screen.contains("picture unavailable") && screen.contains("comics/night-shift.png") && screen.contains("Not a PNG file")
+            screen.contains("picture unavailable") && screen.contains("comics/night-shift.png")
+                && screen.contains("Not a PNG file")
         }
     }
 }
@@ -136,11 +141,15 @@ extension ScreenTests {
         try tmux.waitFor("Not Subscribed")
         var generator = SeededGenerator(seed: 7)
         // Everything but the keys that leave: q, Esc and Ctrl-C.
-        let keys = ["Up", "Down", "Left", "Right", "Enter", "PageUp", "PageDown", "Home", "End", "Tab", "BTab", "b", "r", "t",
-                    "n", "u", "a", "x", "s", "p", "P", "d", "m", "h", "0", "?", "j", "k", " ", "z", "F5", "BSpace", "DC", "IC"]
+        let keys = [
+            "Up", "Down", "Left", "Right", "Enter", "PageUp", "PageDown", "Home", "End", "Tab", "BTab", "b", "r", "t",
+            "n", "u", "a", "x", "s", "p", "P", "d", "m", "h", "0", "?", "j", "k", " ", "z", "F5", "BSpace", "DC", "IC",
+        ]
         for step in 0..<400 {
             if step % 50 == 49 {
-                try tmux.resize(columns: Int.random(in: 10...160, using: &generator), rows: Int.random(in: 3...50, using: &generator))
+                try tmux.resize(
+                    columns: Int.random(in: 10...160, using: &generator),
+                    rows: Int.random(in: 3...50, using: &generator))
             }
             try tmux.send(keys.randomElement(using: &generator)!)
         }
@@ -153,7 +162,10 @@ extension ScreenTests {
         try tmux.send("Escape", "q", "q")
         let after = try tmux.waitFor("EXITED=")
         #expect(after.contains("EXITED=0"), "\(after)")
-        #expect(try session.array(["history"]).allSatisfy { $0["finished"] as? Bool == true || $0["state"] as? String != "purchased" })
+        #expect(
+            try session.array(["history"]).allSatisfy {
+                $0["finished"] as? Bool == true || $0["state"] as? String != "purchased"
+            })
     }
 }
 
@@ -184,7 +196,9 @@ struct PlanScreenTests {
 }
 
 extension ScreenTests {
-    @Test("P2 T3 the screen draws the catalog before opening the store; a corrupt database then ends it with one line, exit 3 and a sane terminal")
+    @Test(
+        "P2 T3 the screen draws the catalog before opening the store; a corrupt database then ends it with one line, exit 3 and a sane terminal"
+    )
     func corruptDatabaseOnTheScreen() throws {
         let session = try Session()
         try session.signUp("alice")
@@ -198,18 +212,23 @@ extension ScreenTests {
         #expect(modes.contains("icanon") && modes.contains("echo"), "\(after)")
         let text = try String(contentsOf: errors, encoding: .utf8)
         let lines = text.split(separator: "\n")
-        #expect(lines.count == 1 && lines[0].contains("server.sqlite") && lines[0].contains("not a usable database"), "\(text)")
+        #expect(
+            lines.count == 1 && lines[0].contains("server.sqlite") && lines[0].contains("not a usable database"),
+            "\(text)")
         #expect(try Data(contentsOf: file) == Data(repeating: 0x41, count: 8192), "the file was left as it was")
     }
 
-    @Test("O2 O3 the offer sheet in a terminal: a lapsed subscriber buys on a promotional offer, then redeems a code made on the command line; a used code says so")
+    @Test(
+        "O2 O3 the offer sheet in a terminal: a lapsed subscriber buys on a promotional offer, then redeems a code made on the command line; a used code says so"
+    )
     func offerSheet() throws {
         let session = try Session()
         session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
         try session.signUp("uma")
         try session.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
         try session.run(["expire", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
-        let codes = try #require(try session.object(["offer-codes", "create", "SPRING-PROMO", "--count", "2"])["codes"] as? [String])
+        let codes = try #require(
+            try session.object(["offer-codes", "create", "SPRING-PROMO", "--count", "2"])["codes"] as? [String])
         let tmux = try TmuxSession(command: session.screenCommand())
         try tmux.waitFor("All Access (Monthly)")
         try tmux.send("Down", "o")
@@ -237,7 +256,9 @@ extension ScreenTests {
         try tmux.send("q")
     }
 
-    @Test("M4 the monthly billing plan in a terminal: o lists it first on a plan that has one; ⏎ buys it, the plan line says where the commitment stands, and the command line sees a MONTHLY purchase; then the sheet offers up front from the commitment's end, and ⏎ switches; a plan without one lists no such line")
+    @Test(
+        "M4 the monthly billing plan in a terminal: o lists it first on a plan that has one; ⏎ buys it, the plan line says where the commitment stands, and the command line sees a MONTHLY purchase; then the sheet offers up front from the commitment's end, and ⏎ switches; a plan without one lists no such line"
+    )
     func monthlyPlan() throws {
         let session = try Session.yearly(signedUp: "cy")
         let tmux = try TmuxSession(command: session.screenCommand())
@@ -251,18 +272,24 @@ extension ScreenTests {
         try tmux.waitFor("month 1 of 12 of a commitment that renews 31/01/2027")
         let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
         let commitment = plan["commitment"] as? [String: Any]
-        #expect(plan["product"] as? String == "y.all" && commitment?["period"] as? Int == 1 && commitment?["monthlyPrice"] as? String == "4.99", "\(plan)")
+        #expect(
+            plan["product"] as? String == "y.all" && commitment?["period"] as? Int == 1
+                && commitment?["monthlyPrice"] as? String == "4.99", "\(plan)")
         // Renewing monthly, the sheet offers up front instead, from the commitment's end.
         try tmux.send("o")
         try tmux.waitFor("› up front — €49.99 a year, from the commitment's end")
         #expect(try !tmux.capture().contains("a month for 12 months"), "the plan renews monthly already")
         try tmux.send("Enter")
         try tmux.waitFor("month 1 of 12 of a commitment that ends 31/01/2027")
-        #expect((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["nextBillingPlan"] as? String == "BILLED_UPFRONT")
+        #expect(
+            (try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["nextBillingPlan"] as? String
+                == "BILLED_UPFRONT")
         try tmux.send("q")
     }
 
-    @Test("O6 the price consent prompt in a terminal: a price set on the command line shows in the transaction manager; y agrees, and the plan says so")
+    @Test(
+        "O6 the price consent prompt in a terminal: a price set on the command line shows in the transaction manager; y agrees, and the plan says so"
+    )
     func priceConsent() throws {
         let session = try Session()
         session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
@@ -273,7 +300,8 @@ extension ScreenTests {
         try tmux.waitFor("All Access (Weekly)")
         try tmux.send("t")
         try tmux.waitFor("Transactions")
-        try session.run(["price", "set", "com.storefront.selfies.sub.allaccess", "2.49", "--consent-required"]).expectSuccess()
+        try session.run(["price", "set", "com.storefront.selfies.sub.allaccess", "2.49", "--consent-required"])
+            .expectSuccess()
         // Nothing but the screen's tick brings the prompt in.
         try tmux.waitFor("All Access (Weekly) will cost $2.49 — y agree · n decline")
         try tmux.send("y")
@@ -284,7 +312,9 @@ extension ScreenTests {
         try tmux.send("q", "q")
     }
 
-    @Test("O7 refund requests in a terminal: F asks for the newest purchase, the manager shows it pending, Y grants it and the comic loses its ✓; a declined one from the command line shows too")
+    @Test(
+        "O7 refund requests in a terminal: F asks for the newest purchase, the manager shows it pending, Y grants it and the comic loses its ✓; a declined one from the command line shows too"
+    )
     func refundRequest() throws {
         let session = try Session()
         try session.signUp("wes")
@@ -322,19 +352,27 @@ extension ScreenTests {
         return (session, tmux)
     }
 
-    @Test("O5 Family Sharing in a terminal: the organizer's shareable comic bought elsewhere gets its ✓ on the member's screen, and loses it when the member is taken out of the family")
+    @Test(
+        "O5 Family Sharing in a terminal: the organizer's shareable comic bought elsewhere gets its ✓ on the member's screen, and loses it when the member is taken out of the family"
+    )
     func familySharing() throws {
         let (session, tmux) = try Self.theoInMiasFamily()
         try session.run(["buy", "com.storefront.comic.nightshift", "--device", "mia-phone"]).expectSuccess()
-        func nightShiftRow(_ screen: String) -> Substring? { screen.split(separator: "\n").first { $0.contains("Night Shift ") } }
+        func nightShiftRow(_ screen: String) -> Substring? {
+            screen.split(separator: "\n").first { $0.contains("Night Shift ") }
+        }
         // Nothing but the screen's tick brings the share in.
         try tmux.waitUntil(description: "Night Shift checked") { nightShiftRow($0)?.hasSuffix("✓") == true }
         try session.run(["family", "leave", "theo", "--device", "mia-phone"]).expectSuccess()
-        try tmux.waitUntil(description: "Night Shift for sale again") { nightShiftRow($0)?.contains("$0.99 Buy") == true }
+        try tmux.waitUntil(description: "Night Shift for sale again") {
+            nightShiftRow($0)?.contains("$0.99 Buy") == true
+        }
         try tmux.send("q")
     }
 
-    @Test("RESCIND_CONSENT in a terminal: the organizer withdraws consent on the command line and the member's open screen closes at its next tick, saying who; n opens nothing; consent given again opens it")
+    @Test(
+        "RESCIND_CONSENT in a terminal: the organizer withdraws consent on the command line and the member's open screen closes at its next tick, saying who; n opens nothing; consent given again opens it"
+    )
     func consentWithdrawn() throws {
         let (session, tmux) = try Self.theoInMiasFamily()
         try session.run(["family", "consent", "theo", "withdraw", "--device", "mia-phone"]).expectSuccess()
@@ -344,11 +382,15 @@ extension ScreenTests {
         try tmux.waitFor("Closed: mia withdrew consent for this app")
         #expect(!(try tmux.capture().contains("Random comic")), "n opened nothing")
         try session.run(["family", "consent", "theo", "give", "--device", "mia-phone"]).expectSuccess()
-        try tmux.waitUntil(description: "the list again") { $0.contains("Night Shift ") && !$0.contains("This app is closed") }
+        try tmux.waitUntil(description: "the list again") {
+            $0.contains("Night Shift ") && !$0.contains("This app is closed")
+        }
         try tmux.send("q")
     }
 
-    @Test("W1 O1 O2 on a team device the offer sheet's signed offers are signed by the server, which stands in for the developer's: the free week again, then a promotional offer from the next renewal")
+    @Test(
+        "W1 O1 O2 on a team device the offer sheet's signed offers are signed by the server, which stands in for the developer's: the free week again, then a promotional offer from the next renewal"
+    )
     func teamOffers() throws {
         let host = try Session()
         host.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
@@ -393,7 +435,9 @@ extension ScreenTests {
         return (session, monthly)
     }
 
-    @Test("O4 a win-back offer bought on the screen: a lapsed subscriber who paid a month picks it in the offer sheet; the plan says so")
+    @Test(
+        "O4 a win-back offer bought on the screen: a lapsed subscriber who paid a month picks it in the offer sheet; the plan says so"
+    )
     func winBack() throws {
         let (session, monthly) = try monthlySubscriber("ivy")
         try session.run(["clock", "advance", "8d"]).expectSuccess()
@@ -410,7 +454,9 @@ extension ScreenTests {
         try tmux.send("q")
     }
 
-    @Test("O1 the introductory offer again on the screen: a lapsed customer who had the free week picks it in the offer sheet, signed with the folder's key; the plan is on its free trial")
+    @Test(
+        "O1 the introductory offer again on the screen: a lapsed customer who had the free week picks it in the offer sheet, signed with the folder's key; the plan is on its free trial"
+    )
     func introductoryAgain() throws {
         let (session, monthly) = try monthlySubscriber("zoe")
         let tmux = try introductoryAgainOnScreen(session, clock: session, monthly: monthly)
@@ -421,12 +467,15 @@ extension ScreenTests {
 }
 
 extension ScreenTests {
-    @Test("D2 two devices side by side in tmux: buy on the phone's pane, Tab, restore on the tablet's; both headers subscribed, the rail tells it")
+    @Test(
+        "D2 two devices side by side in tmux: buy on the phone's pane, Tab, restore on the tablet's; both headers subscribed, the rail tells it"
+    )
     func twoDevices() throws {
         let session = try Session()
         try session.signUp("dana", device: "phone")
         try session.signIn("dana", device: "tablet")
-        let tmux = try TmuxSession(command: session.screenCommand(arguments: ["--devices", "phone,tablet"]), columns: 120, rows: 36)
+        let tmux = try TmuxSession(
+            command: session.screenCommand(arguments: ["--devices", "phone,tablet"]), columns: 120, rows: 36)
         try tmux.waitFor("Between the devices")
         /// A line's left pane and right pane, split at the rule between them.
         func halves(_ screen: String, containing text: String) -> [(left: Substring, right: Substring)] {
@@ -437,7 +486,10 @@ extension ScreenTests {
             }
         }
         let before = try tmux.waitFor("Not Subscribed")
-        #expect(halves(before, containing: "Not Subscribed").first.map { $0.left.contains("Not Subscribed") && $0.right.contains("Not Subscribed") } == true, "\(before)")
+        #expect(
+            halves(before, containing: "Not Subscribed").first.map {
+                $0.left.contains("Not Subscribed") && $0.right.contains("Not Subscribed")
+            } == true, "\(before)")
         try tmux.send("End", "b")
         let bought = try tmux.waitUntil(description: "the phone subscribed") { screen in
             halves(screen, containing: "Expires:").first?.left.contains("Subscribed! Expires:") == true
@@ -465,7 +517,9 @@ extension ScreenTests {
 }
 
 extension ScreenTests {
-    @Test("D3 in tmux: after `a` approves in the transaction manager, the line it caused is the newest one seen, right above the banner, with no other key")
+    @Test(
+        "D3 in tmux: after `a` approves in the transaction manager, the line it caused is the newest one seen, right above the banner, with no other key"
+    )
     func approvedLineVisible() throws {
         let session = try Session()
         try session.signUp("kid")

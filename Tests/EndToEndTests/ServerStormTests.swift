@@ -3,10 +3,11 @@
 // server's receipt exactly once, every consumable is credited once, and every receipt recomputes.
 import Foundation
 import StoreCore
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("kill -9 or SIGTERM of the account server during a storm of purchases", .serialized)
@@ -15,7 +16,11 @@ struct ServerStormTests {
     static func startServer(_ folder: URL, port: Int, database: String?) throws -> (Process, Int) {
         let server = Process()
         server.executableURL = storefrontBinary
-        server.arguments = ["serve", "--state-dir", folder.path, "--catalog", repositoryRoot.appendingPathComponent("assets/catalog.json").path, "--port", String(port)]
+        server.arguments =
+            [
+                "serve", "--state-dir", folder.path, "--catalog",
+                repositoryRoot.appendingPathComponent("assets/catalog.json").path, "--port", String(port),
+            ]
             + (database.map { ["--database", $0] } ?? [])
         server.environment = ProcessInfo.processInfo.environment.merging(["STOREFRONT_STRICT_THREADS": "1"]) { $1 }
         let output = Pipe()
@@ -33,7 +38,8 @@ struct ServerStormTests {
     }
 
     enum Stop: String, CaseIterable, CustomTestStringConvertible {
-        case kill9 = "kill -9", term = "SIGTERM"
+        case kill9 = "kill -9"
+        case term = "SIGTERM"
         var testDescription: String { rawValue }
     }
 
@@ -43,22 +49,31 @@ struct ServerStormTests {
     )
     func storm(backend: Backend, stop how: Stop) throws {
         let rounds = Int(ProcessInfo.processInfo.environment["STOREFRONT_STORM_ROUNDS"] ?? "") ?? 100
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-storm-\(UUID().uuidString)")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "storefront-storm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
-        let catalog = try CatalogLoader.load(contentsOf: repositoryRoot.appendingPathComponent("assets/catalog.json")).catalog
+        let catalog = try CatalogLoader.load(contentsOf: repositoryRoot.appendingPathComponent("assets/catalog.json"))
+            .catalog
         let database = backend == .postgres ? try TestPostgres.freshDatabase() : nil
         // SQLite: one server. PostgreSQL: two servers sharing the database (and the state folder's
         // certificate authority), each behind two of the devices.
-        var servers = try (0..<(database == nil ? 1 : 2)).map { _ in try Self.startServer(root.appendingPathComponent("server"), port: 0, database: database) }
+        var servers = try (0..<(database == nil ? 1 : 2)).map { _ in
+            try Self.startServer(root.appendingPathComponent("server"), port: 0, database: database)
+        }
         nonisolated(unsafe) let devices = try (0..<4).map { index -> Store in
             let url = try #require(URL(string: "http://127.0.0.1:\(servers[index % servers.count].1)"))
             let factory = try StoreFactory(
-                stateDirectory: StateDirectory(root.appendingPathComponent("machine-\(index % 2)")), catalog: catalog, calendar: utcCalendar,
+                stateDirectory: StateDirectory(root.appendingPathComponent("machine-\(index % 2)")), catalog: catalog,
+                calendar: utcCalendar,
                 time: .shared(override: nil), server: try RemoteAccountServer(url: url, timeout: 30)
             )
             factory.passwordHasher = .fastForTests
             let store = try factory.open(device: "device\(index)")
-            if index == 0 { try store.accounts.signUp("ann", password: "secret") } else { try store.accounts.signIn("ann", password: "secret") }
+            if index == 0 {
+                try store.accounts.signUp("ann", password: "secret")
+            } else {
+                try store.accounts.signIn("ann", password: "secret")
+            }
             return store
         }
         defer {
@@ -74,7 +89,8 @@ struct ServerStormTests {
         for round in 0..<rounds {
             let victim = round % servers.count
             for index in servers.indices where !servers[index].0.isRunning {
-                servers[index] = try Self.startServer(root.appendingPathComponent("server"), port: servers[index].1, database: database)
+                servers[index] = try Self.startServer(
+                    root.appendingPathComponent("server"), port: servers[index].1, database: database)
             }
             // Each device starts again as an app would: what a lost connection cut is completed.
             for device in devices { _ = try device.queue.recover() }
@@ -85,7 +101,9 @@ struct ServerStormTests {
             for index in 0..<4 {
                 DispatchQueue.global().async(group: group) {
                     while !stop.withLock({ $0 }) {
-                        guard let transaction = try? devices[index].queue.buy("com.storefront.randomviews") else { break }
+                        guard let transaction = try? devices[index].queue.buy("com.storefront.randomviews") else {
+                            break
+                        }
                         purchased.withLock { $0.append(transaction.id) }
                     }
                 }
@@ -96,7 +114,8 @@ struct ServerStormTests {
             let stopping = Date()
             kill(servers[victim].0.processIdentifier, how == .kill9 ? SIGKILL : SIGTERM)
             // Gone (a generous ceiling; ServiceLifecycle's limits end it within five seconds).
-            #expect(waitUntil(seconds: 60) { !servers[victim].0.isRunning }, "round \(round): the server outlived \(how)")
+            #expect(
+                waitUntil(seconds: 60) { !servers[victim].0.isRunning }, "round \(round): the server outlived \(how)")
             servers[victim].0.waitUntilExit()
             slowestStop = max(slowestStop, Date().timeIntervalSince(stopping))
             stop.withLock { $0 = true }
@@ -108,16 +127,21 @@ struct ServerStormTests {
         // Measured, not judged (no test bounds wall-clock time); the closing note reports it.
         print("W11 \(backend) \(how): the slowest of \(rounds) stops took \(String(format: "%.3f", slowestStop)) s")
         for index in servers.indices where !servers[index].0.isRunning {
-            servers[index] = try Self.startServer(root.appendingPathComponent("server"), port: servers[index].1, database: database)
+            servers[index] = try Self.startServer(
+                root.appendingPathComponent("server"), port: servers[index].1, database: database)
         }
         for device in devices { _ = try device.queue.recover() }
         let receipt = try devices[0].server.receipt(account: "ann")
         let onReceipt = receipt.map(\.transactionID)
         #expect(onReceipt.count == Set(onReceipt).count, "every purchase once")
-        #expect(seen.isSubset(of: Set(onReceipt)), "every purchase a device saw as purchased is on the receipt: missing \(seen.subtracting(onReceipt).count)")
+        #expect(
+            seen.isSubset(of: Set(onReceipt)),
+            "every purchase a device saw as purchased is on the receipt: missing \(seen.subtracting(onReceipt).count)")
         var delivered = 0
         for (index, device) in devices.enumerated() {
-            let mine = try device.queue.history().filter { $0.state == .purchased && $0.productID == "com.storefront.randomviews" }
+            let mine = try device.queue.history().filter {
+                $0.state == .purchased && $0.productID == "com.storefront.randomviews"
+            }
             delivered += mine.count
             // Nothing believed purchased that the server does not have.
             #expect(Set(mine.map(\.id)).isSubset(of: Set(onReceipt)), "device \(index)")

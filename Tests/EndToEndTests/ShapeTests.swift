@@ -3,8 +3,8 @@
 // The sources are read as text; a protocol's requirements are the declarations at its body's top
 // level.
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("The source tree's shape")
 struct ShapeTests {
@@ -21,9 +21,12 @@ struct ShapeTests {
         let code = withoutCommentsAndStrings(text)
         var found: [(String, Int)] = []
         var rest = Substring(code)
-        while let range = rest.range(of: #"(^|[\s;{}])protocol\s+[A-Za-z_][A-Za-z0-9_]*"#, options: .regularExpression) {
+        while let range = rest.range(of: #"(^|[\s;{}])protocol\s+[A-Za-z_][A-Za-z0-9_]*"#, options: .regularExpression)
+        {
             let declaration = rest[range]
-            let name = declaration.split(whereSeparator: { $0.isWhitespace || $0 == ";" || $0 == "{" || $0 == "}" }).last.map(String.init) ?? "?"
+            let name =
+                declaration.split(whereSeparator: { $0.isWhitespace || $0 == ";" || $0 == "{" || $0 == "}" }).last.map(
+                    String.init) ?? "?"
             guard let open = rest[range.upperBound...].firstIndex(of: "{") else { break }
             var depth = 0
             var index = open
@@ -31,21 +34,40 @@ struct ShapeTests {
             var requirements = 0
             func finish(_ line: String) {
                 let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
-                    .drop { $0.hasPrefix("@") || ["static", "mutating", "nonmutating", "nonisolated", "public", "package", "class"].contains($0) }
-                if let first = words.first, ["func", "var", "let", "init", "init?", "subscript", "associatedtype"].contains(where: { first == $0 || first.hasPrefix($0 + "(") || first.hasPrefix($0 + "<") }) {
+                    .drop {
+                        $0.hasPrefix("@")
+                            || ["static", "mutating", "nonmutating", "nonisolated", "public", "package", "class"]
+                                .contains($0)
+                    }
+                if let first = words.first,
+                    ["func", "var", "let", "init", "init?", "subscript", "associatedtype"].contains(where: {
+                        first == $0 || first.hasPrefix($0 + "(") || first.hasPrefix($0 + "<")
+                    })
+                {
                     requirements += 1
                 }
             }
             while index < rest.endIndex {
                 let character = rest[index]
                 if character == "{" {
-                    if depth == 1 { finish(line); line = "" }
+                    if depth == 1 {
+                        finish(line)
+                        line = ""
+                    }
                     depth += 1
                 } else if character == "}" {
                     depth -= 1
-                    if depth == 0 { finish(line); break }
+                    if depth == 0 {
+                        finish(line)
+                        break
+                    }
                 } else if depth == 1 {
-                    if character == "\n" || character == ";" { finish(line); line = "" } else { line.append(character) }
+                    if character == "\n" || character == ";" {
+                        finish(line)
+                        line = ""
+                    } else {
+                        line.append(character)
+                    }
                 }
                 index = rest.index(after: index)
             }
@@ -94,23 +116,23 @@ struct ShapeTests {
     @Test("the counter counts: a protocol's requirements at its top level, not its comments, strings or nested bodies")
     func counterCounts() {
         let text = """
-        /// protocol Fake { func a() }
-        public protocol Sample: AnyObject, Sendable {
-            // func commented()
-            func one() throws(StoreError) -> Int
-            var two: String { get }
-            static func three(_ x: Int)
-            init(four: Int)
-            associatedtype Five
-            /// A requirement written over two lines.
-            func six(
-                a: Int, b: "func no"
-            ) -> Bool
-            @discardableResult mutating func seven() -> Int; subscript(eight: Int) -> Int { get set }
-        }
-        extension Sample { func notARequirement() { let inner = { func nested() {} } } }
-        protocol Empty {}
-        """
+            /// protocol Fake { func a() }
+            public protocol Sample: AnyObject, Sendable {
+                // func commented()
+                func one() throws(StoreError) -> Int
+                var two: String { get }
+                static func three(_ x: Int)
+                init(four: Int)
+                associatedtype Five
+                /// A requirement written over two lines.
+                func six(
+                    a: Int, b: "func no"
+                ) -> Bool
+                @discardableResult mutating func seven() -> Int; subscript(eight: Int) -> Int { get set }
+            }
+            extension Sample { func notARequirement() { let inner = { func nested() {} } } }
+            protocol Empty {}
+            """
         let counted = Self.protocols(in: text)
         #expect(counted.map(\.name) == ["Sample", "Empty"])
         #expect(counted.map(\.requirements) == [8, 0])
@@ -123,7 +145,9 @@ struct ShapeTests {
         for file in try Self.swiftFiles() {
             for found in Self.protocols(in: try String(contentsOf: file, encoding: .utf8)) {
                 seen += 1
-                if found.requirements > 15 { over.append("\(file.lastPathComponent): \(found.name) has \(found.requirements)") }
+                if found.requirements > 15 {
+                    over.append("\(file.lastPathComponent): \(found.name) has \(found.requirements)")
+                }
             }
         }
         // The roles are there to be counted (AccountDirectory, Ledger, PlanBook, …).
@@ -137,8 +161,12 @@ struct ShapeTests {
         let files = try Self.swiftFiles() + Self.swiftFiles(in: tests)
         #expect(files.count > 150)
         let long = try files.compactMap { file -> String? in
-            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count
-            return lines > 600 ? "\(file.path.replacingOccurrences(of: TestTools.repositoryRoot.path + "/", with: "")): \(lines) lines" : nil
+            let lines = try String(contentsOf: file, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).count
+            return lines > 600
+                ? "\(file.path.replacingOccurrences(of: TestTools.repositoryRoot.path + "/", with: "")): \(lines) lines"
+                : nil
         }
         #expect(long.isEmpty, "\(long)")
     }
@@ -146,10 +174,14 @@ struct ShapeTests {
     @Test("StoreCore's root holds at most 8 files; the rest are in folders by role")
     func storeCoreInFolders() throws {
         let root = Self.sources.appendingPathComponent("StoreCore")
-        let entries = try FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: [.isDirectoryKey])
+        let entries = try FileManager.default.contentsOfDirectory(
+            at: root, includingPropertiesForKeys: [.isDirectoryKey])
         let files = try entries.filter { try $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory != true }
         #expect(files.count <= 8, "\(files.map(\.lastPathComponent).sorted())")
-        for folder in ["Catalog", "Queue", "Subscriptions", "Receipt", "Offers", "Family", "Refunds", "Signing", "Notifications", "Persistence"] {
+        for folder in [
+            "Catalog", "Queue", "Subscriptions", "Receipt", "Offers", "Family", "Refunds", "Signing", "Notifications",
+            "Persistence",
+        ] {
             #expect(entries.contains { $0.lastPathComponent == folder }, "StoreCore/\(folder)")
         }
     }

@@ -8,16 +8,19 @@ let storeKitFolder = repositoryRoot.appendingPathComponent("Tests/Fixtures/store
 
 @Suite("storefront with .storekit files", .serialized)
 struct StoreKitCommandTests {
-    @Test("products --json lists every product of every sample and fixture with its kind, price, currency and period",
-          arguments: [
+    @Test(
+        "products --json lists every product of every sample and fixture with its kind, price, currency and period",
+        arguments: [
             ("samples/skdemo.storekit", 10, "USD"), ("samples/food-truck.storekit", 3, "USD"),
             ("samples/backyard-birds.storekit", 9, "USD"), ("v1.storekit", 4, "USD"), ("v4-japan.storekit", 2, "JPY"),
             ("v5-settings.storekit", 4, "GBP"), ("arabic.storekit", 1, "SAR"), ("chinese.storekit", 2, "CNY"),
             ("Folder.storekit", 1, "USD"), ("sidefile.storekit", 4, "USD"),
-          ] as [(String, Int, String)])
+        ] as [(String, Int, String)])
     func products(file: String, count: Int, currency: String) throws {
         let session = try Session()
-        let result = try session.run(["products", "--json", "--catalog", storeKitFolder.appendingPathComponent(file).path])
+        let result = try session.run([
+            "products", "--json", "--catalog", storeKitFolder.appendingPathComponent(file).path,
+        ])
         #expect(result.status == 0, "\(result)")
         let rows = try result.array()
         #expect(rows.count == count)
@@ -25,7 +28,8 @@ struct StoreKitCommandTests {
             #expect(row["currency"] as? String == currency)
             #expect((row["price"] as? String)?.range(of: #"^[0-9]+\.[0-9]{2,}$"#, options: .regularExpression) != nil)
             let kind = row["kind"] as? String
-            #expect(["nonConsumable", "consumable", "nonRenewingSubscription", "autoRenewableSubscription"].contains(kind))
+            #expect(
+                ["nonConsumable", "consumable", "nonRenewingSubscription", "autoRenewableSubscription"].contains(kind))
             if kind == "autoRenewableSubscription" { #expect((row["period"] as? String)?.hasPrefix("P") == true) }
             if kind == "nonRenewingSubscription" { #expect(row["durationSource"] is String) }
         }
@@ -34,12 +38,16 @@ struct StoreKitCommandTests {
     @Test("the exact rows of Apple's Food Truck sample")
     func foodTruckExactly() throws {
         let session = try Session()
-        let rows = try session.array(["products", "--catalog", storeKitFolder.appendingPathComponent("samples/food-truck.storekit").path])
+        let rows = try session.array([
+            "products", "--catalog", storeKitFolder.appendingPathComponent("samples/food-truck.storekit").path,
+        ])
         let monthly = try #require(rows.first { $0["id"] as? String == "socialfeedplus.monthly" })
         #expect(monthly["price"] as? String == "4.99" && monthly["displayPrice"] as? String == "$4.99")
         #expect(monthly["period"] as? String == "P1M" && monthly["rank"] as? Int == 1)
         let offer = try #require(monthly["introOffer"] as? [String: Any])
-        #expect(offer["mode"] as? String == "payAsYouGo" && offer["periods"] as? Int == 3 && offer["price"] as? String == "2.49")
+        #expect(
+            offer["mode"] as? String == "payAsYouGo" && offer["periods"] as? Int == 3
+                && offer["price"] as? String == "2.49")
     }
 
     @Test("--months gives a duration; buying one without is refused with advice; the trial of a .storekit plan works")
@@ -50,13 +58,17 @@ struct StoreKitCommandTests {
         try session.signUp("ann")
         let refused = try session.run(["buy", "com.example.weekend"])
         #expect(refused.status == 1 && refused.stderr.contains("--duration com.example.weekend=P1M"), "\(refused)")
-        let bought = try session.run(["buy", "com.example.weekend", "--months", "com.example.weekend=1", "--outcome", "approve", "--json"])
+        let bought = try session.run([
+            "buy", "com.example.weekend", "--months", "com.example.weekend=1", "--outcome", "approve", "--json",
+        ])
         #expect(bought.status == 0, "\(bought)")
         #expect(try session.object(["status"])["expires"] as? String == "2026-02-15T12:00:00Z")
         let bad = try session.run(["products", "--months", "weekend"])
         #expect(bad.status == 2 && bad.stderr.contains("PRODUCT=3"))
         // R5 for days: a weekend pass of P2D on top of what is left adds two days exactly.
-        let days = try session.run(["buy", "com.example.weekend", "--duration", "com.example.weekend=P2D", "--outcome", "approve"])
+        let days = try session.run([
+            "buy", "com.example.weekend", "--duration", "com.example.weekend=P2D", "--outcome", "approve",
+        ])
         #expect(days.status == 0, "\(days)")
         #expect(try session.object(["status"])["expires"] as? String == "2026-02-17T12:00:00Z")
         let badPeriod = try session.run(["products", "--duration", "com.example.weekend=7days"])
@@ -82,22 +94,31 @@ struct StoreKitCommandTests {
     @Test("C6 a property-list .storekit and an offer with an empty price open, warning once per path on stderr")
     func propertyListAndOfferWarnings() throws {
         let session = try Session()
-        let plist = try session.run(["products", "--json", "--catalog", storeKitFolder.appendingPathComponent("plist.storekit").path])
+        let plist = try session.run([
+            "products", "--json", "--catalog", storeKitFolder.appendingPathComponent("plist.storekit").path,
+        ])
         #expect(plist.status == 0 && plist.stdout.contains("\"plus.monthly\""), "\(plist)")
-        let offers = try session.run(["products", "--catalog", storeKitFolder.appendingPathComponent("offer-keys.storekit").path])
+        let offers = try session.run([
+            "products", "--catalog", storeKitFolder.appendingPathComponent("offer-keys.storekit").path,
+        ])
         #expect(offers.status == 0, "\(offers)")
         let warnings = offers.stderr.split(separator: "\n")
-        #expect(warnings.count == 3 && warnings[0].contains("introductoryOffer.displayPrice: \"displayPrice\" is empty"), "\(offers.stderr)")
+        #expect(
+            warnings.count == 3 && warnings[0].contains("introductoryOffer.displayPrice: \"displayPrice\" is empty"),
+            "\(offers.stderr)")
     }
 
     @Test("a fresh state folder takes the file's settings: Ask to Buy, billing trouble, the time rate")
     func settingsAdopted() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-fresh-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "storefront-fresh-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let session = try Session(existing: folder, environment: [
-            "STOREFRONT_STATE_DIR": folder.path, "TZ": "UTC", "PATH": "/usr/bin:/bin", "HOME": folder.path,
-            "STOREFRONT_CATALOG": storeKitFolder.appendingPathComponent("v5-settings.storekit").path,
-        ])
+        let session = try Session(
+            existing: folder,
+            environment: [
+                "STOREFRONT_STATE_DIR": folder.path, "TZ": "UTC", "PATH": "/usr/bin:/bin", "HOME": folder.path,
+                "STOREFRONT_CATALOG": storeKitFolder.appendingPathComponent("v5-settings.storekit").path,
+            ])
         #expect(try session.object(["policy"])["policy"] as? String == "defer")
         #expect(try session.object(["billing"])["billing"] as? String == "fail")
         #expect(try session.object(["grace"])["graceDays"] as? Int == 16)
@@ -113,16 +134,30 @@ struct StoreKitCommandTests {
         let folder = session.stateDirectory.appendingPathComponent("bad")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let cases: [(String, String, String)] = [
-            ("period.storekit", #"{"subscriptionGroups": [{"subscriptions": [{"productID": "s", "recurringSubscriptionPeriod": "P5Q"}]}]}"#,
-             #"period.storekit: subscriptionGroups[0].subscriptions[0].recurringSubscriptionPeriod: "P5Q" is not a period"#),
+            (
+                "period.storekit",
+                #"{"subscriptionGroups": [{"subscriptions": [{"productID": "s", "recurringSubscriptionPeriod": "P5Q"}]}]}"#,
+                #"period.storekit: subscriptionGroups[0].subscriptions[0].recurringSubscriptionPeriod: "P5Q" is not a period"#
+            ),
             ("truncated.storekit", #"{"products": [{"productID": "a", "#, "truncated.storekit: is not valid JSON"),
             ("empty.storekit", "", "empty.storekit: is not valid JSON"),
-            ("price.storekit", #"{"products": [{"productID": "a", "type": "Consumable", "displayPrice": "free"}]}"#,
-             #"price.storekit: products[0].displayPrice: "free" is not a price"#),
-            ("binary.storekit", String(decoding: [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10], as: UTF8.self), "binary.storekit: is not valid JSON"),
-            ("broken-plist.storekit", #"<?xml version="1.0"?><plist><dict><key>products</key>"#, "broken-plist.storekit: is not a valid property list"),
-            ("offer.storekit", #"{"subscriptionGroups": [{"subscriptions": [{"productID": "s", "recurringSubscriptionPeriod": "P1M", "introductoryOffer": {"numberOfPeriods": 0}}]}]}"#,
-             "offer.storekit: subscriptionGroups[0].subscriptions[0].introductoryOffer.numberOfPeriods: 0 periods"),
+            (
+                "price.storekit", #"{"products": [{"productID": "a", "type": "Consumable", "displayPrice": "free"}]}"#,
+                #"price.storekit: products[0].displayPrice: "free" is not a price"#
+            ),
+            (
+                "binary.storekit", String(decoding: [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10], as: UTF8.self),
+                "binary.storekit: is not valid JSON"
+            ),
+            (
+                "broken-plist.storekit", #"<?xml version="1.0"?><plist><dict><key>products</key>"#,
+                "broken-plist.storekit: is not a valid property list"
+            ),
+            (
+                "offer.storekit",
+                #"{"subscriptionGroups": [{"subscriptions": [{"productID": "s", "recurringSubscriptionPeriod": "P1M", "introductoryOffer": {"numberOfPeriods": 0}}]}]}"#,
+                "offer.storekit: subscriptionGroups[0].subscriptions[0].introductoryOffer.numberOfPeriods: 0 periods"
+            ),
         ]
         for (name, text, message) in cases {
             let file = folder.appendingPathComponent(name)
@@ -146,7 +181,8 @@ struct StoreKitScreenTests {
     @Test("Apple's SKDemo on the screen: its products, and a bought car shows its generated picture")
     func skDemo() throws {
         let session = try Session()
-        session.environment["STOREFRONT_CATALOG"] = storeKitFolder.appendingPathComponent("samples/skdemo.storekit").path
+        session.environment["STOREFRONT_CATALOG"] =
+            storeKitFolder.appendingPathComponent("samples/skdemo.storekit").path
         let tmux = try TmuxSession(command: session.screenCommand())
         try tmux.waitFor("Sign in")
         try tmux.send("Escape")
@@ -182,7 +218,9 @@ struct StoreKitScreenTests {
     @Test("products pads names by terminal cells: Chinese names line up with Latin ones")
     func wideNamesLineUp() throws {
         let session = try Session()
-        let result = try session.run(["products", "--catalog", storeKitFolder.appendingPathComponent("chinese.storekit").path])
+        let result = try session.run([
+            "products", "--catalog", storeKitFolder.appendingPathComponent("chinese.storekit").path,
+        ])
         result.expectSuccess()
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count >= 2)

@@ -38,7 +38,10 @@ struct SubscriptionCommandTests {
         let receipt = try session.object(["receipt"])
         #expect(receipt["consistent"] as? Bool == true)
         let renewals = (receipt["entries"] as? [[String: Any]] ?? []).filter { $0["event"] as? String == "renewal" }
-        #expect(renewals.compactMap { $0["purchaseDate"] as? String } == ["2026-01-22T12:00:00Z", "2026-02-22T12:00:00Z", "2026-03-22T12:00:00Z"])
+        #expect(
+            renewals.compactMap { $0["purchaseDate"] as? String } == [
+                "2026-01-22T12:00:00Z", "2026-02-22T12:00:00Z", "2026-03-22T12:00:00Z",
+            ])
         current = try plan(session)
         #expect(current["phase"] as? String == "active" && current["renewals"] as? Int == 3)
         let status = try session.object(["status"])
@@ -76,7 +79,10 @@ struct SubscriptionCommandTests {
         try session.run(["buy", weekly]).expectSuccess()
         var current = try plan(session)
         #expect(current["product"] as? String == weekly && current["expires"] as? String == "2026-01-24T12:00:00Z")
-        let credit = try #require((try session.object(["receipt"])["entries"] as? [[String: Any]])?.first { $0["event"] as? String == "credit" })
+        let credit = try #require(
+            (try session.object(["receipt"])["entries"] as? [[String: Any]])?.first {
+                $0["event"] as? String == "credit"
+            })
         #expect(credit["price"] as? String == "-0.71")
         #expect(try session.object(["grace", "16d"])["graceDays"] as? Int == 16)
         #expect(try session.object(["billing", "fail"])["billing"] as? String == "fail")
@@ -113,7 +119,10 @@ struct SubscriptionCommandTests {
         #expect(next.stderr.contains("delivered 1 unfinished transaction(s)"), "\(next)")
         let current = try plan(session)
         #expect(current["product"] as? String == weekly && current["phase"] as? String == "active")
-        #expect(try session.array(["history"]).allSatisfy { $0["finished"] as? Bool == true && $0["state"] as? String == "purchased" })
+        #expect(
+            try session.array(["history"]).allSatisfy {
+                $0["finished"] as? Bool == true && $0["state"] as? String == "purchased"
+            })
         let receipt = try session.object(["receipt"])
         #expect((receipt["entries"] as? [[String: Any]])?.filter { $0["event"] as? String == "purchase" }.count == 1)
         #expect(receipt["consistent"] as? Bool == true)

@@ -9,7 +9,8 @@ let storefrontBinary: URL = {
     return folder.appendingPathComponent("storefront")
 }()
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 struct RunResult: CustomStringConvertible {
     let status: Int32
@@ -44,7 +45,8 @@ final class Session {
     /// itself, as an installed copy does.
     init(binary: URL? = nil) throws {
         self.binary = binary ?? storefrontBinary
-        stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-e2e-\(UUID().uuidString)")
+        stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "storefront-e2e-\(UUID().uuidString)")
         environment = [
             "STOREFRONT_STATE_DIR": stateDirectory.path,
             "STOREFRONT_ASSETS": repositoryRoot.appendingPathComponent("assets").path,
@@ -57,7 +59,9 @@ final class Session {
         ]
         if binary != nil { environment["STOREFRONT_ASSETS"] = nil }
         ownsFolder = true
-        #expect(FileManager.default.isExecutableFile(atPath: self.binary.path), "no storefront binary at \(storefrontBinary.path): run `swift build` first")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: self.binary.path),
+            "no storefront binary at \(storefrontBinary.path): run `swift build` first")
         try run(["clock", "freeze", "2026-01-15T12:00:00Z"]).expectSuccess()
     }
 
@@ -74,14 +78,17 @@ final class Session {
     deinit { if ownsFolder { try? FileManager.default.removeItem(at: stateDirectory) } }
 
     @discardableResult
-    func run(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil, in folder: URL? = nil) throws -> RunResult {
+    func run(
+        _ arguments: [String], environment extra: [String: String] = [:], input: String? = nil, in folder: URL? = nil
+    ) throws -> RunResult {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         if let folder { process.currentDirectoryURL = folder }
         process.environment = environment.merging(extra) { $1 }
         let folder = FileManager.default.temporaryDirectory
-        let outURL = folder.appendingPathComponent("out-\(UUID().uuidString)"), errURL = folder.appendingPathComponent("err-\(UUID().uuidString)")
+        let outURL = folder.appendingPathComponent("out-\(UUID().uuidString)")
+        let errURL = folder.appendingPathComponent("err-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: outURL.path, contents: nil)
         FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
@@ -122,7 +129,8 @@ final class Session {
     }
 
     func signUp(_ name: String, device: String = "default") throws {
-        try run(["account", "signup", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"]).expectSuccess()
+        try run(["account", "signup", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"])
+            .expectSuccess()
     }
 
     /// A session on the shipped `assets/yearly.json` (M4), its clock frozen at 31 January 2026 10:00
@@ -136,7 +144,8 @@ final class Session {
     }
 
     func signIn(_ name: String, device: String = "default") throws {
-        try run(["account", "login", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"]).expectSuccess()
+        try run(["account", "login", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"])
+            .expectSuccess()
     }
 
     /// Everything a device shows, for "nothing in the state changed".
@@ -145,7 +154,8 @@ final class Session {
     func snapshot(device: String = "default") throws -> String {
         let history = try run(["history", "--json", "--device", device]).stdout.split(separator: "\n")
             .filter { !$0.contains("\"signedTransaction\"") }.joined(separator: "\n")
-        return try run(["status", "--json", "--device", device]).stdout + history + (try run(["pending", "--json", "--device", device]).stdout)
+        return try run(["status", "--json", "--device", device]).stdout + history
+            + (try run(["pending", "--json", "--device", device]).stdout)
     }
 }
 

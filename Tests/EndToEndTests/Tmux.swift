@@ -5,7 +5,9 @@ import Testing
 /// One tmux server of our own (its own socket), with one window running `command`.
 final class TmuxSession {
     let socket = "storefront-test-\(UUID().uuidString.prefix(8))"
-    static let executable: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let executable: String? = ["/usr/bin/tmux", "/usr/local/bin/tmux", "/bin/tmux"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     init(command: String, columns: Int = 100, rows: Int = 30) throws {
         // tmux is part of the test set-up (.ci/run installs it): a missing one fails.
@@ -43,7 +45,8 @@ final class TmuxSession {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t(), defaults = sigset_t()
+        var noSignals = sigset_t()
+        var defaults = sigset_t()
         sigemptyset(&noSignals)
         sigemptyset(&defaults)
         for signal in [SIGINT, SIGTERM, SIGWINCH, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
@@ -77,12 +80,15 @@ final class TmuxSession {
     func waitFor(
         _ text: String, seconds: Double = 60, colors: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> String {
-        try waitUntil(seconds: seconds, colors: colors, description: text, sourceLocation: sourceLocation) { $0.contains(text) }
+        try waitUntil(seconds: seconds, colors: colors, description: text, sourceLocation: sourceLocation) {
+            $0.contains(text)
+        }
     }
 
     @discardableResult
     func waitUntil(
-        seconds: Double = 60, colors: Bool = false, description: String, sourceLocation: SourceLocation = #_sourceLocation,
+        seconds: Double = 60, colors: Bool = false, description: String,
+        sourceLocation: SourceLocation = #_sourceLocation,
         _ predicate: (String) -> Bool
     ) throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
@@ -114,9 +120,12 @@ final class TmuxSession {
 
 extension Session {
     /// The shell command that runs the screen program against this session's state folder.
-    func screenCommand(arguments: [String] = [], extraEnvironment: [String: String] = [:], then: String = "") -> String {
+    func screenCommand(arguments: [String] = [], extraEnvironment: [String: String] = [:], then: String = "") -> String
+    {
         // Inside tmux the terminal type is tmux's own: its key sequences are what tmux sends.
-        let variables = environment.merging(["TERM": "tmux-256color", "LANG": "C.UTF-8"]) { $1 }.merging(extraEnvironment) { $1 }
+        let variables = environment.merging(["TERM": "tmux-256color", "LANG": "C.UTF-8"]) { $1 }.merging(
+            extraEnvironment
+        ) { $1 }
         let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         let words = arguments.map { " '\($0)'" }.joined()
         return "env -i \(assignments) '\(binary.path)'\(words)\(then)"
@@ -126,9 +135,12 @@ extension Session {
 extension Session {
     /// Runs `command` (the screen by default) from a shell script in tmux, as a person's shell would:
     /// when it ends the script prints `EXITED=status`, and with `modes` stty's report of the terminal.
-    func scriptedScreen(_ command: String? = nil, ignoringInterrupts: Bool = false, modes: Bool = false) throws -> TmuxSession {
+    func scriptedScreen(_ command: String? = nil, ignoringInterrupts: Bool = false, modes: Bool = false) throws
+        -> TmuxSession
+    {
         let script = stateDirectory.appendingPathComponent("run-\(UUID().uuidString).sh")
-        let lines = (ignoringInterrupts ? ["trap '' INT"] : []) + [command ?? screenCommand(), "echo EXITED=$?"]
+        let lines =
+            (ignoringInterrupts ? ["trap '' INT"] : []) + [command ?? screenCommand(), "echo EXITED=$?"]
             + (modes ? ["stty -a"] : []) + ["sleep 60"]
         try (lines.joined(separator: "\n") + "\n").write(to: script, atomically: true, encoding: .utf8)
         return try TmuxSession(command: "sh '\(script.path)'")
@@ -140,7 +152,9 @@ extension TmuxSession {
     /// the screen and the modes' words.
     func waitForExitAndModes() throws -> (screen: String, modes: [String]) {
         // Wait for stty's report too: "EXITED=" alone can be captured before stty has printed.
-        let screen = try waitUntil(description: "EXITED= and stty's modes") { $0.contains("EXITED=") && $0.contains("icanon") && $0.contains("echoe") }
+        let screen = try waitUntil(description: "EXITED= and stty's modes") {
+            $0.contains("EXITED=") && $0.contains("icanon") && $0.contains("echoe")
+        }
         return (screen, screen.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
     }
 }

@@ -4,19 +4,23 @@
 import Foundation
 import GRDB
 import StoreCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("torture", .serialized)
 struct TortureTests {
     /// Starts `storefront ARGUMENTS`, kills it with SIGKILL after `microseconds` if still running.
     /// Returns how it ended: killed by the test, or exited with its status.
-    func killed(_ session: Session, _ arguments: [String], after microseconds: UInt32?, crashAt point: String?) throws -> (killed: Bool, status: Int32) {
+    func killed(_ session: Session, _ arguments: [String], after microseconds: UInt32?, crashAt point: String?) throws
+        -> (killed: Bool, status: Int32)
+    {
         let process = Process()
         process.executableURL = storefrontBinary
         process.arguments = arguments
         // Some processes also die at a named crash point: the windows a random kill rarely hits.
-        process.environment = session.environment.merging(point.map { ["STOREFRONT_FAULT": "crash-at:\($0)"] } ?? [:]) { $1 }
+        process.environment = session.environment.merging(point.map { ["STOREFRONT_FAULT": "crash-at:\($0)"] } ?? [:]) {
+            $1
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
@@ -30,9 +34,13 @@ struct TortureTests {
     }
 
     /// The seed of the storm: $STOREFRONT_TORTURE_SEED replays a failed run.
-    static let seed: UInt64 = ProcessInfo.processInfo.environment["STOREFRONT_TORTURE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64.max)
+    static let seed: UInt64 =
+        ProcessInfo.processInfo.environment["STOREFRONT_TORTURE_SEED"].flatMap { UInt64($0) }
+        ?? UInt64.random(in: 1...UInt64.max)
 
-    @Test("P1 Q3 a seeded soak of SIGKILLs at random moments: every purchase delivered exactly once, balances and expiry exact, databases intact")
+    @Test(
+        "P1 Q3 a seeded soak of SIGKILLs at random moments: every purchase delivered exactly once, balances and expiry exact, databases intact"
+    )
     func crashConsistency() throws {
         let seed = Self.seed
         let replay = Comment(rawValue: "replay with STOREFRONT_TORTURE_SEED=\(seed)")
@@ -56,7 +64,8 @@ struct TortureTests {
             case 2: arguments = ["restore", "--device", device]
             default: break
             }
-            if round % 7 == 6, let waiting = try session.array(["pending", "--device", device]).first?["id"] as? String {
+            if round % 7 == 6, let waiting = try session.array(["pending", "--device", device]).first?["id"] as? String
+            {
                 arguments = ["approve", waiting, "--device", device]
             }
             let points = CrashPoint.allCases.map(\.rawValue)
@@ -67,10 +76,14 @@ struct TortureTests {
             let ended = try killed(session, arguments, after: delay, crashAt: point)
             // Only a plain `buy` of a pack counts: an `approve` round (also four words) may approve
             // a deferred comic while this round's product happens to be a pack.
-            if !ended.killed, ended.status == 0, arguments.count == 4, arguments[0] == "buy", product == "com.storefront.randomviews" {
+            if !ended.killed, ended.status == 0, arguments.count == 4, arguments[0] == "buy",
+                product == "com.storefront.randomviews"
+            {
                 packsSeenPurchased += 1
             }
-            if round % 20 == 19 { try session.run(["clock", "advance", "\(Int.random(in: 1...40, using: &generator))d"]).expectSuccess() }
+            if round % 20 == 19 {
+                try session.run(["clock", "advance", "\(Int.random(in: 1...40, using: &generator))d"]).expectSuccess()
+            }
         }
         let completedPacks = try checkInvariants(session, devices: ["phone", "tablet"], replay)
         // Every pack a finished command reported bought is there (the invariants check each is
@@ -86,13 +99,20 @@ struct TortureTests {
             try session.run(["restore", "--device", device]).expectSuccess()
             let history = try session.array(["history", "--device", device])
             let delivered = history.filter { ["purchased", "restored"].contains($0["state"] as? String) }
-            #expect(delivered.allSatisfy { $0["finished"] as? Bool == true }, "unfinished on \(device); \(replay ?? "")")
-            #expect(!history.contains { $0["state"] as? String == "purchasing" && $0["dueAt"] is NSNull }, "a purchase stuck in purchasing on \(device)")
-            let packs = history.filter { $0["product"] as? String == "com.storefront.randomviews" && $0["state"] as? String == "purchased" }
+            #expect(
+                delivered.allSatisfy { $0["finished"] as? Bool == true }, "unfinished on \(device); \(replay ?? "")")
+            #expect(
+                !history.contains { $0["state"] as? String == "purchasing" && $0["dueAt"] is NSNull },
+                "a purchase stuck in purchasing on \(device)")
+            let packs = history.filter {
+                $0["product"] as? String == "com.storefront.randomviews" && $0["state"] as? String == "purchased"
+            }
             completedPacks += packs.count
             let status = try session.object(["status", "--device", device])
             // R4: the balance is exactly the approved packs of this device, never credited twice.
-            #expect(status["randomViewsRemaining"] as? Int == 5 * packs.count, "\(device): \(packs.count) packs; \(replay ?? "")")
+            #expect(
+                status["randomViewsRemaining"] as? Int == 5 * packs.count,
+                "\(device): \(packs.count) packs; \(replay ?? "")")
             let receipt = try session.object(["receipt", "--device", device])
             #expect(receipt["consistent"] as? Bool == true, "\(replay ?? "")")
             #expect(receipt["deviceExpiry"] as? String == receipt["storedExpiry"] as? String)
@@ -104,7 +124,9 @@ struct TortureTests {
             for transaction in history where transaction["state"] as? String == "purchased" {
                 let id = transaction["id"] as? String ?? ""
                 let original = transaction["originalID"] as? String
-                #expect(receiptIDs.contains(id) || original.map(receiptIDs.contains) == true, "missing from the receipt: \(transaction)")
+                #expect(
+                    receiptIDs.contains(id) || original.map(receiptIDs.contains) == true,
+                    "missing from the receipt: \(transaction)")
             }
         }
         for file in ["server.sqlite"] + devices.map({ "devices/\($0).sqlite" }) {
@@ -118,7 +140,8 @@ struct TortureTests {
     func concurrency() throws {
         let session = try Session()
         try session.signUp("alice", device: "phone")
-        let environment = session.environment, folder = session.stateDirectory
+        let environment = session.environment
+        let folder = session.stateDirectory
         let failures = Locked([String]())
         let group = DispatchGroup()
         for worker in 0..<4 {
@@ -135,11 +158,15 @@ struct TortureTests {
                     switch (worker + round) % 4 {
                     case 0: arguments = ["buy", "com.storefront.randomviews", "--device", "phone"]
                     case 1: arguments = ["buy", "com.storefront.sub.3months", "--device", "phone"]
-                    case 2: arguments = ["buy", "com.storefront.randomviews", "--device", "phone", "--outcome", "defer"]
+                    case 2:
+                        arguments = ["buy", "com.storefront.randomviews", "--device", "phone", "--outcome", "defer"]
                     default:
                         // Approve whatever is waiting (another worker may get there first), or restore.
-                        let waiting = (try? shell.run(["pending", "--json", "--device", "phone"]).array())?.first?["id"] as? String
-                        arguments = waiting.map { ["approve", $0, "--device", "phone"] } ?? ["restore", "--device", "phone"]
+                        let waiting =
+                            (try? shell.run(["pending", "--json", "--device", "phone"]).array())?.first?["id"]
+                            as? String
+                        arguments =
+                            waiting.map { ["approve", $0, "--device", "phone"] } ?? ["restore", "--device", "phone"]
                     }
                     let result: RunResult
                     do {
@@ -196,7 +223,8 @@ struct BadInputTests {
             ["refund", ""], ["refund", "zzzz"], ["cancel", ""], ["force-renew", "com.storefront.comic.nightshift"],
             ["grace", "0d"], ["grace", "999d"], ["billing", "maybe"], ["products", "--months", "x=0"],
             ["products", "--months", "com.storefront.sub.3months=4"], ["products", "--locale", ""],
-            ["products", "--catalog", "/"], ["products", "--catalog", "/dev/null"], ["subscriptions", "--catalog", "/nonexistent.storekit"],
+            ["products", "--catalog", "/"], ["products", "--catalog", "/dev/null"],
+            ["subscriptions", "--catalog", "/nonexistent.storekit"],
         ]
         for arguments in cases {
             let result = try session.run(arguments)
@@ -207,8 +235,11 @@ struct BadInputTests {
         }
         let after = try databases(session)
         for (file, bytes) in before {
-            let changed = zip(bytes, after[file] ?? Data()).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
-            #expect(bytes == after[file], "\(file): \(bytes.count) → \(after[file]?.count ?? 0) bytes, differing at \(changed.prefix(12))")
+            let changed = zip(bytes, after[file] ?? Data()).enumerated().filter { $0.element.0 != $0.element.1 }.map(
+                \.offset)
+            #expect(
+                bytes == after[file],
+                "\(file): \(bytes.count) → \(after[file]?.count ?? 0) bytes, differing at \(changed.prefix(12))")
         }
     }
 
@@ -240,7 +271,8 @@ extension TortureTests {
         // The shell ignores SIGXFSZ so that writes past the limit fail with EFBIG instead of killing.
         let script = session.stateDirectory.appendingPathComponent("limited.sh")
         let command = "'\(storefrontBinary.path)' buy com.storefront.randomviews --device phone"
-        try "trap '' XFSZ\nulimit -f 100\nfor i in $(seq 1 60); do \(command) >/dev/null 2>>\"$0.err\" || exit $?; done\n"
+        try
+            "trap '' XFSZ\nulimit -f 100\nfor i in $(seq 1 60); do \(command) >/dev/null 2>>\"$0.err\" || exit $?; done\n"
             .write(to: script, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -248,7 +280,8 @@ extension TortureTests {
         process.environment = session.environment
         try process.run()
         process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 3, "status \(process.terminationStatus)")
+        #expect(
+            process.terminationReason == .exit && process.terminationStatus == 3, "status \(process.terminationStatus)")
         let errors = try String(contentsOf: URL(fileURLWithPath: script.path + ".err"), encoding: .utf8)
         #expect(errors.contains("cannot write"), "\(errors)")
         #expect(errors.contains("the next command completes it"), "\(errors)")
@@ -277,33 +310,46 @@ extension BadInputTests {
         try process.run()
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return RunResult(status: process.terminationStatus, stdout: "", stderr: stderr, signalled: process.terminationReason == .uncaughtSignal)
+        return RunResult(
+            status: process.terminationStatus, stdout: "", stderr: stderr,
+            signalled: process.terminationReason == .uncaughtSignal)
     }
 
     @Test("a read-only state folder: a clear line naming the file, exit 3, and every byte left as it was")
     func readOnlyStateFolder() throws {
-        #expect(getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "setpriv (util-linux) is needed to drop root")
+        #expect(
+            getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            "setpriv (util-linux) is needed to drop root")
         let session = try Session()
         try session.signUp("alice")
         try session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
         let before = try databases(session)
-        let files = [session.stateDirectory] + (FileManager.default.enumerator(at: session.stateDirectory, includingPropertiesForKeys: nil)?
-            .compactMap { $0 as? URL } ?? [])
+        let files =
+            [session.stateDirectory]
+            + (FileManager.default.enumerator(at: session.stateDirectory, includingPropertiesForKeys: nil)?
+                .compactMap { $0 as? URL } ?? [])
         for file in files.reversed() {
             let isFolder = (try? file.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
-            try FileManager.default.setAttributes([.posixPermissions: isFolder ? 0o555 : 0o444], ofItemAtPath: file.path)
+            try FileManager.default.setAttributes(
+                [.posixPermissions: isFolder ? 0o555 : 0o444], ofItemAtPath: file.path)
         }
         defer {
             for file in files {
                 let isFolder = (try? file.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
-                try? FileManager.default.setAttributes([.posixPermissions: isFolder ? 0o755 : 0o644], ofItemAtPath: file.path)
+                try? FileManager.default.setAttributes(
+                    [.posixPermissions: isFolder ? 0o755 : 0o644], ofItemAtPath: file.path)
             }
         }
-        for arguments in [["buy", "com.storefront.randomviews"], ["status"], ["clock", "advance", "1d"], ["account", "signup", "bob"]] {
+        for arguments in [
+            ["buy", "com.storefront.randomviews"], ["status"], ["clock", "advance", "1d"],
+            ["account", "signup", "bob"],
+        ] {
             let result = try runUnprivileged(session, arguments)
             #expect(result.status == 3, "\(arguments): \(result)")
             let lines = result.stderr.split(separator: "\n")
-            #expect(lines.count == 1 && lines[0].contains("check the folder's permissions"), "\(arguments): \(result.stderr)")
+            #expect(
+                lines.count == 1 && lines[0].contains("check the folder's permissions"),
+                "\(arguments): \(result.stderr)")
         }
         for file in files { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path) }
         #expect(try databases(session) == before)
@@ -320,27 +366,52 @@ extension BadInputTests {
     }
 
     static let storedValues: [StoredValue] = [
-        StoredValue(file: "devices/default.sqlite", table: "txn", column: "kind", value: "'gift'", command: ["history"]),
-        StoredValue(file: "devices/default.sqlite", table: "txn", column: "state", value: "'limbo'", command: ["history"]),
-        StoredValue(file: "devices/default.sqlite", table: "txn", column: "reason", value: "'tired'", command: ["history"]),
-        StoredValue(file: "devices/default.sqlite", table: "txn", column: "finished", value: "'yes'", command: ["history"]),
-        StoredValue(file: "devices/default.sqlite", table: "event", column: "state", value: "'limbo'", command: ["history"]),
-        StoredValue(file: "devices/default.sqlite", table: "event", column: "reason", value: "'tired'", command: ["history"]),
-        StoredValue(file: "devices/default.sqlite", table: "meta", column: "value", value: "'sometimes'", command: ["status"]),
+        StoredValue(
+            file: "devices/default.sqlite", table: "txn", column: "kind", value: "'gift'", command: ["history"]),
+        StoredValue(
+            file: "devices/default.sqlite", table: "txn", column: "state", value: "'limbo'", command: ["history"]),
+        StoredValue(
+            file: "devices/default.sqlite", table: "txn", column: "reason", value: "'tired'", command: ["history"]),
+        StoredValue(
+            file: "devices/default.sqlite", table: "txn", column: "finished", value: "'yes'", command: ["history"]),
+        StoredValue(
+            file: "devices/default.sqlite", table: "event", column: "state", value: "'limbo'", command: ["history"]),
+        StoredValue(
+            file: "devices/default.sqlite", table: "event", column: "reason", value: "'tired'", command: ["history"]),
+        StoredValue(
+            file: "devices/default.sqlite", table: "meta", column: "value", value: "'sometimes'", command: ["status"]),
         StoredValue(file: "server.sqlite", table: "receipt", column: "kind", value: "'gift'", command: ["receipt"]),
-        StoredValue(file: "server.sqlite", table: "receipt", column: "event", value: "'bonus'", command: ["receipt"], plans: true),
-        StoredValue(file: "server.sqlite", table: "receipt", column: "offer", value: "'halfPrice'", command: ["receipt"], plans: true),
-        StoredValue(file: "server.sqlite", table: "receipt", column: "price", value: "'cheap'", command: ["receipt"], plans: true),
-        StoredValue(file: "server.sqlite", table: "plan", column: "state", value: "'{}'", command: ["status"], plans: true),
-        StoredValue(file: "server.sqlite", table: "clock", column: "setting", value: "'{\"mode\":\"warp\"}'", command: ["status"]),
-        StoredValue(file: "server.sqlite", table: "setting", column: "value", value: "'{\"failing\":\"maybe\"}'", command: ["subscriptions"], plans: true),
-        StoredValue(file: "server.sqlite", table: "setting", column: "value", value: "'{\"Purchase\":\"StoreKitError.tired\"}'", command: ["buy", "com.storefront.randomviews"], key: "simulatedErrors"),
+        StoredValue(
+            file: "server.sqlite", table: "receipt", column: "event", value: "'bonus'", command: ["receipt"],
+            plans: true),
+        StoredValue(
+            file: "server.sqlite", table: "receipt", column: "offer", value: "'halfPrice'", command: ["receipt"],
+            plans: true),
+        StoredValue(
+            file: "server.sqlite", table: "receipt", column: "price", value: "'cheap'", command: ["receipt"],
+            plans: true),
+        StoredValue(
+            file: "server.sqlite", table: "plan", column: "state", value: "'{}'", command: ["status"], plans: true),
+        StoredValue(
+            file: "server.sqlite", table: "clock", column: "setting", value: "'{\"mode\":\"warp\"}'",
+            command: ["status"]),
+        StoredValue(
+            file: "server.sqlite", table: "setting", column: "value", value: "'{\"failing\":\"maybe\"}'",
+            command: ["subscriptions"], plans: true),
+        StoredValue(
+            file: "server.sqlite", table: "setting", column: "value", value: "'{\"Purchase\":\"StoreKitError.tired\"}'",
+            command: ["buy", "com.storefront.randomviews"], key: "simulatedErrors"),
     ]
 
-    @Test("P2 a value Storefront never writes, in any enum or JSON column, exits 3 naming the table and column; nothing is rewritten", arguments: storedValues)
+    @Test(
+        "P2 a value Storefront never writes, in any enum or JSON column, exits 3 naming the table and column; nothing is rewritten",
+        arguments: storedValues)
     func unknownStoredValue(_ example: StoredValue) throws {
         let session = try Session()
-        if example.plans { session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path }
+        if example.plans {
+            session.environment["STOREFRONT_CATALOG"] =
+                repositoryRoot.appendingPathComponent("assets/selfies.json").path
+        }
         try session.signUp("alice")
         try session.run(["policy", "set", "approve"]).expectSuccess()
         try session.run(["billing", "ok"]).expectSuccess()
@@ -350,7 +421,9 @@ extension BadInputTests {
         let path = session.stateDirectory.appendingPathComponent(example.file).path
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
-            let filter = example.table == "meta" ? " WHERE key = 'policy'" : example.table == "setting" ? " WHERE key = '\(example.key)'" : ""
+            let filter =
+                example.table == "meta"
+                ? " WHERE key = 'policy'" : example.table == "setting" ? " WHERE key = '\(example.key)'" : ""
             try db.execute(sql: "UPDATE \(example.table) SET \(example.column) = \(example.value)\(filter)")
             #expect(db.changesCount >= 1, "nothing to corrupt in \(example.table)")
         }
@@ -360,7 +433,9 @@ extension BadInputTests {
         let result = try session.run(example.command)
         #expect(result.status == 3, "\(result)")
         let lines = result.stderr.split(separator: "\n")
-        #expect(lines.count == 1 && lines[0].contains("\(example.table).\(example.column)") && lines[0].contains(example.file), "\(result.stderr)")
+        #expect(
+            lines.count == 1 && lines[0].contains("\(example.table).\(example.column)")
+                && lines[0].contains(example.file), "\(result.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 }

@@ -1,6 +1,7 @@
 // A1–A7: accounts, devices, sync, restore and the receipt.
 import Foundation
 import Testing
+
 @testable import StoreCore
 
 @Suite("Accounts and devices")
@@ -111,12 +112,15 @@ struct AccountTests {
         #expect(try store.entitlements.receipt().entries.count == 3)
     }
 
-    @Test("W2 a device's name that a server of an earlier build kept as sent is listed with its control characters as \"?\": it cannot move the owner's cursor, rewrite a line or set the clipboard")
+    @Test(
+        "W2 a device's name that a server of an earlier build kept as sent is listed with its control characters as \"?\": it cannot move the owner's cursor, rewrite a line or set the clipboard"
+    )
     func sessionNamesShown() throws {
         let state = TemporaryState()
         let store = try state.signedIn("ann")
         let server = try #require(store.server as? ServerDatabase)
-        _ = try server.createSession(account: "ann", device: "\u{1B}[2K\u{1B}[1Aphone\n\u{9B}31m\u{7F}", at: utc(2026, 1, 15))
+        _ = try server.createSession(
+            account: "ann", device: "\u{1B}[2K\u{1B}[1Aphone\n\u{9B}31m\u{7F}", at: utc(2026, 1, 15))
         _ = try server.createSession(account: "ann", device: "tablet", at: utc(2026, 1, 16))
         #expect(try store.accounts.deviceSessions().map(\.device).sorted() == ["?[2K?[1Aphone??31m?", "tablet"])
     }
@@ -149,7 +153,8 @@ struct AccountTests {
             case 5:
                 if let waiting = try store.queue.pending().first { try store.queue.approve(waiting.id) }
             case 6:
-                try store.queue.buy("sub6", outcome: .delayed(after: .days(Int.random(in: 1...60, using: &generator)), approve: true))
+                try store.queue.buy(
+                    "sub6", outcome: .delayed(after: .days(Int.random(in: 1...60, using: &generator)), approve: true))
             case 7:
                 try store.queue.restore()
             default:
@@ -169,4 +174,3 @@ struct AccountTests {
         }
     }
 }
-

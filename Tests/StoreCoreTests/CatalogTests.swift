@@ -1,9 +1,11 @@
 // C1–C5: the catalog file and its check.
 import Foundation
 import Testing
+
 @testable import StoreCore
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 let shippedCatalog = repositoryRoot.appendingPathComponent("assets/catalog.json")
 
 @Suite("Catalog")
@@ -25,29 +27,48 @@ struct CatalogTests {
         #expect(loaded.warnings.allSatisfy { $0.message.hasPrefix("image ") })
     }
 
-    @Test("a product named wrongly gets the one it is close to, and no guess when two are as close", arguments: [
-        ("6 months", "6 Months of Comics"), ("coffee", "Monday Coffee"), ("Night", "Night Shift"), ("random", "Random Comics ×5"),
-        ("3months", "com.storefront.sub.3months"), ("night shfit", "com.storefront.comic.nightshift"),
-        ("months", nil), ("of comics", nil), ("ion", nil), ("com.storefront.comic.nope", nil),
-    ] as [(String, String?)])
+    @Test(
+        "a product named wrongly gets the one it is close to, and no guess when two are as close",
+        arguments: [
+            ("6 months", "6 Months of Comics"), ("coffee", "Monday Coffee"), ("Night", "Night Shift"),
+            ("random", "Random Comics ×5"),
+            ("3months", "com.storefront.sub.3months"), ("night shfit", "com.storefront.comic.nightshift"),
+            ("months", nil), ("of comics", nil), ("ion", nil), ("com.storefront.comic.nope", nil),
+        ] as [(String, String?)])
     func suggestions(_ typed: String, _ suggested: String?) throws {
         let catalog = try CatalogLoader.load(contentsOf: shippedCatalog).catalog
         #expect(throws: StoreError.unknownProduct(typed, suggestion: suggested)) { try catalog.require(typed) }
     }
 
-    @Test("O2 O3 O4 the shipped RW Selfies catalog has two promotional offers, two code offers and a win-back offer on the monthly All Access; a bad one is refused by name")
+    @Test(
+        "O2 O3 O4 the shipped RW Selfies catalog has two promotional offers, two code offers and a win-back offer on the monthly All Access; a bad one is refused by name"
+    )
     func shippedPromotionalOffers() throws {
         let selfies = shippedCatalog.deletingLastPathComponent().appendingPathComponent("selfies.json")
-        let terms = try #require(try CatalogLoader.load(contentsOf: selfies).catalog.product("com.storefront.selfies.sub.allaccess.monthly")?.autoRenew)
-        #expect(terms.offers.map(\.id) == ["comeback.3months", "thankyou.freemonth", "SPRING-PROMO", "PODCAST-FRIENDS", "winback.2months"])
+        let terms = try #require(
+            try CatalogLoader.load(contentsOf: selfies).catalog.product("com.storefront.selfies.sub.allaccess.monthly")?
+                .autoRenew)
+        #expect(
+            terms.offers.map(\.id) == [
+                "comeback.3months", "thankyou.freemonth", "SPRING-PROMO", "PODCAST-FRIENDS", "winback.2months",
+            ])
         #expect(terms.offers.map(\.type) == [.promotional, .promotional, .code, .code, .winBack])
-        #expect(terms.offer("winback.2months", type: .winBack)?.winBack == WinBackEligibility(paidMonths: 1, lapsedMonths: 0...12))
+        #expect(
+            terms.offer("winback.2months", type: .winBack)?.winBack
+                == WinBackEligibility(paidMonths: 1, lapsedMonths: 0...12))
         #expect(terms.offer("SPRING-PROMO", type: .code)?.eligibility == [.new, .expired])
-        #expect(terms.offer("comeback.3months", type: .promotional)?.terms == IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 3, price: Decimal(string: "2.99")!))
-        let product = #"{"id":"s","kind":"autoRenewableSubscription","title":"S","price":"1","period":"P1M","group":"g","promotionalOffers":"#
+        #expect(
+            terms.offer("comeback.3months", type: .promotional)?.terms
+                == IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 3, price: Decimal(string: "2.99")!))
+        let product =
+            #"{"id":"s","kind":"autoRenewableSubscription","title":"S","price":"1","period":"P1M","group":"g","promotionalOffers":"#
         let cases = [
             (product + #"[{"mode":"freeTrial","period":"P1W"}]}]}"#, #"promotionalOffers[0]: has no "id""#),
-            (product + #"[{"id":"a","mode":"freeTrial","period":"P1W"},{"id":"a","mode":"freeTrial","period":"P1M"}]}]}"#, #"offer "a" is given twice"#),
+            (
+                product
+                    + #"[{"id":"a","mode":"freeTrial","period":"P1W"},{"id":"a","mode":"freeTrial","period":"P1M"}]}]}"#,
+                #"offer "a" is given twice"#
+            ),
             (product + #"[{"id":"a","mode":"payAsYouGo","period":"P1W"}]}]}"#, #"a paid offer needs a "price""#),
             (product + #"{"id":"a"}}]}"#, #""promotionalOffers" must be an array of objects"#),
         ]
@@ -67,7 +88,9 @@ struct CatalogTests {
         let (catalog, _) = try CatalogLoader.parse(Data(json.utf8), fileName: "c.json")
         #expect(catalog.products[0].price * 3 == Decimal(string: "0.30")!)
         #expect(catalog.priceFormatter.string(for: Decimal(string: "1234.5")!) == "$1,234.50")
-        #expect(PriceFormatter(currencyCode: "EUR", localeIdentifier: "de_DE").string(for: Decimal(string: "0.99")!).contains("0,99"))
+        #expect(
+            PriceFormatter(currencyCode: "EUR", localeIdentifier: "de_DE").string(for: Decimal(string: "0.99")!)
+                .contains("0,99"))
         #expect(PriceFormatter.plain(Decimal(string: "0.99")!) == "0.99")
         #expect(PriceFormatter.plain(Decimal(string: "5")!) == "5.00")
         #expect(PriceFormatter.plain(Decimal(string: "4900")!) == "4900.00")
@@ -86,24 +109,40 @@ struct CatalogTests {
         BadCase(name: "not JSON", json: "{ products: ", message: "c.json: is not valid JSON"),
         BadCase(name: "not an object", json: "[]", message: "c.json: must be a JSON object"),
         BadCase(name: "no products", json: "{}", message: "c.json: has no \"products\" array"),
-        BadCase(name: "missing id", json: #"{"products":[{"kind":"consumable","title":"P","price":"1"}]}"#,
-                message: "c.json: products[0]: has no \"id\""),
-        BadCase(name: "duplicate id", json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"1"},{"id":"p","kind":"consumable","title":"Q","price":"1"}]}"#,
-                message: "c.json: products[1] \"p\": duplicate identifier (first used by products[0])"),
-        BadCase(name: "unknown kind", json: #"{"products":[{"id":"p","kind":"gift","title":"P","price":"1"}]}"#,
-                message: "c.json: products[0] \"p\": unknown kind \"gift\""),
-        BadCase(name: "negative price", json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"-1"}]}"#,
-                message: "c.json: products[0] \"p\": price \"-1\" is negative"),
-        BadCase(name: "price not a number", json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"free"}]}"#,
-                message: "c.json: products[0] \"p\": price \"free\" is not a decimal number"),
-        BadCase(name: "price as a JSON number", json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":0.99}]}"#,
-                message: "c.json: products[0] \"p\": price must be a string"),
-        BadCase(name: "subscription without months", json: #"{"products":[{"id":"s","kind":"nonRenewingSubscription","title":"S","price":"1"}]}"#,
-                message: "c.json: products[0] \"s\": a non-renewing subscription needs a \"duration\" such as \"P3M\""),
-        BadCase(name: "comic without image", json: #"{"products":[{"id":"c","kind":"nonConsumable","title":"C","price":"1"}]}"#,
-                message: "c.json: products[0] \"c\": a comic needs an \"image\""),
-        BadCase(name: "bad policy", json: #"{"policy":"maybe","products":[{"id":"p","kind":"consumable","title":"P","price":"1"}]}"#,
-                message: "c.json: policy: unknown outcome \"maybe\""),
+        BadCase(
+            name: "missing id", json: #"{"products":[{"kind":"consumable","title":"P","price":"1"}]}"#,
+            message: "c.json: products[0]: has no \"id\""),
+        BadCase(
+            name: "duplicate id",
+            json:
+                #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"1"},{"id":"p","kind":"consumable","title":"Q","price":"1"}]}"#,
+            message: "c.json: products[1] \"p\": duplicate identifier (first used by products[0])"),
+        BadCase(
+            name: "unknown kind", json: #"{"products":[{"id":"p","kind":"gift","title":"P","price":"1"}]}"#,
+            message: "c.json: products[0] \"p\": unknown kind \"gift\""),
+        BadCase(
+            name: "negative price", json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"-1"}]}"#,
+            message: "c.json: products[0] \"p\": price \"-1\" is negative"),
+        BadCase(
+            name: "price not a number",
+            json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"free"}]}"#,
+            message: "c.json: products[0] \"p\": price \"free\" is not a decimal number"),
+        BadCase(
+            name: "price as a JSON number",
+            json: #"{"products":[{"id":"p","kind":"consumable","title":"P","price":0.99}]}"#,
+            message: "c.json: products[0] \"p\": price must be a string"),
+        BadCase(
+            name: "subscription without months",
+            json: #"{"products":[{"id":"s","kind":"nonRenewingSubscription","title":"S","price":"1"}]}"#,
+            message: "c.json: products[0] \"s\": a non-renewing subscription needs a \"duration\" such as \"P3M\""),
+        BadCase(
+            name: "comic without image",
+            json: #"{"products":[{"id":"c","kind":"nonConsumable","title":"C","price":"1"}]}"#,
+            message: "c.json: products[0] \"c\": a comic needs an \"image\""),
+        BadCase(
+            name: "bad policy",
+            json: #"{"policy":"maybe","products":[{"id":"p","kind":"consumable","title":"P","price":"1"}]}"#,
+            message: "c.json: policy: unknown outcome \"maybe\""),
     ]
 
     @Test("C5 a bad catalog is refused with one line naming the file and the entry", arguments: badCatalogs)
@@ -131,9 +170,13 @@ struct CatalogTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("c.json")
-        try Data(#"{"products":[{"id":"c","kind":"nonConsumable","title":"C","price":"1","image":"c.png"}]}"#.utf8).write(to: file)
+        try Data(#"{"products":[{"id":"c","kind":"nonConsumable","title":"C","price":"1","image":"c.png"}]}"#.utf8)
+            .write(to: file)
         let loaded = try CatalogLoader.load(contentsOf: file)
-        #expect(loaded.warnings.map(\.description) == ["c.json: warning: products[0] \"c\": image \"c.png\" is missing (looked in \(folder.path))"])
+        #expect(
+            loaded.warnings.map(\.description) == [
+                "c.json: warning: products[0] \"c\": image \"c.png\" is missing (looked in \(folder.path))"
+            ])
         #expect(throws: CatalogError.self) { try CatalogLoader.load(contentsOf: file, imagesRequired: true) }
         try Data().write(to: folder.appendingPathComponent("c.png"))
         #expect(try CatalogLoader.load(contentsOf: file, imagesRequired: true).warnings.isEmpty)
@@ -150,8 +193,10 @@ struct CatalogTests {
     @Test(
         "C5 a price is digits with an optional fraction (a minus only where the field takes one, to be refused in words)",
         arguments: [
-            ("0.99", false, true), ("12", false, true), ("-1", false, false), ("-1", true, true), ("1.", false, false), (".5", false, false),
-            ("1.2.3", false, false), ("", false, false), ("1e5", false, false), ("-", true, false), ("\u{0661}\u{0662}", false, false),
+            ("0.99", false, true), ("12", false, true), ("-1", false, false), ("-1", true, true), ("1.", false, false),
+            (".5", false, false),
+            ("1.2.3", false, false), ("", false, false), ("1e5", false, false), ("-", true, false),
+            ("\u{0661}\u{0662}", false, false),
             (" 1", false, false),
         ]
     )

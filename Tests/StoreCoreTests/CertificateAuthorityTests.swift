@@ -4,9 +4,10 @@
 import Crypto
 import Foundation
 import SwiftASN1
-import Testing
 import TestSupport
+import Testing
 import X509
+
 @testable import StoreCore
 
 @Suite("Certificate authority")
@@ -27,11 +28,15 @@ struct CertificateAuthorityTests {
         let mode = try FileManager.default.attributesOfItem(atPath: ca.path)[.posixPermissions] as? Int
         #expect(mode == 0o700)
         for name in CertificateAuthority.files {
-            let fileMode = try FileManager.default.attributesOfItem(atPath: ca.appendingPathComponent(name).path)[.posixPermissions] as? Int
+            let fileMode =
+                try FileManager.default.attributesOfItem(atPath: ca.appendingPathComponent(name).path)[
+                    .posixPermissions] as? Int
             #expect(fileMode == 0o600, "\(name)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["ca"], "no staging folder left")
-        #expect(first.rootPEM.hasPrefix("-----BEGIN CERTIFICATE-----\n") && first.rootPEM.hasSuffix("-----END CERTIFICATE-----\n"))
+        #expect(
+            first.rootPEM.hasPrefix("-----BEGIN CERTIFICATE-----\n")
+                && first.rootPEM.hasSuffix("-----END CERTIFICATE-----\n"))
     }
 
     @Test("S1 the chain: Apple's marker OIDs on the intermediate and the leaf, CA constraints, each signed by the next")
@@ -48,15 +53,20 @@ struct CertificateAuthorityTests {
         #expect(leaf.extensions[oid: CertificateAuthority.intermediateMarker] == nil)
         #expect(try intermediate.extensions.basicConstraints == .isCertificateAuthority(maxPathLength: 0))
         #expect(try leaf.extensions.basicConstraints == .notCertificateAuthority)
-        #expect(root.subject == root.issuer && intermediate.issuer == root.subject && leaf.issuer == intermediate.subject)
-        var verifier = Verifier(rootCertificates: CertificateStore([root])) { RFC5280Policy(validationTime: Date(timeIntervalSince1970: 1_768_478_400)) }
+        #expect(
+            root.subject == root.issuer && intermediate.issuer == root.subject && leaf.issuer == intermediate.subject)
+        var verifier = Verifier(rootCertificates: CertificateStore([root])) {
+            RFC5280Policy(validationTime: Date(timeIntervalSince1970: 1_768_478_400))
+        }
         let result = await verifier.validate(leafCertificate: leaf, intermediates: CertificateStore([intermediate]))
         guard case .validCertificate = result else {
             Issue.record("the chain does not verify: \(result)")
             return
         }
         let jws = try authority.sign(["transactionId": "2000000000000001"])
-        #expect(JWS.isSigned(jws, by: try P256.Signing.PublicKey(pemRepresentation: leaf.publicKey.serializeAsPEM().pemString)))
+        #expect(
+            JWS.isSigned(
+                jws, by: try P256.Signing.PublicKey(pemRepresentation: leaf.publicKey.serializeAsPEM().pemString)))
         let decoded = try JWS.decode(jws)
         #expect(decoded.header["alg"] as? String == "ES256" && (decoded.header["x5c"] as? [String])?.count == 3)
     }

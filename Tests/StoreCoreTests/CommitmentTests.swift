@@ -3,28 +3,41 @@
 // stops the commitment from renewing, not its months; a commitment that is not cancelled renews
 // into another; a change of plan waits for the commitment's end. A6 holds throughout.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import StoreCore
 
 @Suite("Monthly subscriptions with a 12-month commitment")
 struct CommitmentTests {
     /// A yearly plan with a monthly commitment (49.99 a year, or 4.99 a month for twelve months),
     /// and a lower yearly plan without one.
-    static let catalog = Catalog(name: "Yearly", products: [
-        Product(id: "y.all", kind: .autoRenewableSubscription, title: "All Access (Yearly)", description: "",
-                price: Decimal(string: "49.99")!, autoRenew: {
-                    var terms = AutoRenewTerms(period: .year, group: "g", rank: 1, unlocks: ["all"],
-                                               offers: [
-                                                   SubscriptionOffer(id: "free", type: .promotional, terms: IntroductoryOffer(mode: .freeTrial, period: .month)),
-                                                   SubscriptionOffer(id: "BACK", type: .code, terms: IntroductoryOffer(mode: .payUpFront, period: .year, price: Decimal(string: "29.99")!)),
-                                               ])
+    static let catalog = Catalog(
+        name: "Yearly",
+        products: [
+            Product(
+                id: "y.all", kind: .autoRenewableSubscription, title: "All Access (Yearly)", description: "",
+                price: Decimal(string: "49.99")!,
+                autoRenew: {
+                    var terms = AutoRenewTerms(
+                        period: .year, group: "g", rank: 1, unlocks: ["all"],
+                        offers: [
+                            SubscriptionOffer(
+                                id: "free", type: .promotional,
+                                terms: IntroductoryOffer(mode: .freeTrial, period: .month)),
+                            SubscriptionOffer(
+                                id: "BACK", type: .code,
+                                terms: IntroductoryOffer(
+                                    mode: .payUpFront, period: .year, price: Decimal(string: "29.99")!)),
+                        ])
                     terms.monthlyCommitmentPrice = Decimal(string: "4.99")
                     return terms
                 }()),
-        Product(id: "y.lite", kind: .autoRenewableSubscription, title: "Lite (Yearly)", description: "",
-                price: Decimal(string: "19.99")!, autoRenew: AutoRenewTerms(period: .year, group: "g", rank: 2, unlocks: ["lite"])),
-    ])
+            Product(
+                id: "y.lite", kind: .autoRenewableSubscription, title: "Lite (Yearly)", description: "",
+                price: Decimal(string: "19.99")!,
+                autoRenew: AutoRenewTerms(period: .year, group: "g", rank: 2, unlocks: ["lite"])),
+        ])
 
     func lines(_ store: Store) throws -> [ReceiptEntry] {
         _ = try store.plans.subscriptions()
@@ -46,7 +59,9 @@ struct CommitmentTests {
         #expect(try store.server.plans(account: "ann") == PlanState.replay(try store.server.planLines(account: "ann")))
     }
 
-    @Test("Bought monthly on 31 January: twelve monthly periods at 4.99 on month ends, each numbered in a commitment ending a year on; cancelled in March, the months still come, then it ends")
+    @Test(
+        "Bought monthly on 31 January: twelve monthly periods at 4.99 on month ends, each numbered in a commitment ending a year on; cancelled in March, the months still come, then it ends"
+    )
     func twelveMonthsThenEnds() throws {
         let state = TemporaryState()
         let store = try subscribed(state)
@@ -67,17 +82,25 @@ struct CommitmentTests {
         let periods = try lines(store)
         #expect(periods.count == 12, "twelve periods and no thirteenth: \(periods.count)")
         #expect(periods.map { $0.commitment?.number } == Array(1...12))
-        #expect(periods.allSatisfy { $0.commitment?.ends == ends && $0.price == Decimal(string: "4.99") && $0.productID == "y.all" })
-        #expect(periods.map(\.expiresDate) == [
-            utc(2026, 2, 28, 10), utc(2026, 3, 31, 10), utc(2026, 4, 30, 10), utc(2026, 5, 31, 10), utc(2026, 6, 30, 10), utc(2026, 7, 31, 10),
-            utc(2026, 8, 31, 10), utc(2026, 9, 30, 10), utc(2026, 10, 31, 10), utc(2026, 11, 30, 10), utc(2026, 12, 31, 10), ends,
-        ], "month ends clamp and come back")
+        #expect(
+            periods.allSatisfy {
+                $0.commitment?.ends == ends && $0.price == Decimal(string: "4.99") && $0.productID == "y.all"
+            })
+        #expect(
+            periods.map(\.expiresDate) == [
+                utc(2026, 2, 28, 10), utc(2026, 3, 31, 10), utc(2026, 4, 30, 10), utc(2026, 5, 31, 10),
+                utc(2026, 6, 30, 10), utc(2026, 7, 31, 10),
+                utc(2026, 8, 31, 10), utc(2026, 9, 30, 10), utc(2026, 10, 31, 10), utc(2026, 11, 30, 10),
+                utc(2026, 12, 31, 10), ends,
+            ], "month ends clamp and come back")
         status = try plan(store)
         #expect(status.phase == .expired && !status.autoRenew && status.expiresDate == ends)
         try expectReplayAgrees(store)
     }
 
-    @Test("A commitment not cancelled renews into another (month 1, a year on, at the monthly price); turned back on, it renews too; a downgrade bought in it waits for its end and is billed up front")
+    @Test(
+        "A commitment not cancelled renews into another (month 1, a year on, at the monthly price); turned back on, it renews too; a downgrade bought in it waits for its end and is billed up front"
+    )
     func renewsThenChanges() throws {
         let state = TemporaryState()
         let store = try subscribed(state)
@@ -87,7 +110,9 @@ struct CommitmentTests {
         #expect(try plan(store).commitment?.renews == true)
         state.clock.set(utc(2027, 2, 15))
         let renewed = try #require(try lines(store).last)
-        #expect(renewed.commitment == CommitmentPeriod(number: 1, ends: utc(2028, 1, 31, 10)), "\(String(describing: renewed.commitment))")
+        #expect(
+            renewed.commitment == CommitmentPeriod(number: 1, ends: utc(2028, 1, 31, 10)),
+            "\(String(describing: renewed.commitment))")
         #expect(renewed.purchaseDate == utc(2027, 1, 31, 10) && renewed.price == Decimal(string: "4.99"))
 
         // An upgrade or downgrade in a commitment waits for it to end.
@@ -99,13 +124,17 @@ struct CommitmentTests {
         #expect(periods.filter { $0.productID == "y.all" }.count == 24)
         let lite = try #require(periods.last)
         #expect(lite.productID == "y.lite" && lite.commitment == nil && lite.price == Decimal(string: "19.99"))
-        #expect(lite.purchaseDate == utc(2028, 1, 31, 10) && lite.expiresDate == utc(2029, 1, 31, 10), "a year billed up front")
+        #expect(
+            lite.purchaseDate == utc(2028, 1, 31, 10) && lite.expiresDate == utc(2029, 1, 31, 10),
+            "a year billed up front")
         status = try plan(store)
         #expect(status.commitment == nil && status.productID == "y.lite")
         try expectReplayAgrees(store)
     }
 
-    @Test("What waits for a commitment's end: an offer code redeemed in month 2 is kept through the months and starts the plan billed up front when the commitment ends; a price increase is not told to a plan in a commitment, which renews at its monthly price")
+    @Test(
+        "What waits for a commitment's end: an offer code redeemed in month 2 is kept through the months and starts the plan billed up front when the commitment ends; a price increase is not told to a plan in a commitment, which renews at its monthly price"
+    )
     func waitsForTheEnd() throws {
         let state = TemporaryState()
         let store = try subscribed(state)
@@ -120,38 +149,57 @@ struct CommitmentTests {
         #expect(told == 0, "the monthly plan is not told")
         state.clock.set(utc(2026, 9, 1))
         status = try plan(store)
-        #expect(status.pendingOffer?.id == "BACK", "kept through the months: \(String(describing: status.pendingOffer))")
+        #expect(
+            status.pendingOffer?.id == "BACK", "kept through the months: \(String(describing: status.pendingOffer))")
         #expect(status.priceIncrease == nil && status.commitment?.period == 8)
 
         state.clock.set(utc(2027, 2, 15))
         let periods = try lines(store)
         #expect(periods.filter { $0.commitment != nil }.count == 12)
-        #expect(periods.allSatisfy { $0.commitment == nil || $0.price == Decimal(string: "4.99") }, "no month at a changed price")
+        #expect(
+            periods.allSatisfy { $0.commitment == nil || $0.price == Decimal(string: "4.99") },
+            "no month at a changed price")
         let after = try #require(periods.last)
         #expect(after.commitment == nil && after.offerType == .code && after.offerID == "BACK", "\(after)")
-        #expect(after.purchaseDate == utc(2027, 1, 31, 10) && after.price == Decimal(string: "29.99") && after.expiresDate == utc(2028, 1, 31, 10))
+        #expect(
+            after.purchaseDate == utc(2027, 1, 31, 10) && after.price == Decimal(string: "29.99")
+                && after.expiresDate == utc(2028, 1, 31, 10))
         status = try plan(store)
-        #expect(status.pendingOffer == nil && status.commitment == nil && status.hasAccess && status.autoRenew, "\(status.phase)")
+        #expect(
+            status.pendingOffer == nil && status.commitment == nil && status.hasAccess && status.autoRenew,
+            "\(status.phase)")
         try expectReplayAgrees(store)
     }
 
-    @Test("Switching billing plans on the same product: billed up front chosen in a commitment starts at its end; monthly chosen on a plan billed up front starts a commitment at the next renewal; choosing the plan one renews on is refused as already subscribed, and choosing back clears the change")
+    @Test(
+        "Switching billing plans on the same product: billed up front chosen in a commitment starts at its end; monthly chosen on a plan billed up front starts a commitment at the next renewal; choosing the plan one renews on is refused as already subscribed, and choosing back clears the change"
+    )
     func switchesBillingPlan() throws {
         let state = TemporaryState()
         let store = try subscribed(state)
         state.clock.set(utc(2026, 3, 15))
-        #expect(throws: StoreError.alreadySubscribed(productID: "y.all")) { try store.queue.buy("y.all", billingPlan: .monthly) }
+        #expect(throws: StoreError.alreadySubscribed(productID: "y.all")) {
+            try store.queue.buy("y.all", billingPlan: .monthly)
+        }
         _ = try store.queue.buy("y.all", billingPlan: .billedUpfront)
         var status = try plan(store)
-        #expect(status.nextBillingPlan == .billedUpfront && status.commitment?.renews == true && status.commitment?.period == 2)
-        #expect(status.summary(calendar: store.calendar, catalog: Self.catalog).contains("of a commitment that ends 31/01/2027, then billed up front"))
-        #expect(throws: StoreError.alreadySubscribed(productID: "y.all")) { try store.queue.buy("y.all", billingPlan: .billedUpfront) }
+        #expect(
+            status.nextBillingPlan == .billedUpfront && status.commitment?.renews == true
+                && status.commitment?.period == 2)
+        #expect(
+            status.summary(calendar: store.calendar, catalog: Self.catalog).contains(
+                "of a commitment that ends 31/01/2027, then billed up front"))
+        #expect(throws: StoreError.alreadySubscribed(productID: "y.all")) {
+            try store.queue.buy("y.all", billingPlan: .billedUpfront)
+        }
 
         state.clock.set(utc(2027, 2, 15))
         var periods = try lines(store)
         #expect(periods.filter { $0.commitment != nil }.count == 12)
         let upfront = try #require(periods.last)
-        #expect(upfront.commitment == nil && upfront.price == Decimal(string: "49.99") && upfront.purchaseDate == utc(2027, 1, 31, 10))
+        #expect(
+            upfront.commitment == nil && upfront.price == Decimal(string: "49.99")
+                && upfront.purchaseDate == utc(2027, 1, 31, 10))
         #expect(upfront.expiresDate == utc(2028, 1, 31, 10))
         status = try plan(store)
         #expect(status.nextBillingPlan == nil && status.commitment == nil)
@@ -163,24 +211,36 @@ struct CommitmentTests {
         #expect(try plan(store).nextBillingPlan == nil, "back to the plan's own billing")
         _ = try store.queue.buy("y.all", billingPlan: .monthly)
         status = try plan(store)
-        #expect(status.nextBillingPlan == .monthly && status.summary(calendar: store.calendar, catalog: Self.catalog).contains("then monthly with a 12-month commitment"))
+        #expect(
+            status.nextBillingPlan == .monthly
+                && status.summary(calendar: store.calendar, catalog: Self.catalog).contains(
+                    "then monthly with a 12-month commitment")
+        )
         state.clock.set(utc(2028, 2, 15))
         periods = try lines(store)
         let committed = try #require(periods.last)
-        #expect(committed.commitment == CommitmentPeriod(number: 1, ends: utc(2029, 1, 31, 10)) && committed.price == Decimal(string: "4.99"))
+        #expect(
+            committed.commitment == CommitmentPeriod(number: 1, ends: utc(2029, 1, 31, 10))
+                && committed.price == Decimal(string: "4.99"))
         #expect(committed.purchaseDate == utc(2028, 1, 31, 10) && committed.expiresDate == utc(2028, 2, 29, 10))
         status = try plan(store)
         #expect(status.nextBillingPlan == nil && status.commitment?.renews == true)
         try expectReplayAgrees(store)
     }
 
-    @Test("The monthly plan is refused for a plan that has none and with an offer; the catalog refuses one on a period other than a year, and twelve payments below the yearly price or above 1.5 times it")
+    @Test(
+        "The monthly plan is refused for a plan that has none and with an offer; the catalog refuses one on a period other than a year, and twelve payments below the yearly price or above 1.5 times it"
+    )
     func refusals() throws {
         let state = TemporaryState()
         let store = try state.signedIn("ann", device: "phone", catalog: Self.catalog)
-        #expect(throws: StoreError.planRefused(.noMonthlyCommitment(productID: "y.lite"))) { try store.queue.buy("y.lite", billingPlan: .monthly) }
+        #expect(throws: StoreError.planRefused(.noMonthlyCommitment(productID: "y.lite"))) {
+            try store.queue.buy("y.lite", billingPlan: .monthly)
+        }
         let offer = PromotionalOfferRequest(offerID: "free", signature: .jws("x"))
-        #expect(throws: StoreError.planRefused(.offerWithCommitment)) { try store.queue.buy("y.all", offer: offer, billingPlan: .monthly) }
+        #expect(throws: StoreError.planRefused(.offerWithCommitment)) {
+            try store.queue.buy("y.all", offer: offer, billingPlan: .monthly)
+        }
         #expect(try store.plans.subscriptions().isEmpty, "nothing bought")
 
         func parse(period: String, price: String, monthly: String) -> String? {

@@ -3,15 +3,17 @@
 // the stopped device (the next command), and compares what both devices then show. Which points a
 // story passes is itself checked, so a point that stops being reached fails here.
 import Foundation
-import Testing
-@testable import StoreCore
 import TestSupport
+import Testing
+
+@testable import StoreCore
 
 @Suite("Crash points")
 struct CrashPointTests {
     /// One product of each kind, and a plan.
     static let catalog = Catalog(
-        name: "Every kind", bonusDays: 1, products: testCatalog.products + selfiesCatalog.products.filter { $0.id == "allaccess.monthly" }
+        name: "Every kind", bonusDays: 1,
+        products: testCatalog.products + selfiesCatalog.products.filter { $0.id == "allaccess.monthly" }
     )
 
     enum Story: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -66,19 +68,28 @@ struct CrashPointTests {
 
     static func seen(_ store: Store) throws -> Seen {
         let status = try store.entitlements.status()
-        let plans = status.plans.map { "\($0.productID) \($0.phase) until \($0.expiresDate.timeIntervalSince1970) renewals \($0.renewals)" }
+        let plans = status.plans.map {
+            "\($0.productID) \($0.phase) until \($0.expiresDate.timeIntervalSince1970) renewals \($0.renewals)"
+        }
         let receipt = try store.entitlements.receipt()
         return Seen(
-            status: "owned \(status.owned) unlocked \(status.unlocked.count) views \(status.randomViewsRemaining) expiry \(String(describing: status.expiry)) plans \(plans)",
-            history: try store.queue.history().map { "\($0.productID) \($0.states.map(\.rawValue)) \($0.reason?.rawValue ?? "-") finished \($0.isFinished)" },
-            receipt: receipt.entries.map { "\($0.productID) \($0.event.rawValue) \($0.purchaseDate.timeIntervalSince1970)" },
+            status:
+                "owned \(status.owned) unlocked \(status.unlocked.count) views \(status.randomViewsRemaining) expiry \(String(describing: status.expiry)) plans \(plans)",
+            history: try store.queue.history().map {
+                "\($0.productID) \($0.states.map(\.rawValue)) \($0.reason?.rawValue ?? "-") finished \($0.isFinished)"
+            },
+            receipt: receipt.entries.map {
+                "\($0.productID) \($0.event.rawValue) \($0.purchaseDate.timeIntervalSince1970)"
+            },
             consistent: receipt.isConsistent
         )
     }
 
     /// Plays the story; `crashAt` stops the step that can crash at that point. Returns what both
     /// devices show after the stopped one restarts, and the points the crashing step passed.
-    static func play(_ story: Story, crashAt: CrashPoint?, completeAfterCrash: Bool) throws -> (phone: Seen, tablet: Seen, passed: [CrashPoint]) {
+    static func play(_ story: Story, crashAt: CrashPoint?, completeAfterCrash: Bool) throws -> (
+        phone: Seen, tablet: Seen, passed: [CrashPoint]
+    ) {
         let state = TemporaryState()
         var phone = try state.signedIn("ann", device: "phone", catalog: catalog)
         var tablet = try state.signedIn("ann", device: "tablet", catalog: catalog)
@@ -113,7 +124,9 @@ struct CrashPointTests {
             state.clock.advance(.months(2), calendar: utcCalendar)
             try crashing(phone) { _ = try $0.queue.recover() }
         }
-        #expect(stopped == (crashAt != nil), "the step \(stopped ? "stopped" : "did not stop") at \(String(describing: crashAt))")
+        #expect(
+            stopped == (crashAt != nil),
+            "the step \(stopped ? "stopped" : "did not stop") at \(String(describing: crashAt))")
         if stopped {
             // The next command: a new process on the same device.
             phone = try state.store(device: "phone", catalog: catalog)
@@ -128,7 +141,9 @@ struct CrashPointTests {
         return (try seen(phone), try seen(tablet), passed)
     }
 
-    @Test("Q3 A4 A5 a crash at each point: the next command leaves both devices exactly as if it had not crashed, or as if the purchase was never charged", arguments: cases)
+    @Test(
+        "Q3 A4 A5 a crash at each point: the next command leaves both devices exactly as if it had not crashed, or as if the purchase was never charged",
+        arguments: cases)
     func crashAtEveryPoint(_ example: Case) throws {
         let reference = try Self.play(example.story, crashAt: nil, completeAfterCrash: true)
         #expect(reference.passed == example.story.points, "the story passes \(reference.passed)")
@@ -136,11 +151,14 @@ struct CrashPointTests {
         #expect(crashed.phone.consistent && crashed.tablet.consistent)
         if example.point == .purchaseRecorded {
             // Cut before the store answered: nothing was charged, and the purchase failed (network).
-            let neverBought = try Self.play(example.story, crashAt: nil, completeAfterCrash: false, skippingPurchase: true)
+            let neverBought = try Self.play(
+                example.story, crashAt: nil, completeAfterCrash: false, skippingPurchase: true)
             #expect(crashed.phone.status == neverBought.phone.status)
             #expect(crashed.phone.receipt == neverBought.phone.receipt)
             #expect(crashed.tablet == neverBought.tablet)
-            #expect(crashed.phone.history.last == "\(example.story.productID) [\"purchasing\", \"failed\"] network finished true")
+            #expect(
+                crashed.phone.history.last
+                    == "\(example.story.productID) [\"purchasing\", \"failed\"] network finished true")
         } else {
             #expect(crashed.phone == reference.phone, "phone")
             #expect(crashed.tablet == reference.tablet, "tablet")
@@ -150,7 +168,9 @@ struct CrashPointTests {
 
 extension CrashPointTests {
     /// The story with its purchase left out: what "never charged" looks like.
-    static func play(_ story: Story, crashAt: CrashPoint?, completeAfterCrash: Bool, skippingPurchase: Bool) throws -> (phone: Seen, tablet: Seen, passed: [CrashPoint]) {
+    static func play(_ story: Story, crashAt: CrashPoint?, completeAfterCrash: Bool, skippingPurchase: Bool) throws -> (
+        phone: Seen, tablet: Seen, passed: [CrashPoint]
+    ) {
         let state = TemporaryState()
         let phone = try state.signedIn("ann", device: "phone", catalog: catalog)
         let tablet = try state.signedIn("ann", device: "tablet", catalog: catalog)

@@ -1,6 +1,7 @@
 // R1–R4 and R7: what a device may see, and the random viewer.
 import Foundation
 import Testing
+
 @testable import StoreCore
 
 @Suite("Entitlements")
@@ -35,7 +36,10 @@ struct EntitlementTests {
     @Test("R3 without an account subscription rows ask to sign in")
     func guestRows() throws {
         let state = TemporaryState()
-        #expect(try state.store().entitlements.productRows().map(\.action) == [.buy, .buy, .buy, .buy, .signInRequired, .signInRequired])
+        #expect(
+            try state.store().entitlements.productRows().map(\.action) == [
+                .buy, .buy, .buy, .buy, .signInRequired, .signInRequired,
+            ])
     }
 
     @Test("R4 each pack adds its quantity; packs stay on the device")

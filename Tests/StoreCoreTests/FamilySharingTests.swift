@@ -3,8 +3,9 @@
 // the next start does not put right. The organizer, as parent or guardian, withdraws consent for a
 // member's use of the app (RESCIND_CONSENT), once per withdrawal.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import StoreCore
 
 @Suite("Family Sharing")
@@ -19,7 +20,9 @@ struct FamilySharingTests {
         return (mom, kid)
     }
 
-    @Test("O5 a shared comic is the member's own FAMILY_SHARED transaction (its own id, the organizer's purchase as original); leaving revokes it: REVOKE, revocation date, the ✓ gone")
+    @Test(
+        "O5 a shared comic is the member's own FAMILY_SHARED transaction (its own id, the organizer's purchase as original); leaving revokes it: REVOKE, revocation date, the ✓ gone"
+    )
     func sharedComic() throws {
         let state = TemporaryState()
         let (mom, kid) = try family(state)
@@ -31,7 +34,9 @@ struct FamilySharingTests {
         #expect(shared.arrival == .familyShare && bought.arrival == nil, "D3: it arrived as a family share")
         #expect(try kid.queue.recentEvents(limit: 10).last?.arrival == .familyShare, "the log says how it came")
         let payload = try #require(try kid.signed.transaction(shared)).payload
-        #expect(payload["inAppOwnershipType"] as? String == "FAMILY_SHARED" && payload["originalTransactionId"] as? String == bought.id)
+        #expect(
+            payload["inAppOwnershipType"] as? String == "FAMILY_SHARED"
+                && payload["originalTransactionId"] as? String == bought.id)
         #expect(payload["revocationDate"] == nil)
         state.clock.advance(seconds: 3600)
         _ = try kid.family.leave("kid")
@@ -45,7 +50,9 @@ struct FamilySharingTests {
         #expect(try kid.entitlements.receipt().isConsistent)
     }
 
-    @Test("O5 a shared plan gives the member access as it renews; sharing turned off takes it away (REVOKE); a plan that is not shareable is never shared")
+    @Test(
+        "O5 a shared plan gives the member access as it renews; sharing turned off takes it away (REVOKE); a plan that is not shareable is never shared"
+    )
     func sharedPlan() throws {
         let state = TemporaryState()
         let (mom, kid) = try family(state)
@@ -61,18 +68,24 @@ struct FamilySharingTests {
         _ = try kid.queue.recover()
         #expect(try kid.entitlements.status().plans.isEmpty)
         #expect(try kid.server.notifications(account: "kid").map(\.type) == ["REVOKE"])
-        #expect(error { try mom.family.share("oneaweek", on: true) } == .familyRefused(.notShareable(productID: "oneaweek")))
+        #expect(
+            error { try mom.family.share("oneaweek", on: true) } == .familyRefused(.notShareable(productID: "oneaweek"))
+        )
         let report = try kid.entitlements.receipt()
         #expect(report.isConsistent && report.storedPlans == report.recomputedPlans)
     }
 
-    @Test("O5 a crash after the family changed and before the members' shares are put right: the member's next start does it, once")
+    @Test(
+        "O5 a crash after the family changed and before the members' shares are put right: the member's next start does it, once"
+    )
     func crashAfterChange() throws {
         let state = TemporaryState()
         let (mom, kid) = try family(state)
         try mom.queue.buy("comic.a")
         _ = try kid.queue.recover()
-        mom.crashPoints = { point throws(StoreError) in if point == .familyChanged { throw StoreError.stopped(at: point) } }
+        mom.crashPoints = { point throws(StoreError) in
+            if point == .familyChanged { throw StoreError.stopped(at: point) }
+        }
         #expect(error { try mom.family.leave("kid") } == .stopped(at: .familyChanged))
         #expect(try kid.entitlements.status().owned == ["comic.a"], "not yet revoked")
         let restarted = try state.signedIn("kid", device: "tablet", catalog: selfiesCatalog)
@@ -82,7 +95,9 @@ struct FamilySharingTests {
         #expect(try restarted.server.notifications(account: "kid").map(\.type) == ["REVOKE"])
     }
 
-    @Test("O5 refused: joining a second family, a sixth member, removing someone else as a member, a member asking a refund of a shared purchase")
+    @Test(
+        "O5 refused: joining a second family, a sixth member, removing someone else as a member, a member asking a refund of a shared purchase"
+    )
     func refusals() throws {
         let state = TemporaryState()
         let (mom, kid) = try family(state)
@@ -95,7 +110,9 @@ struct FamilySharingTests {
         }
         _ = try state.signedIn("a5", device: "d-a5", catalog: selfiesCatalog)
         #expect(error { try mom.family.add("a5") } == .familyRefused(.full(maximum: 5)))
-        #expect(error { try dad.family.leave("kid") } == .familyRefused(.memberOrOrganizerOnly(member: "kid", organizer: "mom")))
+        #expect(
+            error { try dad.family.leave("kid") }
+                == .familyRefused(.memberOrOrganizerOnly(member: "kid", organizer: "mom")))
         try mom.queue.buy("comic.a")
         _ = try kid.queue.recover()
         let shared = try #require(try kid.queue.history().first)
@@ -105,24 +122,33 @@ struct FamilySharingTests {
         }
     }
 
-    @Test("RESCIND_CONSENT: the organizer withdraws consent for a member; the developer is told once, the app closes to the member, who cannot leave to open it; consent given again sends nothing; withdrawn again, told again")
+    @Test(
+        "RESCIND_CONSENT: the organizer withdraws consent for a member; the developer is told once, the app closes to the member, who cannot leave to open it; consent given again sends nothing; withdrawn again, told again"
+    )
     func consentWithdrawn() throws {
         let state = TemporaryState()
         let (mom, kid) = try family(state)
         #expect(try kid.family.consentWithdrawnBy() == nil)
         state.clock.advance(seconds: 60)
         let family = try mom.family.setConsent("kid", withdrawn: true)
-        #expect(family.consentWithdrawn.map(\.member) == ["kid"] && family.consentWithdrawn.first?.at == state.clock.now())
+        #expect(
+            family.consentWithdrawn.map(\.member) == ["kid"] && family.consentWithdrawn.first?.at == state.clock.now())
         _ = try kid.queue.recover()
         _ = try mom.queue.recover()
         let told = try kid.server.notifications(account: "kid")
         #expect(told.map(\.type) == ["RESCIND_CONSENT"], "once, however often the family is put right")
         #expect(told.first?.transactionID == nil && told.first?.createdAt == state.clock.now())
         #expect(try kid.family.consentWithdrawnBy() == "mom" && mom.family.consentWithdrawnBy() == nil)
-        #expect(error { try kid.family.leave("kid") } == .familyRefused(.consentWithdrawn(member: "kid", organizer: "mom")))
-        #expect(error { try mom.family.setConsent("kid", withdrawn: true) } == .familyRefused(.consentUnchanged(member: "kid", withdrawn: true)))
-        #expect(error { try kid.family.setConsent("kid", withdrawn: false) } == .familyRefused(.organizesNone(account: "kid")))
-        #expect(error { try mom.family.setConsent("mom", withdrawn: true) } == .familyRefused(.notAMember(account: "mom")))
+        #expect(
+            error { try kid.family.leave("kid") } == .familyRefused(.consentWithdrawn(member: "kid", organizer: "mom")))
+        #expect(
+            error { try mom.family.setConsent("kid", withdrawn: true) }
+                == .familyRefused(.consentUnchanged(member: "kid", withdrawn: true)))
+        #expect(
+            error { try kid.family.setConsent("kid", withdrawn: false) }
+                == .familyRefused(.organizesNone(account: "kid")))
+        #expect(
+            error { try mom.family.setConsent("mom", withdrawn: true) } == .familyRefused(.notAMember(account: "mom")))
         _ = try mom.family.setConsent("kid", withdrawn: false)
         #expect(try kid.family.consentWithdrawnBy() == nil)
         // The same frozen moment: a second withdrawal is still its own notification.
@@ -134,11 +160,15 @@ struct FamilySharingTests {
         #expect(try kid.family.consentWithdrawnBy() == nil)
     }
 
-    @Test("RESCIND_CONSENT: a crash after the family recorded the withdrawal, before it was told: the member's next start tells it, once")
+    @Test(
+        "RESCIND_CONSENT: a crash after the family recorded the withdrawal, before it was told: the member's next start tells it, once"
+    )
     func consentCrash() throws {
         let state = TemporaryState()
         let (mom, _) = try family(state)
-        mom.crashPoints = { point throws(StoreError) in if point == .familyChanged { throw StoreError.stopped(at: point) } }
+        mom.crashPoints = { point throws(StoreError) in
+            if point == .familyChanged { throw StoreError.stopped(at: point) }
+        }
         #expect(error { try mom.family.setConsent("kid", withdrawn: true) } == .stopped(at: .familyChanged))
         #expect(try mom.server.notifications(account: "kid").isEmpty, "not yet told")
         let restarted = try state.signedIn("kid", device: "tablet", catalog: selfiesCatalog)
@@ -147,7 +177,9 @@ struct FamilySharingTests {
         #expect(try restarted.server.notifications(account: "kid").map(\.type) == ["RESCIND_CONSENT"])
     }
 
-    @Test("RESCIND_CONSENT: the account server takes a family's consents from its organizer only; a member leaving may not touch them; a withdrawal names a member")
+    @Test(
+        "RESCIND_CONSENT: the account server takes a family's consents from its organizer only; a member leaving may not touch them; a withdrawal names a member"
+    )
     func consentChanges() throws {
         let was = Family(organizer: "mom", members: ["kid", "teen"])
         var withdrawn = was
@@ -159,7 +191,9 @@ struct FamilySharingTests {
         var left = withdrawn
         left.members = ["teen"]
         left.consentWithdrawn = []
-        #expect(throws: StoreError.familyRefused(.organizerOnly(organizer: "mom"))) { try FamilyChange(organizer: "mom", expected: withdrawn, new: left).check(by: ["kid"]) }
+        #expect(throws: StoreError.familyRefused(.organizerOnly(organizer: "mom"))) {
+            try FamilyChange(organizer: "mom", expected: withdrawn, new: left).check(by: ["kid"])
+        }
         var keptWithdrawal = withdrawn
         keptWithdrawal.members = ["teen"]
         #expect(throws: StoreError.familyRefused(.consentWithdrawn(member: "kid", organizer: "mom"))) {
@@ -172,9 +206,12 @@ struct FamilySharingTests {
         // A withdrawal for someone outside the family is refused when it is written.
         var stranger = was
         stranger.consentWithdrawn = [ConsentWithdrawal(member: "eve", at: utc(2026, 4, 1))]
-        #expect(throws: StoreError.familyRefused(.notAMember(account: "eve"))) { try FamilyChange(organizer: "mom", expected: was, new: stranger).applied(to: [was]) }
+        #expect(throws: StoreError.familyRefused(.notAMember(account: "eve"))) {
+            try FamilyChange(organizer: "mom", expected: was, new: stranger).applied(to: [was])
+        }
         // A family stored before consents existed reads as none withdrawn.
-        let old = try JSONDecoder().decode(Family.self, from: Data(#"{"organizer":"mom","members":["kid"],"unshared":[]}"#.utf8))
+        let old = try JSONDecoder().decode(
+            Family.self, from: Data(#"{"organizer":"mom","members":["kid"],"unshared":[]}"#.utf8))
         #expect(old == Family(organizer: "mom", members: ["kid"]))
     }
 }

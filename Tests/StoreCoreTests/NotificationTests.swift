@@ -3,8 +3,9 @@
 // receiver that fails never failing a purchase (N5). A fake poster stands for the network here;
 // EndToEndTests/NotificationDeliveryTests POSTs to a real receiver and has Apple's library verify.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import StoreCore
 
 /// Answers with the statuses it is given, in turn (then 200), and keeps every body.
@@ -30,7 +31,9 @@ final class FakePoster: WebhookPosting, @unchecked Sendable {
 struct NotificationTests {
     func titles(_ store: Store) throws -> [String] { try store.notifications.all().map(\.title) }
 
-    func store(_ state: TemporaryState, _ catalog: Catalog = selfiesCatalog, at date: Date = utc(2026, 5, 4, 12)) throws -> Store {
+    func store(_ state: TemporaryState, _ catalog: Catalog = selfiesCatalog, at date: Date = utc(2026, 5, 4, 12)) throws
+        -> Store
+    {
         state.clock.set(date)
         let store = try state.signedIn("jo", catalog: catalog)
         store.notifications.poster = FakePoster()
@@ -59,15 +62,20 @@ struct NotificationTests {
         _ = try store.plans.refund(plan.transactionID)
         try store.queue.buy("allaccess")  // after the refund ended it: a resubscription
         _ = try store.plans.perform(.expire, on: "allaccess")
-        #expect(try titles(store) == [
-            "SUBSCRIBED (INITIAL_BUY)", "DID_RENEW", "DID_CHANGE_RENEWAL_PREF (DOWNGRADE)", "DID_CHANGE_RENEWAL_PREF",
-            "DID_CHANGE_RENEWAL_PREF (UPGRADE)", "DID_CHANGE_RENEWAL_STATUS (AUTO_RENEW_DISABLED)",
-            "DID_CHANGE_RENEWAL_STATUS (AUTO_RENEW_ENABLED)", "DID_FAIL_TO_RENEW (GRACE_PERIOD)", "GRACE_PERIOD_EXPIRED",
-            "DID_RENEW (BILLING_RECOVERY)", "REFUND", "SUBSCRIBED (RESUBSCRIBE)", "EXPIRED (VOLUNTARY)",
-        ])
+        #expect(
+            try titles(store) == [
+                "SUBSCRIBED (INITIAL_BUY)", "DID_RENEW", "DID_CHANGE_RENEWAL_PREF (DOWNGRADE)",
+                "DID_CHANGE_RENEWAL_PREF",
+                "DID_CHANGE_RENEWAL_PREF (UPGRADE)", "DID_CHANGE_RENEWAL_STATUS (AUTO_RENEW_DISABLED)",
+                "DID_CHANGE_RENEWAL_STATUS (AUTO_RENEW_ENABLED)", "DID_FAIL_TO_RENEW (GRACE_PERIOD)",
+                "GRACE_PERIOD_EXPIRED",
+                "DID_RENEW (BILLING_RECOVERY)", "REFUND", "SUBSCRIBED (RESUBSCRIBE)", "EXPIRED (VOLUNTARY)",
+            ])
     }
 
-    @Test("N1 one-time charges for a comic, a pack and a pass; a cancelled plan's end and billing retry giving up expire it")
+    @Test(
+        "N1 one-time charges for a comic, a pack and a pass; a cancelled plan's end and billing retry giving up expire it"
+    )
     func oneTimeAndExpiries() throws {
         let state = TemporaryState()
         let catalog = Catalog(name: "Both", bonusDays: 1, products: testCatalog.products + selfiesCatalog.products)
@@ -79,13 +87,17 @@ struct NotificationTests {
         state.clock.set(utc(2026, 5, 20))
         _ = try store.plans.subscriptions()
         _ = try store.plans.subscriptions()
-        #expect(try titles(store).suffix(3) == ["SUBSCRIBED (INITIAL_BUY)", "DID_CHANGE_RENEWAL_STATUS (AUTO_RENEW_DISABLED)", "EXPIRED (VOLUNTARY)"],
-                "the period's end, told once")
+        #expect(
+            try titles(store).suffix(3) == [
+                "SUBSCRIBED (INITIAL_BUY)", "DID_CHANGE_RENEWAL_STATUS (AUTO_RENEW_DISABLED)", "EXPIRED (VOLUNTARY)",
+            ],
+            "the period's end, told once")
         try store.settings.setBilling(BillingSetting(failing: true, graceDays: nil))
         try store.queue.buy("allaccess")
         state.clock.set(utc(2026, 9, 1))
         _ = try store.plans.subscriptions()
-        #expect(try titles(store).suffix(3) == ["SUBSCRIBED (RESUBSCRIBE)", "DID_FAIL_TO_RENEW", "EXPIRED (BILLING_RETRY)"])
+        #expect(
+            try titles(store).suffix(3) == ["SUBSCRIBED (RESUBSCRIBE)", "DID_FAIL_TO_RENEW", "EXPIRED (BILLING_RETRY)"])
     }
 
     @Test("N2 a crash after the renewals are written leaves their notifications written too; no line, no notification")
@@ -101,7 +113,9 @@ struct NotificationTests {
         #expect(renewals.count == 4 && told == renewals)
     }
 
-    @Test("N3 N4 a receiver that fails is retried 1, 12, 24, 48 and 72 hours after the first attempt on the store clock, same UUID and bytes, then failed")
+    @Test(
+        "N3 N4 a receiver that fails is retried 1, 12, 24, 48 and 72 hours after the first attempt on the store clock, same UUID and bytes, then failed"
+    )
     func retrySchedule() throws {
         let state = TemporaryState()
         let store = try store(state, testCatalog, at: utc(2026, 1, 15, 12))
@@ -141,7 +155,9 @@ struct NotificationTests {
         try store.notifications.setWebhook(Webhook(url: "http://127.0.0.1:9/apple", once: true))
         #expect(try store.notifications.deliverDue().failed.count == 1)
         let failed = try #require(try store.notifications.all().first)
-        #expect(failed.attempts.first?.problem == .refused && failed.attempts.first?.error == "Connection refused" && failed.state == .failed)
+        #expect(
+            failed.attempts.first?.problem == .refused && failed.attempts.first?.error == "Connection refused"
+                && failed.state == .failed)
     }
 
     @Test("N5 a receiver that refuses every attempt never fails a purchase")
@@ -161,7 +177,9 @@ struct NotificationTests {
     @Test("W9 a customer is shown where the webhook goes, never its path, query or credentials")
     func webhookShownToCustomers() {
         let shown = { (url: String) in Webhook(url: url, once: true).shownToCustomers }
-        #expect(shown("https://backend.example/apple/s3cret?token=t") == Webhook(url: "https://backend.example/…", once: true))
+        #expect(
+            shown("https://backend.example/apple/s3cret?token=t")
+                == Webhook(url: "https://backend.example/…", once: true))
         #expect(shown("http://127.0.0.1:8000/apple").url == "http://127.0.0.1:8000/…")
         #expect(shown("https://user:pw@backend.example").url == "https://backend.example/…")
         #expect(shown("https://backend.example").url == "https://backend.example")

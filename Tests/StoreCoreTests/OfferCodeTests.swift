@@ -1,8 +1,9 @@
 // O3: offer codes — one-time codes good once, custom codes up to a limit and once per account,
 // eligibility as the code offer says, OFFER_REDEEMED notifications, offerType 3 in signed data.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import StoreCore
 
 @Suite("Offer codes")
@@ -21,11 +22,15 @@ struct OfferCodeTests {
         state.clock.set(utc(2026, 3, 1))
         let ann = try store(state, "ann")
         let codes = try ann.offers.createCodes(offer: "ANYONE", count: 2, custom: nil, limit: 1)
-        #expect(codes.count == 2 && Set(codes.map(\.code)).count == 2 && codes.allSatisfy { $0.code.count == 11 && $0.limit == 1 })
+        #expect(
+            codes.count == 2 && Set(codes.map(\.code)).count == 2
+                && codes.allSatisfy { $0.code.count == 11 && $0.limit == 1 })
         let bought = try ann.queue.redeem(code: codes[0].code.lowercased())
         #expect(bought.state == .purchased && bought.offer == OfferRedemption(type: .code, id: "ANYONE"))
         let line = try #require(try ann.server.planLines(account: "ann").last)
-        #expect(line.offerType == .code && line.offerID == "ANYONE" && line.price == Decimal(string: "9.99") && line.expiresDate == utc(2026, 6, 1))
+        #expect(
+            line.offerType == .code && line.offerID == "ANYONE" && line.price == Decimal(string: "9.99")
+                && line.expiresDate == utc(2026, 6, 1))
         let bob = try store(state, "bob", device: "tablet")
         #expect(redeemError(bob, codes[0].code) == .offerCodeUsed(codes[0].code, byThisAccount: false))
         #expect(redeemError(ann, codes[0].code) == .offerCodeUsed(codes[0].code, byThisAccount: false))
@@ -39,7 +44,9 @@ struct OfferCodeTests {
         let state = TemporaryState()
         let ann = try store(state, "ann")
         _ = try ann.offers.createCodes(offer: "ANYONE", count: 1, custom: "FRIENDS24", limit: 2)
-        #expect(error { try ann.offers.createCodes(offer: "ANYONE", count: 1, custom: "friends24", limit: 5) } == .offerCodeExists("friends24"))
+        #expect(
+            error { try ann.offers.createCodes(offer: "ANYONE", count: 1, custom: "friends24", limit: 5) }
+                == .offerCodeExists("friends24"))
         try ann.queue.redeem(code: "friends24")
         #expect(redeemError(ann, "FRIENDS24") == .offerCodeUsed("FRIENDS24", byThisAccount: true))
         let bob = try store(state, "bob", device: "tablet")
@@ -48,7 +55,9 @@ struct OfferCodeTests {
         #expect(redeemError(carl, "FRIENDS24") == .offerCodeUsed("FRIENDS24", byThisAccount: false))
     }
 
-    @Test("O3 eligibility: a new-subscriber code refuses an existing subscriber, an expired-subscriber code refuses a new one; a refused try takes no use")
+    @Test(
+        "O3 eligibility: a new-subscriber code refuses an existing subscriber, an expired-subscriber code refuses a new one; a refused try takes no use"
+    )
     func eligibility() throws {
         let state = TemporaryState()
         state.clock.set(utc(2026, 3, 1))
@@ -71,13 +80,17 @@ struct OfferCodeTests {
         // Pay as you go for two months at 1.99, then the full price.
         state.clock.set(utc(2026, 5, 15))
         _ = try ann.plans.subscriptions()
-        let periods = try ann.server.planLines(account: "ann").filter { $0.productID == "allaccess.monthly" && ($0.event == .purchase || $0.event == .renewal) }
+        let periods = try ann.server.planLines(account: "ann").filter {
+            $0.productID == "allaccess.monthly" && ($0.event == .purchase || $0.event == .renewal)
+        }
         #expect(periods.map(\.price) == ["1.99", "1.99", "5.99"].map { Decimal(string: $0) })
         let report = try ann.entitlements.receipt()
         #expect(report.storedPlans == report.recomputedPlans)
     }
 
-    @Test("O3 N1 a redeemed code is OFFER_REDEEMED: INITIAL_BUY, RESUBSCRIBE, UPGRADE, and no subtype for the plan one has (from its next renewal)")
+    @Test(
+        "O3 N1 a redeemed code is OFFER_REDEEMED: INITIAL_BUY, RESUBSCRIBE, UPGRADE, and no subtype for the plan one has (from its next renewal)"
+    )
     func notifications() throws {
         let state = TemporaryState()
         state.clock.set(utc(2026, 3, 1))
@@ -91,7 +104,9 @@ struct OfferCodeTests {
         let bob = try store(state, "bob", device: "tablet")
         try bob.queue.buy("oneaweek")
         try bob.queue.redeem(code: codes[3])
-        let told = try ann.server.notifications(account: nil).filter { $0.type == "OFFER_REDEEMED" }.map { "\($0.account) \($0.subtype ?? "-")" }
+        let told = try ann.server.notifications(account: nil).filter { $0.type == "OFFER_REDEEMED" }.map {
+            "\($0.account) \($0.subtype ?? "-")"
+        }
         #expect(told == ["ann INITIAL_BUY", "ann -", "ann RESUBSCRIBE", "bob UPGRADE"])
     }
 
@@ -110,7 +125,11 @@ struct OfferCodeTests {
     func unknownOffer() throws {
         let state = TemporaryState()
         let ann = try store(state, "ann")
-        guard case .offerRefused(.invalidOfferIdentifier(let why))? = error({ try ann.offers.createCodes(offer: "NOPE", count: 1, custom: nil, limit: 1) }) else {
+        guard
+            case .offerRefused(.invalidOfferIdentifier(let why))? = error({
+                try ann.offers.createCodes(offer: "NOPE", count: 1, custom: nil, limit: 1)
+            })
+        else {
             Issue.record("made codes for an unknown offer")
             return
         }

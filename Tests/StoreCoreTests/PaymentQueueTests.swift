@@ -1,6 +1,7 @@
 // Q1–Q5: the mock payment queue.
 import Foundation
 import Testing
+
 @testable import StoreCore
 
 struct SimulatedCrash: Error {}
@@ -14,12 +15,16 @@ struct PaymentQueueTests {
         var testDescription: String { outcome.description }
     }
 
-    static let outcomes: [OutcomeCase] = [
-        OutcomeCase(outcome: .approve, states: [.purchasing, .purchased], reason: nil),
-        OutcomeCase(outcome: .defer, states: [.purchasing, .deferred], reason: nil),
-        OutcomeCase(outcome: .interrupt, states: [.purchasing, .interrupted], reason: nil),
-        OutcomeCase(outcome: .delayed(after: .seconds(30), approve: true), states: [.purchasing], reason: nil),
-    ] + FailureReason.policyReasons.map { OutcomeCase(outcome: .fail($0), states: [.purchasing, .failed], reason: $0) }
+    static let outcomes: [OutcomeCase] =
+        [
+            OutcomeCase(outcome: .approve, states: [.purchasing, .purchased], reason: nil),
+            OutcomeCase(outcome: .defer, states: [.purchasing, .deferred], reason: nil),
+            OutcomeCase(outcome: .interrupt, states: [.purchasing, .interrupted], reason: nil),
+            OutcomeCase(outcome: .delayed(after: .seconds(30), approve: true), states: [.purchasing], reason: nil),
+        ]
+        + FailureReason.policyReasons.map {
+            OutcomeCase(outcome: .fail($0), states: [.purchasing, .failed], reason: $0)
+        }
 
     @Test("Q1 Q2 each outcome's state sequence, seen by observers in order", arguments: outcomes)
     func stateSequences(_ example: OutcomeCase) throws {
@@ -159,8 +164,9 @@ struct PaymentQueueTests {
         let transaction = try store.queue.buy("sub3", outcome: .defer)
         // The crash came between the server's receipt and the device's state change.
         try store.server.record(
-            ReceiptEntry(transactionID: transaction.id, account: "ann", productID: "sub3", kind: .nonRenewingSubscription,
-                         months: 3, bonusDays: 1, purchaseDate: startDate, device: "phone"),
+            ReceiptEntry(
+                transactionID: transaction.id, account: "ann", productID: "sub3", kind: .nonRenewingSubscription,
+                months: 3, bonusDays: 1, purchaseDate: startDate, device: "phone"),
             calendar: utcCalendar
         )
         let report = try state.store().queue.recover()

@@ -2,6 +2,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import StoreCore
 
 @Suite("Persistence")
@@ -30,11 +31,12 @@ struct PersistenceTests {
         let queue = try DatabaseQueue(path: state.directory.serverDatabase.path)
         try ServerDatabase.migrator.migrate(queue, upTo: "v1")
         try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO receipt (transactionID, account, productID, kind, quantity, months, bonusDays, purchaseDate, device)
-                VALUES ('0123456789abcdef', 'ann', 'sub3', 'nonRenewingSubscription', 0, 3, 1, ?, 'phone');
-                INSERT INTO subscription (account, expiry) VALUES ('ann', ?);
-                """, arguments: [startDate.storeSeconds, utc(2026, 4, 16, 12).storeSeconds])
+            try db.execute(
+                sql: """
+                    INSERT INTO receipt (transactionID, account, productID, kind, quantity, months, bonusDays, purchaseDate, device)
+                    VALUES ('0123456789abcdef', 'ann', 'sub3', 'nonRenewingSubscription', 0, 3, 1, ?, 'phone');
+                    INSERT INTO subscription (account, expiry) VALUES ('ann', ?);
+                    """, arguments: [startDate.storeSeconds, utc(2026, 4, 16, 12).storeSeconds])
         }
         try queue.close()
         let server = try ServerDatabase(url: state.directory.serverDatabase)
@@ -61,9 +63,12 @@ struct PersistenceTests {
         #expect(try Data(contentsOf: file) == garbage)
     }
 
-    @Test("P2 a device setting stored as something it cannot be is a corrupt database, never its default", arguments: [
-        ("policy", "approve-ish"), ("refundPolicy", "sometimes"), ("planLinesSeen:ann", "-3"), ("serverSessions", "{not json"),
-    ])
+    @Test(
+        "P2 a device setting stored as something it cannot be is a corrupt database, never its default",
+        arguments: [
+            ("policy", "approve-ish"), ("refundPolicy", "sometimes"), ("planLinesSeen:ann", "-3"),
+            ("serverSessions", "{not json"),
+        ])
     func corruptSetting(key: String, value: String) throws {
         let state = TemporaryState()
         do {
@@ -72,7 +77,9 @@ struct PersistenceTests {
         }
         let file = try state.directory.deviceDatabase("phone")
         let queue = try DatabaseQueue(path: file.path)
-        try queue.write { db in try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value]) }
+        try queue.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
+        }
         try queue.close()
         let before = try Data(contentsOf: file)
         let failure = error {
@@ -89,7 +96,9 @@ struct PersistenceTests {
         #expect(try Data(contentsOf: file) == before, "left as it was")
     }
 
-    @Test("P4 an emptied database is corrupt, never a fresh one; once reported, it stays refused until moved aside", arguments: ["device", "server"])
+    @Test(
+        "P4 an emptied database is corrupt, never a fresh one; once reported, it stays refused until moved aside",
+        arguments: ["device", "server"])
     func emptied(which: String) throws {
         let state = TemporaryState()
         do {
@@ -115,7 +124,9 @@ struct PersistenceTests {
         #expect(!FileManager.default.fileExists(atPath: file.path + ".corrupt"))
     }
 
-    @Test("P4 a database once found corrupt is refused by every later open, even when its damage does not show at opening")
+    @Test(
+        "P4 a database once found corrupt is refused by every later open, even when its damage does not show at opening"
+    )
     func markedCorrupt() throws {
         let state = TemporaryState()
         do { _ = try state.store() }
@@ -135,7 +146,9 @@ struct PersistenceTests {
         _ = try state.store()
     }
 
-    @Test("P4 a good copy put over a reported database in place (as cp does, keeping its inode) is used again; a damaged one is refused again", arguments: ["device", "server"])
+    @Test(
+        "P4 a good copy put over a reported database in place (as cp does, keeping its inode) is used again; a damaged one is refused again",
+        arguments: ["device", "server"])
     func goodCopyInPlace(which: String) throws {
         let state = TemporaryState()
         do {
@@ -164,8 +177,10 @@ struct PersistenceTests {
             try handle.write(contentsOf: data)
             try handle.close()
             stamp += 10
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: stamp)], ofItemAtPath: file.path)
-            #expect(CorruptionMark.identity(file.path)?.split(separator: " ").first == inode, "the same file, written over")
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: stamp)], ofItemAtPath: file.path)
+            #expect(
+                CorruptionMark.identity(file.path)?.split(separator: " ").first == inode, "the same file, written over")
         }
         let garbage = Data((0..<good.count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try overwrite(garbage)
@@ -224,7 +239,8 @@ struct PersistenceTests {
     func concurrentStores() async throws {
         let state = TemporaryState()
         _ = try state.store()
-        let directory = state.directory, clock = state.clock
+        let directory = state.directory
+        let clock = state.clock
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
                 group.addTask {
@@ -267,7 +283,9 @@ struct PersistenceTests {
         #expect(try server.changeStamp() != afterOther, "a light write is a commit too")
     }
 
-    @Test("A change stamp is SQLite's data_version through a connection of its own: moved by every commit, through this connection or another, and across a truncating checkpoint; a read moves nothing")
+    @Test(
+        "A change stamp is SQLite's data_version through a connection of its own: moved by every commit, through this connection or another, and across a truncating checkpoint; a read moves nothing"
+    )
     func stampsFromDataVersion() throws {
         let state = TemporaryState()
         let store = try state.signedIn("ann")
@@ -298,7 +316,9 @@ struct PersistenceTests {
         }
     }
 
-    @Test("Reading the change stamp keeps SQLite's locks on the -shm file: a descriptor of its own, once closed, would drop them all, and another process would then rebuild the file under this one (a bus error in P3's storm)")
+    @Test(
+        "Reading the change stamp keeps SQLite's locks on the -shm file: a descriptor of its own, once closed, would drop them all, and another process would then rebuild the file under this one (a bus error in P3's storm)"
+    )
     func stampKeepsLocks() throws {
         let state = TemporaryState()
         _ = try state.signedIn("ann")
@@ -312,14 +332,17 @@ struct PersistenceTests {
         func holder() throws -> Int32 {
             let process = Process()
             process.executableURL = try TestTools.python()
-            process.arguments = [TestTools.repositoryRoot.appendingPathComponent("Tests/Python/lock_holder.py").path, shm, "128"]
+            process.arguments = [
+                TestTools.repositoryRoot.appendingPathComponent("Tests/Python/lock_holder.py").path, shm, "128",
+            ]
             let output = Pipe()
             process.standardOutput = output
             try process.run()
             let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
-            return try #require(Int32(printed.trimmingCharacters(in: .whitespacesAndNewlines)), "lock_holder.py printed \(printed)")
+            return try #require(
+                Int32(printed.trimmingCharacters(in: .whitespacesAndNewlines)), "lock_holder.py printed \(printed)")
         }
         /// This process's descriptors on the -shm file, named if the lock is ever missing.
         func descriptors() -> [String] {
@@ -329,7 +352,10 @@ struct PersistenceTests {
             }
         }
         _ = try server.changeStamp()
-        #expect(try holder() == getpid(), "SQLite's shared lock on the -shm file, which tells other processes it is in use; this process's descriptors on it: \(descriptors())")
+        #expect(
+            try holder() == getpid(),
+            "SQLite's shared lock on the -shm file, which tells other processes it is in use; this process's descriptors on it: \(descriptors())"
+        )
         withExtendedLifetime(server) {}
     }
 }

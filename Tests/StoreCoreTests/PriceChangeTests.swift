@@ -1,8 +1,9 @@
 // O6: price increases with and without consent, told to subscribers as plan lines, folded so that
 // the receipt still gives back the plan (A6).
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import StoreCore
 
 @Suite("Price changes")
@@ -25,27 +26,36 @@ struct PriceChangeTests {
         try store.server.notifications(account: "ann").map { "\($0.type) \($0.subtype ?? "-")" }
     }
 
-    @Test("O6 with consent required: PRICE_INCREASE PENDING, then ACCEPTED when ann agrees; she renews at the new price")
+    @Test(
+        "O6 with consent required: PRICE_INCREASE PENDING, then ACCEPTED when ann agrees; she renews at the new price")
     func consentGiven() throws {
         let state = TemporaryState()
         let store = try subscribed(state)
-        let (change, toldCount) = try store.plans.setPrice(Decimal(string: "2.49")!, of: "allaccess", consentRequired: true)
+        let (change, toldCount) = try store.plans.setPrice(
+            Decimal(string: "2.49")!, of: "allaccess", consentRequired: true)
         #expect(change.previous == Decimal(string: "1.99") && toldCount == 1)
         var plan = try #require(try store.plans.subscriptions().first)
-        #expect(plan.priceIncrease == PendingPriceIncrease(price: Decimal(string: "2.49")!, consentRequired: true, answer: nil))
+        #expect(
+            plan.priceIncrease
+                == PendingPriceIncrease(price: Decimal(string: "2.49")!, consentRequired: true, answer: nil))
         #expect(try store.signed.renewalInfo(plan).payload["priceIncreaseStatus"] as? Int == 0)
         plan = try store.plans.answerPriceIncrease(of: "allaccess", accept: true)
         #expect(try store.signed.renewalInfo(plan).payload["priceIncreaseStatus"] as? Int == 1)
         state.clock.set(utc(2026, 3, 16))
         let renewals = try lines(store).filter { $0.event == .renewal }
         #expect(renewals.map(\.price) == [Decimal(string: "2.49"), Decimal(string: "2.49")])
-        #expect(try told(store).filter { $0.hasPrefix("PRICE_INCREASE") } == ["PRICE_INCREASE PENDING", "PRICE_INCREASE ACCEPTED"])
+        #expect(
+            try told(store).filter { $0.hasPrefix("PRICE_INCREASE") } == [
+                "PRICE_INCREASE PENDING", "PRICE_INCREASE ACCEPTED",
+            ])
         #expect(try store.plans.subscriptions().first?.priceIncrease == nil, "the increase is applied at the renewal")
         let report = try store.entitlements.receipt()
         #expect(report.storedPlans == report.recomputedPlans)
     }
 
-    @Test("O6 with consent required and no answer, or a decline: the plan expires at its next renewal, EXPIRED PRICE_INCREASE, expiration intent 3", arguments: [nil, false] as [Bool?])
+    @Test(
+        "O6 with consent required and no answer, or a decline: the plan expires at its next renewal, EXPIRED PRICE_INCREASE, expiration intent 3",
+        arguments: [nil, false] as [Bool?])
     func consentMissing(answer: Bool?) throws {
         let state = TemporaryState()
         let store = try subscribed(state)
@@ -53,7 +63,9 @@ struct PriceChangeTests {
         if let answer { _ = try store.plans.answerPriceIncrease(of: "allaccess", accept: answer) }
         state.clock.set(utc(2026, 3, 9))
         let plan = try #require(try store.plans.subscriptions().first)
-        #expect(plan.phase == .expired && plan.endedAt == utc(2026, 3, 8, 9) && plan.endReason == PlanEnd.priceIncreaseNotAccepted.words)
+        #expect(
+            plan.phase == .expired && plan.endedAt == utc(2026, 3, 8, 9)
+                && plan.endReason == PlanEnd.priceIncreaseNotAccepted.words)
         #expect(try lines(store).last?.event == .expire)
         #expect(try told(store).last == "EXPIRED PRICE_INCREASE")
         #expect(try store.signed.renewalInfo(plan).payload["expirationIntent"] as? Int == 3)
@@ -66,13 +78,16 @@ struct PriceChangeTests {
         let store = try subscribed(state)
         _ = try store.plans.setPrice(Decimal(string: "2.49")!, of: "allaccess", consentRequired: false)
         #expect(try told(store).last == "PRICE_INCREASE ACCEPTED")
-        #expect(error { try store.plans.answerPriceIncrease(of: "allaccess", accept: true) } != nil, "nothing to agree to")
+        #expect(
+            error { try store.plans.answerPriceIncrease(of: "allaccess", accept: true) } != nil, "nothing to agree to")
         state.clock.set(utc(2026, 3, 9))
         #expect(try lines(store).last?.price == Decimal(string: "2.49"))
         #expect(try store.plans.subscriptions().first?.hasAccess == true)
     }
 
-    @Test("O6 a new subscriber pays the new price and is told nothing; a decrease is told to nobody and renews lower; products show the price set")
+    @Test(
+        "O6 a new subscriber pays the new price and is told nothing; a decrease is told to nobody and renews lower; products show the price set"
+    )
     func newSubscribersAndDecreases() throws {
         let state = TemporaryState()
         let ann = try subscribed(state)
@@ -81,8 +96,11 @@ struct PriceChangeTests {
         try bob.queue.buy("allaccess")
         #expect(try bob.server.planLines(account: "bob").last?.price == Decimal(string: "2.49"))
         #expect(try bob.plans.subscriptions().first?.priceIncrease == nil)
-        #expect(try bob.entitlements.productRows().first { $0.product.id == "allaccess" }?.product.price == Decimal(string: "2.49"))
-        let (decrease, toldCount) = try bob.plans.setPrice(Decimal(string: "1.49")!, of: "allaccess", consentRequired: false)
+        #expect(
+            try bob.entitlements.productRows().first { $0.product.id == "allaccess" }?.product.price
+                == Decimal(string: "2.49"))
+        let (decrease, toldCount) = try bob.plans.setPrice(
+            Decimal(string: "1.49")!, of: "allaccess", consentRequired: false)
         #expect(!decrease.isIncrease && toldCount == 0)
         state.clock.set(utc(2026, 3, 9))
         _ = try bob.plans.subscriptions()
@@ -90,12 +108,18 @@ struct PriceChangeTests {
         #expect(last.event == .renewal && last.price == Decimal(string: "1.49"))
     }
 
-    @Test("O6 a crash after the price is stored and before anyone is told: the next action of each subscriber tells them, once")
+    @Test(
+        "O6 a crash after the price is stored and before anyone is told: the next action of each subscriber tells them, once"
+    )
     func crashAfterPriceChange() throws {
         let state = TemporaryState()
         let store = try subscribed(state)
-        store.crashPoints = { point throws(StoreError) in if point == .priceChanged { throw StoreError.stopped(at: point) } }
-        #expect(error { try store.plans.setPrice(Decimal(string: "2.49")!, of: "allaccess", consentRequired: true) } == .stopped(at: .priceChanged))
+        store.crashPoints = { point throws(StoreError) in
+            if point == .priceChanged { throw StoreError.stopped(at: point) }
+        }
+        #expect(
+            error { try store.plans.setPrice(Decimal(string: "2.49")!, of: "allaccess", consentRequired: true) }
+                == .stopped(at: .priceChanged))
         store.crashPoints = { _ in }
         #expect(try store.server.planLines(account: "ann").filter { $0.event == .priceIncrease }.isEmpty)
         let reopened = try state.signedIn("ann", device: "phone", catalog: selfiesCatalog)

@@ -3,6 +3,7 @@
 // time, where what the store does next would be dated before what it did already.
 import Foundation
 import Testing
+
 @testable import StoreCore
 
 @Suite("the shared clock when its read fails")
@@ -16,16 +17,20 @@ struct SettingClockTests {
         let failing = Locked(false)
         let setting = Locked(ahead)
         let real = real
-        let clock = SettingClock(first: .standard, read: {
-            if failing.withLock({ $0 }) { throw Unreachable() }
-            return setting.withLock { $0 }
-        }, realNow: { real })
+        let clock = SettingClock(
+            first: .standard,
+            read: {
+                if failing.withLock({ $0 }) { throw Unreachable() }
+                return setting.withLock { $0 }
+            }, realNow: { real })
         #expect(clock.now() == real.addingTimeInterval(30 * 86_400))
         failing.withLock { $0 = true }
         #expect(clock.now() == real.addingTimeInterval(30 * 86_400), "the server is unreachable: still 30 days ahead")
         setting.withLock { $0 = ClockSetting(mode: .frozen, frozenAt: real.addingTimeInterval(90 * 86_400)) }
         failing.withLock { $0 = false }
-        #expect(clock.now() == real.addingTimeInterval(90 * 86_400), "reachable again: the setting changed meanwhile is read")
+        #expect(
+            clock.now() == real.addingTimeInterval(90 * 86_400),
+            "reachable again: the setting changed meanwhile is read")
     }
 
     @Test("before any read succeeds, the setting read when the clock was made")

@@ -1,7 +1,8 @@
 // O4: win-back offers for lapsed subscribers who qualify, listed in renewal info, redeemable once.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import StoreCore
 
 @Suite("Win-back offers")
@@ -11,7 +12,9 @@ struct WinBackTests {
         return try store.signed.renewalInfo(plan).payload["eligibleWinBackOfferIds"] as? [String] ?? []
     }
 
-    @Test("O4 a lapsed subscriber who paid a month qualifies: renewal info lists the offer, it buys once at its price (offerType 4), then no more")
+    @Test(
+        "O4 a lapsed subscriber who paid a month qualifies: renewal info lists the offer, it buys once at its price (offerType 4), then no more"
+    )
     func qualifies() throws {
         let state = TemporaryState()
         state.clock.set(utc(2026, 3, 1))
@@ -20,7 +23,11 @@ struct WinBackTests {
         _ = try store.plans.perform(.cancel, on: "allaccess.monthly")
         state.clock.set(utc(2026, 3, 20))
         #expect(try eligible(store).isEmpty, "a free trial alone is no paid month")
-        guard case .offerRefused(.ineligibleForOffer)? = error({ try store.queue.buy("allaccess.monthly", winBackOffer: "winback") }) else {
+        guard
+            case .offerRefused(.ineligibleForOffer)? = error({
+                try store.queue.buy("allaccess.monthly", winBackOffer: "winback")
+            })
+        else {
             Issue.record("a trial-only subscriber was won back")
             return
         }
@@ -31,7 +38,9 @@ struct WinBackTests {
         #expect(try eligible(store) == ["winback"])
         let bought = try store.queue.buy("allaccess.monthly", winBackOffer: "winback")
         let payload = try #require(try store.signed.transaction(bought)).payload
-        #expect(payload["offerType"] as? Int == 4 && payload["offerIdentifier"] as? String == "winback" && payload["price"] as? Int64 == 4990)
+        #expect(
+            payload["offerType"] as? Int == 4 && payload["offerIdentifier"] as? String == "winback"
+                && payload["price"] as? Int64 == 4990)
         #expect(try store.plans.subscriptions().first?.expiresDate == utc(2026, 8, 1))
         _ = try store.plans.perform(.expire, on: "allaccess.monthly")
         #expect(try eligible(store).isEmpty, "once per account")
@@ -51,7 +60,11 @@ struct WinBackTests {
         _ = try store.plans.perform(.cancel, on: "allaccess")
         state.clock.set(utc(2027, 3, 1))
         #expect(try eligible(store).isEmpty, "lapsed over twelve months ago")
-        guard case .offerRefused(.invalidOfferIdentifier)? = error({ try store.queue.buy("allaccess", winBackOffer: "nope") }) else {
+        guard
+            case .offerRefused(.invalidOfferIdentifier)? = error({
+                try store.queue.buy("allaccess", winBackOffer: "nope")
+            })
+        else {
             Issue.record("an unknown win-back offer was accepted")
             return
         }

@@ -2,9 +2,10 @@
 // passes between them. A scripted terminal feeds keys; the stores are real, on one account server.
 import Foundation
 import StoreCore
-import Testing
-@testable import StorefrontApp
 import TerminalUI
+import Testing
+
+@testable import StorefrontApp
 
 @Suite("Devices side by side")
 struct DeviceWallTests {
@@ -17,7 +18,9 @@ struct DeviceWallTests {
         let wall: DeviceWall
 
         init(size: Size = Size(columns: 100, rows: 30), events: [TerminalEvent], signedIn: Bool = true) throws {
-            let factory = try StoreFactory(stateDirectory: temporary.directory, catalog: appCatalog, calendar: utcCalendar, time: .shared(override: nil))
+            let factory = try StoreFactory(
+                stateDirectory: temporary.directory, catalog: appCatalog, calendar: utcCalendar,
+                time: .shared(override: nil))
             try factory.server.setClockSetting(ClockSetting(mode: .frozen, frozenAt: startDate))
             factory.passwordHasher = .fastForTests
             phone = try factory.open(device: "phone")
@@ -36,18 +39,21 @@ struct DeviceWallTests {
         func halves(_ frame: Screen, row containing: String) -> (left: String, right: String)? {
             let split = wall.frames()[1].x
             for line in frame.lines {
-                let left = String(line.prefix(split - 1)), right = String(line.dropFirst(split))
+                let left = String(line.prefix(split - 1))
+                let right = String(line.dropFirst(split))
                 if left.contains(containing), right.contains(containing) { return (left, right) }
             }
             return nil
         }
     }
 
-    @Test("buy on the phone's pane, Tab, restore on the tablet's: both headers say subscribed, and the rail tells both devices' steps and the notification")
+    @Test(
+        "buy on the phone's pane, Tab, restore on the tablet's: both headers say subscribed, and the rail tells both devices' steps and the notification"
+    )
     func buyHereRestoreThere() throws {
         let events: [TerminalEvent] = [
-            .key(.end), .key(.character("b")), // the phone subscribes (the last row)
-            .key(.tab), .key(.character("r")), // the tablet restores
+            .key(.end), .key(.character("b")),  // the phone subscribes (the last row)
+            .key(.tab), .key(.character("r")),  // the tablet restores
             .timeout, .key(.character("q")),
         ]
         let rig = try Rig(events: events)
@@ -56,13 +62,18 @@ struct DeviceWallTests {
         #expect(rig.wall.focus == 1)
         let last = try #require(rig.terminal.frames.last)
         let header = try #require(rig.halves(last, row: "Subscribed! Expires:"), "\(last.text)")
-        #expect(header.left.contains("16/04/2026 (91 Days)") && header.right.contains("16/04/2026 (91 Days)"), "\(header)")
-        #expect(last.lines[0].contains("▶ tablet  (keys here)") && !last.lines[0].contains("▶ phone"), "\(last.lines[0])")
+        #expect(
+            header.left.contains("16/04/2026 (91 Days)") && header.right.contains("16/04/2026 (91 Days)"), "\(header)")
+        #expect(
+            last.lines[0].contains("▶ tablet  (keys here)") && !last.lines[0].contains("▶ phone"), "\(last.lines[0])")
         let rail = rig.wall.rail.map { "\($0.who): \($0.text)" }
         #expect(rail.contains("phone: purchased · 3 Months of Comics"), "\(rail)")
         #expect(rail.contains("tablet: restores purchases"), "\(rail)")
         #expect(rail.contains { $0.hasPrefix("App Store → server: ONE_TIME_CHARGE") }, "\(rail)")
-        #expect(last.text.contains("Between the devices") && last.lines.contains { $0.hasPrefix(" phone ") && $0.contains("  purchased · 3 Months of Comics") }, "\(last.text)")
+        #expect(
+            last.text.contains("Between the devices")
+                && last.lines.contains { $0.hasPrefix(" phone ") && $0.contains("  purchased · 3 Months of Comics") },
+            "\(last.text)")
     }
 
     @Test("one device is the ordinary screen, cell for cell: no labels, no rail")
@@ -107,7 +118,9 @@ struct DeviceWallTests {
     @Test("the rail starts with what happens while the view is up, not the state folder's past")
     func railStartsNow() throws {
         let temporary = TemporaryState()
-        let factory = try StoreFactory(stateDirectory: temporary.directory, catalog: appCatalog, calendar: utcCalendar, time: .shared(override: nil))
+        let factory = try StoreFactory(
+            stateDirectory: temporary.directory, catalog: appCatalog, calendar: utcCalendar,
+            time: .shared(override: nil))
         factory.passwordHasher = .fastForTests
         let phone = try factory.open(device: "phone")
         try phone.accounts.signUp("ann", password: "pw")

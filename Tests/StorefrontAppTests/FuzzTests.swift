@@ -2,9 +2,10 @@
 // store and render. No crash, and after every step the invariants a person relies on hold.
 import Foundation
 import StoreCore
-import Testing
-@testable import StorefrontApp
 import TerminalUI
+import Testing
+
+@testable import StorefrontApp
 
 @Suite("Fuzzing the screen")
 struct FuzzTests {
@@ -25,10 +26,19 @@ struct FuzzTests {
             if roll < 80 {
                 harness.send(.key(Self.keys.randomElement(using: &generator)!))
             } else if roll < 92 {
-                let kind: MouseEvent.Kind = [.click, .doubleClick, .scrollUp, .scrollDown].randomElement(using: &generator)!
-                harness.send(.mouse(MouseEvent(kind, x: Int.random(in: -2...120, using: &generator), y: Int.random(in: -2...40, using: &generator))))
+                let kind: MouseEvent.Kind = [.click, .doubleClick, .scrollUp, .scrollDown].randomElement(
+                    using: &generator)!
+                harness.send(
+                    .mouse(
+                        MouseEvent(
+                            kind, x: Int.random(in: -2...120, using: &generator),
+                            y: Int.random(in: -2...40, using: &generator))))
             } else if roll < 97 {
-                harness.send(.resize(Size(columns: Int.random(in: 0...220, using: &generator), rows: Int.random(in: 0...70, using: &generator))))
+                harness.send(
+                    .resize(
+                        Size(
+                            columns: Int.random(in: 0...220, using: &generator),
+                            rows: Int.random(in: 0...70, using: &generator))))
             } else {
                 harness.tick()
             }
@@ -49,18 +59,25 @@ struct FuzzTests {
         // the run near 30 s while still crossing every purchase, restore and clock move.
         guard step % 8 == 0 else { return }
         let header = try harness.store.entitlements.status().header
-        #expect(screen.lines[1].trimmingCharacters(in: .whitespaces) == TextWidth.truncate(" " + header, to: state.size.columns).trimmingCharacters(in: .whitespaces), "step \(step): \(screen.lines[1])")
+        #expect(
+            screen.lines[1].trimmingCharacters(in: .whitespaces)
+                == TextWidth.truncate(" " + header, to: state.size.columns).trimmingCharacters(in: .whitespaces),
+            "step \(step): \(screen.lines[1])")
         if state.route == .products {
             #expect(screen.lines.contains { $0.hasPrefix("▸ ") }, "step \(step): the selected row is not on screen")
         }
     }
 
     /// Without u (the account form, where Enter may sign out), so that the plans keep an owner.
-    static let planKeys: [Key] = keys.filter { $0 != .character("u") } + [
-        .character("c"), .character("o"), .character("w"), .character("e"), .character("f"), .character("B"), .character("g"),
-    ]
+    static let planKeys: [Key] =
+        keys.filter { $0 != .character("u") } + [
+            .character("c"), .character("o"), .character("w"), .character("e"), .character("f"), .character("B"),
+            .character("g"),
+        ]
 
-    @Test("3,000 random events on auto-renewable plans: the plan line agrees with the store and the receipt replays every plan")
+    @Test(
+        "3,000 random events on auto-renewable plans: the plan line agrees with the store and the receipt replays every plan"
+    )
     func fuzzPlans() throws {
         var generator = SeededGenerator(seed: 5)
         let harness = try Harness(size: Size(columns: 80, rows: 24), catalog: selfiesCatalog, user: "ann")
@@ -70,7 +87,11 @@ struct FuzzTests {
             if roll < 90 {
                 harness.send(.key(Self.planKeys.randomElement(using: &generator)!))
             } else if roll < 95 {
-                harness.send(.resize(Size(columns: Int.random(in: 0...160, using: &generator), rows: Int.random(in: 0...50, using: &generator))))
+                harness.send(
+                    .resize(
+                        Size(
+                            columns: Int.random(in: 0...160, using: &generator),
+                            rows: Int.random(in: 0...50, using: &generator))))
             } else {
                 harness.tick()
             }
@@ -82,15 +103,21 @@ struct FuzzTests {
             // Line 1 is the plan the transaction manager acts on, as the store has it now.
             let status = try harness.store.entitlements.status()
             let plan = status.plans.first { $0.hasAccess || $0.phase == .billingRetry } ?? status.plans.last
-            let expected = plan.map { $0.summary(calendar: harness.store.calendar, catalog: selfiesCatalog) } ?? status.header
+            let expected =
+                plan.map { $0.summary(calendar: harness.store.calendar, catalog: selfiesCatalog) } ?? status.header
             if snapshot.status.plans == status.plans {
                 compared += 1
-                #expect(screen.lines[1].trimmingCharacters(in: .whitespaces) == TextWidth.truncate(" " + expected, to: state.size.columns).trimmingCharacters(in: .whitespaces), "step \(step): \(screen.lines[1])")
+                #expect(
+                    screen.lines[1].trimmingCharacters(in: .whitespaces)
+                        == TextWidth.truncate(" " + expected, to: state.size.columns).trimmingCharacters(
+                            in: .whitespaces), "step \(step): \(screen.lines[1])")
             }
             // The keys may sign ann out; her plans are on the server whoever the device shows.
             if step % 100 == 0 {
                 let server = harness.store.server
-                #expect(try server.plans(account: "ann") == PlanState.replay(try server.planLines(account: "ann")), "step \(step)")
+                #expect(
+                    try server.plans(account: "ann") == PlanState.replay(try server.planLines(account: "ann")),
+                    "step \(step)")
             }
         }
         #expect(try harness.store.server.planLines(account: "ann").count > 10, "the run did something")

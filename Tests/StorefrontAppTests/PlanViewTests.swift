@@ -2,9 +2,10 @@
 // plan keys, through the reducer and the renderer against a real store.
 import Foundation
 import StoreCore
-import Testing
-@testable import StorefrontApp
 import TerminalUI
+import Testing
+
+@testable import StorefrontApp
 
 @Suite("Plans on the screen")
 struct PlanViewTests {
@@ -12,15 +13,23 @@ struct PlanViewTests {
     func rows() throws {
         let harness = try Harness(size: Size(columns: 90, rows: 16), catalog: selfiesCatalog, user: "ann")
         var lines = harness.lines()
-        #expect(lines.contains { $0.contains("All Access (Monthly)") && $0.hasSuffix("1 week free, then $5.99/month Subscribe") })
+        #expect(
+            lines.contains {
+                $0.contains("All Access (Monthly)") && $0.hasSuffix("1 week free, then $5.99/month Subscribe")
+            })
         // Too long for half the width: the offer is left out rather than cut.
         #expect(lines.contains { $0.contains("Comics (Yearly)") && $0.hasSuffix("  $9.99/year Subscribe") })
-        #expect(actionText(try #require(harness.state.snapshot?.rows.last { $0.product.id == "comics.yearly" }), harness.state.snapshot!)
-            == "2 years at $4.99 a year, then $9.99/year Subscribe")
+        #expect(
+            actionText(
+                try #require(harness.state.snapshot?.rows.last { $0.product.id == "comics.yearly" }),
+                harness.state.snapshot!)
+                == "2 years at $4.99 a year, then $9.99/year Subscribe")
         harness.press(.down, .enter)
         try harness.refresh()
         lines = harness.lines()
-        #expect(lines[1] == " All Access (Monthly): free trial, renews 22/01/2026", "the plan replaces R6's header: no non-renewing products here")
+        #expect(
+            lines[1] == " All Access (Monthly): free trial, renews 22/01/2026",
+            "the plan replaces R6's header: no non-renewing products here")
         #expect(lines.contains { $0.contains("All Access (Monthly)") && $0.hasSuffix("✓ Subscribed") })
         #expect(lines.contains { $0.contains("One a Week (Weekly)") && $0.hasSuffix("$0.99/week Downgrade") })
         #expect(lines.contains { $0.contains("All Access (Weekly)") && $0.hasSuffix("$1.99/week Switch") })
@@ -30,7 +39,8 @@ struct PlanViewTests {
 
     @Test("the transaction manager cancels, turns renewal back on, toggles billing and grace, renews, refunds")
     func managerKeys() throws {
-        let harness = try Harness(size: Size(columns: 90, rows: 16), catalog: selfiesCatalog, user: "ann", route: .transactions)
+        let harness = try Harness(
+            size: Size(columns: 90, rows: 16), catalog: selfiesCatalog, user: "ann", route: .transactions)
         harness.press(.character("c"))
         #expect(harness.state.banner?.text == "No auto-renewable plan yet: subscribe to one first")
         try harness.store.queue.buy("allaccess")
@@ -56,14 +66,17 @@ struct PlanViewTests {
 
     @Test("D3 the transaction manager's log labels a renewal as one; a purchase made here has no label")
     func renewalLabel() throws {
-        let harness = try Harness(size: Size(columns: 90, rows: 20), catalog: selfiesCatalog, user: "ann", route: .transactions)
+        let harness = try Harness(
+            size: Size(columns: 90, rows: 20), catalog: selfiesCatalog, user: "ann", route: .transactions)
         try harness.store.queue.buy("allaccess")
         try harness.refresh()
         harness.press(.character("w"))
         try harness.refresh()
         harness.tick()
         let arrivals = harness.state.log.map(\.arrival)
-        #expect(arrivals.contains(.renewal) && harness.state.log.first.map { $0.arrival == nil } == true, "\(harness.state.log)")
+        #expect(
+            arrivals.contains(.renewal) && harness.state.log.first.map { $0.arrival == nil } == true,
+            "\(harness.state.log)")
         let logged = harness.lines().filter { $0.contains("All Access (Weekly)") && $0.contains("purchased") }
         #expect(logged.count == 2 && logged.filter { $0.contains("(renewal)") }.count == 1, "\(logged)")
     }
@@ -72,7 +85,8 @@ struct PlanViewTests {
     func bothKinds() throws {
         var products = appCatalog.products
         products.append(selfiesCatalog.products.first { $0.id == "comics.yearly" }!)
-        let harness = try Harness(size: Size(columns: 90, rows: 16), catalog: Catalog(name: "Both", products: products), user: "ann")
+        let harness = try Harness(
+            size: Size(columns: 90, rows: 16), catalog: Catalog(name: "Both", products: products), user: "ann")
         try harness.store.queue.buy("comics.yearly")
         try harness.refresh()
         let lines = harness.lines()

@@ -1,9 +1,10 @@
 // Key sequences through reduce, with whole-state assertions (T2, Q1, Q4).
 import Foundation
 import StoreCore
-import Testing
-@testable import StorefrontApp
 import TerminalUI
+import Testing
+
+@testable import StorefrontApp
 
 @Suite("Reduce")
 struct ReduceTests {
@@ -55,7 +56,9 @@ struct ReduceTests {
         var expected = harness.state
         let pending = try #require(harness.state.snapshot?.pending.first)
         #expect(pending.state == .deferred)
-        #expect(harness.state.banner == Banner("Random Comics ×5: waiting for approval (Ask to Buy) — t to approve or decline"))
+        #expect(
+            harness.state.banner
+                == Banner("Random Comics ×5: waiting for approval (Ask to Buy) — t to approve or decline"))
         #expect(harness.state.log.map(\.state) == [.purchasing, .deferred])
         #expect(harness.state.snapshot?.rows[2].pending == .deferred)
 
@@ -82,7 +85,9 @@ struct ReduceTests {
         try harness.store.queue.buy("comic.cat", outcome: .interrupt)
         try harness.refresh()
         harness.press(.character("t"), .character("x"))
-        #expect(harness.state.banner == Banner("Purchase of Night Shift failed (declined: the request to buy was declined)", kind: .failure))
+        #expect(
+            harness.state.banner
+                == Banner("Purchase of Night Shift failed (declined: the request to buy was declined)", kind: .failure))
         harness.press(.character("s"))
         #expect(harness.state.banner == Banner("Purchased Cat Judge ✓", kind: .success))
         #expect(harness.state.snapshot?.status.owned == ["comic.cat"])
@@ -94,12 +99,16 @@ struct ReduceTests {
         try harness.store.queue.setPolicy(.fail(reason))
         try harness.refresh()
         harness.press(.character("b"))
-        #expect(harness.state.banner == Banner("Purchase of Night Shift failed (\(reason.rawValue): \(reason.explanation))", kind: .failure))
+        #expect(
+            harness.state.banner
+                == Banner("Purchase of Night Shift failed (\(reason.rawValue): \(reason.explanation))", kind: .failure))
         #expect(harness.state.snapshot?.rows[0].action == .buy)
         // Worded in full on the screen: the banner grows upwards from the row above the footer.
         let lines = harness.lines()
         let start = try #require(lines.lastIndex { $0.hasPrefix(" Purchase of Night Shift failed (") })
-        #expect(lines[start...12].map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") == harness.state.banner?.text, "\(lines)")
+        #expect(
+            lines[start...12].map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+                == harness.state.banner?.text, "\(lines)")
     }
 
     @Test("Q4 p cycles the outcome policy through every choice and back")
@@ -204,12 +213,16 @@ struct ReduceTests {
         #expect(harness.state.selection == 0)
     }
 
-    @Test("T2 a click on a failure's banner that covers rows of the list takes the banner away and neither selects nor buys what it hides")
+    @Test(
+        "T2 a click on a failure's banner that covers rows of the list takes the banner away and neither selects nor buys what it hides"
+    )
     func clickOnBanner() throws {
         let harness = try Harness(size: Size(columns: 60, rows: 8))
         harness.send(.failed(String(repeating: "a failure worded at length ", count: 8)))
         let lines = harness.lines()
-        #expect(lines[4].hasPrefix(" a failure") && lines[6].hasSuffix("…"), "the banner covers the list's rows 4 and 5: \(lines)")
+        #expect(
+            lines[4].hasPrefix(" a failure") && lines[6].hasSuffix("…"),
+            "the banner covers the list's rows 4 and 5: \(lines)")
         harness.send(.mouse(MouseEvent(.click, x: 55, y: 4)))
         #expect(harness.effects.isEmpty && harness.state.selection == 0 && harness.state.banner == nil)
         #expect(harness.lines()[4].contains("Random Comics ×5"), "\(harness.lines())")
@@ -262,7 +275,9 @@ struct TransactionLogTests {
         #expect(state.log.last?.reason == .network)
     }
 
-    @Test("M3 the screen buys with the signed-in account's own app account token (the same for the same name), a guest with none")
+    @Test(
+        "M3 the screen buys with the signed-in account's own app account token (the same for the same name), a guest with none"
+    )
     func appAccountToken() throws {
         let harness = try Harness(user: "ann")
         let screen = LiveStore(store: harness.store)
@@ -273,16 +288,21 @@ struct TransactionLogTests {
         let token = AppAccountToken.of(account: "ANN").uuidString.lowercased()
         #expect(bought.map(\.appAccountToken) == [token])
         #expect(AppAccountToken.of(account: "ann") != AppAccountToken.of(account: "bob"))
-        #expect(try bought.first.flatMap { try harness.store.signed.transaction($0) }?.payload["appAccountToken"] as? String == token, "and it is signed")
+        #expect(
+            try bought.first.flatMap { try harness.store.signed.transaction($0) }?.payload["appAccountToken"] as? String
+                == token, "and it is signed")
         let guest = try Harness()
-        let unsigned = LiveStore(store: guest.store).perform(.buy("comic.owl")).compactMap { action -> StoreTransaction? in
+        let unsigned = LiveStore(store: guest.store).perform(.buy("comic.owl")).compactMap {
+            action -> StoreTransaction? in
             if case .purchased(let transaction) = action { return transaction }
             return nil
         }
         #expect(unsigned.count == 1 && unsigned[0].appAccountToken == nil)
     }
 
-    @Test("O2 O3 the offer sheet: o opens it on the selected plan; ⏎ buys on the chosen promotional offer, or redeems a typed code; the store answers in the banner")
+    @Test(
+        "O2 O3 the offer sheet: o opens it on the selected plan; ⏎ buys on the chosen promotional offer, or redeems a typed code; the store answers in the banner"
+    )
     func offerSheet() throws {
         let harness = try Harness(catalog: selfiesCatalog, user: "ann", seed: 1)
         try harness.store.queue.buy("allaccess")
@@ -316,7 +336,9 @@ struct TransactionLogTests {
         #expect(harness.state.route == .products)
     }
 
-    @Test("M4 the offer sheet of a plan with a monthly billing plan lists it first; ⏎ on it buys the monthly plan (a 12-month commitment); a plan without one lists only offers")
+    @Test(
+        "M4 the offer sheet of a plan with a monthly billing plan lists it first; ⏎ on it buys the monthly plan (a 12-month commitment); a plan without one lists only offers"
+    )
     func monthlyInSheet() throws {
         let catalog = try CatalogLoader.load(contentsOf: shippedFolder.appendingPathComponent("yearly.json")).catalog
         let harness = try Harness(catalog: catalog, user: "cy", seed: 1)
@@ -332,7 +354,9 @@ struct TransactionLogTests {
         #expect(harness.effects.suffix(1) == [.buyBilled("y.all", .monthly)])
         #expect(harness.state.route == .products)
         let plan = try #require(try harness.store.plans.subscriptions().first)
-        #expect(plan.productID == "y.all" && plan.commitment?.period == 1 && plan.commitment?.price == Decimal(string: "4.99"))
+        #expect(
+            plan.productID == "y.all" && plan.commitment?.period == 1
+                && plan.commitment?.price == Decimal(string: "4.99"))
     }
 
 }

@@ -2,9 +2,10 @@
 // real. Time arrives as ticks, counted, never measured.
 import Foundation
 import StoreCore
-import Testing
-@testable import StorefrontApp
 import TerminalUI
+import Testing
+
+@testable import StorefrontApp
 
 @Suite("Runtime")
 struct RuntimeTests {
@@ -18,7 +19,9 @@ struct RuntimeTests {
         let app: App
 
         init(size: Size = Size(columns: 60, rows: 14), user: String? = "ann", events: [TerminalEvent]) throws {
-            let factory = try StoreFactory(stateDirectory: temporary.directory, catalog: appCatalog, calendar: utcCalendar, time: .shared(override: nil))
+            let factory = try StoreFactory(
+                stateDirectory: temporary.directory, catalog: appCatalog, calendar: utcCalendar,
+                time: .shared(override: nil))
             try factory.server.setClockSetting(ClockSetting(mode: .frozen, frozenAt: startDate))
             factory.passwordHasher = .fastForTests
             factory.randomIndex = { _ in 0 }
@@ -28,7 +31,8 @@ struct RuntimeTests {
             terminal = ScriptedTerminal(size: size, events: events)
             let store = store
             app = App(
-                store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: temporary.url), route: .products,
+                store: LiveStore(store: store), terminal: terminal, pictures: PictureCache(root: temporary.url),
+                route: .products,
                 now: { store.now() }
             )
         }
@@ -41,13 +45,14 @@ struct RuntimeTests {
     @Test("T1 T2 Q5 the real loop: a purchase, the clock keys, a resize and a quit, frame by frame")
     func wholeSession() throws {
         let events: [TerminalEvent] = [
-            .key(.down), .key(.down), .key(.character("b")), // 0–2: buy the pack
-            .timeout, // 3: a tick
-            .key(.character("t")), // 4: the transaction manager
-            .key(.character("d")), .key(.character("m")), .key(.character("h")), .key(.character("0")), // 5–8: the clock
-            .resize(Size(columns: 80, rows: 24)), // 9
-            .timeout, // 10
-            .key(.character("q")), .key(.character("q")), // 11–12: back, quit
+            .key(.down), .key(.down), .key(.character("b")),  // 0–2: buy the pack
+            .timeout,  // 3: a tick
+            .key(.character("t")),  // 4: the transaction manager
+            // 5–8: the clock
+            .key(.character("d")), .key(.character("m")), .key(.character("h")), .key(.character("0")),
+            .resize(Size(columns: 80, rows: 24)),  // 9
+            .timeout,  // 10
+            .key(.character("q")), .key(.character("q")),  // 11–12: back, quit
         ]
         let rig = try Rig(events: events)
         rig.app.run()

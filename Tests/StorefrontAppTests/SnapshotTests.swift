@@ -3,13 +3,15 @@
 // Re-record after a deliberate change with `STOREFRONT_RECORD_SNAPSHOTS=1 swift test --filter Snapshot`.
 import Foundation
 import StoreCore
-import Testing
-@testable import StorefrontApp
 import TerminalUI
+import Testing
+
+@testable import StorefrontApp
 
 @Suite("Screen snapshots")
 struct SnapshotTests {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("__Snapshots__")
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "__Snapshots__")
     static let recording = ProcessInfo.processInfo.environment["STOREFRONT_RECORD_SNAPSHOTS"] == "1"
     static let sizes = [Size(columns: 80, rows: 24), Size(columns: 40, rows: 12)]
 
@@ -132,21 +134,27 @@ struct SnapshotTests {
         try Self.assertSnapshot(harness.screen(depth: .eight).snapshot, named: "too-small-19x5")
     }
 
-    static func assertSnapshot(_ actual: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func assertSnapshot(_ actual: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let file = folder.appendingPathComponent(name + ".txt")
         let expected = try? String(contentsOf: file, encoding: .utf8)
         if recording || expected == nil {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try actual.write(to: file, atomically: true, encoding: .utf8)
             if !recording {
-                Issue.record("recorded a new snapshot \(file.lastPathComponent); check it and run again", sourceLocation: sourceLocation)
+                Issue.record(
+                    "recorded a new snapshot \(file.lastPathComponent); check it and run again",
+                    sourceLocation: sourceLocation)
             }
             return
         }
         guard actual != expected else { return }
         let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
         let expectedLines = expected!.split(separator: "\n", omittingEmptySubsequences: false)
-        let first = zip(actualLines, expectedLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(actualLines.count, expectedLines.count)
+        let first =
+            zip(actualLines, expectedLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? min(actualLines.count, expectedLines.count)
         Issue.record(
             """
             \(file.lastPathComponent) differs from line \(first + 1) (STOREFRONT_RECORD_SNAPSHOTS=1 re-records):

@@ -2,9 +2,10 @@
 // generated picture of a product that has no image.
 import Foundation
 import StoreCore
-import Testing
-@testable import StorefrontApp
 import TerminalUI
+import Testing
+
+@testable import StorefrontApp
 
 @Suite("StoreKit catalogs on the screen")
 struct StoreKitViewTests {
@@ -25,7 +26,8 @@ struct StoreKitViewTests {
 
     @Test("a bought product without an image shows its generated picture in the detail view")
     func placeholderInDetail() throws {
-        let catalog = try CatalogLoader.load(contentsOf: fixtures.appendingPathComponent("samples/skdemo.storekit")).catalog
+        let catalog = try CatalogLoader.load(contentsOf: fixtures.appendingPathComponent("samples/skdemo.storekit"))
+            .catalog
         let harness = try Harness(size: Size(columns: 60, rows: 20), catalog: catalog)
         try harness.store.queue.buy("nonconsumable.car")
         try harness.refresh()

@@ -1,17 +1,26 @@
 // A real store on a temporary folder, seen through the screen's eyes.
 import Foundation
 import StoreCore
-@testable import StorefrontApp
 import TerminalUI
 @_exported import TestSupport
+
+@testable import StorefrontApp
 
 let appCatalog = Catalog(
     name: "Comics", bonusDays: 1,
     products: [
-        Product(id: "comic.owl", kind: .nonConsumable, title: "Night Shift", description: "An owl bakes bread.", price: Decimal(string: "0.99")!, image: "owl.png"),
-        Product(id: "comic.cat", kind: .nonConsumable, title: "Cat Judge", description: "Order in the court.", price: Decimal(string: "1.49")!, image: "cat.png"),
-        Product(id: "pack", kind: .consumable, title: "Random Comics ×5", description: "Five random views.", price: Decimal(string: "0.99")!, quantity: 5),
-        Product(id: "sub3", kind: .nonRenewingSubscription, title: "3 Months of Comics", description: "Everything, 3 months.", price: Decimal(string: "2.99")!, months: 3),
+        Product(
+            id: "comic.owl", kind: .nonConsumable, title: "Night Shift", description: "An owl bakes bread.",
+            price: Decimal(string: "0.99")!, image: "owl.png"),
+        Product(
+            id: "comic.cat", kind: .nonConsumable, title: "Cat Judge", description: "Order in the court.",
+            price: Decimal(string: "1.49")!, image: "cat.png"),
+        Product(
+            id: "pack", kind: .consumable, title: "Random Comics ×5", description: "Five random views.",
+            price: Decimal(string: "0.99")!, quantity: 5),
+        Product(
+            id: "sub3", kind: .nonRenewingSubscription, title: "3 Months of Comics",
+            description: "Everything, 3 months.", price: Decimal(string: "2.99")!, months: 3),
     ]
 )
 
@@ -25,7 +34,8 @@ final class Harness {
     var effects: [Effect] = []
 
     init(
-        size: Size = Size(columns: 60, rows: 14), catalog: Catalog = appCatalog, user: String? = nil, route: Route = .products,
+        size: Size = Size(columns: 60, rows: 14), catalog: Catalog = appCatalog, user: String? = nil,
+        route: Route = .products,
         seed: UInt64? = nil
     ) throws {
         if let seed { temporary.seedTransactionIDs(seed) }
@@ -65,7 +75,9 @@ final class Harness {
     func screen(depth: ColorDepth = .none, pictures: PictureLookup? = nil) -> Screen {
         var state = state
         if let pictures {
-            for path in Array(state.pictures.keys) + [currentImage].compactMap({ $0 }) { state.pictures[path] = pictures(path) }
+            for path in Array(state.pictures.keys) + [currentImage].compactMap({ $0 }) {
+                state.pictures[path] = pictures(path)
+            }
         }
         return render(state, depth: depth)
     }

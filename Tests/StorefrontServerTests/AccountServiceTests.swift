@@ -2,8 +2,9 @@
 // account never reading or changing another's, revoked and stolen tokens refused, failed sign-ins
 // slowed, settings changed only with the developer's token (W9), and nothing changed by a refusal.
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import StoreCore
 @testable import StorefrontServer
 
@@ -20,7 +21,9 @@ struct AccountServiceTests {
             try state.directory.prepare()
             database = try ServerDatabase(url: state.directory.serverDatabase)
             let wall = wall
-            service = AccountService(database: database, hasher: .fastForTests, clock: state.clock, gate: SignInGate(now: { wall.withLock { $0 } }))
+            service = AccountService(
+                database: database, hasher: .fastForTests, clock: state.clock,
+                gate: SignInGate(now: { wall.withLock { $0 } }))
         }
 
         /// Time passes for the gate (a client that waited for its answer).
@@ -30,30 +33,43 @@ struct AccountServiceTests {
         func call<Request, Value>(
             _ method: AccountMethod<Request, Value>, _ request: Request, tokens: [String] = []
         ) throws -> (status: Int, value: Value?, error: AccountCallError?, delay: TimeInterval) {
-            let answer = service.handle(body: try AccountWire.body(method, request), authorization: tokens.isEmpty ? nil : "Session " + tokens.joined(separator: " "))
+            let answer = service.handle(
+                body: try AccountWire.body(method, request),
+                authorization: tokens.isEmpty ? nil : "Session " + tokens.joined(separator: " "))
             let value = try? JSONDecoder().decode(AccountWire.Reply<Value>.self, from: answer.body).value
             let error = try? JSONDecoder().decode(RemoteAccountServer.Failure.self, from: answer.body).error
             return (answer.status, value, error, answer.delay)
         }
 
         /// A call whose answer is not read, only its status and error.
-        func refusal<Request, Value>(_ method: AccountMethod<Request, Value>, _ request: Request) -> ([String]) throws -> (Int, AccountCallError?) {
+        func refusal<Request, Value>(_ method: AccountMethod<Request, Value>, _ request: Request) -> ([String]) throws
+            -> (Int, AccountCallError?)
+        {
             { tokens in
                 let answer = try self.call(method, request, tokens: tokens)
                 return (answer.status, answer.error)
             }
         }
 
-        func session(_ method: AccountMethod<AccountRequests.Credentials, AccountSession>, _ name: String, _ password: String, _ device: String) throws -> String {
-            try #require(try call(method, AccountRequests.Credentials(name: name, password: password, device: device)).value?.token)
+        func session(
+            _ method: AccountMethod<AccountRequests.Credentials, AccountSession>, _ name: String, _ password: String,
+            _ device: String
+        ) throws -> String {
+            try #require(
+                try call(method, AccountRequests.Credentials(name: name, password: password, device: device)).value?
+                    .token)
         }
 
         func purchase(_ account: String, _ id: String) -> ReceiptEntry {
-            ReceiptEntry(transactionID: id, account: account, productID: "comic.a", kind: .nonConsumable, purchaseDate: utc(2026, 1, 15), device: "phone")
+            ReceiptEntry(
+                transactionID: id, account: account, productID: "comic.a", kind: .nonConsumable,
+                purchaseDate: utc(2026, 1, 15), device: "phone")
         }
     }
 
-    @Test("W2 sign-up and sign-in give a session per device; the password is checked on the server and kept as a slow hash")
+    @Test(
+        "W2 sign-up and sign-in give a session per device; the password is checked on the server and kept as a slow hash"
+    )
     func sessions() throws {
         let fixture = try Fixture()
         let phone = try fixture.session(AccountWire.signUp, "Ann", "secret", "phone")
@@ -65,11 +81,19 @@ struct AccountServiceTests {
         // Tokens are kept only as hashes.
         let kept = try fixture.database.read { db in try String.fetchAll(db, sql: "SELECT tokenHash FROM session") }
         #expect(kept.count == 2 && !kept.contains(phone) && !kept.contains(tablet))
-        #expect(try fixture.call(AccountWire.record, .init(entry: fixture.purchase("ann", "1000000000000001"), timeZone: "UTC"), tokens: [phone]).status == 200)
-        #expect(try fixture.call(AccountWire.receipt, "ann", tokens: [tablet]).value?.count == 1, "the other device sees it")
+        #expect(
+            try fixture.call(
+                AccountWire.record, .init(entry: fixture.purchase("ann", "1000000000000001"), timeZone: "UTC"),
+                tokens: [phone]
+            ).status == 200)
+        #expect(
+            try fixture.call(AccountWire.receipt, "ann", tokens: [tablet]).value?.count == 1, "the other device sees it"
+        )
     }
 
-    @Test("W6 who is in which family is read only by its organizer, its members and the developer; a stranger learns only that families exist")
+    @Test(
+        "W6 who is in which family is read only by its organizer, its members and the developer; a stranger learns only that families exist"
+    )
     func familiesRead() throws {
         let fixture = try Fixture()
         let ann = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
@@ -79,7 +103,8 @@ struct AccountServiceTests {
         #expect(try fixture.database.changeFamily(FamilyChange(organizer: "ann", expected: nil, new: family)))
         #expect(try fixture.call(AccountWire.families, .init(), tokens: [ann]).value == [family])
         #expect(try fixture.call(AccountWire.families, .init(), tokens: [bob]).value == [family])
-        #expect(try fixture.call(AccountWire.families, .init(), tokens: [eve]).value == [], "a stranger with an account")
+        #expect(
+            try fixture.call(AccountWire.families, .init(), tokens: [eve]).value == [], "a stranger with an account")
         #expect(try fixture.call(AccountWire.families, .init()).value == [], "no session")
         #expect(try fixture.call(AccountWire.hasFamilies, .init()).value == true)
         // Not seeing bob's family, eve still cannot put him in a second one.
@@ -88,19 +113,25 @@ struct AccountServiceTests {
         #expect(refused.status == 403 && refused.error?.kind == "familyRefused", "\(refused.status)")
         #expect(refused.error?.text == "bob is in a family already", "not whose: \(refused.error?.text ?? "")")
         // The developer reads every family.
-        let developer = AccountService(database: fixture.database, hasher: .fastForTests, clock: fixture.state.clock, developerToken: { "dev-token" })
-        let answer = developer.handle(body: try AccountWire.body(AccountWire.families, .init()), authorization: nil, developer: "dev-token")
+        let developer = AccountService(
+            database: fixture.database, hasher: .fastForTests, clock: fixture.state.clock,
+            developerToken: { "dev-token" })
+        let answer = developer.handle(
+            body: try AccountWire.body(AccountWire.families, .init()), authorization: nil, developer: "dev-token")
         #expect(try JSONDecoder().decode(AccountWire.Reply<[Family]>.self, from: answer.body).value == [family])
         #expect(try fixture.database.families() == [family])
     }
 
-    @Test("W9 nothing is written without a session: a fresh server takes its clock rate from its own catalog when it starts; a device's catalog sets nothing on it, and the old unauthenticated call is no call")
+    @Test(
+        "W9 nothing is written without a session: a fresh server takes its clock rate from its own catalog when it starts; a device's catalog sets nothing on it, and the old unauthenticated call is no call"
+    )
     func defaultsFromTheServersCatalog() throws {
         let file = TestTools.repositoryRoot.appendingPathComponent("Tests/Fixtures/storekit/samples/skdemo.storekit")
         let catalog = try CatalogLoader.load(contentsOf: file).catalog
         let rate = try #require(catalog.clockRate, "SKDemo's _timeRate is an accelerated clock")
         let state = TemporaryState()
-        let factory = try StoreFactory(stateDirectory: state.directory, catalog: catalog, calendar: utcCalendar, time: .manual(state.clock))
+        let factory = try StoreFactory(
+            stateDirectory: state.directory, catalog: catalog, calendar: utcCalendar, time: .manual(state.clock))
         factory.passwordHasher = .fastForTests
         _ = try ServedStore(factory: factory)
         let setting = try factory.server.clockSetting()
@@ -112,7 +143,9 @@ struct AccountServiceTests {
         let fixture = try Fixture()
         let body = Data(#"{"method":"adoptDefaults","request":{"clockRate":1000,"real":0}}"#.utf8)
         let answer = fixture.service.handle(body: body, authorization: nil)
-        #expect(answer.status == 400 && String(decoding: answer.body, as: UTF8.self).contains("no method"), "\(answer.status)")
+        #expect(
+            answer.status == 400 && String(decoding: answer.body, as: UTF8.self).contains("no method"),
+            "\(answer.status)")
         #expect(try fixture.database.clockSetting() == .standard, "a fresh server's clock is untouched")
     }
 
@@ -121,17 +154,36 @@ struct AccountServiceTests {
         let fixture = try Fixture()
         let ann = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
         let bob = try fixture.session(AccountWire.signUp, "bob", "hunter2", "phone")
-        #expect(try fixture.call(AccountWire.record, .init(entry: fixture.purchase("bob", "2000000000000001"), timeZone: "UTC"), tokens: [bob]).status == 200)
+        #expect(
+            try fixture.call(
+                AccountWire.record, .init(entry: fixture.purchase("bob", "2000000000000001"), timeZone: "UTC"),
+                tokens: [bob]
+            ).status == 200)
         let before = try fixture.database.receipt(account: "bob")
 
         let refused: [(String, ([String]) throws -> (Int, AccountCallError?), [String])] = [
             ("bob's receipt with ann's session", fixture.refusal(AccountWire.receipt, "bob"), [ann]),
             ("bob's plans with ann's session", fixture.refusal(AccountWire.plans, "bob"), [ann]),
-            ("a purchase on bob's receipt with ann's session", fixture.refusal(AccountWire.record, .init(entry: fixture.purchase("bob", "2000000000000002"), timeZone: "UTC")), [ann]),
-            ("plan lines on bob's receipt", fixture.refusal(AccountWire.addPlanLines, .init(account: "bob", expected: [:], lines: [fixture.purchase("bob", "2000000000000003")])), [ann]),
+            (
+                "a purchase on bob's receipt with ann's session",
+                fixture.refusal(
+                    AccountWire.record, .init(entry: fixture.purchase("bob", "2000000000000002"), timeZone: "UTC")),
+                [ann]
+            ),
+            (
+                "plan lines on bob's receipt",
+                fixture.refusal(
+                    AccountWire.addPlanLines,
+                    .init(account: "bob", expected: [:], lines: [fixture.purchase("bob", "2000000000000003")])), [ann]
+            ),
             ("bob's notifications", fixture.refusal(AccountWire.notifications, "bob"), [ann]),
             ("bob's device sessions", fixture.refusal(AccountWire.deviceSessions, "bob"), [ann]),
-            ("revoking bob's session", fixture.refusal(AccountWire.revokeDeviceSession, .init(account: "bob", id: String(SessionToken.hash(bob).prefix(12)))), [ann]),
+            (
+                "revoking bob's session",
+                fixture.refusal(
+                    AccountWire.revokeDeviceSession,
+                    .init(account: "bob", id: String(SessionToken.hash(bob).prefix(12)))), [ann]
+            ),
             ("no session", fixture.refusal(AccountWire.receipt, "bob"), []),
             ("a made-up token", fixture.refusal(AccountWire.receipt, "bob"), ["not-a-token"]),
         ]
@@ -141,23 +193,39 @@ struct AccountServiceTests {
         }
         // W9: the shared settings are the developer's, whatever sessions a device holds.
         for tokens in [[], [ann], [ann, bob]] {
-            let (status, error) = try fixture.refusal(AccountWire.setWebhook, Webhook(url: "http://127.0.0.1:9/x"))(tokens)
+            let (status, error) = try fixture.refusal(AccountWire.setWebhook, Webhook(url: "http://127.0.0.1:9/x"))(
+                tokens)
             #expect(status == 403 && error?.kind == "developer", "\(tokens.count) sessions: \(status)")
         }
         // Lines for bob smuggled into ann's own call.
-        let smuggled = try fixture.call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [fixture.purchase("bob", "2000000000000004")]), tokens: [ann])
+        let smuggled = try fixture.call(
+            AccountWire.addPlanLines,
+            .init(account: "ann", expected: [:], lines: [fixture.purchase("bob", "2000000000000004")]), tokens: [ann])
         #expect(smuggled.status != 200)
         // W9: bob's event key, or a type, named in ann's own call writes nothing: the server
         // derives every notification it writes, so bob's real EXPIRED cannot be pre-empted.
         let forged = [
-            ServerNotification(key: "expired:2000000000000001", account: "ann", type: "EXPIRED", subtype: "VOLUNTARY", transactionID: "2000000000000001", createdAt: Date()),
-            ServerNotification(key: "line:2000000000000001:purchase", account: "ann", type: "REFUND", transactionID: "2000000000000001", createdAt: Date()),
+            ServerNotification(
+                key: "expired:2000000000000001", account: "ann", type: "EXPIRED", subtype: "VOLUNTARY",
+                transactionID: "2000000000000001", createdAt: Date()),
+            ServerNotification(
+                key: "line:2000000000000001:purchase", account: "ann", type: "REFUND",
+                transactionID: "2000000000000001", createdAt: Date()),
         ]
         #expect(try fixture.call(AccountWire.enqueue, forged, tokens: [ann]).value == [])
         #expect(try !fixture.database.hasNotification(key: "expired:2000000000000001"))
         #expect(try fixture.database.notifications(account: "ann").isEmpty)
-        let test = try fixture.call(AccountWire.enqueue, [ServerNotification(key: "test:chosen", account: "ann", type: "TEST", createdAt: Date(), uuid: "chosen")], tokens: [ann]).value ?? []
-        #expect(test.count == 1 && test.first?.uuid != "chosen" && test.first?.key == "test:\(test.first?.uuid ?? "")", "the server makes the TEST's UUID")
+        let test =
+            try fixture.call(
+                AccountWire.enqueue,
+                [
+                    ServerNotification(
+                        key: "test:chosen", account: "ann", type: "TEST", createdAt: Date(), uuid: "chosen")
+                ], tokens: [ann]
+            ).value ?? []
+        #expect(
+            test.count == 1 && test.first?.uuid != "chosen" && test.first?.key == "test:\(test.first?.uuid ?? "")",
+            "the server makes the TEST's UUID")
         // A lookup by id of bob's transaction tells ann nothing.
         #expect(try fixture.call(AccountWire.receiptEntry, "2000000000000001", tokens: [ann]).value == .some(nil))
         #expect(try fixture.call(AccountWire.accountsWithPlans, .init(), tokens: [ann]).value == [])
@@ -186,20 +254,27 @@ struct AccountServiceTests {
         let unknown = try fixture.call(AccountWire.signIn, .init(name: "nobody", password: "x", device: "thief"))
         #expect(unknown.delay == 0.25, "unknown names wait too")
         // W11: and get the answer a wrong password gets, so names cannot be told from accounts.
-        #expect(unknown.status == 401 && unknown.error?.kind == "wrongPassword" && unknown.error?.text == "wrong password for \"nobody\"")
+        #expect(
+            unknown.status == 401 && unknown.error?.kind == "wrongPassword"
+                && unknown.error?.text == "wrong password for \"nobody\"")
         fixture.wait(5)
-        #expect(try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).delay == 0)
-        #expect(try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief")).delay == 0.25)
+        #expect(
+            try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).delay == 0)
+        #expect(
+            try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief")).delay == 0.25)
     }
 
-    @Test("W11 a hundred guesses at once cost one password check per name, a handful per client; an early one is refused unchecked (429), the right password included; after the wait it works; sign-ups are limited per client")
+    @Test(
+        "W11 a hundred guesses at once cost one password check per name, a handful per client; an early one is refused unchecked (429), the right password included; after the wait it works; sign-ups are limited per client"
+    )
     func concurrentGuesses() throws {
         let fixture = try Fixture()
         _ = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
         func guesses(_ names: [String], password: String = "wrong") -> [AccountCallError?] {
             let answers = Locked<[AccountCallError?]>([])
             DispatchQueue.concurrentPerform(iterations: names.count) { index in
-                let answer = try? fixture.call(AccountWire.signIn, .init(name: names[index], password: password, device: "thief"))
+                let answer = try? fixture.call(
+                    AccountWire.signIn, .init(name: names[index], password: password, device: "thief"))
                 answers.withLock { $0.append(answer?.error) }
             }
             return answers.withLock { $0 }
@@ -209,43 +284,62 @@ struct AccountServiceTests {
         #expect(atOnce.filter { $0?.kind == "wrongPassword" }.count == 1, "one check of ann's password")
         #expect(atOnce.filter { $0?.kind == "throttled" }.count == 99)
         let early = try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone"))
-        #expect(early.status == 429 && early.error?.kind == "throttled" && early.value == nil, "refused before the password is looked at")
+        #expect(
+            early.status == 429 && early.error?.kind == "throttled" && early.value == nil,
+            "refused before the password is looked at")
         fixture.wait(SignInGate.wait(after: 1))
-        #expect(try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).value?.token != nil, "after the wait")
+        #expect(
+            try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).value?.token
+                != nil, "after the wait")
         // One client guessing a hundred names: a few checks, then it waits too.
         let sweep = guesses((0..<100).map { "name\($0)" })
         let checked = sweep.filter { $0?.kind == "wrongPassword" }.count
-        #expect(checked >= 1 && checked <= SignInGate.clientInFlight + SignInGate.clientFreeFailures, "\(checked) checks")
+        #expect(
+            checked >= 1 && checked <= SignInGate.clientInFlight + SignInGate.clientFreeFailures, "\(checked) checks")
         // Another client is not held up by this one.
         let elsewhere = fixture.service.handle(
-            body: try AccountWire.body(AccountWire.signIn, .init(name: "ann", password: "secret", device: "tablet")), authorization: nil, client: "10.0.0.9"
+            body: try AccountWire.body(AccountWire.signIn, .init(name: "ann", password: "secret", device: "tablet")),
+            authorization: nil, client: "10.0.0.9"
         )
         #expect(elsewhere.status == 200)
         // Sign-ups: a burst from one client, then one every few seconds.
         var made = 0
         for index in 0..<(Int(SignInGate.signUpBurst) + 5) {
             let answer = fixture.service.handle(
-                body: try AccountWire.body(AccountWire.signUp, .init(name: "new\(index)", password: "pw", device: "d")), authorization: nil, client: "10.0.0.7"
+                body: try AccountWire.body(AccountWire.signUp, .init(name: "new\(index)", password: "pw", device: "d")),
+                authorization: nil, client: "10.0.0.7"
             )
             if answer.status == 200 { made += 1 } else { #expect(answer.status == 429) }
         }
         #expect(made == Int(SignInGate.signUpBurst))
         fixture.wait(SignInGate.signUpEvery)
-        #expect(fixture.service.handle(
-            body: try AccountWire.body(AccountWire.signUp, .init(name: "later", password: "pw", device: "d")), authorization: nil, client: "10.0.0.7"
-        ).status == 200)
+        #expect(
+            fixture.service.handle(
+                body: try AccountWire.body(AccountWire.signUp, .init(name: "later", password: "pw", device: "d")),
+                authorization: nil, client: "10.0.0.7"
+            ).status == 200)
     }
 
-    @Test("W2 W11 a device names itself as a device folder is named: a sign-in or sign-up whose device name could write to the owner's terminal (`account sessions` lists it) is refused before the password is checked, and keeps no session and no account")
+    @Test(
+        "W2 W11 a device names itself as a device folder is named: a sign-in or sign-up whose device name could write to the owner's terminal (`account sessions` lists it) is refused before the password is checked, and keeps no session and no account"
+    )
     func deviceNames() throws {
         let fixture = try Fixture()
         _ = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
-        let names = ["\u{1B}]52;c;b3duZWQ=\u{07}", "\u{1B}[2K\u{1B}[1Aphone", "phone\n0123abcd  laptop", "", String(repeating: "x", count: 65), ".hidden"]
+        let names = [
+            "\u{1B}]52;c;b3duZWQ=\u{07}", "\u{1B}[2K\u{1B}[1Aphone", "phone\n0123abcd  laptop", "",
+            String(repeating: "x", count: 65), ".hidden",
+        ]
         for device in names {
             for (method, name) in [(AccountWire.signIn, "ann"), (AccountWire.signUp, "mallory")] {
-                let answer = try fixture.call(method, AccountRequests.Credentials(name: name, password: "secret", device: device))
-                #expect(answer.status == 400 && answer.value == nil && answer.delay == 0, "\(method.name) \(device.debugDescription): \(answer)")
-                #expect(answer.error?.storeError(server: "s") == .invalidDeviceName(device), "\(method.name) \(device.debugDescription): \(String(describing: answer.error))")
+                let answer = try fixture.call(
+                    method, AccountRequests.Credentials(name: name, password: "secret", device: device))
+                #expect(
+                    answer.status == 400 && answer.value == nil && answer.delay == 0,
+                    "\(method.name) \(device.debugDescription): \(answer)")
+                #expect(
+                    answer.error?.storeError(server: "s") == .invalidDeviceName(device),
+                    "\(method.name) \(device.debugDescription): \(String(describing: answer.error))")
             }
         }
         #expect(try fixture.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") } == 1)
@@ -254,24 +348,40 @@ struct AccountServiceTests {
         _ = try fixture.session(AccountWire.signIn, "ann", "secret", "tablet-2.home_b")
     }
 
-    @Test("W1 a server that knows its catalog refuses a new purchase, or a change to another plan, of a product it does not sell, and records nothing; lines of plans already on the receipt and the developer's answers are not asked about")
+    @Test(
+        "W1 a server that knows its catalog refuses a new purchase, or a change to another plan, of a product it does not sell, and records nothing; lines of plans already on the receipt and the developer's answers are not asked about"
+    )
     func unsoldProducts() throws {
         let fixture = try Fixture()
-        let service = AccountService(database: fixture.database, hasher: .fastForTests, clock: fixture.state.clock, developerToken: { "dev-token" }, sold: ["comic.a"])
-        let ann = try #require(try JSONDecoder().decode(
-            AccountWire.Reply<AccountSession>.self,
-            from: service.handle(body: try AccountWire.body(AccountWire.signUp, .init(name: "ann", password: "secret", device: "phone")), authorization: nil).body
-        ).value.token)
-        func call<Request, Value>(_ method: AccountMethod<Request, Value>, _ request: Request) throws -> (Int, AccountCallError?) {
+        let service = AccountService(
+            database: fixture.database, hasher: .fastForTests, clock: fixture.state.clock,
+            developerToken: { "dev-token" }, sold: ["comic.a"])
+        let ann = try #require(
+            try JSONDecoder().decode(
+                AccountWire.Reply<AccountSession>.self,
+                from: service.handle(
+                    body: try AccountWire.body(
+                        AccountWire.signUp, .init(name: "ann", password: "secret", device: "phone")), authorization: nil
+                ).body
+            ).value.token)
+        func call<Request, Value>(_ method: AccountMethod<Request, Value>, _ request: Request) throws -> (
+            Int, AccountCallError?
+        ) {
             let answer = service.handle(body: try AccountWire.body(method, request), authorization: "Session \(ann)")
             return (answer.status, try? JSONDecoder().decode(RemoteAccountServer.Failure.self, from: answer.body).error)
         }
         var unsold = fixture.purchase("ann", "3000000000000001")
         unsold.productID = "comic.elsewhere"
         let refused = try call(AccountWire.record, .init(entry: unsold, timeZone: "UTC"))
-        #expect(refused.0 == 400 && refused.1?.storeError(server: "s") == .notSoldByServer(productID: "comic.elsewhere", server: "s"), "\(refused)")
+        #expect(
+            refused.0 == 400
+                && refused.1?.storeError(server: "s") == .notSoldByServer(productID: "comic.elsewhere", server: "s"),
+            "\(refused)")
         // The text is what a device that does not know the kind shows: whole, with no gap for a name.
-        #expect(refused.1?.text.hasPrefix("the account server does not sell comic.elsewhere: its catalog is not this device's") == true, "\(refused)")
+        #expect(
+            refused.1?.text.hasPrefix(
+                "the account server does not sell comic.elsewhere: its catalog is not this device's") == true,
+            "\(refused)")
         var change = unsold
         change.event = .change
         for line in [unsold, change] {
@@ -280,11 +390,16 @@ struct AccountServiceTests {
         }
         #expect(try fixture.database.receipt(account: "ann").isEmpty)
         // What the server sells is recorded; so is a renewal of a plan the catalog has since lost.
-        #expect(try call(AccountWire.record, .init(entry: fixture.purchase("ann", "3000000000000002"), timeZone: "UTC")).0 == 200)
+        #expect(
+            try call(AccountWire.record, .init(entry: fixture.purchase("ann", "3000000000000002"), timeZone: "UTC")).0
+                == 200)
         var renewal = unsold
         renewal.event = .renewal
         #expect(try call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [renewal])).0 == 200)
-        #expect(try fixture.database.receipt(account: "ann").map(\.transactionID).sorted() == ["3000000000000001", "3000000000000002"])
+        #expect(
+            try fixture.database.receipt(account: "ann").map(\.transactionID).sorted() == [
+                "3000000000000001", "3000000000000002",
+            ])
     }
 
     @Test("W6 a malformed call is refused with a clear error")
@@ -299,10 +414,13 @@ struct AccountServiceTests {
 
 @Suite("A device's account server that does not answer")
 struct SilentServerTests {
-    @Test("W4 a server that accepts and never answers costs one wait: the calls right after fail at once with the same words")
+    @Test(
+        "W4 a server that accepts and never answers costs one wait: the calls right after fail at once with the same words"
+    )
     func oneWait() throws {
         let listener = try SilentListener()
-        let server = try RemoteAccountServer(url: try #require(URL(string: "http://127.0.0.1:\(listener.port)")), timeout: 0.5)
+        let server = try RemoteAccountServer(
+            url: try #require(URL(string: "http://127.0.0.1:\(listener.port)")), timeout: 0.5)
         var problems: [HTTPProblem] = []
         for _ in 0..<3 {
             let outcome = Result { () throws(StoreError) -> ClockSetting in try server.clockSetting() }

@@ -8,8 +8,8 @@ import Logging
 import NIOPosix
 import StoreCore
 import StorefrontServer
-import Testing
 import TestSupport
+import Testing
 
 /// Log messages, kept.
 struct KeptLog: LogHandler {
@@ -56,7 +56,9 @@ struct BlockingWatchTests {
         #expect(reports.withLock { $0 }.filter { $0 == "scrypt (N = 8)" }.count == 2)
     }
 
-    @Test("a reporter called after 200,000 checks is the one installed: the server checks on every query for as long as it runs")
+    @Test(
+        "a reporter called after 200,000 checks is the one installed: the server checks on every query for as long as it runs"
+    )
     func manyChecks() async {
         let count = Locked(0)
         BlockingWatch.report { what in if what == "many" { count.withLock { $0 += 1 } } }
@@ -72,10 +74,14 @@ struct BlockingWatchTests {
         let state = TemporaryState()
         let database = try serverDatabase(state)
         let lines = Locked<[String]>([])
-        ServerApplication.watchBlockingCalls(logger: Logger(label: "watch") { _ in KeptLog(lines: lines) }, strict: false)
+        ServerApplication.watchBlockingCalls(
+            logger: Logger(label: "watch") { _ in KeptLog(lines: lines) }, strict: false)
         defer { BlockingWatch.report(to: nil) }
         for _ in 0..<3 { _ = try database.families() }
         let mine = lines.withLock { $0 }.filter { $0.contains(state.directory.serverDatabase.path) }
-        #expect(mine == ["SQLite read \(state.directory.serverDatabase.path) ran on a Swift task's thread, not the blocking pool"])
+        #expect(
+            mine == [
+                "SQLite read \(state.directory.serverDatabase.path) ran on a Swift task's thread, not the blocking pool"
+            ])
     }
 }

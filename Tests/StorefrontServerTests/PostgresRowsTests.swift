@@ -3,15 +3,18 @@
 import Foundation
 import StoreCore
 import StorefrontServer
-import Testing
 import TestSupport
+import Testing
 
 @Suite("PostgreSQL rows changed by hand")
 struct PostgresRowsTests {
     /// Runs one statement on the database at `url` with psql, as a person at its prompt would.
     func psql(_ url: String, _ statement: String) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: ["/usr/bin/psql", "/usr/local/bin/psql"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/psql")
+        process.executableURL = URL(
+            fileURLWithPath: ["/usr/bin/psql", "/usr/local/bin/psql"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            } ?? "/usr/bin/psql")
         process.arguments = [url, "-qc", statement]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -19,12 +22,15 @@ struct PostgresRowsTests {
         #expect(process.terminationStatus == 0, "psql: \(statement)")
     }
 
-    @Test("P2 W5 a receipt line or a setting changed by hand in PostgreSQL is named by its table, its column and what it holds; the rows beside it still read")
+    @Test(
+        "P2 W5 a receipt line or a setting changed by hand in PostgreSQL is named by its table, its column and what it holds; the rows beside it still read"
+    )
     func changedByHand() throws {
         let url = try TestPostgres.freshDatabase()
         let state = TemporaryState()
         let factory = try StoreFactory(
-            stateDirectory: state.directory, catalog: testCatalog, calendar: utcCalendar, time: .manual(state.clock), server: try PostgresAccountServer.open(url: url)
+            stateDirectory: state.directory, catalog: testCatalog, calendar: utcCalendar, time: .manual(state.clock),
+            server: try PostgresAccountServer.open(url: url)
         )
         factory.passwordHasher = .fastForTests
         let store = try factory.open(device: "phone")
@@ -37,14 +43,20 @@ struct PostgresRowsTests {
         try psql(url, #"UPDATE receipt SET entry = '{"garbage":1}' WHERE accountKey = 'ann'"#)
         try psql(url, #"UPDATE setting SET value = '"sideways"' WHERE key = 'webhook'"#)
         let server = try PostgresAccountServer.open(url: url)
-        for (what, read) in [("receipt.entry", { _ = try server.receipt(account: "ann") }), ("setting.value", { _ = try server.webhook() })] as [(String, () throws -> Void)] {
+        for (what, read) in [
+            ("receipt.entry", { _ = try server.receipt(account: "ann") }),
+            ("setting.value", { _ = try server.webhook() }),
+        ] as [(String, () throws -> Void)] {
             guard case .storage(let path, let reason) = error(read) else {
                 Issue.record("\(what): not refused as storage trouble")
                 continue
             }
-            #expect(path.hasPrefix("postgres://") && reason.hasPrefix(what + " holds ") && reason.hasSuffix("which is not a value Storefront writes"), "\(what): \(reason)")
+            #expect(
+                path.hasPrefix("postgres://") && reason.hasPrefix(what + " holds ")
+                    && reason.hasSuffix("which is not a value Storefront writes"), "\(what): \(reason)")
             #expect(!reason.contains("DecodingError"), "\(reason)")
         }
-        #expect(try server.receipt(account: "bob").map(\.productID) == ["comic.a"], "another account's line still reads")
+        #expect(
+            try server.receipt(account: "bob").map(\.productID) == ["comic.a"], "another account's line still reads")
     }
 }

@@ -7,8 +7,8 @@ import HummingbirdTesting
 import Logging
 import StoreCore
 import StorefrontServer
-import Testing
 import TestSupport
+import Testing
 
 /// Where the served account server keeps its state (W5).
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -51,7 +51,8 @@ struct RemoteStoreTests {
         init(catalog: Catalog, backend: Backend) throws {
             self.catalog = catalog
             let factory = try StoreFactory(
-                stateDirectory: serverState.directory, catalog: catalog, calendar: utcCalendar, time: .manual(serverState.clock),
+                stateDirectory: serverState.directory, catalog: catalog, calendar: utcCalendar,
+                time: .manual(serverState.clock),
                 server: try backend.server(serverState)
             )
             factory.passwordHasher = .fastForTests
@@ -60,25 +61,31 @@ struct RemoteStoreTests {
 
         /// A device on a machine of its own, or on `machine`, reaching the server at `port`; with
         /// `developer`, it holds the server's developer token too (W9).
-        func device(port: Int, on machine: TemporaryState? = nil, name: String = "phone", developer: Bool = false) throws -> Store {
-            let machine = machine ?? {
-                let made = TemporaryState()
-                machines.append(made)
-                return made
-            }()
+        func device(port: Int, on machine: TemporaryState? = nil, name: String = "phone", developer: Bool = false)
+            throws -> Store
+        {
+            let machine =
+                machine
+                ?? {
+                    let made = TemporaryState()
+                    machines.append(made)
+                    return made
+                }()
             let server = try RemoteAccountServer(
                 // A generous ceiling: a loaded machine is slow, not broken.
                 url: try #require(URL(string: "http://127.0.0.1:\(port)")), timeout: 120,
                 developerToken: developer ? try DeveloperToken.current(in: serverState.directory) : nil
             )
             let factory = try StoreFactory(
-                stateDirectory: machine.directory, catalog: catalog, calendar: utcCalendar, time: .manual(serverState.clock), server: server
+                stateDirectory: machine.directory, catalog: catalog, calendar: utcCalendar,
+                time: .manual(serverState.clock), server: server
             )
             return try factory.open(device: name)
         }
 
         func run<T: Sendable>(_ body: @escaping @Sendable (Int) throws -> T) async throws -> T {
-            let app = try ServerApplication.make(served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
+            let app = try ServerApplication.make(
+                served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
             return try await app.test(.live) { client in
                 let port = try #require(client.port)
                 // Blocking calls run off the cooperative pool, which the server's handlers need.
@@ -89,7 +96,9 @@ struct RemoteStoreTests {
         }
     }
 
-    @Test("W1 A4 A5 sign up on A, subscribe on A, sign in on B: B has A's expiry; B renews early and no months are lost; a reset B restores", arguments: Backend.allCases)
+    @Test(
+        "W1 A4 A5 sign up on A, subscribe on A, sign in on B: B has A's expiry; B renews early and no months are lost; a reset B restores",
+        arguments: Backend.allCases)
     func twoMachines(backend: Backend) async throws {
         let setup = try Setup(catalog: testCatalog, backend: backend)
         try await setup.run { port in
@@ -107,7 +116,9 @@ struct RemoteStoreTests {
 
             setup.serverState.clock.set(utc(2026, 2, 15, 12))
             try b.queue.buy("sub3")
-            #expect(try b.entitlements.status().expiry == utc(2026, 7, 17, 12), "renewed two months early: three more months and a day after A's")
+            #expect(
+                try b.entitlements.status().expiry == utc(2026, 7, 17, 12),
+                "renewed two months early: three more months and a day after A's")
             // A learns it as the seed apps did: at its next sign-in or restore.
             #expect(try a.queue.restore().expiry == utc(2026, 7, 17, 12), "A sees no months lost")
             #expect(try a.entitlements.status().expiry == utc(2026, 7, 17, 12))
@@ -122,7 +133,9 @@ struct RemoteStoreTests {
         }
     }
 
-    @Test("W10 an account pays once for a comic: a second device buying it, in turn or racing (50 times), leaves one receipt line; both own it, the later one delivered with the first as its original", arguments: Backend.allCases)
+    @Test(
+        "W10 an account pays once for a comic: a second device buying it, in turn or racing (50 times), leaves one receipt line; both own it, the later one delivered with the first as its original",
+        arguments: Backend.allCases)
     func oneComicOneCharge(backend: Backend) async throws {
         let setup = try Setup(catalog: testCatalog, backend: backend)
         try await setup.run { port in
@@ -134,8 +147,13 @@ struct RemoteStoreTests {
             let first = try a.queue.buy("comic.a")
             let second = try b.queue.buy("comic.a")
             #expect(first.state == .purchased && second.state == .purchased)
-            #expect(try b.queue.history().first { $0.id == second.id }?.originalID == first.id, "delivered as the purchase the account made")
-            #expect(try a.server.receipt(account: "ann").filter { $0.productID == "comic.a" }.map(\.transactionID) == [first.id], "one line, no second charge")
+            #expect(
+                try b.queue.history().first { $0.id == second.id }?.originalID == first.id,
+                "delivered as the purchase the account made")
+            #expect(
+                try a.server.receipt(account: "ann").filter { $0.productID == "comic.a" }.map(\.transactionID) == [
+                    first.id
+                ], "one line, no second charge")
             #expect(try a.entitlements.status().owned == ["comic.a"] && b.entitlements.status().owned == ["comic.a"])
             #expect(try b.queue.restore().restored == ["comic.a"])
             // Racing: both devices of a fresh account buy the same comic at once.
@@ -145,19 +163,29 @@ struct RemoteStoreTests {
                 try b.accounts.signIn(name, password: "secret")
                 let bought = Racers(devices: [a, b]).buyAtOnce("comic.b")
                 let lines = try a.server.receipt(account: name).filter { $0.productID == "comic.b" }
-                #expect(bought.count == 2 && bought.allSatisfy { $0.state == .purchased }, "round \(round): \(bought.map(\.state))")
+                #expect(
+                    bought.count == 2 && bought.allSatisfy { $0.state == .purchased },
+                    "round \(round): \(bought.map(\.state))")
                 #expect(lines.count == 1, "round \(round): \(lines.count) lines")
                 let ids = Set(bought.map(\.id))
-                let originals = try [a, b].flatMap { try $0.queue.history() }.filter { ids.contains($0.id) }.map { $0.originalID ?? $0.id }
-                #expect(Set(originals) == Set(lines.map(\.transactionID)), "round \(round): both transactions are the one on the receipt")
-                #expect(try a.entitlements.status().owned == ["comic.b"] && b.entitlements.status().owned == ["comic.b"], "round \(round)")
+                let originals = try [a, b].flatMap { try $0.queue.history() }.filter { ids.contains($0.id) }.map {
+                    $0.originalID ?? $0.id
+                }
+                #expect(
+                    Set(originals) == Set(lines.map(\.transactionID)),
+                    "round \(round): both transactions are the one on the receipt")
+                #expect(
+                    try a.entitlements.status().owned == ["comic.b"] && b.entitlements.status().owned == ["comic.b"],
+                    "round \(round)")
                 try a.accounts.signOut()
                 try b.accounts.signOut()
             }
         }
     }
 
-    @Test("W1 W7 an auto-renewable plan bought on A renews on the server's clock and B sees the renewal; cancelling on B shows on A", arguments: Backend.allCases)
+    @Test(
+        "W1 W7 an auto-renewable plan bought on A renews on the server's clock and B sees the renewal; cancelling on B shows on A",
+        arguments: Backend.allCases)
     func plansAcrossMachines(backend: Backend) async throws {
         let setup = try Setup(catalog: selfiesCatalog, backend: backend)
         try await setup.run { port in
@@ -177,7 +205,9 @@ struct RemoteStoreTests {
         }
     }
 
-    @Test("W3 four devices on two machines buying at once: every purchase once, every consumable credited once, the receipt recomputes", arguments: Backend.allCases)
+    @Test(
+        "W3 four devices on two machines buying at once: every purchase once, every consumable credited once, the receipt recomputes",
+        arguments: Backend.allCases)
     func concurrentDevices(backend: Backend) async throws {
         let setup = try Setup(catalog: testCatalog, backend: backend)
         try await setup.run { port in
@@ -193,7 +223,9 @@ struct RemoteStoreTests {
             let bought = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 4) { index in
                 for _ in 0..<10 {
-                    if let transaction = try? devices[index].queue.buy("pack") { bought.withLock { $0.append(transaction.id) } }
+                    if let transaction = try? devices[index].queue.buy("pack") {
+                        bought.withLock { $0.append(transaction.id) }
+                    }
                 }
             }
             let ids = bought.withLock { $0 }
@@ -207,7 +239,9 @@ struct RemoteStoreTests {
         }
     }
 
-    @Test("O2 O3 W1 offers across machines: a promotional offer's nonce is good once whichever machine tries it; a one-time code redeems once; codes made on one machine redeem on another", arguments: Backend.allCases)
+    @Test(
+        "O2 O3 W1 offers across machines: a promotional offer's nonce is good once whichever machine tries it; a one-time code redeems once; codes made on one machine redeem on another",
+        arguments: Backend.allCases)
     func offersAcrossMachines(backend: Backend) async throws {
         let setup = try Setup(catalog: selfiesCatalog, backend: backend)
         // The key is made where the server is (a device's keyring changes stay on the server's machine).
@@ -221,7 +255,11 @@ struct RemoteStoreTests {
             try b.accounts.signIn("ann", password: "secret")
             let request = try key.request(a, product: "allaccess.monthly", offer: "comeback")
             #expect(try a.queue.buy("allaccess.monthly", offer: request).offer?.id == "comeback")
-            guard case .offerRefused(.invalidOfferSignature(let why))? = error({ try b.queue.buy("allaccess.monthly", offer: request) }) else {
+            guard
+                case .offerRefused(.invalidOfferSignature(let why))? = error({
+                    try b.queue.buy("allaccess.monthly", offer: request)
+                })
+            else {
                 Issue.record("machine B reused machine A's nonce")
                 return
             }
@@ -230,9 +268,14 @@ struct RemoteStoreTests {
             let c = try setup.device(port: port)
             try c.accounts.signUp("bob", password: "secret")
             try c.queue.redeem(code: codes[0].code)
-            #expect(error { try b.queue.redeem(code: codes[0].code) } == .offerCodeUsed(codes[0].code, byThisAccount: false))
+            #expect(
+                error { try b.queue.redeem(code: codes[0].code) } == .offerCodeUsed(codes[0].code, byThisAccount: false)
+            )
             #expect(try a.offers.codes().map(\.used) == [1])
-            #expect(error { try b.offers.codes() } == .developerOnly(server: "http://127.0.0.1:\(port)", action: "list offer codes"), "a customer lists no codes")
+            #expect(
+                error { try b.offers.codes() }
+                    == .developerOnly(server: "http://127.0.0.1:\(port)", action: "list offer codes"),
+                "a customer lists no codes")
             for store in [a, c] {
                 let report = try store.entitlements.receipt()
                 #expect(report.storedPlans == report.recomputedPlans)
@@ -240,7 +283,9 @@ struct RemoteStoreTests {
         }
     }
 
-    @Test("O6 O7 W1 across machines: a refund approved on one machine takes the comic off the other; a price increase set on one is agreed to on the other; the receipt recomputes", arguments: Backend.allCases)
+    @Test(
+        "O6 O7 W1 across machines: a refund approved on one machine takes the comic off the other; a price increase set on one is agreed to on the other; the receipt recomputes",
+        arguments: Backend.allCases)
     func refundsAndPricesAcrossMachines(backend: Backend) async throws {
         let setup = try Setup(catalog: selfiesCatalog, backend: backend)
         try await setup.run { port in
@@ -258,8 +303,10 @@ struct RemoteStoreTests {
             _ = try b.queue.recover()
             #expect(try b.entitlements.status().owned.isEmpty, "the refund reached the other machine")
             setup.serverState.clock.advance(seconds: 3600)
-            #expect(error { try b.plans.setPrice(Decimal(string: "0.01")!, of: "allaccess", consentRequired: false) }
-                == .developerOnly(server: "http://127.0.0.1:\(port)", action: "change prices"), "a customer sets no price")
+            #expect(
+                error { try b.plans.setPrice(Decimal(string: "0.01")!, of: "allaccess", consentRequired: false) }
+                    == .developerOnly(server: "http://127.0.0.1:\(port)", action: "change prices"),
+                "a customer sets no price")
             let (_, told) = try a.plans.setPrice(Decimal(string: "2.49")!, of: "allaccess", consentRequired: true)
             #expect(told == 1)
             #expect(try b.plans.subscriptions().first?.priceIncrease?.answer == nil)
@@ -283,7 +330,9 @@ struct RemoteStoreTests {
         return (mom, kid)
     }
 
-    @Test("O5 W6 Family Sharing across machines: the server puts the shares right (devices may not read other accounts), the member reads the organizer's plans and nothing else of theirs, leaving revokes", arguments: Backend.allCases)
+    @Test(
+        "O5 W6 Family Sharing across machines: the server puts the shares right (devices may not read other accounts), the member reads the organizer's plans and nothing else of theirs, leaving revokes",
+        arguments: Backend.allCases)
     func familyAcrossMachines(backend: Backend) async throws {
         let setup = try Setup(catalog: selfiesCatalog, backend: backend)
         try await setup.run { port in
@@ -295,7 +344,9 @@ struct RemoteStoreTests {
             _ = try kid.queue.recover()
             #expect(try kid.entitlements.status().owned == ["comic.a"])
             #expect(try kid.entitlements.status().plans.first?.familySharedBy == "mom")
-            #expect(error { try kid.server.receipt(account: "mom") } != nil, "the organizer's receipt stays the organizer's")
+            #expect(
+                error { try kid.server.receipt(account: "mom") } != nil, "the organizer's receipt stays the organizer's"
+            )
             // W6: a stranger learns neither who is in mom's family nor, trying to add kid, whose family kid is in.
             let eve = try setup.device(port: port)
             try eve.accounts.signUp("eve", password: "secret")
@@ -311,7 +362,9 @@ struct RemoteStoreTests {
         }
     }
 
-    @Test("RESCIND_CONSENT across machines: the organizer's device tells each withdrawal at once, the member's device or the server's every-second pass tells one a crash left untold, each once; what a stranger or a device asks for that the server does not hold writes nothing; the member cannot undo it", arguments: Backend.allCases)
+    @Test(
+        "RESCIND_CONSENT across machines: the organizer's device tells each withdrawal at once, the member's device or the server's every-second pass tells one a crash left untold, each once; what a stranger or a device asks for that the server does not hold writes nothing; the member cannot undo it",
+        arguments: Backend.allCases)
     func consentAcrossMachines(backend: Backend) async throws {
         let setup = try Setup(catalog: selfiesCatalog, backend: backend)
         try await setup.run { port in
@@ -322,16 +375,24 @@ struct RemoteStoreTests {
             _ = try kid.queue.recover()
             try setup.served.reconcileFamilies()
             #expect(try kid.server.notifications(account: "kid").count == 1, "once")
-            #expect(try kid.server.enqueue([ConsentWithdrawal(member: "kid", at: Date()).notification]).isEmpty, "a made-up one writes nothing")
+            #expect(
+                try kid.server.enqueue([ConsentWithdrawal(member: "kid", at: Date()).notification]).isEmpty,
+                "a made-up one writes nothing")
             // The member can neither leave nor take the withdrawal off.
-            #expect(error { try kid.family.leave("kid") } == .familyRefused(.consentWithdrawn(member: "kid", organizer: "mom")))
+            #expect(
+                error { try kid.family.leave("kid") }
+                    == .familyRefused(.consentWithdrawn(member: "kid", organizer: "mom")))
             let family = try #require(try kid.family.family())
             var lifted = family
             lifted.consentWithdrawn = []
-            #expect(error { try kid.server.changeFamily(FamilyChange(organizer: "mom", expected: family, new: lifted)) } == .familyRefused(.organizerOnly(organizer: "mom")))
+            #expect(
+                error { try kid.server.changeFamily(FamilyChange(organizer: "mom", expected: family, new: lifted)) }
+                    == .familyRefused(.organizerOnly(organizer: "mom")))
             // Given, then withdrawn again with a crash before it was told: the server's pass tells it.
             _ = try mom.family.setConsent("kid", withdrawn: false)
-            mom.crashPoints = { point throws(StoreError) in if point == .familyChanged { throw StoreError.stopped(at: point) } }
+            mom.crashPoints = { point throws(StoreError) in
+                if point == .familyChanged { throw StoreError.stopped(at: point) }
+            }
             #expect(error { try mom.family.setConsent("kid", withdrawn: true) } == .stopped(at: .familyChanged))
             #expect(try kid.server.notifications(account: "kid").count == 1, "not yet told")
             // A stranger asking for it is not told it (nor does the asking tell it).

@@ -4,8 +4,9 @@
 import Crypto
 import Foundation
 import NIOCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import StoreCore
 @testable import StorefrontServer
 
@@ -14,13 +15,17 @@ struct ServerAPITests {
     @Test(
         "N6 V3 a delivery attempt's sendAttemptResult comes from the kind of failure, not its words; an attempt recorded before the kind was kept, from its fixed words",
         arguments: [
-            (DeliveryAttempt(at: Date(), status: 200), "SUCCESS"), (DeliveryAttempt(at: Date(), status: 500), "UNSUCCESSFUL_HTTP_RESPONSE_CODE"),
+            (DeliveryAttempt(at: Date(), status: 200), "SUCCESS"),
+            (DeliveryAttempt(at: Date(), status: 500), "UNSUCCESSFUL_HTTP_RESPONSE_CODE"),
             (DeliveryAttempt(at: Date(), problem: .timedOut(seconds: 2, connecting: false)), "TIMED_OUT"),
-            (DeliveryAttempt(at: Date(), problem: .refused), "NO_RESPONSE"), (DeliveryAttempt(at: Date(), problem: .unresolved(host: "x")), "NO_RESPONSE"),
-            (DeliveryAttempt(at: Date(), problem: .closed), "PREMATURE_CLOSE"), (DeliveryAttempt(at: Date(), problem: .untrusted), "TLS_ISSUE"),
+            (DeliveryAttempt(at: Date(), problem: .refused), "NO_RESPONSE"),
+            (DeliveryAttempt(at: Date(), problem: .unresolved(host: "x")), "NO_RESPONSE"),
+            (DeliveryAttempt(at: Date(), problem: .closed), "PREMATURE_CLOSE"),
+            (DeliveryAttempt(at: Date(), problem: .untrusted), "TLS_ISSUE"),
             (DeliveryAttempt(at: Date(), problem: .failed("timed out, they said")), "OTHER"),
             (DeliveryAttempt(at: Date(), error: "timed out after 2 s waiting for an answer"), "TIMED_OUT"),
-            (DeliveryAttempt(at: Date(), error: "Connection refused"), "NO_RESPONSE"), (DeliveryAttempt(at: Date(), error: "something else"), "OTHER"),
+            (DeliveryAttempt(at: Date(), error: "Connection refused"), "NO_RESPONSE"),
+            (DeliveryAttempt(at: Date(), error: "something else"), "OTHER"),
         ]
     )
     func sendAttemptResult(attempt: DeliveryAttempt, result: String) async throws {
@@ -52,16 +57,23 @@ struct ServerAPITests {
             self.keyring = keyring
             let store = store
             api = ServerAPI(
-                server: store.server, catalog: store.catalog, authority: try store.signed.authority(), clock: store.clock,
+                server: store.server, catalog: store.catalog, authority: try store.signed.authority(),
+                clock: store.clock,
                 realNow: { Date(timeIntervalSince1970: 1_800_000_000) }, passwordAccepted: passwordAccepted
             )
         }
 
         /// A token as Apple's client makes one (no iat), with any field overridden.
-        func token(kid: String = "KEY0000001", signer: P256.Signing.PrivateKey? = nil, _ overrides: [String: Any] = [:]) throws -> String {
-            var payload: [String: Any] = ["iss": "issuer-1", "aud": "appstoreconnect-v1", "bid": AppIdentity.defaultBundleID, "exp": 1_800_000_300]
+        func token(kid: String = "KEY0000001", signer: P256.Signing.PrivateKey? = nil, _ overrides: [String: Any] = [:])
+            throws -> String
+        {
+            var payload: [String: Any] = [
+                "iss": "issuer-1", "aud": "appstoreconnect-v1", "bid": AppIdentity.defaultBundleID,
+                "exp": 1_800_000_300,
+            ]
             for (name, value) in overrides { payload[name] = value }
-            var input = Base64URL.encode(CompactJSON.encode(["alg": "ES256", "kid": kid, "typ": "JWT"] as [String: Any]))
+            var input = Base64URL.encode(
+                CompactJSON.encode(["alg": "ES256", "kid": kid, "typ": "JWT"] as [String: Any]))
             input.append(UInt8(ascii: "."))
             input += Base64URL.encode(CompactJSON.encode(payload))
             let signature = try (signer ?? key).signature(for: input)
@@ -70,13 +82,17 @@ struct ServerAPITests {
             return "Bearer " + String(decoding: input, as: UTF8.self)
         }
 
-        func get(_ path: String, _ query: [(String, String)] = [], authorization: String? = nil) async throws -> (Int, [String: Any]) {
-            let response = try await api.respond(to: APIRequest(method: "GET", path: path, query: query, authorization: try authorization ?? token()))
+        func get(_ path: String, _ query: [(String, String)] = [], authorization: String? = nil) async throws -> (
+            Int, [String: Any]
+        ) {
+            let response = try await api.respond(
+                to: APIRequest(method: "GET", path: path, query: query, authorization: try authorization ?? token()))
             return (response.status, (try JSONSerialization.jsonObject(with: response.body) as? [String: Any]) ?? [:])
         }
     }
 
-    @Test("V2 a token is refused unless a key the store made signed it, for this issuer, audience and bundle, unexpired")
+    @Test(
+        "V2 a token is refused unless a key the store made signed it, for this issuer, audience and bundle, unexpired")
     func tokens() async throws {
         let fixture = try Fixture(purchases: 1)
         let id = try #require(try fixture.store.queue.history().first?.id)
@@ -87,7 +103,8 @@ struct ServerAPITests {
             ("none", "none"), ("not a JWT", "Bearer x.y"), ("unknown key", try fixture.token(kid: "NOPE000000")),
             ("another key's signature", try fixture.token(signer: P256.Signing.PrivateKey())),
             ("issuer", try fixture.token(["iss": "someone"])), ("audience", try fixture.token(["aud": "elsewhere"])),
-            ("bundle", try fixture.token(["bid": "com.example.other"])), ("expired", try fixture.token(["exp": 1_799_999_999])),
+            ("bundle", try fixture.token(["bid": "com.example.other"])),
+            ("expired", try fixture.token(["exp": 1_799_999_999])),
             ("issued in the future", try fixture.token(["iat": 1_800_001_000])),
         ]
         for (what, header) in refused {
@@ -98,7 +115,9 @@ struct ServerAPITests {
         keyring.keys[0].type = .subscriptionOffer
         try fixture.store.server.setAPIKeyring(keyring)
         let (offerKeyStatus, offerKeyBody) = try await fixture.get(path)
-        #expect(offerKeyStatus == 401 && (offerKeyBody["errorMessage"] as? String)?.contains("subscription-offer key") == true)
+        #expect(
+            offerKeyStatus == 401
+                && (offerKeyBody["errorMessage"] as? String)?.contains("subscription-offer key") == true)
         keyring.keys[0].type = nil
         keyring.keys[0].revoked = true
         try fixture.store.server.setAPIKeyring(keyring)
@@ -114,7 +133,8 @@ struct ServerAPITests {
         var pages: [Int] = []
         var seen: [String] = []
         repeat {
-            let (status, body) = try await fixture.get("/inApps/v2/history/\(ids[0])", revision.map { [("revision", $0)] } ?? [])
+            let (status, body) = try await fixture.get(
+                "/inApps/v2/history/\(ids[0])", revision.map { [("revision", $0)] } ?? [])
             #expect(status == 200)
             let signed = body["signedTransactions"] as? [String] ?? []
             pages.append(signed.count)
@@ -123,14 +143,20 @@ struct ServerAPITests {
         } while revision != nil
         let inOrder = receiptBefore.map(\.transactionID)
         #expect(Set(ids) == Set(inOrder))
-        #expect(pages == [20, 20, 5] && seen == inOrder, "every transaction once, in the receipt's order (purchase date, then id)")
+        #expect(
+            pages == [20, 20, 5] && seen == inOrder,
+            "every transaction once, in the receipt's order (purchase date, then id)")
         let (_, descending) = try await fixture.get("/inApps/v2/history/\(ids[0])", [("sort", "DESCENDING")])
-        #expect(try JWS.decode((descending["signedTransactions"] as? [String])?.first ?? "").payload["transactionId"] as? String == inOrder.last)
+        #expect(
+            try JWS.decode((descending["signedTransactions"] as? [String])?.first ?? "").payload["transactionId"]
+                as? String == inOrder.last)
         let (_, none) = try await fixture.get("/inApps/v2/history/\(ids[0])", [("productType", "AUTO_RENEWABLE")])
         #expect((none["signedTransactions"] as? [String])?.isEmpty == true)
         let codes: [([(String, String)], Int)] = [
-            ([("revision", "garbage")], 4_000_005), ([("productType", "SOMETHING")], 4_000_022), ([("sort", "SIDEWAYS")], 4_000_021),
-            ([("startDate", "2"), ("endDate", "1")], 4_000_013), ([("startDate", "yesterday")], 4_000_015), ([("revoked", "maybe")], 4_000_030),
+            ([("revision", "garbage")], 4_000_005), ([("productType", "SOMETHING")], 4_000_022),
+            ([("sort", "SIDEWAYS")], 4_000_021),
+            ([("startDate", "2"), ("endDate", "1")], 4_000_013), ([("startDate", "yesterday")], 4_000_015),
+            ([("revoked", "maybe")], 4_000_030),
             ([("inAppOwnershipType", "BORROWED")], 4_000_026),
         ]
         for (query, code) in codes {
@@ -146,21 +172,28 @@ struct ServerAPITests {
     @Test("V5 a body over 1 MB is refused before anything else")
     func bodyLimit() async throws {
         let fixture = try Fixture()
-        let response = try await fixture.api.respond(to: APIRequest(
-            method: "POST", path: "/inApps/v1/notifications/history", authorization: try fixture.token(),
-            body: Data(count: ServerAPI.maximumBody + 1)
-        ))
+        let response = try await fixture.api.respond(
+            to: APIRequest(
+                method: "POST", path: "/inApps/v1/notifications/history", authorization: try fixture.token(),
+                body: Data(count: ServerAPI.maximumBody + 1)
+            ))
         #expect(response.status == 413)
-        #expect((try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["errorCode"] as? Int == 4_000_163)
+        #expect(
+            (try JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["errorCode"] as? Int == 4_000_163
+        )
     }
 
-    @Test("V1 an answer is kept only while nothing changed: a purchase here or by another connection, or time, shows at once")
+    @Test(
+        "V1 an answer is kept only while nothing changed: a purchase here or by another connection, or time, shows at once"
+    )
     func keptAnswers() async throws {
         let fixture = try Fixture(purchases: 1)
         let id = try #require(try fixture.store.queue.history().first?.id)
         let request = APIRequest(method: "GET", path: "/inApps/v2/history/\(id)", authorization: try fixture.token())
         func transactions() async throws -> [String] {
-            let body = try #require(try JSONSerialization.jsonObject(with: try await fixture.api.respond(to: request).body) as? [String: Any])
+            let body = try #require(
+                try JSONSerialization.jsonObject(with: try await fixture.api.respond(to: request).body)
+                    as? [String: Any])
             return try #require(body["signedTransactions"] as? [String])
         }
         // ES256 signatures differ every time they are made: the same bytes twice mean a kept answer.
@@ -185,11 +218,14 @@ struct ServerAPITests {
         nonisolated(unsafe) let store = fixture.store
         let api = ServerAPI(
             server: store.server, catalog: store.catalog, authority: try store.signed.authority(), clock: store.clock,
-            realNow: { Date(timeIntervalSince1970: 1_800_000_000) }, settle: { account in _ = try? store.plans.settle(account: account) }
+            realNow: { Date(timeIntervalSince1970: 1_800_000_000) },
+            settle: { account in _ = try? store.plans.settle(account: account) }
         )
-        let request = APIRequest(method: "GET", path: "/inApps/v2/history/\(plan.id)", authorization: try fixture.token())
+        let request = APIRequest(
+            method: "GET", path: "/inApps/v2/history/\(plan.id)", authorization: try fixture.token())
         func count() async throws -> Int {
-            let body = try #require(try JSONSerialization.jsonObject(with: try await api.respond(to: request).body) as? [String: Any])
+            let body = try #require(
+                try JSONSerialization.jsonObject(with: try await api.respond(to: request).body) as? [String: Any])
             return try #require(body["signedTransactions"] as? [String]).count
         }
         fixture.state.clock.set(utc(2026, 1, 22, 11, 59, 59))
@@ -208,17 +244,25 @@ struct ServerAPITests {
 }
 
 extension ServerAPITests {
-    @Test("M1 a performance test a stopped server never finished is given up on after a minute of real time: its results say FAIL, and a new test may start")
+    @Test(
+        "M1 a performance test a stopped server never finished is given up on after a minute of real time: its results say FAIL, and a new test may start"
+    )
     func abandonedPerformanceTest() async throws {
         let fixture = try Fixture()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let stale = PerformanceTestRun(requestID: "6f1c2e3d-4b5a-4c6d-8e7f-8091a2b3c4d5", originalTransactionID: "1", target: "http://127.0.0.1:9/x", startedAt: now.addingTimeInterval(-61))
+        let stale = PerformanceTestRun(
+            requestID: "6f1c2e3d-4b5a-4c6d-8e7f-8091a2b3c4d5", originalTransactionID: "1",
+            target: "http://127.0.0.1:9/x", startedAt: now.addingTimeInterval(-61))
         var fresh = stale
         fresh.requestID = "7f1c2e3d-4b5a-4c6d-8e7f-8091a2b3c4d5"
         fresh.startedAt = now.addingTimeInterval(-5)
-        try fixture.store.server.changeRetention { (setup: inout RetentionSetup) in setup.performanceTests = [stale, fresh] }
+        try fixture.store.server.changeRetention { (setup: inout RetentionSetup) in
+            setup.performanceTests = [stale, fresh]
+        }
         let (status, body) = try await fixture.get("/inApps/v1/messaging/performanceTest/result/\(stale.requestID)")
-        #expect(status == 200 && body["result"] as? String == "FAIL" && (body["failures"] as? [String: Any])?["OTHER"] as? Int == 20, "\(body)")
+        #expect(
+            status == 200 && body["result"] as? String == "FAIL"
+                && (body["failures"] as? [String: Any])?["OTHER"] as? Int == 20, "\(body)")
         let (_, running) = try await fixture.get("/inApps/v1/messaging/performanceTest/result/\(fresh.requestID)")
         #expect(running["result"] as? String == "PENDING" && running["numPending"] as? Int == 20, "\(running)")
         #expect(stale.isRunning(at: now) == false && fresh.isRunning(at: now))

@@ -4,22 +4,26 @@
 import Foundation
 import Logging
 import StoreCore
-@testable import StorefrontServer
 import Testing
+
+@testable import StorefrontServer
 
 @Suite("the background services' failures, logged")
 struct ServerServicesTests {
     /// Runs a service whose work answers round by round from `rounds` (nil: works; a text: throws
     /// it), every millisecond, until every round is used and `done` holds for the log, or a
     /// generous ceiling of rounds. Returns the lines logged.
-    func run(_ rounds: [String?], repeatEvery: Int, until done: @escaping @Sendable ([String]) -> Bool) async throws -> [String] {
+    func run(_ rounds: [String?], repeatEvery: Int, until done: @escaping @Sendable ([String]) -> Bool) async throws
+        -> [String]
+    {
         struct Failure: Error, CustomStringConvertible {
             var description: String
         }
         let lines = Locked<[String]>([])
         let next = Locked(0)
         let service = RepeatingService(
-            name: "delivery", every: .milliseconds(1), repeatEvery: repeatEvery, logger: Logger(label: "test") { _ in KeptLog(lines: lines) }
+            name: "delivery", every: .milliseconds(1), repeatEvery: repeatEvery,
+            logger: Logger(label: "test") { _ in KeptLog(lines: lines) }
         ) { _ in
             let index = next.withLock { value -> Int in
                 defer { value += 1 }
@@ -30,7 +34,9 @@ struct ServerServicesTests {
         let task = Task { try await service.run() }
         // A condition, not a time: the rounds are counted (a slow machine only takes longer).
         while next.withLock({ $0 }) < rounds.count || !done(lines.withLock { $0 }) {
-            try #require(next.withLock { $0 } < rounds.count + 100_000, "the log never showed what was expected: \(lines.withLock { $0 })")
+            try #require(
+                next.withLock { $0 } < rounds.count + 100_000,
+                "the log never showed what was expected: \(lines.withLock { $0 })")
             try await Task.sleep(for: .milliseconds(1))
         }
         task.cancel()
@@ -42,32 +48,37 @@ struct ServerServicesTests {
     func repeated() async throws {
         let rounds: [String?] = Array(repeating: "database down", count: 5) + [nil]
         let lines = try await run(rounds, repeatEvery: 2) { $0.contains { $0.contains("works again") } }
-        #expect(lines == [
-            "delivery failed: database down",
-            "delivery still failing, 2 rounds: database down",
-            "delivery still failing, 4 rounds: database down",
-            "delivery works again, after 5 failed rounds",
-        ])
+        #expect(
+            lines == [
+                "delivery failed: database down",
+                "delivery still failing, 2 rounds: database down",
+                "delivery still failing, 4 rounds: database down",
+                "delivery works again, after 5 failed rounds",
+            ])
     }
 
     @Test("a different failure is logged at once, and nothing is logged while the work works")
     func different() async throws {
         let rounds: [String?] = [nil, "first", "first", "second", nil, nil]
         let lines = try await run(rounds, repeatEvery: 60) { $0.contains { $0.contains("works again") } }
-        #expect(lines == [
-            "delivery failed: first",
-            "delivery failed: second",
-            "delivery works again, after 1 failed round",
-        ])
+        #expect(
+            lines == [
+                "delivery failed: first",
+                "delivery failed: second",
+                "delivery works again, after 1 failed round",
+            ])
     }
 
-    @Test("a round the stop cuts short (the group cancels its services when the HTTP server cannot bind its port) is the stop, not a failure: nothing is logged and the service ends; the same error while nothing stops is a failure")
+    @Test(
+        "a round the stop cuts short (the group cancels its services when the HTTP server cannot bind its port) is the stop, not a failure: nothing is logged and the service ends; the same error while nothing stops is a failure"
+    )
     func cancelled() async throws {
         let lines = Locked<[String]>([])
         let running = Locked<Task<Void, any Error>?>(nil)
         let rounds = Locked(0)
         let service = RepeatingService(
-            name: "delivery", every: .milliseconds(1), repeatEvery: 1, logger: Logger(label: "test") { _ in KeptLog(lines: lines) }
+            name: "delivery", every: .milliseconds(1), repeatEvery: 1,
+            logger: Logger(label: "test") { _ in KeptLog(lines: lines) }
         ) { _ in
             let round = rounds.withLock { value -> Int in
                 value += 1
@@ -88,10 +99,14 @@ struct ServerServicesTests {
         #expect(lines.withLock { $0 } == ["delivery failed: CancellationError()"])
     }
 
-    @Test("W11 a round in progress is told when the stop begins, so that it ends at its next step: a round that would run until told ends, and the service with it")
+    @Test(
+        "W11 a round in progress is told when the stop begins, so that it ends at its next step: a round that would run until told ends, and the service with it"
+    )
     func toldToStop() async throws {
-        let started = Locked(false), toldAfter = Locked<Int?>(nil)
-        let service = RepeatingService(name: "delivery", every: .milliseconds(1), logger: Logger(label: "test")) { stopping in
+        let started = Locked(false)
+        let toldAfter = Locked<Int?>(nil)
+        let service = RepeatingService(name: "delivery", every: .milliseconds(1), logger: Logger(label: "test")) {
+            stopping in
             started.withLock { $0 = true }
             // A delivery round with many notifications due: one step at a time until told (the
             // ceiling only ends a test that would otherwise never end).
@@ -114,7 +129,9 @@ struct ServerServicesTests {
         #expect(toldAfter.withLock { $0 } != nil, "the round saw the stop")
     }
 
-    @Test("N5 a bell whose wait was cancelled still waits for the next ring: a service with nothing to do sleeps between rounds, and a ring still starts a round")
+    @Test(
+        "N5 a bell whose wait was cancelled still waits for the next ring: a service with nothing to do sleeps between rounds, and a ring still starts a round"
+    )
     func bellAfterCancel() async throws {
         let bell = Wakeup()
         // A wait the interval ended, as in every round nobody rang.
@@ -140,7 +157,9 @@ struct ServerServicesTests {
     @Test("N5 a service woken by a bell runs a round per interval when nobody rings, never a loop")
     func idleServiceSleeps() async throws {
         let rounds = Locked(0)
-        let service = RepeatingService(name: "delivery", every: .milliseconds(100), wake: Wakeup(), logger: Logger(label: "test")) { _ in
+        let service = RepeatingService(
+            name: "delivery", every: .milliseconds(100), wake: Wakeup(), logger: Logger(label: "test")
+        ) { _ in
             rounds.withLock { $0 += 1 }
         }
         let running = Task { try await service.run() }

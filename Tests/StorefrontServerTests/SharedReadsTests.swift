@@ -5,12 +5,14 @@ import Foundation
 import StoreCore
 import StorefrontApp
 import StorefrontServer
-import Testing
 import TestSupport
+import Testing
 
 @Suite("A device's reads shared within one tick")
 struct SharedReadsTests {
-    @Test("W1 within sharingReads a read asked again keeps its first answer; a call that is not a read asks again; after it, another device's change is seen", arguments: Backend.allCases)
+    @Test(
+        "W1 within sharingReads a read asked again keeps its first answer; a call that is not a read asks again; after it, another device's change is seen",
+        arguments: Backend.allCases)
     func oneLookATick(backend: Backend) async throws {
         let setup = try RemoteStoreTests.Setup(catalog: selfiesCatalog, backend: backend)
         try await setup.run { port in
@@ -43,7 +45,9 @@ struct SharedReadsTests {
         }
     }
 
-    @Test("W1 an idle screen tick on a team server asks each thing once: its recovery and its snapshot read the plans, the families and the settings, and no call goes twice", arguments: Backend.allCases)
+    @Test(
+        "W1 an idle screen tick on a team server asks each thing once: its recovery and its snapshot read the plans, the families and the settings, and no call goes twice",
+        arguments: Backend.allCases)
     func idleTick(backend: Backend) async throws {
         let setup = try RemoteStoreTests.Setup(catalog: selfiesCatalog, backend: backend)
         try await setup.run { port in

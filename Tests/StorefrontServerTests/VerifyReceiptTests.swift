@@ -2,8 +2,9 @@
 // (EndToEndTests/VerifyReceiptTests validates a year of Selfies plans over HTTP with a PyPI client,
 // and compares each transaction with Get Transaction Info as Apple's library decodes it.)
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import StoreCore
 @testable import StorefrontServer
 
@@ -36,7 +37,9 @@ struct VerifyReceiptTests {
         #expect(try await post(api, Data("receipt-data=abc".utf8))["status"] as? Int == 21000)
         #expect(try await post(api, ["password": Self.secret])["status"] as? Int == 21002)
         #expect(try await post(api, ["receipt-data": "not base64 at all!"])["status"] as? Int == 21002)
-        #expect(try await post(api, ["receipt-data": Data("a receipt, surely".utf8).base64EncodedString()])["status"] as? Int == 21002)
+        #expect(
+            try await post(api, ["receipt-data": Data("a receipt, surely".utf8).base64EncodedString()])["status"]
+                as? Int == 21002)
         // Another state folder's receipt: another certificate authority signed it.
         let stranger = TemporaryState()
         let other = try stranger.signedIn("eve", catalog: selfiesCatalog)
@@ -45,20 +48,26 @@ struct VerifyReceiptTests {
         #expect(try await post(api, ["receipt-data": receipt, "password": "wrong"])["status"] as? Int == 21004)
         #expect(try await post(api, ["receipt-data": receipt, "password": Self.secret])["status"] as? Int == 0)
         // Apple's two hosts: this store's receipts are Sandbox ones.
-        #expect(try await post(api, ["receipt-data": receipt], path: "/production/verifyReceipt")["status"] as? Int == 21007)
+        #expect(
+            try await post(api, ["receipt-data": receipt], path: "/production/verifyReceipt")["status"] as? Int == 21007
+        )
         #expect(try await post(api, ["receipt-data": receipt], path: "/sandbox/verifyReceipt")["status"] as? Int == 0)
         var identity = try fixture.store.signed.identity()
         identity.environment = .production
         try fixture.store.signed.setIdentity(identity)
         let production = try self.receipt(fixture.store)
-        #expect(try await post(api, ["receipt-data": production], path: "/sandbox/verifyReceipt")["status"] as? Int == 21008)
-        #expect(try await post(api, ["receipt-data": production], path: "/production/verifyReceipt")["status"] as? Int == 0)
+        #expect(
+            try await post(api, ["receipt-data": production], path: "/sandbox/verifyReceipt")["status"] as? Int == 21008
+        )
+        #expect(
+            try await post(api, ["receipt-data": production], path: "/production/verifyReceipt")["status"] as? Int == 0)
         // /verifyReceipt answers for the store's own environment, now Production.
         #expect(try await post(api, ["receipt-data": receipt])["status"] as? Int == 21007)
         #expect(try await post(api, ["receipt-data": production])["status"] as? Int == 0)
         // The simulated errors of a service that cannot answer now.
         for status in ["21005", "21009"] {
-            try fixture.store.settings.setSimulatedError(SimulatedError(type: "VerifyReceipt.Status", name: status), for: .verifyReceipt)
+            try fixture.store.settings.setSimulatedError(
+                SimulatedError(type: "VerifyReceipt.Status", name: status), for: .verifyReceipt)
             #expect(try await post(api, ["receipt-data": production])["status"] as? Int == Int(status))
         }
         try fixture.store.settings.setSimulatedError(nil, for: .verifyReceipt)
@@ -66,12 +75,17 @@ struct VerifyReceiptTests {
         let empty = TemporaryState()
         let emptyStore = try empty.store(catalog: selfiesCatalog)
         let elsewhere = ServerAPI(
-            server: emptyStore.server, catalog: selfiesCatalog, authority: try fixture.store.signed.authority(), clock: empty.clock
+            server: emptyStore.server, catalog: selfiesCatalog, authority: try fixture.store.signed.authority(),
+            clock: empty.clock
         )
-        #expect(try await post(elsewhere, ["receipt-data": receipt], path: "/sandbox/verifyReceipt")["status"] as? Int == 21010)
+        #expect(
+            try await post(elsewhere, ["receipt-data": receipt], path: "/sandbox/verifyReceipt")["status"] as? Int
+                == 21010)
     }
 
-    @Test("V10 without auto-renewables the password is not checked; without a password the answer has no latest_receipt_info")
+    @Test(
+        "V10 without auto-renewables the password is not checked; without a password the answer has no latest_receipt_info"
+    )
     func password() async throws {
         let fixture = try fixture()
         try fixture.store.queue.buy("comic.a")
@@ -81,10 +95,14 @@ struct VerifyReceiptTests {
         try fixture.store.queue.buy("allaccess.monthly")
         let withoutPassword = try await post(fixture.api, ["receipt-data": try receipt(fixture.store)])
         #expect(withoutPassword["status"] as? Int == 0)
-        #expect(withoutPassword["latest_receipt_info"] == nil && withoutPassword["pending_renewal_info"] == nil && withoutPassword["latest_receipt"] == nil)
+        #expect(
+            withoutPassword["latest_receipt_info"] == nil && withoutPassword["pending_renewal_info"] == nil
+                && withoutPassword["latest_receipt"] == nil)
     }
 
-    @Test("V10 latest_receipt_info is newest first with Apple's date strings; exclude-old-transactions keeps each plan's newest; a purchase a moment ago is in the next answer")
+    @Test(
+        "V10 latest_receipt_info is newest first with Apple's date strings; exclude-old-transactions keeps each plan's newest; a purchase a moment ago is in the next answer"
+    )
     func latest() async throws {
         let fixture = try fixture()
         let store = fixture.store
@@ -103,17 +121,27 @@ struct VerifyReceiptTests {
         #expect(first["purchase_date_pst"] as? String == "2026-01-15 04:00:00 America/Los_Angeles")
         #expect(first["purchase_date_ms"] as? String == String(SignedData.milliseconds(utc(2026, 1, 15, 12))))
         #expect(Set(latest.compactMap { $0["original_transaction_id"] as? String }) == [bought.id])
-        #expect(latest.allSatisfy { $0["quantity"] as? String == "1" && $0["subscription_group_identifier"] as? String == "selfies" })
+        #expect(
+            latest.allSatisfy {
+                $0["quantity"] as? String == "1" && $0["subscription_group_identifier"] as? String == "selfies"
+            })
         // The receipt as it was posted lists the purchase it held, as the store has it now.
         let app = try #require(answer["receipt"] as? [String: Any])
         #expect((app["in_app"] as? [[String: Any]])?.map { $0["transaction_id"] as? String } == [bought.id])
         #expect(app["receipt_type"] as? String == "ProductionSandbox" && answer["environment"] as? String == "Sandbox")
         let renewal = try #require((answer["pending_renewal_info"] as? [[String: Any]])?.first)
-        #expect(renewal["auto_renew_status"] as? String == "1" && renewal["original_transaction_id"] as? String == bought.id)
-        let newest = try await post(fixture.api, ["receipt-data": receipt, "password": Self.secret, "exclude-old-transactions": true])
-        #expect((newest["latest_receipt_info"] as? [[String: Any]])?.map { $0["transaction_id"] as? String } == [latest[0]["transaction_id"] as? String])
+        #expect(
+            renewal["auto_renew_status"] as? String == "1" && renewal["original_transaction_id"] as? String == bought.id
+        )
+        let newest = try await post(
+            fixture.api, ["receipt-data": receipt, "password": Self.secret, "exclude-old-transactions": true])
+        #expect(
+            (newest["latest_receipt_info"] as? [[String: Any]])?.map { $0["transaction_id"] as? String } == [
+                latest[0]["transaction_id"] as? String
+            ])
         // latest_receipt is a receipt this server validates, with the same transactions.
-        let again = try await post(fixture.api, ["receipt-data": try #require(answer["latest_receipt"] as? String), "password": Self.secret])
+        let again = try await post(
+            fixture.api, ["receipt-data": try #require(answer["latest_receipt"] as? String), "password": Self.secret])
         #expect((again["receipt"] as? [String: Any])?["in_app"].map { ($0 as? [Any])?.count } == 3)
         // A purchase made a moment ago shows in the next answer, from the same old receipt.
         let comic = try store.queue.buy("comic.a")

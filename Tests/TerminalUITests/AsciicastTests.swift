@@ -1,11 +1,14 @@
 // Issue 13: `scenario play --cast` — frames written as an asciicast v2 recording.
 import Foundation
 import Testing
+
 @testable import TerminalUI
 
 @Suite("asciicast recordings")
 struct AsciicastTests {
-    @Test("a header line, then one output event per frame with only the rows that changed, a resize event, times from the clock")
+    @Test(
+        "a header line, then one output event per frame with only the rows that changed, a resize event, times from the clock"
+    )
     func recording() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("cast-\(UUID().uuidString).cast")
         defer { try? FileManager.default.removeItem(at: url) }
@@ -28,11 +31,15 @@ struct AsciicastTests {
         let header = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
         #expect(header["version"] as? Int == 2 && header["width"] as? Int == 20 && header["height"] as? Int == 3)
         #expect(header["title"] as? String == "Demo" && header["timestamp"] as? Int == 1_800_000_000)
-        let events = try lines.dropFirst().map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any]) }
+        let events = try lines.dropFirst().map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any])
+        }
         #expect(events.map { $0[1] as? String } == ["o", "o", "r", "o"])
         #expect(events.map { $0[0] as? Double } == [0, 1.5, 1.75, 1.75])
         let first = try #require(events[0][2] as? String)
-        #expect(first.hasPrefix("\u{1B}[0m\u{1B}[2J\u{1B}[1;1H") && first.contains("\u{1B}[0;1;32mComics") && first.contains("\u{1B}[2;1H Night Shift"))
+        #expect(
+            first.hasPrefix("\u{1B}[0m\u{1B}[2J\u{1B}[1;1H") && first.contains("\u{1B}[0;1;32mComics")
+                && first.contains("\u{1B}[2;1H Night Shift"))
         let second = try #require(events[1][2] as? String)
         #expect(second == "\u{1B}[2;1H Night Shift      ✓ ", "only the changed row: \(second.debugDescription)")
         #expect(events[2][2] as? String == "30x4")
@@ -42,7 +49,8 @@ struct AsciicastTests {
     @Test("a path that cannot be written is one clear error")
     func unwritable() {
         #expect(throws: AsciicastWriter.Failure.self) {
-            try AsciicastWriter(url: URL(fileURLWithPath: "/nonexistent-folder/x.cast"), size: Size(columns: 10, rows: 2), title: "x")
+            try AsciicastWriter(
+                url: URL(fileURLWithPath: "/nonexistent-folder/x.cast"), size: Size(columns: 10, rows: 2), title: "x")
         }
     }
 }

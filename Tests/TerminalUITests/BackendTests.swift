@@ -1,6 +1,7 @@
 // The curses backend with no TTY at all: newterm on /dev/null.
 import Foundation
 import Testing
+
 @testable import TerminalUI
 
 @Suite("Curses backend", .serialized)
@@ -11,7 +12,9 @@ struct BackendTests {
         defer { terminal.restore() }
         #expect(terminal.colorDepth == .palette256)
         var screen = Screen(size: terminal.size)
-        screen.write("漫画 Storefront ✓", x: 0, y: 0, style: Style(foreground: .indexed(200), background: .indexed(17), bold: true))
+        screen.write(
+            "漫画 Storefront ✓", x: 0, y: 0, style: Style(foreground: .indexed(200), background: .indexed(17), bold: true)
+        )
         let first = terminal.render(screen)
         #expect(first == screen.cells.filter { !$0.isContinuation }.count)
         #expect(terminal.render(screen) == 0)
@@ -28,7 +31,8 @@ struct BackendTests {
         screen.write("colour", x: 0, y: 0, style: Style(foreground: .indexed(208), background: .indexed(240)))
         #expect(eight.render(screen) > 0)
         eight.restore()
-        let none = try CursesTerminal(terminalType: "xterm-256color", output: "/dev/null", input: "/dev/null", colorDepth: ColorDepth.none)
+        let none = try CursesTerminal(
+            terminalType: "xterm-256color", output: "/dev/null", input: "/dev/null", colorDepth: ColorDepth.none)
         #expect(none.colorDepth == .none)
         #expect(none.render(screen) > 0)
         none.restore()

@@ -1,13 +1,16 @@
 // PNG decoding, scaling, quantisation and drawing (T4).
 import Foundation
 import Testing
+
 @testable import TerminalUI
 
 /// A 4×2 test picture: red, green, blue, white / black, half-transparent red, grey, transparent.
-let sample = RGBAImage(width: 4, height: 2, pixels: [
-    255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255,
-    0, 0, 0, 255, 255, 0, 0, 128, 128, 128, 128, 255, 0, 0, 0, 0,
-])
+let sample = RGBAImage(
+    width: 4, height: 2,
+    pixels: [
+        255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255,
+        0, 0, 0, 255, 255, 0, 0, 128, 128, 128, 128, 255, 0, 0, 0, 0,
+    ])
 
 func temporaryFile(_ data: Data, name: String = "image.png") throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pictures-\(UUID().uuidString)")
@@ -26,7 +29,8 @@ struct DecodingTests {
         let decoded = try PNGCodec.decode(contentsOf: url)
         #expect(decoded.width == 4 && decoded.height == 2)
         for index in 0..<8 {
-            let original = sample[index], got = decoded[index]
+            let original = sample[index]
+            let got = decoded[index]
             switch layout {
             case .rgba, .palette:
                 #expect(got == original, "pixel \(index)")
@@ -39,7 +43,9 @@ struct DecodingTests {
             case .rgba16:
                 #expect(abs(Int(got.a) - Int(original.a)) <= 1, "pixel \(index)")
                 if original.a == 255 {
-                    #expect(abs(Int(got.r) - Int(original.r)) <= 1 && abs(Int(got.g) - Int(original.g)) <= 1 && abs(Int(got.b) - Int(original.b)) <= 1, "pixel \(index): \(got)")
+                    #expect(
+                        abs(Int(got.r) - Int(original.r)) <= 1 && abs(Int(got.g) - Int(original.g)) <= 1
+                            && abs(Int(got.b) - Int(original.b)) <= 1, "pixel \(index): \(got)")
                 }
             }
         }
@@ -47,7 +53,8 @@ struct DecodingTests {
 
     @Test("the shipped comics decode")
     func shipped() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let folder = root.appendingPathComponent("assets/comics")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".png") }
         #expect(files.count >= 8)
@@ -68,12 +75,14 @@ struct DecodingTests {
         BadFile(name: "empty", data: { Data() }, reason: "the file is empty"),
         BadFile(name: "not a PNG", data: { Data("GIF89a, or rather a text file".utf8) }, reason: "Not a PNG file"),
         BadFile(name: "truncated", data: { try PNGCodec.encode(sample).prefix(40) }, reason: ""),
-        BadFile(name: "corrupt pixel data", data: {
-            var data = try PNGCodec.encode(RGBAImage(width: 64, height: 64, fill: RGBA(10, 200, 30)))
-            let idat = data.range(of: Data("IDAT".utf8))!.upperBound
-            for offset in 2..<12 { data[idat + offset] ^= 0xA5 }
-            return data
-        }, reason: ""),
+        BadFile(
+            name: "corrupt pixel data",
+            data: {
+                var data = try PNGCodec.encode(RGBAImage(width: 64, height: 64, fill: RGBA(10, 200, 30)))
+                let idat = data.range(of: Data("IDAT".utf8))!.upperBound
+                for offset in 2..<12 { data[idat + offset] ^= 0xA5 }
+                return data
+            }, reason: ""),
     ]
 
     @Test("a bad file is a typed error with libpng's message, never a crash", arguments: badFiles)
@@ -105,7 +114,8 @@ struct DecodingTests {
     func forgedHeader() throws {
         var data = try PNGCodec.encode(sample)
         // IHDR starts at byte 16: width and height, then recompute the chunk's CRC.
-        let width: UInt32 = 60_000, height: UInt32 = 60_000
+        let width: UInt32 = 60_000
+        let height: UInt32 = 60_000
         for (offset, value) in [(16, width), (20, height)] {
             for byte in 0..<4 { data[offset + byte] = UInt8((value >> (24 - 8 * UInt32(byte))) & 0xFF) }
         }
@@ -129,11 +139,14 @@ func crc32(_ bytes: Data) -> UInt32 {
 
 @Suite("Quantisation")
 struct QuantisationTests {
-    @Test("xterm 256: cube corners, mid-cube levels and the grey ramp", arguments: [(RGBA, UInt8)](arrayLiteral:
-        (RGBA(0, 0, 0), UInt8(16)), (RGBA(255, 255, 255), 231), (RGBA(255, 0, 0), 196), (RGBA(0, 255, 0), 46),
-        (RGBA(0, 0, 255), 21), (RGBA(95, 135, 175), 67), (RGBA(128, 128, 128), 244), (RGBA(238, 238, 238), 255),
-        (RGBA(8, 8, 8), 232), (RGBA(100, 100, 100), 241), (RGBA(255, 135, 0), 208), (RGBA(250, 250, 245), 231)
-    ))
+    @Test(
+        "xterm 256: cube corners, mid-cube levels and the grey ramp",
+        arguments: [(RGBA, UInt8)](
+            arrayLiteral: (RGBA(0, 0, 0), UInt8(16)), (RGBA(255, 255, 255), 231), (RGBA(255, 0, 0), 196),
+            (RGBA(0, 255, 0), 46),
+            (RGBA(0, 0, 255), 21), (RGBA(95, 135, 175), 67), (RGBA(128, 128, 128), 244), (RGBA(238, 238, 238), 255),
+            (RGBA(8, 8, 8), 232), (RGBA(100, 100, 100), 241), (RGBA(255, 135, 0), 208), (RGBA(250, 250, 245), 231)
+        ))
     func palette256(color: RGBA, expected: UInt8) {
         #expect(Palette.nearest256(color.r, color.g, color.b) == expected)
         // Never the theme's sixteen.
@@ -144,7 +157,10 @@ struct QuantisationTests {
     func nearestIsNearest() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<500 {
-            let (r, g, b) = (UInt8.random(in: 0...255, using: &generator), UInt8.random(in: 0...255, using: &generator), UInt8.random(in: 0...255, using: &generator))
+            let (r, g, b) = (
+                UInt8.random(in: 0...255, using: &generator), UInt8.random(in: 0...255, using: &generator),
+                UInt8.random(in: 0...255, using: &generator)
+            )
             let chosen = Palette.rgb(of: Palette.nearest256(r, g, b))
             let distance = Palette.distance((Int(r), Int(g), Int(b)), chosen)
             for candidate in 16...255 {
@@ -154,10 +170,14 @@ struct QuantisationTests {
         }
     }
 
-    @Test("eight colours: by hue, with darks to black and lights to white", arguments: [(RGBA, UInt8)](arrayLiteral:
-        (RGBA(200, 30, 30), UInt8(1)), (RGBA(40, 40, 40), 0), (RGBA(250, 250, 245), 7), (RGBA(30, 30, 200), 4),
-        (RGBA(220, 220, 40), 3), (RGBA(40, 180, 60), 2), (RGBA(40, 180, 200), 6), (RGBA(180, 40, 180), 5), (RGBA(128, 128, 128), 0)
-    ))
+    @Test(
+        "eight colours: by hue, with darks to black and lights to white",
+        arguments: [(RGBA, UInt8)](
+            arrayLiteral: (RGBA(200, 30, 30), UInt8(1)), (RGBA(40, 40, 40), 0), (RGBA(250, 250, 245), 7),
+            (RGBA(30, 30, 200), 4),
+            (RGBA(220, 220, 40), 3), (RGBA(40, 180, 60), 2), (RGBA(40, 180, 200), 6), (RGBA(180, 40, 180), 5),
+            (RGBA(128, 128, 128), 0)
+        ))
     func eight(color: RGBA, expected: UInt8) {
         #expect(Palette.nearest8(color.r, color.g, color.b) == expected)
     }
@@ -172,15 +192,18 @@ struct QuantisationTests {
 
 @Suite("Scaling")
 struct ScalingTests {
-    @Test("fitting keeps the aspect ratio and never leaves the rectangle", arguments: [
-        (240, 160, 80, 20), (240, 160, 20, 4), (1024, 1024, 80, 24), (1024, 1024, 200, 60), (10, 1000, 80, 24),
-        (1000, 10, 80, 24), (1, 1, 5, 5), (240, 160, 1, 1), (3000, 2000, 200, 60),
-    ])
+    @Test(
+        "fitting keeps the aspect ratio and never leaves the rectangle",
+        arguments: [
+            (240, 160, 80, 20), (240, 160, 20, 4), (1024, 1024, 80, 24), (1024, 1024, 200, 60), (10, 1000, 80, 24),
+            (1000, 10, 80, 24), (1, 1, 5, 5), (240, 160, 1, 1), (3000, 2000, 200, 60),
+        ])
     func fits(width: Int, height: Int, columns: Int, rows: Int) {
         let fitted = Scaler.fittedSize(width: width, height: height, columns: columns, rows: rows)
         #expect(fitted.width >= 1 && fitted.width <= columns)
         #expect(fitted.height >= 1 && fitted.height <= rows * 2)
-        let wanted = Double(width) / Double(height), got = Double(fitted.width) / Double(fitted.height)
+        let wanted = Double(width) / Double(height)
+        let got = Double(fitted.width) / Double(fitted.height)
         // Within one pixel of rounding on the shorter side.
         let tolerance = max(1 / Double(min(fitted.width, fitted.height)), 0.02) * wanted + 0.5 / Double(fitted.height)
         if fitted.width > 1, fitted.height > 1 { #expect(abs(wanted - got) <= tolerance * 2, "\(fitted)") }
@@ -220,10 +243,14 @@ struct ScalingTests {
     @Test("a known image renders to its expected grid: colours and the density ramp")
     func knownGrid() {
         var image = RGBAImage(width: 2, height: 4)
-        image[0, 0] = RGBA(255, 255, 255); image[1, 0] = RGBA(0, 0, 0)
-        image[0, 1] = RGBA(255, 255, 255); image[1, 1] = RGBA(0, 0, 0)
-        image[0, 2] = RGBA(0, 0, 0); image[1, 2] = RGBA(255, 0, 0)
-        image[0, 3] = RGBA(0, 0, 0); image[1, 3] = RGBA(0, 0, 255)
+        image[0, 0] = RGBA(255, 255, 255)
+        image[1, 0] = RGBA(0, 0, 0)
+        image[0, 1] = RGBA(255, 255, 255)
+        image[1, 1] = RGBA(0, 0, 0)
+        image[0, 2] = RGBA(0, 0, 0)
+        image[1, 2] = RGBA(255, 0, 0)
+        image[0, 3] = RGBA(0, 0, 0)
+        image[1, 3] = RGBA(0, 0, 255)
         var plain = Screen(size: Size(columns: 2, rows: 2))
         plain.draw(Picture(image), in: plain.bounds, depth: .none)
         #expect(plain.lines == ["@ ", " :"])

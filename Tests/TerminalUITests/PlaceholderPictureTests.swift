@@ -1,5 +1,6 @@
 // Issue 6: products without an image get a picture of their initials on a colour from their id.
 import Testing
+
 @testable import TerminalUI
 
 @Suite("Placeholder pictures")
@@ -15,8 +16,11 @@ struct PlaceholderPictureTests {
 
     @Test("the colour is the same for the same id and differs between neighbours")
     func colour() {
-        #expect(PlaceholderPicture.color(for: "nonconsumable.car") == PlaceholderPicture.color(for: "nonconsumable.car"))
-        let colours = Set(["nonconsumable.car", "nonconsumable.racecar", "nonconsumable.utilityvehicle"].map(PlaceholderPicture.color))
+        #expect(
+            PlaceholderPicture.color(for: "nonconsumable.car") == PlaceholderPicture.color(for: "nonconsumable.car"))
+        let colours = Set(
+            ["nonconsumable.car", "nonconsumable.racecar", "nonconsumable.utilityvehicle"].map(PlaceholderPicture.color)
+        )
         #expect(colours.count == 3)
     }
 
@@ -27,7 +31,9 @@ struct PlaceholderPictureTests {
         let background = PlaceholderPicture.color(for: "nonconsumable.car")
         #expect(image[10, 10] == background)
         #expect(image[0, 0] != background)
-        let white = (0..<image.height).flatMap { y in (0..<image.width).map { x in image[x, y] } }.filter { $0 == RGBA(255, 255, 255) }
+        let white = (0..<image.height).flatMap { y in (0..<image.width).map { x in image[x, y] } }.filter {
+            $0 == RGBA(255, 255, 255)
+        }
         // "C" is 5×7 cells with 13 of them lit, each 8×8 pixels.
         #expect(white.count == 13 * 64)
     }

@@ -1,5 +1,6 @@
 // The cell grid: text measured in columns, wide characters kept whole, clipping.
 import Testing
+
 @testable import TerminalUI
 
 @Suite("Screen")

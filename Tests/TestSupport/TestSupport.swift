@@ -2,8 +2,9 @@
 import Crypto
 import Foundation
 import StoreCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// 2026-01-15 12:00:00 UTC: a fixed start so that month ends and leap years are where tests expect.
@@ -25,55 +26,103 @@ public let utcCalendar: Calendar = {
 public let testCatalog = Catalog(
     name: "Test", bonusDays: 1,
     products: [
-        Product(id: "comic.a", kind: .nonConsumable, title: "Comic A", description: "", price: Decimal(string: "0.99")!, image: "a.png"),
-        Product(id: "comic.b", kind: .nonConsumable, title: "Comic B", description: "", price: Decimal(string: "0.99")!, image: "b.png"),
-        Product(id: "comic.c", kind: .nonConsumable, title: "Comic C", description: "", price: Decimal(string: "0.99")!, image: "c.png"),
-        Product(id: "pack", kind: .consumable, title: "Pack", description: "", price: Decimal(string: "0.99")!, quantity: 5),
-        Product(id: "sub3", kind: .nonRenewingSubscription, title: "3 Months", description: "", price: Decimal(string: "2.99")!, months: 3),
-        Product(id: "sub6", kind: .nonRenewingSubscription, title: "6 Months", description: "", price: Decimal(string: "4.99")!, months: 6),
+        Product(
+            id: "comic.a", kind: .nonConsumable, title: "Comic A", description: "", price: Decimal(string: "0.99")!,
+            image: "a.png"),
+        Product(
+            id: "comic.b", kind: .nonConsumable, title: "Comic B", description: "", price: Decimal(string: "0.99")!,
+            image: "b.png"),
+        Product(
+            id: "comic.c", kind: .nonConsumable, title: "Comic C", description: "", price: Decimal(string: "0.99")!,
+            image: "c.png"),
+        Product(
+            id: "pack", kind: .consumable, title: "Pack", description: "", price: Decimal(string: "0.99")!, quantity: 5),
+        Product(
+            id: "sub3", kind: .nonRenewingSubscription, title: "3 Months", description: "",
+            price: Decimal(string: "2.99")!, months: 3),
+        Product(
+            id: "sub6", kind: .nonRenewingSubscription, title: "6 Months", description: "",
+            price: Decimal(string: "4.99")!, months: 6),
     ]
 )
 
 /// RW Selfies' four auto-renewable plans in one group (issue 5), plus a comic and a plan of
 /// another group that unlocks every comic.
-public let selfiesCatalog = familyShared(Catalog(
-    name: "Selfies",
-    products: [
-        Product(id: "allaccess", kind: .autoRenewableSubscription, title: "All Access (Weekly)", description: "",
-                price: Decimal(string: "1.99")!, autoRenew: AutoRenewTerms(period: .week, group: "selfies", rank: 1, unlocks: ["all-selfies"])),
-        Product(id: "allaccess.monthly", kind: .autoRenewableSubscription, title: "All Access (Monthly)", description: "",
-                price: Decimal(string: "5.99")!, autoRenew: AutoRenewTerms(
+public let selfiesCatalog = familyShared(
+    Catalog(
+        name: "Selfies",
+        products: [
+            Product(
+                id: "allaccess", kind: .autoRenewableSubscription, title: "All Access (Weekly)", description: "",
+                price: Decimal(string: "1.99")!,
+                autoRenew: AutoRenewTerms(period: .week, group: "selfies", rank: 1, unlocks: ["all-selfies"])),
+            Product(
+                id: "allaccess.monthly", kind: .autoRenewableSubscription, title: "All Access (Monthly)",
+                description: "",
+                price: Decimal(string: "5.99")!,
+                autoRenew: AutoRenewTerms(
                     period: .month, group: "selfies", rank: 1,
                     introductoryOffer: IntroductoryOffer(mode: .freeTrial, period: .week), unlocks: ["all-selfies"],
                     offers: [
-                        SubscriptionOffer(id: "comeback", type: .promotional, terms: IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 3, price: Decimal(string: "2.99")!)),
-                        SubscriptionOffer(id: "free.month", type: .promotional, terms: IntroductoryOffer(mode: .freeTrial, period: .month)),
-                        SubscriptionOffer(id: "WELCOME", type: .code, terms: IntroductoryOffer(mode: .freeTrial, period: .month), eligibility: [.new]),
                         SubscriptionOffer(
-                            id: "COMEBACK", type: .code, terms: IntroductoryOffer(mode: .payAsYouGo, period: .month, periods: 2, price: Decimal(string: "1.99")!),
+                            id: "comeback", type: .promotional,
+                            terms: IntroductoryOffer(
+                                mode: .payAsYouGo, period: .month, periods: 3, price: Decimal(string: "2.99")!)),
+                        SubscriptionOffer(
+                            id: "free.month", type: .promotional,
+                            terms: IntroductoryOffer(mode: .freeTrial, period: .month)),
+                        SubscriptionOffer(
+                            id: "WELCOME", type: .code, terms: IntroductoryOffer(mode: .freeTrial, period: .month),
+                            eligibility: [.new]),
+                        SubscriptionOffer(
+                            id: "COMEBACK", type: .code,
+                            terms: IntroductoryOffer(
+                                mode: .payAsYouGo, period: .month, periods: 2, price: Decimal(string: "1.99")!),
                             eligibility: [.expired]
                         ),
-                        SubscriptionOffer(id: "ANYONE", type: .code, terms: IntroductoryOffer(mode: .payUpFront, period: .month, periods: 3, price: Decimal(string: "9.99")!)),
                         SubscriptionOffer(
-                            id: "winback", type: .winBack, terms: IntroductoryOffer(mode: .payUpFront, period: .month, periods: 2, price: Decimal(string: "4.99")!),
+                            id: "ANYONE", type: .code,
+                            terms: IntroductoryOffer(
+                                mode: .payUpFront, period: .month, periods: 3, price: Decimal(string: "9.99")!)),
+                        SubscriptionOffer(
+                            id: "winback", type: .winBack,
+                            terms: IntroductoryOffer(
+                                mode: .payUpFront, period: .month, periods: 2, price: Decimal(string: "4.99")!),
                             winBack: WinBackEligibility(paidMonths: 1, lapsedMonths: 0...12)
                         ),
                     ])),
-        Product(id: "oneaweek", kind: .autoRenewableSubscription, title: "One a Week (Weekly)", description: "",
-                price: Decimal(string: "0.99")!, autoRenew: AutoRenewTerms(
+            Product(
+                id: "oneaweek", kind: .autoRenewableSubscription, title: "One a Week (Weekly)", description: "",
+                price: Decimal(string: "0.99")!,
+                autoRenew: AutoRenewTerms(
                     period: .week, group: "selfies", rank: 2, unlocks: ["one-selfie-a-week"],
-                    offers: [SubscriptionOffer(id: "upfront", type: .promotional, terms: IntroductoryOffer(mode: .payUpFront, period: .week, periods: 4, price: Decimal(string: "2.00")!))])),
-        Product(id: "oneaweek.monthly", kind: .autoRenewableSubscription, title: "One a Week (Monthly)", description: "",
-                price: Decimal(string: "2.99")!, autoRenew: AutoRenewTerms(
+                    offers: [
+                        SubscriptionOffer(
+                            id: "upfront", type: .promotional,
+                            terms: IntroductoryOffer(
+                                mode: .payUpFront, period: .week, periods: 4, price: Decimal(string: "2.00")!))
+                    ])),
+            Product(
+                id: "oneaweek.monthly", kind: .autoRenewableSubscription, title: "One a Week (Monthly)",
+                description: "",
+                price: Decimal(string: "2.99")!,
+                autoRenew: AutoRenewTerms(
                     period: .month, group: "selfies", rank: 2,
-                    introductoryOffer: IntroductoryOffer(mode: .freeTrial, period: .week), unlocks: ["one-selfie-a-week"])),
-        Product(id: "comics.yearly", kind: .autoRenewableSubscription, title: "Comics (Yearly)", description: "",
-                price: Decimal(string: "9.99")!, autoRenew: AutoRenewTerms(
-                    period: .year, group: "comics", introductoryOffer: IntroductoryOffer(mode: .payAsYouGo, period: .year, periods: 2, price: Decimal(string: "4.99")!),
+                    introductoryOffer: IntroductoryOffer(mode: .freeTrial, period: .week),
+                    unlocks: ["one-selfie-a-week"])),
+            Product(
+                id: "comics.yearly", kind: .autoRenewableSubscription, title: "Comics (Yearly)", description: "",
+                price: Decimal(string: "9.99")!,
+                autoRenew: AutoRenewTerms(
+                    period: .year, group: "comics",
+                    introductoryOffer: IntroductoryOffer(
+                        mode: .payAsYouGo, period: .year, periods: 2, price: Decimal(string: "4.99")!),
                     unlocks: [AutoRenewTerms.allComics])),
-        Product(id: "comic.a", kind: .nonConsumable, title: "Comic A", description: "", price: Decimal(string: "0.99")!, image: "a.png"),
-    ]
-))
+            Product(
+                id: "comic.a", kind: .nonConsumable, title: "Comic A", description: "", price: Decimal(string: "0.99")!,
+                image: "a.png"),
+        ]
+    ))
 
 /// A state folder in the system's temporary folder, removed when the value goes.
 public final class TemporaryState {
@@ -95,9 +144,11 @@ public final class TemporaryState {
     public var server: (any AccountServer)?
 
     public func store(
-        device: String = "phone", catalog: Catalog = testCatalog, randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }
+        device: String = "phone", catalog: Catalog = testCatalog,
+        randomIndex: @escaping (Int) -> Int = { Int.random(in: 0..<$0) }
     ) throws -> Store {
-        let factory = try StoreFactory(stateDirectory: directory, catalog: catalog, calendar: utcCalendar, time: .manual(clock), server: server)
+        let factory = try StoreFactory(
+            stateDirectory: directory, catalog: catalog, calendar: utcCalendar, time: .manual(clock), server: server)
         factory.passwordHasher = .fastForTests
         factory.randomIndex = randomIndex
         factory.makeTransactionID = transactionIDs
@@ -157,7 +208,8 @@ public enum TestTools {
         public var description: String
     }
 
-    public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     /// Python with Apple's app-store-server-library: `STOREFRONT_PYTHON`, else the repository's .venv.
     public static func python() throws -> URL { try preparedPython.get() }
@@ -166,12 +218,16 @@ public enum TestTools {
     public static func postgres() throws -> String { try preparedPostgres.get() }
 
     private static let preparedPython: Result<URL, Missing> = {
-        if let given = ProcessInfo.processInfo.environment["STOREFRONT_PYTHON"] { return .success(URL(fileURLWithPath: given)) }
+        if let given = ProcessInfo.processInfo.environment["STOREFRONT_PYTHON"] {
+            return .success(URL(fileURLWithPath: given))
+        }
         return script("venv", what: "Apple's app-store-server-library (.venv)").map { URL(fileURLWithPath: $0) }
     }()
 
     private static let preparedPostgres: Result<String, Missing> = {
-        if let given = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"], !given.isEmpty { return .success(given) }
+        if let given = ProcessInfo.processInfo.environment["STOREFRONT_TEST_POSTGRES"], !given.isEmpty {
+            return .success(given)
+        }
         return script("postgres-start", what: "a PostgreSQL cluster")
     }()
 
@@ -180,7 +236,8 @@ public enum TestTools {
         let process = Process()
         process.executableURL = repositoryRoot.appendingPathComponent("scripts/\(name)")
         let output = Pipe()
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("storefront-\(name)-\(UUID().uuidString).log")
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "storefront-\(name)-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorFile) }
         process.standardOutput = output
@@ -194,7 +251,11 @@ public enum TestTools {
         let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
         let complaint = errors.split(separator: "\n").last.map(String.init) ?? "exit \(process.terminationStatus)"
         guard process.terminationStatus == 0, let line = printed.split(separator: "\n").last.map(String.init) else {
-            return .failure(Missing(description: "\(what) is not ready and scripts/\(name) failed (\(complaint)): run scripts/test, which installs what is missing"))
+            return .failure(
+                Missing(
+                    description:
+                        "\(what) is not ready and scripts/\(name) failed (\(complaint)): run scripts/test, which installs what is missing"
+                ))
         }
         return .success(line)
     }
@@ -208,14 +269,21 @@ public enum TestPostgres {
     public static func freshDatabase() throws -> String {
         let base = try TestTools.postgres()
         guard let url = URL(string: base) else { throw Missing(description: "not a PostgreSQL URL: \(base)") }
-        let name = "storefront_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        let name =
+            "storefront_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
         let psql = Process()
-        psql.executableURL = URL(fileURLWithPath: ["/usr/bin/psql", "/usr/local/bin/psql"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/psql")
+        psql.executableURL = URL(
+            fileURLWithPath: ["/usr/bin/psql", "/usr/local/bin/psql"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            } ?? "/usr/bin/psql")
         psql.arguments = [base, "-qc", "CREATE DATABASE \(name)"]
         psql.standardOutput = FileHandle.nullDevice
         try psql.run()
         psql.waitUntilExit()
-        guard psql.terminationStatus == 0 else { throw Missing(description: "cannot create a database on \(base) (is the cluster running? scripts/postgres-start)") }
+        guard psql.terminationStatus == 0 else {
+            throw Missing(
+                description: "cannot create a database on \(base) (is the cluster running? scripts/postgres-start)")
+        }
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         components?.path = "/\(name)"
         return components?.string ?? base
@@ -237,7 +305,9 @@ public final class SilentListener {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let descriptor = descriptor
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         // No close here: a class whose initializer throws once it is whole is deinitialized, and
         // a second close could take a descriptor number another thread has been given since.
@@ -268,13 +338,17 @@ public struct TestOfferKey: Sendable {
 
     public init(installedIn store: Store) throws {
         var keyring = try store.server.apiKeyring() ?? APIKeyring()
-        keyring.keys.append(APIKey(keyID: keyID, publicKey: privateKey.publicKey.x963Representation, createdAt: store.now(), type: .subscriptionOffer))
+        keyring.keys.append(
+            APIKey(
+                keyID: keyID, publicKey: privateKey.publicKey.x963Representation, createdAt: store.now(),
+                type: .subscriptionOffer))
         try store.server.setAPIKeyring(keyring)
     }
 
     public func request(_ store: Store, product: String, offer: String) throws -> PromotionalOfferRequest {
         let signature = try PromotionalOfferCheck.signOriginal(
-            key: privateKey, keyID: keyID, bundleID: try store.signed.identity().bundleID, productID: product, offerID: offer,
+            key: privateKey, keyID: keyID, bundleID: try store.signed.identity().bundleID, productID: product,
+            offerID: offer,
             timestamp: Int64(store.now().timeIntervalSince1970 * 1000)
         )
         return PromotionalOfferRequest(offerID: offer, signature: signature)

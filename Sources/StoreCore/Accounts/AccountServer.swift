@@ -44,9 +44,11 @@ public protocol AccountDirectory: AnyObject, Sendable {
     /// Creates the account, its password kept only as a slow hash (made with `hasher` by the
     /// embedded server, by its own by a remote one); `accountExists` when the name is taken,
     /// whatever its case. The session stands for the account on this device from then on (W2).
-    func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date) throws(StoreError) -> AccountSession
+    func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date)
+        throws(StoreError) -> AccountSession
     /// Checks the password: the account as it was created, and the device's session.
-    func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError) -> AccountSession
+    func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError)
+        -> AccountSession
     /// Ends a session this device holds (a remote server revokes its token).
     func signOut(_ session: AccountSession) throws(StoreError)
     /// A session the device kept, handed back when it starts, so that the server acts for it.
@@ -89,7 +91,8 @@ public protocol PlanBook: AnyObject, Sendable {
     /// conflict), so it must only compute.
     @discardableResult
     func updatePlans(
-        account: String, _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
+        account: String,
+        _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
     ) throws -> [ReceiptEntry]
     func accountsWithPlans() throws(StoreError) -> [String]
 }
@@ -184,7 +187,9 @@ extension FamilyStore {
 
 extension PlanBook {
     /// All of the account's plan lines, in the order they were recorded.
-    public func planLines(account: String) throws(StoreError) -> [ReceiptEntry] { try planLines(account: account, from: 0) }
+    public func planLines(account: String) throws(StoreError) -> [ReceiptEntry] {
+        try planLines(account: account, from: 0)
+    }
 }
 
 extension AccountServer {

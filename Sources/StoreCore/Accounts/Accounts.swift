@@ -17,7 +17,8 @@ public final class Accounts: SessionRole {
     public func signUp(_ name: String, password: String) throws(StoreError) {
         try Self.validate(accountName: name)
         guard !password.isEmpty else { throw StoreError.emptyPassword }
-        let account = try session.server.signUp(name: name, password: password, hasher: passwordHasher, device: session.deviceName, at: session.now())
+        let account = try session.server.signUp(
+            name: name, password: password, hasher: passwordHasher, device: session.deviceName, at: session.now())
         try keep(account)
         try session.device.setSetting(.currentUser, name)
     }
@@ -57,9 +58,11 @@ public final class Accounts: SessionRole {
         // sequence that moves the cursor or rewrites the terminal) are shown as "?".
         return try session.server.deviceSessions(account: user).map { found in
             var shown = found
-            shown.device = String(String.UnicodeScalarView(found.device.unicodeScalars.map { scalar in
-                scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) ? "?" : scalar
-            }))
+            shown.device = String(
+                String.UnicodeScalarView(
+                    found.device.unicodeScalars.map { scalar in
+                        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) ? "?" : scalar
+                    }))
             return shown
         }
     }
@@ -76,7 +79,8 @@ public final class Accounts: SessionRole {
     func authenticate(_ name: String, password: String) throws(StoreError) -> String {
         try Self.validate(accountName: name)
         guard !password.isEmpty else { throw StoreError.emptyPassword }
-        let account = try session.server.signIn(name: name, password: password, hasher: passwordHasher, device: session.deviceName)
+        let account = try session.server.signIn(
+            name: name, password: password, hasher: passwordHasher, device: session.deviceName)
         try keep(account)
         return account.account
     }

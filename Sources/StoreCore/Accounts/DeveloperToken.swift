@@ -5,7 +5,9 @@
 import Foundation
 
 public enum DeveloperToken {
-    static let secret = StateSecret(name: "developer-token", title: "the developer token") { "sfdev_" + SessionToken.make() }
+    static let secret = StateSecret(name: "developer-token", title: "the developer token") {
+        "sfdev_" + SessionToken.make()
+    }
 
     /// The file that holds it.
     public static func file(in state: StateDirectory) -> URL { secret.file(in: state) }

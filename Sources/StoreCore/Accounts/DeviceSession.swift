@@ -115,7 +115,9 @@ extension SessionRole {
     var calendar: Calendar { session.calendar }
     func now() -> Date { session.now() }
     func currentUser() throws(StoreError) -> String? { try session.currentUser() }
-    func withDeviceLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try session.withDeviceLock(body) }
+    func withDeviceLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try session.withDeviceLock(body)
+    }
     func crashPoint(_ point: CrashPoint) throws(StoreError) { try session.crashPoints(point) }
     func failIfSimulated(_ api: StoreKitAPI) throws(StoreError) { try session.failIfSimulated(api) }
 }

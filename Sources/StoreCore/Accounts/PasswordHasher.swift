@@ -1,7 +1,7 @@
 // Passwords are kept only as salted, slow hashes (A1): scrypt from swift-crypto's _CryptoExtras.
 import Crypto
-import _CryptoExtras
 import Foundation
+import _CryptoExtras
 
 public struct PasswordHasher: Sendable {
     /// scrypt's N. 2^15 with r = 8 costs 32 MiB and tens of milliseconds: slow for a guesser.
@@ -25,8 +25,8 @@ public struct PasswordHasher: Sendable {
     public func verify(_ password: String, against stored: String) -> Bool {
         let parts = stored.split(separator: "$").map(String.init)
         guard parts.count == 6, parts[0] == "scrypt", let cost = Int(parts[1]),
-              let salt = Data(base64Encoded: parts[4]), let expected = Data(base64Encoded: parts[5]),
-              let actual = try? derive(password, salt: [UInt8](salt), cost: cost), actual.count == expected.count
+            let salt = Data(base64Encoded: parts[4]), let expected = Data(base64Encoded: parts[5]),
+            let actual = try? derive(password, salt: [UInt8](salt), cost: cost), actual.count == expected.count
         else { return false }
         return zip(actual, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }

@@ -38,13 +38,19 @@ public final class SignInGate: Sendable {
     /// Takes a place for a sign-in of `account` from `client`, or says how many seconds to wait.
     public func enter(account: String, client: String) -> TimeInterval? {
         let moment = now()
-        let accountKey = "account " + account.lowercased(), clientKey = "client " + client
+        let accountKey = "account " + account.lowercased()
+        let clientKey = "client " + client
         return entries.withLock { entries -> TimeInterval? in
             // Bounded: a flood of made-up names cannot grow it without end.
-            if entries.count >= 20_000 { entries = entries.filter { $0.value.inFlight > 0 || $0.value.openAt > moment } }
-            let named = entries[accountKey, default: Entry()], from = entries[clientKey, default: Entry()]
+            if entries.count >= 20_000 {
+                entries = entries.filter { $0.value.inFlight > 0 || $0.value.openAt > moment }
+            }
+            let named = entries[accountKey, default: Entry()]
+            let from = entries[clientKey, default: Entry()]
             if named.inFlight > 0 || moment < named.openAt { return max(named.openAt - moment, Self.wait(after: 1)) }
-            if from.inFlight >= Self.clientInFlight || moment < from.openAt { return max(from.openAt - moment, Self.wait(after: 1)) }
+            if from.inFlight >= Self.clientInFlight || moment < from.openAt {
+                return max(from.openAt - moment, Self.wait(after: 1))
+            }
             entries[accountKey, default: Entry()].inFlight += 1
             entries[clientKey, default: Entry()].inFlight += 1
             return nil
@@ -56,7 +62,8 @@ public final class SignInGate: Sendable {
     @discardableResult
     public func leave(account: String, client: String, succeeded: Bool) -> TimeInterval {
         let moment = now()
-        let accountKey = "account " + account.lowercased(), clientKey = "client " + client
+        let accountKey = "account " + account.lowercased()
+        let clientKey = "client " + client
         return entries.withLock { entries -> TimeInterval in
             entries[accountKey, default: Entry()].inFlight -= 1
             entries[clientKey, default: Entry()].inFlight -= 1

@@ -30,11 +30,15 @@ public struct StateSecret: Sendable {
         // Written beside, then renamed: a reader sees the old value or the new one, never half.
         let staging = url.appendingPathExtension("new")
         try? FileManager.default.removeItem(at: staging)
-        guard FileManager.default.createFile(atPath: staging.path, contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: staging.path, contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        else {
             throw StoreError.storage(path: url.path, reason: "cannot write \(title)")
         }
         guard rename(staging.path, url.path) == 0 else {
-            throw StoreError.storage(path: url.path, reason: "cannot write \(title) (\(String(cString: strerror(errno))))")
+            throw StoreError.storage(
+                path: url.path, reason: "cannot write \(title) (\(String(cString: strerror(errno))))")
         }
         return value
     }

@@ -118,13 +118,19 @@ extension Catalog {
         // Part of one title, from the start of one of its words: `6 months`, `coffee`.
         let partOf = products.filter { product in
             let title = product.title.lowercased()
-            return lowered.count >= 3 && title.ranges(of: lowered).contains { $0.lowerBound == title.startIndex || title[title.index(before: $0.lowerBound)] == " " }
+            return lowered.count >= 3
+                && title.ranges(of: lowered).contains {
+                    $0.lowerBound == title.startIndex || title[title.index(before: $0.lowerBound)] == " "
+                }
         }
         if partOf.count == 1 { throw StoreError.unknownProduct(name, suggestion: partOf[0].title) }
         let endings = products.filter { $0.id.lowercased().hasSuffix(lowered) && lowered.count >= 4 }
         if endings.count == 1 { throw StoreError.unknownProduct(name, suggestion: endings[0].id) }
         let scored = products.map { product in
-            (product, min(editDistance(product.id.lowercased(), lowered), editDistance(product.title.lowercased(), lowered)))
+            (
+                product,
+                min(editDistance(product.id.lowercased(), lowered), editDistance(product.title.lowercased(), lowered))
+            )
         }
         let nearest = scored.min { $0.1 < $1.1 }
         let close = nearest.flatMap { $0.1 <= min(3, max(1, lowered.count / 4)) ? $0.0 : nil }
@@ -134,7 +140,8 @@ extension Catalog {
 
 /// Levenshtein distance, for "did you mean" on a mistyped product id or subcommand.
 public func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     if a.isEmpty { return b.count }
     var row = Array(0...b.count)
     for i in 1...a.count {

@@ -4,15 +4,17 @@
 // the exact entry and field ("products[3] "comic.x": price "-1" is negative"): Codable's errors
 // name coding paths in a form no catalog author should have to read.
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public enum CatalogLoader {
     /// Reads and checks a catalog file. Images are looked up under `imageRoot` (default: the
     /// catalog's folder); a missing image is a warning unless `imagesRequired` (C5).
     public static func load(
-        contentsOf url: URL, imageRoot: URL? = nil, imagesRequired: Bool = false, storeKit: StoreKitOptions = StoreKitOptions()
+        contentsOf url: URL, imageRoot: URL? = nil, imagesRequired: Bool = false,
+        storeKit: StoreKitOptions = StoreKitOptions()
     ) throws(CatalogError) -> LoadedCatalog {
         if StoreKitCatalog.isStoreKit(url) { return try StoreKitCatalog.load(contentsOf: url, options: storeKit) }
         try requireFile(url)
@@ -29,12 +31,14 @@ public enum CatalogLoader {
         for (index, product) in catalog.products.enumerated() {
             guard let image = product.image else { continue }
             let entry = "products[\(index)] \"\(product.id)\""
-            try checkImage(image, root: root, file: name, entry: entry, required: imagesRequired, warnings: &allWarnings)
+            try checkImage(
+                image, root: root, file: name, entry: entry, required: imagesRequired, warnings: &allWarnings)
         }
         for (index, comic) in catalog.randomComics.enumerated() {
             guard let image = comic.image else { continue }
             let entry = "randomComics[\(index)] \"\(comic.id)\""
-            try checkImage(image, root: root, file: name, entry: entry, required: imagesRequired, warnings: &allWarnings)
+            try checkImage(
+                image, root: root, file: name, entry: entry, required: imagesRequired, warnings: &allWarnings)
         }
         return LoadedCatalog(catalog: catalog, warnings: allWarnings, imageRoot: root)
     }
@@ -54,7 +58,9 @@ public enum CatalogLoader {
     static func requireFile(_ url: URL) throws(CatalogError) {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { return }
-        if isFolder.boolValue { throw CatalogError(file: url.path, entry: nil, message: "is a folder, not a catalog file") }
+        if isFolder.boolValue {
+            throw CatalogError(file: url.path, entry: nil, message: "is a folder, not a catalog file")
+        }
         // stat(2) rather than FileManager's attributes, which look up the owner's name (/etc/passwd)
         // on the way to the screen's first frame.
         var info = stat()
@@ -93,7 +99,9 @@ public enum CatalogLoader {
             throw fail(nil, "must be a JSON object with a \"products\" array")
         }
         var warnings: [CatalogWarning] = []
-        let topKeys: Set = ["name", "bundleId", "currency", "locale", "bonusDays", "policy", "products", "randomComics", "$comment"]
+        let topKeys: Set = [
+            "name", "bundleId", "currency", "locale", "bonusDays", "policy", "products", "randomComics", "$comment",
+        ]
         for key in root.keys.sorted() where !topKeys.contains(key) {
             warnings.append(CatalogWarning(file: fileName, entry: nil, message: "unknown key \"\(key)\" is ignored"))
         }
@@ -121,7 +129,8 @@ public enum CatalogLoader {
         for (index, raw) in productList.enumerated() {
             let product = try parseProduct(raw, index: index, fileName: fileName, warnings: &warnings)
             if let first = seen[product.id] {
-                throw fail("products[\(index)] \"\(product.id)\"", "duplicate identifier (first used by products[\(first)])")
+                throw fail(
+                    "products[\(index)] \"\(product.id)\"", "duplicate identifier (first used by products[\(first)])")
             }
             seen[product.id] = index
             catalog.products.append(product)
@@ -136,7 +145,8 @@ public enum CatalogLoader {
                 let fields = Fields(values: values, entry: entry, file: fileName)
                 guard let id = try fields.string("id"), !id.isEmpty else { throw fail(entry, "has no \"id\"") }
                 if !seenRandom.insert(id).inserted { throw fail("\(entry) \"\(id)\"", "duplicate identifier") }
-                let comic = RandomComic(id: id, title: try fields.string("title") ?? id, image: try fields.string("image"))
+                let comic = RandomComic(
+                    id: id, title: try fields.string("title") ?? id, image: try fields.string("image"))
                 catalog.randomComics.append(comic)
             }
         }
@@ -156,8 +166,10 @@ public enum CatalogLoader {
         entry += " \"\(id)\""
         fields = Fields(values: values, entry: entry, file: fileName)
         let known: Set = [
-            "id", "kind", "title", "description", "price", "image", "quantity", "months", "duration", "period", "group", "rank",
-            "introOffer", "promotionalOffers", "codeOffers", "winBackOffers", "unlocks", "familyShareable", "monthlyCommitmentPrice",
+            "id", "kind", "title", "description", "price", "image", "quantity", "months", "duration", "period", "group",
+            "rank",
+            "introOffer", "promotionalOffers", "codeOffers", "winBackOffers", "unlocks", "familyShareable",
+            "monthlyCommitmentPrice",
             "$comment",
         ]
         for key in values.keys.sorted() where !known.contains(key) {
@@ -172,7 +184,7 @@ public enum CatalogLoader {
         let description = try fields.string("description") ?? ""
         guard let priceText = try fields.priceText() else { throw fields.error("has no \"price\"") }
         guard let price = Decimal(string: priceText),
-              PriceText.isPlainDecimal(priceText, signed: true)
+            PriceText.isPlainDecimal(priceText, signed: true)
         else {
             throw fields.error("price \"\(priceText)\" is not a decimal number like \"0.99\"")
         }
@@ -190,11 +202,14 @@ public enum CatalogLoader {
         case .nonRenewingSubscription:
             if let text = try fields.string("duration") {
                 // An ISO 8601 period of days, weeks, months or years (R5): "P7D", "P1Y".
-                do { duration = try SubscriptionPeriod(parsing: text) } catch { throw fields.error("duration: \(error)") }
+                do { duration = try SubscriptionPeriod(parsing: text) } catch {
+                    throw fields.error("duration: \(error)")
+                }
                 if values["months"] != nil { throw fields.error("give \"duration\" or \"months\", not both") }
             } else {
                 guard values["months"] != nil else {
-                    throw fields.error("a non-renewing subscription needs a \"duration\" such as \"P3M\" (or \"months\")")
+                    throw fields.error(
+                        "a non-renewing subscription needs a \"duration\" such as \"P3M\" (or \"months\")")
                 }
                 if months <= 0 || months > 120 { throw fields.error("months \(months) must be between 1 and 120") }
             }
@@ -212,8 +227,11 @@ public enum CatalogLoader {
             quantity: kind == .consumable ? quantity : 0, months: months, duration: duration, autoRenew: terms
         )
         if let raw = fields.values["familyShareable"], !(raw is NSNull) {
-            guard CompactJSON.isBoolean(raw), let flag = raw as? Bool, kind == .nonConsumable || kind == .autoRenewableSubscription || !flag else {
-                throw fields.error("\"familyShareable\" is true or false, and only comics and auto-renewable plans can be shared")
+            guard CompactJSON.isBoolean(raw), let flag = raw as? Bool,
+                kind == .nonConsumable || kind == .autoRenewableSubscription || !flag
+            else {
+                throw fields.error(
+                    "\"familyShareable\" is true or false, and only comics and auto-renewable plans can be shared")
             }
             product.isFamilyShareable = flag
         }
@@ -242,22 +260,33 @@ public enum CatalogLoader {
         var offer: IntroductoryOffer?
         if let raw = fields.values["introOffer"], !(raw is NSNull) {
             guard let values = raw as? [String: Any] else { throw fields.error("\"introOffer\" must be an object") }
-            offer = try offerTerms(Fields(values: values, entry: (fields.entry ?? "") + " introOffer", file: fields.file))
+            offer = try offerTerms(
+                Fields(values: values, entry: (fields.entry ?? "") + " introOffer", file: fields.file))
         }
         var offers: [SubscriptionOffer] = []
-        for (key, type) in [("promotionalOffers", OfferType.promotional), ("codeOffers", .code), ("winBackOffers", .winBack)] {
+        for (key, type) in [
+            ("promotionalOffers", OfferType.promotional), ("codeOffers", .code), ("winBackOffers", .winBack),
+        ] {
             guard let raw = fields.values[key], !(raw is NSNull) else { continue }
-            guard let list = raw as? [[String: Any]] else { throw fields.error("\"\(key)\" must be an array of objects") }
+            guard let list = raw as? [[String: Any]] else {
+                throw fields.error("\"\(key)\" must be an array of objects")
+            }
             for (index, values) in list.enumerated() {
                 let inner = Fields(values: values, entry: (fields.entry ?? "") + " \(key)[\(index)]", file: fields.file)
                 guard let id = try inner.string("id"), !id.isEmpty else { throw inner.error("has no \"id\"") }
-                if offers.contains(where: { $0.id == id && $0.type == type }) { throw inner.error("offer \"\(id)\" is given twice") }
+                if offers.contains(where: { $0.id == id && $0.type == type }) {
+                    throw inner.error("offer \"\(id)\" is given twice")
+                }
                 var eligibility = Set(OfferEligibility.allCases)
                 if type == .code, let raw = values["eligibility"], !(raw is NSNull) {
-                    guard let names = raw as? [String], !names.isEmpty else { throw inner.error("\"eligibility\" must be a list of new, existing, expired") }
+                    guard let names = raw as? [String], !names.isEmpty else {
+                        throw inner.error("\"eligibility\" must be a list of new, existing, expired")
+                    }
                     eligibility = []
                     for name in names {
-                        guard let value = OfferEligibility(rawValue: name) else { throw inner.error("eligibility \"\(name)\" is not new, existing or expired") }
+                        guard let value = OfferEligibility(rawValue: name) else {
+                            throw inner.error("eligibility \"\(name)\" is not new, existing or expired")
+                        }
                         eligibility.insert(value)
                     }
                 }
@@ -274,21 +303,27 @@ public enum CatalogLoader {
                     }
                     winBack = WinBackEligibility(paidMonths: paid, lapsedMonths: lapsed)
                 }
-                offers.append(SubscriptionOffer(id: id, type: type, terms: try offerTerms(inner), eligibility: eligibility, winBack: winBack))
+                offers.append(
+                    SubscriptionOffer(
+                        id: id, type: type, terms: try offerTerms(inner), eligibility: eligibility, winBack: winBack))
             }
         }
-        return AutoRenewTerms(period: period, group: group, rank: rank, introductoryOffer: offer, unlocks: unlocks, offers: offers)
+        return AutoRenewTerms(
+            period: period, group: group, rank: rank, introductoryOffer: offer, unlocks: unlocks, offers: offers)
     }
 
     /// The monthly price of "Monthly with a 12-month commitment": a one-year plan's second billing
     /// plan, whose twelve payments come to at least its price up front and at most 1.5 times it, as
     /// App Store Connect allows.
-    private static func monthlyCommitmentPrice(_ fields: Fields, terms: AutoRenewTerms?, yearly: Decimal) throws(CatalogError) -> Decimal {
+    private static func monthlyCommitmentPrice(_ fields: Fields, terms: AutoRenewTerms?, yearly: Decimal)
+        throws(CatalogError) -> Decimal
+    {
         guard let terms, terms.period == .year else {
-            throw fields.error("\"monthlyCommitmentPrice\" is for an auto-renewable subscription with the period \"P1Y\"")
+            throw fields.error(
+                "\"monthlyCommitmentPrice\" is for an auto-renewable subscription with the period \"P1Y\"")
         }
         guard let text = try fields.priceText(key: "monthlyCommitmentPrice"), let monthly = Decimal(string: text),
-              PriceText.isPlainDecimal(text)
+            PriceText.isPlainDecimal(text)
         else { throw fields.error("\"monthlyCommitmentPrice\" is not a decimal number like \"0.99\"") }
         let total = monthly * Decimal(BillingPlan.commitmentPeriods)
         guard total >= yearly, total <= yearly * Decimal(string: "1.5")! else {
@@ -307,14 +342,16 @@ public enum CatalogLoader {
         }
         guard let offerPeriodText = try inner.string("period") else { throw inner.error("has no \"period\"") }
         let offerPeriod: SubscriptionPeriod
-        do { offerPeriod = try SubscriptionPeriod(parsing: offerPeriodText) } catch { throw inner.error("period: \(error)") }
+        do { offerPeriod = try SubscriptionPeriod(parsing: offerPeriodText) } catch {
+            throw inner.error("period: \(error)")
+        }
         let periods = try inner.integer("periods") ?? 1
         if periods < 1 || periods > 99 { throw inner.error("periods \(periods) must be between 1 and 99") }
         var offerPrice: Decimal = 0
         if mode != .freeTrial {
             guard let text = try inner.priceText() else { throw inner.error("a paid offer needs a \"price\"") }
             guard let value = Decimal(string: text), value >= 0,
-                  PriceText.isPlainDecimal(text)
+                PriceText.isPlainDecimal(text)
             else { throw inner.error("price \"\(text)\" is not a decimal number like \"0.99\"") }
             offerPrice = value
         }

@@ -19,8 +19,16 @@ enum DurationInference {
         // English, Spanish, German, French.
         (["days", "day", "d", "días", "dias", "día", "dia", "tage", "tagen", "tag", "jours", "jour", "j"], .day),
         (["weeks", "week", "wks", "wk", "w", "semanas", "semana", "wochen", "woche", "semaines", "semaine"], .week),
-        (["months", "month", "mths", "mth", "mos", "mo", "meses", "mes", "monate", "monaten", "monat", "mois"], .month),
-        (["years", "year", "yrs", "yr", "y", "años", "anos", "año", "ano", "jahre", "jahren", "jahr", "années", "annees", "année", "annee", "ans", "an"], .year),
+        (
+            ["months", "month", "mths", "mth", "mos", "mo", "meses", "mes", "monate", "monaten", "monat", "mois"],
+            .month
+        ),
+        (
+            [
+                "years", "year", "yrs", "yr", "y", "años", "anos", "año", "ano", "jahre", "jahren", "jahr", "années",
+                "annees", "année", "annee", "ans", "an",
+            ], .year
+        ),
     ]
 
     /// CJK units follow the number directly: 7天, 1个月, 1ヶ月, 12か月, 1年, 2週間.
@@ -35,26 +43,36 @@ enum DurationInference {
     /// contain ("semiannual" before "annual", "halbjährlich" before "jährlich").
     static let words: [(String, SubscriptionPeriod)] = [
         ("semiannual", SubscriptionPeriod(6, .month)), ("semi-annual", SubscriptionPeriod(6, .month)),
-        ("halfyear", SubscriptionPeriod(6, .month)), ("half-year", SubscriptionPeriod(6, .month)), ("half year", SubscriptionPeriod(6, .month)),
-        ("semestral", SubscriptionPeriod(6, .month)), ("semestriel", SubscriptionPeriod(6, .month)), ("halbjährlich", SubscriptionPeriod(6, .month)),
+        ("halfyear", SubscriptionPeriod(6, .month)), ("half-year", SubscriptionPeriod(6, .month)),
+        ("half year", SubscriptionPeriod(6, .month)),
+        ("semestral", SubscriptionPeriod(6, .month)), ("semestriel", SubscriptionPeriod(6, .month)),
+        ("halbjährlich", SubscriptionPeriod(6, .month)),
         ("半年", SubscriptionPeriod(6, .month)),
-        ("quarterly", SubscriptionPeriod(3, .month)), ("trimestral", SubscriptionPeriod(3, .month)), ("trimestriel", SubscriptionPeriod(3, .month)),
-        ("vierteljährlich", SubscriptionPeriod(3, .month)), ("季度", SubscriptionPeriod(3, .month)), ("季卡", SubscriptionPeriod(3, .month)),
-        ("annual", .year), ("yearly", .year), ("anual", .year), ("annuel", .year), ("annuelle", .year), ("jährlich", .year),
+        ("quarterly", SubscriptionPeriod(3, .month)), ("trimestral", SubscriptionPeriod(3, .month)),
+        ("trimestriel", SubscriptionPeriod(3, .month)),
+        ("vierteljährlich", SubscriptionPeriod(3, .month)), ("季度", SubscriptionPeriod(3, .month)),
+        ("季卡", SubscriptionPeriod(3, .month)),
+        ("annual", .year), ("yearly", .year), ("anual", .year), ("annuel", .year), ("annuelle", .year),
+        ("jährlich", .year),
         ("jahres", .year), ("年度", .year), ("年卡", .year), ("包年", .year), ("年額", .year), ("年間", .year),
         ("monthly", .month), ("mensual", .month), ("mensuel", .month), ("mensuelle", .month), ("monatlich", .month),
         ("月度", .month), ("月卡", .month), ("包月", .month), ("月額", .month),
-        ("weekly", .week), ("semanal", .week), ("hebdomadaire", .week), ("wöchentlich", .week), ("周卡", .week), ("週額", .week),
-        ("daily", SubscriptionPeriod(1, .day)), ("diario", SubscriptionPeriod(1, .day)), ("täglich", SubscriptionPeriod(1, .day)),
+        ("weekly", .week), ("semanal", .week), ("hebdomadaire", .week), ("wöchentlich", .week), ("周卡", .week),
+        ("週額", .week),
+        ("daily", SubscriptionPeriod(1, .day)), ("diario", SubscriptionPeriod(1, .day)),
+        ("täglich", SubscriptionPeriod(1, .day)),
         ("quotidien", SubscriptionPeriod(1, .day)), ("日卡", SubscriptionPeriod(1, .day)),
     ]
 
     /// Chinese and Japanese numerals up to 99 as the names write them: 一, 两, 三, 十二.
     static func cjkNumber(_ text: Substring) -> Int? {
-        let digits: [Character: Int] = ["一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9]
+        let digits: [Character: Int] = [
+            "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+        ]
         guard !text.isEmpty else { return nil }
         if let ten = text.firstIndex(of: "十") {
-            let before = text[..<ten], after = text[text.index(after: ten)...]
+            let before = text[..<ten]
+            let after = text[text.index(after: ten)...]
             let tens = before.isEmpty ? 1 : (before.count == 1 ? digits[before.first!] : nil)
             let ones = after.isEmpty ? 0 : (after.count == 1 ? digits[after.first!] : nil)
             guard let tens, let ones else { return nil }
@@ -71,7 +89,9 @@ enum DurationInference {
             index >= 0 && index < characters.count && characters[index].isLetter && characters[index].isASCII
                 || index >= 0 && index < characters.count && "áéíóúñäöüßàâèêëîïôûç".contains(characters[index])
         }
-        func isSeparator(_ character: Character) -> Bool { character == " " || character == "." || character == "_" || character == "-" }
+        func isSeparator(_ character: Character) -> Bool {
+            character == " " || character == "." || character == "_" || character == "-"
+        }
         func make(_ count: Int, _ unit: SubscriptionPeriod.Unit) -> SubscriptionPeriod? {
             (1...999).contains(count) ? SubscriptionPeriod(count, unit) : nil
         }
@@ -113,7 +133,8 @@ enum DurationInference {
         // A unit then a number: "pro.day.7", "pro.month.1", "pass-week-2".
         for (words, unit) in units {
             for word in words where word.count >= 3 {
-                let pattern = "(?<![a-zà-ÿ])" + NSRegularExpression.escapedPattern(for: word) + "[ ._-]+([0-9]{1,3})(?![0-9])"
+                let pattern =
+                    "(?<![a-zà-ÿ])" + NSRegularExpression.escapedPattern(for: word) + "[ ._-]+([0-9]{1,3})(?![0-9])"
                 if let match = lower.range(of: pattern, options: .regularExpression) {
                     let digits = lower[match].reversed().prefix { $0.isNumber }.reversed()
                     if let count = Int(String(digits)), let period = make(count, unit) { return period }

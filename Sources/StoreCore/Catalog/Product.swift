@@ -91,7 +91,9 @@ public struct PriceFormatter: Sendable {
         return String(String.UnicodeScalarView(text.unicodeScalars.filter { !Self.directionMarks.contains($0.value) }))
     }
 
-    static let directionMarks: Set<UInt32> = [0x200E, 0x200F, 0x061C, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
+    static let directionMarks: Set<UInt32> = [
+        0x200E, 0x200F, 0x061C, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
+    ]
 
     /// The price as a plain decimal string for JSON and the receipt: "0.99", "4900.00", never
     /// "0.98999999" (Decimal's own digits, with at least two after the point). No formatter: the

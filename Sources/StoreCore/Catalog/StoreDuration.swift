@@ -69,8 +69,14 @@ public struct StoreDuration: Sendable, Equatable, CustomStringConvertible {
         if months != 0 { parts.append("\(months)mo") }
         if days != 0 { parts.append("\(days)d") }
         var rest = seconds
-        if rest >= 3600, rest % 3600 == 0 { parts.append("\(rest / 3600)h"); rest = 0 }
-        if rest >= 60, rest % 60 == 0 { parts.append("\(rest / 60)m"); rest = 0 }
+        if rest >= 3600, rest % 3600 == 0 {
+            parts.append("\(rest / 3600)h")
+            rest = 0
+        }
+        if rest >= 60, rest % 60 == 0 {
+            parts.append("\(rest / 60)m")
+            rest = 0
+        }
         if rest != 0 { parts.append("\(rest)s") }
         return parts.isEmpty ? "0s" : parts.joined()
     }

@@ -33,7 +33,9 @@ public enum StoreKitCatalog {
         url.deletingPathExtension().appendingPathExtension("storefront.json")
     }
 
-    public static func load(contentsOf url: URL, options: StoreKitOptions = StoreKitOptions()) throws(CatalogError) -> LoadedCatalog {
+    public static func load(contentsOf url: URL, options: StoreKitOptions = StoreKitOptions()) throws(CatalogError)
+        -> LoadedCatalog
+    {
         var isFolder: ObjCBool = false
         var file = url
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
@@ -80,7 +82,9 @@ public enum StoreKitCatalog {
             var side = SideFile()
             func table<T>(_ key: String, _ convert: (Any) -> T?) throws(CatalogError) -> [String: T] {
                 guard let raw = root[key] else { return [:] }
-                guard let object = raw as? [String: Any] else { throw fail("\"\(key)\" must be an object by product id") }
+                guard let object = raw as? [String: Any] else {
+                    throw fail("\"\(key)\" must be an object by product id")
+                }
                 var result: [String: T] = [:]
                 for (id, value) in object {
                     guard let converted = convert(value) else { throw fail("\(key).\(id): \(value) is not valid here") }
@@ -88,15 +92,21 @@ public enum StoreKitCatalog {
                 }
                 return result
             }
-            let months = try table("months") { ($0 as? NSNumber).map(\.intValue).flatMap { (1...120).contains($0) ? $0 : nil } }
+            let months = try table("months") {
+                ($0 as? NSNumber).map(\.intValue).flatMap { (1...120).contains($0) ? $0 : nil }
+            }
             side.durations = try table("durations") { ($0 as? String).flatMap { try? SubscriptionPeriod(parsing: $0) } }
-            for (id, count) in months where side.durations[id] == nil { side.durations[id] = SubscriptionPeriod(count, .month) }
+            for (id, count) in months where side.durations[id] == nil {
+                side.durations[id] = SubscriptionPeriod(count, .month)
+            }
             side.images = try table("images") { $0 as? String }
             side.unlocks = try table("unlocks") { $0 as? [String] }
-            side.quantities = try table("quantities") { ($0 as? NSNumber).map(\.intValue).flatMap { $0 >= 1 ? $0 : nil } }
+            side.quantities = try table("quantities") {
+                ($0 as? NSNumber).map(\.intValue).flatMap { $0 >= 1 ? $0 : nil }
+            }
             side.offerPrices = try table("offerPrices") { value in
                 guard let text = (value as? String) ?? (value as? NSNumber).map(\.stringValue),
-                      PriceText.isPlainDecimal(text)
+                    PriceText.isPlainDecimal(text)
                 else { return nil }
                 return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
             }
@@ -129,13 +139,18 @@ public enum StoreKitCatalog {
         let country = Storefronts.country(storefront)
         if country != nil { catalog.storefront = storefront }
         if country == nil {
-            warnings.append(CatalogWarning(file: fileName, entry: "settings._storefront", message: "unknown storefront \"\(storefront)\": prices are shown in US dollars"))
+            warnings.append(
+                CatalogWarning(
+                    file: fileName, entry: "settings._storefront",
+                    message: "unknown storefront \"\(storefront)\": prices are shown in US dollars"))
         }
         let fileLocale = try settings?.child("_locale")?.stringOrNil()
         catalog.localeIdentifier = options.locale ?? fileLocale ?? country?.locale ?? "en_US"
         catalog.currencyCode = country?.currency ?? "USD"
         if try settings?.child("_askToBuyEnabled")?.boolean() == true { catalog.defaultPolicy = .defer }
-        if try settings?.child("_failTransactionsEnabled")?.boolean() == true { catalog.defaultPolicy = .fail(.unknown) }
+        if try settings?.child("_failTransactionsEnabled")?.boolean() == true {
+            catalog.defaultPolicy = .fail(.unknown)
+        }
         if let errors = try settings?.child("_storeKitErrors")?.arrayOrNil() {
             for node in errors {
                 if let (api, error) = try Self.simulatedError(node, file: fileName, warnings: &warnings) {
@@ -154,12 +169,17 @@ public enum StoreKitCatalog {
         }
         let billingIssues = try settings?.child("_renewalBillingIssuesEnabled")?.boolean() ?? false
         let grace = try settings?.child("_billingGracePeriodEnabled")?.boolean() ?? false
-        if billingIssues || grace { catalog.billing = BillingSetting(failing: billingIssues, graceDays: grace ? BillingSetting.defaultGraceDays : nil) }
+        if billingIssues || grace {
+            catalog.billing = BillingSetting(
+                failing: billingIssues, graceDays: grace ? BillingSetting.defaultGraceDays : nil)
+        }
 
         var seen: [String: String] = [:]
         func add(_ product: Product, path: String) throws(CatalogError) {
             if let first = seen[product.id] {
-                throw CatalogError(file: fileName, entry: path, message: "duplicate product id \"\(product.id)\" (first used by \(first))")
+                throw CatalogError(
+                    file: fileName, entry: path,
+                    message: "duplicate product id \"\(product.id)\" (first used by \(first))")
             }
             seen[product.id] = path
             catalog.products.append(product)
@@ -169,7 +189,9 @@ public enum StoreKitCatalog {
             try add(try reader.product(node, defaultType: nil, warnings: &warnings), path: "products[\(index)]")
         }
         for (index, node) in (try root.child("nonRenewingSubscriptions")?.arrayOrNil() ?? []).enumerated() {
-            try add(try reader.product(node, defaultType: "NonRenewingSubscription", warnings: &warnings), path: "nonRenewingSubscriptions[\(index)]")
+            try add(
+                try reader.product(node, defaultType: "NonRenewingSubscription", warnings: &warnings),
+                path: "nonRenewingSubscriptions[\(index)]")
         }
         for (groupIndex, groupNode) in (try root.child("subscriptionGroups")?.arrayOrNil() ?? []).enumerated() {
             let group = try groupNode.object()
@@ -185,7 +207,8 @@ public enum StoreKitCatalog {
         }
         // An empty configuration, as Xcode makes a new one, opens as an empty store (C6).
         for id in Set(options.durations.keys).subtracting(seen.keys).sorted() {
-            throw CatalogError(file: fileName, entry: nil, message: "--duration names \"\(id)\", which is not a product of this file")
+            throw CatalogError(
+                file: fileName, entry: nil, message: "--duration names \"\(id)\", which is not a product of this file")
         }
         return (catalog, warnings)
     }
@@ -194,7 +217,8 @@ public enum StoreKitCatalog {
     /// it. The same keys mean the same things in both.
     static func readObject(_ data: Data, fileName: String) throws(CatalogError) -> Any {
         let head = data.prefix(64)
-        let looksLikePlist = head.starts(with: Data("bplist".utf8))
+        let looksLikePlist =
+            head.starts(with: Data("bplist".utf8))
             || String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<?xml")
             || String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<plist")
         if looksLikePlist {
@@ -202,14 +226,18 @@ public enum StoreKitCatalog {
                 return try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
             } catch {
                 let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-                throw CatalogError(file: fileName, entry: nil, message: "is not a valid property list" + (detail.map { " (\($0))" } ?? ""))
+                throw CatalogError(
+                    file: fileName, entry: nil,
+                    message: "is not a valid property list" + (detail.map { " (\($0))" } ?? ""))
             }
         }
         do {
             return try JSONSerialization.jsonObject(with: data)
         } catch {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            throw CatalogError(file: fileName, entry: nil, message: "is not valid JSON or a property list" + (detail.map { " (\($0))" } ?? ""))
+            throw CatalogError(
+                file: fileName, entry: nil,
+                message: "is not valid JSON or a property list" + (detail.map { " (\($0))" } ?? ""))
         }
     }
 
@@ -218,28 +246,37 @@ public enum StoreKitCatalog {
     /// object or array holding one; an enabled entry whose error cannot be read fails with the
     /// API's plainest error (StoreKitError.unknown; VerificationError.invalidSignature) and a
     /// warning naming the path.
-    static func simulatedError(_ node: Node, file: String, warnings: inout [CatalogWarning]) throws(CatalogError) -> (StoreKitAPI, SimulatedError)? {
+    static func simulatedError(_ node: Node, file: String, warnings: inout [CatalogWarning]) throws(CatalogError) -> (
+        StoreKitAPI, SimulatedError
+    )? {
         let entry = try node.object()
         guard try entry.child("enabled")?.boolean() == true else { return nil }
         guard let name = try entry.child("name")?.stringOrNil() else { throw node.error("has no \"name\"") }
         guard let api = StoreKitAPI(rawValue: name) ?? StoreKitAPI(argument: name) else {
-            warnings.append(CatalogWarning(file: file, entry: node.path + ".name", message: "\"\(name)\" is not a StoreKit API Storefront knows; ignored"))
+            warnings.append(
+                CatalogWarning(
+                    file: file, entry: node.path + ".name",
+                    message: "\"\(name)\" is not a StoreKit API Storefront knows; ignored"))
             return nil
         }
         let plainest = api.plainestError
         guard let current = entry.child("current"), !(current.value is NSNull) else { return (api, plainest) }
         func strings(_ value: Any) -> [String] {
             if let text = value as? String { return [text] }
-            if let object = value as? [String: Any] { return object.keys.sorted().flatMap { [$0] + strings(object[$0]!) } }
+            if let object = value as? [String: Any] {
+                return object.keys.sorted().flatMap { [$0] + strings(object[$0]!) }
+            }
             if let array = value as? [Any] { return array.flatMap(strings) }
             return []
         }
         if let error = strings(current.value).lazy.compactMap({ SimulatedError(parsing: $0, for: api) }).first {
             return (api, error)
         }
-        warnings.append(CatalogWarning(
-            file: file, entry: current.path, message: "no \(api.rawValue) error Storefront knows is named here; \(plainest) is used"
-        ))
+        warnings.append(
+            CatalogWarning(
+                file: file, entry: current.path,
+                message: "no \(api.rawValue) error Storefront knows is named here; \(plainest) is used"
+            ))
         return (api, plainest)
     }
 
@@ -249,10 +286,13 @@ public enum StoreKitCatalog {
         let keyNode = pair.child("privateKey")
         guard let text = try keyNode?.stringOrNil(), let keyNode else { throw pair.node.error("has no \"privateKey\"") }
         let base64 = text.components(separatedBy: .whitespacesAndNewlines).joined()
-        guard let der = Data(base64Encoded: base64), let key = try? P256.Signing.PrivateKey(derRepresentation: der) else {
+        guard let der = Data(base64Encoded: base64), let key = try? P256.Signing.PrivateKey(derRepresentation: der)
+        else {
             throw keyNode.error("is not a P-256 private key in base64 PKCS #8")
         }
-        return APIKey(keyID: id, publicKey: key.publicKey.x963Representation, createdAt: Date(timeIntervalSince1970: 0), type: .subscriptionOffer)
+        return APIKey(
+            keyID: id, publicKey: key.publicKey.x963Representation, createdAt: Date(timeIntervalSince1970: 0),
+            type: .subscriptionOffer)
     }
 
     /// `_timeRate`, else `_compatibilityTimeRate` (a number, or an object keyed by OS version:
@@ -265,7 +305,9 @@ public enum StoreKitCatalog {
             let versions = byVersion.values.keys.sorted {
                 $0.compare($1, options: .numeric) == .orderedAscending
             }
-            guard let newest = versions.last, let child = byVersion.child(newest), let rate = try child.integer() else { return nil }
+            guard let newest = versions.last, let child = byVersion.child(newest), let rate = try child.integer() else {
+                return nil
+            }
             return (rate, child)
         }
         guard let rate = try node.integer() else { return nil }
@@ -311,7 +353,9 @@ public enum StoreKitCatalog {
 
         func integer() throws(CatalogError) -> Int? {
             if value is NSNull { return nil }
-            if let number = value as? NSNumber, !CompactJSON.isBoolean(value), number.doubleValue.rounded() == number.doubleValue, abs(number.doubleValue) < 1e9 {
+            if let number = value as? NSNumber, !CompactJSON.isBoolean(value),
+                number.doubleValue.rounded() == number.doubleValue, abs(number.doubleValue) < 1e9
+            {
                 return number.intValue
             }
             if let text = value as? String, let number = Int(text) { return number }

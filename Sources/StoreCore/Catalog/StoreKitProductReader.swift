@@ -16,14 +16,16 @@ extension StoreKitCatalog {
             warnings: inout [CatalogWarning]
         ) throws(CatalogError) -> Product {
             let entry = try node.object()
-            guard let id = try entry.child("productID")?.stringOrNil(), !id.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard let id = try entry.child("productID")?.stringOrNil(), !id.trimmingCharacters(in: .whitespaces).isEmpty
+            else {
                 throw node.error("has no \"productID\"")
             }
             var typeName = try entry.child("type")?.stringOrNil() ?? defaultType
             if typeName == nil {
                 // Every key is optional: an entry of "products" that does not say is a non-consumable.
                 typeName = "NonConsumable"
-                warnings.append(CatalogWarning(file: file, entry: node.path, message: "has no \"type\"; read as NonConsumable"))
+                warnings.append(
+                    CatalogWarning(file: file, entry: node.path, message: "has no \"type\"; read as NonConsumable"))
             }
             let kind: ProductKind
             switch typeName {
@@ -32,7 +34,9 @@ extension StoreKitCatalog {
             case "NonRenewingSubscription": kind = .nonRenewingSubscription
             case "RecurringSubscription", "AutoRenewableSubscription": kind = .autoRenewableSubscription
             case let other:
-                throw (entry.child("type") ?? node).error("\"\(other ?? "")\" is not a product type (Consumable, NonConsumable, NonRenewingSubscription, RecurringSubscription)")
+                throw (entry.child("type") ?? node).error(
+                    "\"\(other ?? "")\" is not a product type (Consumable, NonConsumable, NonRenewingSubscription, RecurringSubscription)"
+                )
             }
             if group == nil, kind == .autoRenewableSubscription {
                 throw node.error("a RecurringSubscription belongs in a subscription group")
@@ -49,14 +53,18 @@ extension StoreKitCatalog {
                     (duration, durationSource) = (given, "--duration")
                 } else if let given = side.durations[id] {
                     (duration, durationSource) = (given, "side file")
-                } else if let (inferred, source) = DurationInference.infer(id: id, names: [reference, title].compactMap { $0 }) {
+                } else if let (inferred, source) = DurationInference.infer(
+                    id: id, names: [reference, title].compactMap { $0 })
+                {
                     (duration, durationSource) = (inferred, source)
                 } else {
                     durationSource = "unknown: say it with --duration \(id)=P1M or in the side file"
-                    warnings.append(CatalogWarning(
-                        file: file, entry: node.path,
-                        message: "\"\(id)\" states no duration; it cannot be bought until you give one (--duration \(id)=P1M)"
-                    ))
+                    warnings.append(
+                        CatalogWarning(
+                            file: file, entry: node.path,
+                            message:
+                                "\"\(id)\" states no duration; it cannot be bought until you give one (--duration \(id)=P1M)"
+                        ))
                 }
             case .autoRenewableSubscription:
                 guard let group else { break }
@@ -66,14 +74,22 @@ extension StoreKitCatalog {
                 }
                 let period = try Self.period(periodText, periodNode)
                 let rank = try entry.child("groupNumber")?.integer() ?? group.position
-                if rank < 1 { throw (entry.child("groupNumber") ?? node).error("\(rank) is not a level (1 is the highest)") }
+                if rank < 1 {
+                    throw (entry.child("groupNumber") ?? node).error("\(rank) is not a level (1 is the highest)")
+                }
                 terms = AutoRenewTerms(
                     period: period, group: group.id, rank: rank,
-                    introductoryOffer: try offer(entry.child("introductoryOffer"), productID: id, period: period, warnings: &warnings),
+                    introductoryOffer: try offer(
+                        entry.child("introductoryOffer"), productID: id, period: period, warnings: &warnings),
                     unlocks: side.unlocks[id] ?? [group.title],
-                    offers: try subscriptionOffers(entry.child("adHocOffers"), type: .promotional, productID: id, period: period, warnings: &warnings)
-                        + subscriptionOffers(entry.child("codeOffers"), type: .code, productID: id, period: period, warnings: &warnings)
-                        + subscriptionOffers(entry.child("winbackOffers"), type: .winBack, productID: id, period: period, warnings: &warnings)
+                    offers: try subscriptionOffers(
+                        entry.child("adHocOffers"), type: .promotional, productID: id, period: period,
+                        warnings: &warnings)
+                        + subscriptionOffers(
+                            entry.child("codeOffers"), type: .code, productID: id, period: period, warnings: &warnings)
+                        + subscriptionOffers(
+                            entry.child("winbackOffers"), type: .winBack, productID: id, period: period,
+                            warnings: &warnings)
                 )
             case .consumable, .nonConsumable:
                 break
@@ -101,7 +117,10 @@ extension StoreKitCatalog {
                 let path = node?.path ?? parent.path
                 let what = node == nil ? "has no \"displayPrice\"" : "\"displayPrice\" is empty"
                 if let fallback {
-                    warnings.append(CatalogWarning(file: file, entry: path, message: "\(what); the side file's price \(PriceFormatter.plain(fallback)) is used"))
+                    warnings.append(
+                        CatalogWarning(
+                            file: file, entry: path,
+                            message: "\(what); the side file's price \(PriceFormatter.plain(fallback)) is used"))
                     return fallback
                 }
                 warnings.append(CatalogWarning(file: file, entry: path, message: "\(what); it is free"))
@@ -116,7 +135,7 @@ extension StoreKitCatalog {
                 throw node.error("must be a price such as \"0.99\"")
             }
             guard PriceText.isPlainDecimal(text),
-                  let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+                let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
             else { throw node.error("\"\(text)\" is not a price such as \"0.99\"") }
             return price
         }
@@ -128,11 +147,12 @@ extension StoreKitCatalog {
             var entries: [(locale: String, name: String, description: String)] = []
             for item in try node?.arrayOrNil() ?? [] {
                 let object = try item.object()
-                entries.append((
-                    try object.child("locale")?.stringOrNil() ?? "",
-                    try object.child("displayName")?.stringOrNil() ?? "",
-                    try object.child("description")?.stringOrNil() ?? ""
-                ))
+                entries.append(
+                    (
+                        try object.child("locale")?.stringOrNil() ?? "",
+                        try object.child("displayName")?.stringOrNil() ?? "",
+                        try object.child("description")?.stringOrNil() ?? ""
+                    ))
             }
             func normal(_ text: String) -> String { text.replacingOccurrences(of: "-", with: "_").lowercased() }
             func language(_ text: String) -> String { String(normal(text).split(separator: "_").first ?? "") }
@@ -148,7 +168,8 @@ extension StoreKitCatalog {
                 return (rank(a.element), a.offset) < (rank(b.element), b.offset)
             }.map(\.element)
             let name = ranked.first { !$0.name.trimmingCharacters(in: .whitespaces).isEmpty }?.name ?? id
-            let description = ranked.first { !$0.description.trimmingCharacters(in: .whitespaces).isEmpty }?.description ?? ""
+            let description =
+                ranked.first { !$0.description.trimmingCharacters(in: .whitespaces).isEmpty }?.description ?? ""
             return (name, description)
         }
 
@@ -168,27 +189,40 @@ extension StoreKitCatalog {
             case "payAsYouGo": mode = .payAsYouGo
             case "payUpFront": mode = .payUpFront
             case nil:
-                let priced = priceNode.map { !($0.value is NSNull) && ($0.value as? String)?.trimmingCharacters(in: .whitespaces) != "" } ?? false
+                let priced =
+                    priceNode.map {
+                        !($0.value is NSNull) && ($0.value as? String)?.trimmingCharacters(in: .whitespaces) != ""
+                    } ?? false
                 mode = priced ? .payAsYouGo : .freeTrial
-                warnings.append(CatalogWarning(
-                    file: file, entry: node.path,
-                    message: "has no \"paymentMode\"; read as \(mode == .freeTrial ? "a free trial" : "pay as you go")"
-                ))
-            case let other?: throw (modeNode ?? node).error("\"\(other)\" is not a payment mode (free, payAsYouGo, payUpFront)")
+                warnings.append(
+                    CatalogWarning(
+                        file: file, entry: node.path,
+                        message:
+                            "has no \"paymentMode\"; read as \(mode == .freeTrial ? "a free trial" : "pay as you go")"
+                    ))
+            case let other?:
+                throw (modeNode ?? node).error("\"\(other)\" is not a payment mode (free, payAsYouGo, payUpFront)")
             }
             var offerPeriod = period
-            if let periodNode = object.child("subscriptionPeriod"), let text = try periodNode.stringOrNil(), !text.isEmpty {
+            if let periodNode = object.child("subscriptionPeriod"), let text = try periodNode.stringOrNil(),
+                !text.isEmpty
+            {
                 offerPeriod = try Self.period(text, periodNode)
             } else {
-                warnings.append(CatalogWarning(
-                    file: file, entry: node.path,
-                    message: "has no \"subscriptionPeriod\"; the plan's period \(period) is used"
-                ))
+                warnings.append(
+                    CatalogWarning(
+                        file: file, entry: node.path,
+                        message: "has no \"subscriptionPeriod\"; the plan's period \(period) is used"
+                    ))
             }
             let periods = try object.child("numberOfPeriods")?.integer() ?? 1
-            if periods < 1 || periods > 99 { throw (object.child("numberOfPeriods") ?? node).error("\(periods) periods: expected 1 to 99") }
-            let price = mode == .freeTrial
-                ? 0 : try self.price(priceNode, missing: node, fallback: side.offerPrices[productID], warnings: &warnings)
+            if periods < 1 || periods > 99 {
+                throw (object.child("numberOfPeriods") ?? node).error("\(periods) periods: expected 1 to 99")
+            }
+            let price =
+                mode == .freeTrial
+                ? 0
+                : try self.price(priceNode, missing: node, fallback: side.offerPrices[productID], warnings: &warnings)
             return IntroductoryOffer(mode: mode, period: offerPeriod, periods: periods, price: price)
         }
 
@@ -196,7 +230,8 @@ extension StoreKitCatalog {
         /// O3, named by `referenceName`, with the eligibility App Store Connect gives them: all
         /// three when the file says none), priced as an introductory offer is.
         func subscriptionOffers(
-            _ node: Node?, type: OfferType, productID: String, period: SubscriptionPeriod, warnings: inout [CatalogWarning]
+            _ node: Node?, type: OfferType, productID: String, period: SubscriptionPeriod,
+            warnings: inout [CatalogWarning]
         ) throws(CatalogError) -> [SubscriptionOffer] {
             guard let node, let list = try node.arrayOrNil() else { return [] }
             let nameKey = type == .code ? "referenceName" : "offerID"
@@ -206,15 +241,25 @@ extension StoreKitCatalog {
             for item in list {
                 guard let object = try item.objectOrNil() else { continue }
                 let nameNode = object.child(nameKey)
-                guard let name = try nameNode?.stringOrNil(), !name.isEmpty else { throw item.error("has no \"\(nameKey)\"") }
-                if offers.contains(where: { $0.id == name }) { throw (nameNode ?? item).error("offer \"\(name)\" is given twice") }
-                guard let terms = try offer(item, productID: productID, period: period, warnings: &warnings) else { continue }
+                guard let name = try nameNode?.stringOrNil(), !name.isEmpty else {
+                    throw item.error("has no \"\(nameKey)\"")
+                }
+                if offers.contains(where: { $0.id == name }) {
+                    throw (nameNode ?? item).error("offer \"\(name)\" is given twice")
+                }
+                guard let terms = try offer(item, productID: productID, period: period, warnings: &warnings) else {
+                    continue
+                }
                 var eligibility = Set(OfferEligibility.allCases)
-                if type == .code, let eligibilityNode = object.child("eligibility"), let names = try eligibilityNode.arrayOrNil(), !names.isEmpty {
+                if type == .code, let eligibilityNode = object.child("eligibility"),
+                    let names = try eligibilityNode.arrayOrNil(), !names.isEmpty
+                {
                     eligibility = []
                     for nameNode in names {
                         let text = try nameNode.stringOrNil() ?? ""
-                        guard let value = OfferEligibility(rawValue: text) else { throw nameNode.error("\"\(text)\" is not new, existing or expired") }
+                        guard let value = OfferEligibility(rawValue: text) else {
+                            throw nameNode.error("\"\(text)\" is not new, existing or expired")
+                        }
                         eligibility.insert(value)
                     }
                 }

@@ -30,7 +30,8 @@ public struct SubscriptionPeriod: Sendable, Equatable, Hashable, Codable, Custom
         let bad = ParseError(description: "\"\(text)\" is not a period (expected P3D, P1W, P1M, P2M, P3M, P6M or P1Y)")
         guard upper.hasPrefix("P"), upper.count >= 3, let unitLetter = upper.last else { throw bad }
         let digits = upper.dropFirst().dropLast()
-        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits), (1...999).contains(count) else {
+        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(digits), (1...999).contains(count)
+        else {
             throw bad
         }
         switch unitLetter {

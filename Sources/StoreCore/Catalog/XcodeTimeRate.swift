@@ -45,14 +45,20 @@ public enum XcodeTimeRate {
             if value >= 1000 {
                 // Xcode renews every period, a week or a year, in the same time; the store's clock is
                 // one linear rate, so a monthly plan renews in that time and the others scale.
-                return .nearest(known.rate, "Xcode time rate \(value) (\(known.name)) renews every period in the same time; "
-                    + "Storefront's clock runs at one rate, so a monthly plan renews in that time and longer plans take longer")
+                return .nearest(
+                    known.rate,
+                    "Xcode time rate \(value) (\(known.name)) renews every period in the same time; "
+                        + "Storefront's clock runs at one rate, so a monthly plan renews in that time and longer plans take longer"
+                )
             }
             return .exact(known.rate)
         }
         // An undocumented value: the nearest documented one by number, said in one line.
-        let nearest = documented.keys.min { abs($0 - value) < abs($1 - value) || (abs($0 - value) == abs($1 - value) && $0 < $1) } ?? 0
+        let nearest =
+            documented.keys.min { abs($0 - value) < abs($1 - value) || (abs($0 - value) == abs($1 - value) && $0 < $1) }
+            ?? 0
         let known = documented[nearest]!
-        return .nearest(known.rate, "Xcode time rate \(value) is not one Storefront knows; run as \(nearest) (\(known.name))")
+        return .nearest(
+            known.rate, "Xcode time rate \(value) is not one Storefront knows; run as \(nearest) (\(known.name))")
     }
 }

@@ -17,7 +17,9 @@ public struct Family: Sendable, Equatable, Codable {
     /// Members whose use of the app the organizer no longer consents to, and since when.
     public var consentWithdrawn: [ConsentWithdrawal]
 
-    public init(organizer: String, members: [String] = [], unshared: [String] = [], consentWithdrawn: [ConsentWithdrawal] = []) {
+    public init(
+        organizer: String, members: [String] = [], unshared: [String] = [], consentWithdrawn: [ConsentWithdrawal] = []
+    ) {
         self.organizer = organizer
         self.members = members
         self.unshared = unshared
@@ -84,9 +86,12 @@ extension FamilyChange {
         // A member leaving: the same family less members who are all callers.
         // One whose consent the organizer withdrew cannot leave to escape it.
         if let was = expected, let now = new, was.organizer == now.organizer, was.unshared == now.unshared,
-           was.consentWithdrawn == now.consentWithdrawn {
+            was.consentWithdrawn == now.consentWithdrawn
+        {
             let left = was.members.filter { member in !now.members.contains(member) }
-            if now.members.allSatisfy(was.members.contains), !left.isEmpty, left.allSatisfy({ callers.contains($0.lowercased()) }) {
+            if now.members.allSatisfy(was.members.contains), !left.isEmpty,
+                left.allSatisfy({ callers.contains($0.lowercased()) })
+            {
                 if let kept = left.first(where: { was.withdrawal(of: $0) != nil }) {
                     throw StoreError.familyRefused(.consentWithdrawn(member: kept, organizer: was.organizer))
                 }
@@ -119,7 +124,9 @@ public struct FamilyChange: Codable, Sendable, Equatable {
         guard index.map({ families[$0] }) == expected else { return nil }
         var result = families
         if let new {
-            guard new.organizer.lowercased() == key else { throw StoreError.familyRefused(.keepsOrganizer(organizer: organizer)) }
+            guard new.organizer.lowercased() == key else {
+                throw StoreError.familyRefused(.keepsOrganizer(organizer: organizer))
+            }
             let others = families.filter { $0.organizer.lowercased() != key }
             for account in [new.organizer] + new.members {
                 if let other = others.first(where: { $0.includes(account) }) {
@@ -180,8 +187,12 @@ public final class FamilySharing: SessionRole {
         try change { family, families throws(StoreError) in
             // An embedded account server can say whether the account exists; a remote one answers
             // for its own accounts only, so there the name is taken as given.
-            if let local = server as? ServerDatabase, try local.passwordHash(account: member) == nil { throw StoreError.unknownAccount(member) }
-            if families.contains(where: { $0.includes(member) }) { throw StoreError.familyRefused(.inAFamily(account: member)) }
+            if let local = server as? ServerDatabase, try local.passwordHash(account: member) == nil {
+                throw StoreError.unknownAccount(member)
+            }
+            if families.contains(where: { $0.includes(member) }) {
+                throw StoreError.familyRefused(.inAFamily(account: member))
+            }
             guard family.members.count < Family.maximumMembers else {
                 throw StoreError.familyRefused(.full(maximum: Family.maximumMembers))
             }
@@ -275,7 +286,8 @@ public final class FamilySharing: SessionRole {
             let index = try body(&families)
             let organizer = families[index].organizer
             let change = FamilyChange(
-                organizer: organizer, expected: before.first { $0.organizer.lowercased() == organizer.lowercased() }, new: families[index]
+                organizer: organizer, expected: before.first { $0.organizer.lowercased() == organizer.lowercased() },
+                new: families[index]
             )
             if try server.changeFamily(change) { return (families, index) }
         }
@@ -326,7 +338,9 @@ public final class FamilySharing: SessionRole {
         // A withdrawal of consent is told once, whoever reconciles first after it (keyed by it);
         // first, as the member's own device may do this and not read the organizer's receipt.
         let family = families.first { $0.hasMember(member) }
-        if let withdrawal = family?.withdrawal(of: member), try !server.hasNotification(key: withdrawal.notification.key) {
+        if let withdrawal = family?.withdrawal(of: member),
+            try !server.hasNotification(key: withdrawal.notification.key)
+        {
             _ = try server.enqueue([withdrawal.notification])
         }
         let receipt = try server.receipt(account: member)
@@ -337,7 +351,8 @@ public final class FamilySharing: SessionRole {
         let now = now()
         for purchase in due where !held.contains(where: { $0.reference == purchase.transactionID }) {
             var share = ReceiptEntry(
-                transactionID: session.makeTransactionID(), account: member, productID: purchase.productID, kind: purchase.kind,
+                transactionID: session.makeTransactionID(), account: member, productID: purchase.productID,
+                kind: purchase.kind,
                 purchaseDate: now, device: session.deviceName, event: .familyShare, group: purchase.group, price: 0,
                 reference: purchase.transactionID, note: ReceiptNote.organizer(account: purchase.account).words
             )
@@ -346,10 +361,13 @@ public final class FamilySharing: SessionRole {
             try server.add(share)
         }
         for share in held where !due.contains(where: { $0.transactionID == share.reference }) {
-            try server.add(ReceiptEntry(
-                transactionID: session.makeTransactionID(), account: member, productID: share.productID, kind: share.kind,
-                purchaseDate: now, device: session.deviceName, event: .familyRevoke, group: share.group, reference: share.transactionID
-            ))
+            try server.add(
+                ReceiptEntry(
+                    transactionID: session.makeTransactionID(), account: member, productID: share.productID,
+                    kind: share.kind,
+                    purchaseDate: now, device: session.deviceName, event: .familyRevoke, group: share.group,
+                    reference: share.transactionID
+                ))
         }
     }
 
@@ -361,13 +379,18 @@ public final class FamilySharing: SessionRole {
         func shared(_ productID: String) -> Bool {
             (catalog.product(productID)?.isFamilyShareable ?? false) && !family.unshared.contains(productID)
         }
-        var due = receipt.filter { $0.kind == .nonConsumable && $0.event == .purchase && !revoked.contains($0.transactionID) && shared($0.productID) }
+        var due = receipt.filter {
+            $0.kind == .nonConsumable && $0.event == .purchase && !revoked.contains($0.transactionID)
+                && shared($0.productID)
+        }
         // A plan stays shared as it renews and lapses (the member's access follows it); a refund
         // that ends it ends the share, until the organizer subscribes again. The share names the
         // group's original purchase, which resubscribes keep.
         for plan in try server.plans(account: family.organizer).values.sorted(by: { $0.group < $1.group })
         where shared(plan.productID) && plan.ended != .refunded {
-            if let start = receipt.first(where: { $0.transactionID == plan.originalTransactionID }) { due.append(start) }
+            if let start = receipt.first(where: { $0.transactionID == plan.originalTransactionID }) {
+                due.append(start)
+            }
         }
         return due
     }
@@ -381,7 +404,9 @@ public final class FamilySharing: SessionRole {
         var organizerPlans: [String: PlanState] = [:]
         try ifReachable { () throws(StoreError) in organizerPlans = try server.plans(account: family.organizer) }
         return organizerPlans.values.sorted { $0.group < $1.group }.compactMap { state in
-            guard let product = catalog.product(state.productID), product.isFamilyShareable, !family.unshared.contains(state.productID) else { return nil }
+            guard let product = catalog.product(state.productID), product.isFamilyShareable,
+                !family.unshared.contains(state.productID)
+            else { return nil }
             var status = PlanStatus(state, catalog: catalog, now: now)
             status.familySharedBy = family.organizer
             return status

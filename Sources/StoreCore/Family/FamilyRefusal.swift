@@ -33,7 +33,8 @@ public enum FamilyRefusal: Codable, Equatable, Sendable, CustomStringConvertible
         case .organizesAlready(let account): "\(account) organizes a family already"
         case .inAFamily(let account): "\(account) is in a family already"
         case .notAMember(let account): "\(account) is in no family as a member"
-        case .memberOrOrganizerOnly(let member, let organizer): "only \(member) or the organizer, \(organizer), can take \(member) out of the family"
+        case .memberOrOrganizerOnly(let member, let organizer):
+            "only \(member) or the organizer, \(organizer), can take \(member) out of the family"
         case .notShareable(let id): "\"\(id)\" is not family-shareable (`familyShareable` in the catalog)"
         case .organizesNone(let account): "\(account) organizes no family (`storefront family create` starts one)"
         case .consentWithdrawn(let member, let organizer):

@@ -32,8 +32,10 @@ public final class NotificationCourier: Sendable {
     let crashPoints: @Sendable (CrashPoint) throws(StoreError) -> Void
 
     init(
-        server: any AccountServer, authority: CertificateAuthority, catalog: Catalog, clock: any StoreClock, lockPath: String,
-        poster: any WebhookPosting, timeout: TimeInterval, crashPoints: @escaping @Sendable (CrashPoint) throws(StoreError) -> Void
+        server: any AccountServer, authority: CertificateAuthority, catalog: Catalog, clock: any StoreClock,
+        lockPath: String,
+        poster: any WebhookPosting, timeout: TimeInterval,
+        crashPoints: @escaping @Sendable (CrashPoint) throws(StoreError) -> Void
     ) {
         self.server = server
         self.authority = authority
@@ -72,10 +74,11 @@ public final class NotificationCourier: Sendable {
             let body = Data(#"{"signedPayload":"\#(notification.signedPayload ?? "")"}"#.utf8)
             let posted = poster.post(body, to: url, timeout: timeout)
             if case .success(200) = posted { try crashPoints(.notificationPosted) }
-            let attempt = switch posted {
-            case .success(let status): DeliveryAttempt(at: clock.now(), status: status)
-            case .failure(let problem): DeliveryAttempt(at: clock.now(), problem: problem)
-            }
+            let attempt =
+                switch posted {
+                case .success(let status): DeliveryAttempt(at: clock.now(), status: status)
+                case .failure(let problem): DeliveryAttempt(at: clock.now(), problem: problem)
+                }
             notification.attempts.append(attempt)
             if attempt.succeeded {
                 notification.state = .delivered
@@ -105,13 +108,15 @@ public final class NotificationCourier: Sendable {
 
     func signedPayload(_ notification: ServerNotification, identity: AppIdentity) throws(StoreError) -> String {
         if let signed = notification.signedPayload { return signed }
-        return try Self.sign(notification, server: server, catalog: catalog, authority: authority, identity: identity, now: clock.now())
+        return try Self.sign(
+            notification, server: server, catalog: catalog, authority: authority, identity: identity, now: clock.now())
     }
 
     /// Signs a notification as it is sent (and as the Server API's histories show it): its data
     /// built from the account server's records at `now`.
     package static func sign(
-        _ notification: ServerNotification, server: any AccountServer, catalog: Catalog, authority: CertificateAuthority,
+        _ notification: ServerNotification, server: any AccountServer, catalog: Catalog,
+        authority: CertificateAuthority,
         identity: AppIdentity, now: Date
     ) throws(StoreError) -> String {
         let builder = PayloadBuilder(
@@ -131,9 +136,13 @@ public final class NotificationCourier: Sendable {
         } else {
             // A refund request, decline or reversal (O7) reports the purchase it is about, and the
             // purchase's signed form says whether it stands revoked.
-            let line = try notification.transactionID.flatMap { id throws(StoreError) in try server.receiptEntry(transactionID: id) }
+            let line = try notification.transactionID.flatMap { id throws(StoreError) in
+                try server.receiptEntry(transactionID: id)
+            }
             if let line, let reference = line.reference, line.event != .purchase {
-                receipt = try server.receipt(account: notification.account).filter { $0.transactionID == reference || $0.reference == reference }
+                receipt = try server.receipt(account: notification.account).filter {
+                    $0.transactionID == reference || $0.reference == reference
+                }
             } else {
                 receipt = line.map { [$0] } ?? []
             }
@@ -141,7 +150,8 @@ public final class NotificationCourier: Sendable {
         let plan = try notification.group.flatMap { group throws(StoreError) in
             try server.plans(account: notification.account)[group].map { PlanStatus($0, catalog: catalog, now: now) }
         }
-        let payload = try builder.notification(notification, receipt: receipt, plan: plan) { payload throws(StoreError) in
+        let payload = try builder.notification(notification, receipt: receipt, plan: plan) {
+            payload throws(StoreError) in
             try authority.sign(payload)
         }
         return try authority.sign(payload)

@@ -32,7 +32,8 @@ public final class Notifications: SessionRole {
     @discardableResult
     public func test() throws(StoreError) -> ServerNotification {
         let uuid = UUID().uuidString.lowercased()
-        let notification = ServerNotification(key: "test:\(uuid)", account: try currentUser() ?? "", type: "TEST", createdAt: now(), uuid: uuid)
+        let notification = ServerNotification(
+            key: "test:\(uuid)", account: try currentUser() ?? "", type: "TEST", createdAt: now(), uuid: uuid)
         // A team server makes its own (W9): the one it wrote is the one to show.
         return try server.enqueue([notification]).first ?? notification
     }
@@ -52,7 +53,10 @@ public final class Notifications: SessionRole {
     public func signedPayload(_ notification: ServerNotification) throws(StoreError) -> String {
         if let signed = notification.signedPayload { return signed }
         if let team = server as? RemoteAccountServer, !notification.account.isEmpty {
-            guard let signed = try team.signed([.notification(uuid: notification.uuid)], account: notification.account).first ?? nil else {
+            guard
+                let signed = try team.signed([.notification(uuid: notification.uuid)], account: notification.account)
+                    .first ?? nil
+            else {
                 throw StoreError.unknownNotification(notification.uuid)
             }
             return signed

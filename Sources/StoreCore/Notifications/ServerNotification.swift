@@ -31,7 +31,8 @@ public struct ServerNotification: Sendable, Equatable, Codable {
     public var summary: String?
 
     public init(
-        key: String, account: String, type: String, subtype: String? = nil, transactionID: String? = nil, group: String? = nil,
+        key: String, account: String, type: String, subtype: String? = nil, transactionID: String? = nil,
+        group: String? = nil,
         createdAt: Date, uuid: String = UUID().uuidString.lowercased()
     ) {
         self.uuid = uuid
@@ -92,8 +93,12 @@ public struct Webhook: Sendable, Equatable, Codable {
     /// (scheme, host and port), not its path or query, which may carry the developer's secret.
     /// Customers' devices never post to it: a team server delivers its own notifications.
     public var shownToCustomers: Webhook {
-        guard let parts = URLComponents(string: url), let scheme = parts.scheme, let host = parts.host else { return Webhook(url: "(set)", once: once) }
-        let hidden = !(parts.path.isEmpty || parts.path == "/") || parts.query != nil || parts.fragment != nil || parts.user != nil
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme, let host = parts.host else {
+            return Webhook(url: "(set)", once: once)
+        }
+        let hidden =
+            !(parts.path.isEmpty || parts.path == "/") || parts.query != nil || parts.fragment != nil
+            || parts.user != nil
         return Webhook(url: "\(scheme)://\(host)\(parts.port.map { ":\($0)" } ?? "")\(hidden ? "/…" : "")", once: once)
     }
 
@@ -103,7 +108,9 @@ public struct Webhook: Sendable, Equatable, Codable {
         if text.contains("://") { return isValid(text) ? text : nil }
         let full = "http://" + text
         // "https//host/path" is a scheme mistyped, not a host named https.
-        guard isValid(full), let host = URL(string: full)?.host?.lowercased(), host != "http", host != "https" else { return nil }
+        guard isValid(full), let host = URL(string: full)?.host?.lowercased(), host != "http", host != "https" else {
+            return nil
+        }
         return full
     }
 
@@ -111,7 +118,7 @@ public struct Webhook: Sendable, Equatable, Codable {
     /// trusting the system's roots and STOREFRONT_CA_FILE).
     public static func isValid(_ text: String) -> Bool {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty
+            let host = url.host, !host.isEmpty
         else { return false }
         return true
     }
@@ -151,7 +158,9 @@ public enum NotificationRules {
             }
             return (redeemed ? "OFFER_REDEEMED" : "DID_CHANGE_RENEWAL_PREF", "UPGRADE")
         case .change:
-            return (redeemed ? "OFFER_REDEEMED" : "DID_CHANGE_RENEWAL_PREF", after?.nextProductID != nil ? "DOWNGRADE" : nil)
+            return (
+                redeemed ? "OFFER_REDEEMED" : "DID_CHANGE_RENEWAL_PREF", after?.nextProductID != nil ? "DOWNGRADE" : nil
+            )
         case .renewal:
             return ("DID_RENEW", previous?.event == .billingRecovered ? "BILLING_RECOVERY" : nil)
         case .cancel: return ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED")
@@ -178,16 +187,19 @@ public enum NotificationRules {
             let state = plans[group]!
             guard state.endedAt == nil else { continue }
             if state.billingFailedAt == nil, !state.autoRenew, state.expiresDate <= now {
-                found.append(ServerNotification(
-                    key: "expired:\(state.transactionID)", account: account, type: "EXPIRED", subtype: "VOLUNTARY",
-                    transactionID: state.transactionID, group: group, createdAt: state.expiresDate
-                ))
+                found.append(
+                    ServerNotification(
+                        key: "expired:\(state.transactionID)", account: account, type: "EXPIRED", subtype: "VOLUNTARY",
+                        transactionID: state.transactionID, group: group, createdAt: state.expiresDate
+                    ))
             }
             if state.billingFailedAt != nil, let grace = state.graceUntil, grace <= now {
-                found.append(ServerNotification(
-                    key: "grace-expired:\(state.transactionID):\(Int(grace.timeIntervalSince1970))", account: account,
-                    type: "GRACE_PERIOD_EXPIRED", transactionID: state.transactionID, group: group, createdAt: grace
-                ))
+                found.append(
+                    ServerNotification(
+                        key: "grace-expired:\(state.transactionID):\(Int(grace.timeIntervalSince1970))",
+                        account: account,
+                        type: "GRACE_PERIOD_EXPIRED", transactionID: state.transactionID, group: group, createdAt: grace
+                    ))
             }
         }
         return found

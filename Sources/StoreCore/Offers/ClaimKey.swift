@@ -33,7 +33,9 @@ package enum ClaimKey: Sendable, Equatable {
             self = .offerCode(String(code))
         } else if text.hasPrefix("win-back:") {
             let rest = text.dropFirst("win-back:".count)
-            guard let colon = rest.lastIndex(of: ":"), colon != rest.startIndex, rest.index(after: colon) != rest.endIndex else { return nil }
+            guard let colon = rest.lastIndex(of: ":"), colon != rest.startIndex,
+                rest.index(after: colon) != rest.endIndex
+            else { return nil }
             self = .winBack(offerID: String(rest[..<colon]), account: String(rest[rest.index(after: colon)...]))
         } else {
             return nil

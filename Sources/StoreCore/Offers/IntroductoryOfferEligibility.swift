@@ -21,9 +21,10 @@ public struct IntroductoryOfferEligibility: Sendable, Equatable {
     public static func verify(
         _ token: String, productID: String, bundleID: String, keys: PromotionalOfferCheck.Keys, now: Date
     ) throws(OfferRefusal) -> IntroductoryOfferEligibility {
-        let (claims, nonce) = try PromotionalOfferCheck.verifyRequest(token, audience: audience, bundleID: bundleID, keys: keys, now: now)
+        let (claims, nonce) = try PromotionalOfferCheck.verifyRequest(
+            token, audience: audience, bundleID: bundleID, keys: keys, now: now)
         guard let product = claims["productId"] as? String, let allow = claims["allowIntroductoryOffer"],
-              let transactionID = claims["transactionId"] as? String, !transactionID.isEmpty
+            let transactionID = claims["transactionId"] as? String, !transactionID.isEmpty
         else {
             throw .missingOfferParameters("the JWS needs productId, allowIntroductoryOffer and transactionId")
         }
@@ -31,7 +32,9 @@ public struct IntroductoryOfferEligibility: Sendable, Equatable {
         guard CompactJSON.isBoolean(allow), let allowsOffer = allow as? Bool else {
             throw .invalidOfferSignature("allowIntroductoryOffer is not a JSON boolean")
         }
-        guard product == productID else { throw .invalidOfferSignature("signed for product \"\(product)\", not \(productID)") }
+        guard product == productID else {
+            throw .invalidOfferSignature("signed for product \"\(product)\", not \(productID)")
+        }
         return IntroductoryOfferEligibility(allowsOffer: allowsOffer, transactionID: transactionID, nonce: nonce)
     }
 }

@@ -15,7 +15,9 @@ public final class Offers: SessionRole {
 
     /// The keys whose promotional offer signatures this store accepts.
     func signatureKeys() throws(StoreError) -> PromotionalOfferCheck.Keys {
-        PromotionalOfferCheck.Keys(keyring: try server.apiKeyring() ?? APIKeyring(issuerID: "", keys: []), catalogKey: catalog.subscriptionOfferKey)
+        PromotionalOfferCheck.Keys(
+            keyring: try server.apiKeyring() ?? APIKeyring(issuerID: "", keys: []),
+            catalogKey: catalog.subscriptionOfferKey)
     }
 
     /// Runs a signature `check` with this app's bundle id, the accepted keys and the store's time;
@@ -35,26 +37,35 @@ public final class Offers: SessionRole {
     /// O2: checks a promotional offer for `product` as the App Store does (the offer exists, the
     /// signature verifies and is fresh, the account is a current or past subscriber of the group)
     /// and takes its nonce. Called under the device lock, before the payment.
-    func redeemPromotional(_ request: PromotionalOfferRequest, product: Product, account: String?) throws(StoreError) -> OfferRedemption {
+    func redeemPromotional(_ request: PromotionalOfferRequest, product: Product, account: String?) throws(StoreError)
+        -> OfferRedemption
+    {
         guard let terms = product.autoRenew else {
-            throw .offerRefused(.invalidOfferIdentifier("\"\(product.id)\" is not an auto-renewable subscription: it has no offers"))
+            throw .offerRefused(
+                .invalidOfferIdentifier("\"\(product.id)\" is not an auto-renewable subscription: it has no offers"))
         }
         guard let account else { throw .signInRequired(productID: product.id) }
         guard let offer = terms.offer(request.offerID, type: .promotional) else {
             let known = terms.offers.filter { $0.type == .promotional }.map(\.id)
-            throw .offerRefused(.invalidOfferIdentifier(
-                "\"\(product.id)\" has no promotional offer \"\(request.offerID)\"" + (known.isEmpty ? "" : " (it has \(known.joined(separator: ", ")))")
-            ))
+            throw .offerRefused(
+                .invalidOfferIdentifier(
+                    "\"\(product.id)\" has no promotional offer \"\(request.offerID)\""
+                        + (known.isEmpty ? "" : " (it has \(known.joined(separator: ", ")))")
+                ))
         }
         let nonce = try verified { bundleID, keys, now throws(OfferRefusal) in
             try PromotionalOfferCheck.verify(request, productID: product.id, bundleID: bundleID, keys: keys, now: now)
         }
         try plans.settle(account: account)
         guard try server.plans(account: account)[terms.group] != nil else {
-            throw .offerRefused(.ineligibleForOffer("promotional offers are for current and past subscribers of the \(terms.group) group; \(account) has never subscribed"))
+            throw .offerRefused(
+                .ineligibleForOffer(
+                    "promotional offers are for current and past subscribers of the \(terms.group) group; \(account) has never subscribed"
+                ))
         }
         guard try server.claim(ClaimKey.offerNonce(nonce).text, account: account, limit: 1, at: now()) else {
-            throw .offerRefused(.invalidOfferSignature("the nonce \(nonce) was used already: sign each offer with a new one"))
+            throw .offerRefused(
+                .invalidOfferSignature("the nonce \(nonce) was used already: sign each offer with a new one"))
         }
         return OfferRedemption(type: .promotional, id: offer.id)
     }
@@ -65,20 +76,28 @@ public final class Offers: SessionRole {
     /// nonce is taken. Called under the device lock, before the payment.
     func introductoryOfferEligibility(_ token: String, product: Product, account: String?) throws(StoreError) -> Bool {
         guard product.autoRenew != nil else {
-            throw .offerRefused(.invalidOfferIdentifier("\"\(product.id)\" is not an auto-renewable subscription: it has no introductory offer"))
+            throw .offerRefused(
+                .invalidOfferIdentifier(
+                    "\"\(product.id)\" is not an auto-renewable subscription: it has no introductory offer"))
         }
         guard let account else { throw .signInRequired(productID: product.id) }
         let eligibility = try verified { bundleID, keys, now throws(OfferRefusal) in
-            try IntroductoryOfferEligibility.verify(token, productID: product.id, bundleID: bundleID, keys: keys, now: now)
+            try IntroductoryOfferEligibility.verify(
+                token, productID: product.id, bundleID: bundleID, keys: keys, now: now)
         }
         // Signed for someone: the customer's own transaction or app transaction, not another's.
         let id = eligibility.transactionID
-        let owner = SignedData.appTransactionID(account) == id ? account : try server.receiptEntry(transactionID: id)?.account
+        let owner =
+            SignedData.appTransactionID(account) == id ? account : try server.receiptEntry(transactionID: id)?.account
         guard owner?.lowercased() == account.lowercased() else {
-            throw .offerRefused(.invalidOfferSignature("transactionId \(id) is neither a transaction of \(account)'s nor their app transaction id"))
+            throw .offerRefused(
+                .invalidOfferSignature(
+                    "transactionId \(id) is neither a transaction of \(account)'s nor their app transaction id"))
         }
-        guard try server.claim(ClaimKey.offerNonce(eligibility.nonce).text, account: account, limit: 1, at: now()) else {
-            throw .offerRefused(.invalidOfferSignature("the nonce \(eligibility.nonce) was used already: sign each JWS with a new one"))
+        guard try server.claim(ClaimKey.offerNonce(eligibility.nonce).text, account: account, limit: 1, at: now())
+        else {
+            throw .offerRefused(
+                .invalidOfferSignature("the nonce \(eligibility.nonce) was used already: sign each JWS with a new one"))
         }
         return eligibility.allowsOffer
     }
@@ -91,14 +110,20 @@ public final class Offers: SessionRole {
         guard let terms = product.autoRenew else { return [] }
         let offers = terms.offers.filter { $0.type == .winBack }
         guard !offers.isEmpty, try standing(account: account, group: terms.group) == .expired,
-              let state = try server.plans(account: account)[terms.group]
+            let state = try server.plans(account: account)[terms.group]
         else { return [] }
         let lines = try server.planLines(account: account).filter { $0.group == terms.group }
         let revoked = ReceiptEntry.revoked(in: lines)
-        let paidDays = lines.filter { ($0.event == .purchase || $0.event == .renewal) && ($0.price ?? 0) > 0 && !revoked.contains($0.transactionID) }
-            .reduce(0.0) { total, line in total + (line.expiresDate ?? line.purchaseDate).timeIntervalSince(line.purchaseDate) / 86_400 }
+        let paidDays = lines.filter {
+            ($0.event == .purchase || $0.event == .renewal) && ($0.price ?? 0) > 0
+                && !revoked.contains($0.transactionID)
+        }
+        .reduce(0.0) { total, line in
+            total + (line.expiresDate ?? line.purchaseDate).timeIntervalSince(line.purchaseDate) / 86_400
+        }
         let paidMonths = Int((paidDays / 30.436875).rounded(.down))
-        let lapsedMonths = Int((now().timeIntervalSince(state.endedAt ?? state.expiresDate) / 86_400 / 30.436875).rounded(.down))
+        let lapsedMonths = Int(
+            (now().timeIntervalSince(state.endedAt ?? state.expiresDate) / 86_400 / 30.436875).rounded(.down))
         var eligible: [SubscriptionOffer] = []
         for offer in offers {
             let rule = offer.winBack ?? WinBackEligibility()
@@ -116,9 +141,13 @@ public final class Offers: SessionRole {
             throw .offerRefused(.invalidOfferIdentifier("\"\(product.id)\" has no win-back offer \"\(offerID)\""))
         }
         guard try eligibleWinBackOffers(account: account, product: product).contains(offer),
-              try server.claim(ClaimKey.winBack(offerID: offer.id, account: account).text, account: account, limit: 1, at: now())
+            try server.claim(
+                ClaimKey.winBack(offerID: offer.id, account: account).text, account: account, limit: 1, at: now())
         else {
-            throw .offerRefused(.ineligibleForOffer("\(offer.id) is for lapsed subscribers who qualify (renewal info's eligibleWinBackOfferIds lists them), once each"))
+            throw .offerRefused(
+                .ineligibleForOffer(
+                    "\(offer.id) is for lapsed subscribers who qualify (renewal info's eligibleWinBackOfferIds lists them), once each"
+                ))
         }
         return OfferRedemption(type: .winBack, id: offer.id)
     }
@@ -129,8 +158,11 @@ public final class Offers: SessionRole {
     func lookUp(code text: String) throws(StoreError) -> (OfferCode, Product) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, let code = try server.offerCode(trimmed) else { throw .unknownOfferCode(text) }
-        guard let product = catalog.product(code.productID), product.autoRenew?.offer(code.offerID, type: .code) != nil else {
-            throw .offerRefused(.invalidOfferIdentifier("the code's offer \"\(code.offerID)\" of \(code.productID) is not in this catalog"))
+        guard let product = catalog.product(code.productID), product.autoRenew?.offer(code.offerID, type: .code) != nil
+        else {
+            throw .offerRefused(
+                .invalidOfferIdentifier(
+                    "the code's offer \"\(code.offerID)\" of \(code.productID) is not in this catalog"))
         }
         return (code, product)
     }
@@ -146,8 +178,12 @@ public final class Offers: SessionRole {
         if try server.claims(code.claimKey) >= code.limit { throw .offerCodeUsed(code.code, byThisAccount: false) }
         let standing = try self.standing(account: account, group: terms.group)
         guard offer.eligibility.contains(standing) else {
-            let allowed = OfferEligibility.allCases.filter(offer.eligibility.contains).map(\.rawValue).joined(separator: " and ")
-            throw .offerRefused(.ineligibleForOffer("the offer \(offer.id) is for \(allowed) subscribers of the \(terms.group) group; \(account) is an \(standing.rawValue) one"))
+            let allowed = OfferEligibility.allCases.filter(offer.eligibility.contains).map(\.rawValue).joined(
+                separator: " and ")
+            throw .offerRefused(
+                .ineligibleForOffer(
+                    "the offer \(offer.id) is for \(allowed) subscribers of the \(terms.group) group; \(account) is an \(standing.rawValue) one"
+                ))
         }
         guard try server.claim(code.claimKey, account: account, limit: code.limit, at: now()) else {
             throw .offerCodeUsed(code.code, byThisAccount: try server.claims(code.claimKey) < code.limit)
@@ -166,23 +202,40 @@ public final class Offers: SessionRole {
 
     /// Makes codes for the code offer named `offerName` (`count` one-time codes, or one custom
     /// code good `limit` times) and puts them in the account server's book.
-    public func createCodes(offer offerName: String, count: Int, custom: String?, limit: Int) throws(StoreError) -> [OfferCode] {
+    public func createCodes(offer offerName: String, count: Int, custom: String?, limit: Int) throws(StoreError)
+        -> [OfferCode]
+    {
         let matches = catalog.products.filter { $0.autoRenew?.offer(offerName, type: .code) != nil }
         guard let product = matches.first else {
             let known = catalog.products.flatMap { $0.autoRenew?.offers.filter { $0.type == .code }.map(\.id) ?? [] }
-            throw .offerRefused(.invalidOfferIdentifier(
-                "no code offer \"\(offerName)\" in the catalog" + (known.isEmpty ? " (add one under \"codeOffers\")" : " (it has \(known.joined(separator: ", ")))")
-            ))
+            throw .offerRefused(
+                .invalidOfferIdentifier(
+                    "no code offer \"\(offerName)\" in the catalog"
+                        + (known.isEmpty
+                            ? " (add one under \"codeOffers\")" : " (it has \(known.joined(separator: ", ")))")
+                ))
         }
         guard matches.count == 1 else {
-            throw .offerRefused(.invalidOfferIdentifier("\"\(offerName)\" names code offers of \(matches.map(\.id).joined(separator: ", ")): give each its own reference name"))
+            throw .offerRefused(
+                .invalidOfferIdentifier(
+                    "\"\(offerName)\" names code offers of \(matches.map(\.id).joined(separator: ", ")): give each its own reference name"
+                ))
         }
         let now = now()
-        let codes = if let custom {
-            [OfferCode(code: custom, productID: product.id, offerID: offerName, limit: limit, isCustom: true, createdAt: now)]
-        } else {
-            (0..<count).map { _ in OfferCode(code: OfferCode.makeOneTime(), productID: product.id, offerID: offerName, limit: 1, isCustom: false, createdAt: now) }
-        }
+        let codes =
+            if let custom {
+                [
+                    OfferCode(
+                        code: custom, productID: product.id, offerID: offerName, limit: limit, isCustom: true,
+                        createdAt: now)
+                ]
+            } else {
+                (0..<count).map { _ in
+                    OfferCode(
+                        code: OfferCode.makeOneTime(), productID: product.id, offerID: offerName, limit: 1,
+                        isCustom: false, createdAt: now)
+                }
+            }
         try server.addOfferCodes(codes)
         return codes
     }
@@ -200,7 +253,9 @@ public final class Offers: SessionRole {
     /// Signs `offerID` for `productID` with the state folder's own subscription-offer key (made
     /// on first use, its public half put in the keyring), at `timestamp` (default: now), as a
     /// developer's server would: for the screen and scenarios.
-    public func signWithOwnKey(productID: String, offerID: String, timestamp: Date? = nil) throws(StoreError) -> OfferSignature {
+    public func signWithOwnKey(productID: String, offerID: String, timestamp: Date? = nil) throws(StoreError)
+        -> OfferSignature
+    {
         let key = try ownKey()
         let bundleID = try AppIdentity.current(server: server, catalog: catalog).bundleID
         do {
@@ -216,18 +271,27 @@ public final class Offers: SessionRole {
     /// An introductory offer eligibility JWS for `productID` and `account` (its app transaction
     /// id), signed with the state folder's own key as Apple's
     /// `IntroductoryOfferEligibilitySignatureCreator` signs: for the screen and scenarios.
-    func signIntroductoryOfferEligibilityWithOwnKey(productID: String, allow: Bool, account: String) throws(StoreError) -> String {
-        try signJWSWithOwnKey(audience: IntroductoryOfferEligibility.audience, claims: [
-            "productId": productID, "allowIntroductoryOffer": allow, "transactionId": SignedData.appTransactionID(account),
-        ])
+    func signIntroductoryOfferEligibilityWithOwnKey(productID: String, allow: Bool, account: String) throws(StoreError)
+        -> String
+    {
+        try signJWSWithOwnKey(
+            audience: IntroductoryOfferEligibility.audience,
+            claims: [
+                "productId": productID, "allowIntroductoryOffer": allow,
+                "transactionId": SignedData.appTransactionID(account),
+            ])
     }
 
     /// A promotional offer V2 JWS for `productID`'s `offerID`, for `account`, signed with the
     /// state folder's own key as Apple's `PromotionalOfferV2SignatureCreator` signs.
-    func signPromotionalJWSWithOwnKey(productID: String, offerID: String, account: String) throws(StoreError) -> String {
-        try signJWSWithOwnKey(audience: PromotionalOfferCheck.audience, claims: [
-            "productId": productID, "offerIdentifier": offerID, "transactionId": SignedData.appTransactionID(account),
-        ])
+    func signPromotionalJWSWithOwnKey(productID: String, offerID: String, account: String) throws(StoreError) -> String
+    {
+        try signJWSWithOwnKey(
+            audience: PromotionalOfferCheck.audience,
+            claims: [
+                "productId": productID, "offerIdentifier": offerID,
+                "transactionId": SignedData.appTransactionID(account),
+            ])
     }
 
     /// A JWS for an App Store request feature (`audience`), its `claims` with the ones every such
@@ -240,7 +304,8 @@ public final class Offers: SessionRole {
         claims["aud"] = audience
         claims["iat"] = Int(now().timeIntervalSince1970)
         claims["nonce"] = UUID().uuidString.lowercased()
-        let header = Base64URL.encode(CompactJSON.encode(["alg": "ES256", "kid": Self.demoKeyID, "typ": "JWT"] as [String: Any]))
+        let header = Base64URL.encode(
+            CompactJSON.encode(["alg": "ES256", "kid": Self.demoKeyID, "typ": "JWT"] as [String: Any]))
         do {
             return try JWS.sign(claims, key: key, headerPart: header)
         } catch {
@@ -254,7 +319,8 @@ public final class Offers: SessionRole {
     /// server's, which stands in for the developer's server (a device may not add keys there).
     public func demoSignature(productID: String, offerID: String) throws(StoreError) -> OfferSignature {
         if let team = server as? RemoteAccountServer, let account = try session.currentUser() {
-            return .jws(try teamSigned(team, .promotionalOfferJWS(productID: productID, offerID: offerID), account: account))
+            return .jws(
+                try teamSigned(team, .promotionalOfferJWS(productID: productID, offerID: offerID), account: account))
         }
         return try signWithOwnKey(productID: productID, offerID: offerID)
     }
@@ -263,14 +329,18 @@ public final class Offers: SessionRole {
     public func demoIntroductoryOfferEligibility(productID: String, allow: Bool) throws(StoreError) -> String {
         let account = try session.currentUser() ?? ""
         if let team = server as? RemoteAccountServer, !account.isEmpty {
-            return try teamSigned(team, .introductoryOfferEligibilityJWS(productID: productID, allow: allow), account: account)
+            return try teamSigned(
+                team, .introductoryOfferEligibilityJWS(productID: productID, allow: allow), account: account)
         }
         return try signIntroductoryOfferEligibilityWithOwnKey(productID: productID, allow: allow, account: account)
     }
 
-    private func teamSigned(_ team: RemoteAccountServer, _ item: SigningRequest, account: String) throws(StoreError) -> String {
+    private func teamSigned(_ team: RemoteAccountServer, _ item: SigningRequest, account: String) throws(StoreError)
+        -> String
+    {
         guard let jws = try team.signed([item], account: account).first ?? nil else {
-            throw StoreError.serverUnreachable(server: team.location, problem: .answered("it signed no offer for \(account)"))
+            throw StoreError.serverUnreachable(
+                server: team.location, problem: .answered("it signed no offer for \(account)"))
         }
         return jws
     }
@@ -286,21 +356,30 @@ public final class Offers: SessionRole {
             let staged = file.path + ".\(UUID().uuidString)"
             defer { unlink(staged) }
             let made = P256.Signing.PrivateKey()
-            guard FileManager.default.createFile(atPath: staged, contents: Data(made.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]) else {
+            guard
+                FileManager.default.createFile(
+                    atPath: staged, contents: Data(made.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+            else {
                 throw .storage(path: file.path, reason: "cannot be written")
             }
-            if link(staged, file.path) != 0, errno != EEXIST { throw .storage(path: file.path, reason: "cannot be written (\(String(cString: strerror(errno))))") }
+            if link(staged, file.path) != 0, errno != EEXIST {
+                throw .storage(path: file.path, reason: "cannot be written (\(String(cString: strerror(errno))))")
+            }
         }
         let key: P256.Signing.PrivateKey
-        guard let pem = try? String(contentsOf: file, encoding: .utf8) else { throw .storage(path: file.path, reason: "cannot be read") }
+        guard let pem = try? String(contentsOf: file, encoding: .utf8) else {
+            throw .storage(path: file.path, reason: "cannot be read")
+        }
         do { key = try P256.Signing.PrivateKey(pemRepresentation: pem) } catch {
-            throw .storage(path: file.path, reason: "is not a PEM private key (\(error)); move it aside and a new one is made")
+            throw .storage(
+                path: file.path, reason: "is not a PEM private key (\(error)); move it aside and a new one is made")
         }
         var keyring = try server.apiKeyring() ?? APIKeyring()
         let publicKey = key.publicKey.x963Representation
         if !keyring.keys.contains(where: { $0.keyID == Self.demoKeyID && $0.publicKey == publicKey }) {
             keyring.keys.removeAll { $0.keyID == Self.demoKeyID }
-            keyring.keys.append(APIKey(keyID: Self.demoKeyID, publicKey: publicKey, createdAt: now(), type: .subscriptionOffer))
+            keyring.keys.append(
+                APIKey(keyID: Self.demoKeyID, publicKey: publicKey, createdAt: now(), type: .subscriptionOffer))
             try server.setAPIKeyring(keyring)
         }
         return key
@@ -308,7 +387,9 @@ public final class Offers: SessionRole {
 
     /// A signature of the original form made with a subscription-offer key of this store whose
     /// private half the caller holds, for demos and scenarios (`--offer-key FILE`, the screen).
-    public func signPromotional(productID: String, offerID: String, privateKeyPEM: String, keyID: String) throws(StoreError) -> OfferSignature {
+    public func signPromotional(productID: String, offerID: String, privateKeyPEM: String, keyID: String)
+        throws(StoreError) -> OfferSignature
+    {
         let bundleID = try AppIdentity.current(server: server, catalog: catalog).bundleID
         do {
             let key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)

@@ -48,7 +48,9 @@ public enum OfferRefusal: Error, Sendable, Equatable, Codable, CustomStringConve
 
     public var reason: String {
         switch self {
-        case .invalidOfferIdentifier(let why), .invalidOfferSignature(let why), .ineligibleForOffer(let why), .missingOfferParameters(let why): why
+        case .invalidOfferIdentifier(let why), .invalidOfferSignature(let why), .ineligibleForOffer(let why),
+            .missingOfferParameters(let why):
+            why
         }
     }
 
@@ -76,7 +78,8 @@ public enum PromotionalOfferCheck {
         func key(_ id: String) throws(OfferRefusal) -> APIKey {
             if let catalogKey, catalogKey.keyID == id { return catalogKey }
             guard let key = keyring.keys.first(where: { $0.keyID == id }) else {
-                throw .invalidOfferSignature("no key \"\(id)\" in this store (`storefront keys create --type subscription-offer` makes one)")
+                throw .invalidOfferSignature(
+                    "no key \"\(id)\" in this store (`storefront keys create --type subscription-offer` makes one)")
             }
             guard !key.revoked else { throw .invalidOfferSignature("key \"\(id)\" is revoked") }
             return key
@@ -89,25 +92,37 @@ public enum PromotionalOfferCheck {
         _ request: PromotionalOfferRequest, productID: String, bundleID: String, keys: Keys, now: Date
     ) throws(OfferRefusal) -> String {
         guard let signature = request.signature else {
-            throw .missingOfferParameters("a promotional offer needs a signature (--offer-signature with --offer-key-id, --offer-nonce and --offer-timestamp, or --offer-jws)")
+            throw .missingOfferParameters(
+                "a promotional offer needs a signature (--offer-signature with --offer-key-id, --offer-nonce and --offer-timestamp, or --offer-jws)"
+            )
         }
         switch signature {
         case .original(let keyID, let nonce, let timestamp, let text):
             guard !keyID.isEmpty, !nonce.isEmpty, !text.isEmpty else {
                 throw .missingOfferParameters("the key id, nonce and signature must all be given")
             }
-            guard UUID(uuidString: nonce) != nil else { throw .invalidOfferSignature("the nonce \"\(nonce)\" is not a UUID") }
+            guard UUID(uuidString: nonce) != nil else {
+                throw .invalidOfferSignature("the nonce \"\(nonce)\" is not a UUID")
+            }
             let key = try keys.key(keyID)
-            try checkTime(Date(timeIntervalSince1970: Double(timestamp) / 1000), now: now, what: "timestamp \(timestamp)")
-            let payload = [bundleID, keyID, productID, request.offerID, request.applicationUsername.lowercased(), nonce.lowercased(), String(timestamp)]
-                .joined(separator: "\u{2063}")
-            guard let der = Data(base64Encoded: text), let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: der) else {
+            try checkTime(
+                Date(timeIntervalSince1970: Double(timestamp) / 1000), now: now, what: "timestamp \(timestamp)")
+            let payload = [
+                bundleID, keyID, productID, request.offerID, request.applicationUsername.lowercased(),
+                nonce.lowercased(), String(timestamp),
+            ]
+            .joined(separator: "\u{2063}")
+            guard let der = Data(base64Encoded: text),
+                let ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: der)
+            else {
                 throw .invalidOfferSignature("the signature is not base64 DER ECDSA")
             }
             guard let publicKey = try? P256.Signing.PublicKey(x963Representation: key.publicKey),
-                  publicKey.isValidSignature(ecdsa, for: Data(payload.utf8))
+                publicKey.isValidSignature(ecdsa, for: Data(payload.utf8))
             else {
-                throw .invalidOfferSignature("the signature does not verify with key \(keyID) over this bundle id, product, offer, username, nonce and timestamp")
+                throw .invalidOfferSignature(
+                    "the signature does not verify with key \(keyID) over this bundle id, product, offer, username, nonce and timestamp"
+                )
             }
             return nonce.lowercased()
         case .jws(let token):
@@ -115,8 +130,12 @@ public enum PromotionalOfferCheck {
             guard let product = claims["productId"] as? String, let offer = claims["offerIdentifier"] as? String else {
                 throw .missingOfferParameters("the JWS needs productId and offerIdentifier")
             }
-            guard product == productID else { throw .invalidOfferSignature("signed for product \"\(product)\", not \(productID)") }
-            guard offer == request.offerID else { throw .invalidOfferSignature("signed for offer \"\(offer)\", not \(request.offerID)") }
+            guard product == productID else {
+                throw .invalidOfferSignature("signed for product \"\(product)\", not \(productID)")
+            }
+            guard offer == request.offerID else {
+                throw .invalidOfferSignature("signed for offer \"\(offer)\", not \(request.offerID)")
+            }
             return nonce
         }
     }
@@ -129,13 +148,17 @@ public enum PromotionalOfferCheck {
     static func verifyRequest(
         _ token: String, audience: String, bundleID: String, keys: Keys, now: Date
     ) throws(OfferRefusal) -> (claims: [String: Any], nonce: String) {
-        let (key, claims) = try JWS.verify(keyed: token, refusing: { failure -> OfferRefusal in
-            switch failure {
-            case .malformed(let why): .invalidOfferSignature("the JWS is malformed (\(why))")
-            case .notES256: .invalidOfferSignature("the JWS's alg is not ES256")
-            case .noKeyID: .missingOfferParameters("the JWS has no kid")
-            }
-        }, badSignature: { keyID in .invalidOfferSignature("the JWS's signature does not verify with key \(keyID)") }) { keyID throws(OfferRefusal) in
+        let (key, claims) = try JWS.verify(
+            keyed: token,
+            refusing: { failure -> OfferRefusal in
+                switch failure {
+                case .malformed(let why): .invalidOfferSignature("the JWS is malformed (\(why))")
+                case .notES256: .invalidOfferSignature("the JWS's alg is not ES256")
+                case .noKeyID: .missingOfferParameters("the JWS has no kid")
+                }
+            },
+            badSignature: { keyID in .invalidOfferSignature("the JWS's signature does not verify with key \(keyID)") }
+        ) { keyID throws(OfferRefusal) in
             try keys.key(keyID)
         }
         guard claims["aud"] as? String == audience else { throw .invalidOfferSignature("aud is not \"\(audience)\"") }
@@ -145,7 +168,8 @@ public enum PromotionalOfferCheck {
         if key.keyID != keys.catalogKey?.keyID, claims["iss"] as? String != keys.keyring.issuerID {
             throw .invalidOfferSignature("iss is not this store's issuer id")
         }
-        guard let nonce = claims["nonce"] as? String, let iat = claims["iat"] as? NSNumber, !CompactJSON.isBoolean(iat) else {
+        guard let nonce = claims["nonce"] as? String, let iat = claims["iat"] as? NSNumber, !CompactJSON.isBoolean(iat)
+        else {
             throw .missingOfferParameters("the JWS needs a nonce and an iat")
         }
         try checkTime(Date(timeIntervalSince1970: iat.doubleValue), now: now, what: "iat \(iat.int64Value)")
@@ -156,7 +180,9 @@ public enum PromotionalOfferCheck {
         if now.timeIntervalSince(signed) > lifetime {
             throw .invalidOfferSignature("the \(what) is more than 24 hours before the store's clock: sign again")
         }
-        if signed.timeIntervalSince(now) > skew { throw .invalidOfferSignature("the \(what) is ahead of the store's clock") }
+        if signed.timeIntervalSince(now) > skew {
+            throw .invalidOfferSignature("the \(what) is ahead of the store's clock")
+        }
     }
 
     /// Signs the original form with a private key (the screen and scenarios sign with the state
@@ -165,9 +191,14 @@ public enum PromotionalOfferCheck {
         key: P256.Signing.PrivateKey, keyID: String, bundleID: String, productID: String, offerID: String,
         applicationUsername: String = "", nonce: UUID = UUID(), timestamp: Int64
     ) throws -> OfferSignature {
-        let payload = [bundleID, keyID, productID, offerID, applicationUsername.lowercased(), nonce.uuidString.lowercased(), String(timestamp)]
-            .joined(separator: "\u{2063}")
+        let payload = [
+            bundleID, keyID, productID, offerID, applicationUsername.lowercased(), nonce.uuidString.lowercased(),
+            String(timestamp),
+        ]
+        .joined(separator: "\u{2063}")
         let signature = try key.signature(for: Data(payload.utf8))
-        return .original(keyID: keyID, nonce: nonce.uuidString.lowercased(), timestamp: timestamp, signature: signature.derRepresentation.base64EncodedString())
+        return .original(
+            keyID: keyID, nonce: nonce.uuidString.lowercased(), timestamp: timestamp,
+            signature: signature.derRepresentation.base64EncodedString())
     }
 }

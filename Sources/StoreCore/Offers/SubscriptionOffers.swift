@@ -53,7 +53,8 @@ public struct SubscriptionOffer: Sendable, Equatable {
     public var winBack: WinBackEligibility?
 
     public init(
-        id: String, type: OfferType, terms: IntroductoryOffer, eligibility: Set<OfferEligibility> = Set(OfferEligibility.allCases),
+        id: String, type: OfferType, terms: IntroductoryOffer,
+        eligibility: Set<OfferEligibility> = Set(OfferEligibility.allCases),
         winBack: WinBackEligibility? = nil
     ) {
         self.id = id
@@ -110,7 +111,8 @@ public struct OfferCode: Sendable, Equatable, Codable {
 
     /// A custom code: 1 to 64 letters, digits, '-' or '_'.
     public static func isValidCustom(_ code: String) -> Bool {
-        (1...64).contains(code.count) && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        (1...64).contains(code.count)
+            && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 }
 

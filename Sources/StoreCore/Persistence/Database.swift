@@ -38,7 +38,8 @@ public struct StateDirectory: Sendable {
                     at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]
                 )
             } catch {
-                throw StoreError.storage(path: folder.path, reason: "cannot create the state folder (\(CatalogLoader.reason(error)))")
+                throw StoreError.storage(
+                    path: folder.path, reason: "cannot create the state folder (\(CatalogLoader.reason(error)))")
             }
         }
     }
@@ -146,7 +147,8 @@ enum DatabaseOpener {
         // good copy is put in its place.
         switch CorruptionMark.look(at: path) {
         case .none: break
-        case .unchanged(let reason): throw .corruptDatabase(path: path, reason: reason + ", reported by an earlier command")
+        case .unchanged(let reason):
+            throw .corruptDatabase(path: path, reason: reason + ", reported by an earlier command")
         case .changed:
             // Written since it was reported: a backup copied over it (`cp` keeps the file, and so
             // its inode), or the reporting command's last checkpoint. Checked whole, read-only, so
@@ -201,10 +203,17 @@ enum DatabaseOpener {
     /// linked into place (another process that made it first wins, and this one opens theirs).
     static func create(_ url: URL, migrator: DatabaseMigrator) throws(StoreError) {
         let path = url.path
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).new-\(UUID().uuidString)").path
-        defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: temporary + suffix) } }
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).new-\(UUID().uuidString)"
+        ).path
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: temporary + suffix)
+            }
+        }
         // Created 0600 before SQLite sees it; SQLite gives its -wal and -shm files the same mode.
-        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
             throw StoreError.storage(path: path, reason: "cannot create the database file")
         }
         do {
@@ -215,7 +224,8 @@ enum DatabaseOpener {
             throw translate(error, path: path)
         }
         if link(temporary, path) != 0, errno != EEXIST {
-            throw StoreError.storage(path: path, reason: "cannot create the database file (\(String(cString: strerror(errno))))")
+            throw StoreError.storage(
+                path: path, reason: "cannot create the database file (\(String(cString: strerror(errno))))")
         }
     }
 
@@ -248,12 +258,15 @@ enum DatabaseOpener {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_FORMAT:
                 return .corruptDatabase(path: path, reason: error.message ?? "\(error.resultCode)")
             case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM:
-                return .storage(path: path, reason: "cannot write (\(error.message ?? "\(error.resultCode)")); check the folder's permissions")
+                return .storage(
+                    path: path,
+                    reason: "cannot write (\(error.message ?? "\(error.resultCode)")); check the folder's permissions")
             case .SQLITE_FULL, .SQLITE_IOERR:
                 // What was committed is kept: a purchase cut here is finished by the next command.
                 return .storage(
                     path: path,
-                    reason: "cannot write (\(error.message ?? "disk I/O error"): the disk may be full or a file size limit reached); what was already committed is kept and the next command completes it"
+                    reason:
+                        "cannot write (\(error.message ?? "disk I/O error"): the disk may be full or a file size limit reached); what was already committed is kept and the next command completes it"
                 )
             default:
                 return .storage(path: path, reason: error.message ?? "\(error.resultCode)")
@@ -292,7 +305,8 @@ enum CorruptionMark {
     static func set(for path: String, reason: String) {
         guard let identity = identity(path) else { return }
         let text = "\(identity)\n\(reason)\n"
-        _ = FileManager.default.createFile(atPath: markPath(path), contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: markPath(path), contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
     }
 
     static func clear(for path: String) { try? FileManager.default.removeItem(atPath: markPath(path)) }
@@ -310,6 +324,7 @@ enum CorruptionMark {
         }
         // A mark of an earlier version names the inode alone: the file is checked again.
         guard marked == current else { return .changed }
-        return .unchanged(reason: lines.count > 1 ? lines[1].trimmingCharacters(in: .newlines) : "reported corrupt before")
+        return .unchanged(
+            reason: lines.count > 1 ? lines[1].trimmingCharacters(in: .newlines) : "reported corrupt before")
     }
 }

@@ -15,48 +15,49 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                CREATE TABLE profile (
-                    user TEXT PRIMARY KEY,
-                    randomViews INTEGER NOT NULL DEFAULT 0 CHECK (randomViews >= 0),
-                    expiry INTEGER,
-                    lastRandom TEXT
-                );
-                CREATE TABLE owned (
-                    user TEXT NOT NULL,
-                    productID TEXT NOT NULL,
-                    transactionID TEXT NOT NULL,
-                    PRIMARY KEY (user, productID)
-                );
-                CREATE TABLE txn (
-                    id TEXT PRIMARY KEY,
-                    user TEXT NOT NULL,
-                    productID TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    quantity INTEGER NOT NULL,
-                    months INTEGER NOT NULL,
-                    bonusDays INTEGER NOT NULL,
-                    state TEXT NOT NULL,
-                    reason TEXT,
-                    createdAt INTEGER NOT NULL,
-                    purchaseDate INTEGER,
-                    dueAt INTEGER,
-                    dueApproves INTEGER,
-                    finished INTEGER NOT NULL DEFAULT 0,
-                    originalID TEXT
-                );
-                CREATE INDEX txnByUser ON txn(user);
-                CREATE INDEX txnUnfinished ON txn(finished, state);
-                CREATE TABLE event (
-                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-                    transactionID TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    reason TEXT,
-                    at INTEGER NOT NULL
-                );
-                CREATE INDEX eventByTransaction ON event(transactionID, sequence);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    CREATE TABLE profile (
+                        user TEXT PRIMARY KEY,
+                        randomViews INTEGER NOT NULL DEFAULT 0 CHECK (randomViews >= 0),
+                        expiry INTEGER,
+                        lastRandom TEXT
+                    );
+                    CREATE TABLE owned (
+                        user TEXT NOT NULL,
+                        productID TEXT NOT NULL,
+                        transactionID TEXT NOT NULL,
+                        PRIMARY KEY (user, productID)
+                    );
+                    CREATE TABLE txn (
+                        id TEXT PRIMARY KEY,
+                        user TEXT NOT NULL,
+                        productID TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        quantity INTEGER NOT NULL,
+                        months INTEGER NOT NULL,
+                        bonusDays INTEGER NOT NULL,
+                        state TEXT NOT NULL,
+                        reason TEXT,
+                        createdAt INTEGER NOT NULL,
+                        purchaseDate INTEGER,
+                        dueAt INTEGER,
+                        dueApproves INTEGER,
+                        finished INTEGER NOT NULL DEFAULT 0,
+                        originalID TEXT
+                    );
+                    CREATE INDEX txnByUser ON txn(user);
+                    CREATE INDEX txnUnfinished ON txn(finished, state);
+                    CREATE TABLE event (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        transactionID TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        reason TEXT,
+                        at INTEGER NOT NULL
+                    );
+                    CREATE INDEX eventByTransaction ON event(transactionID, sequence);
+                    """)
         }
         migrator.registerMigration("v2: index open transactions") { db in
             // recover() and the in-flight rows look for the few transactions still open; without
@@ -92,15 +93,18 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         return migrator
     }
 
-
     // MARK: Meta: the device's settings (DeviceSettings.swift), each read as its type
 
     /// The setting as stored, nil when it was never set; a value of another type is a corrupt
     /// database, named with the table, column and value (P2).
     func setting<Value>(_ key: DeviceSetting<Value>) throws(StoreError) -> Value? {
-        guard let text = try read({ db in try MetaRecord.fetchOne(db, where: "key", is: key.name)?.value }) else { return nil }
+        guard let text = try read({ db in try MetaRecord.fetchOne(db, where: "key", is: key.name)?.value }) else {
+            return nil
+        }
         guard let value = key.decode(text) else {
-            throw StoreError.corruptDatabase(path: path, reason: CorruptValue(table: "meta", column: "value", value: text).description + " (\(key.meaning))")
+            throw StoreError.corruptDatabase(
+                path: path,
+                reason: CorruptValue(table: "meta", column: "value", value: text).description + " (\(key.meaning))")
         }
         return value
     }
@@ -171,15 +175,18 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     func deliver(_ id: String, serverExpiry: Date?) throws(StoreError) {
         try write { db in
             guard var record = try TransactionRecord.fetchOne(db, where: "id", is: id), !record.transaction.isFinished,
-                  record.transaction.state.deliversContent
+                record.transaction.state.deliversContent
             else { return }
             let transaction = record.transaction
             let user = transaction.user ?? ""
             var profile = try Self.ensureProfile(db, user: user)
             switch transaction.kind {
             case .nonConsumable:
-                try OwnedRecord(user: user, productID: transaction.productID, transactionID: transaction.originalID ?? transaction.id)
-                    .insert(db, onConflict: .ignore)
+                try OwnedRecord(
+                    user: user, productID: transaction.productID,
+                    transactionID: transaction.originalID ?? transaction.id
+                )
+                .insert(db, onConflict: .ignore)
             case .consumable:
                 if transaction.state == .purchased {
                     profile.randomViews += transaction.quantity
@@ -201,7 +208,8 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     func setOwned(_ productID: String, user: String, transactionID: String, owned: Bool) throws(StoreError) {
         try write { db in
             if owned {
-                try OwnedRecord(user: user, productID: productID, transactionID: transactionID).insert(db, onConflict: .ignore)
+                try OwnedRecord(user: user, productID: productID, transactionID: transactionID).insert(
+                    db, onConflict: .ignore)
             } else {
                 _ = try OwnedRecord.filter(Column("user") == user && Column("productID") == productID).deleteAll(db)
             }
@@ -269,7 +277,8 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     }
 
     func transactions(_ selection: Selection) throws(StoreError) -> [StoreTransaction] {
-        try read { db in try Self.request(selection).order(Column.rowID).fetchAll(db).map { try Self.withSteps(db, $0) } }
+        try read { db in try Self.request(selection).order(Column.rowID).fetchAll(db).map { try Self.withSteps(db, $0) }
+        }
     }
 
     // The open-transaction queries say `+user` so that SQLite searches the few open ones by state
@@ -286,17 +295,25 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
         case .inFlight(let user):
             return TransactionRecord.filter(open.map(\.rawValue).contains(Columns.state)).filter(ofUser(user))
         case .waiting(let user):
-            return TransactionRecord.filter([TransactionState.deferred, .interrupted].map(\.rawValue).contains(Columns.state)).filter(ofUser(user))
+            return TransactionRecord.filter(
+                [TransactionState.deferred, .interrupted].map(\.rawValue).contains(Columns.state)
+            ).filter(ofUser(user))
         case .delayed(let user):
-            return TransactionRecord.filter(Columns.state == TransactionState.purchasing.rawValue && Columns.dueAt != nil).filter(ofUser(user))
+            return TransactionRecord.filter(
+                Columns.state == TransactionState.purchasing.rawValue && Columns.dueAt != nil
+            ).filter(ofUser(user))
         case .orphaned:
-            return TransactionRecord.filter(Columns.state == TransactionState.purchasing.rawValue && Columns.dueAt == nil)
+            return TransactionRecord.filter(
+                Columns.state == TransactionState.purchasing.rawValue && Columns.dueAt == nil)
         case .due(let date):
             return TransactionRecord.filter(
-                Columns.state == TransactionState.purchasing.rawValue && Columns.dueAt != nil && Columns.dueAt <= date.storeSeconds
+                Columns.state == TransactionState.purchasing.rawValue && Columns.dueAt != nil
+                    && Columns.dueAt <= date.storeSeconds
             )
         case .undelivered:
-            return TransactionRecord.filter(Columns.finished == false && [TransactionState.purchased, .restored].map(\.rawValue).contains(Columns.state))
+            return TransactionRecord.filter(
+                Columns.finished == false
+                    && [TransactionState.purchased, .restored].map(\.rawValue).contains(Columns.state))
         }
     }
 
@@ -310,7 +327,9 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
             for transaction in transactions {
                 if try TransactionRecord.fetchOne(db, where: "id", is: transaction.id) != nil { continue }
                 try TransactionRecord(transaction).insert(db)
-                try Self.appendEvent(db, id: transaction.id, step: TransactionStep(state: transaction.state, reason: nil, at: transaction.createdAt))
+                try Self.appendEvent(
+                    db, id: transaction.id,
+                    step: TransactionStep(state: transaction.state, reason: nil, at: transaction.createdAt))
                 written.append(transaction.id)
             }
             return written
@@ -321,14 +340,19 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     func known(_ ids: [String]) throws(StoreError) -> Set<String> {
         guard !ids.isEmpty else { return [] }
         return try read { db in
-            Set(try String.fetchAll(db, sql: "SELECT id FROM txn WHERE id IN (\(databaseQuestionMarks(count: ids.count)))", arguments: StatementArguments(ids)))
+            Set(
+                try String.fetchAll(
+                    db, sql: "SELECT id FROM txn WHERE id IN (\(databaseQuestionMarks(count: ids.count)))",
+                    arguments: StatementArguments(ids)))
         }
     }
 
     func insert(_ transaction: StoreTransaction) throws(StoreError) {
         try write { db in
             try TransactionRecord(transaction).insert(db)
-            try Self.appendEvent(db, id: transaction.id, step: TransactionStep(state: transaction.state, reason: transaction.reason, at: transaction.createdAt))
+            try Self.appendEvent(
+                db, id: transaction.id,
+                step: TransactionStep(state: transaction.state, reason: transaction.reason, at: transaction.createdAt))
         }
     }
 
@@ -358,7 +382,9 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
 
     /// The last event's sequence number (0 when there is none).
     func latestEventSequence() throws(StoreError) -> Int64 {
-        try read { db in try EventRecord.select(max(EventRecord.Columns.sequence), as: Int64?.self).fetchOne(db).flatMap { $0 } ?? 0 }
+        try read { db in
+            try EventRecord.select(max(EventRecord.Columns.sequence), as: Int64?.self).fetchOne(db).flatMap { $0 } ?? 0
+        }
     }
 
     /// Events after `sequence`, oldest first: how a screen follows changes made by other processes.
@@ -366,7 +392,10 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     public func events(after sequence: Int64, limit: Int = 1000) throws(StoreError) -> [TransactionEvent] {
         try read { db in
             try Self.events(
-                db.cachedStatement(sql: "SELECT event.*, txn.productID, txn.arrival FROM event JOIN txn ON txn.id = event.transactionID WHERE sequence > ? ORDER BY sequence LIMIT ?"),
+                db.cachedStatement(
+                    sql:
+                        "SELECT event.*, txn.productID, txn.arrival FROM event JOIN txn ON txn.id = event.transactionID WHERE sequence > ? ORDER BY sequence LIMIT ?"
+                ),
                 arguments: [sequence, limit]
             )
         }
@@ -376,7 +405,10 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
     public func recentEvents(limit: Int) throws(StoreError) -> [TransactionEvent] {
         try read { db in
             try Self.events(
-                db.makeStatement(sql: "SELECT event.*, txn.productID, txn.arrival FROM event JOIN txn ON txn.id = event.transactionID ORDER BY sequence DESC LIMIT ?"),
+                db.makeStatement(
+                    sql:
+                        "SELECT event.*, txn.productID, txn.arrival FROM event JOIN txn ON txn.id = event.transactionID ORDER BY sequence DESC LIMIT ?"
+                ),
                 arguments: [limit]
             ).reversed()
         }
@@ -396,7 +428,9 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
 
     static func withSteps(_ db: Database, _ record: TransactionRecord) throws -> StoreTransaction {
         var transaction = record.transaction
-        transaction.steps = try EventRecord.fetchAll(db, where: "transactionID", is: transaction.id, orderedBy: "sequence").map(\.step)
+        transaction.steps = try EventRecord.fetchAll(
+            db, where: "transactionID", is: transaction.id, orderedBy: "sequence"
+        ).map(\.step)
         return transaction
     }
 }

@@ -5,10 +5,11 @@
 // so that recovery never mistakes another process's purchase in progress for one a crash left
 // behind. flock(2) is released by the kernel when a process dies, so a crash never leaves it held.
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 final class DeviceLock {
@@ -27,11 +28,15 @@ final class DeviceLock {
     }
 
     private func acquire() throws(StoreError) {
-        if depth > 0 { depth += 1; return }
+        if depth > 0 {
+            depth += 1
+            return
+        }
         if descriptor < 0 {
             descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             if descriptor < 0 {
-                throw StoreError.storage(path: path, reason: "cannot open the device lock (\(String(cString: strerror(errno))))")
+                throw StoreError.storage(
+                    path: path, reason: "cannot open the device lock (\(String(cString: strerror(errno))))")
             }
         }
         while flock(descriptor, LOCK_EX) != 0 {

@@ -12,20 +12,25 @@ struct DeviceSetting<Value>: Sendable {
 }
 
 extension DeviceSetting where Value == String {
-    static let currentUser = DeviceSetting(name: "currentUser", meaning: "the signed-in account", decode: { $0 }, encode: { $0 })
+    static let currentUser = DeviceSetting(
+        name: "currentUser", meaning: "the signed-in account", decode: { $0 }, encode: { $0 })
     /// O7: set while a request made here waits for this device's policy to answer it (a crash
     /// between is answered at the next start).
     static let refundAwaitingPolicy = DeviceSetting(
-        name: "refundAwaitingPolicy", meaning: "the refund request waiting", decode: { $0.isEmpty ? nil : $0 }, encode: { $0 }
+        name: "refundAwaitingPolicy", meaning: "the refund request waiting", decode: { $0.isEmpty ? nil : $0 },
+        encode: { $0 }
     )
 }
 
 extension DeviceSetting where Value == PurchaseOutcome {
-    static let policy = DeviceSetting(name: "policy", meaning: "the policy", decode: { try? PurchaseOutcome(parsing: $0) }, encode: { $0.description })
+    static let policy = DeviceSetting(
+        name: "policy", meaning: "the policy", decode: { try? PurchaseOutcome(parsing: $0) }, encode: { $0.description }
+    )
 }
 
 extension DeviceSetting where Value == RefundPolicy {
-    static let refundPolicy = DeviceSetting(name: "refundPolicy", meaning: "the refund policy", decode: RefundPolicy.init(rawValue:), encode: \.rawValue)
+    static let refundPolicy = DeviceSetting(
+        name: "refundPolicy", meaning: "the refund policy", decode: RefundPolicy.init(rawValue:), encode: \.rawValue)
 }
 
 extension DeviceSetting where Value == Int {

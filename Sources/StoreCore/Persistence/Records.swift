@@ -10,31 +10,40 @@ struct CorruptValue: Error, CustomStringConvertible {
     let column: String
     let value: String
 
-    var description: String { "\(table).\(column) holds \"\(value.prefix(40))\", which is not a value Storefront writes" }
+    var description: String {
+        "\(table).\(column) holds \"\(value.prefix(40))\", which is not a value Storefront writes"
+    }
 }
 
 extension Row {
     /// A raw-value enum from `column` of `table`.
-    func stored<T: RawRepresentable>(_ column: String, of table: String, as type: T.Type = T.self) throws -> T where T.RawValue == String {
+    func stored<T: RawRepresentable>(_ column: String, of table: String, as type: T.Type = T.self) throws -> T
+    where T.RawValue == String {
         try required(storedIfPresent(column, of: table), column, table)
     }
 
     /// The same, where the column may be NULL.
-    func storedIfPresent<T: RawRepresentable>(_ column: String, of table: String, as type: T.Type = T.self) throws -> T? where T.RawValue == String {
+    func storedIfPresent<T: RawRepresentable>(_ column: String, of table: String, as type: T.Type = T.self) throws -> T?
+    where T.RawValue == String {
         guard let raw = try optionalText(column, of: table) else { return nil }
         guard let value = T(rawValue: raw) else { throw CorruptValue(table: table, column: column, value: raw) }
         return value
     }
 
     /// An integer raw-value enum, where the column may be NULL.
-    func storedIfPresent<T: RawRepresentable>(_ column: String, of table: String, as type: T.Type = T.self) throws -> T? where T.RawValue == Int {
+    func storedIfPresent<T: RawRepresentable>(_ column: String, of table: String, as type: T.Type = T.self) throws -> T?
+    where T.RawValue == Int {
         guard let raw = try optionalInteger(column, of: table) else { return nil }
-        guard let value = T(rawValue: Int(raw)) else { throw CorruptValue(table: table, column: column, value: "\(raw)") }
+        guard let value = T(rawValue: Int(raw)) else {
+            throw CorruptValue(table: table, column: column, value: "\(raw)")
+        }
         return value
     }
 
     /// A JSON document Storefront wrote (a plan's state, a setting).
-    func storedJSON<T: Decodable>(_ column: String, of table: String, dates: StoredJSON.Dates, as type: T.Type = T.self) throws -> T {
+    func storedJSON<T: Decodable>(_ column: String, of table: String, dates: StoredJSON.Dates, as type: T.Type = T.self)
+        throws -> T
+    {
         let raw = try text(column, of: table)
         do {
             return try StoredJSON.value(T.self, from: raw, dates: dates)
@@ -43,13 +52,17 @@ extension Row {
         }
     }
 
-    func text(_ column: String, of table: String) throws -> String { try required(optionalText(column, of: table), column, table) }
+    func text(_ column: String, of table: String) throws -> String {
+        try required(optionalText(column, of: table), column, table)
+    }
 
     func optionalText(_ column: String, of table: String) throws -> String? {
         try value(column, of: table) { if case .string(let text) = $0 { text } else { nil } }
     }
 
-    func integer(_ column: String, of table: String) throws -> Int64 { try required(optionalInteger(column, of: table), column, table) }
+    func integer(_ column: String, of table: String) throws -> Int64 {
+        try required(optionalInteger(column, of: table), column, table)
+    }
 
     func optionalInteger(_ column: String, of table: String) throws -> Int64? {
         try value(column, of: table) { if case .int64(let number) = $0 { number } else { nil } }
@@ -58,9 +71,13 @@ extension Row {
     /// The column's value as `extract` reads its storage; nil for NULL. A missing column or a value
     /// of another type is corrupt.
     private func value<T>(_ column: String, of table: String, _ extract: (DatabaseValue.Storage) -> T?) throws -> T? {
-        guard let stored = self[column] as DatabaseValue? else { throw CorruptValue(table: table, column: column, value: "(missing column)") }
+        guard let stored = self[column] as DatabaseValue? else {
+            throw CorruptValue(table: table, column: column, value: "(missing column)")
+        }
         if stored.isNull { return nil }
-        guard let value = extract(stored.storage) else { throw CorruptValue(table: table, column: column, value: "\(stored)") }
+        guard let value = extract(stored.storage) else {
+            throw CorruptValue(table: table, column: column, value: "\(stored)")
+        }
         return value
     }
 
@@ -80,12 +97,19 @@ extension FetchableRecord where Self: TableRecord {
     /// The rows whose `column` is `value`, in `order`, through a statement SQLite compiles once per
     /// connection. The query interface builds and compiles its statement at every call, which is
     /// a third of a purchase for the dozen look-ups by key that one makes.
-    static func fetchAll(_ db: Database, where column: String, is value: some DatabaseValueConvertible, orderedBy order: String = "rowid") throws -> [Self] {
-        try fetchAll(db.cachedStatement(sql: "SELECT * FROM \(databaseTableName) WHERE \(column) = ? ORDER BY \(order)"), arguments: [value])
+    static func fetchAll(
+        _ db: Database, where column: String, is value: some DatabaseValueConvertible, orderedBy order: String = "rowid"
+    ) throws -> [Self] {
+        try fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM \(databaseTableName) WHERE \(column) = ? ORDER BY \(order)"),
+            arguments: [value])
     }
 
-    static func fetchOne(_ db: Database, where column: String, is value: some DatabaseValueConvertible) throws -> Self? {
-        try fetchOne(db.cachedStatement(sql: "SELECT * FROM \(databaseTableName) WHERE \(column) = ? LIMIT 1"), arguments: [value])
+    static func fetchOne(_ db: Database, where column: String, is value: some DatabaseValueConvertible) throws -> Self?
+    {
+        try fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM \(databaseTableName) WHERE \(column) = ? LIMIT 1"),
+            arguments: [value])
     }
 }
 
@@ -122,7 +146,8 @@ struct MetaRecord: Codable, FetchableRecord, PersistableRecord {
 struct ProfileRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "profile"
     enum Columns {
-        static let user = Column("user"), randomViews = Column("randomViews"), expiry = Column("expiry"), lastRandom = Column("lastRandom")
+        static let user = Column("user"), randomViews = Column("randomViews"), expiry = Column("expiry"),
+            lastRandom = Column("lastRandom")
     }
     var user: String
     var randomViews = 0
@@ -171,14 +196,17 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         let user = try row.text("user", of: table)
         let dueApproves = try row.optionalInteger("dueApproves", of: table)
         transaction = StoreTransaction(
-            id: try row.text("id", of: table), user: user.isEmpty ? nil : user, productID: try row.text("productID", of: table),
+            id: try row.text("id", of: table), user: user.isEmpty ? nil : user,
+            productID: try row.text("productID", of: table),
             kind: try row.stored("kind", of: table), quantity: Int(try row.integer("quantity", of: table)),
             months: Int(try row.integer("months", of: table)), days: Int(try row.integer("days", of: table)),
             bonusDays: Int(try row.integer("bonusDays", of: table)),
             state: try row.stored("state", of: table), reason: try row.storedIfPresent("reason", of: table),
-            createdAt: try row.date("createdAt", of: table), purchaseDate: try row.optionalDate("purchaseDate", of: table),
+            createdAt: try row.date("createdAt", of: table),
+            purchaseDate: try row.optionalDate("purchaseDate", of: table),
             dueAt: try row.optionalDate("dueAt", of: table), dueApproves: dueApproves.map { $0 != 0 },
-            isFinished: try row.integer("finished", of: table) != 0, originalID: try row.optionalText("originalID", of: table),
+            isFinished: try row.integer("finished", of: table) != 0,
+            originalID: try row.optionalText("originalID", of: table),
             steps: [], verificationError: try row.optionalText("verificationError", of: table)
         )
         if let type: OfferType = try row.storedIfPresent("offerType", of: table) {
@@ -267,7 +295,8 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "receipt"
     enum Columns {
         static let transactionID = Column("transactionID"), account = Column("account"), productID = Column("productID")
-        static let kind = Column("kind"), months = Column("months"), days = Column("days"), purchaseDate = Column("purchaseDate")
+        static let kind = Column("kind"), months = Column("months"), days = Column("days"),
+            purchaseDate = Column("purchaseDate")
     }
     var entry: ReceiptEntry
 
@@ -286,16 +315,22 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
             productID: try row.text("productID", of: table), kind: try row.stored("kind", of: table),
             quantity: Int(try row.integer("quantity", of: table)), months: Int(try row.integer("months", of: table)),
             days: Int(try row.integer("days", of: table)),
-            bonusDays: Int(try row.integer("bonusDays", of: table)), purchaseDate: try row.date("purchaseDate", of: table),
+            bonusDays: Int(try row.integer("bonusDays", of: table)),
+            purchaseDate: try row.date("purchaseDate", of: table),
             device: try row.text("device", of: table), event: try row.stored("event", of: table),
-            group: try row.optionalText("groupID", of: table), expiresDate: try row.optionalDate("expiresDate", of: table),
-            offer: try row.storedIfPresent("offer", of: table), offerType: try row.storedIfPresent("offerType", of: table),
+            group: try row.optionalText("groupID", of: table),
+            expiresDate: try row.optionalDate("expiresDate", of: table),
+            offer: try row.storedIfPresent("offer", of: table),
+            offerType: try row.storedIfPresent("offerType", of: table),
             offerID: try row.optionalText("offerID", of: table), price: price,
             reference: try row.optionalText("reference", of: table), until: try row.optionalDate("until", of: table),
-            note: try row.optionalText("note", of: table), appAccountToken: try row.optionalText("appAccountToken", of: table)
+            note: try row.optionalText("note", of: table),
+            appAccountToken: try row.optionalText("appAccountToken", of: table)
         )
         if let number = try row.optionalInteger("commitmentPeriod", of: table) {
-            guard (1...BillingPlan.commitmentPeriods).contains(Int(number)), let ends = try row.optionalDate("commitmentEnds", of: table) else {
+            guard (1...BillingPlan.commitmentPeriods).contains(Int(number)),
+                let ends = try row.optionalDate("commitmentEnds", of: table)
+            else {
                 throw CorruptValue(table: table, column: "commitmentPeriod", value: "\(number)")
             }
             entry.commitment = CommitmentPeriod(number: Int(number), ends: ends)
@@ -382,7 +417,9 @@ struct ClockRecord: FetchableRecord, PersistableRecord {
 
     init(_ setting: ClockSetting) { self.setting = setting }
 
-    init(row: Row) throws { setting = try row.storedJSON("setting", of: Self.databaseTableName, dates: .foundationDefault) }
+    init(row: Row) throws {
+        setting = try row.storedJSON("setting", of: Self.databaseTableName, dates: .foundationDefault)
+    }
 
     func encode(to container: inout PersistenceContainer) throws {
         container["id"] = 1

@@ -6,29 +6,34 @@ import GRDB
 extension ServerDatabase: AccountDirectory, SessionKeeping {
     static func registerSessions(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v7: device sessions") { db in
-            try db.execute(sql: """
-                CREATE TABLE session (
-                    tokenHash TEXT PRIMARY KEY,
-                    account TEXT NOT NULL COLLATE NOCASE REFERENCES account(name),
-                    device TEXT NOT NULL,
-                    createdAt INTEGER NOT NULL,
-                    revokedAt INTEGER
-                );
-                CREATE INDEX sessionByAccount ON session(account);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE session (
+                        tokenHash TEXT PRIMARY KEY,
+                        account TEXT NOT NULL COLLATE NOCASE REFERENCES account(name),
+                        device TEXT NOT NULL,
+                        createdAt INTEGER NOT NULL,
+                        revokedAt INTEGER
+                    );
+                    CREATE INDEX sessionByAccount ON session(account);
+                    """)
         }
     }
 
     public func account(appTransactionID: String) throws(StoreError) -> String? {
         // The id is a hash of the name: each name is hashed again, only when no transaction has the id.
-        try read { db in try String.fetchAll(db, sql: "SELECT name FROM account") }.first { SignedData.appTransactionID($0) == appTransactionID }
+        try read { db in try String.fetchAll(db, sql: "SELECT name FROM account") }.first {
+            SignedData.appTransactionID($0) == appTransactionID
+        }
     }
 
     public func passwordHash(account: String) throws(StoreError) -> (name: String, hash: String)? {
         try read { db in try AccountRecord.fetchOne(db, where: "name", is: account).map { ($0.name, $0.passwordHash) } }
     }
 
-    public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date) throws(StoreError) -> AccountSession {
+    public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date)
+        throws(StoreError) -> AccountSession
+    {
         let hash: String
         do {
             hash = try hasher.hash(password)
@@ -36,14 +41,17 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
             throw StoreError.storage(path: path, reason: "cannot hash the password (\(error))")
         }
         let created = try write { db in
-            try AccountRecord(name: name, passwordHash: hash, createdAt: date.storeSeconds).insert(db, onConflict: .ignore)
+            try AccountRecord(name: name, passwordHash: hash, createdAt: date.storeSeconds).insert(
+                db, onConflict: .ignore)
             return db.changesCount == 1
         }
         guard created else { throw StoreError.accountExists(name) }
         return AccountSession(account: name)
     }
 
-    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError) -> AccountSession {
+    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError)
+        -> AccountSession
+    {
         guard let account = try passwordHash(account: name) else { throw StoreError.unknownAccount(name) }
         guard hasher.verify(password, against: account.hash) else { throw StoreError.wrongPassword(name) }
         return AccountSession(account: account.name)
@@ -70,15 +78,20 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
     /// The account a token acts for, nil when it is unknown or revoked.
     public func sessionAccount(token: String) throws(StoreError) -> String? {
         try read { db in
-            try String.fetchOne(db, sql: "SELECT account FROM session WHERE tokenHash = ? AND revokedAt IS NULL", arguments: [SessionToken.hash(token)])
+            try String.fetchOne(
+                db, sql: "SELECT account FROM session WHERE tokenHash = ? AND revokedAt IS NULL",
+                arguments: [SessionToken.hash(token)])
         }
     }
 
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM session WHERE account = ? ORDER BY createdAt, rowid", arguments: [account]).map { row in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM session WHERE account = ? ORDER BY createdAt, rowid", arguments: [account]
+            ).map { row in
                 DeviceSessionInfo(
-                    id: String((row["tokenHash"] as String? ?? "").prefix(DeviceSessionInfo.idLength)), device: row["device"] ?? "",
+                    id: String((row["tokenHash"] as String? ?? "").prefix(DeviceSessionInfo.idLength)),
+                    device: row["device"] ?? "",
                     createdAt: Date(timeIntervalSince1970: Double(row["createdAt"] as Int64? ?? 0)),
                     revokedAt: (row["revokedAt"] as Int64?).map { Date(timeIntervalSince1970: Double($0)) }
                 )
@@ -100,7 +113,9 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
     /// Revokes a token (signing out, or `storefront account sessions revoke`).
     public func revokeSession(token: String, at date: Date) throws(StoreError) {
         try write { db in
-            try db.execute(sql: "UPDATE session SET revokedAt = ? WHERE tokenHash = ? AND revokedAt IS NULL", arguments: [date.storeSeconds, SessionToken.hash(token)])
+            try db.execute(
+                sql: "UPDATE session SET revokedAt = ? WHERE tokenHash = ? AND revokedAt IS NULL",
+                arguments: [date.storeSeconds, SessionToken.hash(token)])
         }
     }
 }

@@ -9,7 +9,8 @@ import GRDB
 extension ServerDatabase {
     /// Each table that counts, with the column naming its account (nil: the shared scope '').
     package static let countedTables: [(table: String, account: String?)] = [
-        ("account", "name"), ("receipt", "account"), ("subscription", "account"), ("plan", "account"), ("claim", "account"),
+        ("account", "name"), ("receipt", "account"), ("subscription", "account"), ("plan", "account"),
+        ("claim", "account"),
         ("setting", nil), ("clock", nil), ("offerCode", nil),
     ]
 
@@ -18,12 +19,23 @@ extension ServerDatabase {
 
     static func registerChangeCounts(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v12: change counts") { db in
-            try db.execute(sql: "CREATE TABLE changeCount (scope TEXT PRIMARY KEY COLLATE NOCASE, count INTEGER NOT NULL)")
+            try db.execute(
+                sql: "CREATE TABLE changeCount (scope TEXT PRIMARY KEY COLLATE NOCASE, count INTEGER NOT NULL)")
             for (table, account) in countedTables {
                 for event in ["INSERT", "UPDATE", "DELETE"] {
-                    let rows = account == nil ? ["''"] : event == "INSERT" ? ["NEW.\(account!)"] : event == "DELETE" ? ["OLD.\(account!)"] : ["NEW.\(account!)", "OLD.\(account!)"]
-                    let bumps = rows.map { "INSERT INTO changeCount (scope, count) VALUES (\($0), 1) ON CONFLICT (scope) DO UPDATE SET count = count + 1;" }
-                    try db.execute(sql: "CREATE TRIGGER \(table)Counted\(event.capitalized) AFTER \(event) ON \(table) BEGIN \(bumps.joined(separator: " ")) END")
+                    let rows =
+                        account == nil
+                        ? ["''"]
+                        : event == "INSERT"
+                            ? ["NEW.\(account!)"]
+                            : event == "DELETE" ? ["OLD.\(account!)"] : ["NEW.\(account!)", "OLD.\(account!)"]
+                    let bumps = rows.map {
+                        "INSERT INTO changeCount (scope, count) VALUES (\($0), 1) ON CONFLICT (scope) DO UPDATE SET count = count + 1;"
+                    }
+                    try db.execute(
+                        sql:
+                            "CREATE TRIGGER \(table)Counted\(event.capitalized) AFTER \(event) ON \(table) BEGIN \(bumps.joined(separator: " ")) END"
+                    )
                 }
             }
         }
@@ -34,5 +46,7 @@ extension ServerDatabase {
         return try file.stamps.read(accounts: accounts)
     }
 
-    public func changeStampWithoutWaiting(accounts: [String]) -> ChangeStamp? { file.stamps.readQuickly(accounts: accounts) }
+    public func changeStampWithoutWaiting(accounts: [String]) -> ChangeStamp? {
+        file.stamps.readQuickly(accounts: accounts)
+    }
 }

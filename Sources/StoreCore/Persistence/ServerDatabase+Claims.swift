@@ -8,23 +8,27 @@ import GRDB
 extension ServerDatabase: ClaimStore {
     static func registerClaims(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v8: claims") { db in
-            try db.execute(sql: """
-                CREATE TABLE claim (
-                    key TEXT NOT NULL,
-                    account TEXT NOT NULL COLLATE NOCASE,
-                    at INTEGER NOT NULL,
-                    PRIMARY KEY (key, account)
-                );
-                ALTER TABLE receipt ADD COLUMN offerType INTEGER;
-                ALTER TABLE receipt ADD COLUMN offerID TEXT;
-                CREATE TABLE offerCode (code TEXT PRIMARY KEY, value TEXT NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE claim (
+                        key TEXT NOT NULL,
+                        account TEXT NOT NULL COLLATE NOCASE,
+                        at INTEGER NOT NULL,
+                        PRIMARY KEY (key, account)
+                    );
+                    ALTER TABLE receipt ADD COLUMN offerType INTEGER;
+                    ALTER TABLE receipt ADD COLUMN offerID TEXT;
+                    CREATE TABLE offerCode (code TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    """)
         }
         migrator.registerMigration("v9: app account tokens") { db in
             try db.execute(sql: "ALTER TABLE receipt ADD COLUMN appAccountToken TEXT")
         }
         migrator.registerMigration("v10: monthly commitments") { db in
-            try db.execute(sql: "ALTER TABLE receipt ADD COLUMN commitmentPeriod INTEGER; ALTER TABLE receipt ADD COLUMN commitmentEnds INTEGER")
+            try db.execute(
+                sql:
+                    "ALTER TABLE receipt ADD COLUMN commitmentPeriod INTEGER; ALTER TABLE receipt ADD COLUMN commitmentEnds INTEGER"
+            )
         }
         migrator.registerMigration("v11: billing plan changes") { db in
             try db.execute(sql: "ALTER TABLE receipt ADD COLUMN billingPlan TEXT")
@@ -34,9 +38,13 @@ extension ServerDatabase: ClaimStore {
     public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
         try write { db in
             let taken = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [key]) ?? 0
-            let mine = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM claim WHERE key = ? AND account = ?", arguments: [key, account]) ?? 0
+            let mine =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM claim WHERE key = ? AND account = ?", arguments: [key, account]) ?? 0
             guard taken < limit, mine == 0 else { return false }
-            try db.execute(sql: "INSERT INTO claim (key, account, at) VALUES (?, ?, ?)", arguments: [key, account, date.storeSeconds])
+            try db.execute(
+                sql: "INSERT INTO claim (key, account, at) VALUES (?, ?, ?)",
+                arguments: [key, account, date.storeSeconds])
             return true
         }
     }
@@ -44,7 +52,10 @@ extension ServerDatabase: ClaimStore {
     public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) {
         try write { db in
             for code in codes {
-                if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM offerCode WHERE code = ?", arguments: [code.code.uppercased()]) ?? 0 > 0 {
+                if try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM offerCode WHERE code = ?", arguments: [code.code.uppercased()]) ?? 0
+                    > 0
+                {
                     throw StoreError.offerCodeExists(code.code)
                 }
                 try db.execute(
@@ -64,7 +75,9 @@ extension ServerDatabase: ClaimStore {
 
     public func offerCodes() throws(StoreError) -> [OfferCode] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT value FROM offerCode ORDER BY rowid").map { try $0.storedJSON("value", of: "offerCode", dates: .foundationDefault) }
+            try Row.fetchAll(db, sql: "SELECT value FROM offerCode ORDER BY rowid").map {
+                try $0.storedJSON("value", of: "offerCode", dates: .foundationDefault)
+            }
         }
     }
 

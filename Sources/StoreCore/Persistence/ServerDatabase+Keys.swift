@@ -5,5 +5,7 @@ import GRDB
 extension ServerDatabase: KeyStore {
     public func apiKeyring() throws(StoreError) -> APIKeyring? { try setting(SettingRecord.apiKeys) }
 
-    public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) { try setSetting(SettingRecord.apiKeys, keyring) }
+    public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) {
+        try setSetting(SettingRecord.apiKeys, keyring)
+    }
 }

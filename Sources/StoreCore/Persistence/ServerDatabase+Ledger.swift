@@ -10,15 +10,20 @@ extension ServerDatabase: Ledger {
     public func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
         try write { db in
             typealias Columns = ReceiptRecord.Columns
-            let latest = try ReceiptRecord.filter(Columns.account == entry.account && (Columns.months > 0 || Columns.days > 0))
-                .order(Columns.purchaseDate.desc, Columns.transactionID.desc).fetchOne(db)?.entry
-            if try RecordingRules.alreadyOwned(entry, receipt: { try Self.receipt(db, account: entry.account) }) != nil {
+            let latest = try ReceiptRecord.filter(
+                Columns.account == entry.account && (Columns.months > 0 || Columns.days > 0)
+            )
+            .order(Columns.purchaseDate.desc, Columns.transactionID.desc).fetchOne(db)?.entry
+            if try RecordingRules.alreadyOwned(entry, receipt: { try Self.receipt(db, account: entry.account) }) != nil
+            {
                 return try Self.storedExpiry(db, account: entry.account)
             }
             let inserted = try Self.insert(db, entry)
             let stored = try Self.storedExpiry(db, account: entry.account)
             // N2: a one-time charge is told in the transaction that records it.
-            if inserted, let notification = RecordingRules.notification(for: entry, before: nil, after: nil, previous: nil) {
+            if inserted,
+                let notification = RecordingRules.notification(for: entry, before: nil, after: nil, previous: nil)
+            {
                 try NotificationRecord(notification).insert(db, onConflict: .ignore)
             }
             guard inserted, entry.extendsExpiry else { return stored }
@@ -41,7 +46,8 @@ extension ServerDatabase: Ledger {
     public func receiptState(account: String) throws(StoreError) -> ReceiptState {
         try read { db in
             ReceiptState(
-                entries: try Self.receipt(db, account: account), storedExpiry: try Self.storedExpiry(db, account: account),
+                entries: try Self.receipt(db, account: account),
+                storedExpiry: try Self.storedExpiry(db, account: account),
                 plans: try Self.plans(db, account: account), planLines: try Self.planLines(db, account: account)
             )
         }
@@ -59,8 +65,10 @@ extension ServerDatabase: Ledger {
     public func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)] {
         try read { db in
             typealias Columns = ReceiptRecord.Columns
-            let lines = try ReceiptRecord.filter(Columns.account == account && Columns.kind == ProductKind.nonConsumable.rawValue)
-                .order(Column.rowID).fetchAll(db).map(\.entry)
+            let lines = try ReceiptRecord.filter(
+                Columns.account == account && Columns.kind == ProductKind.nonConsumable.rawValue
+            )
+            .order(Column.rowID).fetchAll(db).map(\.entry)
             return ReceiptEntry.owned(lines)
         }
     }
@@ -72,7 +80,8 @@ extension ServerDatabase: Ledger {
     static func receipt(_ db: Database, account: String) throws -> [ReceiptEntry] {
         // A cached statement: a purchase that lands out of order (several in one second) reads the
         // receipt whole, and building the query anew each time cost a third of a purchase.
-        let statement = try db.cachedStatement(sql: "SELECT * FROM receipt WHERE account = ? ORDER BY purchaseDate, transactionID")
+        let statement = try db.cachedStatement(
+            sql: "SELECT * FROM receipt WHERE account = ? ORDER BY purchaseDate, transactionID")
         return try ReceiptRecord.fetchAll(statement, arguments: [account]).map(\.entry)
     }
 

@@ -16,8 +16,10 @@ struct NotificationRecord: FetchableRecord, PersistableRecord {
     init(row: Row) throws {
         let table = Self.databaseTableName
         notification = ServerNotification(
-            key: try row.text("eventKey", of: table), account: try row.text("account", of: table), type: try row.text("type", of: table),
-            subtype: try row.optionalText("subtype", of: table), transactionID: try row.optionalText("transactionID", of: table),
+            key: try row.text("eventKey", of: table), account: try row.text("account", of: table),
+            type: try row.text("type", of: table),
+            subtype: try row.optionalText("subtype", of: table),
+            transactionID: try row.optionalText("transactionID", of: table),
             group: try row.optionalText("groupID", of: table), createdAt: try row.date("createdAt", of: table),
             uuid: try row.text("uuid", of: table)
         )
@@ -48,38 +50,40 @@ struct NotificationRecord: FetchableRecord, PersistableRecord {
 extension ServerDatabase: Outbox {
     static func registerNotifications(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v4: notifications") { db in
-            try db.execute(sql: """
-                CREATE TABLE notification (
-                    uuid TEXT PRIMARY KEY,
-                    eventKey TEXT NOT NULL UNIQUE,
-                    account TEXT NOT NULL COLLATE NOCASE,
-                    type TEXT NOT NULL,
-                    subtype TEXT,
-                    transactionID TEXT,
-                    groupID TEXT,
-                    createdAt INTEGER NOT NULL,
-                    state TEXT NOT NULL,
-                    attempts TEXT NOT NULL,
-                    nextAttemptAt INTEGER,
-                    signedPayload TEXT
-                );
-                CREATE INDEX notificationDue ON notification(state, nextAttemptAt);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE notification (
+                        uuid TEXT PRIMARY KEY,
+                        eventKey TEXT NOT NULL UNIQUE,
+                        account TEXT NOT NULL COLLATE NOCASE,
+                        type TEXT NOT NULL,
+                        subtype TEXT,
+                        transactionID TEXT,
+                        groupID TEXT,
+                        createdAt INTEGER NOT NULL,
+                        state TEXT NOT NULL,
+                        attempts TEXT NOT NULL,
+                        nextAttemptAt INTEGER,
+                        signedPayload TEXT
+                    );
+                    CREATE INDEX notificationDue ON notification(state, nextAttemptAt);
+                    """)
         }
         migrator.registerMigration("v5: mass extension summaries") { db in
             try db.execute(sql: "ALTER TABLE notification ADD COLUMN summary TEXT")
         }
         migrator.registerMigration("v6: served requests") { db in
-            try db.execute(sql: """
-                CREATE TABLE request (
-                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-                    at INTEGER NOT NULL,
-                    method TEXT NOT NULL,
-                    path TEXT NOT NULL,
-                    status INTEGER NOT NULL,
-                    milliseconds INTEGER NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE request (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        at INTEGER NOT NULL,
+                        method TEXT NOT NULL,
+                        path TEXT NOT NULL,
+                        status INTEGER NOT NULL,
+                        milliseconds INTEGER NOT NULL
+                    );
+                    """)
         }
     }
 
@@ -128,6 +132,10 @@ extension ServerDatabase: Outbox {
 
     public func webhook() throws(StoreError) -> Webhook? { try setting(SettingRecord.webhook) }
     public func setWebhook(_ webhook: Webhook?) throws(StoreError) {
-        if let webhook { try setSetting(SettingRecord.webhook, webhook) } else { try removeSetting(SettingRecord.webhook) }
+        if let webhook {
+            try setSetting(SettingRecord.webhook, webhook)
+        } else {
+            try removeSetting(SettingRecord.webhook)
+        }
     }
 }

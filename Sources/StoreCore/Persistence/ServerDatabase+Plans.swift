@@ -8,7 +8,8 @@ extension ServerDatabase: PlanBook {
     /// account's plans and receipt as they are inside the transaction and returns the lines to add.
     @discardableResult
     public func updatePlans(
-        account: String, _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
+        account: String,
+        _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
     ) throws -> [ReceiptEntry] {
         do {
             return try file.queue.write { db in
@@ -57,7 +58,8 @@ extension ServerDatabase: PlanBook {
         let revocations = [ReceiptEvent.refund, .refundReversed, .familyShare, .familyRevoke].map(\.rawValue)
         let lines = ReceiptRecord.filter(
             ReceiptRecord.Columns.account == account
-                && (ReceiptRecord.Columns.kind == ProductKind.autoRenewableSubscription.rawValue || revocations.contains(Column("event")))
+                && (ReceiptRecord.Columns.kind == ProductKind.autoRenewableSubscription.rawValue
+                    || revocations.contains(Column("event")))
         ).order(Column.rowID)
         return try (offset > 0 ? lines.limit(Int(Int32.max), offset: offset) : lines).fetchAll(db).map(\.entry)
     }
@@ -65,7 +67,9 @@ extension ServerDatabase: PlanBook {
     /// Accounts with any plan, for settling every account before a setting changes.
     public func accountsWithPlans() throws(StoreError) -> [String] {
         try read { db in
-            try PlanRecord.select(PlanRecord.Columns.account, as: String.self).distinct().order(PlanRecord.Columns.account).fetchAll(db)
+            try PlanRecord.select(PlanRecord.Columns.account, as: String.self).distinct().order(
+                PlanRecord.Columns.account
+            ).fetchAll(db)
         }
     }
 
@@ -82,8 +86,10 @@ extension ServerDatabase: PlanBook {
     @discardableResult
     func updateSetting<T: Codable>(_ key: String, empty: T, _ change: (T) throws -> T?) throws(StoreError) -> Bool {
         try write { db in
-            let current: T = try SettingRecord.filter(key: key).asRequest(of: Row.self).fetchOne(db)
-                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) } ?? empty
+            let current: T =
+                try SettingRecord.filter(key: key).asRequest(of: Row.self).fetchOne(db)
+                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
+                ?? empty
             guard let next = try change(current) else { return false }
             try SettingRecord(key: key, value: try StoredJSON.text(next, dates: .foundationDefault)).upsert(db)
             return true

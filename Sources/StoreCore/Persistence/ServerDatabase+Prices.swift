@@ -6,6 +6,8 @@ extension ServerDatabase: PriceBook {
     public func priceChanges() throws(StoreError) -> [PriceChange] { try setting(SettingRecord.prices) ?? [] }
 
     public func setPriceChange(_ change: PriceChange) throws(StoreError) {
-        try updateSetting(SettingRecord.prices, empty: [PriceChange]()) { stored in stored.filter { $0.productID != change.productID } + [change] }
+        try updateSetting(SettingRecord.prices, empty: [PriceChange]()) { stored in
+            stored.filter { $0.productID != change.productID } + [change]
+        }
     }
 }

@@ -10,7 +10,10 @@ extension ServerDatabase: RequestLog {
             for request in requests.suffix(200) {
                 try db.execute(
                     sql: "INSERT INTO request (at, method, path, status, milliseconds) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [request.at.storeSeconds, request.method, String(request.path.prefix(200)), request.status, request.milliseconds]
+                    arguments: [
+                        request.at.storeSeconds, request.method, String(request.path.prefix(200)), request.status,
+                        request.milliseconds,
+                    ]
                 )
             }
             try db.execute(sql: "DELETE FROM request WHERE sequence <= (SELECT MAX(sequence) FROM request) - 200")
@@ -20,12 +23,15 @@ extension ServerDatabase: RequestLog {
     public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] {
         try read { db in
             let table = "request"
-            return try Row.fetchAll(db, sql: "SELECT * FROM request ORDER BY sequence DESC LIMIT ?", arguments: [limit]).reversed().map { row in
-                ServedRequest(
-                    at: try row.date("at", of: table), method: try row.text("method", of: table), path: try row.text("path", of: table),
-                    status: Int(try row.integer("status", of: table)), milliseconds: Int(try row.integer("milliseconds", of: table))
-                )
-            }
+            return try Row.fetchAll(db, sql: "SELECT * FROM request ORDER BY sequence DESC LIMIT ?", arguments: [limit])
+                .reversed().map { row in
+                    ServedRequest(
+                        at: try row.date("at", of: table), method: try row.text("method", of: table),
+                        path: try row.text("path", of: table),
+                        status: Int(try row.integer("status", of: table)),
+                        milliseconds: Int(try row.integer("milliseconds", of: table))
+                    )
+                }
         }
     }
 }

@@ -34,26 +34,43 @@ extension ServerDatabase: SharedSettings {
         try write { db in
             let fresh = try ClockRecord.fetchCount(db) == 0 && !SettingRecord.exists(db, key: SettingRecord.billing)
             guard fresh else { return }
-            if let clockRate { try ClockRecord(ClockSetting.standard.accelerated(rate: clockRate, real: real)).insert(db) }
-            try SettingRecord(key: SettingRecord.billing, value: try StoredJSON.text(billing ?? BillingSetting(), dates: .foundationDefault)).insert(db)
+            if let clockRate {
+                try ClockRecord(ClockSetting.standard.accelerated(rate: clockRate, real: real)).insert(db)
+            }
+            try SettingRecord(
+                key: SettingRecord.billing,
+                value: try StoredJSON.text(billing ?? BillingSetting(), dates: .foundationDefault)
+            ).insert(db)
         }
     }
 
-    public func billingSetting() throws(StoreError) -> BillingSetting { try setting(SettingRecord.billing) ?? BillingSetting() }
+    public func billingSetting() throws(StoreError) -> BillingSetting {
+        try setting(SettingRecord.billing) ?? BillingSetting()
+    }
 
-    public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) { try setSetting(SettingRecord.billing, setting) }
+    public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) {
+        try setSetting(SettingRecord.billing, setting)
+    }
 
     public func appIdentity() throws(StoreError) -> AppIdentity? { try setting(SettingRecord.appIdentity) }
 
-    public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { try setSetting(SettingRecord.appIdentity, identity) }
+    public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) {
+        try setSetting(SettingRecord.appIdentity, identity)
+    }
 
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try setting(SettingRecord.simulatedErrors) }
 
-    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try setSetting(SettingRecord.simulatedErrors, errors) }
+    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) {
+        try setSetting(SettingRecord.simulatedErrors, errors)
+    }
 
-    public func appAccountTokens() throws(StoreError) -> [String: String] { try setting(SettingRecord.appAccountTokens) ?? [:] }
+    public func appAccountTokens() throws(StoreError) -> [String: String] {
+        try setting(SettingRecord.appAccountTokens) ?? [:]
+    }
 
     public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
-        try updateSetting(SettingRecord.appAccountTokens, empty: [String: String]()) { tokens in tokens.merging([original: token]) { $1 } }
+        try updateSetting(SettingRecord.appAccountTokens, empty: [String: String]()) { tokens in
+            tokens.merging([original: token]) { $1 }
+        }
     }
 }

@@ -28,7 +28,9 @@ final class StampReader: @unchecked Sendable {
 
     private func open() throws(StoreError) {
         let opened = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
-        guard opened == SQLITE_OK, sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK else {
+        guard opened == SQLITE_OK,
+            sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK
+        else {
             let reason = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close_v2(connection)
             connection = nil
@@ -102,7 +104,8 @@ final class StampReader: @unchecked Sendable {
 
     private func sum(accounts: [String]) throws(StoreError) -> Int64 {
         if scoped == nil {
-            let sql = "SELECT coalesce(sum(count), 0) FROM changeCount WHERE scope = '' OR scope IN (SELECT value FROM json_each(?1))"
+            let sql =
+                "SELECT coalesce(sum(count), 0) FROM changeCount WHERE scope = '' OR scope IN (SELECT value FROM json_each(?1))"
             guard sqlite3_prepare_v2(connection, sql, -1, &scoped, nil) == SQLITE_OK else { throw failure() }
         }
         defer {
@@ -111,7 +114,8 @@ final class StampReader: @unchecked Sendable {
         }
         let names = (try? JSONEncoder().encode(accounts)) ?? Data("[]".utf8)
         let bound = names.withUnsafeBytes { bytes in
-            sqlite3_bind_text(scoped, 1, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), Self.transient)
+            sqlite3_bind_text(
+                scoped, 1, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(bytes.count), Self.transient)
         }
         guard bound == SQLITE_OK, sqlite3_step(scoped) == SQLITE_ROW else { throw failure() }
         return sqlite3_column_int64(scoped, 0)

@@ -48,7 +48,8 @@ public enum CrashPoint: String, CaseIterable, Sendable {
         case .renewalsReceived: "the device has the account's new renewals as purchased transactions; not finished"
         case .notificationSigned: "a notification is signed, not yet POSTed, nothing of the attempt stored"
         case .notificationPosted: "the webhook answered 200; the delivery is not recorded yet"
-        case .priceChanged: "a new price is stored; its subscribers are told by the next command that settles their plans"
+        case .priceChanged:
+            "a new price is stored; its subscribers are told by the next command that settles their plans"
         case .refundRequested: "a refund request is on the receipt; the refund policy answers it at the next start"
         case .familyChanged: "the family changed; each member's shares are put right at their next start"
         }

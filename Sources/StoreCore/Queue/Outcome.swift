@@ -79,7 +79,8 @@ public enum PurchaseOutcome: Sendable, Equatable, CustomStringConvertible {
                 self = .delayed(after: duration, approve: parts[1] == "approve")
             } else {
                 throw ParseError(
-                    description: "unknown outcome \"\(text)\" (expected approve, defer, fail=REASON, delay=DURATION:approve|decline or interrupt)"
+                    description:
+                        "unknown outcome \"\(text)\" (expected approve, defer, fail=REASON, delay=DURATION:approve|decline or interrupt)"
                 )
             }
         }

@@ -35,7 +35,9 @@ public final class PaymentQueue: SessionRole {
     public func publishEvents() throws(StoreError) { try session.publishEvents() }
 
     /// The device's last `limit` state changes, oldest first: what a log shows of the past.
-    public func recentEvents(limit: Int) throws(StoreError) -> [TransactionEvent] { try device.recentEvents(limit: limit) }
+    public func recentEvents(limit: Int) throws(StoreError) -> [TransactionEvent] {
+        try device.recentEvents(limit: limit)
+    }
 
     // MARK: Policy (Q4)
 
@@ -79,13 +81,16 @@ public final class PaymentQueue: SessionRole {
     /// `introductoryOfferEligibility` is StoreKit's `.introductoryOfferEligibility(compactJWS:)`.
     @discardableResult
     public func buy(
-        _ productID: String, outcome: PurchaseOutcome? = nil, offer: PromotionalOfferRequest? = nil, winBackOffer: String? = nil,
+        _ productID: String, outcome: PurchaseOutcome? = nil, offer: PromotionalOfferRequest? = nil,
+        winBackOffer: String? = nil,
         appAccountToken: UUID? = nil, billingPlan: BillingPlan? = nil, introductoryOfferEligibility: String? = nil
     ) throws(StoreError) -> StoreTransaction {
         let product = try catalog.require(productID)
         // Monthly with a 12-month commitment: only a one-year plan that offers it, on no offer.
         let monthly = billingPlan == .monthly
-        if monthly, product.autoRenew?.monthlyCommitmentPrice == nil { throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id)) }
+        if monthly, product.autoRenew?.monthlyCommitmentPrice == nil {
+            throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id))
+        }
         if monthly, offer != nil || winBackOffer != nil { throw StoreError.planRefused(.offerWithCommitment) }
         return try purchase(
             product, outcome: outcome, appAccountToken: appAccountToken, billingPlan: billingPlan,
@@ -94,7 +99,9 @@ public final class PaymentQueue: SessionRole {
             // O4: a win-back offer is the App Store's to grant.
             if let winBackOffer { return try offers.redeemWinBack(winBackOffer, product: product, account: user) }
             // O2: an offer is checked before any payment, and its nonce taken.
-            return try offer.map { request throws(StoreError) in try offers.redeemPromotional(request, product: product, account: user) }
+            return try offer.map { request throws(StoreError) in
+                try offers.redeemPromotional(request, product: product, account: user)
+            }
         }
     }
 
@@ -103,7 +110,9 @@ public final class PaymentQueue: SessionRole {
     @discardableResult
     public func redeem(code: String, outcome: PurchaseOutcome? = nil) throws(StoreError) -> StoreTransaction {
         let (found, product) = try offers.lookUp(code: code)
-        return try purchase(product, outcome: outcome) { user throws(StoreError) in try offers.redeem(found, product: product, account: user) }
+        return try purchase(product, outcome: outcome) { user throws(StoreError) in
+            try offers.redeem(found, product: product, account: user)
+        }
     }
 
     /// A purchase of `product`; `redeem` checks and takes the offer it is made with, if any, and
@@ -121,7 +130,9 @@ public final class PaymentQueue: SessionRole {
         return try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let user = try currentUser()
             if product.isSubscription, user == nil { throw StoreError.signInRequired(productID: product.id) }
-            if product.kind == .nonRenewingSubscription, !product.hasDuration { throw StoreError.unknownDuration(productID: product.id) }
+            if product.kind == .nonRenewingSubscription, !product.hasDuration {
+                throw StoreError.unknownDuration(productID: product.id)
+            }
             if product.kind == .nonConsumable, try device.profile(user ?? "").owned.contains(product.id) {
                 throw StoreError.alreadyOwned(productID: product.id)
             }
@@ -139,7 +150,8 @@ public final class PaymentQueue: SessionRole {
             var transaction = StoreTransaction(
                 id: session.makeTransactionID(), user: user, productID: product.id, kind: product.kind,
                 quantity: product.quantity, months: product.months, days: product.days,
-                bonusDays: product.kind == .nonRenewingSubscription ? catalog.bonusDays : 0, state: .purchasing, reason: nil,
+                bonusDays: product.kind == .nonRenewingSubscription ? catalog.bonusDays : 0, state: .purchasing,
+                reason: nil,
                 createdAt: now, purchaseDate: nil, dueAt: nil, dueApproves: nil, isFinished: false,
                 originalID: nil, steps: []
             )
@@ -299,7 +311,9 @@ public final class PaymentQueue: SessionRole {
         // O5: so is a comic whose family share was revoked (the share itself arrived above, as a
         // transaction). After the arrivals, in the order recorded.
         for line in lines where line.kind == .nonConsumable && line.isRevocation && line.event != .familyShare {
-            try device.setOwned(line.productID, user: account, transactionID: line.reference ?? "", owned: line.event == .refundReversed)
+            try device.setOwned(
+                line.productID, user: account, transactionID: line.reference ?? "", owned: line.event == .refundReversed
+            )
         }
         // Moved on only once what it read is on the device: a crash before reads the lines again,
         // and those already received are known.
@@ -322,8 +336,10 @@ public final class PaymentQueue: SessionRole {
             } else if let user = transaction.user {
                 let entry = ReceiptEntry(
                     transactionID: transaction.id, account: user, productID: transaction.productID,
-                    kind: transaction.kind, quantity: transaction.quantity, months: transaction.months, days: transaction.days,
-                    bonusDays: transaction.bonusDays, purchaseDate: date, device: session.deviceName, appAccountToken: transaction.appAccountToken
+                    kind: transaction.kind, quantity: transaction.quantity, months: transaction.months,
+                    days: transaction.days,
+                    bonusDays: transaction.bonusDays, purchaseDate: date, device: session.deviceName,
+                    appAccountToken: transaction.appAccountToken
                 )
                 try server.record(entry, calendar: calendar)
             }
@@ -341,8 +357,10 @@ public final class PaymentQueue: SessionRole {
         // purchase as its original, as StoreKit does.
         var original: String?
         if let user = transaction.user, transaction.kind == .nonConsumable,
-           let owner = try server.ownedProducts(account: user).first(where: { $0.productID == transaction.productID })?.transactionID,
-           owner != transaction.id {
+            let owner = try server.ownedProducts(account: user).first(where: { $0.productID == transaction.productID })?
+                .transactionID,
+            owner != transaction.id
+        {
             original = owner
         }
         if transaction.user != nil { try crashPoint(.paymentRecorded) }
@@ -363,9 +381,12 @@ public final class PaymentQueue: SessionRole {
 
     /// Delivers a purchased or restored transaction's content and finishes it, exactly once (Q3).
     func deliver(_ id: String) throws(StoreError) {
-        guard let transaction = try device.transaction(id: id), !transaction.isFinished, transaction.state.deliversContent else { return }
+        guard let transaction = try device.transaction(id: id), !transaction.isFinished,
+            transaction.state.deliversContent
+        else { return }
         // A4: the device takes the later of its own and the server's expiry.
-        let serverExpiry = transaction.kind == .nonRenewingSubscription && transaction.user != nil
+        let serverExpiry =
+            transaction.kind == .nonRenewingSubscription && transaction.user != nil
             ? try server.storedExpiry(account: transaction.user ?? "") : nil
         try device.deliver(id, serverExpiry: serverExpiry)
     }
@@ -385,7 +406,8 @@ public final class PaymentQueue: SessionRole {
             var restoredIDs: [String] = []
             for item in owned {
                 let restored = StoreTransaction(
-                    id: session.makeTransactionID(), user: user, productID: item.productID, kind: .nonConsumable, quantity: 0,
+                    id: session.makeTransactionID(), user: user, productID: item.productID, kind: .nonConsumable,
+                    quantity: 0,
                     months: 0, bonusDays: 0, state: .restored, reason: nil, createdAt: now, purchaseDate: now,
                     dueAt: nil, dueApproves: nil, isFinished: false, originalID: item.transactionID, steps: []
                 )
@@ -416,7 +438,8 @@ public struct RecoveryReport: Sendable, Equatable {
     public var received: [String] = []
 
     public var isEmpty: Bool {
-        reconciled.isEmpty && abandoned.isEmpty && settled.isEmpty && redelivered.isEmpty && renewals.isEmpty && received.isEmpty
+        reconciled.isEmpty && abandoned.isEmpty && settled.isEmpty && redelivered.isEmpty && renewals.isEmpty
+            && received.isEmpty
     }
 }
 
@@ -425,4 +448,3 @@ public struct RestoreResult: Sendable, Equatable {
     public var transactionIDs: [String]
     public var expiry: Date?
 }
-

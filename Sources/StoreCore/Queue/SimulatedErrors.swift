@@ -22,8 +22,13 @@ public enum StoreKitAPI: String, Sendable, Codable, CaseIterable, Comparable {
     public var argument: String { rawValue.lowercased().replacingOccurrences(of: " ", with: "-") }
 
     public init?(argument: String) {
-        let wanted = argument.lowercased().replacingOccurrences(of: "_", with: "-").replacingOccurrences(of: " ", with: "-")
-        guard let api = Self.allCases.first(where: { $0.argument == wanted || $0.rawValue.lowercased() == argument.lowercased() }) else {
+        let wanted = argument.lowercased().replacingOccurrences(of: "_", with: "-").replacingOccurrences(
+            of: " ", with: "-")
+        guard
+            let api = Self.allCases.first(where: {
+                $0.argument == wanted || $0.rawValue.lowercased() == argument.lowercased()
+            })
+        else {
             return nil
         }
         self = api
@@ -41,7 +46,8 @@ public enum StoreKitAPI: String, Sendable, Codable, CaseIterable, Comparable {
         case .manageSubscriptionsSheet: "managing a plan (subscription cancel, renew-on, expire …)"
         case .refundRequestSheet: "refunds"
         case .offerCodeRedeemSheet: "nothing yet (offer codes come with the offers issue)"
-        case .verifyReceipt: "POST /verifyReceipt on storefront serve answers this status (21005: unavailable, 21009: data access)"
+        case .verifyReceipt:
+            "POST /verifyReceipt on storefront serve answers this status (21005: unavailable, 21009: data access)"
         }
     }
 
@@ -79,8 +85,11 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
 
     public var description: String { "\(type).\(name)" }
 
-    static let storeKitErrors = ["unknown", "userCancelled", "networkError", "systemError", "notAvailableInStorefront", "notEntitled", "unsupported"]
-        .map { SimulatedError(type: "StoreKitError", name: $0) }
+    static let storeKitErrors = [
+        "unknown", "userCancelled", "networkError", "systemError", "notAvailableInStorefront", "notEntitled",
+        "unsupported",
+    ]
+    .map { SimulatedError(type: "StoreKitError", name: $0) }
     static let purchaseErrors = [
         "invalidQuantity", "productUnavailable", "purchaseNotAllowed", "ineligibleForOffer", "invalidOfferIdentifier",
         "invalidOfferPrice", "invalidOfferSignature", "missingOfferParameters",
@@ -89,7 +98,8 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
     /// unavailable (21005), an internal data access error (21009).
     static let receiptStatuses = ["21005", "21009"].map { SimulatedError(type: "VerifyReceipt.Status", name: $0) }
     static let verificationErrors = [
-        "revokedCertificate", "invalidCertificateChain", "invalidDeviceVerification", "invalidEncoding", "invalidSignature",
+        "revokedCertificate", "invalidCertificateChain", "invalidDeviceVerification", "invalidEncoding",
+        "invalidSignature",
         "missingRequiredProperties",
     ].map { SimulatedError(type: "VerificationResult.VerificationError", name: $0) }
 
@@ -98,12 +108,17 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
     public init?(parsing text: String, for api: StoreKitAPI) {
         var trimmed = text.trimmingCharacters(in: .whitespaces)
         // Verification also takes the ways Storefront breaks signed data (S5): signature, chain …
-        if api == .verification, let way = Unverified(rawValue: trimmed.lowercased()) { trimmed = way.verificationError }
+        if api == .verification, let way = Unverified(rawValue: trimmed.lowercased()) {
+            trimmed = way.verificationError
+        }
         let lower = trimmed.lowercased()
-        guard let found = api.allowedErrors.first(where: {
-            $0.description.lowercased() == lower || $0.name.lowercased() == lower
-                || lower.hasSuffix("." + $0.name.lowercased()) && lower.hasPrefix($0.type.split(separator: ".").last!.lowercased())
-        }) else { return nil }
+        guard
+            let found = api.allowedErrors.first(where: {
+                $0.description.lowercased() == lower || $0.name.lowercased() == lower
+                    || lower.hasSuffix("." + $0.name.lowercased())
+                        && lower.hasPrefix($0.type.split(separator: ".").last!.lowercased())
+            })
+        else { return nil }
         self = found
     }
 
@@ -119,8 +134,9 @@ public struct SimulatedError: Sendable, Hashable, Codable, CustomStringConvertib
         case "networkError": .network
         case "purchaseNotAllowed": .notAllowed
         case "productUnavailable", "notAvailableInStorefront": .productUnavailable
-        case "invalidQuantity", "invalidOfferIdentifier", "invalidOfferPrice", "invalidOfferSignature", "missingOfferParameters",
-             "ineligibleForOffer":
+        case "invalidQuantity", "invalidOfferIdentifier", "invalidOfferPrice", "invalidOfferSignature",
+            "missingOfferParameters",
+            "ineligibleForOffer":
             .paymentInvalid
         default: .unknown
         }
@@ -139,8 +155,10 @@ public struct SimulatedErrors: Sendable, Equatable, Codable {
         let names = try decoder.singleValueContainer().decode([String: String].self)
         var errors: [StoreKitAPI: SimulatedError] = [:]
         for (apiName, errorName) in names {
-            guard let api = StoreKitAPI(rawValue: apiName), let error = SimulatedError(parsing: errorName, for: api) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "\(apiName): \(errorName) is not a simulated error"))
+            guard let api = StoreKitAPI(rawValue: apiName), let error = SimulatedError(parsing: errorName, for: api)
+            else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: [], debugDescription: "\(apiName): \(errorName) is not a simulated error"))
             }
             errors[api] = error
         }
@@ -173,7 +191,9 @@ public struct SimulatedErrors: Sendable, Equatable, Codable {
         SimulatedErrors([.loadProducts: SimulatedError(type: "StoreKitError", name: "networkError")]),
         SimulatedErrors([.purchase: SimulatedError(type: "Product.PurchaseError", name: "productUnavailable")]),
         SimulatedErrors([.purchase: SimulatedError(type: "StoreKitError", name: "networkError")]),
-        SimulatedErrors([.verification: SimulatedError(type: "VerificationResult.VerificationError", name: "invalidSignature")]),
+        SimulatedErrors([
+            .verification: SimulatedError(type: "VerificationResult.VerificationError", name: "invalidSignature")
+        ]),
         SimulatedErrors([.appStoreSync: SimulatedError(type: "StoreKitError", name: "networkError")]),
         SimulatedErrors([.subscriptionStatus: SimulatedError(type: "StoreKitError", name: "systemError")]),
         SimulatedErrors([.manageSubscriptionsSheet: SimulatedError(type: "StoreKitError", name: "systemError")]),

@@ -1,3 +1,6 @@
+import Crypto
+import Foundation
+import SwiftASN1
 // The app receipt (StoreKit 1's `Bundle.main.appStoreReceiptURL`, the receipt-chaining note): a
 // PKCS #7 SignedData in DER whose content is a SET of receipt attributes, each a SEQUENCE of type,
 // version and an OCTET STRING holding the value's own DER. The app's fields (bundle id 2, version
@@ -17,9 +20,6 @@
 // finishes each one as it delivers it and Apple's receipt drops finished consumables. The device
 // fields (opaque value 4, SHA-1 hash 5) are not written: nothing here has a device identifier.
 @_spi(CMS) import X509
-import Crypto
-import Foundation
-import SwiftASN1
 
 public struct AppReceipt: Sendable, Equatable {
     /// The attribute that holds the customer's app transaction id: a type Apple's receipts leave
@@ -41,8 +41,12 @@ public struct AppReceipt: Sendable, Equatable {
             try Self.attribute(12, date: created), try Self.attribute(19, utf8: originalApplicationVersion),
             try Self.attribute(0, utf8: environment.rawValue),
         ]
-        if let appTransactionID { attributes.append(try Self.attribute(Self.customerAttribute, utf8: appTransactionID)) }
-        for payload in inApps { attributes.append(try Self.attribute(17, der: try Self.set(Self.inAppAttributes(payload)))) }
+        if let appTransactionID {
+            attributes.append(try Self.attribute(Self.customerAttribute, utf8: appTransactionID))
+        }
+        for payload in inApps {
+            attributes.append(try Self.attribute(17, der: try Self.set(Self.inAppAttributes(payload))))
+        }
         return try Self.set(attributes)
     }
 
@@ -51,10 +55,12 @@ public struct AppReceipt: Sendable, Equatable {
         do {
             let leaf = try Certificate(derEncoded: Array(authority.chain[0]))
             let intermediate = try Certificate(derEncoded: Array(authority.chain[1]))
-            return Data(try CMS.sign(
-                try content(), signatureAlgorithm: .ecdsaWithSHA256, additionalIntermediateCertificates: [intermediate], certificate: leaf,
-                privateKey: Certificate.PrivateKey(authority.signingKey), detached: false
-            ))
+            return Data(
+                try CMS.sign(
+                    try content(), signatureAlgorithm: .ecdsaWithSHA256,
+                    additionalIntermediateCertificates: [intermediate], certificate: leaf,
+                    privateKey: Certificate.PrivateKey(authority.signingKey), detached: false
+                ))
         } catch {
             throw StoreError.storage(path: "signing", reason: "the app receipt: \(error)")
         }
@@ -63,14 +69,17 @@ public struct AppReceipt: Sendable, Equatable {
     static func inAppAttributes(_ payload: TransactionPayload) throws -> [[UInt8]] {
         var fields: [[UInt8]] = [
             try attribute(1701, integer: payload.quantity ?? 1), try attribute(1702, utf8: payload.productId ?? ""),
-            try attribute(1703, utf8: payload.transactionId ?? ""), try attribute(1705, utf8: payload.originalTransactionId ?? ""),
+            try attribute(1703, utf8: payload.transactionId ?? ""),
+            try attribute(1705, utf8: payload.originalTransactionId ?? ""),
         ]
         if let date = payload.purchaseDate { fields.append(try attribute(1704, date: milliseconds(date))) }
         if let date = payload.originalPurchaseDate { fields.append(try attribute(1706, date: milliseconds(date))) }
         if let date = payload.expiresDate { fields.append(try attribute(1708, date: milliseconds(date))) }
         if let date = payload.revocationDate { fields.append(try attribute(1712, date: milliseconds(date))) }
         if payload.type == "Auto-Renewable Subscription" {
-            if let line = payload.webOrderLineItemId.flatMap(Int.init) { fields.append(try attribute(1711, integer: line)) }
+            if let line = payload.webOrderLineItemId.flatMap(Int.init) {
+                fields.append(try attribute(1711, integer: line))
+            }
             let introductoryPrice = payload.offerType == 1 && payload.offerDiscountType != "FREE_TRIAL"
             fields.append(try attribute(1719, integer: introductoryPrice ? 1 : 0))
         }
@@ -92,9 +101,13 @@ public struct AppReceipt: Sendable, Equatable {
         return serializer.serializedBytes
     }
 
-    static func attribute(_ type: Int, utf8 text: String) throws -> [UInt8] { try attribute(type, der: encoded(ASN1UTF8String(text))) }
+    static func attribute(_ type: Int, utf8 text: String) throws -> [UInt8] {
+        try attribute(type, der: encoded(ASN1UTF8String(text)))
+    }
 
-    static func attribute(_ type: Int, integer value: Int) throws -> [UInt8] { try attribute(type, der: encoded(value)) }
+    static func attribute(_ type: Int, integer value: Int) throws -> [UInt8] {
+        try attribute(type, der: encoded(value))
+    }
 
     static func attribute(_ type: Int, date: Date) throws -> [UInt8] {
         try attribute(type, der: encoded(try ASN1IA5String(date.formatted(.iso8601))))
@@ -110,7 +123,9 @@ public struct AppReceipt: Sendable, Equatable {
     static func set(_ elements: [[UInt8]]) throws -> [UInt8] {
         var serializer = DER.Serializer()
         serializer.appendConstructedNode(identifier: .set) { inner in
-            for element in elements.sorted(by: { $0.lexicographicallyPrecedes($1) }) { inner.serializeRawBytes(element) }
+            for element in elements.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                inner.serializeRawBytes(element)
+            }
         }
         return serializer.serializedBytes
     }
@@ -124,7 +139,8 @@ extension SignedData {
         if let user, let team = team(user) {
             let answered = try team.signed([.appReceipt], account: user)
             guard let text = answered.first ?? nil, let der = Data(base64Encoded: text) else {
-                throw StoreError.serverUnreachable(server: team.location, problem: .answered("it answered no app receipt"))
+                throw StoreError.serverUnreachable(
+                    server: team.location, problem: .answered("it answered no app receipt"))
             }
             return der
         }
@@ -133,10 +149,13 @@ extension SignedData {
     }
 
     /// The app receipt of the account whose receipt lines these are.
-    package static func appReceipt(receipt: [ReceiptEntry], builder: PayloadBuilder, authority: CertificateAuthority) throws(StoreError) -> Data {
+    package static func appReceipt(receipt: [ReceiptEntry], builder: PayloadBuilder, authority: CertificateAuthority)
+        throws(StoreError) -> Data
+    {
         let lines = receipt.filter { $0.isTransaction && $0.kind != .consumable }
         let receipt = AppReceipt(
-            environment: builder.identity.environment, appTransactionID: builder.account.isEmpty ? nil : Self.appTransactionID(builder.account),
+            environment: builder.identity.environment,
+            appTransactionID: builder.account.isEmpty ? nil : Self.appTransactionID(builder.account),
             bundleID: builder.identity.bundleID, applicationVersion: PayloadBuilder.applicationVersion,
             originalApplicationVersion: PayloadBuilder.applicationVersion, created: builder.now,
             inApps: lines.map { builder.transaction(line: $0, receipt: receipt) }

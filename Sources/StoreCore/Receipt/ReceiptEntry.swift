@@ -49,9 +49,12 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
 
     public init(
         transactionID: String, account: String, productID: String, kind: ProductKind, quantity: Int = 0,
-        months: Int = 0, days: Int = 0, bonusDays: Int = 0, purchaseDate: Date, device: String, event: ReceiptEvent = .purchase,
-        group: String? = nil, expiresDate: Date? = nil, offer: IntroductoryOffer.Mode? = nil, offerType: OfferType? = nil,
-        offerID: String? = nil, price: Decimal? = nil, reference: String? = nil, until: Date? = nil, note: String? = nil,
+        months: Int = 0, days: Int = 0, bonusDays: Int = 0, purchaseDate: Date, device: String,
+        event: ReceiptEvent = .purchase,
+        group: String? = nil, expiresDate: Date? = nil, offer: IntroductoryOffer.Mode? = nil,
+        offerType: OfferType? = nil,
+        offerID: String? = nil, price: Decimal? = nil, reference: String? = nil, until: Date? = nil,
+        note: String? = nil,
         appAccountToken: String? = nil
     ) {
         self.appAccountToken = appAccountToken
@@ -82,7 +85,9 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
 
     /// A line that is a transaction the App Store would list: a purchase, a renewal, or a purchase
     /// that changed the plan for later.
-    public var isTransaction: Bool { event == .purchase || event == .renewal || event == .familyShare || meaning == .byPurchase }
+    public var isTransaction: Bool {
+        event == .purchase || event == .renewal || event == .familyShare || meaning == .byPurchase
+    }
 
     /// A line that extends the non-renewing expiry (R5): one with months or days.
     public var extendsExpiry: Bool { months > 0 || days > 0 }
@@ -147,7 +152,8 @@ extension ReceiptEntry {
         // A reversal names the refund line it takes back, so the answer does not depend on the
         // order lines of one second are read back in.
         let reversed = Set(lines.compactMap { $0.event == .refundReversed ? $0.refundReversed : nil })
-        return Set(lines.compactMap { $0.event == .refund && !reversed.contains($0.transactionID) ? $0.reference : nil })
+        return Set(
+            lines.compactMap { $0.event == .refund && !reversed.contains($0.transactionID) ? $0.reference : nil })
     }
 
     /// When each transaction of `lines` was revoked, for its signed form's `revocationDate`: a
@@ -158,7 +164,9 @@ extension ReceiptEntry {
         var dates: [String: Date] = [:]
         for line in lines {
             guard let reference = line.reference else { continue }
-            if line.event == .familyRevoke || (line.event == .refund && !reversed.contains(line.transactionID)) { dates[reference] = line.purchaseDate }
+            if line.event == .familyRevoke || (line.event == .refund && !reversed.contains(line.transactionID)) {
+                dates[reference] = line.purchaseDate
+            }
         }
         return dates
     }
@@ -191,11 +199,17 @@ extension ReceiptEntry {
         let bought = lines.filter { $0.event == .purchase && !revoked.contains($0.transactionID) }
         var owned: [(productID: String, transactionID: String)] = []
         for line in bought where !owned.contains(where: { $0.productID == line.productID }) {
-            owned.append((line.productID, bought.filter { $0.productID == line.productID }.map(\.transactionID).min() ?? line.transactionID))
+            owned.append(
+                (
+                    line.productID,
+                    bought.filter { $0.productID == line.productID }.map(\.transactionID).min() ?? line.transactionID
+                ))
         }
         return owned
     }
 
     /// A line a device learns from with the plan lines: a refund or its reversal of any purchase.
-    public var isRevocation: Bool { event == .refund || event == .refundReversed || event == .familyShare || event == .familyRevoke }
+    public var isRevocation: Bool {
+        event == .refund || event == .refundReversed || event == .familyShare || event == .familyRevoke
+    }
 }

@@ -38,7 +38,9 @@ public enum PlanEnd: Equatable, Sendable {
     /// The meaning of stored words: each case's own words read back as that case.
     public init(words: String) {
         func number(between prefix: String, and suffix: String) -> Int? {
-            guard words.hasPrefix(prefix), words.hasSuffix(suffix), words.count > prefix.count + suffix.count else { return nil }
+            guard words.hasPrefix(prefix), words.hasSuffix(suffix), words.count > prefix.count + suffix.count else {
+                return nil
+            }
             return Int(words.dropFirst(prefix.count).dropLast(suffix.count))
         }
         let fixed: [PlanEnd] = [.cancelledDuringBillingRetry, .priceIncreaseNotAccepted, .byHand, .refunded]
@@ -48,8 +50,10 @@ public enum PlanEnd: Equatable, Sendable {
             self = .billingRetryGaveUp(days: days)
         } else if let renewals = number(between: "the sandbox renews a plan ", and: " times at most") {
             self = .sandboxRenewalLimit(renewals: renewals)
-        } else if let product = words.hasSuffix(" is no longer in the catalog") ? words.dropLast(" is no longer in the catalog".count) : nil,
-                  !product.isEmpty, !product.contains(" ") {
+        } else if let product = words.hasSuffix(" is no longer in the catalog")
+            ? words.dropLast(" is no longer in the catalog".count) : nil,
+            !product.isEmpty, !product.contains(" ")
+        {
             self = .notForSale(productID: String(product))
         } else {
             self = .other(words)
@@ -124,7 +128,8 @@ public enum ReceiptNote: Equatable, Sendable {
         case .expire: self = .ended(PlanEnd(words: words))
         case .refund where words.hasPrefix("request "), .refundDeclined where words.hasPrefix("request "):
             self = .answering(request: String(words.dropFirst("request ".count)))
-        case .refundReversed where words.hasPrefix("refund "): self = .reversing(refund: String(words.dropFirst("refund ".count)))
+        case .refundReversed where words.hasPrefix("refund "):
+            self = .reversing(refund: String(words.dropFirst("refund ".count)))
         case .refundRequest: self = .refundReason(words)
         case .consumptionInfo: self = .consumptionInfo(json: words)
         case .familyShare: self = .organizer(account: words)

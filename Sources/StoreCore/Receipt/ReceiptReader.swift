@@ -1,9 +1,9 @@
+import Foundation
+import SwiftASN1
 // Reading an app receipt back (V10): what verifyReceipt takes from the device. The PKCS #7
 // envelope is checked against the store's root with swift-certificates' CMS verifier; its content
 // is the DER SET of attributes that `AppReceipt.content()` writes.
 @_spi(CMS) import X509
-import Foundation
-import SwiftASN1
 
 extension AppReceipt {
     /// What a receipt says about itself, as read from its signed content.
@@ -30,9 +30,13 @@ extension AppReceipt {
 
     /// Checks `der` against `root` (the store's root certificate, DER) at `time`.
     public static func check(_ der: Data, root: Data, at time: Date) async -> Check {
-        guard let content = try? encapsulatedContent(Array(der)), let contents = try? Self.contents(of: content) else { return .malformed }
+        guard let content = try? encapsulatedContent(Array(der)), let contents = try? Self.contents(of: content) else {
+            return .malformed
+        }
         guard let root = try? Certificate(derEncoded: Array(root)) else { return .unauthenticated }
-        let result = await CMS.isValidAttachedSignature(signatureBytes: Array(der), trustRoots: CertificateStore([root])) {
+        let result = await CMS.isValidAttachedSignature(
+            signatureBytes: Array(der), trustRoots: CertificateStore([root])
+        ) {
             RFC5280Policy(validationTime: time)
         }
         switch result {
@@ -47,8 +51,8 @@ extension AppReceipt {
     static func encapsulatedContent(_ der: [UInt8]) throws -> [UInt8] {
         let info = try DER.parse(der)
         guard let signedData = try children(of: info).dropFirst().first.flatMap({ try children(of: $0).first }),
-              let encapsulated = try children(of: signedData).dropFirst(2).first,
-              let wrapped = try children(of: encapsulated).dropFirst().first, let octets = try children(of: wrapped).first
+            let encapsulated = try children(of: signedData).dropFirst(2).first,
+            let wrapped = try children(of: encapsulated).dropFirst().first, let octets = try children(of: wrapped).first
         else { throw ASN1Error.invalidASN1Object(reason: "not a PKCS #7 SignedData with content") }
         return Array(try ASN1OctetString(derEncoded: octets).bytes)
     }
@@ -65,7 +69,9 @@ extension AppReceipt {
             case 19: contents.originalApplicationVersion = try text(value)
             case customerAttribute: contents.appTransactionID = try text(value)
             case 17:
-                for (inner, field) in try attributes(DER.parse(value)) where inner == 1703 { contents.transactionIDs.append(try text(field)) }
+                for (inner, field) in try attributes(DER.parse(value)) where inner == 1703 {
+                    contents.transactionIDs.append(try text(field))
+                }
             default: break
             }
         }

@@ -9,9 +9,12 @@ public enum SharedSecret: String, CaseIterable, Sendable {
     case primary = "shared-secret-primary"
 
     var secret: StateSecret {
-        StateSecret(name: rawValue, title: self == .primary ? "the primary shared secret" : "the app-specific shared secret") {
+        StateSecret(
+            name: rawValue, title: self == .primary ? "the primary shared secret" : "the app-specific shared secret"
+        ) {
             var generator = SystemRandomNumberGenerator()
-            return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+            return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }
+                .joined()
         }
     }
 
@@ -23,6 +26,8 @@ public enum SharedSecret: String, CaseIterable, Sendable {
     /// Whether `password` is one of the state folder's secrets, as they are now (one not made yet
     /// matches nothing).
     public static func accepts(_ password: String, in state: StateDirectory) -> Bool {
-        allCases.contains { kind in StateSecret.read(kind.secret.file(in: state)).map { StateSecret.matches(password, $0) } ?? false }
+        allCases.contains { kind in
+            StateSecret.read(kind.secret.file(in: state)).map { StateSecret.matches(password, $0) } ?? false
+        }
     }
 }

@@ -29,7 +29,10 @@ public enum SubscriptionMath {
     /// not subscribed.
     public static func daysRemaining(expiry: Date?, now: Date, calendar: Calendar) -> Int {
         guard let expiry, now < expiry else { return 0 }
-        return max(0, calendar.dateComponents([.day], from: calendar.startOfDay(for: now), to: calendar.startOfDay(for: expiry)).day ?? 0)
+        return max(
+            0,
+            calendar.dateComponents([.day], from: calendar.startOfDay(for: now), to: calendar.startOfDay(for: expiry))
+                .day ?? 0)
     }
 
     public static let notSubscribed = "Not Subscribed"
@@ -43,7 +46,8 @@ public enum SubscriptionMath {
         switch days {
         case 0:
             let seconds = Int(expiry.timeIntervalSince(now))
-            let hours = seconds / 3600, minutes = (seconds % 3600) / 60
+            let hours = seconds / 3600
+            let minutes = (seconds % 3600) / 60
             let rest = hours > 0 ? "\(hours)h \(minutes)m" : minutes > 0 ? "\(minutes)m" : "\(seconds)s"
             left = "less than 1 Day: \(rest) left"
         case 1: left = "1 Day"
@@ -62,7 +66,9 @@ public enum SubscriptionMath {
     /// equal times give one answer); a purchase before the running expiry extends it, one after a
     /// lapse starts a new period at its purchase time.
     public static func recomputeExpiry(from receipt: [ReceiptEntry], calendar: Calendar) -> Date? {
-        let ordered = { (a: ReceiptEntry, b: ReceiptEntry) in (a.purchaseDate, a.transactionID) < (b.purchaseDate, b.transactionID) }
+        let ordered = { (a: ReceiptEntry, b: ReceiptEntry) in
+            (a.purchaseDate, a.transactionID) < (b.purchaseDate, b.transactionID)
+        }
         // The server hands the receipt over in order already: check that in one pass, and sort
         // (a copy) only when it is not.
         var previous = -1
@@ -86,7 +92,8 @@ public enum SubscriptionMath {
         for entry in entries where entry.extendsExpiry {
             if let offset {
                 let start = max(expiry ?? entry.purchaseDate, entry.purchaseDate)
-                expiry = FixedOffsetArithmetic.adding(months: entry.months, days: entry.days + entry.bonusDays, to: start, offset: offset)
+                expiry = FixedOffsetArithmetic.adding(
+                    months: entry.months, days: entry.days + entry.bonusDays, to: start, offset: offset)
             } else {
                 expiry = extend(
                     expiry: expiry, purchaseDate: entry.purchaseDate, months: entry.months, days: entry.days,
@@ -108,7 +115,8 @@ enum FixedOffsetArithmetic {
         let zone = calendar.timeZone
         // No transition in either direction from now on, and none in the past decades we could see.
         guard zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: 0)) == nil else { return nil }
-        return zone.secondsFromGMT(for: Date(timeIntervalSince1970: 0)) == zone.secondsFromGMT() ? zone.secondsFromGMT() : nil
+        return zone.secondsFromGMT(for: Date(timeIntervalSince1970: 0)) == zone.secondsFromGMT()
+            ? zone.secondsFromGMT() : nil
     }
 
     static func adding(months: Int, days: Int, to date: Date, offset: Int) -> Date {

@@ -20,7 +20,8 @@ public enum RefundRefusal: Codable, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .sharedByOrganizer(let id): "\(id) is shared by the family's organizer: only they can ask for its refund"
-        case .nonRenewing(let id): "\(id) is a non-renewing subscription: Storefront refunds comics, packs and plan periods"
+        case .nonRenewing(let id):
+            "\(id) is a non-renewing subscription: Storefront refunds comics, packs and plan periods"
         case .refundedAlready(let id): "\(id) is refunded already"
         case .requestWaiting(let id): "a refund request of \(id) is waiting for an answer already"
         case .requestNotRecorded(let id): "the refund request of \(id) did not reach the receipt"

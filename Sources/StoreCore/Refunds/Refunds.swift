@@ -26,7 +26,11 @@ public enum RefundReason: String, Sendable, CaseIterable {
     }
 
     public init?(argument: String) {
-        guard let found = Self.allCases.first(where: { $0.argument == argument.lowercased() || $0.rawValue == argument.uppercased() }) else { return nil }
+        guard
+            let found = Self.allCases.first(where: {
+                $0.argument == argument.lowercased() || $0.rawValue == argument.uppercased()
+            })
+        else { return nil }
         self = found
     }
 }
@@ -73,7 +77,8 @@ public struct RefundRequest: Sendable, Equatable {
                     var reason = RefundReason.other
                     if case .refundReason(let given) = line.meaning { reason = RefundReason(rawValue: given) ?? .other }
                     return RefundRequest(
-                        transactionID: reference, requestID: line.transactionID, account: line.account, productID: line.productID,
+                        transactionID: reference, requestID: line.transactionID, account: line.account,
+                        productID: line.productID,
                         kind: line.kind, reason: reason, requestedAt: line.purchaseDate,
                         state: .pending, decidedAt: nil, consumptionInfo: nil
                     )
@@ -81,10 +86,14 @@ public struct RefundRequest: Sendable, Equatable {
             }
         let reversed = Set(receipt.compactMap(\.refundReversed))
         for line in receipt {
-            if case .consumptionInfo(let json) = line.meaning, let index = requests.firstIndex(where: { $0.requestID == line.reference }) {
+            if case .consumptionInfo(let json) = line.meaning,
+                let index = requests.firstIndex(where: { $0.requestID == line.reference })
+            {
                 requests[index].consumptionInfo = json
             }
-            guard let answered = line.answeredRequest, let index = requests.firstIndex(where: { $0.requestID == answered }) else { continue }
+            guard let answered = line.answeredRequest,
+                let index = requests.firstIndex(where: { $0.requestID == answered })
+            else { continue }
             switch line.event {
             case .refund:
                 requests[index].state = reversed.contains(line.transactionID) ? .reversed : .approved
@@ -136,7 +145,10 @@ public final class Refunds: SessionRole {
         return try withDeviceLock { () throws(StoreError) -> RefundRequest in
             try plans.settle(account: user)
             let receipt = try server.receipt(account: user)
-            guard let purchase = try ReceiptEntry.named(id, in: receipt.filter { $0.isTransaction && $0.event != .change }) else {
+            guard
+                let purchase = try ReceiptEntry.named(
+                    id, in: receipt.filter { $0.isTransaction && $0.event != .change })
+            else {
                 throw StoreError.unknownTransaction(id)
             }
             guard purchase.event != .familyShare else {
@@ -149,7 +161,9 @@ public final class Refunds: SessionRole {
             if ReceiptEntry.revoked(in: receipt).contains(purchase.transactionID) {
                 throw StoreError.refundRefused(.refundedAlready(transactionID: purchase.transactionID))
             }
-            if current?.state == .pending { throw StoreError.refundRefused(.requestWaiting(transactionID: purchase.transactionID)) }
+            if current?.state == .pending {
+                throw StoreError.refundRefused(.requestWaiting(transactionID: purchase.transactionID))
+            }
             var line = line(.refundRequest, about: purchase)
             line.meaning = .refundReason(reason.rawValue)
             try server.add(line)
@@ -168,7 +182,9 @@ public final class Refunds: SessionRole {
     func applyPolicy() throws(StoreError) {
         guard let waiting = try device.setting(.refundAwaitingPolicy) else { return }
         let policy = try policy()
-        if policy != .manual, let pending = RefundRequest.current(of: waiting, in: try requests()), pending.state == .pending {
+        if policy != .manual, let pending = RefundRequest.current(of: waiting, in: try requests()),
+            pending.state == .pending
+        {
             do {
                 _ = try decide(waiting, approve: policy == .approve)
             } catch {
@@ -187,12 +203,15 @@ public final class Refunds: SessionRole {
     public func decide(_ id: String, approve: Bool) throws(StoreError) -> RefundRequest {
         let (account, receipt) = try accountReceipt(of: id)
         let all = RefundRequest.all(in: receipt)
-        let named = all.first { $0.transactionID == id || $0.requestID == id }?.transactionID
+        let named =
+            all.first { $0.transactionID == id || $0.requestID == id }?.transactionID
             ?? all.first { id.count >= 4 && $0.transactionID.hasPrefix(id) }?.transactionID
         guard let named, let request = RefundRequest.current(of: named, in: all) else {
             throw StoreError.refundRefused(.noRequest(id: id))
         }
-        guard request.state == .pending else { throw StoreError.refundRefused(.requestAnswered(transactionID: request.transactionID, state: request.state)) }
+        guard request.state == .pending else {
+            throw StoreError.refundRefused(.requestAnswered(transactionID: request.transactionID, state: request.state))
+        }
         guard let purchase = receipt.first(where: { $0.transactionID == request.transactionID }) else {
             throw StoreError.refundRefused(.notOnReceipt(transactionID: request.transactionID, account: account))
         }
@@ -203,7 +222,8 @@ public final class Refunds: SessionRole {
             declined.meaning = .answering(request: request.requestID)
             try server.add(declined)
         }
-        return RefundRequest.all(in: try server.receipt(account: account)).first { $0.requestID == request.requestID } ?? request
+        return RefundRequest.all(in: try server.receipt(account: account)).first { $0.requestID == request.requestID }
+            ?? request
     }
 
     /// A refund taken back (REFUND_REVERSED): the purchase counts again, a comic comes back.
@@ -212,9 +232,10 @@ public final class Refunds: SessionRole {
         let (account, receipt) = try accountReceipt(of: id)
         let revoked = ReceiptEntry.revoked(in: receipt)
         guard let purchase = try ReceiptEntry.named(id, in: receipt.filter { revoked.contains($0.transactionID) }),
-              let refund = receipt.last(where: { line in
-                  line.event == .refund && line.reference == purchase.transactionID && !receipt.contains { $0.refundReversed == line.transactionID }
-              })
+            let refund = receipt.last(where: { line in
+                line.event == .refund && line.reference == purchase.transactionID
+                    && !receipt.contains { $0.refundReversed == line.transactionID }
+            })
         else {
             throw StoreError.refundRefused(.notRefunded(id: id))
         }
@@ -236,25 +257,33 @@ public final class Refunds: SessionRole {
         }
         let rules = try plans.autoRenewal()
         let now = now()
-        try plans.writePlans(account: account, attempt: .refund(transactionID: purchase.transactionID)) { current, receipt in
-            try rules.refund(purchase, state: current[purchase.group ?? ""], receipt: try receipt(), at: now, context: plans.lineContext(account: account))
-                .map { line in
-                    var answer = line
-                    answer.meaning = .answering(request: requestID)
-                    return answer
-                }
+        try plans.writePlans(account: account, attempt: .refund(transactionID: purchase.transactionID)) {
+            current, receipt in
+            try rules.refund(
+                purchase, state: current[purchase.group ?? ""], receipt: try receipt(), at: now,
+                context: plans.lineContext(account: account)
+            )
+            .map { line in
+                var answer = line
+                answer.meaning = .answering(request: requestID)
+                return answer
+            }
         }
     }
 
     private func line(_ event: ReceiptEvent, about purchase: ReceiptEntry) -> ReceiptEntry {
         ReceiptEntry(
-            transactionID: session.makeTransactionID(), account: purchase.account, productID: purchase.productID, kind: purchase.kind,
-            purchaseDate: now(), device: session.deviceName, event: event, group: purchase.group, reference: purchase.transactionID
+            transactionID: session.makeTransactionID(), account: purchase.account, productID: purchase.productID,
+            kind: purchase.kind,
+            purchaseDate: now(), device: session.deviceName, event: event, group: purchase.group,
+            reference: purchase.transactionID
         )
     }
 
     private func accountReceipt(of id: String) throws(StoreError) -> (String, [ReceiptEntry]) {
-        if let line = try server.receiptEntry(transactionID: id) { return (line.account, try server.receipt(account: line.account)) }
+        if let line = try server.receiptEntry(transactionID: id) {
+            return (line.account, try server.receipt(account: line.account))
+        }
         // A prefix: the signed-in account's purchases.
         guard let user = try currentUser() else { throw StoreError.unknownTransaction(id) }
         let receipt = try server.receipt(account: user)

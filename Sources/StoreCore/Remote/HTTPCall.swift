@@ -89,10 +89,14 @@ public enum HTTPCall {
         if let path = ProcessInfo.processInfo.environment[caFileVariable], !path.isEmpty {
             do {
                 let certificates = try NIOSSLCertificate.fromPEMFile(path)
-                guard !certificates.isEmpty else { return .failure(.caFile(path: path, reason: "holds no PEM certificate")) }
+                guard !certificates.isEmpty else {
+                    return .failure(.caFile(path: path, reason: "holds no PEM certificate"))
+                }
                 tls.additionalTrustRoots = [.certificates(certificates)]
             } catch {
-                let reason = FileManager.default.isReadableFile(atPath: path) ? "is not a PEM certificate file" : "cannot be read"
+                let reason =
+                    FileManager.default.isReadableFile(atPath: path)
+                    ? "is not a PEM certificate file" : "cannot be read"
                 return .failure(.caFile(path: path, reason: reason))
             }
         }
@@ -107,7 +111,9 @@ public enum HTTPCall {
     /// POSTs `body` as JSON to `url` and reads the whole answer within `timeout` seconds. Called
     /// from a thread that may wait (a device's, or the server's blocking pool), never from an event
     /// loop.
-    public static func post(_ url: URL, headers: [String: String], body: Data, timeout: TimeInterval) -> Result<(status: Int, body: Data), HTTPProblem> {
+    public static func post(_ url: URL, headers: [String: String], body: Data, timeout: TimeInterval) -> Result<
+        (status: Int, body: Data), HTTPProblem
+    > {
         guard supports(url) else { return .failure(.unsupported("only http:// and https:// URLs are supported")) }
         let client: HTTPClient
         switch Self.client {
@@ -134,7 +140,8 @@ public enum HTTPCall {
         case let error as HTTPClientError:
             switch error {
             case .connectTimeout: return .timedOut(seconds: timeout, connecting: true)
-            case .deadlineExceeded, .readTimeout, .writeTimeout, .tlsHandshakeTimeout: return .timedOut(seconds: timeout, connecting: false)
+            case .deadlineExceeded, .readTimeout, .writeTimeout, .tlsHandshakeTimeout:
+                return .timedOut(seconds: timeout, connecting: false)
             case .remoteConnectionClosed: return .closed
             default: return .failed("\(error)")
             }
@@ -190,7 +197,10 @@ public struct WebhookPoster: WebhookPosting {
     public init() {}
 
     public func post(_ body: Data, to url: URL, timeout: TimeInterval) -> Result<Int, HTTPProblem> {
-        HTTPCall.post(url, headers: ["User-Agent": "Storefront (App Store Server Notifications V2, local)"], body: body, timeout: timeout)
-            .map(\.status)
+        HTTPCall.post(
+            url, headers: ["User-Agent": "Storefront (App Store Server Notifications V2, local)"], body: body,
+            timeout: timeout
+        )
+        .map(\.status)
     }
 }

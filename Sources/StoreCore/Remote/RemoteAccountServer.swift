@@ -30,7 +30,9 @@ public final class RemoteAccountServer: AccountServer {
     /// `url` is `http://HOST:PORT` or `https://HOST:PORT` of `storefront serve`.
     public init(url: URL, timeout: TimeInterval = 10, developerToken: String? = nil) throws(StoreError) {
         guard HTTPCall.supports(url) else {
-            throw StoreError.serverUnreachable(server: url.absoluteString, problem: .unsupported("only http://HOST:PORT or https://HOST:PORT is supported"))
+            throw StoreError.serverUnreachable(
+                server: url.absoluteString,
+                problem: .unsupported("only http://HOST:PORT or https://HOST:PORT is supported"))
         }
         self.url = url
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
@@ -49,17 +51,25 @@ public final class RemoteAccountServer: AccountServer {
     typealias R = AccountRequests
 
     /// One call and its answer; it carries every session this device holds, or `only`.
-    func call<Request, Response>(_ method: AccountMethod<Request, Response>, _ request: Request, only: String? = nil) throws(StoreError) -> Response {
+    func call<Request, Response>(_ method: AccountMethod<Request, Response>, _ request: Request, only: String? = nil)
+        throws(StoreError) -> Response
+    {
         let body: Data
-        do { body = try AccountWire.body(method, request) } catch { throw StoreError.storage(path: location, reason: "cannot encode the call (\(error))") }
+        do { body = try AccountWire.body(method, request) } catch {
+            throw StoreError.storage(path: location, reason: "cannot encode the call (\(error))")
+        }
         var headers: [String: String] = [:]
         let tokens = only.map { [$0] } ?? sessions.withLock { Array($0.values).sorted() }
         if !tokens.isEmpty { headers["Authorization"] = "Session " + tokens.joined(separator: " ") }
         if let developerToken { headers[AccountWire.developerHeader] = developerToken }
-        if let (until, problem) = down.withLock({ $0 }), Date() < until { throw StoreError.serverUnreachable(server: location, problem: problem) }
+        if let (until, problem) = down.withLock({ $0 }), Date() < until {
+            throw StoreError.serverUnreachable(server: location, problem: problem)
+        }
         // A read's key: the sessions it carries and its body (the method and the request).
         let key = method.reads ? Data(((headers["Authorization"] ?? "") + "\n").utf8) + body : nil
-        if let key, let kept = shared.withLock({ $0?[key] }), let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: kept) {
+        if let key, let kept = shared.withLock({ $0?[key] }),
+            let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: kept)
+        {
             return reply.value
         }
         // Anything but a read may change what the reads said: they are asked again.
@@ -74,12 +84,17 @@ public final class RemoteAccountServer: AccountServer {
             if problem.timedOut { down.withLock { $0 = (Date().addingTimeInterval(Self.downFor), problem) } }
             throw StoreError.serverUnreachable(server: location, problem: problem)
         }
-        if answer.status == 200, let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: answer.body) {
+        if answer.status == 200,
+            let reply = try? JSONDecoder().decode(AccountWire.Reply<Response>.self, from: answer.body)
+        {
             if let key { shared.withLock { $0?[key] = answer.body } }
             return reply.value
         }
-        if let failure = try? JSONDecoder().decode(Failure.self, from: answer.body) { throw failure.error.storeError(server: location) }
-        throw StoreError.serverUnreachable(server: location, problem: .answered("an answer that is not the account server's (HTTP \(answer.status))"))
+        if let failure = try? JSONDecoder().decode(Failure.self, from: answer.body) {
+            throw failure.error.storeError(server: location)
+        }
+        throw StoreError.serverUnreachable(
+            server: location, problem: .answered("an answer that is not the account server's (HTTP \(answer.status))"))
     }
 
     /// One screen tick (recovery, then the snapshot) asks the same things more than once: the
@@ -116,12 +131,16 @@ public final class RemoteAccountServer: AccountServer {
 // Each role, one line a method: the method of the table (AccountWire) and its request.
 
 extension RemoteAccountServer: AccountDirectory {
-    public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date) throws(StoreError) -> AccountSession {
+    public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date)
+        throws(StoreError) -> AccountSession
+    {
         let session = try call(W.signUp, R.Credentials(name: name, password: password, device: device))
         resume(session)
         return session
     }
-    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError) -> AccountSession {
+    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError)
+        -> AccountSession
+    {
         let session = try call(W.signIn, R.Credentials(name: name, password: password, device: device))
         resume(session)
         return session
@@ -131,8 +150,12 @@ extension RemoteAccountServer: AccountDirectory {
         _ = try call(W.signOut, R.None(), only: token)
         sessions.withLock { $0[session.account.lowercased()] = nil }
     }
-    public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] { try call(W.deviceSessions, account) }
-    public func account(appTransactionID: String) throws(StoreError) -> String? { try call(W.accountOfAppTransaction, appTransactionID) }
+    public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
+        try call(W.deviceSessions, account)
+    }
+    public func account(appTransactionID: String) throws(StoreError) -> String? {
+        try call(W.accountOfAppTransaction, appTransactionID)
+    }
     public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
         try call(W.revokeDeviceSession, R.SessionID(account: account, id: id))
     }
@@ -142,8 +165,12 @@ extension RemoteAccountServer: Ledger {
     public func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
         try call(W.record, R.Record(entry: entry, timeZone: calendar.timeZone.identifier))
     }
-    public func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool { try receiptEntry(transactionID: transactionID) != nil }
-    public func receiptEntry(transactionID: String) throws(StoreError) -> ReceiptEntry? { try call(W.receiptEntry, transactionID) }
+    public func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool {
+        try receiptEntry(transactionID: transactionID) != nil
+    }
+    public func receiptEntry(transactionID: String) throws(StoreError) -> ReceiptEntry? {
+        try call(W.receiptEntry, transactionID)
+    }
     public func receipt(account: String) throws(StoreError) -> [ReceiptEntry] { try call(W.receipt, account) }
     public func receiptState(account: String) throws(StoreError) -> ReceiptState { try call(W.receiptState, account) }
     public func storedExpiry(account: String) throws(StoreError) -> Date? { try call(W.storedExpiry, account) }
@@ -160,7 +187,8 @@ extension RemoteAccountServer: PlanBook {
     /// The device computes the lines from the plans as the server has them, and the server adds
     /// them only if the plans are still those; otherwise the device computes again (W3).
     public func updatePlans(
-        account: String, _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
+        account: String,
+        _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
     ) throws -> [ReceiptEntry] {
         for _ in 0..<20 {
             let plans = try self.plans(account: account)
@@ -168,7 +196,8 @@ extension RemoteAccountServer: PlanBook {
             if lines.isEmpty { return [] }
             if try call(W.addPlanLines, R.AddLines(account: account, expected: plans, lines: lines)) { return lines }
         }
-        throw StoreError.storage(path: location, reason: "the account's plans kept changing while this device changed them; try again")
+        throw StoreError.storage(
+            path: location, reason: "the account's plans kept changing while this device changed them; try again")
     }
     public func accountsWithPlans() throws(StoreError) -> [String] { try call(W.accountsWithPlans, R.None()) }
 }
@@ -176,19 +205,27 @@ extension RemoteAccountServer: PlanBook {
 extension RemoteAccountServer: ChangeTracking, SharedSettings {
     public func changeStamp() throws(StoreError) -> ChangeStamp { try call(W.changeStamp, R.None()) }
     public func billingSetting() throws(StoreError) -> BillingSetting { try call(W.billingSetting, R.None()) }
-    public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) { _ = try call(W.setBillingSetting, setting) }
+    public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) {
+        _ = try call(W.setBillingSetting, setting)
+    }
     public func appIdentity() throws(StoreError) -> AppIdentity? { try call(W.appIdentity, R.None()) }
     public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { _ = try call(W.setAppIdentity, identity) }
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try call(W.simulatedErrors, R.None()) }
-    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { _ = try call(W.setSimulatedErrors, errors) }
+    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) {
+        _ = try call(W.setSimulatedErrors, errors)
+    }
     public func appAccountTokens() throws(StoreError) -> [String: String] { try call(W.appAccountTokens, R.None()) }
     public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
         _ = try call(W.setAppAccountToken, R.AppAccountToken(token: token, original: original))
     }
     public func retentionSetup() throws(StoreError) -> RetentionSetup { try call(W.retentionSetup, R.None()) }
-    public func replaceRetentionSetup(_ setup: RetentionSetup) throws(StoreError) -> Bool { try call(W.replaceRetentionSetup, setup) }
+    public func replaceRetentionSetup(_ setup: RetentionSetup) throws(StoreError) -> Bool {
+        try call(W.replaceRetentionSetup, setup)
+    }
     public func retentionImage(_ id: String) throws(StoreError) -> Data? { try call(W.retentionImage, id) }
-    public func setRetentionImage(_ id: String, png: Data?) throws(StoreError) { _ = try call(W.setRetentionImage, R.RetentionImage(id: id, png: png)) }
+    public func setRetentionImage(_ id: String, png: Data?) throws(StoreError) {
+        _ = try call(W.setRetentionImage, R.RetentionImage(id: id, png: png))
+    }
     /// A device's catalog does not set a server's clock rate or billing: the server's own catalog
     /// did when it started (`ServedStore`), and after that only the developer changes them (W9).
     public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {}
@@ -226,7 +263,9 @@ extension RemoteAccountServer: Outbox {
         return try call(W.enqueue, notifications)
     }
     public func hasNotification(key: String) throws(StoreError) -> Bool { try call(W.hasNotification, key) }
-    public func notifications(account: String?) throws(StoreError) -> [ServerNotification] { try call(W.notifications, account) }
+    public func notifications(account: String?) throws(StoreError) -> [ServerNotification] {
+        try call(W.notifications, account)
+    }
     public func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification] { [] }
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {}
     public func webhook() throws(StoreError) -> Webhook? { try call(W.webhook, R.None()) }

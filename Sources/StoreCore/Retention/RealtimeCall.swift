@@ -34,18 +34,25 @@ public struct RealtimeCall: Sendable {
 
     /// The signed request body for `originalTransactionID`'s plan of `productID`.
     public static func body(
-        originalTransactionID: String, productID: String, locale: String, identity: AppIdentity, now: Date, authority: CertificateAuthority
+        originalTransactionID: String, productID: String, locale: String, identity: AppIdentity, now: Date,
+        authority: CertificateAuthority
     ) throws(StoreError) -> (body: Data, requestIdentifier: String) {
-        let payload = payload(originalTransactionID: originalTransactionID, productID: productID, locale: locale, identity: identity, now: now)
+        let payload = payload(
+            originalTransactionID: originalTransactionID, productID: productID, locale: locale, identity: identity,
+            now: now)
         return (body(signedPayload: try authority.sign(payload)), payload.requestIdentifier)
     }
 
     /// The request's payload, with a new request identifier.
-    static func payload(originalTransactionID: String, productID: String, locale: String, identity: AppIdentity, now: Date) -> RealtimeRequestPayload {
+    static func payload(
+        originalTransactionID: String, productID: String, locale: String, identity: AppIdentity, now: Date
+    ) -> RealtimeRequestPayload {
         // Apple's model requires appAppleId; an app with none yet (Xcode, the sandbox) sends 0.
         RealtimeRequestPayload(
-            originalTransactionId: originalTransactionID, appAppleId: identity.appAppleID ?? 0, productId: productID, userLocale: locale,
-            requestIdentifier: UUID().uuidString.lowercased(), signedDate: SignedData.milliseconds(now), environment: identity.environment.rawValue
+            originalTransactionId: originalTransactionID, appAppleId: identity.appAppleID ?? 0, productId: productID,
+            userLocale: locale,
+            requestIdentifier: UUID().uuidString.lowercased(), signedDate: SignedData.milliseconds(now),
+            environment: identity.environment.rawValue
         )
     }
 
@@ -59,16 +66,24 @@ public struct RealtimeCall: Sendable {
         let milliseconds = Int(Date().timeIntervalSince(started) * 1000)
         switch answer {
         case .failure(let problem):
-            return Outcome(choice: nil, milliseconds: milliseconds, failure: problem.timedOut ? "TIMED_OUT" : "NO_RESPONSE", reason: problem.description)
+            return Outcome(
+                choice: nil, milliseconds: milliseconds, failure: problem.timedOut ? "TIMED_OUT" : "NO_RESPONSE",
+                reason: problem.description)
         case .success(let (status, data)):
             guard status == 200 else {
-                return Outcome(choice: nil, milliseconds: milliseconds, failure: "UNSUCCESSFUL_HTTP_RESPONSE_CODE", reason: "it answered HTTP \(status)")
+                return Outcome(
+                    choice: nil, milliseconds: milliseconds, failure: "UNSUCCESSFUL_HTTP_RESPONSE_CODE",
+                    reason: "it answered HTTP \(status)")
             }
             if milliseconds > Int(budget * 1000) {
-                return Outcome(choice: nil, milliseconds: milliseconds, failure: "TIMED_OUT", reason: "it answered after \(milliseconds) ms")
+                return Outcome(
+                    choice: nil, milliseconds: milliseconds, failure: "TIMED_OUT",
+                    reason: "it answered after \(milliseconds) ms")
             }
             guard let choice = parse(data) else {
-                return Outcome(choice: nil, milliseconds: milliseconds, failure: "INVALID_RESPONSE", reason: "its answer is not a RealtimeResponseBody with one choice")
+                return Outcome(
+                    choice: nil, milliseconds: milliseconds, failure: "INVALID_RESPONSE",
+                    reason: "its answer is not a RealtimeResponseBody with one choice")
             }
             return Outcome(choice: choice, milliseconds: milliseconds, failure: nil, reason: nil)
         }
@@ -86,12 +101,17 @@ public struct RealtimeCall: Sendable {
             // A billing plan Apple's BillingPlanType does not name is no choice.
             let billing = alternate.billingPlanType.map { BillingPlan(rawValue: $0) }
             let known = billing.map { $0 != nil } ?? true
-            choices.append(known ? alternate.productId.map {
-                .alternateProduct(messageID: alternate.messageIdentifier?.lowercased(), productID: $0, billingPlan: billing ?? nil)
-            } : nil)
+            choices.append(
+                known
+                    ? alternate.productId.map {
+                        .alternateProduct(
+                            messageID: alternate.messageIdentifier?.lowercased(), productID: $0,
+                            billingPlan: billing ?? nil)
+                    } : nil)
         }
         if let offer = body.promotionalOffer {
-            choices.append(offer.request.map { .promotionalOffer(messageID: offer.messageIdentifier?.lowercased(), offer: $0) })
+            choices.append(
+                offer.request.map { .promotionalOffer(messageID: offer.messageIdentifier?.lowercased(), offer: $0) })
         }
         guard choices.count == 1, let choice = choices[0] else { return nil }
         return choice
@@ -131,7 +151,8 @@ public struct RealtimeCall: Sendable {
                 guard let v1 = promotionalOfferSignatureV1 else { return nil }
                 return PromotionalOfferRequest(
                     offerID: v1.offerIdentifier,
-                    signature: .original(keyID: v1.keyId, nonce: v1.nonce, timestamp: v1.timestamp, signature: v1.encodedSignature),
+                    signature: .original(
+                        keyID: v1.keyId, nonce: v1.nonce, timestamp: v1.timestamp, signature: v1.encodedSignature),
                     applicationUsername: v1.appAccountToken ?? ""
                 )
             }

@@ -7,7 +7,11 @@ import Foundation
 
 /// What the customer is shown when they open their subscription to cancel it.
 public struct RetentionOffer: Sendable, Equatable {
-    public enum Source: String, Sendable { case endpoint, defaultMessage = "default", none }
+    public enum Source: String, Sendable {
+        case endpoint
+        case defaultMessage = "default"
+        case none
+    }
     public var source: Source
     public var message: RetentionMessage?
     /// A plan of the same group the endpoint suggests switching to.
@@ -47,18 +51,28 @@ public struct RetentionDesk {
         }
         let identity = try AppIdentity.current(server: store.server, catalog: store.catalog)
         guard let text = setup.realtimeURL(identity.environment), let url = URL(string: text) else {
-            return fallback(setup, product: plan.productID, reason: "no realtime URL is configured for \(identity.environment.rawValue)")
+            return fallback(
+                setup, product: plan.productID,
+                reason: "no realtime URL is configured for \(identity.environment.rawValue)")
         }
         let request = try store.signed.realtimeRequest(plan, locale: locale)
         let outcome = ask(url, request.body)
         guard let choice = outcome.choice else {
-            return with(outcome, fallback(setup, product: plan.productID, reason: "the endpoint failed: \(outcome.failure ?? "") (\(outcome.reason ?? ""))"))
+            return with(
+                outcome,
+                fallback(
+                    setup, product: plan.productID,
+                    reason: "the endpoint failed: \(outcome.failure ?? "") (\(outcome.reason ?? ""))"))
         }
         var shown = RetentionOffer(source: .endpoint, milliseconds: outcome.milliseconds, askedEndpoint: true)
         switch choice {
         case .message(let id):
             guard let message = setup.showable(id) else {
-                return with(outcome, fallback(setup, product: plan.productID, reason: "message \(id) is not an approved message with approved images"))
+                return with(
+                    outcome,
+                    fallback(
+                        setup, product: plan.productID,
+                        reason: "message \(id) is not an approved message with approved images"))
             }
             shown.message = message
         case .alternateProduct(let id, let product, let billing):
@@ -66,16 +80,24 @@ public struct RetentionDesk {
             // monthly plan only where the product has one.
             let terms = store.catalog.product(product)?.autoRenew
             let switches = product != plan.productID || billing.map { $0 != plan.renewingBillingPlan } ?? false
-            guard switches, terms?.group == plan.group, billing != .monthly || terms?.monthlyCommitmentPrice != nil else {
+            guard switches, terms?.group == plan.group, billing != .monthly || terms?.monthlyCommitmentPrice != nil
+            else {
                 let named = product + (billing.map { " billed \($0.words)" } ?? "")
-                return with(outcome, fallback(setup, product: plan.productID, reason: "\(named) is not another plan of the group"))
+                return with(
+                    outcome,
+                    fallback(setup, product: plan.productID, reason: "\(named) is not another plan of the group"))
             }
             shown.alternateProductID = product
             shown.alternateBillingPlan = billing
             shown.message = id.flatMap(setup.showable)
         case .promotionalOffer(let id, let offer):
-            guard store.catalog.product(plan.productID)?.autoRenew?.offer(offer.offerID, type: .promotional) != nil else {
-                return with(outcome, fallback(setup, product: plan.productID, reason: "\(offer.offerID) is not a promotional offer of \(plan.productID)"))
+            guard store.catalog.product(plan.productID)?.autoRenew?.offer(offer.offerID, type: .promotional) != nil
+            else {
+                return with(
+                    outcome,
+                    fallback(
+                        setup, product: plan.productID,
+                        reason: "\(offer.offerID) is not a promotional offer of \(plan.productID)"))
             }
             shown.offer = offer
             shown.message = id.flatMap(setup.showable)
@@ -93,7 +115,9 @@ public struct RetentionDesk {
     /// The default message of `product` in the desk's locale, when it is showable.
     func fallback(_ setup: RetentionSetup, product: String, reason: String) -> RetentionOffer {
         let id = setup.defaults[RetentionSetup.defaultKey(product: product, locale: locale)]
-        guard let message = id.flatMap(setup.showable) else { return RetentionOffer(source: .none, fallbackReason: reason) }
+        guard let message = id.flatMap(setup.showable) else {
+            return RetentionOffer(source: .none, fallbackReason: reason)
+        }
         return RetentionOffer(source: .defaultMessage, message: message, fallbackReason: reason)
     }
 
@@ -101,7 +125,9 @@ public struct RetentionDesk {
     /// upgrades and downgrades) or the promotional offer (its signature checked as at any purchase).
     @discardableResult
     public func accept(_ offer: RetentionOffer, on productID: String) throws(StoreError) -> StoreTransaction? {
-        if let alternate = offer.alternateProductID { return try store.queue.buy(alternate, billingPlan: offer.alternateBillingPlan) }
+        if let alternate = offer.alternateProductID {
+            return try store.queue.buy(alternate, billingPlan: offer.alternateBillingPlan)
+        }
         if let promotional = offer.offer {
             return try store.queue.buy(try store.plans.plan(of: productID)?.productID ?? productID, offer: promotional)
         }

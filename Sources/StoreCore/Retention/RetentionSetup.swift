@@ -6,7 +6,9 @@ import Foundation
 /// An image's or a message's review: uploads start PENDING; `storefront messages approve` (or a
 /// server that approves at once) makes them APPROVED; only approved ones are shown to customers.
 public enum ReviewState: String, Codable, Sendable, CaseIterable {
-    case pending = "PENDING", approved = "APPROVED", rejected = "REJECTED"
+    case pending = "PENDING"
+    case approved = "APPROVED"
+    case rejected = "REJECTED"
 }
 
 public struct RetentionImage: Codable, Sendable, Equatable {
@@ -49,7 +51,8 @@ public struct RetentionMessage: Codable, Sendable, Equatable {
     public var state: ReviewState
 
     public init(
-        id: String, header: String, body: String, imageID: String? = nil, altText: String? = nil, headerPosition: String? = nil,
+        id: String, header: String, body: String, imageID: String? = nil, altText: String? = nil,
+        headerPosition: String? = nil,
         bulletPoints: [RetentionBulletPoint] = [], state: ReviewState
     ) {
         (self.id, self.header, self.body, self.imageID, self.altText) = (id, header, body, imageID, altText)
@@ -75,7 +78,9 @@ public struct PerformanceTestRun: Codable, Sendable, Equatable {
     public var isFinished = false
 
     public init(requestID: String, originalTransactionID: String, target: String, startedAt: Date) {
-        (self.requestID, self.originalTransactionID, self.target, self.startedAt) = (requestID, originalTransactionID, target, startedAt)
+        (self.requestID, self.originalTransactionID, self.target, self.startedAt) = (
+            requestID, originalTransactionID, target, startedAt
+        )
     }
 
     /// Apple's test parameters as Storefront runs them: requests, at most this many at once, each
@@ -87,7 +92,9 @@ public struct PerformanceTestRun: Codable, Sendable, Equatable {
     public static let abandonedAfter: TimeInterval = 60
 
     /// Still running at `now`: not finished, and not abandoned by a server that stopped.
-    public func isRunning(at now: Date) -> Bool { !isFinished && now.timeIntervalSince(startedAt) < Self.abandonedAfter }
+    public func isRunning(at now: Date) -> Bool {
+        !isFinished && now.timeIntervalSince(startedAt) < Self.abandonedAfter
+    }
 
     /// The percentage of requests answered in time with a usable body.
     public var successRate: Int {
@@ -192,7 +199,9 @@ public struct PNGFacts: Equatable, Sendable {
     public init?(_ data: Data) {
         let bytes = [UInt8](data)
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        guard bytes.count >= 33, Array(bytes[0..<8]) == signature, bytes[12..<16].elementsEqual("IHDR".utf8) else { return nil }
+        guard bytes.count >= 33, Array(bytes[0..<8]) == signature, bytes[12..<16].elementsEqual("IHDR".utf8) else {
+            return nil
+        }
         func number(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
         width = number(16)
         height = number(20)

@@ -48,10 +48,13 @@ public struct APIKeyring: Sendable, Equatable, Codable {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         var generator = SystemRandomNumberGenerator()
         let keyID = String((0..<10).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
-        return (privateKey.pemRepresentation + "\n", APIKey(
-            keyID: keyID, publicKey: privateKey.publicKey.x963Representation, createdAt: now,
-            type: type == .inAppPurchase ? nil : type
-        ))
+        return (
+            privateKey.pemRepresentation + "\n",
+            APIKey(
+                keyID: keyID, publicKey: privateKey.publicKey.x963Representation, createdAt: now,
+                type: type == .inAppPurchase ? nil : type
+            )
+        )
     }
 }
 
@@ -74,8 +77,15 @@ public struct ServedRequest: Sendable, Equatable, Codable {
 
 /// Why a bearer token is refused (401).
 public enum TokenRefusal: Error, Equatable, CustomStringConvertible {
-    case missing, malformed(String), unknownKey(String), revokedKey(String), badSignature, wrongIssuer, wrongAudience
-    case wrongBundle(String), expired, notYetValid, notAnAPIKey(String), livesTooLong
+    case missing
+    case malformed(String)
+    case unknownKey(String)
+    case revokedKey(String)
+    case badSignature, wrongIssuer, wrongAudience
+    case wrongBundle(String)
+    case expired, notYetValid
+    case notAnAPIKey(String)
+    case livesTooLong
 
     public var description: String {
         switch self {
@@ -90,7 +100,8 @@ public enum TokenRefusal: Error, Equatable, CustomStringConvertible {
         case .expired: "the token has expired"
         case .notYetValid: "the token's iat is in the future"
         case .livesTooLong: "the token's exp is more than 60 minutes after its iat (or now): Apple refuses such tokens"
-        case .notAnAPIKey(let id): "key \"\(id)\" is a subscription-offer key: it signs promotional offers, not API tokens"
+        case .notAnAPIKey(let id):
+            "key \"\(id)\" is a subscription-offer key: it signs promotional offers, not API tokens"
         }
     }
 }
@@ -105,16 +116,21 @@ public enum APIToken {
     /// client's).
     /// Returns `exp`, in seconds since 1970.
     @discardableResult
-    public static func verify(_ authorization: String?, keyring: APIKeyring, bundleID: String, now: Date) throws(TokenRefusal) -> Double {
+    public static func verify(_ authorization: String?, keyring: APIKeyring, bundleID: String, now: Date)
+        throws(TokenRefusal) -> Double
+    {
         guard let authorization, authorization.hasPrefix("Bearer ") else { throw .missing }
         let token = String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        let (_, payload) = try JWS.verify(keyed: token, refusing: { failure -> TokenRefusal in
-            switch failure {
-            case .malformed(let why): .malformed(why)
-            case .notES256: .malformed("alg is not ES256")
-            case .noKeyID: .malformed("no kid in the header")
-            }
-        }, badSignature: { _ in .badSignature }) { keyID throws(TokenRefusal) -> APIKey in
+        let (_, payload) = try JWS.verify(
+            keyed: token,
+            refusing: { failure -> TokenRefusal in
+                switch failure {
+                case .malformed(let why): .malformed(why)
+                case .notES256: .malformed("alg is not ES256")
+                case .noKeyID: .malformed("no kid in the header")
+                }
+            }, badSignature: { _ in .badSignature }
+        ) { keyID throws(TokenRefusal) -> APIKey in
             guard let key = keyring.keys.first(where: { $0.keyID == keyID }) else { throw .unknownKey(keyID) }
             guard !key.revoked else { throw .revokedKey(keyID) }
             guard key.kind == .inAppPurchase else { throw .notAnAPIKey(keyID) }
@@ -122,8 +138,12 @@ public enum APIToken {
         }
         guard payload["iss"] as? String == keyring.issuerID else { throw .wrongIssuer }
         guard payload["aud"] as? String == "appstoreconnect-v1" else { throw .wrongAudience }
-        guard let bid = payload["bid"] as? String, bid == bundleID else { throw .wrongBundle(payload["bid"] as? String ?? "") }
-        guard let exp = (payload["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else { throw .expired }
+        guard let bid = payload["bid"] as? String, bid == bundleID else {
+            throw .wrongBundle(payload["bid"] as? String ?? "")
+        }
+        guard let exp = (payload["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else {
+            throw .expired
+        }
         let iat = (payload["iat"] as? NSNumber)?.doubleValue
         if let iat, iat > now.timeIntervalSince1970 + 60 { throw .notYetValid }
         // Apple: a token that expires more than 60 minutes after it was issued is not valid.

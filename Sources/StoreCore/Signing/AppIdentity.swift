@@ -11,7 +11,9 @@ public struct AppIdentity: Sendable, Equatable, Codable {
         case localTesting = "LocalTesting"
 
         public init?(argument: String) {
-            guard let found = Self.allCases.first(where: { $0.rawValue.lowercased() == argument.lowercased() }) else { return nil }
+            guard let found = Self.allCases.first(where: { $0.rawValue.lowercased() == argument.lowercased() }) else {
+                return nil
+            }
             self = found
         }
     }
@@ -36,7 +38,8 @@ public struct AppIdentity: Sendable, Equatable, Codable {
 
     /// A bundle id as Apple allows them: letters, digits, hyphens and dots, not empty.
     public static func isValid(bundleID: String) -> Bool {
-        !bundleID.isEmpty && bundleID.count <= 155 && bundleID.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+        !bundleID.isEmpty && bundleID.count <= 155
+            && bundleID.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
             && !bundleID.hasPrefix(".") && !bundleID.hasSuffix(".")
     }
 }

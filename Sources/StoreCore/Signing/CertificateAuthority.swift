@@ -68,7 +68,8 @@ public final class CertificateAuthority: Sendable {
             case .signature:
                 let good = try JWS.sign(payload, key: signingKey, chain: chain)
                 let other = try signingKey.signature(for: Data("not what was signed".utf8))
-                return good.split(separator: ".").prefix(2).joined(separator: ".") + "." + JWS.base64URL(other.rawRepresentation)
+                return good.split(separator: ".").prefix(2).joined(separator: ".") + "."
+                    + JWS.base64URL(other.rawRepresentation)
             case .chain:
                 return try JWS.sign(payload, key: signingKey, chain: Array(chain.prefix(2)))
             case .expired, .oid:
@@ -89,13 +90,17 @@ public final class CertificateAuthority: Sendable {
             version: .v3, serialNumber: .init(), publicKey: publicKey, notValidBefore: Self.notBefore,
             notValidAfter: expired ? Self.notBefore.addingTimeInterval(86_400) : Self.notAfter,
             issuer: intermediate.subject,
-            subject: try DistinguishedName { CommonName(expired ? "Storefront Expired Leaf" : "Storefront Unmarked Leaf") },
+            subject: try DistinguishedName {
+                CommonName(expired ? "Storefront Expired Leaf" : "Storefront Unmarked Leaf")
+            },
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 SubjectKeyIdentifier(hash: publicKey)
-                AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: Certificate.PublicKey(intermediateKey.publicKey)).keyIdentifier)
+                AuthorityKeyIdentifier(
+                    keyIdentifier: SubjectKeyIdentifier(hash: Certificate.PublicKey(intermediateKey.publicKey))
+                        .keyIdentifier)
                 if marked { Certificate.Extension(oid: Self.leafMarker, critical: false, value: [0x05, 0x00]) }
             },
             issuerPrivateKey: .init(intermediateKey)
@@ -123,19 +128,22 @@ public final class CertificateAuthority: Sendable {
     public static func open(in folder: URL) throws(StoreError) -> CertificateAuthority {
         let manager = FileManager.default
         if !manager.fileExists(atPath: folder.path) {
-            let staging = folder.deletingLastPathComponent().appendingPathComponent(".ca-\(getpid())-\(UUID().uuidString.prefix(8))")
+            let staging = folder.deletingLastPathComponent().appendingPathComponent(
+                ".ca-\(getpid())-\(UUID().uuidString.prefix(8))")
             defer { try? manager.removeItem(at: staging) }
             do {
-                try manager.createDirectory(at: staging, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try manager.createDirectory(
+                    at: staging, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 let made = try make()
                 for (name, data) in zip(files, made) {
                     let url = staging.appendingPathComponent(name)
-                    guard manager.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                    guard manager.createFile(atPath: url.path, contents: data, attributes: [.posixPermissions: 0o600])
+                    else {
                         throw StoreError.storage(path: url.path, reason: "cannot be written")
                     }
                 }
                 try manager.moveItem(at: staging, to: folder)
-            } catch where manager.fileExists(atPath: folder.appendingPathComponent("leaf.key").path) {
+            } catch  where manager.fileExists(atPath: folder.appendingPathComponent("leaf.key").path) {
                 // Another program made it first: use that one.
             } catch let error as StoreError {
                 throw error
@@ -155,15 +163,19 @@ public final class CertificateAuthority: Sendable {
             for der in contents.prefix(3) { _ = try Certificate(derEncoded: Array(der)) }
             let key = try P256.Signing.PrivateKey(derRepresentation: contents[3])
             let intermediateKey = try P256.Signing.PrivateKey(derRepresentation: contents[4])
-            return CertificateAuthority(chain: [contents[2], contents[1], contents[0]], signingKey: key, intermediateKey: intermediateKey)
+            return CertificateAuthority(
+                chain: [contents[2], contents[1], contents[0]], signingKey: key, intermediateKey: intermediateKey)
         } catch {
-            throw StoreError.corruptDatabase(path: folder.path, reason: "the certificate authority does not parse (\(error))")
+            throw StoreError.corruptDatabase(
+                path: folder.path, reason: "the certificate authority does not parse (\(error))")
         }
     }
 
     /// A new root, intermediate and leaf: their DER, then the leaf's and the intermediate's keys.
     static func make() throws -> [Data] {
-        let rootKey = P256.Signing.PrivateKey(), intermediateKey = P256.Signing.PrivateKey(), leafKey = P256.Signing.PrivateKey()
+        let rootKey = P256.Signing.PrivateKey()
+        let intermediateKey = P256.Signing.PrivateKey()
+        let leafKey = P256.Signing.PrivateKey()
         let rootName = try DistinguishedName {
             CommonName("Storefront Local Root CA")
             OrganizationName("Storefront (local testing)")
@@ -184,7 +196,8 @@ public final class CertificateAuthority: Sendable {
         let leafPublic = Certificate.PublicKey(leafKey.publicKey)
         let null: ArraySlice<UInt8> = [0x05, 0x00]
         let root = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: rootPublic, notValidBefore: notBefore, notValidAfter: notAfter,
+            version: .v3, serialNumber: .init(), publicKey: rootPublic, notValidBefore: notBefore,
+            notValidAfter: notAfter,
             issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
@@ -194,7 +207,8 @@ public final class CertificateAuthority: Sendable {
             issuerPrivateKey: .init(rootKey)
         )
         let intermediate = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: intermediatePublic, notValidBefore: notBefore, notValidAfter: notAfter,
+            version: .v3, serialNumber: .init(), publicKey: intermediatePublic, notValidBefore: notBefore,
+            notValidAfter: notAfter,
             issuer: rootName, subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
@@ -206,7 +220,8 @@ public final class CertificateAuthority: Sendable {
             issuerPrivateKey: .init(rootKey)
         )
         let leaf = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: leafPublic, notValidBefore: notBefore, notValidAfter: notAfter,
+            version: .v3, serialNumber: .init(), publicKey: leafPublic, notValidBefore: notBefore,
+            notValidAfter: notAfter,
             issuer: intermediateName, subject: leafName, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
@@ -222,7 +237,10 @@ public final class CertificateAuthority: Sendable {
             try serializer.serialize(certificate)
             return Data(serializer.serializedBytes)
         }
-        return [try der(root), try der(intermediate), try der(leaf), leafKey.derRepresentation, intermediateKey.derRepresentation]
+        return [
+            try der(root), try der(intermediate), try der(leaf), leafKey.derRepresentation,
+            intermediateKey.derRepresentation,
+        ]
     }
 }
 

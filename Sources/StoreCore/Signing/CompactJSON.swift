@@ -49,7 +49,9 @@ package enum CompactJSON {
     /// search every protocol conformance of the program).
     package static func isBoolean(_ value: Any) -> Bool {
         if type(of: value) == Bool.self { return true }
-        guard let number = value as? NSNumber, type(of: value) != Int.self, type(of: value) != Int64.self, type(of: value) != Double.self else { return false }
+        guard let number = value as? NSNumber, type(of: value) != Int.self, type(of: value) != Int64.self,
+            type(of: value) != Double.self
+        else { return false }
         return String(cString: number.objCType) == "c"
     }
 
@@ -81,7 +83,10 @@ enum Base64URL {
         var index = 0
         while index + 3 <= input.count {
             let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            out += [alphabet[Int(chunk >> 18 & 63)], alphabet[Int(chunk >> 12 & 63)], alphabet[Int(chunk >> 6 & 63)], alphabet[Int(chunk & 63)]]
+            out += [
+                alphabet[Int(chunk >> 18 & 63)], alphabet[Int(chunk >> 12 & 63)], alphabet[Int(chunk >> 6 & 63)],
+                alphabet[Int(chunk & 63)],
+            ]
             index += 3
         }
         let rest = input.count - index

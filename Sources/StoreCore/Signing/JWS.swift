@@ -13,7 +13,8 @@ public enum JWS {
 
     /// The encoded header of a chain's JWS (`alg` ES256, `x5c`), made once per chain by a signer.
     public static func header(chain: [Data]) -> [UInt8] {
-        Base64URL.encode(CompactJSON.encode(["alg": "ES256", "x5c": chain.map { $0.base64EncodedString() }] as [String: Any]))
+        Base64URL.encode(
+            CompactJSON.encode(["alg": "ES256", "x5c": chain.map { $0.base64EncodedString() }] as [String: Any]))
     }
 
     static func sign(_ payload: [String: Any], key: P256.Signing.PrivateKey, headerPart: [UInt8]) throws -> String {
@@ -53,12 +54,13 @@ public enum JWS {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("expected three parts separated by dots, found \(parts.count)") }
         guard let headerData = data(base64URL: parts[0]), let payloadData = data(base64URL: parts[1]),
-              let signature = data(base64URL: parts[2])
+            let signature = data(base64URL: parts[2])
         else { throw .malformed("a part is not base64url") }
         guard let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
-              let payload = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
+            let payload = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
         else { throw .malformed("the header or payload is not a JSON object") }
-        return Decoded(header: header, payload: payload, signature: signature, signingInput: Data("\(parts[0]).\(parts[1])".utf8))
+        return Decoded(
+            header: header, payload: payload, signature: signature, signingInput: Data("\(parts[0]).\(parts[1])".utf8))
     }
 
     /// True when `jws` is signed by `key` (the signature only; chains are the verifier's business).
@@ -68,7 +70,9 @@ public enum JWS {
 
     /// Why a developer's JWT is refused before its key is looked up.
     public enum KeyedFailure: Error, Equatable {
-        case malformed(String), notES256, noKeyID
+        case malformed(String)
+        case notES256
+        case noKeyID
     }
 
     /// The one verifier of the JWTs a developer signs with an App Store Connect key: the Server
@@ -77,14 +81,17 @@ public enum JWS {
     /// caller's own words: unknown, revoked, of the wrong type), and the signature is verified with
     /// it. The claims are the caller's to check.
     public static func verify<Refusal: Error>(
-        keyed token: String, refusing: (KeyedFailure) -> Refusal, badSignature: (String) -> Refusal, key: (String) throws(Refusal) -> APIKey
+        keyed token: String, refusing: (KeyedFailure) -> Refusal, badSignature: (String) -> Refusal,
+        key: (String) throws(Refusal) -> APIKey
     ) throws(Refusal) -> (key: APIKey, claims: [String: Any]) {
         let decoded: Decoded
         do { decoded = try decode(token) } catch { throw refusing(.malformed(error.description)) }
         guard decoded.header["alg"] as? String == "ES256" else { throw refusing(.notES256) }
         guard let keyID = decoded.header["kid"] as? String else { throw refusing(.noKeyID) }
         let found = try key(keyID)
-        guard let publicKey = try? P256.Signing.PublicKey(x963Representation: found.publicKey), decoded.isSigned(by: publicKey) else {
+        guard let publicKey = try? P256.Signing.PublicKey(x963Representation: found.publicKey),
+            decoded.isSigned(by: publicKey)
+        else {
             throw badSignature(keyID)
         }
         return (found, decoded.payload)

@@ -13,7 +13,9 @@ package struct PayloadBuilder {
     /// Set App Account Token's tokens, by original transaction id (M3).
     let appAccountTokens: [String: String]
 
-    package init(catalog: Catalog, identity: AppIdentity, now: Date, account: String, appAccountTokens: [String: String] = [:]) {
+    package init(
+        catalog: Catalog, identity: AppIdentity, now: Date, account: String, appAccountTokens: [String: String] = [:]
+    ) {
         self.catalog = catalog
         self.identity = identity
         self.now = now
@@ -76,9 +78,13 @@ package struct PayloadBuilder {
             }
             // Replaced by an upgrade: a later purchase in the group credited this period.
             payload.isUpgraded = receipt.contains { $0.event == .credit && $0.reference == transaction.id }
-            Self.billing(of: line, offered: catalog.product(line.productID)?.autoRenew?.monthlyCommitmentPrice != nil, into: &payload)
+            Self.billing(
+                of: line, offered: catalog.product(line.productID)?.autoRenew?.monthlyCommitmentPrice != nil,
+                into: &payload)
         }
-        if let first = receipt.first(where: { $0.transactionID == original }) { originalPurchaseDate = first.purchaseDate }
+        if let first = receipt.first(where: { $0.transactionID == original }) {
+            originalPurchaseDate = first.purchaseDate
+        }
         if let revoked = ReceiptEntry.revocationDates(in: receipt)[transaction.id] {
             payload.revocationDate = Units.milliseconds(revoked)
             payload.revocationReason = 0
@@ -92,7 +98,10 @@ package struct PayloadBuilder {
         }
         payload.originalTransactionId = original
         // A family member's own transaction carries none of the organizer's.
-        if line?.event != .familyShare, let token = appAccountToken(original: original, receipt: receipt, own: line?.appAccountToken ?? transaction.appAccountToken) {
+        if line?.event != .familyShare,
+            let token = appAccountToken(
+                original: original, receipt: receipt, own: line?.appAccountToken ?? transaction.appAccountToken)
+        {
             payload.appAccountToken = token
         }
         payload.originalPurchaseDate = Units.milliseconds(originalPurchaseDate)
@@ -119,8 +128,10 @@ package struct PayloadBuilder {
     package func transaction(line: ReceiptEntry, receipt: [ReceiptEntry]) -> TransactionPayload {
         let made = StoreTransaction(
             id: line.transactionID, user: line.account, productID: line.productID, kind: line.kind, quantity: 0,
-            months: 0, bonusDays: 0, state: .purchased, reason: nil, createdAt: line.purchaseDate, purchaseDate: line.purchaseDate,
-            dueAt: nil, dueApproves: nil, isFinished: true, originalID: line.event == .renewal ? line.reference : nil, steps: []
+            months: 0, bonusDays: 0, state: .purchased, reason: nil, createdAt: line.purchaseDate,
+            purchaseDate: line.purchaseDate,
+            dueAt: nil, dueApproves: nil, isFinished: true, originalID: line.event == .renewal ? line.reference : nil,
+            steps: []
         )
         return transaction(made, receipt: receipt) ?? TransactionPayload()
     }
@@ -130,7 +141,7 @@ package struct PayloadBuilder {
     /// names it in `reference`; a line that names none (the group's first purchase) is its own.
     package func originalTransaction(of line: ReceiptEntry, in receipt: [ReceiptEntry]) -> String {
         guard [.purchase, .renewal, .change].contains(line.event), let reference = line.reference,
-              receipt.contains(where: { $0.transactionID == reference })
+            receipt.contains(where: { $0.transactionID == reference })
         else { return line.transactionID }
         return reference
     }
@@ -139,11 +150,13 @@ package struct PayloadBuilder {
     /// developer's last extension of that period moved it (V3: RENEWAL_EXTENDED and Get Transaction
     /// Info both carry the extended date).
     func expiresDate(of line: ReceiptEntry, in receipt: [ReceiptEntry]) -> Date? {
-        guard let expires = line.expiresDate, line.event == .purchase || line.event == .renewal else { return line.expiresDate }
+        guard let expires = line.expiresDate, line.event == .purchase || line.event == .renewal else {
+            return line.expiresDate
+        }
         // An extension applies to the period current when it was made; extensions only add days.
         return receipt.reduce(expires) { latest, other in
             guard other.event == .extend, other.group == line.group, let moved = other.expiresDate, moved > latest,
-                  reported(other, in: receipt).transactionID == line.transactionID
+                reported(other, in: receipt).transactionID == line.transactionID
             else { return latest }
             return moved
         }
@@ -160,36 +173,45 @@ package struct PayloadBuilder {
             return receipt.first { $0.transactionID == line.reference } ?? line
         case .purchase, .renewal, .familyShare:
             return line
-        case .cancel, .renewOn, .credit, .expire, .billingFailure, .billingRecovered, .change, .extend, .priceIncrease, .priceConsent:
+        case .cancel, .renewOn, .credit, .expire, .billingFailure, .billingRecovered, .change, .extend, .priceIncrease,
+            .priceConsent:
             guard line.kind == .autoRenewableSubscription, !line.isTransaction else { return line }
             // Lines of one second are not read back in the order written: of the periods that
             // started last before the event, the one of the event's product (an upgrade's purchase
             // over the renewal it replaced the same second).
             let periods = receipt.filter {
-                ($0.event == .purchase || $0.event == .renewal) && $0.group == line.group && $0.kind == .autoRenewableSubscription
+                ($0.event == .purchase || $0.event == .renewal) && $0.group == line.group
+                    && $0.kind == .autoRenewableSubscription
                     && $0.purchaseDate <= line.purchaseDate
             }
             return periods.max { a, b in
-                (a.purchaseDate, a.productID == line.productID ? 1 : 0) < (b.purchaseDate, b.productID == line.productID ? 1 : 0)
+                (a.purchaseDate, a.productID == line.productID ? 1 : 0) < (
+                    b.purchaseDate, b.productID == line.productID ? 1 : 0
+                )
             } ?? line
         }
     }
 
     // MARK: Renewal info
 
-    package func renewalInfo(_ plan: PlanStatus, planLines: [ReceiptEntry], eligibleWinBackOfferIDs: [String] = []) -> RenewalInfoPayload {
+    package func renewalInfo(_ plan: PlanStatus, planLines: [ReceiptEntry], eligibleWinBackOfferIDs: [String] = [])
+        -> RenewalInfoPayload
+    {
         var payload = RenewalInfoPayload()
         common(&payload)
         if !eligibleWinBackOfferIDs.isEmpty { payload.eligibleWinBackOfferIds = eligibleWinBackOfferIDs }
         payload.originalTransactionId = plan.originalTransactionID
         if plan.familySharedBy == nil {
-            payload.appAccountToken = appAccountToken(original: plan.originalTransactionID, receipt: planLines, own: nil)
+            payload.appAccountToken = appAccountToken(
+                original: plan.originalTransactionID, receipt: planLines, own: nil)
         }
         payload.productId = plan.productID
         payload.autoRenewProductId = plan.nextProductID ?? plan.productID
         payload.autoRenewStatus = plan.autoRenew ? 1 : 0
         payload.isInBillingRetryPeriod = plan.phase == .billingRetry || plan.phase == .gracePeriod
-        if let grace = plan.graceUntil, plan.billingFailedAt != nil { payload.gracePeriodExpiresDate = Units.milliseconds(grace) }
+        if let grace = plan.graceUntil, plan.billingFailedAt != nil {
+            payload.gracePeriodExpiresDate = Units.milliseconds(grace)
+        }
         payload.renewalDate = Units.milliseconds(plan.expiresDate)
         payload.currency = catalog.currencyCode
         let renewing = catalog.product(plan.nextProductID ?? plan.productID)
@@ -197,9 +219,12 @@ package struct PayloadBuilder {
         // The offer the next period is sold on: one bought for the next renewal, or the rest of a
         // pay-as-you-go offer; none for a month of a commitment (an offer waits for its end).
         let inCommitment = plan.commitment?.hasMonthsLeft == true && plan.phase != .expired
-        let next: (OfferType, String?)? = inCommitment ? nil : plan.pendingOffer.map { ($0.type, $0.id) }
-            ?? (plan.offer == .payAsYouGo && plan.offerPeriodsLeft > 0 && plan.nextProductID == nil
-                ? (plan.offerType ?? .introductory, plan.offerID) : nil)
+        let next: (OfferType, String?)? =
+            inCommitment
+            ? nil
+            : plan.pendingOffer.map { ($0.type, $0.id) }
+                ?? (plan.offer == .payAsYouGo && plan.offerPeriodsLeft > 0 && plan.nextProductID == nil
+                    ? (plan.offerType ?? .introductory, plan.offerID) : nil)
         if let (type, id) = next, let terms = renewing?.autoRenew?.terms(of: type, id: id) {
             payload.offerType = type.rawValue
             if type != .introductory, let id { payload.offerIdentifier = id }
@@ -210,7 +235,9 @@ package struct PayloadBuilder {
         renewalBilling(plan, into: &payload)
         if plan.phase == .expired {
             // 1 cancelled, 2 billing error, 3 did not agree to a price increase, 5 other (Apple's expirationIntent).
-            payload.expirationIntent = plan.ended == .priceIncreaseNotAccepted ? 3 : plan.ended?.isBillingError == true ? 2 : !plan.autoRenew ? 1 : 5
+            payload.expirationIntent =
+                plan.ended == .priceIncreaseNotAccepted
+                ? 3 : plan.ended?.isBillingError == true ? 2 : !plan.autoRenew ? 1 : 5
         }
         // O6: 0 while the subscriber has not agreed to an increase, 1 once they have (or need not).
         if let increase = plan.priceIncrease, plan.phase != .expired {
@@ -291,7 +318,8 @@ package struct PayloadBuilder {
     /// carries the app, the environment, the plan's status and the signed transaction and renewal
     /// info, signed with `sign`.
     func notification(
-        _ notification: ServerNotification, receipt: [ReceiptEntry], plan: PlanStatus?, sign: (any SignedPayload) throws(StoreError) -> String
+        _ notification: ServerNotification, receipt: [ReceiptEntry], plan: PlanStatus?,
+        sign: (any SignedPayload) throws(StoreError) -> String
     ) throws(StoreError) -> NotificationPayload {
         var data = NotificationData()
         data.environment = identity.environment.rawValue
@@ -319,7 +347,9 @@ package struct PayloadBuilder {
         payload.signedDate = Units.milliseconds(now)
         payload.data = data
         // A mass extension's SUMMARY has `summary` in place of `data`, naming the app as `data` does.
-        if let stored = notification.summary, var summary = try? JSONDecoder().decode(NotificationSummary.self, from: Data(stored.utf8)) {
+        if let stored = notification.summary,
+            var summary = try? JSONDecoder().decode(NotificationSummary.self, from: Data(stored.utf8))
+        {
             summary.environment = summary.environment ?? identity.environment.rawValue
             summary.bundleId = summary.bundleId ?? identity.bundleID
             summary.appAppleId = summary.appAppleId ?? identity.appAppleID
@@ -334,7 +364,8 @@ package struct PayloadBuilder {
             app.bundleId = identity.bundleID
             app.environment = identity.environment.rawValue
             let firstPurchase = receipt.filter(\.isTransaction).map(\.purchaseDate).min()
-            app.signedAppTransactionInfo = try sign(appTransaction(device: "app-store-server", firstPurchase: firstPurchase))
+            app.signedAppTransactionInfo = try sign(
+                appTransaction(device: "app-store-server", firstPurchase: firstPurchase))
             payload.appData = app
             payload.data = nil
         }

@@ -142,7 +142,9 @@ package enum PayloadFields {
         }
 
         func superEncoder() -> any Encoder { TreeEncoder(codingPath: codingPath, node: node.field("super")) }
-        func superEncoder(forKey key: K) -> any Encoder { TreeEncoder(codingPath: codingPath + [key], node: node.field(key.stringValue)) }
+        func superEncoder(forKey key: K) -> any Encoder {
+            TreeEncoder(codingPath: codingPath + [key], node: node.field(key.stringValue))
+        }
     }
 
     struct Unkeyed: UnkeyedEncodingContainer {
@@ -163,6 +165,8 @@ package enum PayloadFields {
             TreeEncoder(codingPath: codingPath + [Key(intValue: count)], node: node.appended()).unkeyedContainer()
         }
 
-        func superEncoder() -> any Encoder { TreeEncoder(codingPath: codingPath + [Key(intValue: count)], node: node.appended()) }
+        func superEncoder() -> any Encoder {
+            TreeEncoder(codingPath: codingPath + [Key(intValue: count)], node: node.appended())
+        }
     }
 }

@@ -212,7 +212,8 @@ public struct RealtimeRequestPayload: SignedPayload {
     public var environment: String
 
     public init(
-        originalTransactionId: String, appAppleId: Int64, productId: String, userLocale: String, requestIdentifier: String,
+        originalTransactionId: String, appAppleId: Int64, productId: String, userLocale: String,
+        requestIdentifier: String,
         signedDate: Int64, environment: String
     ) {
         self.originalTransactionId = originalTransactionId

@@ -63,7 +63,9 @@ public final class SignedData: SessionRole {
         return signed
     }
 
-    func transaction(_ transaction: StoreTransaction, receipt given: [ReceiptEntry]?, builder reused: PayloadBuilder? = nil) throws(StoreError) -> SignedItem? {
+    func transaction(
+        _ transaction: StoreTransaction, receipt given: [ReceiptEntry]?, builder reused: PayloadBuilder? = nil
+    ) throws(StoreError) -> SignedItem? {
         if let user = transaction.user, let team = team(user) {
             guard transaction.state.deliversContent, transaction.purchaseDate != nil else { return nil }
             return try signed(by: team, account: user, [Self.signingRequest(transaction)])[0]
@@ -80,10 +82,14 @@ public final class SignedData: SessionRole {
     public func planTransaction(_ plan: PlanStatus) throws(StoreError) -> SignedItem? {
         if let own = try device.transaction(id: plan.transactionID) { return try transaction(own) }
         guard let user = try currentUser() else { return nil }
-        if let team = team(user) { return try signed(by: team, account: user, [.transaction(id: plan.transactionID, verificationError: nil)])[0] }
+        if let team = team(user) {
+            return try signed(by: team, account: user, [.transaction(id: plan.transactionID, verificationError: nil)])[
+                0]
+        }
         let receipt = try server.receipt(account: user)
         guard let line = receipt.first(where: { $0.transactionID == plan.transactionID }) else { return nil }
-        return try Self.sign(try builder().transaction(line: line, receipt: receipt), verificationError: nil, authority: authority())
+        return try Self.sign(
+            try builder().transaction(line: line, receipt: receipt), verificationError: nil, authority: authority())
     }
 
     // MARK: Renewal info
@@ -92,19 +98,26 @@ public final class SignedData: SessionRole {
     public func renewalInfo(_ plan: PlanStatus) throws(StoreError) -> SignedItem {
         let user = try currentUser()
         if let team = team(user), let user {
-            return try signedOne(by: team, account: user, .renewalInfo(originalTransactionID: plan.originalTransactionID), missing: "no plan \(plan.originalTransactionID)")
+            return try signedOne(
+                by: team, account: user, .renewalInfo(originalTransactionID: plan.originalTransactionID),
+                missing: "no plan \(plan.originalTransactionID)")
         }
         return try renewalInfo(plan, account: user, builder: builder(), authority: authority())
     }
 
-    func renewalInfo(_ plan: PlanStatus, account user: String?, builder: PayloadBuilder, authority: CertificateAuthority) throws(StoreError) -> SignedItem {
+    func renewalInfo(
+        _ plan: PlanStatus, account user: String?, builder: PayloadBuilder, authority: CertificateAuthority
+    ) throws(StoreError) -> SignedItem {
         let lines = try user.map { user throws(StoreError) in try server.planLines(account: user) } ?? []
         // O4: the win-back offers a lapsed subscriber qualifies for, as Apple lists them.
         var winBack: [String] = []
         if let user, plan.phase == .expired, plan.familySharedBy == nil, let product = catalog.product(plan.productID) {
-            winBack = try Offers(session: session, plans: plans).eligibleWinBackOffers(account: user, product: product).map(\.id)
+            winBack = try Offers(session: session, plans: plans).eligibleWinBackOffers(account: user, product: product)
+                .map(\.id)
         }
-        return try Self.sign(builder.renewalInfo(plan, planLines: lines, eligibleWinBackOfferIDs: winBack), verificationError: nil, authority: authority)
+        return try Self.sign(
+            builder.renewalInfo(plan, planLines: lines, eligibleWinBackOfferIDs: winBack), verificationError: nil,
+            authority: authority)
     }
 
     // MARK: App transaction
@@ -112,7 +125,10 @@ public final class SignedData: SessionRole {
     /// The device's app transaction: the app as this device's account bought it.
     public func appTransaction() throws(StoreError) -> SignedItem {
         let user = try currentUser() ?? ""
-        if let team = team(user) { return try signedOne(by: team, account: user, .appTransaction(device: session.deviceName), missing: "no app transaction") }
+        if let team = team(user) {
+            return try signedOne(
+                by: team, account: user, .appTransaction(device: session.deviceName), missing: "no app transaction")
+        }
         let first = try device.transactions(.profile(user)).map(\.createdAt).min()
         let payload = try builder().appTransaction(device: session.deviceName, firstPurchase: first)
         return try Self.sign(payload, verificationError: nil, authority: authority())
@@ -122,7 +138,8 @@ public final class SignedData: SessionRole {
 
     func builder(account: String) throws(StoreError) -> PayloadBuilder {
         PayloadBuilder(
-            catalog: try catalog.priced(by: server), identity: try identity(), now: now(), account: account, appAccountTokens: try server.appAccountTokens()
+            catalog: try catalog.priced(by: server), identity: try identity(), now: now(), account: account,
+            appAccountTokens: try server.appAccountTokens()
         )
     }
 
@@ -130,7 +147,9 @@ public final class SignedData: SessionRole {
 
     /// M2: the signed request the developer's retention endpoint gets when the customer opens
     /// `plan` to cancel: on a team, the server's; else this state folder's.
-    public func realtimeRequest(_ plan: PlanStatus, locale: String) throws(StoreError) -> (body: Data, requestIdentifier: String) {
+    public func realtimeRequest(_ plan: PlanStatus, locale: String) throws(StoreError) -> (
+        body: Data, requestIdentifier: String
+    ) {
         let user = try currentUser()
         if let team = team(user), let user {
             let item = SigningRequest.realtimeRequest(originalTransactionID: plan.originalTransactionID, locale: locale)
@@ -138,14 +157,17 @@ public final class SignedData: SessionRole {
             return (RealtimeCall.body(signedPayload: signed.jws), signed.payload["requestIdentifier"] as? String ?? "")
         }
         return try RealtimeCall.body(
-            originalTransactionID: plan.originalTransactionID, productID: plan.productID, locale: locale, identity: identity(), now: now(), authority: authority()
+            originalTransactionID: plan.originalTransactionID, productID: plan.productID, locale: locale,
+            identity: identity(), now: now(), authority: authority()
         )
     }
 
     // MARK: Signing
 
     /// Signs, or breaks the signing the way a simulated Verification error says (S5).
-    static func sign(_ typed: some SignedPayload, verificationError: String?, authority: CertificateAuthority) throws(StoreError) -> SignedItem {
+    static func sign(_ typed: some SignedPayload, verificationError: String?, authority: CertificateAuthority)
+        throws(StoreError) -> SignedItem
+    {
         var payload = typed.fields
         let unverified = verificationError.flatMap(Unverified.init(verificationError:))
         switch unverified {
@@ -166,7 +188,8 @@ public final class SignedData: SessionRole {
 
     /// 1.99 → 1990: prices in thousandths of the currency unit.
     public static func milliunits(_ price: Decimal) -> Int64 {
-        var thousandths = price * 1000, rounded = Decimal()
+        var thousandths = price * 1000
+        var rounded = Decimal()
         NSDecimalRound(&rounded, &thousandths, 0, .plain)
         return NSDecimalNumber(decimal: rounded).int64Value
     }
@@ -183,7 +206,9 @@ public final class SignedData: SessionRole {
     /// `offerPeriod`: what one line of the offer pays for (a pay-as-you-go period), or the whole
     /// offer (a free trial or a price paid up front).
     static func offerPeriod(_ terms: IntroductoryOffer) -> String {
-        terms.mode == .payAsYouGo ? terms.period.description : SubscriptionPeriod(terms.period.value * terms.periods, terms.period.unit).description
+        terms.mode == .payAsYouGo
+            ? terms.period.description
+            : SubscriptionPeriod(terms.period.value * terms.periods, terms.period.unit).description
     }
 
     static func discountType(_ mode: IntroductoryOffer.Mode) -> String {
@@ -208,8 +233,9 @@ public final class SignedData: SessionRole {
 
     /// The transaction an order id names, or nil when it is not one `orderID` makes.
     public static func transactionID(orderID: String) -> String? {
-        guard orderID.count > 1, orderID.first == "M", orderID.dropFirst().allSatisfy({ $0.isNumber || ($0.isUppercase && $0.isASCII) }),
-              let number = UInt64(orderID.dropFirst(), radix: 36)
+        guard orderID.count > 1, orderID.first == "M",
+            orderID.dropFirst().allSatisfy({ $0.isNumber || ($0.isUppercase && $0.isASCII) }),
+            let number = UInt64(orderID.dropFirst(), radix: 36)
         else { return nil }
         return String(number)
     }
@@ -228,10 +254,12 @@ public final class SignedData: SessionRole {
     static func digest(_ text: String) -> String { String(format: "%016llx", hash(text)) }
 
     static func uuid(from text: String) -> String {
-        let a = hash(text), b = hash(text + "/nonce")
+        let a = hash(text)
+        let b = hash(text + "/nonce")
         let hex = String(format: "%016llx%016llx", a, b)
         let c = Array(hex)
-        return "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
+        return
+            "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
     }
 }
 
@@ -246,7 +274,9 @@ public struct SignedItem: @unchecked Sendable {
 /// The ways signed data is made to fail verification (S5), by the simulated Verification error
 /// (Q7) that asks for them.
 public enum Unverified: String, Sendable, CaseIterable {
-    case signature, bundleID = "bundle-id", environment, chain, expired, oid
+    case signature
+    case bundleID = "bundle-id"
+    case environment, chain, expired, oid
 
     /// VerificationResult.VerificationError cases, as Storefront breaks the data for each.
     public init?(verificationError: String) {

@@ -41,7 +41,10 @@ public protocol DeviceSigning: Sendable {
 }
 
 extension AccountRequests {
-    public struct Signing: Codable, Sendable { var account: String; var items: [SigningRequest] }
+    public struct Signing: Codable, Sendable {
+        var account: String
+        var items: [SigningRequest]
+    }
 }
 
 extension SignedData {
@@ -63,19 +66,24 @@ extension SignedData {
     }
 
     /// Items signed by `team` for `account`, with the payload each carries.
-    func signed(by team: RemoteAccountServer, account: String, _ items: [SigningRequest]) throws(StoreError) -> [SignedItem?] {
+    func signed(by team: RemoteAccountServer, account: String, _ items: [SigningRequest]) throws(StoreError)
+        -> [SignedItem?]
+    {
         let answered = try team.signed(items, account: account)
         guard answered.count == items.count else {
-            throw StoreError.serverUnreachable(server: team.location, problem: .answered("it signed \(answered.count) items of \(items.count)"))
+            throw StoreError.serverUnreachable(
+                server: team.location, problem: .answered("it signed \(answered.count) items of \(items.count)"))
         }
         return try zip(items, answered).map { item, jws throws(StoreError) -> SignedItem? in
             guard let jws else { return nil }
             guard let decoded = try? JWS.decode(jws) else {
-                throw StoreError.serverUnreachable(server: team.location, problem: .answered("it answered a signature that is not a JWS"))
+                throw StoreError.serverUnreachable(
+                    server: team.location, problem: .answered("it answered a signature that is not a JWS"))
             }
             var unverified: Unverified?
             switch item {
-            case .transaction(_, let error?), .restored(_, _, _, let error?): unverified = Unverified(verificationError: error)
+            case .transaction(_, let error?), .restored(_, _, _, let error?):
+                unverified = Unverified(verificationError: error)
             default: break
             }
             return SignedItem(jws: jws, payload: decoded.payload, unverified: unverified)
@@ -83,9 +91,12 @@ extension SignedData {
     }
 
     /// One item the account must have, signed by `team`; `missing` says what it lacked.
-    func signedOne(by team: RemoteAccountServer, account: String, _ item: SigningRequest, missing: String) throws(StoreError) -> SignedItem {
+    func signedOne(by team: RemoteAccountServer, account: String, _ item: SigningRequest, missing: String)
+        throws(StoreError) -> SignedItem
+    {
         guard let signed = try signed(by: team, account: account, [item])[0] else {
-            throw StoreError.serverUnreachable(server: team.location, problem: .answered("it has \(missing) of \(account) to sign"))
+            throw StoreError.serverUnreachable(
+                server: team.location, problem: .answered("it has \(missing) of \(account) to sign"))
         }
         return signed
     }
@@ -93,7 +104,9 @@ extension SignedData {
     /// What the server is asked to sign for one of this device's transactions.
     static func signingRequest(_ transaction: StoreTransaction) -> SigningRequest {
         if transaction.state == .restored, let original = transaction.originalID, let date = transaction.purchaseDate {
-            return .restored(id: transaction.id, originalID: original, purchaseDate: date, verificationError: transaction.verificationError)
+            return .restored(
+                id: transaction.id, originalID: original, purchaseDate: date,
+                verificationError: transaction.verificationError)
         }
         return .transaction(id: transaction.id, verificationError: transaction.verificationError)
     }
@@ -114,19 +127,26 @@ extension SignedData {
         return try items.map { item throws(StoreError) -> String? in
             switch item {
             case .transaction(let id, let verificationError):
-                guard let line = receipt.first(where: { $0.transactionID == id && $0.isTransaction }) else { return nil }
-                return try Self.sign(builder.transaction(line: line, receipt: receipt), verificationError: verificationError, authority: authority).jws
+                guard let line = receipt.first(where: { $0.transactionID == id && $0.isTransaction }) else {
+                    return nil
+                }
+                return try Self.sign(
+                    builder.transaction(line: line, receipt: receipt), verificationError: verificationError,
+                    authority: authority
+                ).jws
             case .restored(let id, let original, let date, let verificationError):
                 // Only a purchase the account still owns, under an id no transaction has, dated
                 // between that purchase and now.
                 guard let line = receipt.first(where: { $0.transactionID == original && $0.isTransaction }),
-                      try server.ownedProducts(account: account).contains(where: { $0.transactionID == original }),
-                      try server.receiptEntry(transactionID: id) == nil
+                    try server.ownedProducts(account: account).contains(where: { $0.transactionID == original }),
+                    try server.receiptEntry(transactionID: id) == nil
                 else { return nil }
                 let at = max(line.purchaseDate, min(date, builder.now))
                 let restored = StoreTransaction(
-                    id: id, user: account, productID: line.productID, kind: .nonConsumable, quantity: 0, months: 0, bonusDays: 0,
-                    state: .restored, reason: nil, createdAt: at, purchaseDate: at, dueAt: nil, dueApproves: nil, isFinished: true,
+                    id: id, user: account, productID: line.productID, kind: .nonConsumable, quantity: 0, months: 0,
+                    bonusDays: 0,
+                    state: .restored, reason: nil, createdAt: at, purchaseDate: at, dueAt: nil, dueApproves: nil,
+                    isFinished: true,
                     originalID: original, steps: []
                 )
                 guard let payload = builder.transaction(restored, receipt: receipt) else { return nil }
@@ -137,25 +157,33 @@ extension SignedData {
             case .appTransaction(let device):
                 // The app as this account first bought something in it, on any of its devices.
                 let first = receipt.filter(\.isTransaction).map(\.purchaseDate).min()
-                return try Self.sign(builder.appTransaction(device: device, firstPurchase: first), verificationError: nil, authority: authority).jws
+                return try Self.sign(
+                    builder.appTransaction(device: device, firstPurchase: first), verificationError: nil,
+                    authority: authority
+                ).jws
             case .realtimeRequest(let original, let locale):
                 guard let plan = try plan(original) else { return nil }
                 let payload = RealtimeCall.payload(
-                    originalTransactionID: original, productID: plan.productID, locale: locale, identity: builder.identity, now: builder.now
+                    originalTransactionID: original, productID: plan.productID, locale: locale,
+                    identity: builder.identity, now: builder.now
                 )
                 return try authority.sign(payload)
             case .notification(let uuid):
                 // Signed once and kept, so that its delivery carries the same payload.
-                guard let notification = try server.notifications(account: account).first(where: { $0.uuid == uuid }) else { return nil }
+                guard let notification = try server.notifications(account: account).first(where: { $0.uuid == uuid })
+                else { return nil }
                 return try Notifications(session: session).signedPayload(notification)
             case .appReceipt:
-                return try Self.appReceipt(receipt: receipt, builder: builder, authority: authority).base64EncodedString()
+                return try Self.appReceipt(receipt: receipt, builder: builder, authority: authority)
+                    .base64EncodedString()
             case .promotionalOfferJWS(let product, let offer):
                 guard catalog.product(product)?.autoRenew?.offer(offer, type: .promotional) != nil else { return nil }
-                return try Offers(session: session, plans: plans).signPromotionalJWSWithOwnKey(productID: product, offerID: offer, account: account)
+                return try Offers(session: session, plans: plans).signPromotionalJWSWithOwnKey(
+                    productID: product, offerID: offer, account: account)
             case .introductoryOfferEligibilityJWS(let product, let allow):
                 guard catalog.product(product)?.autoRenew?.introductoryOffer != nil else { return nil }
-                return try Offers(session: session, plans: plans).signIntroductoryOfferEligibilityWithOwnKey(productID: product, allow: allow, account: account)
+                return try Offers(session: session, plans: plans).signIntroductoryOfferEligibilityWithOwnKey(
+                    productID: product, allow: allow, account: account)
             }
         }
     }

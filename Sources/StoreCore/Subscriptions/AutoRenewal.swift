@@ -19,7 +19,9 @@ public struct AutoRenewal {
     public static let retryDays = 60
     public static let sandboxRenewalLimit = 12
 
-    public init(calendar: Calendar, sandboxRate: Double?, billing: BillingSetting, product: @escaping (String) -> Product?) {
+    public init(
+        calendar: Calendar, sandboxRate: Double?, billing: BillingSetting, product: @escaping (String) -> Product?
+    ) {
         self.calendar = calendar
         self.sandboxRate = sandboxRate
         self.billing = billing
@@ -29,7 +31,8 @@ public struct AutoRenewal {
     /// `from` + `count` periods: calendar arithmetic, or sandbox minutes on an accelerated clock.
     public func end(from start: Date, period: SubscriptionPeriod, count: Int) -> Date {
         if let sandboxRate {
-            return start.addingTimeInterval((Double(period.sandboxSeconds * count) * sandboxRate).rounded()).wholeSeconds
+            return start.addingTimeInterval((Double(period.sandboxSeconds * count) * sandboxRate).rounded())
+                .wholeSeconds
         }
         return period.duration(times: count).added(to: start, calendar: calendar).wholeSeconds
     }
@@ -73,14 +76,17 @@ public struct AutoRenewal {
         // O6: a price increase of the plan's product is told at the time it was made, between the
         // periods before it and those after.
         guard let change = priceChanges[initial.productID], change.isIncrease, change.at <= now, initial.endedAt == nil,
-              (initial.priceChangeSeen ?? .distantPast) < change.at, initial.began(before: change)
+            (initial.priceChangeSeen ?? .distantPast) < change.at, initial.began(before: change)
         else { return advancePeriods(initial, to: now, context: context) }
         var lines = advancePeriods(initial, to: change.at, context: context)
         var state = lines.reduce(initial) { PlanState.apply($0, $1) ?? $0 }
         // A price change is of the price billed up front: a plan in a commitment renews at its
         // monthly price, and is not told.
-        if state.endedAt == nil, state.productID == change.productID, state.commitment == nil, state.began(before: change) {
-            var told = line(.priceIncrease, state, productID: state.productID, group: state.group, at: change.at, context: context)
+        if state.endedAt == nil, state.productID == change.productID, state.commitment == nil,
+            state.began(before: change)
+        {
+            var told = line(
+                .priceIncrease, state, productID: state.productID, group: state.group, at: change.at, context: context)
             told.price = change.price
             told.meaning = change.consentRequired ? .consentRequired : nil
             told.until = change.at
@@ -103,7 +109,8 @@ public struct AutoRenewal {
             if let failedAt = state.billingFailedAt {
                 let giveUp = days(Self.retryDays, after: failedAt)
                 if giveUp <= now {
-                    var expiry = line(.expire, state, productID: state.productID, group: state.group, at: giveUp, context: context)
+                    var expiry = line(
+                        .expire, state, productID: state.productID, group: state.group, at: giveUp, context: context)
                     expiry.meaning = .ended(.billingRetryGaveUp(days: Self.retryDays))
                     add(expiry)
                     continue
@@ -111,20 +118,25 @@ public struct AutoRenewal {
                 guard !billing.failing, state.autoRenew else { break }
                 // Recovered within the grace period: no days lost, the period runs from the old date.
                 let start = state.graceUntil.map { now < $0 } ?? false ? state.expiresDate : now
-                add(line(.billingRecovered, state, productID: state.productID, group: state.group, at: now, context: context))
+                add(
+                    line(
+                        .billingRecovered, state, productID: state.productID, group: state.group, at: now,
+                        context: context))
                 add(renewal(state, at: start, context: context))
                 continue
             }
             guard state.autoRenew, state.expiresDate <= now else { break }
             let at = state.expiresDate
             if sandboxRate != nil, state.renewals >= Self.sandboxRenewalLimit {
-                var expiry = line(.expire, state, productID: state.productID, group: state.group, at: at, context: context)
+                var expiry = line(
+                    .expire, state, productID: state.productID, group: state.group, at: at, context: context)
                 expiry.meaning = .ended(.sandboxRenewalLimit(renewals: Self.sandboxRenewalLimit))
                 add(expiry)
                 continue
             }
             if billing.failing {
-                var failure = line(.billingFailure, state, productID: state.productID, group: state.group, at: at, context: context)
+                var failure = line(
+                    .billingFailure, state, productID: state.productID, group: state.group, at: at, context: context)
                 failure.until = billing.graceDays.map { days($0, after: at) }
                 add(failure)
                 continue
@@ -139,7 +151,8 @@ public struct AutoRenewal {
     func renewal(_ state: PlanState, at: Date, context: LineContext) -> ReceiptEntry {
         // Within a commitment the product cannot change: a change waits for its end.
         if let commitment = state.commitment, commitment.hasMonthsLeft {
-            var renewal = line(.renewal, state, productID: state.productID, group: state.group, at: at, context: context)
+            var renewal = line(
+                .renewal, state, productID: state.productID, group: state.group, at: at, context: context)
             renewal.price = commitment.price
             renewal.commitment = CommitmentPeriod(number: commitment.period + 1, ends: commitment.ends)
             renewal.expiresDate = monthEnd(state, at: at)
@@ -165,26 +178,33 @@ public struct AutoRenewal {
             return renewal
         }
         if state.offer == .payAsYouGo, state.offerPeriodsLeft > 0, productID == state.productID,
-           let offer = terms.terms(of: state.offerType, id: state.offerID) {
+            let offer = terms.terms(of: state.offerType, id: state.offerID)
+        {
             renewal.offer = .payAsYouGo
             (renewal.offerType, renewal.offerID) = (state.offerType, state.offerID)
             renewal.price = offer.price
-            renewal.expiresDate = state.continues(at: at, productID: productID, offer: .payAsYouGo, type: state.offerType, id: state.offerID)
+            renewal.expiresDate =
+                state.continues(
+                    at: at, productID: productID, offer: .payAsYouGo, type: state.offerType, id: state.offerID)
                 ? end(from: state.anchor, period: offer.period, count: state.periodsSinceAnchor + 1)
                 : end(from: at, period: offer.period, count: 1)
             return renewal
         }
         // A commitment that renews starts another at the product's monthly price, unless the
         // customer chose to be billed up front; a change to the monthly plan starts one.
-        let monthlyNext = state.nextBillingPlan.map { $0 == .monthly } ?? (state.commitment != nil && productID == state.productID)
+        let monthlyNext =
+            state.nextBillingPlan.map { $0 == .monthly } ?? (state.commitment != nil && productID == state.productID)
         if monthlyNext, let monthly = terms.monthlyCommitmentPrice {
             renewal.price = monthly
-            renewal.commitment = CommitmentPeriod(number: 1, ends: end(from: at, period: BillingPlan.commitmentPeriod, count: BillingPlan.commitmentPeriods))
+            renewal.commitment = CommitmentPeriod(
+                number: 1,
+                ends: end(from: at, period: BillingPlan.commitmentPeriod, count: BillingPlan.commitmentPeriods))
             renewal.expiresDate = monthEnd(state, at: at)
             return renewal
         }
         renewal.price = product.price
-        renewal.expiresDate = state.continues(at: at, productID: productID, offer: nil)
+        renewal.expiresDate =
+            state.continues(at: at, productID: productID, offer: nil)
             ? end(from: state.anchor, period: terms.period, count: state.periodsSinceAnchor + 1)
             : end(from: at, period: terms.period, count: 1)
         return renewal
@@ -236,7 +256,8 @@ public struct AutoRenewal {
             purchase.price = monthly
             purchase.expiresDate = end(from: at, period: BillingPlan.commitmentPeriod, count: 1)
             purchase.commitment = CommitmentPeriod(
-                number: 1, ends: end(from: at, period: BillingPlan.commitmentPeriod, count: BillingPlan.commitmentPeriods)
+                number: 1,
+                ends: end(from: at, period: BillingPlan.commitmentPeriod, count: BillingPlan.commitmentPeriods)
             )
         }
         var purchase = ReceiptEntry(
@@ -369,7 +390,8 @@ public struct AutoRenewal {
         var state = try live(state, at: at)
         var lines: [ReceiptEntry] = []
         if state.billingFailedAt != nil {
-            let recovered = line(.billingRecovered, state, productID: state.productID, group: state.group, at: at, context: context)
+            let recovered = line(
+                .billingRecovered, state, productID: state.productID, group: state.group, at: at, context: context)
             lines.append(recovered)
             state = PlanState.apply(state, recovered) ?? state
         }
@@ -383,7 +405,8 @@ public struct AutoRenewal {
     ) throws(Refusal) -> [ReceiptEntry] {
         guard refunded.event == .purchase || refunded.event == .renewal else { throw .notAPlanPeriod }
         if ReceiptEntry.revoked(in: receipt).contains(refunded.transactionID) { throw .alreadyRefunded }
-        var refund = line(.refund, state, productID: refunded.productID, group: refunded.group ?? "", at: at, context: context)
+        var refund = line(
+            .refund, state, productID: refunded.productID, group: refunded.group ?? "", at: at, context: context)
         refund.reference = refunded.transactionID
         refund.price = refunded.price.map { -$0 }
         return [refund]

@@ -20,9 +20,10 @@ public final class Entitlements: SessionRole {
         let passActive = SubscriptionMath.isActive(expiry: profile.expiry, now: now)
         let comics = catalog.comics.map(\.id)
         // O5: a family member has the organizer's shared plans too.
-        let plans = try user.map { account throws(StoreError) in
-            try self.plans.planStatuses(account: account) + (try family?.sharedPlans(with: account) ?? [])
-        } ?? []
+        let plans =
+            try user.map { account throws(StoreError) in
+                try self.plans.planStatuses(account: account) + (try family?.sharedPlans(with: account) ?? [])
+            } ?? []
         let entitlements = Array(Set(plans.flatMap(\.unlocks))).sorted()
         let allComics = passActive || entitlements.contains(AutoRenewTerms.allComics)
         // R6: "subscribed" is any active subscription that gives access. The header speaks for
@@ -32,7 +33,8 @@ public final class Entitlements: SessionRole {
         let sellsPass = catalog.products.contains { $0.kind == .nonRenewingSubscription }
         let headerExpiry = passActive || sellsPass ? profile.expiry : plan?.accessUntil
         var status = StoreStatus(
-            user: user, device: session.deviceName, now: now, expiry: profile.expiry, isSubscribed: passActive || plan != nil,
+            user: user, device: session.deviceName, now: now, expiry: profile.expiry,
+            isSubscribed: passActive || plan != nil,
             daysRemaining: SubscriptionMath.daysRemaining(expiry: profile.expiry, now: now, calendar: calendar),
             header: SubscriptionMath.header(expiry: headerExpiry, now: now, calendar: calendar),
             owned: profile.owned, unlocked: allComics ? comics : comics.filter(profile.owned.contains),
@@ -60,7 +62,9 @@ public final class Entitlements: SessionRole {
             case .nonRenewingSubscription:
                 action = status.user == nil ? .signInRequired : status.hasPass ? .renew : .subscribe
             case .autoRenewableSubscription:
-                action = status.user == nil ? .signInRequired : Self.planAction(product, plans: status.plans, catalog: catalog)
+                action =
+                    status.user == nil
+                    ? .signInRequired : Self.planAction(product, plans: status.plans, catalog: catalog)
             }
             let pending = inFlight.last { $0.productID == product.id }
             return ProductRow(product: product, action: action, pending: pending?.state, pendingID: pending?.id)
@@ -85,10 +89,11 @@ public final class Entitlements: SessionRole {
     /// What an auto-renewable row offers, given the plan its group has.
     static func planAction(_ product: Product, plans: [PlanStatus], catalog: Catalog) -> ProductAction {
         guard let terms = product.autoRenew,
-              let plan = plans.first(where: { $0.group == terms.group && ($0.hasAccess || $0.phase == .billingRetry) })
+            let plan = plans.first(where: { $0.group == terms.group && ($0.hasAccess || $0.phase == .billingRetry) })
         else { return .subscribe }
         if plan.productID == product.id {
-            return plan.autoRenew && plan.nextProductID == nil && plan.phase != .billingRetry ? .subscribed : .resubscribe
+            return plan.autoRenew && plan.nextProductID == nil && plan.phase != .billingRetry
+                ? .subscribed : .resubscribe
         }
         if plan.nextProductID == product.id { return .scheduled }
         guard let current = catalog.product(plan.productID)?.autoRenew else { return .upgrade }
@@ -147,7 +152,8 @@ public struct StoreStatus: Sendable, Equatable {
 
     public init(
         user: String?, device: String, now: Date, expiry: Date?, isSubscribed: Bool, daysRemaining: Int, header: String,
-        owned: [String], unlocked: [String], randomViewsRemaining: Int, lastRandomComic: String?, plans: [PlanStatus] = [],
+        owned: [String], unlocked: [String], randomViewsRemaining: Int, lastRandomComic: String?,
+        plans: [PlanStatus] = [],
         entitlements: [String] = []
     ) {
         self.user = user
@@ -196,4 +202,3 @@ public struct ReceiptReport: Sendable, Equatable {
     /// A6 holds.
     public var isConsistent: Bool { storedExpiry == recomputedExpiry && storedPlans == recomputedPlans }
 }
-

@@ -23,7 +23,8 @@ public enum PlanRefusal: Codable, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .priceOfNonPlan(let id, let kind): "only an auto-renewable subscription's price can change here; \"\(id)\" is a \(kind.rawValue)"
+        case .priceOfNonPlan(let id, let kind):
+            "only an auto-renewable subscription's price can change here; \"\(id)\" is a \(kind.rawValue)"
         case .negativePrice: "a price cannot be negative"
         case .notAPlan(let id): "\"\(id)\" is not an auto-renewable subscription"
         case .noPlanToRefund(let id): "no plan in the group of \(id) to refund"
@@ -31,7 +32,8 @@ public enum PlanRefusal: Codable, Equatable, Sendable, CustomStringConvertible {
         case .nothingToAccept: "nothing to accept: the retention message offers no plan and no promotional offer"
         case .noMonthlyCommitment(let id):
             "\"\(id)\" has no monthly billing plan with a 12-month commitment (a one-year plan gives one with \"monthlyCommitmentPrice\" in the catalog)"
-        case .offerWithCommitment: "an offer cannot be used with the monthly billing plan: the commitment is sold at its monthly price"
+        case .offerWithCommitment:
+            "an offer cannot be used with the monthly billing plan: the commitment is sold at its monthly price"
         case .ruleRefused(let refusal, let attempt): "cannot \(attempt.verb) \(attempt.subject): \(Self.why(refusal))"
         }
     }
@@ -44,7 +46,8 @@ public enum PlanRefusal: Codable, Equatable, Sendable, CustomStringConvertible {
         case .alreadyRenewing: "auto-renew is already on"
         case .notAPlanPeriod: "only a purchase or a renewal can be refunded"
         case .alreadyRefunded: "it was refunded already"
-        case .noPriceIncrease: "no price increase waits for consent (`storefront price set PRODUCT PRICE --consent-required` makes one)"
+        case .noPriceIncrease:
+            "no price increase waits for consent (`storefront price set PRODUCT PRICE --consent-required` makes one)"
         }
     }
 }
@@ -63,7 +66,8 @@ public enum PlanAttempt: Codable, Equatable, Sendable {
         case .subscribe: "subscribe"
         case .refund: "refund"
         case .perform(let action, _): action.verb
-        case .answerPriceIncrease(let agree, _): agree ? "agree to the price increase of" : "decline the price increase of"
+        case .answerPriceIncrease(let agree, _):
+            agree ? "agree to the price increase of" : "decline the price increase of"
         }
     }
 

@@ -100,13 +100,17 @@ public struct PlanState: Sendable, Equatable, Codable {
             originalTransactionID: line.reference ?? line.transactionID, periodStart: at,
             expiresDate: line.expiresDate ?? at, periodPrice: line.price ?? 0, anchor: at, periodsSinceAnchor: 1,
             offer: line.offer, offerPeriodsLeft: line.offer == nil ? 0 : max(line.quantity - 1, 0),
-            offerType: line.offer == nil ? nil : line.offerType, offerID: line.offer == nil ? nil : line.offerID, autoRenew: true,
+            offerType: line.offer == nil ? nil : line.offerType, offerID: line.offer == nil ? nil : line.offerID,
+            autoRenew: true,
             nextProductID: nil, renewals: 0, billingFailedAt: nil, graceUntil: nil,
-            introOfferUsed: (previous?.introOfferUsed ?? false) || line.soldOn == .introductory, endedAt: nil, endReason: nil
+            introOfferUsed: (previous?.introOfferUsed ?? false) || line.soldOn == .introductory, endedAt: nil,
+            endReason: nil
         )
         // A new plan pays the price of its day: a change told before it is not told again.
         state.priceChangeSeen = previous?.priceChangeSeen
-        state.commitment = line.commitment.map { PlanCommitment(period: $0.number, ends: $0.ends, price: line.price ?? 0, renews: true) }
+        state.commitment = line.commitment.map {
+            PlanCommitment(period: $0.number, ends: $0.ends, price: line.price ?? 0, renews: true)
+        }
         return state
     }
 
@@ -119,7 +123,10 @@ public struct PlanState: Sendable, Equatable, Codable {
         case .credit:
             break
         case .renewal:
-            if continues(at: at, productID: line.productID, offer: line.offer, type: line.offerType, id: line.offerID, monthly: line.commitment != nil) {
+            if continues(
+                at: at, productID: line.productID, offer: line.offer, type: line.offerType, id: line.offerID,
+                monthly: line.commitment != nil)
+            {
                 periodsSinceAnchor += 1
             } else {
                 anchor = at
@@ -128,8 +135,10 @@ public struct PlanState: Sendable, Equatable, Codable {
             // Most renewals are at full price after full price: the offer fields are touched only
             // when a side has an offer (the fold runs over a million lines in A6's check).
             if line.offer != nil || offer != nil {
-                let startsOffer = line.offer != nil && (line.offerType != offerType || line.offerID != offerID || offer == nil)
-                offerPeriodsLeft = line.offer == nil ? 0 : startsOffer ? max(line.quantity - 1, 0) : max(offerPeriodsLeft - 1, 0)
+                let startsOffer =
+                    line.offer != nil && (line.offerType != offerType || line.offerID != offerID || offer == nil)
+                offerPeriodsLeft =
+                    line.offer == nil ? 0 : startsOffer ? max(line.quantity - 1, 0) : max(offerPeriodsLeft - 1, 0)
                 offer = line.offer
                 offerType = line.offer == nil ? nil : line.offerType
                 offerID = line.offer == nil ? nil : line.offerID
@@ -154,7 +163,8 @@ public struct PlanState: Sendable, Equatable, Codable {
                 // A new commitment renews until cancelled; the last period of one that will not
                 // renew is the last period.
                 let renews = period.number == 1 || (commitment?.renews ?? true)
-                commitment = PlanCommitment(period: period.number, ends: period.ends, price: line.price ?? 0, renews: renews)
+                commitment = PlanCommitment(
+                    period: period.number, ends: period.ends, price: line.price ?? 0, renews: renews)
                 if period.number >= BillingPlan.commitmentPeriods, !renews { autoRenew = false }
             } else if commitment != nil {
                 commitment = nil
@@ -198,7 +208,8 @@ public struct PlanState: Sendable, Equatable, Codable {
             periodsSinceAnchor = 0
         case .priceIncrease:
             let consent = line.meaning == .consentRequired
-            priceIncrease = PendingPriceIncrease(price: line.price ?? 0, consentRequired: consent, answer: consent ? nil : true)
+            priceIncrease = PendingPriceIncrease(
+                price: line.price ?? 0, consentRequired: consent, answer: consent ? nil : true)
             priceChangeSeen = line.until
         case .priceConsent:
             priceIncrease?.answer = line.meaning != .declined
@@ -223,7 +234,8 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// A renewal at `at` continues the current run of equal periods: it starts where the last
     /// period ended, on the same product and the same side of the introductory offer.
     func continues(
-        at: Date, productID: String, offer: IntroductoryOffer.Mode?, type: OfferType? = nil, id: String? = nil, monthly: Bool = false
+        at: Date, productID: String, offer: IntroductoryOffer.Mode?, type: OfferType? = nil, id: String? = nil,
+        monthly: Bool = false
     ) -> Bool {
         // A commitment's months and a year paid up front are runs of their own.
         guard at == expiresDate, productID == self.productID, monthly == (commitment != nil) else { return false }

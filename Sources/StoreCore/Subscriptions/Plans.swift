@@ -31,14 +31,17 @@ public final class Plans: SessionRole {
     /// Sets a new price for an auto-renewable subscription: new purchases and renewals pay it; an
     /// increase is told to every subscriber of the product (and needs their consent when
     /// `consentRequired`). Returns the change and how many plans were told.
-    public func setPrice(_ price: Decimal, of productID: String, consentRequired: Bool) throws(StoreError) -> (change: PriceChange, told: Int) {
+    public func setPrice(_ price: Decimal, of productID: String, consentRequired: Bool) throws(StoreError) -> (
+        change: PriceChange, told: Int
+    ) {
         let product = try catalog.require(productID)
         guard product.autoRenew != nil else {
             throw StoreError.planRefused(.priceOfNonPlan(productID: product.id, kind: product.kind))
         }
         guard price >= 0 else { throw StoreError.planRefused(.negativePrice) }
         let previous = try autoRenewal().product(productID)?.price ?? product.price
-        let change = PriceChange(productID: productID, price: price, previous: previous, consentRequired: consentRequired, at: now())
+        let change = PriceChange(
+            productID: productID, price: price, previous: previous, consentRequired: consentRequired, at: now())
         try settleAll()
         try server.setPriceChange(change)
         try crashPoint(.priceChanged)
@@ -55,13 +58,16 @@ public final class Plans: SessionRole {
     /// O6: the signed-in subscriber agrees to (or declines) the price increase of the plan of
     /// `productID`'s group, as StoreKit's price consent sheet lets them.
     public func answerPriceIncrease(of productID: String, accept: Bool) throws(StoreError) -> PlanStatus {
-        try act(on: productID, { .answerPriceIncrease(agree: accept, group: $0) }) { _, state, now, context throws(AutoRenewal.Refusal) in
+        try act(on: productID, { .answerPriceIncrease(agree: accept, group: $0) }) {
+            _, state, now, context throws(AutoRenewal.Refusal) in
             guard let state, state.endedAt == nil else { throw .noPlan }
             guard let increase = state.priceIncrease, increase.consentRequired else { throw .noPriceIncrease }
             guard increase.answer == nil || increase.answer != accept else { return [] }
             var line = ReceiptEntry(
-                transactionID: context.makeID(), account: context.account, productID: state.productID, kind: .autoRenewableSubscription,
-                purchaseDate: now, device: context.device, event: .priceConsent, group: state.group, price: increase.price,
+                transactionID: context.makeID(), account: context.account, productID: state.productID,
+                kind: .autoRenewableSubscription,
+                purchaseDate: now, device: context.device, event: .priceConsent, group: state.group,
+                price: increase.price,
                 reference: state.originalTransactionID, note: accept ? nil : ReceiptNote.declined.words
             )
             line.until = state.priceChangeSeen
@@ -70,7 +76,8 @@ public final class Plans: SessionRole {
     }
 
     func lineContext(account: String) -> AutoRenewal.LineContext {
-        AutoRenewal.LineContext(account: account, device: session.deviceName, makeID: { [session] in session.makeTransactionID() })
+        AutoRenewal.LineContext(
+            account: account, device: session.deviceName, makeID: { [session] in session.makeTransactionID() })
     }
 
     /// Writes every renewal, billing failure and expiry the clock has passed for `account`.
@@ -100,7 +107,8 @@ public final class Plans: SessionRole {
     /// running out), told once each.
     private func noteTimedNotifications(account: String, plans: [String: PlanState], now: Date) throws(StoreError) {
         var fresh: [ServerNotification] = []
-        for notification in NotificationRules.timed(plans, account: account, now: now) where !(try server.hasNotification(key: notification.key)) {
+        for notification in NotificationRules.timed(plans, account: account, now: now)
+        where !(try server.hasNotification(key: notification.key)) {
             fresh.append(notification)
         }
         try server.enqueue(fresh)
@@ -166,11 +174,12 @@ public final class Plans: SessionRole {
                 billingPlan: transaction.billingPlan, introductoryOffer: transaction.introductoryOffer
             )
             // M3: the purchase carries the app's account token.
-            return settled + bought.map { line in
-                var line = line
-                if line.transactionID == transaction.id { line.appAccountToken = transaction.appAccountToken }
-                return line
-            }
+            return settled
+                + bought.map { line in
+                    var line = line
+                    if line.transactionID == transaction.id { line.appAccountToken = transaction.appAccountToken }
+                    return line
+                }
         }
     }
 
@@ -181,7 +190,8 @@ public final class Plans: SessionRole {
         guard let group = product.autoRenew?.group else { return }
         try settle(account: account)
         guard let state = try server.plans(account: account)[group], state.productID == product.id,
-              state.hasAccess(at: now()), state.willRenew, state.nextProductID == nil, billingPlan.map({ $0 == state.renewingBillingPlan }) ?? true
+            state.hasAccess(at: now()), state.willRenew, state.nextProductID == nil,
+            billingPlan.map({ $0 == state.renewingBillingPlan }) ?? true
         else { return }
         throw StoreError.alreadySubscribed(productID: product.id)
     }
@@ -193,7 +203,8 @@ public final class Plans: SessionRole {
         // Q7: cancelling and turning renewal back on is what the Manage Subscriptions sheet does;
         // expiring and renewing now are the test session's own controls.
         if action == .cancel || action == .renewOn { try failIfSimulated(.manageSubscriptionsSheet) }
-        return try act(on: productID, { .perform(action, group: $0) }) { rules, state, now, context throws(AutoRenewal.Refusal) in
+        return try act(on: productID, { .perform(action, group: $0) }) {
+            rules, state, now, context throws(AutoRenewal.Refusal) in
             switch action {
             case .cancel: try rules.cancel(state, at: now, context: context)
             case .renewOn: try rules.renewOn(state, at: now, context: context)
@@ -227,12 +238,15 @@ public final class Plans: SessionRole {
         return try withDeviceLock { () throws(StoreError) -> PlanStatus in
             try settle(account: user)
             let lines = try server.planLines(account: user)
-            guard let line = try ReceiptEntry.named(id, in: lines) else { throw StoreError.unknownPlanTransaction(id, account: user) }
+            guard let line = try ReceiptEntry.named(id, in: lines) else {
+                throw StoreError.unknownPlanTransaction(id, account: user)
+            }
             let rules = try autoRenewal()
             let now = now()
             let group = line.group ?? ""
             try writePlans(account: user, attempt: .refund(transactionID: line.transactionID)) { plans, receipt in
-                try rules.refund(line, state: plans[group], receipt: try receipt(), at: now, context: lineContext(account: user))
+                try rules.refund(
+                    line, state: plans[group], receipt: try receipt(), at: now, context: lineContext(account: user))
             }
             guard let state = try server.plans(account: user)[group] else { throw StoreError.planRefused(.noPlan) }
             return PlanStatus(state, catalog: catalog, now: now)
@@ -326,7 +340,8 @@ public struct PlanStatus: Sendable, Equatable {
         hasAccess = state.hasAccess(at: now)
         autoRenew = state.autoRenew
         expiresDate = state.expiresDate
-        renewsAt = state.autoRenew && state.endedAt == nil && state.billingFailedAt == nil && now < state.expiresDate
+        renewsAt =
+            state.autoRenew && state.endedAt == nil && state.billingFailedAt == nil && now < state.expiresDate
             ? state.expiresDate : nil
         graceUntil = state.graceUntil
         billingFailedAt = state.billingFailedAt
@@ -361,7 +376,8 @@ public struct PlanStatus: Sendable, Equatable {
         var next = ""
         if let commitment, phase != .expired {
             let end = commitment.renews && nextBillingPlan != .billedUpfront ? "renews" : "ends"
-            next += ", month \(commitment.period) of \(BillingPlan.commitmentPeriods) of a commitment that \(end) \(day(commitment.ends))"
+            next +=
+                ", month \(commitment.period) of \(BillingPlan.commitmentPeriods) of a commitment that \(end) \(day(commitment.ends))"
             if commitment.renews, nextBillingPlan == .billedUpfront { next += ", then billed up front" }
         }
         if nextBillingPlan == .monthly { next += ", then monthly with a 12-month commitment" }
@@ -369,11 +385,12 @@ public struct PlanStatus: Sendable, Equatable {
         if let pending = pendingOffer { next += ", then \(pending.type.name) \(pending.id)" }
         if let increase = priceIncrease, endedAt == nil {
             let price = PriceFormatter.plain(increase.price)
-            let told: String = switch (increase.consentRequired, increase.answer) {
-            case (false, _), (true, true?): " at the new price \(price)"
-            case (true, nil): " — price rises to \(price): agree, or it ends then"
-            case (true, false?): " — price increase to \(price) declined: it ends then"
-            }
+            let told: String =
+                switch (increase.consentRequired, increase.answer) {
+                case (false, _), (true, true?): " at the new price \(price)"
+                case (true, nil): " — price rises to \(price): agree, or it ends then"
+                case (true, false?): " — price increase to \(price) declined: it ends then"
+                }
             next += told
         }
         switch phase {

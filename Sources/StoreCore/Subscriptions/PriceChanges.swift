@@ -46,7 +46,8 @@ extension Product {
     /// The same product at another price.
     public func priced(_ newPrice: Decimal) -> Product {
         var changed = Product(
-            id: id, kind: kind, title: title, description: description, price: newPrice, image: image, quantity: quantity,
+            id: id, kind: kind, title: title, description: description, price: newPrice, image: image,
+            quantity: quantity,
             duration: duration, autoRenew: autoRenew
         )
         changed.durationSource = durationSource
@@ -72,4 +73,3 @@ extension Catalog {
         return priced(by: try server.priceChanges())
     }
 }
-

@@ -5,26 +5,34 @@ import PostgresNIO
 import StoreCore
 
 extension PostgresAccountServer: AccountDirectory, SessionKeeping {
-    public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date) throws(StoreError) -> AccountSession {
+    public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date)
+        throws(StoreError) -> AccountSession
+    {
         let hash: String
-        do { hash = try hasher.hash(password) } catch { throw StoreError.storage(path: location, reason: "cannot hash the password (\(error))") }
+        do { hash = try hasher.hash(password) } catch {
+            throw StoreError.storage(path: location, reason: "cannot hash the password (\(error))")
+        }
         let created = try transaction { connection in
             try !query(
-                connection, """
-                    INSERT INTO account (name, nameKey, passwordHash, createdAt)
-                    VALUES (\(name), \(Self.key(name)), \(hash), \(Self.seconds(date)))
-                    ON CONFLICT DO NOTHING
-                    RETURNING name
-                    """
+                connection,
+                """
+                INSERT INTO account (name, nameKey, passwordHash, createdAt)
+                VALUES (\(name), \(Self.key(name)), \(hash), \(Self.seconds(date)))
+                ON CONFLICT DO NOTHING
+                RETURNING name
+                """
             ).isEmpty
         }
         guard created else { throw StoreError.accountExists(name) }
         return AccountSession(account: name)
     }
 
-    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError) -> AccountSession {
+    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError)
+        -> AccountSession
+    {
         let found = try read { connection in
-            try query(connection, "SELECT name, passwordHash FROM account WHERE nameKey = \(Self.key(name))").first.map {
+            try query(connection, "SELECT name, passwordHash FROM account WHERE nameKey = \(Self.key(name))").first.map
+            {
                 (Self.string($0, "name") ?? name, Self.string($0, "passwordhash") ?? "")
             }
         }
@@ -41,11 +49,12 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
         let token = SessionToken.make()
         try transaction { connection in
             try query(
-                connection, """
-                    INSERT INTO session (tokenHash, account, device, createdAt)
-                    VALUES (\(SessionToken.hash(token)), (SELECT name FROM account
-                    WHERE nameKey = \(Self.key(account))), \(String(device.prefix(64))), \(Self.seconds(date)))
-                    """
+                connection,
+                """
+                INSERT INTO session (tokenHash, account, device, createdAt)
+                VALUES (\(SessionToken.hash(token)), (SELECT name FROM account
+                WHERE nameKey = \(Self.key(account))), \(String(device.prefix(64))), \(Self.seconds(date)))
+                """
             )
         }
         return token
@@ -53,28 +62,36 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
 
     public func sessionAccount(token: String) throws(StoreError) -> String? {
         try read { connection in
-            try query(connection, "SELECT account FROM session WHERE tokenHash = \(SessionToken.hash(token)) AND revokedAt IS NULL")
-                .first.flatMap { Self.string($0, "account") }
+            try query(
+                connection,
+                "SELECT account FROM session WHERE tokenHash = \(SessionToken.hash(token)) AND revokedAt IS NULL"
+            )
+            .first.flatMap { Self.string($0, "account") }
         }
     }
 
     public func account(appTransactionID: String) throws(StoreError) -> String? {
         // The id is a hash of the name: each name is hashed again, only when no transaction has the id.
-        try read { connection in try query(connection, "SELECT name FROM account").compactMap { Self.string($0, "name") } }
-            .first { SignedData.appTransactionID($0) == appTransactionID }
+        try read { connection in
+            try query(connection, "SELECT name FROM account").compactMap { Self.string($0, "name") }
+        }
+        .first { SignedData.appTransactionID($0) == appTransactionID }
     }
 
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
         try read { connection in
             try query(
-                connection, """
-                    SELECT tokenHash, device, createdAt, revokedAt FROM session
-                    WHERE account = (SELECT name FROM account WHERE nameKey = \(Self.key(account))) ORDER BY createdAt
-                    """
+                connection,
+                """
+                SELECT tokenHash, device, createdAt, revokedAt FROM session
+                WHERE account = (SELECT name FROM account WHERE nameKey = \(Self.key(account))) ORDER BY createdAt
+                """
             ).map { row in
                 DeviceSessionInfo(
-                    id: String((Self.string(row, "tokenhash") ?? "").prefix(DeviceSessionInfo.idLength)), device: Self.string(row, "device") ?? "",
-                    createdAt: Self.date(row, "createdat") ?? Date(timeIntervalSince1970: 0), revokedAt: Self.date(row, "revokedat")
+                    id: String((Self.string(row, "tokenhash") ?? "").prefix(DeviceSessionInfo.idLength)),
+                    device: Self.string(row, "device") ?? "",
+                    createdAt: Self.date(row, "createdat") ?? Date(timeIntervalSince1970: 0),
+                    revokedAt: Self.date(row, "revokedat")
                 )
             }
         }
@@ -83,20 +100,24 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
     public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
         guard id.count == DeviceSessionInfo.idLength, id.allSatisfy(\.isHexDigit) else { return false }
         return try transaction { connection in
-            try !query(connection, """
-                    UPDATE session SET revokedAt = \(Self.seconds(date)) WHERE account = (SELECT name FROM account WHERE nameKey = \(Self.key(account)))
-                    AND tokenHash LIKE \(id.lowercased() + "%") AND revokedAt IS NULL RETURNING tokenHash
-                    """).isEmpty
+            try !query(
+                connection,
+                """
+                UPDATE session SET revokedAt = \(Self.seconds(date)) WHERE account = (SELECT name FROM account WHERE nameKey = \(Self.key(account)))
+                AND tokenHash LIKE \(id.lowercased() + "%") AND revokedAt IS NULL RETURNING tokenHash
+                """
+            ).isEmpty
         }
     }
 
     public func revokeSession(token: String, at date: Date) throws(StoreError) {
         try transaction { connection in
             try query(
-                connection, """
-                    UPDATE session SET revokedAt = \(Self.seconds(date))
-                    WHERE tokenHash = \(SessionToken.hash(token)) AND revokedAt IS NULL
-                    """
+                connection,
+                """
+                UPDATE session SET revokedAt = \(Self.seconds(date))
+                WHERE tokenHash = \(SessionToken.hash(token)) AND revokedAt IS NULL
+                """
             )
         }
     }

@@ -10,7 +10,9 @@ extension PostgresAccountServer: ClaimStore {
             let taken = try query(connection, "SELECT accountKey FROM claim WHERE key = \(key)")
                 .compactMap { Self.string($0, "accountkey") }
             guard taken.count < limit, !taken.contains(account.lowercased()) else { return false }
-            try query(connection, "INSERT INTO claim (key, accountKey, at) VALUES (\(key), \(Self.key(account)), \(Self.seconds(date)))")
+            try query(
+                connection,
+                "INSERT INTO claim (key, accountKey, at) VALUES (\(key), \(Self.key(account)), \(Self.seconds(date)))")
             return true
         }
     }
@@ -18,10 +20,13 @@ extension PostgresAccountServer: ClaimStore {
     public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) {
         try transaction(lock: "offer-codes") { connection in
             for code in codes {
-                guard try query(connection, "SELECT code FROM offerCode WHERE code = \(code.code.uppercased())").isEmpty else {
+                guard try query(connection, "SELECT code FROM offerCode WHERE code = \(code.code.uppercased())").isEmpty
+                else {
                     throw StoreError.offerCodeExists(code.code)
                 }
-                try query(connection, "INSERT INTO offerCode (code, value) VALUES (\(code.code.uppercased()), \(Self.json(code)))")
+                try query(
+                    connection,
+                    "INSERT INTO offerCode (code, value) VALUES (\(code.code.uppercased()), \(Self.json(code)))")
             }
         }
     }
@@ -35,7 +40,9 @@ extension PostgresAccountServer: ClaimStore {
 
     public func offerCodes() throws(StoreError) -> [OfferCode] {
         try read { connection in
-            try query(connection, "SELECT value FROM offerCode ORDER BY code").map { try Self.decode(OfferCode.self, $0, "value", of: "offerCode") }
+            try query(connection, "SELECT value FROM offerCode ORDER BY code").map {
+                try Self.decode(OfferCode.self, $0, "value", of: "offerCode")
+            }
         }
     }
 

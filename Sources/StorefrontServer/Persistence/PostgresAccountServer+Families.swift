@@ -8,6 +8,7 @@ extension PostgresAccountServer: FamilyStore {
     public func families() throws(StoreError) -> [Family] { try setting("families") ?? [] }
 
     public func changeFamily(_ change: FamilyChange) throws(StoreError) -> Bool {
-        try updateSetting("families", lock: "families:", empty: [Family]()) { current in try change.applied(to: current) }
+        try updateSetting("families", lock: "families:", empty: [Family]()) { current in try change.applied(to: current)
+        }
     }
 }

@@ -6,14 +6,15 @@ import StoreCore
 extension PostgresAccountServer: Outbox {
     func insert(_ connection: PostgresConnection, _ notification: ServerNotification) throws -> Bool {
         try !query(
-            connection, """
-                INSERT INTO notification (uuid, eventKey, accountKey, state, nextAttemptAt, value)
-                VALUES (
-                    \(notification.uuid), \(notification.key), \(Self.key(notification.account)), \(notification.state.rawValue),
-                    \(notification.nextAttemptAt.map(Self.seconds)), \(Self.json(notification))
-                )
-                ON CONFLICT DO NOTHING RETURNING uuid
-                """
+            connection,
+            """
+            INSERT INTO notification (uuid, eventKey, accountKey, state, nextAttemptAt, value)
+            VALUES (
+                \(notification.uuid), \(notification.key), \(Self.key(notification.account)), \(notification.state.rawValue),
+                \(notification.nextAttemptAt.map(Self.seconds)), \(Self.json(notification))
+            )
+            ON CONFLICT DO NOTHING RETURNING uuid
+            """
         ).isEmpty
     }
 
@@ -28,19 +29,22 @@ extension PostgresAccountServer: Outbox {
     }
 
     public func hasNotification(key: String) throws(StoreError) -> Bool {
-        try read { connection in try !query(connection, "SELECT uuid FROM notification WHERE eventKey = \(key)").isEmpty }
+        try read { connection in try !query(connection, "SELECT uuid FROM notification WHERE eventKey = \(key)").isEmpty
+        }
     }
 
     public func notifications(account: String?) throws(StoreError) -> [ServerNotification] {
         try read { connection in
             if let account {
-                return try notifications(query(
-                    connection, """
+                return try notifications(
+                    query(
+                        connection,
+                        """
                         SELECT value FROM notification
                         WHERE accountKey = \(Self.key(account))
                         ORDER BY sequence
                         """
-                ))
+                    ))
             }
             return try notifications(query(connection, "SELECT value FROM notification ORDER BY sequence"))
         }
@@ -48,23 +52,26 @@ extension PostgresAccountServer: Outbox {
 
     public func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification] {
         try read { connection in
-            try notifications(query(
-                connection, """
+            try notifications(
+                query(
+                    connection,
+                    """
                     SELECT value FROM notification
                     WHERE state = 'pending' AND nextAttemptAt <= \(Self.seconds(now))
                     ORDER BY sequence
                     """
-            ))
+                ))
         }
     }
 
     public func updateNotification(_ notification: ServerNotification) throws(StoreError) {
         try transaction { connection in
             try query(
-                connection, """
-                    UPDATE notification SET state = \(notification.state.rawValue), nextAttemptAt = \(notification.nextAttemptAt.map(Self.seconds)),
-                    value = \(Self.json(notification)) WHERE uuid = \(notification.uuid)
-                    """
+                connection,
+                """
+                UPDATE notification SET state = \(notification.state.rawValue), nextAttemptAt = \(notification.nextAttemptAt.map(Self.seconds)),
+                value = \(Self.json(notification)) WHERE uuid = \(notification.uuid)
+                """
             )
         }
     }

@@ -15,17 +15,21 @@ extension PostgresAccountServer: PlanBook {
     }
 
     func planLines(_ connection: PostgresConnection, account: String, from offset: Int = 0) throws -> [ReceiptEntry] {
-        try entries(query(
-            connection, """
+        try entries(
+            query(
+                connection,
+                """
                 SELECT entry FROM receipt
                 WHERE accountKey = \(Self.key(account))
                 AND (kind = \(ProductKind.autoRenewableSubscription.rawValue) OR event IN ('refund', 'refund-reversed', 'family-share', 'family-revoke'))
                 ORDER BY sequence OFFSET \(offset)
                 """
-        ))
+            ))
     }
 
-    public func plans(account: String) throws(StoreError) -> [String: PlanState] { try read { try plans($0, account: account) } }
+    public func plans(account: String) throws(StoreError) -> [String: PlanState] {
+        try read { try plans($0, account: account) }
+    }
 
     public func planLines(account: String, from offset: Int) throws(StoreError) -> [ReceiptEntry] {
         try read { try planLines($0, account: account, from: offset) }
@@ -33,36 +37,41 @@ extension PostgresAccountServer: PlanBook {
 
     @discardableResult
     public func updatePlans(
-        account: String, _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
+        account: String,
+        _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
     ) throws -> [ReceiptEntry] {
         try run(lock: account) { connection in
-                let plans = try plans(connection, account: account)
-                let lines: [ReceiptEntry]
-                do {
-                    lines = try body(plans) { try self.planLines(connection, account: account) }
-                } catch {
-                    throw Refused(error: error)
-                }
-                // N2: each line's notification is written with it.
-                let changed = try RecordingRules.record(lines, onto: plans, insert: { try insert(connection, $0) }) { notification in
-                    _ = try insert(connection, notification)
-                }
-                for (group, state) in changed.sorted(by: { $0.key < $1.key }) {
-                    try query(
-                        connection, """
-                            INSERT INTO plan (accountKey, account, groupID, state)
-                            VALUES (\(Self.key(account)), \(account), \(group), \(Self.json(state)))
-                            ON CONFLICT (accountKey, groupID) DO UPDATE SET state = EXCLUDED.state
-                            """
-                    )
-                }
-                return lines
+            let plans = try plans(connection, account: account)
+            let lines: [ReceiptEntry]
+            do {
+                lines = try body(plans) { try self.planLines(connection, account: account) }
+            } catch {
+                throw Refused(error: error)
+            }
+            // N2: each line's notification is written with it.
+            let changed = try RecordingRules.record(lines, onto: plans, insert: { try insert(connection, $0) }) {
+                notification in
+                _ = try insert(connection, notification)
+            }
+            for (group, state) in changed.sorted(by: { $0.key < $1.key }) {
+                try query(
+                    connection,
+                    """
+                    INSERT INTO plan (accountKey, account, groupID, state)
+                    VALUES (\(Self.key(account)), \(account), \(group), \(Self.json(state)))
+                    ON CONFLICT (accountKey, groupID) DO UPDATE SET state = EXCLUDED.state
+                    """
+                )
+            }
+            return lines
         }
     }
 
     public func accountsWithPlans() throws(StoreError) -> [String] {
         try read { connection in
-            try query(connection, "SELECT DISTINCT ON (accountKey) account FROM plan ORDER BY accountKey").compactMap { Self.string($0, "account") }
+            try query(connection, "SELECT DISTINCT ON (accountKey) account FROM plan ORDER BY accountKey").compactMap {
+                Self.string($0, "account")
+            }
         }
     }
 }

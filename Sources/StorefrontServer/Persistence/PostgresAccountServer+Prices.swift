@@ -7,6 +7,8 @@ extension PostgresAccountServer: PriceBook {
     public func priceChanges() throws(StoreError) -> [PriceChange] { try setting("prices") ?? [] }
 
     public func setPriceChange(_ change: PriceChange) throws(StoreError) {
-        try updateSetting("prices", lock: "prices", empty: [PriceChange]()) { stored in stored.filter { $0.productID != change.productID } + [change] }
+        try updateSetting("prices", lock: "prices", empty: [PriceChange]()) { stored in
+            stored.filter { $0.productID != change.productID } + [change]
+        }
     }
 }

@@ -7,7 +7,9 @@ extension PostgresAccountServer: RequestLog {
     public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {
         guard !requests.isEmpty else { return }
         try transaction { connection in
-            for request in requests.suffix(200) { try query(connection, "INSERT INTO request (value) VALUES (\(Self.json(request)))") }
+            for request in requests.suffix(200) {
+                try query(connection, "INSERT INTO request (value) VALUES (\(Self.json(request)))")
+            }
             try query(connection, "DELETE FROM request WHERE sequence <= (SELECT MAX(sequence) FROM request) - 200")
         }
     }

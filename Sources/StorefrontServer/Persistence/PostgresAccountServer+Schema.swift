@@ -7,71 +7,77 @@ extension PostgresAccountServer {
     /// The schema's versions, each a name kept in `storefrontMigration` once applied and its
     /// statements, whole, in order.
     static let migrations: [(name: String, statements: [String])] = [
-        ("v1", [
-            """
-            CREATE TABLE account (
-                name TEXT PRIMARY KEY,
-                nameKey TEXT NOT NULL UNIQUE,
-                passwordHash TEXT NOT NULL,
-                createdAt DOUBLE PRECISION NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE receipt (
-                transactionID TEXT PRIMARY KEY,
-                sequence BIGSERIAL NOT NULL UNIQUE,
-                accountKey TEXT NOT NULL,
-                kind TEXT NOT NULL,
-                purchaseDate DOUBLE PRECISION NOT NULL,
-                extendsExpiry BOOLEAN NOT NULL,
-                entry TEXT NOT NULL
-            )
-            """,
-            "CREATE INDEX receiptByAccount ON receipt (accountKey, purchaseDate, transactionID)",
-            "CREATE TABLE subscription (accountKey TEXT PRIMARY KEY, expiry DOUBLE PRECISION NOT NULL)",
-            """
-            CREATE TABLE plan (
-                accountKey TEXT NOT NULL,
-                account TEXT NOT NULL,
-                groupID TEXT NOT NULL,
-                state TEXT NOT NULL,
-                PRIMARY KEY (accountKey, groupID)
-            )
-            """,
-            "CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-            """
-            CREATE TABLE notification (
-                uuid TEXT PRIMARY KEY,
-                sequence BIGSERIAL NOT NULL UNIQUE,
-                eventKey TEXT NOT NULL UNIQUE,
-                accountKey TEXT NOT NULL,
-                state TEXT NOT NULL,
-                nextAttemptAt DOUBLE PRECISION,
-                value TEXT NOT NULL
-            )
-            """,
-            "CREATE TABLE request (sequence BIGSERIAL PRIMARY KEY, value TEXT NOT NULL)",
-            """
-            CREATE TABLE session (
-                tokenHash TEXT PRIMARY KEY,
-                account TEXT NOT NULL REFERENCES account (name),
-                device TEXT NOT NULL,
-                createdAt DOUBLE PRECISION NOT NULL,
-                revokedAt DOUBLE PRECISION
-            )
-            """,
-        ]),
-        ("v2: claims", [
-            """
-            CREATE TABLE claim (
-                key TEXT NOT NULL,
-                accountKey TEXT NOT NULL,
-                at DOUBLE PRECISION NOT NULL,
-                PRIMARY KEY (key, accountKey)
-            )
-            """,
-            "CREATE TABLE offerCode (code TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        ]),
+        (
+            "v1",
+            [
+                """
+                CREATE TABLE account (
+                    name TEXT PRIMARY KEY,
+                    nameKey TEXT NOT NULL UNIQUE,
+                    passwordHash TEXT NOT NULL,
+                    createdAt DOUBLE PRECISION NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE receipt (
+                    transactionID TEXT PRIMARY KEY,
+                    sequence BIGSERIAL NOT NULL UNIQUE,
+                    accountKey TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    purchaseDate DOUBLE PRECISION NOT NULL,
+                    extendsExpiry BOOLEAN NOT NULL,
+                    entry TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX receiptByAccount ON receipt (accountKey, purchaseDate, transactionID)",
+                "CREATE TABLE subscription (accountKey TEXT PRIMARY KEY, expiry DOUBLE PRECISION NOT NULL)",
+                """
+                CREATE TABLE plan (
+                    accountKey TEXT NOT NULL,
+                    account TEXT NOT NULL,
+                    groupID TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    PRIMARY KEY (accountKey, groupID)
+                )
+                """,
+                "CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                """
+                CREATE TABLE notification (
+                    uuid TEXT PRIMARY KEY,
+                    sequence BIGSERIAL NOT NULL UNIQUE,
+                    eventKey TEXT NOT NULL UNIQUE,
+                    accountKey TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    nextAttemptAt DOUBLE PRECISION,
+                    value TEXT NOT NULL
+                )
+                """,
+                "CREATE TABLE request (sequence BIGSERIAL PRIMARY KEY, value TEXT NOT NULL)",
+                """
+                CREATE TABLE session (
+                    tokenHash TEXT PRIMARY KEY,
+                    account TEXT NOT NULL REFERENCES account (name),
+                    device TEXT NOT NULL,
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    revokedAt DOUBLE PRECISION
+                )
+                """,
+            ]
+        ),
+        (
+            "v2: claims",
+            [
+                """
+                CREATE TABLE claim (
+                    key TEXT NOT NULL,
+                    accountKey TEXT NOT NULL,
+                    at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (key, accountKey)
+                )
+                """,
+                "CREATE TABLE offerCode (code TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            ]
+        ),
         // O7: refunds of any purchase reach devices with the plan lines; the event says which.
         ("v3: receipt events", ["ALTER TABLE receipt ADD COLUMN event TEXT NOT NULL DEFAULT 'purchase'"]),
         ("v4: change counts", changeCounts),
@@ -80,7 +86,8 @@ extension PostgresAccountServer {
     /// Each table that counts its changes, with the column holding its account's key (nil: the
     /// shared scope ''), as the embedded server's `countedTables`.
     static let countedTables: [(table: String, account: String?)] = [
-        ("account", "namekey"), ("receipt", "accountkey"), ("subscription", "accountkey"), ("plan", "accountkey"), ("claim", "accountkey"),
+        ("account", "namekey"), ("receipt", "accountkey"), ("subscription", "accountkey"), ("plan", "accountkey"),
+        ("claim", "accountkey"),
         ("setting", nil), ("offercode", nil),
     ]
 
@@ -120,7 +127,8 @@ extension PostgresAccountServer {
         try transaction { connection in
             try query(connection, "SELECT pg_advisory_xact_lock(7305815)")
             try query(connection, "CREATE TABLE IF NOT EXISTS storefrontMigration (name TEXT PRIMARY KEY)")
-            let done = Set(try query(connection, "SELECT name FROM storefrontMigration").compactMap { Self.string($0, "name") })
+            let done = Set(
+                try query(connection, "SELECT name FROM storefrontMigration").compactMap { Self.string($0, "name") })
             for migration in Self.migrations where !done.contains(migration.name) {
                 for statement in migration.statements { try query(connection, PostgresQuery(unsafeSQL: statement)) }
                 try query(connection, "INSERT INTO storefrontMigration (name) VALUES (\(migration.name))")

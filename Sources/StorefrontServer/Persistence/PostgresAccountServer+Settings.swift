@@ -20,28 +20,37 @@ extension PostgresAccountServer: SharedSettings {
 
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try setting("simulatedErrors") }
 
-    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) { try setSetting("simulatedErrors", errors) }
+    public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) {
+        try setSetting("simulatedErrors", errors)
+    }
 
     public func appAccountTokens() throws(StoreError) -> [String: String] { try setting("appAccountTokens") ?? [:] }
 
     public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
-        try updateSetting("appAccountTokens", lock: "app-account-tokens:", empty: [String: String]()) { tokens in tokens.merging([original: token]) { $1 } }
+        try updateSetting("appAccountTokens", lock: "app-account-tokens:", empty: [String: String]()) { tokens in
+            tokens.merging([original: token]) { $1 }
+        }
     }
 
     public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {
         guard clockRate != nil || billing != nil else { return }
         try transaction { connection in
             try query(connection, "SELECT pg_advisory_xact_lock(7305816)")
-            guard try query(connection, "SELECT key FROM setting WHERE key IN ('clock', 'billing')").isEmpty else { return }
+            guard try query(connection, "SELECT key FROM setting WHERE key IN ('clock', 'billing')").isEmpty else {
+                return
+            }
             if let clockRate {
                 try query(
-                    connection, """
-                        INSERT INTO setting (key, value)
-                        VALUES ('clock', \(Self.json(ClockSetting.standard.accelerated(rate: clockRate, real: real))))
-                        """
+                    connection,
+                    """
+                    INSERT INTO setting (key, value)
+                    VALUES ('clock', \(Self.json(ClockSetting.standard.accelerated(rate: clockRate, real: real))))
+                    """
                 )
             }
-            try query(connection, "INSERT INTO setting (key, value) VALUES ('billing', \(Self.json(billing ?? BillingSetting())))")
+            try query(
+                connection,
+                "INSERT INTO setting (key, value) VALUES ('billing', \(Self.json(billing ?? BillingSetting())))")
         }
     }
 }

@@ -35,7 +35,8 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     public init(url text: String) throws(StoreError) {
         address = try PostgresAddress(url: text)
         location = address.location
-        client = PostgresClient(configuration: try address.client(maximumConnections: Self.maximumConnections), backgroundLogger: logger)
+        client = PostgresClient(
+            configuration: try address.client(maximumConnections: Self.maximumConnections), backgroundLogger: logger)
     }
 
     /// A server whose pool runs in a task of its own (the command line's tools, tests and
@@ -93,7 +94,9 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         Task(executorPreference: Self.executor) { [client] in
             do {
                 try await client.withConnection { connection in
-                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in lease.lend(connection, done) }
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                        lease.lend(connection, done)
+                    }
                 }
             } catch {
                 lease.fail(error)
@@ -147,7 +150,9 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     /// Runs `body` in a transaction on a connection of the pool, holding the account's advisory
     /// lock when one is named; serialization failures and deadlocks between servers are tried
     /// again. A plan body's own refusal comes out as it went in.
-    func run<T>(lock account: String? = nil, transaction: Bool = true, _ body: (PostgresConnection) throws -> T) throws -> T {
+    func run<T>(lock account: String? = nil, transaction: Bool = true, _ body: (PostgresConnection) throws -> T) throws
+        -> T
+    {
         var attempt = 0
         while true {
             attempt += 1
@@ -158,7 +163,9 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
                     lent = try leased { connection in
                         do {
                             if transaction { try query(connection, "BEGIN") }
-                            if let account { try query(connection, "SELECT pg_advisory_xact_lock(hashtext(\(account.lowercased())))") }
+                            if let account {
+                                try query(connection, "SELECT pg_advisory_xact_lock(hashtext(\(account.lowercased())))")
+                            }
                             let result = try body(connection)
                             if transaction { try query(connection, "COMMIT") }
                             return result
@@ -219,11 +226,14 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
             if let message = error.serverInfo?[.message] { return message }
             if let failed = error.underlying as? NIOConnectionError {
                 let reasons = failed.connectionErrors.map { failure in
-                    (failure.error as? IOError).map { String(cString: strerror($0.errnoCode)).lowercased() } ?? "\(failure.error)"
+                    (failure.error as? IOError).map { String(cString: strerror($0.errnoCode)).lowercased() }
+                        ?? "\(failure.error)"
                 }
                 return Set(reasons).sorted().joined(separator: "; ")
             }
-            if let underlying = error.underlying as? IOError { return String(cString: strerror(underlying.errnoCode)).lowercased() }
+            if let underlying = error.underlying as? IOError {
+                return String(cString: strerror(underlying.errnoCode)).lowercased()
+            }
             if let underlying = error.underlying { return "\(error.code): \(underlying)" }
             return "\(error.code)"
         }
@@ -234,14 +244,17 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     func connectionWords(_ error: any Error) -> String {
         let failure = error as? PSQLError
         if failure?.code == .sslUnsupported {
-            return "the server does not offer TLS, which sslmode=\(address.mode.rawValue) requires (its ssl setting is off; sslmode=prefer connects without)"
+            return
+                "the server does not offer TLS, which sslmode=\(address.mode.rawValue) requires (its ssl setting is off; sslmode=prefer connects without)"
         }
         let underlying = failure?.underlying ?? error
         if let extra = underlying as? NIOSSLExtraError, extra == .failedToValidateHostname {
-            return "its TLS certificate is not made out to \(address.host) (connect by a name it names, or sslmode=verify-ca)"
+            return
+                "its TLS certificate is not made out to \(address.host) (connect by a name it names, or sslmode=verify-ca)"
         }
         if case .handshakeFailed(.sslError(let stack)) = underlying as? NIOSSLError,
-           stack.compactMap(BoringSSLReason.init).contains(.certificateVerifyFailed) {
+            stack.compactMap(BoringSSLReason.init).contains(.certificateVerifyFailed)
+        {
             let roots = address.rootCertificate.map { "the CA in \($0)" } ?? "the system's CAs"
             return "its TLS certificate does not verify against \(roots) (sslrootcert=FILE names the CA that signed it)"
         }
@@ -266,7 +279,8 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     /// The JSON in `column` of `row`, read from `table`; a value Storefront never writes (a row
     /// changed by hand, a cut write) is named with its table and column (P2), never as a
     /// decoder's trace.
-    static func decode<T: Decodable>(_ type: T.Type, _ row: PostgresRow, _ column: String, of table: String) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, _ row: PostgresRow, _ column: String, of table: String) throws -> T
+    {
         let text = string(row, column)
         guard let text, let value = try? JSONDecoder().decode(type, from: Data(text.utf8)) else {
             let shown = text.map { "\"\($0.prefix(40))\"" } ?? "NULL"
@@ -285,7 +299,9 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         try? row.makeRandomAccess()[column].decode(Double?.self)
     }
 
-    static func date(_ row: PostgresRow, _ column: String) -> Date? { double(row, column).map { Date(timeIntervalSince1970: $0) } }
+    static func date(_ row: PostgresRow, _ column: String) -> Date? {
+        double(row, column).map { Date(timeIntervalSince1970: $0) }
+    }
 
     static func seconds(_ date: Date) -> Double { date.timeIntervalSince1970 }
     static func key(_ account: String) -> String { account.lowercased() }
@@ -296,7 +312,8 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     /// moves with other databases' writes, which only costs a kept answer).
     public func changeStamp() throws(StoreError) -> ChangeStamp {
         let position = try read { connection in
-            try query(connection, "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text AS position").first.flatMap { Self.string($0, "position") } ?? "0"
+            try query(connection, "SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text AS position").first
+                .flatMap { Self.string($0, "position") } ?? "0"
         }
         return ChangeStamp(Int64(Double(position) ?? 0))
     }
@@ -306,7 +323,10 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     public func changeStamp(accounts: [String]) throws(StoreError) -> ChangeStamp {
         let keys = accounts.map(Self.key)
         let sum = try read { connection in
-            try query(connection, "SELECT coalesce(sum(count), 0)::BIGINT AS sum FROM changeCount WHERE scope = '' OR scope = ANY(\(keys))").first
+            try query(
+                connection,
+                "SELECT coalesce(sum(count), 0)::BIGINT AS sum FROM changeCount WHERE scope = '' OR scope = ANY(\(keys))"
+            ).first
                 .flatMap { try? $0.makeRandomAccess()["sum"].decode(Int64.self) } ?? 0
         }
         return ChangeStamp(sum)
@@ -314,7 +334,9 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
 
     func setting<T: Codable>(_ key: String) throws(StoreError) -> T? {
         try read { connection in
-            try query(connection, "SELECT value FROM setting WHERE key = \(key)").first.map { try Self.decode(T.self, $0, "value", of: "setting") }
+            try query(connection, "SELECT value FROM setting WHERE key = \(key)").first.map {
+                try Self.decode(T.self, $0, "value", of: "setting")
+            }
         }
     }
 
@@ -322,13 +344,17 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
     /// makes of it, in one transaction under the advisory lock `lock`, so that servers sharing the
     /// database never interleave two; nil from `change` writes nothing and returns false.
     @discardableResult
-    func updateSetting<T: Codable>(_ key: String, lock: String, empty: T, _ change: (T) throws -> T?) throws(StoreError) -> Bool {
+    func updateSetting<T: Codable>(_ key: String, lock: String, empty: T, _ change: (T) throws -> T?) throws(StoreError)
+        -> Bool
+    {
         try transaction(lock: lock) { connection in
-            let current = try query(connection, "SELECT value FROM setting WHERE key = \(key)").first
+            let current =
+                try query(connection, "SELECT value FROM setting WHERE key = \(key)").first
                 .map { try Self.decode(T.self, $0, "value", of: "setting") } ?? empty
             guard let next = try change(current) else { return false }
             try query(
-                connection, "INSERT INTO setting (key, value) VALUES (\(key), \(try Self.json(next))) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
+                connection,
+                "INSERT INTO setting (key, value) VALUES (\(key), \(try Self.json(next))) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
             )
             return true
         }
@@ -338,7 +364,8 @@ public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
         try transaction { connection in
             if let value {
                 try query(
-                    connection, "INSERT INTO setting (key, value) VALUES (\(key), \(try Self.json(value))) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
+                    connection,
+                    "INSERT INTO setting (key, value) VALUES (\(key), \(try Self.json(value))) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
                 )
             } else {
                 try query(connection, "DELETE FROM setting WHERE key = \(key)")

@@ -35,11 +35,13 @@ struct PostgresAddress: Sendable {
     /// The URL without its password, as every message names the database.
     let location: String
 
-    static let usage = "--database takes postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require|verify-ca|verify-full&sslrootcert=ca.pem]"
+    static let usage =
+        "--database takes postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require|verify-ca|verify-full&sslrootcert=ca.pem]"
 
     init(url text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) {
-        guard let url = URLComponents(string: text), ["postgres", "postgresql"].contains(url.scheme?.lowercased() ?? ""),
-              let host = url.host, !host.isEmpty, let user = url.user, !url.path.dropFirst().isEmpty
+        guard let url = URLComponents(string: text),
+            ["postgres", "postgresql"].contains(url.scheme?.lowercased() ?? ""),
+            let host = url.host, !host.isEmpty, let user = url.user, !url.path.dropFirst().isEmpty
         else {
             throw StoreError.storage(path: Self.withoutPassword(text), reason: Self.usage)
         }
@@ -51,14 +53,16 @@ struct PostgresAddress: Sendable {
                 guard let value = item.value, let given = TLSMode(rawValue: value) else {
                     throw StoreError.storage(
                         path: Self.withoutPassword(text),
-                        reason: "sslmode takes \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(item.value ?? "nothing")"
+                        reason:
+                            "sslmode takes \(TLSMode.allCases.map(\.rawValue).joined(separator: ", ")), not \(item.value ?? "nothing")"
                     )
                 }
                 mode = given
             case "sslrootcert":
                 rootCertificate = item.value
             default:
-                throw StoreError.storage(path: Self.withoutPassword(text), reason: "no parameter \(item.name): \(Self.usage)")
+                throw StoreError.storage(
+                    path: Self.withoutPassword(text), reason: "no parameter \(item.name): \(Self.usage)")
             }
         }
         self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
@@ -93,8 +97,12 @@ struct PostgresAddress: Sendable {
         if let rootCertificate, mode != .prefer {
             let roots = (try? NIOSSLCertificate.fromPEMFile(rootCertificate)) ?? []
             guard !roots.isEmpty else {
-                let reason = FileManager.default.fileExists(atPath: rootCertificate) ? "holds no PEM certificate" : "does not exist"
-                throw StoreError.storage(path: location, reason: "the CA file \(rootCertificate) \(reason) (sslrootcert, or $\(HTTPCall.caFileVariable))")
+                let reason =
+                    FileManager.default.fileExists(atPath: rootCertificate)
+                    ? "holds no PEM certificate" : "does not exist"
+                throw StoreError.storage(
+                    path: location,
+                    reason: "the CA file \(rootCertificate) \(reason) (sslrootcert, or $\(HTTPCall.caFileVariable))")
             }
             configuration.trustRoots = .certificates(roots)
         }
@@ -113,7 +121,8 @@ struct PostgresAddress: Sendable {
         } else {
             tls = .disable
         }
-        return PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
+        return PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: tls)
     }
 
     /// The pool's: at most `maximumConnections` open, an idle one checked with `SELECT 1` every
@@ -125,7 +134,8 @@ struct PostgresAddress: Sendable {
             case let configuration? where mode == .prefer: .prefer(configuration)
             case let configuration?: .require(configuration)
             }
-        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: tls)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.keepAliveBehavior = .init(frequency: .seconds(30))
         configuration.options.connectionIdleTimeout = .seconds(60)
