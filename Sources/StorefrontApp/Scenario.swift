@@ -82,6 +82,11 @@ public struct ScenarioStep: Equatable, Sendable {
         case retention(RetentionStep)
         /// `expect retention message "HEADER"` (or `none`): what the last cancel or accept showed.
         case expectRetention(String)
+        /// V10: `upload receipt`: the app sends its receipt to its backend, which the scenario plays
+        /// (ScenarioReceiptUpload.swift): SelfieService, validating it at verifyReceipt.
+        case uploadReceipt
+        /// `expect upload "TEXT"`: what SelfieService answered the last upload.
+        case expectUpload(String)
     }
 
     public enum FamilyStep: Equatable, Sendable {
@@ -109,7 +114,7 @@ public struct ScenarioStep: Equatable, Sendable {
         switch kind {
         case .expectHeader, .expectRow, .expectState, .expectReason, .expectViews, .expectOwned, .expectUser,
             .expectError,
-            .expectPlan, .expectNotification, .expectRetention:
+            .expectPlan, .expectNotification, .expectRetention, .expectUpload:
             true
         default: false
         }
@@ -334,6 +339,8 @@ public enum ScenarioParser {
         case ("retention", _): return .retention(try RetentionStep.parse(w))
         case ("accept", "retention"): return .retention(.accept(try word(2, "a plan's product")))
         case ("expect", "retention"): return .expectRetention(try word(3, "the message's header in quotes, or none"))
+        case ("upload", "receipt"): return .uploadReceipt
+        case ("expect", "upload"): return .expectUpload(try word(2, "part of SelfieService's answer in quotes"))
         case ("cancel", _), ("renew-on", _), ("expire", _), ("force-renew", _), ("refund", _):
             let command = PlanCommand(rawValue: lower[0])!
             return .plan(command, try word(1, "a product of the plan's group"))

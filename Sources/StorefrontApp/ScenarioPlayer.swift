@@ -175,6 +175,11 @@ public final class ScenarioPlayer {
                 app.dispatch(.randomShown(drawn))
             }
             return done && wait(seconds: 1.5)
+        case .uploadReceipt:
+            // V10: what the app's backend answered its receipt is seen in the banner.
+            let done = run(step, pause: false)
+            if let answer = runner.lastUpload { app.dispatch(.showBanner(Banner("SelfieService: \(answer)"))) }
+            return done && wait(seconds: 2)
         default:
             return run(step)
         }

@@ -29,7 +29,7 @@ public final class ScenarioRunner {
     public let catalog: Catalog
     let directory: StateDirectory
     private let clock: ManualClock
-    private let calendar: Calendar
+    let calendar: Calendar
     private var deviceName = "phone"
     /// The device the story is on now.
     public var device: String { deviceName }
@@ -40,6 +40,8 @@ public final class ScenarioRunner {
     private var lastError: String?
     /// M2: what the last cancel or accept showed, and the scenario's own realtime endpoint.
     public internal(set) var lastRetention: RetentionOffer?
+    /// What SelfieService answered the last `upload receipt`, in words.
+    public internal(set) var lastUpload: String?
     var endpoint = ScenarioEndpoint()
     /// The last promotional offer signature and offer code used, for `reused` and `redeem last`.
     private var lastOfferSignature: OfferSignature?
@@ -281,6 +283,7 @@ public final class ScenarioRunner {
         case .webhook(let url): try store.notifications.setWebhook(url.map { Webhook(url: $0) })
         case .simulatedError(let api, let error): try store.settings.setSimulatedError(error, for: api)
         case .clearSimulatedErrors: try store.settings.setSimulatedErrors(SimulatedErrors())
+        case .uploadReceipt: lastUpload = try uploadReceipt()
         case .caption, .pause, .open, .catalog: break
         default: break
         }
@@ -330,6 +333,9 @@ public final class ScenarioRunner {
             result.detail = "the last step said \(lastError.map { "\"\($0)\"" } ?? "nothing wrong")"
         case .expectRetention(let header):
             checkRetention(header, &result)
+        case .expectUpload(let text):
+            result.passed = lastUpload?.contains(text) == true
+            result.detail = "SelfieService said \(lastUpload.map { "\"\($0)\"" } ?? "nothing: no upload yet")"
         case .expectNotification(let type, let subtype):
             let all = try store.notifications.all()
             let fresh = all.dropFirst(notificationsSeen)

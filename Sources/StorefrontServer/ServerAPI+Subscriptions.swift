@@ -28,9 +28,14 @@ extension ServerAPI {
             return .error(APIErrorCode.invalidStatus, "status must be 1 to 5")
         }
         let now = clock.now()
-        let builder = try pricedBuilder(identity, account: account, now: now)
+        // Renewal info says the price a plan renews at: the one the developer set (O6).
+        let builder = PayloadBuilder(
+            catalog: try catalog.priced(by: server), identity: identity, now: now, account: account,
+            appAccountTokens: try server.appAccountTokens())
         var data: [[String: Any]] = []
-        for (group, plan, renewalInfo) in try renewals(account: account, receipt: receipt, builder: builder, now: now) {
+        for (group, plan, renewalInfo) in builder.renewals(
+            try server.plans(account: account), catalog: catalog, receipt: receipt)
+        {
             let status = PayloadBuilder.status(plan)
             guard wanted.isEmpty || wanted.contains(String(status)) else { continue }
             var item: [String: Any] = [

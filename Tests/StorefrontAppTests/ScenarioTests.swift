@@ -58,7 +58,8 @@ struct ScenarioTests {
         #expect(
             Self.selfies == [
                 "billing.scenario", "intro-eligibility.scenario", "notifications.scenario", "offer-codes.scenario",
-                "price-increase.scenario", "promotional-offer.scenario", "retention.scenario",
+                "price-increase.scenario", "promotional-offer.scenario", "receipt-upload.scenario",
+                "retention.scenario",
                 "trial-and-renewals.scenario", "upgrade.scenario", "win-back.scenario",
             ])
     }

@@ -46,6 +46,20 @@ extension AppReceipt {
         }
     }
 
+    /// `check`, for a caller that cannot wait with `await` (a scenario's step): the check runs on a
+    /// queue of its own, never on Swift's cooperative threads, which the caller may be holding.
+    public static func checkWaiting(_ der: Data, root: Data, at time: Date) -> Check {
+        let found = Locked<Check>(.malformed)
+        let done = DispatchSemaphore(value: 0)
+        Task(executorPreference: ReceiptCheckExecutor.shared) {
+            let result = await check(der, root: root, at: time)
+            found.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return found.withLock { $0 }
+    }
+
     /// The content a PKCS #7 SignedData carries: ContentInfo { OID, [0] SignedData { version,
     /// digest algorithms, EncapsulatedContentInfo { OID, [0] OCTET STRING }, … } }.
     static func encapsulatedContent(_ der: [UInt8]) throws -> [UInt8] {
@@ -100,5 +114,16 @@ extension AppReceipt {
     static func children(of node: ASN1Node) throws -> [ASN1Node] {
         guard case .constructed(let nodes) = node.content else { throw ASN1Error.unexpectedFieldType(node.identifier) }
         return Array(nodes)
+    }
+}
+
+/// A serial queue of its own as a task executor: where `checkWaiting` runs the CMS verifier.
+private final class ReceiptCheckExecutor: TaskExecutor {
+    static let shared = ReceiptCheckExecutor()
+    private let queue = DispatchQueue(label: "storefront.receipt-check")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -2,13 +2,12 @@
 // transaction says what Get Transaction Info signs for the same id: Apple's legacy field names,
 // every number and flag a string, and each date three times (`…` in Etc/GMT, `…_ms`, `…_pst`).
 import Foundation
-import StoreCore
 
-struct LegacyReceiptFields {
+package struct LegacyReceiptFields {
     private let utc: DateFormatter
     private let pacific: DateFormatter
 
-    init() {
+    package init() {
         func formatter(_ zone: String) -> DateFormatter {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -21,7 +20,7 @@ struct LegacyReceiptFields {
     }
 
     /// `name`, `name_ms` and `name_pst` for the instant `milliseconds`; nothing when it is nil.
-    func date(_ name: String, _ milliseconds: Int64?, into object: inout [String: Any]) {
+    package func date(_ name: String, _ milliseconds: Int64?, into object: inout [String: Any]) {
         guard let milliseconds else { return }
         let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         object[name] = utc.string(from: date)
@@ -30,7 +29,7 @@ struct LegacyReceiptFields {
     }
 
     /// One entry of `receipt.in_app` and `latest_receipt_info`.
-    func transaction(_ payload: TransactionPayload) -> [String: Any] {
+    package func transaction(_ payload: TransactionPayload) -> [String: Any] {
         let isFreeTrial = payload.offerDiscountType == "FREE_TRIAL"
         var object: [String: Any] = [
             "quantity": String(payload.quantity ?? 1), "product_id": payload.productId ?? "",
@@ -56,7 +55,7 @@ struct LegacyReceiptFields {
     }
 
     /// One entry of `pending_renewal_info`: a plan's renewal, as its signed renewal info says.
-    func renewal(_ payload: RenewalInfoPayload) -> [String: Any] {
+    package func renewal(_ payload: RenewalInfoPayload) -> [String: Any] {
         var object: [String: Any] = [
             "original_transaction_id": payload.originalTransactionId ?? "", "product_id": payload.productId ?? "",
             "auto_renew_product_id": payload.autoRenewProductId ?? "",
