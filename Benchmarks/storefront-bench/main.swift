@@ -380,7 +380,7 @@ if wants("plans") {
         "flat: the plan is stored folded")
 }
 
-// MARK: Signed data and notifications (issue 14): signing one transaction against swift-crypto's
+// MARK: Signed data and notifications: signing one transaction against swift-crypto's
 // bare P-256 signature; a purchase whose notification is POSTed to a receiver on loopback against
 // the same purchase with no webhook.
 
@@ -435,7 +435,7 @@ func require<T>(_ value: T?) throws -> T {
     return value
 }
 
-// MARK: Purchases through `storefront serve` from four devices at once (issue 16), beside the same
+// MARK: Purchases through `storefront serve` from four devices at once, beside the same
 // store's purchases in-process, in the same run.
 
 if wants("remote") {
@@ -465,7 +465,7 @@ if wants("remote") {
     }
 }
 
-// MARK: The App Store Server API under load (issue 15): wrk against Get Transaction History for a
+// MARK: The App Store Server API under load: wrk against Get Transaction History for a
 // customer with 1,000 transactions, beside a Hummingbird server's fixed body (FixedBodies.swift)
 // in the same run.
 
@@ -610,7 +610,7 @@ if wants("serve") {
     }
 }
 
-// MARK: The async seam (issue 23): a quick account call with 64 in flight, while sign-ins at the
+// MARK: The async seam: a quick account call with 64 in flight, while sign-ins at the
 // full scrypt cost run one after another, beside the same 64 in flight on an idle server, in the
 // same run. Blocking work runs on the server's own thread pool, never on Swift's cooperative
 // threads, so a slow sign-in should not hold the other requests up.

@@ -62,7 +62,7 @@ public struct ClockSetting: Sendable, Equatable, Codable {
     public var anchorStore: Date?
     /// `clock rate sandbox`: the App Store sandbox imitated on purpose, its period table included
     /// (a month in five real minutes, a year in an hour). At any other rate, and without it,
-    /// periods are calendar periods of store time (issue 25). Nil in settings written before it.
+    /// periods are calendar periods of store time. Nil in settings written before it.
     public var sandboxPeriods: Bool?
 
     public init(

@@ -5,7 +5,7 @@
 //
 //   accounts      sign up, in and out (A1, A7)                          Accounts.swift
 //   queue         payments, policy, decisions, delivery, restore (Q, A5)  PaymentQueue.swift
-//   plans         auto-renewable plans and their renewals (issue 5)     Plans.swift
+//   plans         auto-renewable plans and their renewals               Plans.swift
 //   offers        promotional offers, offer codes (O2, O3)              Offers.swift
 //   refunds       refund requests and their answers (O7)              Refunds.swift
 //   family        Family Sharing (O5)                                  Family.swift

@@ -1,4 +1,4 @@
-// Auto-renewable subscriptions on the command line (issue 5): the plans of the signed-in account,
+// Auto-renewable subscriptions on the command line: the plans of the signed-in account,
 // the actions Xcode's transaction manager offers on them, and how renewals are charged.
 import ArgumentParser
 import Foundation

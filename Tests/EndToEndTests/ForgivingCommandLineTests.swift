@@ -1,4 +1,4 @@
-// Issue 26, a newcomer's first hour: the command line forgives what a person gets slightly wrong,
+// A newcomer's first hour: the command line forgives what a person gets slightly wrong,
 // and says exactly what was wrong when it cannot.
 import Foundation
 import Testing

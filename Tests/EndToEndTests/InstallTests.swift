@@ -1,4 +1,4 @@
-// Issue 13, first contact: the program copied to an empty folder and run from `/` opens its
+// First contact: the program copied to an empty folder and run from `/` opens its
 // default store and runs every shipped scenario; shell completion; scenarios that name a catalog.
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-// Issue 6 through the real binary: `storefront --catalog Products.storekit`, headless and on the
+// Xcode StoreKit files through the real binary: `storefront --catalog Products.storekit`, headless and on the
 // screen, and bad `.storekit` files refused with one line that leaves the state as it was.
 import Foundation
 import TerminalUI

@@ -1,4 +1,4 @@
-// Issue 24, tried as an attacker would: a stranger signs up on a team server (`storefront serve`,
+// Tried as an attacker would: a stranger signs up on a team server (`storefront serve`,
 // on SQLite and on PostgreSQL) and tries every hole an outside tester found, through the command
 // line and as raw calls on the wire; each is refused and the victim's data is unchanged. The same
 // actions with the developer's token succeed.

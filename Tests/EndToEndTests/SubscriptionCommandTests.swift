@@ -1,4 +1,4 @@
-// Issue 5 through the real binary: RW Selfies' auto-renewable plans driven as a script would.
+// Auto-renewable plans through the real binary: RW Selfies' auto-renewable plans driven as a script would.
 import Foundation
 import Testing
 

@@ -54,7 +54,7 @@ final class Session {
             "PATH": "/usr/bin:/bin",
             "HOME": stateDirectory.path,
             // `storefront serve` ends at once if the store's blocking work ever runs on a Swift
-            // task's thread (BlockingWatch): every test that serves checks issue 23's promise.
+            // task's thread (BlockingWatch): every test that serves checks the promise.
             "STOREFRONT_STRICT_THREADS": "1",
         ]
         if binary != nil { environment["STOREFRONT_ASSETS"] = nil }

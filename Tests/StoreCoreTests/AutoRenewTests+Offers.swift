@@ -115,7 +115,7 @@ extension AutoRenewTests {
     }
 
     @Test(
-        "Issue 25 at the real files' own rates (SKDemo and Cisum 15, Superwall 1003, react-native-purchases 1002) a P1M plan lasts 28–31 store days and a P1Y one 365–366; only `clock rate sandbox` takes the sandbox's table",
+        "C6 at the real files' own rates (SKDemo and Cisum 15, Superwall 1003, react-native-purchases 1002) a P1M plan lasts 28–31 store days and a P1Y one 365–366; only `clock rate sandbox` takes the sandbox's table",
         arguments: [15, 1003, 1002]
     )
     func calendarPeriodsAtEveryRate(timeRate: Int) throws {

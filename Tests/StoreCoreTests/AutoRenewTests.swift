@@ -1,4 +1,4 @@
-// Issue 5: auto-renewable subscriptions — renewals as the clock passes, introductory offers,
+// Auto-renewable subscriptions — renewals as the clock passes, introductory offers,
 // cancel, refund, expire, force renew, billing retry and grace, plan changes in a group, and the
 // receipt giving back the live state (A6 for plans).
 import Foundation
@@ -51,7 +51,7 @@ struct AutoRenewTests {
         ]
         #expect(renewals.map(\.purchaseDate) == expected)
         #expect(renewals.map(\.expiresDate) == Array(expected.dropFirst()) + [utc(2027, 2, 28, 10)])
-        // Issue 25: the resubscription keeps the group's original transaction (StoreKit's originalID).
+        // The resubscription keeps the group's original transaction (StoreKit's originalID).
         #expect(renewals.allSatisfy { $0.price == Decimal(string: "5.99") && $0.reference == trial.id })
         #expect(trial.id != second.id)
         #expect(try plan(store).renewals == 12)
@@ -87,7 +87,7 @@ struct AutoRenewTests {
             let renewals = history.filter(\.isRenewal)
             #expect(renewals.count == 12, "\(store.session.deviceName): \(history.map(\.id))")
             #expect(Set(renewals.map(\.id)).count == 12)
-            // The resubscription kept the group's original id: the trial's (issue 25).
+            // The resubscription kept the group's original id: the trial's.
             #expect(renewals.allSatisfy { $0.originalID == trial.id && $0.isFinished && $0.states == [.purchased] })
             #expect(renewals.map { $0.purchaseDate! } == renewals.map { $0.purchaseDate! }.sorted())
             #expect(try store.entitlements.receipt().isConsistent)

@@ -1,4 +1,4 @@
-// StoreError carries data (issue 23): a refusal of a plan, a family or a refund is a typed value
+// StoreError carries data: a refusal of a plan, a family or a refund is a typed value
 // that crosses the account server's wire whole, and is worded in one place.
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-// Issue 6: Xcode StoreKit configuration files read as catalogs — the real samples, each version's
+// Xcode StoreKit configuration files read as catalogs — the real samples, each version's
 // layout, localizations, settings, durations of non-renewing subscriptions, and bad files.
 import Crypto
 import Foundation
@@ -275,7 +275,7 @@ struct StoreKitCatalogTests {
                 == "Bad.storekit: --duration names \"b\", which is not a product of this file")
     }
 
-    // MARK: Issue 13: every real file opens
+    // MARK: Every real file opens
 
     @Test("C6 an empty configuration, as Xcode creates it, is an empty store with no error")
     func emptyConfiguration() throws {

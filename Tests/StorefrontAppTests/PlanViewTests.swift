@@ -1,4 +1,4 @@
-// Issue 5 on the screen: plan rows, the plan line in the header, and the transaction manager's
+// Auto-renewable plans on the screen: plan rows, the plan line in the header, and the transaction manager's
 // plan keys, through the reducer and the renderer against a real store.
 import Foundation
 import StoreCore

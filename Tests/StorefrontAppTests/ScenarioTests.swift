@@ -41,7 +41,7 @@ struct ScenarioTests {
             atPath: shippedFolder.appendingPathComponent("scenarios/selfies").path))?
         .filter { $0.hasSuffix(".scenario") }.sorted() ?? []
 
-    @Test("every shipped RW Selfies scenario passes on assets/selfies.json (issue 5)", arguments: selfies)
+    @Test("every shipped RW Selfies scenario passes on assets/selfies.json", arguments: selfies)
     func selfiesScenario(name: String) throws {
         let text = try String(
             contentsOf: shippedFolder.appendingPathComponent("scenarios/selfies/\(name)"), encoding: .utf8)

@@ -1,4 +1,4 @@
-// Issue 13: the shipped assets travel inside the program, and the copy is never stale.
+// The shipped assets travel inside the program, and the copy is never stale.
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-// Issue 6 on the screen: a Chinese storefront's names and prices laid out by column width, and the
+// Xcode StoreKit files on the screen: a Chinese storefront's names and prices laid out by column width, and the
 // generated picture of a product that has no image.
 import Foundation
 import StoreCore

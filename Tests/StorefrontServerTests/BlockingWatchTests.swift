@@ -1,4 +1,4 @@
-// Issue 23's promise, that the store's blocking work never runs on a Swift task's thread, is
+// The promise that the store's blocking work never runs on a Swift task's thread is
 // watched at run time (BlockingWatch): these tests show the watch sees a call made inside a task
 // and not one made on a thread of its own (as the server's blocking pool runs them), and that the
 // server logs each kind once. The end-to-end tests run every `storefront serve` with

@@ -1,4 +1,4 @@
-// `storefront serve`'s background work logs its failures (issue 23), and a failure that repeats
+// `storefront serve`'s background work logs its failures, and a failure that repeats
 // word for word (a database that is down) is logged once and then once every `repeatEvery`
 // rounds, not once a round; the round that works again says so.
 import Foundation

@@ -1,4 +1,4 @@
-// Issue 13: `scenario play --cast` — frames written as an asciicast v2 recording.
+// `scenario play --cast` — frames written as an asciicast v2 recording.
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-// Issue 6: products without an image get a picture of their initials on a colour from their id.
+// Products without an image get a picture of their initials on a colour from their id.
 import Testing
 
 @testable import TerminalUI

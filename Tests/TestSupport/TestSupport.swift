@@ -46,7 +46,7 @@ public let testCatalog = Catalog(
     ]
 )
 
-/// RW Selfies' four auto-renewable plans in one group (issue 5), plus a comic and a plan of
+/// RW Selfies' four auto-renewable plans in one group, plus a comic and a plan of
 /// another group that unlocks every comic.
 public let selfiesCatalog = familyShared(
     Catalog(

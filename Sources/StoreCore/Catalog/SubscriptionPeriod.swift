@@ -1,4 +1,4 @@
-// Periods of auto-renewable subscriptions and their introductory offers (C2, issue 5), written as
+// Periods of auto-renewable subscriptions and their introductory offers (C2), written as
 // ISO 8601 durations the way App Store Connect and Xcode's StoreKit files write them: P3D, P1W,
 // P1M, P2M, P3M, P6M, P1Y.
 import Foundation

@@ -1,4 +1,4 @@
-// The embedded account server's plans (issue 5): each account's plan per group, kept as the fold
+// The embedded account server's plans: each account's plan per group, kept as the fold
 // of the plan lines on its receipt, written with the lines in one transaction.
 import Foundation
 import GRDB

@@ -162,7 +162,7 @@ package struct PayloadBuilder {
         }
     }
 
-    /// The transaction a notification about `line` carries (issue 25), always one Get Transaction
+    /// The transaction a notification about `line` carries, always one Get Transaction
     /// Info answers: a refund, a refund request and its answers carry the purchase they are about;
     /// a REVOKE, the member's FAMILY_SHARED transaction; an event of a plan that is not a
     /// transaction (auto-renew off or on, a price increase, a billing failure, an expiry, an

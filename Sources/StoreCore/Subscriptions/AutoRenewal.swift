@@ -1,4 +1,4 @@
-// Auto-renewable subscriptions (issue 5): the rules that write a plan's receipt lines as the clock
+// Auto-renewable subscriptions: the rules that write a plan's receipt lines as the clock
 // passes period ends (renewals, billing failures, the sandbox's renewal limit) and as people act
 // (subscribe, upgrade, cancel, refund, expire, force a renewal). The state they act on, and the
 // fold that makes it from those lines, is PlanState.swift.

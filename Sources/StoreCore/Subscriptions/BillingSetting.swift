@@ -1,4 +1,4 @@
-// How renewals are charged (billing retry and the grace period, A-rules of issue 5), as the account
+// How renewals are charged (billing retry and the grace period), as the account
 // server is set and the command line and scenarios write it.
 import Foundation
 

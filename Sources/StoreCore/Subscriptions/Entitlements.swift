@@ -145,7 +145,7 @@ public struct StoreStatus: Sendable, Equatable {
     public var unlocked: [String]
     public var randomViewsRemaining: Int
     public var lastRandomComic: String?
-    /// The account's auto-renewable plans, one per group (issue 5).
+    /// The account's auto-renewable plans, one per group.
     public var plans: [PlanStatus] = []
     /// What the active plans unlock, as the catalog names it.
     public var entitlements: [String] = []

@@ -1,4 +1,4 @@
-// Why a plan could not be changed, as data (issue 23): the store throws it, the command line, the
+// Why a plan could not be changed, as data: the store throws it, the command line, the
 // screen and the account server's wire carry it, and `description` words it once.
 import Foundation
 

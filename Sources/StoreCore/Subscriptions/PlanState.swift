@@ -1,4 +1,4 @@
-// The state of one account's auto-renewable plan in one subscription group (issue 5), as a fold
+// The state of one account's auto-renewable plan in one subscription group, as a fold
 // over the receipt lines that change it; AutoRenewal.swift writes those lines.
 //
 // The fold is the only way state changes: the server applies each line it records to the stored

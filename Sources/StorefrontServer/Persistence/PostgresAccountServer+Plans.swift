@@ -1,4 +1,4 @@
-// Plans in PostgreSQL (issue 5): plan lines, the plans they fold to and their notifications in
+// Plans in PostgreSQL: plan lines, the plans they fold to and their notifications in
 // one transaction under the account's advisory lock; a conflict retries.
 import Foundation
 import PostgresNIO
