@@ -4,7 +4,9 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Two machines, one account server: the command line with --server", .serialized)
+@Suite(
+    "Two machines, one account server: the command line with --server", .serialized, .tags(.postgres, .python, .tmux),
+    .notInFastRun)
 struct AccountServerTests {
     /// A machine: a state folder of its own whose commands go to `server`.
     func machine(_ server: Server) throws -> Session {

@@ -4,9 +4,10 @@
 // Apple gives a backend moving off verifyReceipt. Its in-app receipts are the account's purchases,
 // every non-renewing one among them (the receipt-chaining note), with the dates `history` shows.
 import Foundation
+import TestSupport
 import Testing
 
-@Suite("the app receipt, read by openssl and Apple's ReceiptUtility", .serialized)
+@Suite("the app receipt, read by openssl and Apple's ReceiptUtility", .serialized, .tags(.python), .notInFastRun)
 struct AppReceiptTests {
     static let script = repositoryRoot.appendingPathComponent("Tests/Python/read_receipt.py")
 

@@ -1,5 +1,6 @@
 // The `storefront` binary driven as a script would drive it (L1, L2), through the scenarios.
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("storefront command line", .serialized)
@@ -30,7 +31,8 @@ struct CommandLineTests {
     }
 
     @Test(
-        "L2 every subcommand that opens a store takes the catalog, the device, the state folder, the user, the outcome policy and the clock; the few that open none are named here; every one refuses an unknown option in one line, exit 2"
+        "L2 every subcommand that opens a store takes the catalog, the device, the state folder, the user, the outcome policy and the clock; the few that open none are named here; every one refuses an unknown option in one line, exit 2",
+        .tags(.slow), .notInFastRun
     )
     func commonOptions() throws {
         let session = try Session()

@@ -8,7 +8,9 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Apple-exact: the conformance story, judged by Apple's library", .serialized)
+@Suite(
+    "Apple-exact: the conformance story, judged by Apple's library", .serialized, .tags(.postgres, .python, .slow),
+    .notInFastRun)
 struct ConformanceTests {
     enum Backend: String, CaseIterable, CustomTestStringConvertible {
         case sqlite, postgres

@@ -4,9 +4,10 @@
 // the completed purchase (or, cut before the store answered, nothing charged).
 import Foundation
 import StoreCore
+import TestSupport
 import Testing
 
-@Suite("crash points, walked with SIGKILL")
+@Suite("crash points, walked with SIGKILL", .tags(.slow), .notInFastRun)
 struct CrashPointWalkTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let product: String

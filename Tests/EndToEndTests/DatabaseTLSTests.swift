@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("storefront serve against PostgreSQL over TLS", .serialized)
+@Suite("storefront serve against PostgreSQL over TLS", .serialized, .tags(.postgres), .notInFastRun)
 struct DatabaseTLSTests {
     /// Runs `openssl` with `arguments`; the test stops if it fails.
     func openssl(_ arguments: [String]) throws {

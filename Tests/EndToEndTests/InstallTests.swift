@@ -1,9 +1,10 @@
 // First contact: the program copied to an empty folder and run from `/` opens its
 // default store and runs every shipped scenario; shell completion; scenarios that name a catalog.
 import Foundation
+import TestSupport
 import Testing
 
-@Suite("A copied binary", .serialized)
+@Suite("A copied binary", .serialized, .tags(.python, .tmux), .notInFastRun)
 struct InstallTests {
     /// Runs `binary` from `/` with only HOME, PATH and TZ: no assets folder anywhere it looks.
     func run(_ binary: URL, _ arguments: [String], home: URL) throws -> RunResult {

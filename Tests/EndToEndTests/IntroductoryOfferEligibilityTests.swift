@@ -5,9 +5,10 @@
 // too old, or with a claim of the wrong JSON type is refused with invalidOfferSignature, and
 // nothing is charged. The signed transactions are read by Apple's verifier.
 import Foundation
+import TestSupport
 import Testing
 
-@Suite("introductory offer eligibility, signed by Apple's library", .serialized)
+@Suite("introductory offer eligibility, signed by Apple's library", .serialized, .tags(.python), .notInFastRun)
 struct IntroductoryOfferEligibilityTests {
     static let monthly = PromotionalOfferTests.monthly
     static let weekly = PromotionalOfferTests.weekly

@@ -3,6 +3,7 @@
 // transaction and renewal info inside it), SIGKILL between the outbox and the 200 loses nothing,
 // and a receiver that hangs costs a purchase no more than the timeout.
 import Foundation
+import TestSupport
 import Testing
 
 /// The first line a started program writes to `pipe` (its port or address), without waiting for more.
@@ -54,7 +55,7 @@ final class Receiver {
     }
 }
 
-@Suite("notifications delivered to a real receiver", .serialized)
+@Suite("notifications delivered to a real receiver", .serialized, .tags(.python), .notInFastRun)
 struct NotificationDeliveryTests {
     func payloadFields(_ jws: String) throws -> [String: Any] {
         let part = try #require(jws.split(separator: ".").dropFirst().first)

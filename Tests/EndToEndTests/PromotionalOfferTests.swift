@@ -3,6 +3,7 @@
 // from `storefront keys create` are accepted by `storefront buy --offer`; tampered, reused,
 // expired, foreign and revoked ones are refused with StoreKit's error, and nothing is charged.
 import Foundation
+import TestSupport
 import Testing
 
 /// Apple's signer, run with a key of a state folder.
@@ -90,7 +91,7 @@ func storeMilliseconds(_ session: Session) throws -> Int64 {
     return Int64(date.timeIntervalSince1970 * 1000)
 }
 
-@Suite("promotional offers, signed by Apple's library", .serialized)
+@Suite("promotional offers, signed by Apple's library", .serialized, .tags(.python), .notInFastRun)
 struct PromotionalOfferTests {
     static let monthly = "com.storefront.selfies.sub.allaccess.monthly"
     static let weekly = "com.storefront.selfies.sub.allaccess"

@@ -6,7 +6,9 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("verifyReceipt, validated by inapppy and judged by Apple's library", .serialized)
+@Suite(
+    "verifyReceipt, validated by inapppy and judged by Apple's library", .serialized, .tags(.postgres, .python),
+    .notInFastRun)
 struct ReceiptValidationTests {
     enum Backend: String, CaseIterable, CustomTestStringConvertible {
         case sqlite, postgres

@@ -19,7 +19,7 @@ func testPNG(width: Int, height: Int, alpha: Bool = false) throws -> Data {
     return try PNGCodec.encode(RGBAImage(width: width, height: height, pixels: pixels), layout: alpha ? .rgba : .rgb)
 }
 
-@Suite("Retention Messaging API through Apple's client", .serialized)
+@Suite("Retention Messaging API through Apple's client", .serialized, .tags(.postgres, .python, .tmux), .notInFastRun)
 struct RetentionTests {
     let serve = ServeTests()
 

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("storefront screen in tmux", .serialized)
+@Suite("storefront screen in tmux", .serialized, .tags(.tmux), .notInFastRun)
 struct ScreenTests {
     @Test("sign up, buy a comic and see its checkmark, subscribe: header, every comic checked, Renew")
     func purchaseFlow() throws {
@@ -169,7 +169,7 @@ extension ScreenTests {
     }
 }
 
-@Suite("storefront screen with auto-renewable plans", .serialized)
+@Suite("storefront screen with auto-renewable plans", .serialized, .tags(.tmux), .notInFastRun)
 struct PlanScreenTests {
     @Test("subscribe to a plan with a trial on the screen, see it in the header, cancel it in the transaction manager")
     func trialAndCancel() throws {

@@ -7,7 +7,7 @@ import StoreCore
 import TestSupport
 import Testing
 
-@Suite("storefront serve, called by Apple's client", .serialized)
+@Suite("storefront serve, called by Apple's client", .serialized, .tags(.python), .notInFastRun)
 struct ServeTests {
     struct Key {
         let pem: String, keyID: String, issuerID: String

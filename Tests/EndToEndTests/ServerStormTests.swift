@@ -10,7 +10,9 @@ import Testing
     import Glibc
 #endif
 
-@Suite("kill -9 or SIGTERM of the account server during a storm of purchases", .serialized)
+@Suite(
+    "kill -9 or SIGTERM of the account server during a storm of purchases", .serialized, .tags(.postgres, .slow),
+    .notInFastRun)
 struct ServerStormTests {
     /// `storefront serve` over `folder` on `port` (0: a free one), and the port it took.
     static func startServer(_ folder: URL, port: Int, database: String?) throws -> (Process, Int) {

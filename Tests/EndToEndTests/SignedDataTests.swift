@@ -7,7 +7,7 @@ import StoreCore
 import TestSupport
 import Testing
 
-@Suite("signed data, verified by Apple's library", .serialized)
+@Suite("signed data, verified by Apple's library", .serialized, .tags(.postgres, .python), .notInFastRun)
 struct SignedDataTests {
     @Test(
         "S2 S3 every kind of transaction, on two devices, with restores: Apple's verifier accepts each and reads our fields"

@@ -2,6 +2,7 @@
 // screen, and bad `.storekit` files refused with one line that leaves the state as it was.
 import Foundation
 import TerminalUI
+import TestSupport
 import Testing
 
 let storeKitFolder = repositoryRoot.appendingPathComponent("Tests/Fixtures/storekit")
@@ -176,7 +177,7 @@ struct StoreKitCommandTests {
     }
 }
 
-@Suite("storefront screen with a .storekit file", .serialized)
+@Suite("storefront screen with a .storekit file", .serialized, .tags(.tmux), .notInFastRun)
 struct StoreKitScreenTests {
     @Test("Apple's SKDemo on the screen: its products, and a bought car shows its generated picture")
     func skDemo() throws {

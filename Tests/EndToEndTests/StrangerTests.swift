@@ -7,7 +7,9 @@ import StoreCore
 import TestSupport
 import Testing
 
-@Suite("a signed-up stranger on a team server, refused; the developer, allowed", .serialized)
+@Suite(
+    "a signed-up stranger on a team server, refused; the developer, allowed", .serialized, .tags(.postgres, .python),
+    .notInFastRun)
 struct StrangerTests {
     enum Backend: String, CaseIterable, CustomTestStringConvertible {
         case sqlite, postgres

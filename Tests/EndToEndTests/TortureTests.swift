@@ -7,7 +7,7 @@ import StoreCore
 import TestSupport
 import Testing
 
-@Suite("torture", .serialized)
+@Suite("torture", .serialized, .tags(.slow), .notInFastRun)
 struct TortureTests {
     /// Starts `storefront ARGUMENTS`, kills it with SIGKILL after `microseconds` if still running.
     /// Returns how it ended: killed by the test, or exited with its status.

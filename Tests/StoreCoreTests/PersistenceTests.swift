@@ -1,6 +1,7 @@
 // P1–P3: SQLite state that survives crashes and is never silently replaced.
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @testable import StoreCore
@@ -317,7 +318,8 @@ struct PersistenceTests {
     }
 
     @Test(
-        "Reading the change stamp keeps SQLite's locks on the -shm file: a descriptor of its own, once closed, would drop them all, and another process would then rebuild the file under this one (a bus error in P3's storm)"
+        "Reading the change stamp keeps SQLite's locks on the -shm file: a descriptor of its own, once closed, would drop them all, and another process would then rebuild the file under this one (a bus error in P3's storm)",
+        .tags(.python), .notInFastRun
     )
     func stampKeepsLocks() throws {
         let state = TemporaryState()

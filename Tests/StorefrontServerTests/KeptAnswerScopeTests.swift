@@ -10,7 +10,7 @@ import Testing
 
 @testable import StorefrontServer
 
-@Suite("Kept answers by account")
+@Suite("Kept answers by account", .tags(.postgres), .notInFastRun)
 struct KeptAnswerScopeTests {
     @Test(
         "V1 a kept answer outlives another customer's purchases and ends at the customer's own, a family member's, or a shared setting's change",

@@ -6,7 +6,7 @@ import StorefrontServer
 import TestSupport
 import Testing
 
-@Suite("PostgreSQL rows changed by hand")
+@Suite("PostgreSQL rows changed by hand", .tags(.postgres), .notInFastRun)
 struct PostgresRowsTests {
     /// Runs one statement on the database at `url` with psql, as a person at its prompt would.
     func psql(_ url: String, _ statement: String) throws {

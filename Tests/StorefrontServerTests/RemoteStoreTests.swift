@@ -39,7 +39,7 @@ final class Racers: @unchecked Sendable {
     }
 }
 
-@Suite("Stores on two machines sharing one account server over HTTP")
+@Suite("Stores on two machines sharing one account server over HTTP", .tags(.postgres), .notInFastRun)
 struct RemoteStoreTests {
     /// The server's state folder and clock; the machines share the clock (W7: it is the server's).
     final class Setup: @unchecked Sendable {

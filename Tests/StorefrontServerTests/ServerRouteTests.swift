@@ -12,7 +12,7 @@ import Testing
 
 @testable import StorefrontServer
 
-@Suite("storefront serve's routes, through HummingbirdTesting")
+@Suite("storefront serve's routes, through HummingbirdTesting", .tags(.postgres), .notInFastRun)
 struct ServerRouteTests {
     struct Fixture: @unchecked Sendable {
         let state = TemporaryState()

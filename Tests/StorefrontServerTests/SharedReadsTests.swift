@@ -8,7 +8,7 @@ import StorefrontServer
 import TestSupport
 import Testing
 
-@Suite("A device's reads shared within one tick")
+@Suite("A device's reads shared within one tick", .tags(.postgres), .notInFastRun)
 struct SharedReadsTests {
     @Test(
         "W1 within sharingReads a read asked again keeps its first answer; a call that is not a read asks again; after it, another device's change is seen",
