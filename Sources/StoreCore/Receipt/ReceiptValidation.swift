@@ -33,10 +33,13 @@ package enum ReceiptStatus: Int, Sendable {
     /// The receipt's customer has no account here.
     case noAccount = 21010
 
-    package var answer: [String: Any] { ["status": rawValue] }
+    package var answer: ReceiptValidation.Answer { ["status": rawValue] }
 }
 
 package struct ReceiptValidation {
+    /// verifyReceipt's JSON answer.
+    package typealias Answer = [String: Any]
+
     /// A request read: the receipt to check and what was asked with it.
     package struct Request {
         package var receipt: Data
@@ -88,9 +91,7 @@ package struct ReceiptValidation {
     package var root: Data { authority.rootDER }
 
     /// The answer to `request` posted to `host`, its receipt checked as `check` says.
-    package func answer(_ request: Request, check: AppReceipt.Check, host: ReceiptHost) throws(StoreError) -> [String:
-        Any]
-    {
+    package func answer(_ request: Request, check: AppReceipt.Check, host: ReceiptHost) throws(StoreError) -> Answer {
         let contents: AppReceipt.Contents
         switch check {
         case .malformed: return ReceiptStatus.malformed.answer
@@ -110,7 +111,7 @@ package struct ReceiptValidation {
     /// everything (`latest_receipt_info` newest first, `latest_receipt`, `pending_renewal_info`).
     private func validation(
         _ contents: AppReceipt.Contents, identity: AppIdentity, password: String?, onlyNewest: Bool
-    ) throws(StoreError) -> [String: Any] {
+    ) throws(StoreError) -> Answer {
         var account: String?
         if let id = contents.appTransactionID {
             guard let found = try server.account(appTransactionID: id) else { return ReceiptStatus.noAccount.answer }
@@ -141,7 +142,7 @@ package struct ReceiptValidation {
         fields.date("original_purchase_date", firstPurchase ?? created, into: &app)
         let byID = Dictionary(payloads.map { ($0.transactionId ?? "", $0) }, uniquingKeysWith: { first, _ in first })
         app["in_app"] = contents.transactionIDs.compactMap { byID[$0] }.map(fields.transaction)
-        var body: [String: Any] = [
+        var body: Answer = [
             "status": 0, "environment": contents.environment == .production ? "Production" : "Sandbox", "receipt": app,
         ]
         guard hasPlans, password != nil, let account else { return body }
@@ -167,10 +168,10 @@ package struct ReceiptValidation {
 
 /// A status that answers a request before its receipt is checked.
 package struct ReceiptStatusAnswer: Error {
-    package let answer: [String: Any]
+    package let answer: ReceiptValidation.Answer
 
     init(_ status: ReceiptStatus) { answer = status.answer }
-    init(answer: [String: Any]) { self.answer = answer }
+    init(answer: ReceiptValidation.Answer) { self.answer = answer }
 }
 
 extension PayloadBuilder {
