@@ -1,0 +1,126 @@
+// `storefront account`: sign up, sign in and out, who is signed in, and the sessions a team's
+// server keeps for the account's devices (A1, A7, W2).
+import ArgumentParser
+import Foundation
+import StoreCore
+import TerminalUI
+
+struct Account: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign up, sign in, sign out and say who is signed in (A1).",
+        subcommands: [Signup.self, Login.self, Logout.self, Whoami.self, Sessions.self]
+    )
+
+    /// W2: the sessions devices hold for the signed-in account on a served account server.
+    struct Sessions: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "The devices signed in to this account through `storefront serve`, and revoking one (a lost or stolen device).",
+            subcommands: [List.self, Revoke.self], defaultSubcommand: List.self
+        )
+
+        struct List: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "List the account's device sessions (id, device, since, revoked).")
+            @OptionGroup var common: CommonOptions
+
+            func run() throws {
+                try perform(common) { context in
+                    let sessions = try context.store.accounts.deviceSessions()
+                    let json = JSON.array(
+                        sessions.map { session in
+                            .object([
+                                ("id", .string(session.id)), ("device", .string(session.device)),
+                                ("since", context.formatDate(session.createdAt)),
+                                ("revoked", context.formatDate(session.revokedAt)),
+                            ])
+                        })
+                    let text = sessions.map { session in
+                        "\(session.id)  \(session.device)  since \(context.isoText(session.createdAt))"
+                            + (session.revokedAt.map { "  revoked \(context.isoText($0))" } ?? "")
+                    }.joined(separator: "\n")
+                    output(
+                        context, json: json,
+                        text: sessions.isEmpty
+                            ? "no device sessions (devices sign in through `storefront serve`)" : text)
+                }
+            }
+        }
+
+        struct Revoke: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Revoke a device's session by its id: that device must sign in again.")
+            @Argument(help: "The session id (`storefront account sessions`).") var id: String
+            @OptionGroup var common: CommonOptions
+
+            func run() throws {
+                try perform(common) { context in
+                    try context.store.accounts.revokeDeviceSession(id)
+                    output(context, json: .object([("revoked", .string(id))]), text: "revoked \(id)")
+                }
+            }
+        }
+    }
+
+    static func show(_ context: Context) throws {
+        let user = try context.store.accounts.currentUser()
+        output(
+            context, json: .object([("user", .optional(user))]),
+            text: user.map { "signed in as \($0)" } ?? "not signed in (guest)")
+    }
+
+    struct Signup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an account and sign in to it on this device.", aliases: ["sign-up"])
+        @Argument(help: "The account name.") var name: String
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            // Recovery after signing in: a device whose session was revoked can still sign in (W2).
+            try perform(common, recover: false) { context in
+                try context.store.accounts.signUp(name, password: try Context.readPassword())
+                try context.recover()
+                try Account.show(context)
+            }
+        }
+    }
+
+    struct Login: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign in; the device remembers the account.", aliases: ["signin", "sign-in"]
+        )
+        @Argument(help: "The account name.") var name: String
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common, recover: false) { context in
+                try context.store.accounts.signIn(name, password: try Context.readPassword())
+                try context.recover()
+                try Account.show(context)
+            }
+        }
+    }
+
+    struct Logout: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sign out; the device continues as a guest.", aliases: ["signout", "sign-out"]
+        )
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                try context.store.accounts.signOut()
+                try Account.show(context)
+            }
+        }
+    }
+
+    struct Whoami: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Who is signed in on this device.")
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in try Account.show(context) }
+        }
+    }
+}
