@@ -1,0 +1,147 @@
+// A family as the account server keeps it (O5): its organizer and members with their consent,
+// and one change to it, applied as one update.
+import Foundation
+
+public struct Family: Sendable, Equatable, Codable {
+    public var organizer: String
+    public var members: [String]
+    /// Shareable products the organizer stopped sharing ("Share with family" off).
+    public var unshared: [String]
+    /// Members whose use of the app the organizer no longer consents to, and since when.
+    public var consentWithdrawn: [ConsentWithdrawal]
+
+    public init(
+        organizer: String, members: [String] = [], unshared: [String] = [], consentWithdrawn: [ConsentWithdrawal] = []
+    ) {
+        self.organizer = organizer
+        self.members = members
+        self.unshared = unshared
+        self.consentWithdrawn = consentWithdrawn
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case organizer, members, unshared, consentWithdrawn
+    }
+
+    /// Families stored before consent could be withdrawn have no `consentWithdrawn`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        organizer = try container.decode(String.self, forKey: .organizer)
+        members = try container.decode([String].self, forKey: .members)
+        unshared = try container.decode([String].self, forKey: .unshared)
+        consentWithdrawn = try container.decodeIfPresent([ConsentWithdrawal].self, forKey: .consentWithdrawn) ?? []
+    }
+
+    /// The withdrawal that keeps `account` out of the app, if the organizer made one.
+    public func withdrawal(of account: String) -> ConsentWithdrawal? {
+        consentWithdrawn.first { $0.member.lowercased() == account.lowercased() }
+    }
+
+    /// The App Store's limit: the organizer and five others.
+    public static let maximumMembers = 5
+
+    public func includes(_ account: String) -> Bool {
+        organizer.lowercased() == account.lowercased() || hasMember(account)
+    }
+
+    /// `account` is one of the members (not the organizer), whatever its case.
+    public func hasMember(_ account: String) -> Bool {
+        members.contains { $0.lowercased() == account.lowercased() }
+    }
+}
+
+/// The organizer withdrew consent for `member`'s use of the app at `at` (store clock): the App
+/// Store tells the developer once (RESCIND_CONSENT), keyed by the withdrawal's own id.
+public struct ConsentWithdrawal: Sendable, Equatable, Codable {
+    public var member: String
+    public var at: Date
+    /// Tells this withdrawal from another of the same member at the same moment (a frozen clock).
+    public var id: String
+
+    public init(member: String, at: Date, id: String = UUID().uuidString.lowercased()) {
+        self.member = member
+        self.at = at
+        self.id = id
+    }
+
+    /// The one notification this withdrawal means.
+    public var notification: ServerNotification {
+        ServerNotification(key: "rescind-consent:\(id)", account: member, type: "RESCIND_CONSENT", createdAt: at)
+    }
+}
+
+extension FamilyChange {
+    /// W9: whether the accounts `callers` (lowercased) may make this change: a family changes only
+    /// by its organizer, except that a member may take themselves out.
+    public func check(by callers: Set<String>) throws(StoreError) {
+        guard expected != new else { return }
+        if callers.contains(organizer.lowercased()) { return }
+        // A member leaving: the same family less members who are all callers.
+        // One whose consent the organizer withdrew cannot leave to escape it.
+        if let was = expected, let now = new, was.organizer == now.organizer, was.unshared == now.unshared,
+            was.consentWithdrawn == now.consentWithdrawn
+        {
+            let left = was.members.filter { member in !now.members.contains(member) }
+            if now.members.allSatisfy(was.members.contains), !left.isEmpty,
+                left.allSatisfy({ callers.contains($0.lowercased()) })
+            {
+                if let kept = left.first(where: { was.withdrawal(of: $0) != nil }) {
+                    throw StoreError.familyRefused(.consentWithdrawn(member: kept, organizer: was.organizer))
+                }
+                return
+            }
+        }
+        throw StoreError.familyRefused(.organizerOnly(organizer: organizer))
+    }
+}
+
+/// One family's change, made by the account server as one update (W9): the family `organizer`
+/// organizes goes from `expected` (nil: none yet) to `new` (nil: none any more), only if it is still
+/// `expected` when the server writes. Nobody reads every family and writes every family back.
+public struct FamilyChange: Codable, Sendable, Equatable {
+    public var organizer: String
+    public var expected: Family?
+    public var new: Family?
+
+    public init(organizer: String, expected: Family?, new: Family?) {
+        self.organizer = organizer
+        self.expected = expected
+        self.new = new
+    }
+
+    /// The families after the change, or nil when the family is no longer what the change expected
+    /// (another device changed it: read again). An account in two families is refused.
+    public func applied(to families: [Family]) throws(StoreError) -> [Family]? {
+        let key = organizer.lowercased()
+        let index = families.firstIndex { $0.organizer.lowercased() == key }
+        guard index.map({ families[$0] }) == expected else { return nil }
+        var result = families
+        if let new {
+            guard new.organizer.lowercased() == key else {
+                throw StoreError.familyRefused(.keepsOrganizer(organizer: organizer))
+            }
+            let others = families.filter { $0.organizer.lowercased() != key }
+            for account in [new.organizer] + new.members {
+                if let other = others.first(where: { $0.includes(account) }) {
+                    throw StoreError.familyRefused(.inFamilyOf(account: account, organizer: other.organizer))
+                }
+            }
+            guard Set(new.members.map { $0.lowercased() }).count == new.members.count, !new.hasMember(key) else {
+                throw StoreError.familyRefused(.memberTwice)
+            }
+            guard new.members.count <= Family.maximumMembers else {
+                throw StoreError.familyRefused(.full(maximum: Family.maximumMembers))
+            }
+            // Consent is withdrawn only for members, once each.
+            let withdrawn = new.consentWithdrawn.map { $0.member.lowercased() }
+            if let stranger = new.consentWithdrawn.first(where: { !new.hasMember($0.member) }) {
+                throw StoreError.familyRefused(.notAMember(account: stranger.member))
+            }
+            guard Set(withdrawn).count == withdrawn.count else { throw StoreError.familyRefused(.memberTwice) }
+            if let index { result[index] = new } else { result.append(new) }
+        } else if let index {
+            result.remove(at: index)
+        }
+        return result
+    }
+}
