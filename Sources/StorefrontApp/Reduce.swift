@@ -166,9 +166,9 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     }
 }
 
-private func clamp(_ value: Int, count: Int) -> Int { count == 0 ? 0 : min(max(0, value), count - 1) }
+func clamp(_ value: Int, count: Int) -> Int { count == 0 ? 0 : min(max(0, value), count - 1) }
 
-private func reduceProducts(_ state: inout AppState, _ command: Command) -> [Effect] {
+func reduceProducts(_ state: inout AppState, _ command: Command) -> [Effect] {
     let rows = state.snapshot?.rows ?? []
     // RESCIND_CONSENT: a closed app opens nothing and buys nothing; the account, the transaction
     // manager, help and quit still work.
@@ -212,7 +212,7 @@ private func reduceProducts(_ state: inout AppState, _ command: Command) -> [Eff
     return []
 }
 
-private func open(_ state: inout AppState, _ row: ProductRow) -> [Effect] {
+func open(_ state: inout AppState, _ row: ProductRow) -> [Effect] {
     switch row.product.kind {
     case .nonConsumable:
         state.route = .detail(row.product.id)
@@ -231,7 +231,7 @@ private func openRandom(_ state: inout AppState) -> [Effect] {
 }
 
 /// Buys, unless the row says there is nothing to buy or an account is needed first.
-private func buy(_ state: inout AppState, _ productID: String) -> [Effect] {
+func buy(_ state: inout AppState, _ productID: String) -> [Effect] {
     guard let row = state.snapshot?.rows.first(where: { $0.product.id == productID }) else { return [] }
     if row.pending != nil {
         state.banner = Banner("\(row.product.title) is already in progress (t: transaction manager)")
@@ -269,80 +269,6 @@ private func reduceDetail(_ state: inout AppState, _ command: Command, productID
     return []
 }
 
-/// A line of the offer sheet: a billing plan, an offer, or the introductory offer again.
-enum SheetChoice {
-    /// M4: twelve monthly payments of `price` (a 12-month commitment), or `price` for a year.
-    case billing(BillingPlan, price: Decimal)
-    case offer(SubscriptionOffer)
-    /// O1: the introductory offer for a lapsed customer who had it, given again by the developer's
-    /// signed word (introductoryOfferEligibility).
-    case introductoryAgain(IntroductoryOffer)
-}
-
-/// What the sheet of `productID` lists: for a plan with a monthly billing plan, the billing plan it
-/// does not renew on (monthly, or up front for a subscriber whose plan renews monthly: M4); then
-/// promotional offers, then win-back ones, then the introductory offer again for a customer whose
-/// plan in the group lapsed after they had it.
-func sheetChoices(_ state: AppState, _ productID: String) -> [SheetChoice] {
-    let product = state.snapshot?.product(productID)
-    let terms = product?.autoRenew
-    let offers = terms?.offers ?? []
-    var billing: [SheetChoice] = []
-    if let monthly = terms?.monthlyCommitmentPrice, let product {
-        let own = state.snapshot?.status.plans.first { $0.productID == productID && $0.hasAccess }
-        billing =
-            own?.renewingBillingPlan == .monthly
-            ? [.billing(.billedUpfront, price: product.price)] : [.billing(.monthly, price: monthly)]
-    }
-    var again: [SheetChoice] = []
-    if let terms, let intro = terms.introductoryOffer,
-        state.snapshot?.status.plans.contains(where: { $0.group == terms.group && $0.introOfferUsed && !$0.hasAccess })
-            == true
-    {
-        again = [.introductoryAgain(intro)]
-    }
-    return billing
-        + (offers.filter { $0.type == .promotional } + offers.filter { $0.type == .winBack }).map(SheetChoice.offer)
-        + again
-}
-
-/// The offer sheet: ⏎ redeems the typed code, or buys on the chosen offer.
-private func reduceOffers(_ state: inout AppState, _ command: Command, productID: String) -> [Effect] {
-    let offers = sheetChoices(state, productID)
-    switch command {
-    case .up: state.offerForm.selection = clamp(state.offerForm.selection - 1, count: offers.count)
-    case .down: state.offerForm.selection = clamp(state.offerForm.selection + 1, count: offers.count)
-    case .erase: if !state.offerForm.code.isEmpty { state.offerForm.code.removeLast() }
-    case .back: state.route = .products
-    case .choose:
-        if !state.offerForm.code.isEmpty {
-            let code = state.offerForm.code
-            state.route = .products
-            state.banner = Banner("Redeeming \(code)…")
-            return [.redeem(code)]
-        }
-        guard offers.indices.contains(state.offerForm.selection) else {
-            state.banner = Banner(
-                "\(title(productID, in: state)) has no offers of its own: type an offer code", kind: .failure)
-            return []
-        }
-        state.route = .products
-        switch offers[state.offerForm.selection] {
-        case .billing(let plan, _):
-            state.banner = Banner("Purchasing \(title(productID, in: state)) billed \(plan.words)…")
-            return [.buyBilled(productID, plan)]
-        case .offer(let offer):
-            state.banner = Banner("Purchasing \(title(productID, in: state)) on \(offer.id)…")
-            return [.buyOffer(productID: productID, offerID: offer.id)]
-        case .introductoryAgain:
-            state.banner = Banner("Purchasing \(title(productID, in: state)) on its introductory offer again…")
-            return [.buyIntro(productID: productID, allow: true)]
-        }
-    default: break
-    }
-    return []
-}
-
 private func reduceRandom(_ state: inout AppState, _ command: Command) -> [Effect] {
     switch command {
     case .nextComic: return [.showRandom]
@@ -352,175 +278,6 @@ private func reduceRandom(_ state: inout AppState, _ command: Command) -> [Effec
     case .transactions: state.route = .transactions
     case .back: state.route = .products
     default: break
-    }
-    return []
-}
-
-private func reduceTransactions(_ state: inout AppState, _ command: Command) -> [Effect] {
-    let pending = state.snapshot?.pending ?? []
-    let selected = pending.indices.contains(state.pendingSelection) ? pending[state.pendingSelection] : nil
-    switch command {
-    case .up: state.pendingSelection = clamp(state.pendingSelection - 1, count: pending.count)
-    case .down: state.pendingSelection = clamp(state.pendingSelection + 1, count: pending.count)
-    case .approve:
-        guard let selected else {
-            state.banner = Banner("Nothing pending to approve")
-            return []
-        }
-        return [.approve(selected.id)]
-    case .decline:
-        guard let selected else {
-            state.banner = Banner("Nothing pending to decline")
-            return []
-        }
-        return [.decline(selected.id)]
-    case .resolve:
-        guard let selected, selected.state == .interrupted else {
-            state.banner = Banner("Select an interrupted purchase (\(Wording.state(.interrupted))) to resolve")
-            return []
-        }
-        return [.resolve(selected.id)]
-    case .nextPolicy, .previousPolicy:
-        let current = state.snapshot?.policy ?? .approve
-        let index = policyChoices.firstIndex(of: current) ?? 0
-        let step = command == .nextPolicy ? 1 : policyChoices.count - 1
-        return [.setPolicy(policyChoices[(index + step) % policyChoices.count])]
-    case .advance(let duration): return [.advanceClock(duration)]
-    case .realTime: return [.realClock]
-    case .restore: return [.restore]
-    case .plan(let planCommand): return planEffect(&state, planCommand)
-    case .nextSimulatedErrors:
-        return [.setSimulatedErrors((state.snapshot?.simulatedErrors ?? SimulatedErrors()).nextPreset)]
-    case .inspect:
-        // The newest transaction in the log that delivered something: its signed form (S2).
-        guard let event = state.log.last(where: { $0.state == .purchased || $0.state == .restored }) else {
-            state.banner = Banner("No purchased or restored transaction in the log to inspect")
-            return []
-        }
-        return [.inspect(event.transactionID)]
-    case .requestRefund:
-        // The refund request sheet for the newest transaction in the log that delivered something.
-        guard let event = state.log.last(where: { $0.state == .purchased || $0.state == .restored }) else {
-            state.banner = Banner("No purchased transaction in the log to ask a refund for")
-            return []
-        }
-        return [.requestRefund(event.transactionID)]
-    case .answerRefund(let approve):
-        guard let request = state.snapshot?.refundRequests.last(where: { $0.state == .pending }) else {
-            state.banner = Banner("No refund request is waiting for an answer (F asks for one)")
-            return []
-        }
-        return [.answerRefund(request.transactionID, approve: approve)]
-    case .toggleBilling:
-        var billing = state.snapshot?.billing ?? BillingSetting()
-        billing.failing.toggle()
-        return [.setBilling(billing)]
-    case .toggleGrace:
-        var billing = state.snapshot?.billing ?? BillingSetting()
-        billing.graceDays = billing.graceDays == nil ? BillingSetting.defaultGraceDays : nil
-        return [.setBilling(billing)]
-    case .back: state.route = .products
-    default: break
-    }
-    return []
-}
-
-/// The plan the transaction manager acts on: the first that still has access or is in billing
-/// retry, else the latest one.
-func managedPlan(_ state: AppState) -> PlanStatus? {
-    let plans = state.snapshot?.status.plans ?? []
-    return plans.first { $0.hasAccess || $0.phase == .billingRetry } ?? plans.last
-}
-
-private func planEffect(_ state: inout AppState, _ command: PlanCommand) -> [Effect] {
-    guard let plan = managedPlan(state) else {
-        state.banner = Banner("No auto-renewable plan yet: subscribe to one first")
-        return []
-    }
-    return [.plan(command, productID: plan.productID)]
-}
-
-private func reduceSignIn(_ state: inout AppState, _ command: Command) -> [Effect] {
-    var form = state.form
-    defer { state.form = form }
-    let fields = availableFields(state)
-    let position = fields.firstIndex(of: form.focus) ?? 0
-    switch command {
-    case .nextField:
-        form.focus = fields[(position + 1) % fields.count]
-    case .previousField:
-        form.focus = fields[(position + fields.count - 1) % fields.count]
-    case .nextButton, .previousButton:
-        let buttons = fields.filter { $0 != .name && $0 != .password }
-        guard let at = buttons.firstIndex(of: form.focus) else { break }
-        form.focus = buttons[(at + (command == .nextButton ? 1 : buttons.count - 1)) % buttons.count]
-    case .back:
-        state.route = .products
-    case .erase:
-        if form.focus == .name, !form.name.isEmpty { form.name.removeLast() }
-        if form.focus == .password, !form.password.isEmpty { form.password.removeLast() }
-    case .choose:
-        switch form.focus {
-        case .name: form.focus = .password
-        case .password, .signIn:
-            guard !form.name.isEmpty else {
-                form.error = "Type a name first"
-                return []
-            }
-            return [.signIn(name: form.name, password: form.password)]
-        case .signUp:
-            guard !form.name.isEmpty else {
-                form.error = "Type a name first"
-                return []
-            }
-            return [.signUp(name: form.name, password: form.password)]
-        case .guest:
-            state.route = .products
-            state.banner = Banner("Continuing as a guest: comics and packs only")
-        case .signOut:
-            return [.signOut]
-        }
-    default: break
-    }
-    return []
-}
-
-/// A character typed into the focused field of the sign-in form.
-private func type(_ character: Character, into form: inout SignInForm) {
-    if form.focus == .name, form.name.count < 64 { form.name.append(character) }
-    if form.focus == .password, form.password.count < 128 { form.password.append(character) }
-    form.error = nil
-}
-
-/// Sign out is offered only to someone signed in.
-func availableFields(_ state: AppState) -> [SignInForm.Field] {
-    let signedIn = state.snapshot?.status.user != nil
-    return SignInForm.Field.allCases.filter { $0 != .signOut || signedIn }
-}
-
-private func reduceMouse(_ state: inout AppState, _ event: MouseEvent) -> [Effect] {
-    if state.showsHelp {
-        state.showsHelp = false
-        return []
-    }
-    guard state.route == .products, let rows = state.snapshot?.rows else { return [] }
-    let layout = ProductListLayout(size: state.size, snapshot: state.snapshot, selection: state.selection)
-    switch event.kind {
-    case .scrollUp: state.selection = clamp(state.selection - 1, count: rows.count)
-    case .scrollDown: state.selection = clamp(state.selection + 1, count: rows.count)
-    case .click, .doubleClick:
-        // A click on a banner that covers rows of the list takes the banner away, and never
-        // selects or buys a row it hides.
-        if let banner = bannerLines(state), bannerRows(banner.lines.count, height: state.size.rows).contains(event.y) {
-            if state.serverProblem == nil { state.banner = nil }
-            return []
-        }
-        // A click below the last row, or on a window too small to show the list, does nothing.
-        guard !state.isTooSmall, let index = layout.row(atY: event.y), rows.indices.contains(index) else { return [] }
-        state.selection = index
-        state.banner = nil
-        if event.kind == .doubleClick { return open(&state, rows[index]) }
-        if event.x >= layout.actionColumn { return buy(&state, rows[index].product.id) }
     }
     return []
 }
