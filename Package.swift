@@ -131,7 +131,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "storefront", "StoreCore", "TerminalUI", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "storefront", "StoreCore", "StorefrontServer", "TerminalUI", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

@@ -581,8 +581,11 @@ if wants("serve") {
             "(for information)")
         // The page after a write, in process (no curl, no socket): the API's answer right after a
         // purchase, against signing the page's twenty transactions alone.
+        guard let records = store.server.keeper.here else {
+            throw StoreError.storage(path: "history", reason: "the bench's store keeps no records")
+        }
         let api = ServerAPI(
-            server: store.server, catalog: catalog, authority: try store.signed.authority(), clock: clock)
+            server: records, catalog: catalog, authority: try store.signed.authority(), clock: clock)
         let pageRequest = APIRequest(
             method: "GET", path: "/inApps/v2/history/\(first)", authorization: "Bearer \(token)")
         var afterWrite: [Double] = []

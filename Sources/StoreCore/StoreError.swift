@@ -41,6 +41,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The account server does this for the developer only, and the call did not carry the
     /// developer's token (W9). `action` says what, in words.
     case developerOnly(server: String, action: String)
+    /// Something only the keeper of the records does (resending a notification), asked of a
+    /// team's server by a device: the server does it on its own schedule.
+    case serverKeeps(server: String, action: String)
     /// A purchase with an offer was refused as StoreKit refuses it (O2–O4).
     case offerRefused(OfferRefusal)
     /// `offer-codes create --custom` with a code that exists.
@@ -128,6 +131,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "the account server \(server) refused this device: \(reason) (sign in again: `storefront account login NAME`)"
         case .developerOnly(let server, let action):
             "only the developer may \(action) on the account server \(server): give its developer token (STOREFRONT_DEVELOPER_TOKEN or --developer-token-file; `storefront developer-token` prints it where the server runs)"
+        case .serverKeeps(let server, let action):
+            "the account server \(server) does that itself: a device cannot \(action) there"
         case .unknownNotification(let id):
             "no notification \"\(id)\"" + Self.shortPrefix(id) + " (`storefront notifications` lists them)"
         case .offerRefused(let refusal):

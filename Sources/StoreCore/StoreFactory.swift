@@ -46,10 +46,9 @@ public final class StoreFactory {
             clock = given
         case .shared(let override):
             let first = try server.clockSetting()
-            let embedded = server as? ServerDatabase
             clock = SettingClock(
                 first: override ?? first, read: { try override ?? server.clockSetting() },
-                kept: { override ?? embedded?.keptClockSetting() }
+                kept: { override ?? server.clockSettingWithoutWaiting() }
             )
         }
     }

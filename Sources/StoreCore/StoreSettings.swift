@@ -14,18 +14,18 @@ public final class StoreSettings: SessionRole {
         self.queue = queue
     }
 
-    public func clockSetting() throws(StoreError) -> ClockSetting { try server.clockSetting() }
+    public func clockSetting() throws(StoreError) -> ClockSetting { try sharedSettings.clockSetting() }
 
     /// Changes the clock the state folder shares, then settles what came due by the new time.
     @discardableResult
     public func changeClock(_ change: (ClockSetting, Date) throws -> ClockSetting) throws -> RecoveryReport {
         // Plans renew under the clock they ran on: settle them before it changes.
         try plans.settleAll()
-        try server.setClockSetting(try change(try server.clockSetting(), Date()))
+        try sharedSettings.setClockSetting(try change(try sharedSettings.clockSetting(), Date()))
         return try queue.recover()
     }
 
-    public func billing() throws(StoreError) -> BillingSetting { try server.billingSetting() }
+    public func billing() throws(StoreError) -> BillingSetting { try sharedSettings.billingSetting() }
 
     /// The StoreKit errors in force (Q7): the state folder's, else the catalog's.
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors { try session.simulatedErrors() }
@@ -34,17 +34,17 @@ public final class StoreSettings: SessionRole {
     public func setSimulatedError(_ error: SimulatedError?, for api: StoreKitAPI) throws(StoreError) {
         var errors = try simulatedErrors()
         errors[api] = error
-        try server.setSimulatedErrors(errors)
+        try sharedSettings.setSimulatedErrors(errors)
     }
 
     public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) {
-        try server.setSimulatedErrors(errors)
+        try sharedSettings.setSimulatedErrors(errors)
     }
 
     /// Changes how renewals are charged, after settling what the old setting decided.
     public func setBilling(_ setting: BillingSetting) throws(StoreError) {
         try plans.settleAll()
-        try server.setBillingSetting(setting)
+        try sharedSettings.setBillingSetting(setting)
         try plans.settleAll()
     }
 }

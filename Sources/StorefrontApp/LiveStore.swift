@@ -84,7 +84,7 @@ public final class LiveStore: StoreServing {
         snapshot.billing = try store.settings.billing()
         snapshot.simulatedErrors = try store.settings.simulatedErrors()
         snapshot.webhook = try store.notifications.webhook()?.url
-        snapshot.server = (store.server as? RemoteAccountServer)?.location
+        snapshot.server = store.server.keeper.team?.location
         do {
             snapshot.requests = try store.server.recentRequests(limit: 2)
         } catch {
@@ -118,7 +118,7 @@ public final class LiveStore: StoreServing {
 
     public func perform(_ effect: Effect) -> [Action] {
         // A tick asks a team server once for each thing it reads, not once for each reader.
-        guard effect == .settle, let remote = store.server as? RemoteAccountServer else { return performNow(effect) }
+        guard effect == .settle, let remote = store.server.keeper.team else { return performNow(effect) }
         return remote.sharingReads { performNow(effect) }
     }
 

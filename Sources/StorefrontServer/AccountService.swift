@@ -14,7 +14,7 @@ public final class AccountService: Sendable {
         public var delay: TimeInterval
     }
 
-    let database: any ServingAccountServer
+    let database: any RecordKeeping
     let hasher: PasswordHasher
     let clock: any StoreClock
     /// The developer's token, read again for each call that names one (`--rotate` takes effect at
@@ -29,7 +29,7 @@ public final class AccountService: Sendable {
     public static let path = AccountWire.path
 
     public init(
-        database: any AccountServer & SessionKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock,
+        database: any RecordKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock,
         developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate(),
         signer: (any DeviceSigning)? = nil,
         sold: Set<String>? = nil
@@ -56,16 +56,16 @@ public final class AccountService: Sendable {
         var method: String
     }
 
-    /// Looks the method up in the table (AccountWire), decides whether the call's sessions may
+    /// Looks the method up in the registry (AccountPerformers), decides whether the call's sessions may
     /// make it, and runs it.
     /// `client` is the caller's address, for the limits on sign-ins and sign-ups (W11).
     public func handle(body: Data, authorization: String?, developer: String? = nil, client: String = "") -> Answer {
         let decoder = JSONDecoder()
-        let prepared: (AccountAccess, (any ServingAccountServer, AccountCallContext) throws -> Data)
+        let prepared: (AccountAccess, (any RecordKeeping, AccountCallContext) throws -> Data)
         let name: String
         do {
             name = try decoder.decode(Called.self, from: body).method
-            guard let method = AccountWire.all[name] else {
+            guard let method = AccountPerformers.all.byName[name] else {
                 return refusal(
                     400, AccountCallError(kind: "request", text: "not a call this server knows (no method \"\(name)\")")
                 )

@@ -6,6 +6,8 @@ import StoreCore
 
 public final class ServedStore: @unchecked Sendable {
     public let store: Store
+    /// The records: the state folder's database or PostgreSQL.
+    public let database: any RecordKeeping
     public let api: ServerAPI
     public let courier: NotificationCourier
     /// The account server devices reach with `--server` (W1).
@@ -27,16 +29,17 @@ public final class ServedStore: @unchecked Sendable {
         factory: StoreFactory, realNow: @escaping @Sendable () -> Date = Date.init,
         logger: Logger = Logger(label: "storefront-serve")
     ) throws(StoreError) {
-        guard let database = factory.server as? any AccountServer & SessionKeeping else {
+        guard let keeper = factory.server.keeper.here else {
             throw StoreError.storage(
                 path: factory.server.location,
                 reason: "storefront serve keeps its own account server; it cannot use another's")
         }
+        database = keeper
         store = try factory.open(device: "app-store-server")
         // The server's catalog sets a fresh server's clock rate and billing (a .storekit file's
         // `_timeRate` and billing settings), as a device's catalog does its own state folder.
         // Devices' catalogs do not set a server's (W9): after this only the developer changes them.
-        try factory.server.adoptDefaults(
+        try keeper.adoptDefaults(
             clockRate: factory.catalog.clockRate, billing: factory.catalog.billing, real: realNow())
         // W9: the developer's token, made on the first start (owner-only, in the state folder).
         let state = factory.stateDirectory
@@ -45,14 +48,14 @@ public final class ServedStore: @unchecked Sendable {
         let settler = Settler(store: store, logger: logger)
         self.settler = settler
         accounts = AccountService(
-            database: database, hasher: factory.passwordHasher, clock: store.clock,
+            database: keeper, hasher: factory.passwordHasher, clock: store.clock,
             developerToken: { DeveloperToken.read(tokenFile) },
             signer: settler, sold: Set(factory.catalog.products.map(\.id))
         )
         courier = try store.notifications.courier()
         let deliveryDue = deliveryDue
         api = ServerAPI(
-            server: store.server, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,
+            server: keeper, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,
             deliver: { deliveryDue.ring() },
             realNow: realNow, settle: { account in settler.settle(account) },
             passwordAccepted: { SharedSecret.accepts($0, in: state) }, logger: logger
@@ -70,7 +73,7 @@ public final class ServedStore: @unchecked Sendable {
             return requests
         }
         do {
-            try store.server.recordRequests(answered)
+            try database.recordRequests(answered)
         } catch {
             requests.withLock { $0.insert(contentsOf: answered, at: 0) }
             throw error

@@ -92,7 +92,7 @@ struct APIArea: Sendable {
 }
 
 public final class ServerAPI: Sendable {
-    let server: any AccountServer
+    let server: any RecordKeeping
     let catalog: Catalog
     let authority: CertificateAuthority
     let clock: any StoreClock
@@ -117,7 +117,7 @@ public final class ServerAPI: Sendable {
     public static let bodyTooLong = APIResponse.error(APIErrorCode.bodyTooLong, "the body is over 1 MB")
 
     public init(
-        server: any AccountServer, catalog: Catalog, authority: CertificateAuthority, clock: any StoreClock,
+        server: any RecordKeeping, catalog: Catalog, authority: CertificateAuthority, clock: any StoreClock,
         deliver: @escaping @Sendable () -> Void = {}, realNow: @escaping @Sendable () -> Date = Date.init,
         settle: @escaping @Sendable (String) -> Void = { _ in },
         passwordAccepted: @escaping @Sendable (String) -> Bool = { _ in false },

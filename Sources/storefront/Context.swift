@@ -156,8 +156,11 @@ struct Context {
         )
         let server = factory.server
         let store = try factory.open(device: options.device)
-        // A .storekit file's time rate and billing settings start a fresh state folder.
-        try server.adoptDefaults(clockRate: loaded.catalog.clockRate, billing: loaded.catalog.billing, real: Date())
+        // A .storekit file's time rate and billing settings start a fresh state folder. A device's
+        // catalog does not set a team server's: the server's own did when it started, and after
+        // that only the developer changes them (W9).
+        try server.keeper.here?.adoptDefaults(
+            clockRate: loaded.catalog.clockRate, billing: loaded.catalog.billing, real: Date())
         store.queue.outcomeOverride = options.outcome?.outcome
         store.crashPoints = try crashHook()
         if let user = options.user {

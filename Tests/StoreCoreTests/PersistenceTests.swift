@@ -280,7 +280,9 @@ struct PersistenceTests {
         try other.setWebhook(Webhook(url: "http://127.0.0.1:9/hook"))
         #expect(try server.changeStamp() != afterPurchase, "a commit through another connection")
         let afterOther = try server.changeStamp()
-        try server.recordRequests([ServedRequest(at: Date(), method: "GET", path: "/", status: 200, milliseconds: 1)])
+        try store.records.recordRequests([
+            ServedRequest(at: Date(), method: "GET", path: "/", status: 200, milliseconds: 1)
+        ])
         #expect(try server.changeStamp() != afterOther, "a light write is a commit too")
     }
 

@@ -2,6 +2,7 @@
 import Foundation
 import StoreCore
 import TerminalUI
+import TestSupport
 import Testing
 
 @testable import StorefrontApp
@@ -61,7 +62,7 @@ struct ViewTests {
             ("/inApps/v1/transactions/2000000000000001", 200), ("/inApps/v2/history/abc", 400),
             ("/inApps/v1/subscriptions/2000000000000001", 200),
         ] {
-            try harness.store.server.recordRequests([
+            try harness.store.records.recordRequests([
                 ServedRequest(
                     at: Date(timeIntervalSince1970: 1_768_478_400), method: "GET", path: path, status: status,
                     milliseconds: 3)

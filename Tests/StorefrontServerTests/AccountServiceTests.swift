@@ -136,9 +136,6 @@ struct AccountServiceTests {
         _ = try ServedStore(factory: factory)
         let setting = try factory.server.clockSetting()
         #expect(setting.mode == .rate && setting.rate == rate, "\(setting)")
-        // A device of that server, with a catalog of its own at another rate, changes nothing.
-        let remote = try RemoteAccountServer(url: try #require(URL(string: "http://127.0.0.1:9")), timeout: 2)
-        try remote.adoptDefaults(clockRate: rate * 2, billing: nil, real: Date())
         // Asked on the wire with no session, as a device could before, the server knows no such call.
         let fixture = try Fixture()
         let body = Data(#"{"method":"adoptDefaults","request":{"clockRate":1000,"real":0}}"#.utf8)

@@ -57,7 +57,7 @@ struct ServerAPITests {
             self.keyring = keyring
             let store = store
             api = ServerAPI(
-                server: store.server, catalog: store.catalog, authority: try store.signed.authority(),
+                server: store.records, catalog: store.catalog, authority: try store.signed.authority(),
                 clock: store.clock,
                 realNow: { Date(timeIntervalSince1970: 1_800_000_000) }, passwordAccepted: passwordAccepted
             )
@@ -217,7 +217,7 @@ struct ServerAPITests {
         let plan = try fixture.store.queue.buy("allaccess")
         nonisolated(unsafe) let store = fixture.store
         let api = ServerAPI(
-            server: store.server, catalog: store.catalog, authority: try store.signed.authority(), clock: store.clock,
+            server: store.records, catalog: store.catalog, authority: try store.signed.authority(), clock: store.clock,
             realNow: { Date(timeIntervalSince1970: 1_800_000_000) },
             settle: { account in _ = try? store.plans.settle(account: account) }
         )

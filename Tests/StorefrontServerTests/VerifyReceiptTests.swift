@@ -75,7 +75,7 @@ struct VerifyReceiptTests {
         let empty = TemporaryState()
         let emptyStore = try empty.store(catalog: selfiesCatalog)
         let elsewhere = ServerAPI(
-            server: emptyStore.server, catalog: selfiesCatalog, authority: try fixture.store.signed.authority(),
+            server: emptyStore.records, catalog: selfiesCatalog, authority: try fixture.store.signed.authority(),
             clock: empty.clock
         )
         #expect(

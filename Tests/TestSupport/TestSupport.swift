@@ -365,3 +365,11 @@ func familyShared(_ catalog: Catalog) -> Catalog {
     }
     return shared
 }
+
+extension Store {
+    /// The records this store keeps: every test's store but a team device's.
+    public var records: any RecordKeeping {
+        guard let keeper = server.keeper.here else { preconditionFailure("a team device keeps no records") }
+        return keeper
+    }
+}

@@ -6,12 +6,64 @@
 import Crypto
 import Foundation
 
-/// The account server is its roles: each is a small protocol, each backend (the embedded
-/// `ServerDatabase`, `PostgresAccountServer`, a device's `RemoteAccountServer`) implements each
-/// role in a file of its own, and the store asks for the whole.
+/// The account server as a device asks it: its roles, each a small protocol that each backend (the
+/// embedded `ServerDatabase`, `PostgresAccountServer`, a device's `RemoteAccountServer`)
+/// implements in a file of its own. What only the keeper of the records does (delivering,
+/// logging requests, adopting a catalog's defaults, keeping sessions) is `RecordKeeping`, which a
+/// device's client does not implement; `keeper` says which of the two a store has.
 public protocol AccountServer: ChangeTracking, AccountDirectory, Ledger, PlanBook, SharedSettings, KeyStore, ClaimStore,
     FamilyStore, PriceBook, Outbox, RequestLog, RetentionStore
-{}
+{
+    /// Who keeps the records: this process, or a team server a device asks.
+    var keeper: RecordKeeper { get }
+}
+
+/// Where the records are, which decides who delivers, signs and settles.
+public enum RecordKeeper {
+    /// In this process: the embedded state folder's database, or `storefront serve`'s own.
+    case here(any RecordKeeping)
+    /// On a team server (W1): it delivers and signs, and answers for the developer's rules.
+    case team(any TeamConnection)
+
+    /// The team server, nil when the records are here.
+    public var team: (any TeamConnection)? {
+        if case .team(let team) = self { team } else { nil }
+    }
+
+    /// The records' own keeper, nil on a team device.
+    public var here: (any RecordKeeping)? {
+        if case .here(let keeper) = self { keeper } else { nil }
+    }
+}
+
+/// What the keeper of the records does that no device may ask of a team server.
+public protocol RecordKeeping: AccountServer, DeliveryQueue, RequestRecording, DefaultsAdopting, SessionKeeping {}
+
+extension RecordKeeping {
+    /// A family change adds only accounts that exist: Family Sharing adds people, not names.
+    package func checkAccounts(of change: FamilyChange) throws(StoreError) {
+        for member in change.added where try !hasAccount(member) { throw StoreError.unknownAccount(member) }
+    }
+}
+
+/// A team server as a device reaches it, beyond the roles: it signs the device's data with the
+/// team's root (S1), tells whether this device acts as the developer (W9), and lets a screen tick
+/// share its reads.
+public protocol TeamConnection: AnyObject, Sendable {
+    var location: String { get }
+    var isDeveloper: Bool { get }
+    /// Signs what a device of `account` asks for, from the server's records; nil for an item the
+    /// account does not have.
+    func signed(_ items: [SigningRequest], account: String) throws(StoreError) -> [String?]
+    /// The root all of it verifies with, in DER.
+    func rootCertificate() throws(StoreError) -> Data
+    /// While `body` runs, a read asked again is answered from its first answer.
+    func sharingReads<T>(_ body: () throws -> T) rethrows -> T
+    /// A session the device kept, handed back when it starts, so that the server acts for it.
+    func resume(_ session: AccountSession)
+    /// Ends a session this device holds: the server revokes its token.
+    func signOut(_ session: AccountSession) throws(StoreError)
+}
 
 /// Where the server is, and whether anything in it changed.
 public protocol ChangeTracking: AnyObject, Sendable {
@@ -49,10 +101,6 @@ public protocol AccountDirectory: AnyObject, Sendable {
     /// Checks the password: the account as it was created, and the device's session.
     func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError)
         -> AccountSession
-    /// Ends a session this device holds (a remote server revokes its token).
-    func signOut(_ session: AccountSession) throws(StoreError)
-    /// A session the device kept, handed back when it starts, so that the server acts for it.
-    func resume(_ session: AccountSession)
     /// The sessions devices hold for the account on a server that hands them out, newest last.
     func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo]
     /// Revokes the account's session with this id (a lost or stolen device); false when none.
@@ -115,6 +163,17 @@ public protocol SharedSettings: AnyObject, Sendable {
     /// replace the token the purchase was made with, in everything signed after.
     func appAccountTokens() throws(StoreError) -> [String: String]
     func setAppAccountToken(_ token: String, original: String) throws(StoreError)
+    /// The clock setting as last read, when it can be had without waiting on a lock or a network;
+    /// nil when it cannot (then a reader asks `clockSetting()`).
+    func clockSettingWithoutWaiting() -> ClockSetting?
+}
+
+extension SharedSettings {
+    public func clockSettingWithoutWaiting() -> ClockSetting? { nil }
+}
+
+/// The keeper's catalog sets a fresh state folder's settings.
+public protocol DefaultsAdopting: SharedSettings {
     /// A catalog's clock rate and billing, taken only by a server that has neither set yet.
     func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError)
 }
@@ -167,17 +226,25 @@ public protocol Outbox: AnyObject, Sendable {
     func enqueue(_ notifications: [ServerNotification]) throws(StoreError) -> [ServerNotification]
     func hasNotification(key: String) throws(StoreError) -> Bool
     func notifications(account: String?) throws(StoreError) -> [ServerNotification]
-    func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification]
-    func updateNotification(_ notification: ServerNotification) throws(StoreError)
     func webhook() throws(StoreError) -> Webhook?
     func setWebhook(_ webhook: Webhook?) throws(StoreError)
 }
 
+/// The outbox as its deliverer works it: only where the records are kept.
+public protocol DeliveryQueue: Outbox {
+    func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification]
+    func updateNotification(_ notification: ServerNotification) throws(StoreError)
+}
+
 /// The requests `storefront serve` answered (V7).
 public protocol RequestLog: AnyObject, Sendable {
+    func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest]
+}
+
+/// The server's program writes what it answered.
+public protocol RequestRecording: RequestLog {
     /// Adds requests, oldest first; the last 200 are kept.
     func recordRequests(_ requests: [ServedRequest]) throws(StoreError)
-    func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest]
 }
 
 extension FamilyStore {
@@ -259,6 +326,8 @@ public protocol SessionKeeping: Sendable {
     /// The account a token acts for, nil when it is unknown or revoked.
     func sessionAccount(token: String) throws(StoreError) -> String?
     func revokeSession(token: String, at date: Date) throws(StoreError)
+    /// Whether an account has this name, whatever its case: only the keeper of the records asks.
+    func hasAccount(_ name: String) throws(StoreError) -> Bool
 }
 
 /// A session token as the server keeps it: SHA-256, in hex.

@@ -42,7 +42,7 @@ public final class Accounts: SessionRole {
 
     public func signOut() throws(StoreError) {
         if let user = try session.currentUser(), let kept = try session.keptSessions()[user.lowercased()] {
-            try session.server.signOut(kept)
+            try session.server.keeper.team?.signOut(kept)
             var sessions = try session.keptSessions()
             sessions[user.lowercased()] = nil
             try session.keepSessions(sessions)

@@ -37,7 +37,11 @@ final class DeviceSession {
         self.calendar = calendar
         lock = DeviceLock(path: lockPath)
         publishedThrough = try device.latestEventSequence()
-        for kept in try keptSessions().values { server.resume(kept) }
+        // Read whatever the server: a setting that cannot be read is a corrupt database (P2).
+        let kept = try keptSessions()
+        if let team = server.keeper.team {
+            for session in kept.values { team.resume(session) }
+        }
     }
 
     /// The sessions a remote account server gave this device, by account (lowercased): they stay
@@ -111,7 +115,20 @@ protocol SessionRole {
 extension SessionRole {
     var catalog: Catalog { session.catalog }
     var device: DeviceDatabase { session.device }
-    var server: any AccountServer { session.server }
+    // The account server's roles, each asked for by name where it is used.
+    var ledger: any Ledger { session.server }
+    var planBook: any PlanBook { session.server }
+    var familyStore: any FamilyStore { session.server }
+    var outbox: any Outbox { session.server }
+    var keyStore: any KeyStore { session.server }
+    var claimStore: any ClaimStore { session.server }
+    var sharedSettings: any SharedSettings { session.server }
+    var priceBook: any PriceBook { session.server }
+    var directory: any AccountDirectory { session.server }
+    var retention: any RetentionStore { session.server }
+    var requestLog: any RequestLog { session.server }
+    /// Where the records are kept: here, or on a team server.
+    var keeper: RecordKeeper { session.server.keeper }
     var calendar: Calendar { session.calendar }
     func now() -> Date { session.now() }
     func currentUser() throws(StoreError) -> String? { try session.currentUser() }

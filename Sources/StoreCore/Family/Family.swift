@@ -21,18 +21,18 @@ public final class FamilySharing: SessionRole {
     /// The family the signed-in account is in, if any.
     public func family() throws(StoreError) -> Family? {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
-        return try server.families().first { $0.includes(user) }
+        return try familyStore.families().first { $0.includes(user) }
     }
 
     /// The signed-in account starts a family and organizes it.
     public func create() throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
-        let families = try server.families()
+        let families = try familyStore.families()
         if let existing = families.first(where: { $0.includes(user) }) {
             throw StoreError.familyRefused(.inFamilyOf(account: user, organizer: existing.organizer))
         }
         let family = Family(organizer: user)
-        guard try server.changeFamily(FamilyChange(organizer: user, expected: nil, new: family)) else {
+        guard try familyStore.changeFamily(FamilyChange(organizer: user, expected: nil, new: family)) else {
             throw StoreError.familyRefused(.organizesAlready(account: user))
         }
         return family
@@ -41,11 +41,6 @@ public final class FamilySharing: SessionRole {
     /// The organizer adds an account (it must exist and be in no family).
     public func add(_ member: String) throws(StoreError) -> Family {
         try change { family, families throws(StoreError) in
-            // An embedded account server can say whether the account exists; a remote one answers
-            // for its own accounts only, so there the name is taken as given.
-            if let local = server as? ServerDatabase, try local.passwordHash(account: member) == nil {
-                throw StoreError.unknownAccount(member)
-            }
             if families.contains(where: { $0.includes(member) }) {
                 throw StoreError.familyRefused(.inAFamily(account: member))
             }
@@ -113,8 +108,8 @@ public final class FamilySharing: SessionRole {
     /// Who withdrew consent for the signed-in account's use of the app, if anyone: its family's
     /// organizer. Nil when signed out or in no family.
     public func consentWithdrawnBy() throws(StoreError) -> String? {
-        guard let user = try currentUser(), try server.hasFamilies() else { return nil }
-        return try server.families().first { $0.withdrawal(of: user) != nil }?.organizer
+        guard let user = try currentUser(), try familyStore.hasFamilies() else { return nil }
+        return try familyStore.families().first { $0.withdrawal(of: user) != nil }?.organizer
     }
 
     /// Changes the signed-in organizer's family, then brings every member's shares in line.
@@ -137,7 +132,7 @@ public final class FamilySharing: SessionRole {
     /// as read and says which; if another device changed that family meanwhile, read and do it again.
     private func update(_ body: (inout [Family]) throws(StoreError) -> Int) throws(StoreError) -> ([Family], Int) {
         for _ in 0..<20 {
-            var families = try server.families()
+            var families = try familyStore.families()
             let before = families
             let index = try body(&families)
             let organizer = families[index].organizer
@@ -145,7 +140,7 @@ public final class FamilySharing: SessionRole {
                 organizer: organizer, expected: before.first { $0.organizer.lowercased() == organizer.lowercased() },
                 new: families[index]
             )
-            if try server.changeFamily(change) { return (families, index) }
+            if try familyStore.changeFamily(change) { return (families, index) }
         }
         throw StoreError.familyRefused(.keptChanging)
     }
@@ -174,9 +169,9 @@ public final class FamilySharing: SessionRole {
     /// `account`'s family has exactly the shares the family and the organizer's receipt call for.
     package func reconcileFamily(of account: String) throws(StoreError) {
         // No family anywhere (the usual case): nothing to read.
-        guard try server.hasFamilies() else { return }
+        guard try familyStore.hasFamilies() else { return }
         // Through a server, only the families the device's accounts are in (W6).
-        let families = try server.families()
+        let families = try familyStore.families()
         guard let family = families.first(where: { $0.includes(account) }) else {
             // Someone who left: what they still hold is revoked.
             try reconcile(account, families: families)
@@ -195,11 +190,11 @@ public final class FamilySharing: SessionRole {
         // first, as the member's own device may do this and not read the organizer's receipt.
         let family = families.first { $0.hasMember(member) }
         if let withdrawal = family?.withdrawal(of: member),
-            try !server.hasNotification(key: withdrawal.notification.key)
+            try !outbox.hasNotification(key: withdrawal.notification.key)
         {
-            _ = try server.enqueue([withdrawal.notification])
+            _ = try outbox.enqueue([withdrawal.notification])
         }
-        let receipt = try server.receipt(account: member)
+        let receipt = try ledger.receipt(account: member)
         let revoked = Set(receipt.compactMap { $0.event == .familyRevoke ? $0.reference : nil })
         let held = receipt.filter { $0.event == .familyShare && !revoked.contains($0.transactionID) }
         var due: [ReceiptEntry] = []
@@ -214,10 +209,10 @@ public final class FamilySharing: SessionRole {
             )
             // The share stands for the organizer's purchase: on its billing plan (M4).
             share.commitment = purchase.commitment
-            try server.add(share)
+            try session.server.add(share)
         }
         for share in held where !due.contains(where: { $0.transactionID == share.reference }) {
-            try server.add(
+            try session.server.add(
                 ReceiptEntry(
                     transactionID: session.makeTransactionID(), account: member, productID: share.productID,
                     kind: share.kind,
@@ -230,7 +225,7 @@ public final class FamilySharing: SessionRole {
     /// The organizer's purchases a member gets: shareable comics not refunded, and the purchase
     /// that started each shareable plan that still gives access; not those turned off.
     func shareable(by family: Family) throws(StoreError) -> [ReceiptEntry] {
-        let receipt = try server.receipt(account: family.organizer)
+        let receipt = try ledger.receipt(account: family.organizer)
         let revoked = ReceiptEntry.revoked(in: receipt)
         func shared(_ productID: String) -> Bool {
             (catalog.product(productID)?.isFamilyShareable ?? false) && !family.unshared.contains(productID)
@@ -242,7 +237,7 @@ public final class FamilySharing: SessionRole {
         // A plan stays shared as it renews and lapses (the member's access follows it); a refund
         // that ends it ends the share, until the organizer subscribes again. The share names the
         // group's original purchase, which resubscribes keep.
-        for plan in try server.plans(account: family.organizer).values.sorted(by: { $0.group < $1.group })
+        for plan in try planBook.plans(account: family.organizer).values.sorted(by: { $0.group < $1.group })
         where shared(plan.productID) && plan.ended != .refunded {
             if let start = receipt.first(where: { $0.transactionID == plan.originalTransactionID }) {
                 due.append(start)
@@ -253,12 +248,12 @@ public final class FamilySharing: SessionRole {
 
     /// Plans shared with `account` by its family's organizer, as the member sees them.
     func sharedPlans(with account: String) throws(StoreError) -> [PlanStatus] {
-        guard let family = try server.families().first(where: { $0.hasMember(account) }) else { return [] }
+        guard let family = try familyStore.families().first(where: { $0.hasMember(account) }) else { return [] }
         // The organizer's renewals the clock has passed, where this store may write them.
         _ = try? plans.settle(account: family.organizer)
         let now = now()
         var organizerPlans: [String: PlanState] = [:]
-        try ifReachable { () throws(StoreError) in organizerPlans = try server.plans(account: family.organizer) }
+        try ifReachable { () throws(StoreError) in organizerPlans = try planBook.plans(account: family.organizer) }
         return organizerPlans.values.sorted { $0.group < $1.group }.compactMap { state in
             guard let product = catalog.product(state.productID), product.isFamilyShareable,
                 !family.unshared.contains(state.productID)

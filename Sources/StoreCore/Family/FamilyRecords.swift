@@ -109,6 +109,12 @@ public struct FamilyChange: Codable, Sendable, Equatable {
         self.new = new
     }
 
+    /// The members the change adds to the family it expected.
+    public var added: [String] {
+        let before = Set((expected?.members ?? []).map { $0.lowercased() })
+        return (new?.members ?? []).filter { !before.contains($0.lowercased()) }
+    }
+
     /// The families after the change, or nil when the family is no longer what the change expected
     /// (another device changed it: read again). An account in two families is refused.
     public func applied(to families: [Family]) throws(StoreError) -> [Family]? {

@@ -22,7 +22,9 @@ public struct DeliveryReport: Sendable, Equatable {
 }
 
 public final class NotificationCourier: Sendable {
-    let server: any AccountServer
+    let outbox: any DeliveryQueue
+    /// What a notification's signed data is built from.
+    let records: any AccountServer
     let authority: CertificateAuthority
     let catalog: Catalog
     let clock: any StoreClock
@@ -32,12 +34,13 @@ public final class NotificationCourier: Sendable {
     let crashPoints: @Sendable (CrashPoint) throws(StoreError) -> Void
 
     init(
-        server: any AccountServer, authority: CertificateAuthority, catalog: Catalog, clock: any StoreClock,
-        lockPath: String,
+        outbox: any DeliveryQueue, records: any AccountServer, authority: CertificateAuthority, catalog: Catalog,
+        clock: any StoreClock, lockPath: String,
         poster: any WebhookPosting, timeout: TimeInterval,
         crashPoints: @escaping @Sendable (CrashPoint) throws(StoreError) -> Void
     ) {
-        self.server = server
+        self.outbox = outbox
+        self.records = records
         self.authority = authority
         self.catalog = catalog
         self.clock = clock
@@ -51,7 +54,7 @@ public final class NotificationCourier: Sendable {
     /// until `stop` says to stop (asked before each one: those left are due the next time).
     @discardableResult
     public func deliverDue(until stop: () -> Bool = { false }) throws(StoreError) -> DeliveryReport {
-        try deliverDue(to: try server.webhook(), until: stop)
+        try deliverDue(to: try outbox.webhook(), until: stop)
     }
 
     /// The same, to a webhook the caller has just read.
@@ -63,7 +66,7 @@ public final class NotificationCourier: Sendable {
         var report = DeliveryReport()
         let identity = try identity()
         // Read under the lock: another deliverer may have just sent some.
-        for var notification in try server.dueNotifications(at: now) {
+        for var notification in try outbox.dueNotifications(at: now) {
             if stop() { break }
             if notification.signedPayload == nil {
                 // Kept with the attempt's outcome, in one write: a crash before that write signs
@@ -92,7 +95,7 @@ public final class NotificationCourier: Sendable {
                 notification.nextAttemptAt = nil
                 report.failed.append(notification.uuid)
             }
-            try server.updateNotification(notification)
+            try outbox.updateNotification(notification)
         }
         return report
     }
@@ -103,13 +106,13 @@ public final class NotificationCourier: Sendable {
     }
 
     private func identity() throws(StoreError) -> AppIdentity {
-        try AppIdentity.current(server: server, catalog: catalog)
+        try AppIdentity.current(server: records, catalog: catalog)
     }
 
     func signedPayload(_ notification: ServerNotification, identity: AppIdentity) throws(StoreError) -> String {
         if let signed = notification.signedPayload { return signed }
         return try Self.sign(
-            notification, server: server, catalog: catalog, authority: authority, identity: identity, now: clock.now())
+            notification, server: records, catalog: catalog, authority: authority, identity: identity, now: clock.now())
     }
 
     /// Signs a notification as it is sent (and as the Server API's histories show it): its data

@@ -10,11 +10,11 @@ public final class Notifications: SessionRole {
 
     init(session: DeviceSession) { self.session = session }
 
-    public func webhook() throws(StoreError) -> Webhook? { try server.webhook() }
-    public func setWebhook(_ webhook: Webhook?) throws(StoreError) { try server.setWebhook(webhook) }
+    public func webhook() throws(StoreError) -> Webhook? { try outbox.webhook() }
+    public func setWebhook(_ webhook: Webhook?) throws(StoreError) { try outbox.setWebhook(webhook) }
 
     /// Every notification of the state folder, oldest first.
-    public func all() throws(StoreError) -> [ServerNotification] { try server.notifications(account: nil) }
+    public func all() throws(StoreError) -> [ServerNotification] { try outbox.notifications(account: nil) }
 
     /// One by its UUID or a unique prefix of 4+ characters.
     public func notification(_ id: String) throws(StoreError) -> ServerNotification {
@@ -35,16 +35,17 @@ public final class Notifications: SessionRole {
         let notification = ServerNotification(
             key: "test:\(uuid)", account: try currentUser() ?? "", type: "TEST", createdAt: now(), uuid: uuid)
         // A team server makes its own (W9): the one it wrote is the one to show.
-        return try server.enqueue([notification]).first ?? notification
+        return try outbox.enqueue([notification]).first ?? notification
     }
 
     /// Sends one again, with its UUID and payload, at the next delivery.
     @discardableResult
     public func resend(_ id: String) throws(StoreError) -> ServerNotification {
+        let outbox = try deliveryQueue(for: "resend a notification")
         var notification = try notification(id)
         notification.state = .pending
         notification.nextAttemptAt = now()
-        try server.updateNotification(notification)
+        try outbox.updateNotification(notification)
         return notification
     }
 
@@ -52,28 +53,43 @@ public final class Notifications: SessionRole {
     /// server's (S1).
     public func signedPayload(_ notification: ServerNotification) throws(StoreError) -> String {
         if let signed = notification.signedPayload { return signed }
-        if let team = server as? RemoteAccountServer, !notification.account.isEmpty {
-            guard
+        switch keeper {
+        case .team(let team):
+            guard !notification.account.isEmpty,
                 let signed = try team.signed([.notification(uuid: notification.uuid)], account: notification.account)
                     .first ?? nil
             else {
                 throw StoreError.unknownNotification(notification.uuid)
             }
             return signed
+        case .here(let keeper):
+            var updated = notification
+            let signed = try courier(keeper).signedPayload(notification)
+            updated.signedPayload = signed
+            try keeper.updateNotification(updated)
+            return signed
         }
-        var updated = notification
-        updated.signedPayload = try courier().signedPayload(notification)
-        try server.updateNotification(updated)
-        return updated.signedPayload!
+    }
+
+    /// The outbox this process delivers; a team device's is the server's to deliver.
+    private func deliveryQueue(for action: String) throws(StoreError) -> any RecordKeeping {
+        switch keeper {
+        case .here(let keeper): return keeper
+        case .team(let team): throw StoreError.serverKeeps(server: team.location, action: action)
+        }
     }
 
     /// A courier for this state folder; it holds nothing of the device, so the screen may run it
     /// on a thread of its own.
     public func courier() throws(StoreError) -> NotificationCourier {
+        try courier(try deliveryQueue(for: "deliver notifications"))
+    }
+
+    private func courier(_ keeper: any RecordKeeping) throws(StoreError) -> NotificationCourier {
         let hook = session.crashPoints
         let box = CrashHookBox(hook)
         return NotificationCourier(
-            server: server, authority: try session.authority(), catalog: catalog, clock: session.clock,
+            outbox: keeper, records: keeper, authority: try session.authority(), catalog: catalog, clock: session.clock,
             lockPath: session.stateDirectory.url.appendingPathComponent("notifications.lock").path, poster: poster,
             timeout: timeout, crashPoints: { point throws(StoreError) in try box.call(point) }
         )
@@ -83,9 +99,12 @@ public final class Notifications: SessionRole {
     /// `storefront notifications deliver`.
     @discardableResult
     public func deliverDue() throws(StoreError) -> DeliveryReport {
-        // Most commands have no webhook to send to: look before opening the authority.
-        guard let webhook = try server.webhook() else { return DeliveryReport() }
-        return try courier().deliverDue(to: webhook)
+        // A team's server delivers its own. Most commands have no webhook to send to: look before
+        // opening the authority.
+        guard case .here(let keeper) = keeper, let webhook = try keeper.webhook() else {
+            return DeliveryReport()
+        }
+        return try courier(keeper).deliverDue(to: webhook)
     }
 }
 

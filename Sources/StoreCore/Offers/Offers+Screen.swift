@@ -9,7 +9,7 @@ extension Offers {
     /// A promotional offer's signature for the screen: the state folder's own key; on a team, the
     /// server's, which stands in for the developer's server (a device may not add keys there).
     public func demoSignature(productID: String, offerID: String) throws(StoreError) -> OfferSignature {
-        if let team = server as? RemoteAccountServer, let account = try session.currentUser() {
+        if let team = keeper.team, let account = try session.currentUser() {
             return .jws(
                 try teamSigned(team, .promotionalOfferJWS(productID: productID, offerID: offerID), account: account))
         }
@@ -19,14 +19,14 @@ extension Offers {
     /// An introductory offer eligibility JWS for the screen, signed as `demoSignature` is.
     public func demoIntroductoryOfferEligibility(productID: String, allow: Bool) throws(StoreError) -> String {
         let account = try session.currentUser() ?? ""
-        if let team = server as? RemoteAccountServer, !account.isEmpty {
+        if let team = keeper.team, !account.isEmpty {
             return try teamSigned(
                 team, .introductoryOfferEligibilityJWS(productID: productID, allow: allow), account: account)
         }
         return try signIntroductoryOfferEligibilityWithOwnKey(productID: productID, allow: allow, account: account)
     }
 
-    private func teamSigned(_ team: RemoteAccountServer, _ item: SigningRequest, account: String) throws(StoreError)
+    private func teamSigned(_ team: any TeamConnection, _ item: SigningRequest, account: String) throws(StoreError)
         -> String
     {
         guard let jws = try team.signed([item], account: account).first ?? nil else {
@@ -65,13 +65,13 @@ extension Offers {
             throw .storage(
                 path: file.path, reason: "is not a PEM private key (\(error)); move it aside and a new one is made")
         }
-        var keyring = try server.apiKeyring() ?? APIKeyring()
+        var keyring = try keyStore.apiKeyring() ?? APIKeyring()
         let publicKey = key.publicKey.x963Representation
         if !keyring.keys.contains(where: { $0.keyID == Self.demoKeyID && $0.publicKey == publicKey }) {
             keyring.keys.removeAll { $0.keyID == Self.demoKeyID }
             keyring.keys.append(
                 APIKey(keyID: Self.demoKeyID, publicKey: publicKey, createdAt: now(), type: .subscriptionOffer))
-            try server.setAPIKeyring(keyring)
+            try keyStore.setAPIKeyring(keyring)
         }
         return key
     }
@@ -81,7 +81,7 @@ extension Offers {
     public func signPromotional(productID: String, offerID: String, privateKeyPEM: String, keyID: String)
         throws(StoreError) -> OfferSignature
     {
-        let bundleID = try AppIdentity.current(server: server, catalog: catalog).bundleID
+        let bundleID = try AppIdentity.current(server: sharedSettings, catalog: catalog).bundleID
         do {
             let key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
             return try PromotionalOfferCheck.signOriginal(

@@ -16,7 +16,7 @@ public final class Offers: SessionRole {
     /// The keys whose promotional offer signatures this store accepts.
     func signatureKeys() throws(StoreError) -> PromotionalOfferCheck.Keys {
         PromotionalOfferCheck.Keys(
-            keyring: try server.apiKeyring() ?? APIKeyring(issuerID: "", keys: []),
+            keyring: try keyStore.apiKeyring() ?? APIKeyring(issuerID: "", keys: []),
             catalogKey: catalog.subscriptionOfferKey)
     }
 
@@ -25,7 +25,7 @@ public final class Offers: SessionRole {
     private func verified<Checked>(
         _ check: (_ bundleID: String, _ keys: PromotionalOfferCheck.Keys, _ now: Date) throws(OfferRefusal) -> Checked
     ) throws(StoreError) -> Checked {
-        let bundleID = try AppIdentity.current(server: server, catalog: catalog).bundleID
+        let bundleID = try AppIdentity.current(server: sharedSettings, catalog: catalog).bundleID
         let keys = try signatureKeys()
         do {
             return try check(bundleID, keys, now())
@@ -57,13 +57,13 @@ public final class Offers: SessionRole {
             try PromotionalOfferCheck.verify(request, productID: product.id, bundleID: bundleID, keys: keys, now: now)
         }
         try plans.settle(account: account)
-        guard try server.plans(account: account)[terms.group] != nil else {
+        guard try planBook.plans(account: account)[terms.group] != nil else {
             throw .offerRefused(
                 .ineligibleForOffer(
                     "promotional offers are for current and past subscribers of the \(terms.group) group; \(account) has never subscribed"
                 ))
         }
-        guard try server.claim(ClaimKey.offerNonce(nonce).text, account: account, limit: 1, at: now()) else {
+        guard try claimStore.claim(ClaimKey.offerNonce(nonce).text, account: account, limit: 1, at: now()) else {
             throw .offerRefused(
                 .invalidOfferSignature("the nonce \(nonce) was used already: sign each offer with a new one"))
         }
@@ -88,13 +88,13 @@ public final class Offers: SessionRole {
         // Signed for someone: the customer's own transaction or app transaction, not another's.
         let id = eligibility.transactionID
         let owner =
-            SignedData.appTransactionID(account) == id ? account : try server.receiptEntry(transactionID: id)?.account
+            SignedData.appTransactionID(account) == id ? account : try ledger.receiptEntry(transactionID: id)?.account
         guard owner?.lowercased() == account.lowercased() else {
             throw .offerRefused(
                 .invalidOfferSignature(
                     "transactionId \(id) is neither a transaction of \(account)'s nor their app transaction id"))
         }
-        guard try server.claim(ClaimKey.offerNonce(eligibility.nonce).text, account: account, limit: 1, at: now())
+        guard try claimStore.claim(ClaimKey.offerNonce(eligibility.nonce).text, account: account, limit: 1, at: now())
         else {
             throw .offerRefused(
                 .invalidOfferSignature("the nonce \(eligibility.nonce) was used already: sign each JWS with a new one"))
@@ -110,9 +110,9 @@ public final class Offers: SessionRole {
         guard let terms = product.autoRenew else { return [] }
         let offers = terms.offers.filter { $0.type == .winBack }
         guard !offers.isEmpty, try standing(account: account, group: terms.group) == .expired,
-            let state = try server.plans(account: account)[terms.group]
+            let state = try planBook.plans(account: account)[terms.group]
         else { return [] }
-        let lines = try server.planLines(account: account).filter { $0.group == terms.group }
+        let lines = try planBook.planLines(account: account).filter { $0.group == terms.group }
         let revoked = ReceiptEntry.revoked(in: lines)
         let paidDays = lines.filter {
             ($0.event == .purchase || $0.event == .renewal) && ($0.price ?? 0) > 0
@@ -128,7 +128,7 @@ public final class Offers: SessionRole {
         for offer in offers {
             let rule = offer.winBack ?? WinBackEligibility()
             guard paidMonths >= rule.paidMonths, rule.lapsedMonths.contains(lapsedMonths) else { continue }
-            if try server.claims(ClaimKey.winBack(offerID: offer.id, account: account).text) > 0 { continue }
+            if try claimStore.claims(ClaimKey.winBack(offerID: offer.id, account: account).text) > 0 { continue }
             eligible.append(offer)
         }
         return eligible
@@ -141,7 +141,7 @@ public final class Offers: SessionRole {
             throw .offerRefused(.invalidOfferIdentifier("\"\(product.id)\" has no win-back offer \"\(offerID)\""))
         }
         guard try eligibleWinBackOffers(account: account, product: product).contains(offer),
-            try server.claim(
+            try claimStore.claim(
                 ClaimKey.winBack(offerID: offer.id, account: account).text, account: account, limit: 1, at: now())
         else {
             throw .offerRefused(
@@ -157,7 +157,7 @@ public final class Offers: SessionRole {
     /// The code and its product; nothing is taken yet.
     func lookUp(code text: String) throws(StoreError) -> (OfferCode, Product) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, let code = try server.offerCode(trimmed) else { throw .unknownOfferCode(text) }
+        guard !trimmed.isEmpty, let code = try claimStore.offerCode(trimmed) else { throw .unknownOfferCode(text) }
         guard let product = catalog.product(code.productID), product.autoRenew?.offer(code.offerID, type: .code) != nil
         else {
             throw .offerRefused(
@@ -175,7 +175,7 @@ public final class Offers: SessionRole {
             throw .offerRefused(.invalidOfferIdentifier("\(product.id) has no offer code \(code.offerID)"))
         }
         // A code used up says so before anything else, as the redemption sheet does.
-        if try server.claims(code.claimKey) >= code.limit { throw .offerCodeUsed(code.code, byThisAccount: false) }
+        if try claimStore.claims(code.claimKey) >= code.limit { throw .offerCodeUsed(code.code, byThisAccount: false) }
         let standing = try self.standing(account: account, group: terms.group)
         guard offer.eligibility.contains(standing) else {
             let allowed = OfferEligibility.allCases.filter(offer.eligibility.contains).map(\.rawValue).joined(
@@ -185,8 +185,8 @@ public final class Offers: SessionRole {
                     "the offer \(offer.id) is for \(allowed) subscribers of the \(terms.group) group; \(account) is an \(standing.rawValue) one"
                 ))
         }
-        guard try server.claim(code.claimKey, account: account, limit: code.limit, at: now()) else {
-            throw .offerCodeUsed(code.code, byThisAccount: try server.claims(code.claimKey) < code.limit)
+        guard try claimStore.claim(code.claimKey, account: account, limit: code.limit, at: now()) else {
+            throw .offerCodeUsed(code.code, byThisAccount: try claimStore.claims(code.claimKey) < code.limit)
         }
         return OfferRedemption(type: .code, id: offer.id)
     }
@@ -195,7 +195,7 @@ public final class Offers: SessionRole {
     /// retry) or expired.
     func standing(account: String, group: String) throws(StoreError) -> OfferEligibility {
         try plans.settle(account: account)
-        guard let state = try server.plans(account: account)[group] else { return .new }
+        guard let state = try planBook.plans(account: account)[group] else { return .new }
         let live = state.endedAt == nil && (state.hasAccess(at: now()) || state.billingFailedAt != nil)
         return live ? .existing : .expired
     }
@@ -236,14 +236,14 @@ public final class Offers: SessionRole {
                         isCustom: false, createdAt: now)
                 }
             }
-        try server.addOfferCodes(codes)
+        try claimStore.addOfferCodes(codes)
         return codes
     }
 
     /// Every code with how many of its uses are taken.
     public func codes() throws(StoreError) -> [(code: OfferCode, used: Int)] {
         var listed: [(code: OfferCode, used: Int)] = []
-        for code in try server.offerCodes() { listed.append((code, try server.claims(code.claimKey))) }
+        for code in try claimStore.offerCodes() { listed.append((code, try claimStore.claims(code.claimKey))) }
         return listed
     }
 
@@ -257,7 +257,7 @@ public final class Offers: SessionRole {
         -> OfferSignature
     {
         let key = try ownKey()
-        let bundleID = try AppIdentity.current(server: server, catalog: catalog).bundleID
+        let bundleID = try AppIdentity.current(server: sharedSettings, catalog: catalog).bundleID
         do {
             return try PromotionalOfferCheck.signOriginal(
                 key: key, keyID: Self.demoKeyID, bundleID: bundleID, productID: productID, offerID: offerID,
@@ -299,8 +299,8 @@ public final class Offers: SessionRole {
     private func signJWSWithOwnKey(audience: String, claims feature: [String: Any]) throws(StoreError) -> String {
         let key = try ownKey()
         var claims = feature
-        claims["bid"] = try AppIdentity.current(server: server, catalog: catalog).bundleID
-        claims["iss"] = try server.apiKeyring()?.issuerID ?? ""
+        claims["bid"] = try AppIdentity.current(server: sharedSettings, catalog: catalog).bundleID
+        claims["iss"] = try keyStore.apiKeyring()?.issuerID ?? ""
         claims["aud"] = audience
         claims["iat"] = Int(now().timeIntervalSince1970)
         claims["nonce"] = UUID().uuidString.lowercased()

@@ -57,9 +57,7 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
         return AccountSession(account: account.name)
     }
 
-    /// The embedded server keeps no sessions of its own: the device is on the same machine.
-    public func signOut(_ session: AccountSession) throws(StoreError) {}
-    public func resume(_ session: AccountSession) {}
+    public func hasAccount(_ name: String) throws(StoreError) -> Bool { try passwordHash(account: name) != nil }
 
     // MARK: Sessions for devices over the network (W2), kept by `storefront serve`
 

@@ -7,6 +7,8 @@ extension ServerDatabase: FamilyStore {
     public func families() throws(StoreError) -> [Family] { try setting(SettingRecord.families) ?? [] }
 
     public func changeFamily(_ change: FamilyChange) throws(StoreError) -> Bool {
-        try updateSetting(SettingRecord.families, empty: [Family]()) { current in try change.applied(to: current) }
+        try checkAccounts(of: change)
+        return try updateSetting(SettingRecord.families, empty: [Family]()) { current in try change.applied(to: current)
+        }
     }
 }

@@ -47,7 +47,7 @@ struct NotificationRecord: FetchableRecord, PersistableRecord {
     }
 }
 
-extension ServerDatabase: Outbox {
+extension ServerDatabase: DeliveryQueue {
     static func registerNotifications(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v4: notifications") { db in
             try db.execute(

@@ -2,7 +2,7 @@
 import Foundation
 import GRDB
 
-extension ServerDatabase: RequestLog {
+extension ServerDatabase: RequestRecording {
     /// Written without its own fsync: the list is for looking at, and the last 200 are kept.
     public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {
         guard !requests.isEmpty else { return }

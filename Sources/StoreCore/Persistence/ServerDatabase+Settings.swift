@@ -2,7 +2,7 @@
 import Foundation
 import GRDB
 
-extension ServerDatabase: SharedSettings {
+extension ServerDatabase: SharedSettings, DefaultsAdopting {
     public func clockSetting() throws(StoreError) -> ClockSetting {
         let stamp = try changeStamp(accounts: [])
         if let setting = clockSetting(keptAt: stamp) { return setting }
@@ -13,7 +13,7 @@ extension ServerDatabase: SharedSettings {
 
     /// The clock setting when the one read last still holds, told without waiting (nil otherwise):
     /// the shared part's stamp, which no customer's purchase moves.
-    func keptClockSetting() -> ClockSetting? {
+    public func clockSettingWithoutWaiting() -> ClockSetting? {
         changeStampWithoutWaiting(accounts: []).flatMap(clockSetting(keptAt:))
     }
 

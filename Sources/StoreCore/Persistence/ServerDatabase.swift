@@ -3,7 +3,8 @@
 import Foundation
 import GRDB
 
-public final class ServerDatabase: AccountServer, SQLiteBacked, Sendable {
+public final class ServerDatabase: RecordKeeping, SQLiteBacked, Sendable {
+    public var keeper: RecordKeeper { .here(self) }
     let file: SQLiteFile
     /// The clock setting as last read, and when: every store time reads it (Q5), so it is read
     /// again only after something was committed.

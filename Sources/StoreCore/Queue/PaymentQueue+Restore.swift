@@ -13,7 +13,7 @@ extension PaymentQueue {
         // Q7: restore is App Store Sync (`AppStore.sync()`).
         try failIfSimulated(.appStoreSync)
         return try withDeviceLock { () throws(StoreError) -> RestoreResult in
-            let owned = try server.ownedProducts(account: user)
+            let owned = try ledger.ownedProducts(account: user)
             let now = now()
             var restoredIDs: [String] = []
             for item in owned {
@@ -29,7 +29,7 @@ extension PaymentQueue {
                 try crashPoint(.restoreDelivered)
                 restoredIDs.append(restored.id)
             }
-            let expiry = try device.raiseExpiry(user: user, to: try server.storedExpiry(account: user))
+            let expiry = try device.raiseExpiry(user: user, to: try ledger.storedExpiry(account: user))
             return RestoreResult(restored: owned.map(\.productID), transactionIDs: restoredIDs, expiry: expiry)
         }
     }

@@ -237,7 +237,7 @@ public final class PaymentQueue: SessionRole {
             // A purchase the server recorded but whose device state was not written yet.
             let undecided = try device.transactions(.open)
             for transaction in undecided where transaction.user != nil {
-                if try server.hasReceiptEntry(transactionID: transaction.id) {
+                if try ledger.hasReceiptEntry(transactionID: transaction.id) {
                     try markPurchased(transaction.id, at: transaction.dueAt ?? now())
                     report.reconciled.append(transaction.id)
                 }
@@ -284,7 +284,7 @@ public final class PaymentQueue: SessionRole {
         // a device that has never looked reads them all.
         let cursor = DeviceSetting.planLinesSeen(account)
         let seen = try device.setting(cursor) ?? 0
-        let lines = try server.planLines(account: account, from: seen)
+        let lines = try planBook.planLines(account: account, from: seen)
         guard !lines.isEmpty else { return [] }
         let renewals = lines.filter { $0.event == .renewal || $0.event == .familyShare }
         let known = try device.known(renewals.map(\.transactionID))
@@ -341,7 +341,7 @@ public final class PaymentQueue: SessionRole {
                     bonusDays: transaction.bonusDays, purchaseDate: date, device: session.deviceName,
                     appAccountToken: transaction.appAccountToken
                 )
-                try server.record(entry, calendar: calendar)
+                try ledger.record(entry, calendar: calendar)
             }
         } catch {
             // A team's server that does not sell the product (started with another catalog)
@@ -357,7 +357,7 @@ public final class PaymentQueue: SessionRole {
         // purchase as its original, as StoreKit does.
         var original: String?
         if let user = transaction.user, transaction.kind == .nonConsumable,
-            let owner = try server.ownedProducts(account: user).first(where: { $0.productID == transaction.productID })?
+            let owner = try ledger.ownedProducts(account: user).first(where: { $0.productID == transaction.productID })?
                 .transactionID,
             owner != transaction.id
         {
@@ -387,7 +387,7 @@ public final class PaymentQueue: SessionRole {
         // A4: the device takes the later of its own and the server's expiry.
         let serverExpiry =
             transaction.kind == .nonRenewingSubscription && transaction.user != nil
-            ? try server.storedExpiry(account: transaction.user ?? "") : nil
+            ? try ledger.storedExpiry(account: transaction.user ?? "") : nil
         try device.deliver(id, serverExpiry: serverExpiry)
     }
 }

@@ -144,7 +144,7 @@ extension SignedData {
             }
             return der
         }
-        let receipt = try user.map { account throws(StoreError) in try server.receipt(account: account) } ?? []
+        let receipt = try user.map { account throws(StoreError) in try ledger.receipt(account: account) } ?? []
         return try Self.appReceipt(receipt: receipt, builder: try builder(), authority: try authority())
     }
 

@@ -157,8 +157,3 @@ extension PlanState {
     /// Why the plan ended, typed (its stored `endReason` read back).
     public var ended: PlanEnd? { endReason.map(PlanEnd.init(words:)) }
 }
-
-extension PlanStatus {
-    /// Why the plan ended, typed (its `endReason` read back).
-    public var ended: PlanEnd? { endReason.map(PlanEnd.init(words:)) }
-}

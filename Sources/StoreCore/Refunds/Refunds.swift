@@ -124,7 +124,7 @@ public final class Refunds: SessionRole {
     /// On a team server only the developer answers refund requests (W9): a customer's device keeps
     /// the manual policy, and the developer answers (`storefront refund-request approve ID`).
     public func setPolicy(_ policy: RefundPolicy) throws(StoreError) {
-        if policy != .manual, let remote = server as? RemoteAccountServer, !remote.isDeveloper {
+        if policy != .manual, let remote = keeper.team, !remote.isDeveloper {
             throw StoreError.developerOnly(server: remote.location, action: "answer refund requests")
         }
         try device.setSetting(.refundPolicy, policy)
@@ -133,7 +133,7 @@ public final class Refunds: SessionRole {
     /// The signed-in account's requests.
     public func requests() throws(StoreError) -> [RefundRequest] {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
-        return RefundRequest.all(in: try server.receipt(account: user))
+        return RefundRequest.all(in: try ledger.receipt(account: user))
     }
 
     /// The customer asks for a refund of a purchase or plan period of theirs (by id or a unique
@@ -144,7 +144,7 @@ public final class Refunds: SessionRole {
         try failIfSimulated(.refundRequestSheet)
         return try withDeviceLock { () throws(StoreError) -> RefundRequest in
             try plans.settle(account: user)
-            let receipt = try server.receipt(account: user)
+            let receipt = try ledger.receipt(account: user)
             guard
                 let purchase = try ReceiptEntry.named(
                     id, in: receipt.filter { $0.isTransaction && $0.event != .change })
@@ -166,7 +166,7 @@ public final class Refunds: SessionRole {
             }
             var line = line(.refundRequest, about: purchase)
             line.meaning = .refundReason(reason.rawValue)
-            try server.add(line)
+            try session.server.add(line)
             try device.setSetting(.refundAwaitingPolicy, purchase.transactionID)
             try crashPoint(.refundRequested)
             try applyPolicy()
@@ -220,9 +220,9 @@ public final class Refunds: SessionRole {
         } else {
             var declined = line(.refundDeclined, about: purchase)
             declined.meaning = .answering(request: request.requestID)
-            try server.add(declined)
+            try session.server.add(declined)
         }
-        return RefundRequest.all(in: try server.receipt(account: account)).first { $0.requestID == request.requestID }
+        return RefundRequest.all(in: try ledger.receipt(account: account)).first { $0.requestID == request.requestID }
             ?? request
     }
 
@@ -241,8 +241,8 @@ public final class Refunds: SessionRole {
         }
         var reversal = line(.refundReversed, about: purchase)
         reversal.meaning = .reversing(refund: refund.transactionID)
-        try server.add(reversal)
-        return RefundRequest.all(in: try server.receipt(account: account)).first { $0.refundID == refund.transactionID }
+        try session.server.add(reversal)
+        return RefundRequest.all(in: try ledger.receipt(account: account)).first { $0.refundID == refund.transactionID }
     }
 
     // MARK: Lines
@@ -252,7 +252,7 @@ public final class Refunds: SessionRole {
             var line = line(.refund, about: purchase)
             line.price = purchase.price.map { -$0 } ?? catalog.product(purchase.productID).map { -$0.price }
             line.meaning = .answering(request: requestID)
-            try server.add(line)
+            try session.server.add(line)
             return
         }
         let rules = try plans.autoRenewal()
@@ -281,12 +281,12 @@ public final class Refunds: SessionRole {
     }
 
     private func accountReceipt(of id: String) throws(StoreError) -> (String, [ReceiptEntry]) {
-        if let line = try server.receiptEntry(transactionID: id) {
-            return (line.account, try server.receipt(account: line.account))
+        if let line = try ledger.receiptEntry(transactionID: id) {
+            return (line.account, try ledger.receipt(account: line.account))
         }
         // A prefix: the signed-in account's purchases.
         guard let user = try currentUser() else { throw StoreError.unknownTransaction(id) }
-        let receipt = try server.receipt(account: user)
+        let receipt = try ledger.receipt(account: user)
         guard try ReceiptEntry.named(id, in: receipt) != nil else { throw StoreError.unknownTransaction(id) }
         return (user, receipt)
     }

@@ -4,7 +4,8 @@
 // accounts (W2); the device keeps them.
 import Foundation
 
-public final class RemoteAccountServer: AccountServer {
+public final class RemoteAccountServer: AccountServer, TeamConnection {
+    public var keeper: RecordKeeper { .team(self) }
     public let url: URL
     /// Where the calls go: the server's `AccountWire.path`.
     let callURL: URL
@@ -226,9 +227,6 @@ extension RemoteAccountServer: ChangeTracking, SharedSettings {
     public func setRetentionImage(_ id: String, png: Data?) throws(StoreError) {
         _ = try call(W.setRetentionImage, R.RetentionImage(id: id, png: png))
     }
-    /// A device's catalog does not set a server's clock rate or billing: the server's own catalog
-    /// did when it started (`ServedStore`), and after that only the developer changes them (W9).
-    public func adoptDefaults(clockRate: Double?, billing: BillingSetting?, real: Date) throws(StoreError) {}
 }
 
 /// The developer makes and revokes keys (their public halves go to the server; the private half
@@ -237,7 +235,6 @@ extension RemoteAccountServer: ChangeTracking, SharedSettings {
 extension RemoteAccountServer: KeyStore, RequestLog {
     public func apiKeyring() throws(StoreError) -> APIKeyring? { try call(W.apiKeyring, R.None()) }
     public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) { _ = try call(W.setAPIKeyring, keyring) }
-    public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {}
     public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] { try call(W.recentRequests, limit) }
 }
 
@@ -266,18 +263,16 @@ extension RemoteAccountServer: Outbox {
     public func notifications(account: String?) throws(StoreError) -> [ServerNotification] {
         try call(W.notifications, account)
     }
-    public func dueNotifications(at now: Date) throws(StoreError) -> [ServerNotification] { [] }
-    public func updateNotification(_ notification: ServerNotification) throws(StoreError) {}
     public func webhook() throws(StoreError) -> Webhook? { try call(W.webhook, R.None()) }
     public func setWebhook(_ webhook: Webhook?) throws(StoreError) { _ = try call(W.setWebhook, webhook) }
 }
 
 /// S1 on a team: the server signs its devices' data, so that one root verifies it all.
 extension RemoteAccountServer {
-    func signed(_ items: [SigningRequest], account: String) throws(StoreError) -> [String?] {
+    public func signed(_ items: [SigningRequest], account: String) throws(StoreError) -> [String?] {
         guard !items.isEmpty else { return [] }
         return try call(W.signed, R.Signing(account: account, items: items))
     }
 
-    func rootCertificate() throws(StoreError) -> Data { try call(W.rootCertificate, R.None()) }
+    public func rootCertificate() throws(StoreError) -> Data { try call(W.rootCertificate, R.None()) }
 }

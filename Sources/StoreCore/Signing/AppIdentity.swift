@@ -32,7 +32,7 @@ public struct AppIdentity: Sendable, Equatable, Codable {
     }
 
     /// The identity the state folder set, else one for the catalog's bundle id (or the default).
-    public static func current(server: any AccountServer, catalog: Catalog) throws(StoreError) -> AppIdentity {
+    public static func current(server: any SharedSettings, catalog: Catalog) throws(StoreError) -> AppIdentity {
         try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? defaultBundleID)
     }
 

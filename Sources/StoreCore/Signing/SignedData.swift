@@ -18,10 +18,10 @@ public final class SignedData: SessionRole {
 
     /// The app signed data names: the state folder's setting, else the catalog's bundle id (S4).
     public func identity() throws(StoreError) -> AppIdentity {
-        try AppIdentity.current(server: server, catalog: catalog)
+        try AppIdentity.current(server: sharedSettings, catalog: catalog)
     }
 
-    public func setIdentity(_ identity: AppIdentity) throws(StoreError) { try server.setAppIdentity(identity) }
+    public func setIdentity(_ identity: AppIdentity) throws(StoreError) { try sharedSettings.setAppIdentity(identity) }
 
     public func authority() throws(StoreError) -> CertificateAuthority { try session.authority() }
 
@@ -55,7 +55,7 @@ public final class SignedData: SessionRole {
         for transaction in local {
             var receipt: [ReceiptEntry]?
             if let user = transaction.user {
-                if receipts[user] == nil { receipts[user] = try server.receipt(account: user) }
+                if receipts[user] == nil { receipts[user] = try ledger.receipt(account: user) }
                 receipt = receipts[user]
             }
             signed[transaction.id] = try self.transaction(transaction, receipt: receipt, builder: builder)
@@ -71,7 +71,7 @@ public final class SignedData: SessionRole {
             return try signed(by: team, account: user, [Self.signingRequest(transaction)])[0]
         }
         var receipt: [ReceiptEntry] = []
-        if let user = transaction.user { receipt = if let given { given } else { try server.receipt(account: user) } }
+        if let user = transaction.user { receipt = if let given { given } else { try ledger.receipt(account: user) } }
         let builder = if let reused { reused } else { try self.builder() }
         guard let payload = builder.transaction(transaction, receipt: receipt) else { return nil }
         return try Self.sign(payload, verificationError: transaction.verificationError, authority: authority())
@@ -86,7 +86,7 @@ public final class SignedData: SessionRole {
             return try signed(by: team, account: user, [.transaction(id: plan.transactionID, verificationError: nil)])[
                 0]
         }
-        let receipt = try server.receipt(account: user)
+        let receipt = try ledger.receipt(account: user)
         guard let line = receipt.first(where: { $0.transactionID == plan.transactionID }) else { return nil }
         return try Self.sign(
             try builder().transaction(line: line, receipt: receipt), verificationError: nil, authority: authority())
@@ -108,7 +108,7 @@ public final class SignedData: SessionRole {
     func renewalInfo(
         _ plan: PlanStatus, account user: String?, builder: PayloadBuilder, authority: CertificateAuthority
     ) throws(StoreError) -> SignedItem {
-        let lines = try user.map { user throws(StoreError) in try server.planLines(account: user) } ?? []
+        let lines = try user.map { user throws(StoreError) in try planBook.planLines(account: user) } ?? []
         // O4: the win-back offers a lapsed subscriber qualifies for, as Apple lists them.
         var winBack: [String] = []
         if let user, plan.phase == .expired, plan.familySharedBy == nil, let product = catalog.product(plan.productID) {
@@ -138,8 +138,8 @@ public final class SignedData: SessionRole {
 
     func builder(account: String) throws(StoreError) -> PayloadBuilder {
         PayloadBuilder(
-            catalog: try catalog.priced(by: server), identity: try identity(), now: now(), account: account,
-            appAccountTokens: try server.appAccountTokens()
+            catalog: try catalog.priced(by: priceBook), identity: try identity(), now: now(), account: account,
+            appAccountTokens: try sharedSettings.appAccountTokens()
         )
     }
 

@@ -42,8 +42,8 @@ public protocol DeviceSigning: Sendable {
 
 extension AccountRequests {
     public struct Signing: Codable, Sendable {
-        var account: String
-        var items: [SigningRequest]
+        package var account: String
+        package var items: [SigningRequest]
     }
 }
 
@@ -53,20 +53,20 @@ extension SignedData {
     /// The server that signs `account`'s data: a remote account server for a signed-in account;
     /// nil where this state folder signs (an embedded server, a guest, whose purchases stay on the
     /// device).
-    func team(_ account: String?) -> RemoteAccountServer? {
+    func team(_ account: String?) -> (any TeamConnection)? {
         guard let account, !account.isEmpty else { return nil }
-        return server as? RemoteAccountServer
+        return keeper.team
     }
 
     /// The root a backend trusts (DER): on a team, the server's, which verifies what the team
     /// signs; `own`, or without a server, this state folder's.
     public func rootCertificate(own: Bool = false) throws(StoreError) -> Data {
-        if !own, let team = server as? RemoteAccountServer { return try team.rootCertificate() }
+        if !own, let team = keeper.team { return try team.rootCertificate() }
         return try authority().rootDER
     }
 
     /// Items signed by `team` for `account`, with the payload each carries.
-    func signed(by team: RemoteAccountServer, account: String, _ items: [SigningRequest]) throws(StoreError)
+    func signed(by team: any TeamConnection, account: String, _ items: [SigningRequest]) throws(StoreError)
         -> [SignedItem?]
     {
         let answered = try team.signed(items, account: account)
@@ -91,7 +91,7 @@ extension SignedData {
     }
 
     /// One item the account must have, signed by `team`; `missing` says what it lacked.
-    func signedOne(by team: RemoteAccountServer, account: String, _ item: SigningRequest, missing: String)
+    func signedOne(by team: any TeamConnection, account: String, _ item: SigningRequest, missing: String)
         throws(StoreError) -> SignedItem
     {
         guard let signed = try signed(by: team, account: account, [item])[0] else {
@@ -116,7 +116,7 @@ extension SignedData {
     /// Signs `items` for `account` from this store's account server and with its authority: the
     /// serving machine's store answers its devices (`storefront serve`).
     package func signForDevice(_ items: [SigningRequest], account: String) throws(StoreError) -> [String?] {
-        let receipt = try server.receipt(account: account)
+        let receipt = try ledger.receipt(account: account)
         let builder = try builder(account: account)
         let authority = try authority()
         var statuses: [PlanStatus]?
@@ -138,8 +138,8 @@ extension SignedData {
                 // Only a purchase the account still owns, under an id no transaction has, dated
                 // between that purchase and now.
                 guard let line = receipt.first(where: { $0.transactionID == original && $0.isTransaction }),
-                    try server.ownedProducts(account: account).contains(where: { $0.transactionID == original }),
-                    try server.receiptEntry(transactionID: id) == nil
+                    try ledger.ownedProducts(account: account).contains(where: { $0.transactionID == original }),
+                    try ledger.receiptEntry(transactionID: id) == nil
                 else { return nil }
                 let at = max(line.purchaseDate, min(date, builder.now))
                 let restored = StoreTransaction(
@@ -170,7 +170,7 @@ extension SignedData {
                 return try authority.sign(payload)
             case .notification(let uuid):
                 // Signed once and kept, so that its delivery carries the same payload.
-                guard let notification = try server.notifications(account: account).first(where: { $0.uuid == uuid })
+                guard let notification = try outbox.notifications(account: account).first(where: { $0.uuid == uuid })
                 else { return nil }
                 return try Notifications(session: session).signedPayload(notification)
             case .appReceipt:

@@ -52,7 +52,7 @@ public final class Entitlements: SessionRole {
         let status = try status()
         let inFlight = try device.transactions(.inFlight(user: status.user ?? ""))
         // O6: plans at the prices the developer set (a catalog without plans asks nothing more).
-        return try catalog.priced(by: server).products.map { product in
+        return try catalog.priced(by: priceBook).products.map { product in
             let action: ProductAction
             switch product.kind {
             case .nonConsumable:
@@ -77,7 +77,7 @@ public final class Entitlements: SessionRole {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         try plans.settle(account: user)
         // One read: another process (a second device, `storefront serve`) may be writing.
-        let state = try server.receiptState(account: user)
+        let state = try ledger.receiptState(account: user)
         return ReceiptReport(
             account: user, entries: state.entries, storedExpiry: state.storedExpiry,
             recomputedExpiry: SubscriptionMath.recomputeExpiry(from: state.entries, calendar: calendar),

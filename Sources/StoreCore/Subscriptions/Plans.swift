@@ -14,13 +14,14 @@ public final class Plans: SessionRole {
     /// The renewal rules as the state folder is set now: billing, grace, and the sandbox's periods
     /// under `clock rate sandbox` (calendar periods at every other rate).
     func autoRenewal() throws(StoreError) -> AutoRenewal {
-        let clockSetting = try server.clockSetting()
+        let clockSetting = try sharedSettings.clockSetting()
         let rate = sandboxRateOverride ?? clockSetting.sandboxTableRate
         // O6: products at the prices the developer set since the catalog was written.
-        let changes = try server.priceChanges()
+        let changes = try priceBook.priceChanges()
         let priced = catalog.priced(by: changes)
         var rules = AutoRenewal(
-            calendar: calendar, sandboxRate: rate, billing: try server.billingSetting(), product: { priced.product($0) }
+            calendar: calendar, sandboxRate: rate, billing: try sharedSettings.billingSetting(),
+            product: { priced.product($0) }
         )
         rules.priceChanges = Dictionary(changes.map { ($0.productID, $0) }) { _, last in last }
         return rules
@@ -43,17 +44,17 @@ public final class Plans: SessionRole {
         let change = PriceChange(
             productID: productID, price: price, previous: previous, consentRequired: consentRequired, at: now())
         try settleAll()
-        try server.setPriceChange(change)
+        try priceBook.setPriceChange(change)
         try crashPoint(.priceChanged)
         var told = 0
-        for account in try server.accountsWithPlans() {
+        for account in try planBook.accountsWithPlans() {
             told += try settle(account: account).filter { $0.event == .priceIncrease && $0.until == change.at }.count
         }
         return (change, told)
     }
 
     /// The prices set since the catalog was written.
-    public func priceChanges() throws(StoreError) -> [PriceChange] { try server.priceChanges() }
+    public func priceChanges() throws(StoreError) -> [PriceChange] { try priceBook.priceChanges() }
 
     /// O6: the signed-in subscriber agrees to (or declines) the price increase of the plan of
     /// `productID`'s group, as StoreKit's price consent sheet lets them.
@@ -85,7 +86,7 @@ public final class Plans: SessionRole {
     public func settle(account: String) throws(StoreError) -> [ReceiptEntry] {
         // Read first: a screen tick with no plan, or nothing due, writes nothing (and an account
         // without plans reads nothing more).
-        let stored = try server.plans(account: account)
+        let stored = try planBook.plans(account: account)
         guard !stored.isEmpty else { return [] }
         let rules = try autoRenewal()
         let now = now()
@@ -99,7 +100,7 @@ public final class Plans: SessionRole {
         }
         let lines = try writePlans(account: account, attempt: .settle) { plans, _ in due(plans) }
         if !lines.isEmpty { try crashPoint(.renewalsRecorded) }
-        try noteTimedNotifications(account: account, plans: try server.plans(account: account), now: now)
+        try noteTimedNotifications(account: account, plans: try planBook.plans(account: account), now: now)
         return lines
     }
 
@@ -108,10 +109,10 @@ public final class Plans: SessionRole {
     private func noteTimedNotifications(account: String, plans: [String: PlanState], now: Date) throws(StoreError) {
         var fresh: [ServerNotification] = []
         for notification in NotificationRules.timed(plans, account: account, now: now)
-        where !(try server.hasNotification(key: notification.key)) {
+        where !(try outbox.hasNotification(key: notification.key)) {
             fresh.append(notification)
         }
-        try server.enqueue(fresh)
+        try outbox.enqueue(fresh)
     }
 
     /// `ServerDatabase.updatePlans` with its errors as the store reports them.
@@ -121,19 +122,19 @@ public final class Plans: SessionRole {
         _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
     ) throws(StoreError) -> [ReceiptEntry] {
         do {
-            return try server.updatePlans(account: account, body)
+            return try planBook.updatePlans(account: account, body)
         } catch let refusal as AutoRenewal.Refusal {
             throw StoreError.planRefused(.ruleRefused(refusal, attempt: attempt))
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.storage(path: server.location, reason: "\(error)")
+            throw StoreError.storage(path: session.server.location, reason: "\(error)")
         }
     }
 
     /// Settles every account's plans under the current settings, before a setting changes.
     public func settleAll() throws(StoreError) {
-        for account in try server.accountsWithPlans() { try settle(account: account) }
+        for account in try planBook.accountsWithPlans() { try settle(account: account) }
     }
 
     /// The signed-in account's plans, one per subscription group it ever subscribed in.
@@ -146,7 +147,7 @@ public final class Plans: SessionRole {
     }
 
     func planStatuses(account: String) throws(StoreError) -> [PlanStatus] {
-        let plans = try server.plans(account: account)
+        let plans = try planBook.plans(account: account)
         let now = now()
         return plans.keys.sorted().map { PlanStatus(plans[$0]!, catalog: catalog, now: now) }
     }
@@ -159,7 +160,7 @@ public final class Plans: SessionRole {
         let context = lineContext(account: account)
         // Recording twice (recovery after a crash) adds nothing. Looked up by its key, not in the
         // whole receipt; under the device's lock no other process records this transaction.
-        let recorded = try server.hasReceiptEntry(transactionID: transaction.id)
+        let recorded = try ledger.hasReceiptEntry(transactionID: transaction.id)
         try writePlans(account: account, attempt: .subscribe) { plans, _ in
             var state = plans[group]
             // Periods that ended before the purchase renew (or fail) first, each at its date.
@@ -189,7 +190,7 @@ public final class Plans: SessionRole {
     func checkNotSubscribed(_ product: Product, account: String, billingPlan: BillingPlan? = nil) throws(StoreError) {
         guard let group = product.autoRenew?.group else { return }
         try settle(account: account)
-        guard let state = try server.plans(account: account)[group], state.productID == product.id,
+        guard let state = try planBook.plans(account: account)[group], state.productID == product.id,
             state.hasAccess(at: now()), state.willRenew, state.nextProductID == nil,
             billingPlan.map({ $0 == state.renewingBillingPlan }) ?? true
         else { return }
@@ -237,7 +238,7 @@ public final class Plans: SessionRole {
         try failIfSimulated(.refundRequestSheet)
         return try withDeviceLock { () throws(StoreError) -> PlanStatus in
             try settle(account: user)
-            let lines = try server.planLines(account: user)
+            let lines = try planBook.planLines(account: user)
             guard let line = try ReceiptEntry.named(id, in: lines) else {
                 throw StoreError.unknownPlanTransaction(id, account: user)
             }
@@ -248,7 +249,7 @@ public final class Plans: SessionRole {
                 try rules.refund(
                     line, state: plans[group], receipt: try receipt(), at: now, context: lineContext(account: user))
             }
-            guard let state = try server.plans(account: user)[group] else { throw StoreError.planRefused(.noPlan) }
+            guard let state = try planBook.plans(account: user)[group] else { throw StoreError.planRefused(.noPlan) }
             return PlanStatus(state, catalog: catalog, now: now)
         }
     }
@@ -269,143 +270,8 @@ public final class Plans: SessionRole {
             try writePlans(account: user, attempt: attempt(group)) { plans, _ in
                 try rule(rules, plans[group], now, lineContext(account: user))
             }
-            guard let state = try server.plans(account: user)[group] else { throw StoreError.planRefused(.noPlan) }
+            guard let state = try planBook.plans(account: user)[group] else { throw StoreError.planRefused(.noPlan) }
             return PlanStatus(state, catalog: catalog, now: now)
-        }
-    }
-}
-
-/// What a person can do to a plan, besides buying and refunding.
-public enum PlanAction: String, Sendable, Codable, CaseIterable {
-    case cancel
-    case renewOn = "renew-on"
-    case expire
-    case forceRenew = "force-renew"
-
-    var verb: String {
-        switch self {
-        case .cancel: "cancel"
-        case .renewOn: "turn auto-renew on for"
-        case .expire: "expire"
-        case .forceRenew: "renew"
-        }
-    }
-}
-
-/// What `storefront subscriptions` and the screen say about one plan.
-public struct PlanStatus: Sendable, Equatable {
-    public var group: String
-    public var productID: String
-    public var title: String
-    public var phase: PlanPhase
-    public var hasAccess: Bool
-    public var autoRenew: Bool
-    /// The end of the current period.
-    public var expiresDate: Date
-    /// When it renews next, if it will.
-    public var renewsAt: Date?
-    public var graceUntil: Date?
-    public var billingFailedAt: Date?
-    public var nextProductID: String?
-    public var renewals: Int
-    public var offer: IntroductoryOffer.Mode?
-    public var offerType: OfferType?
-    public var offerID: String?
-    public var offerPeriodsLeft: Int
-    /// An offer bought for the next renewal (O2).
-    public var pendingOffer: OfferRedemption?
-    /// A price increase told and its answer (O6).
-    public var priceIncrease: PendingPriceIncrease?
-    /// O5: the organizer whose plan Family Sharing shares with this account; nil for its own.
-    public var familySharedBy: String?
-    public var introOfferUsed: Bool
-    public var unlocks: [String]
-    public var transactionID: String
-    public var originalTransactionID: String
-    public var endedAt: Date?
-    public var endReason: String?
-    /// A monthly plan's place in its 12-month commitment.
-    public var commitment: PlanCommitment?
-    /// A change of billing plan waiting for the next renewal or the commitment's end (M4).
-    public var nextBillingPlan: BillingPlan?
-    /// The billing plan the plan's own product renews on (PlanState.renewingBillingPlan).
-    public var renewingBillingPlan: BillingPlan
-
-    public init(_ state: PlanState, catalog: Catalog, now: Date) {
-        let product = catalog.product(state.productID)
-        group = state.group
-        productID = state.productID
-        title = product?.title ?? state.productID
-        phase = state.phase(at: now)
-        hasAccess = state.hasAccess(at: now)
-        autoRenew = state.autoRenew
-        expiresDate = state.expiresDate
-        renewsAt =
-            state.autoRenew && state.endedAt == nil && state.billingFailedAt == nil && now < state.expiresDate
-            ? state.expiresDate : nil
-        graceUntil = state.graceUntil
-        billingFailedAt = state.billingFailedAt
-        nextProductID = state.nextProductID
-        renewals = state.renewals
-        offer = state.offer
-        offerType = state.offerType
-        offerID = state.offerID
-        offerPeriodsLeft = state.offerPeriodsLeft
-        pendingOffer = state.pendingOffer
-        priceIncrease = state.priceIncrease
-        introOfferUsed = state.introOfferUsed
-        unlocks = hasAccess ? product?.autoRenew?.unlocks ?? [] : []
-        transactionID = state.transactionID
-        originalTransactionID = state.originalTransactionID
-        endedAt = state.endedAt
-        endReason = state.endReason
-        commitment = state.commitment
-        nextBillingPlan = state.nextBillingPlan
-        renewingBillingPlan = state.renewingBillingPlan
-    }
-
-    /// Until when the plan gives access as things stand: its period's end, or the end of a
-    /// billing grace period that runs longer.
-    public var accessUntil: Date { max(expiresDate, graceUntil ?? expiresDate) }
-
-    /// One line for the screen and the command line: "All Access (Monthly): free trial, renews 07/02/2026".
-    public func summary(calendar: Calendar, catalog: Catalog) -> String {
-        let day = { (date: Date) in SubscriptionMath.formatDay(date, calendar: calendar) }
-        // A monthly commitment says where it stands, and whether it renews when it ends: first,
-        // as a change or an offer waits for its end.
-        var next = ""
-        if let commitment, phase != .expired {
-            let end = commitment.renews && nextBillingPlan != .billedUpfront ? "renews" : "ends"
-            next +=
-                ", month \(commitment.period) of \(BillingPlan.commitmentPeriods) of a commitment that \(end) \(day(commitment.ends))"
-            if commitment.renews, nextBillingPlan == .billedUpfront { next += ", then billed up front" }
-        }
-        if nextBillingPlan == .monthly { next += ", then monthly with a 12-month commitment" }
-        if let nextProductID { next += " → \(catalog.product(nextProductID)?.title ?? nextProductID) at renewal" }
-        if let pending = pendingOffer { next += ", then \(pending.type.name) \(pending.id)" }
-        if let increase = priceIncrease, endedAt == nil {
-            let price = PriceFormatter.plain(increase.price)
-            let told: String =
-                switch (increase.consentRequired, increase.answer) {
-                case (false, _), (true, true?): " at the new price \(price)"
-                case (true, nil): " — price rises to \(price): agree, or it ends then"
-                case (true, false?): " — price increase to \(price) declined: it ends then"
-                }
-            next += told
-        }
-        switch phase {
-        case .trial:
-            let name = offerType.map { " (\($0.name) \(offerID ?? ""))" } ?? ""
-            return "\(title): free trial\(name), renews \(day(expiresDate))\(next)"
-        case .introductoryOffer:
-            let name = offerType.map { "\($0.name) \(offerID ?? "")" } ?? "introductory offer"
-            return "\(title): \(name), renews \(day(expiresDate))\(next)"
-        case .active: return "\(title): renews \(day(expiresDate))\(next)"
-        case .trialCancelled: return "\(title): free trial, cancelled, ends \(day(expiresDate))"
-        case .cancelled: return "\(title): cancelled, ends \(day(expiresDate))"
-        case .gracePeriod: return "\(title): billing problem, grace period until \(day(graceUntil ?? expiresDate))"
-        case .billingRetry: return "\(title): billing retry since \(day(billingFailedAt ?? expiresDate)), no access"
-        case .expired: return "\(title): expired \(day(endedAt ?? expiresDate))" + (endReason.map { " (\($0))" } ?? "")
         }
     }
 }

@@ -7,6 +7,7 @@
 // limited per client: a hundred at once (a team's script signing up its testers), then one every
 // two seconds.
 import Foundation
+import StoreCore
 
 public final class SignInGate: Sendable {
     struct Entry {

@@ -41,9 +41,11 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
         return AccountSession(account: canonical)
     }
 
-    public func signOut(_ session: AccountSession) throws(StoreError) {}
-
-    public func resume(_ session: AccountSession) {}
+    public func hasAccount(_ name: String) throws(StoreError) -> Bool {
+        try read { connection in
+            try !query(connection, "SELECT 1 FROM account WHERE nameKey = \(Self.key(name))").isEmpty
+        }
+    }
 
     public func createSession(account: String, device: String, at date: Date) throws(StoreError) -> String {
         let token = SessionToken.make()

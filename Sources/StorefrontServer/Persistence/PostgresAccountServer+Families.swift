@@ -8,7 +8,9 @@ extension PostgresAccountServer: FamilyStore {
     public func families() throws(StoreError) -> [Family] { try setting("families") ?? [] }
 
     public func changeFamily(_ change: FamilyChange) throws(StoreError) -> Bool {
-        try updateSetting("families", lock: "families:", empty: [Family]()) { current in try change.applied(to: current)
+        try checkAccounts(of: change)
+        return try updateSetting("families", lock: "families:", empty: [Family]()) { current in
+            try change.applied(to: current)
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import PostgresNIO
 import StoreCore
 
-extension PostgresAccountServer: Outbox {
+extension PostgresAccountServer: DeliveryQueue {
     func insert(_ connection: PostgresConnection, _ notification: ServerNotification) throws -> Bool {
         try !query(
             connection,

@@ -3,7 +3,7 @@ import Foundation
 import PostgresNIO
 import StoreCore
 
-extension PostgresAccountServer: RequestLog {
+extension PostgresAccountServer: RequestRecording {
     public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {
         guard !requests.isEmpty else { return }
         try transaction { connection in

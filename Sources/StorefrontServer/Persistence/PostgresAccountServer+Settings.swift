@@ -3,7 +3,7 @@ import Foundation
 import PostgresNIO
 import StoreCore
 
-extension PostgresAccountServer: SharedSettings {
+extension PostgresAccountServer: SharedSettings, DefaultsAdopting {
     /// Read each time: a commit by another server is in the log's position a moment before it is
     /// visible, so a setting kept by that stamp could miss it.
     public func clockSetting() throws(StoreError) -> ClockSetting { try setting("clock") ?? .standard }

@@ -15,7 +15,8 @@ import NIOSSL
 import PostgresNIO
 import StoreCore
 
-public final class PostgresAccountServer: AccountServer, @unchecked Sendable {
+public final class PostgresAccountServer: RecordKeeping, @unchecked Sendable {
+    public var keeper: RecordKeeper { .here(self) }
     public let location: String
     let address: PostgresAddress
     /// The pool, PostgresNIO's own: at most `maximumConnections` connections, each idle one

@@ -1,0 +1,57 @@
+// What the server knows of one call while it runs a method of the wire (W6, W9, W11).
+import Foundation
+import StoreCore
+
+/// What the server knows of one call while it runs a method.
+final class AccountCallContext: @unchecked Sendable {
+    /// The accounts the call's sessions stand for, lowercased.
+    let accounts: Set<String>
+    /// The call's session tokens, as sent.
+    let tokens: [String]
+    /// The call carries the server's developer token (W9).
+    let isDeveloper: Bool
+    /// The store's time, read once, when a method first asks (most never do, and on PostgreSQL
+    /// reading it is a query).
+    private(set) lazy var now: Date = clock.now()
+    private let clock: any StoreClock
+    let hasher: PasswordHasher
+    /// The server's limits on sign-ins and sign-ups (W11), and who is calling: the client's
+    /// address ("" when unknown).
+    let gate: SignInGate
+    let client: String
+    /// How long the server waits before it answers (a failed sign-in).
+    var delay: TimeInterval = 0
+    /// What signs a device's data with the server's root (S1); nil where the server keeps no store.
+    let signer: (any DeviceSigning)?
+    /// The products the server's catalog sells; nil where the server keeps no catalog (no check).
+    let sold: Set<String>?
+
+    init(
+        accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher,
+        gate: SignInGate, client: String,
+        signer: (any DeviceSigning)? = nil, sold: Set<String>? = nil
+    ) {
+        self.signer = signer
+        self.sold = sold
+        self.accounts = accounts
+        self.tokens = tokens
+        self.isDeveloper = isDeveloper
+        self.clock = clock
+        self.hasher = hasher
+        self.gate = gate
+        self.client = client
+    }
+
+    func isCaller(_ account: String) -> Bool { accounts.contains(account.lowercased()) }
+
+    /// A new purchase (or a change to another plan) of a product the server's catalog does not
+    /// sell is refused: the device runs on another catalog than the server, and what the server
+    /// would sign and notify would name a product its app does not have. Lines of plans already
+    /// on the receipt (renewals, cancels, refunds) are not asked about.
+    func checkSold(_ lines: [ReceiptEntry]) throws(StoreError) {
+        guard let sold else { return }
+        if let line = lines.first(where: { [.purchase, .change].contains($0.event) && !sold.contains($0.productID) }) {
+            throw StoreError.notSoldByServer(productID: line.productID, server: "")
+        }
+    }
+}

@@ -1,0 +1,184 @@
+// What `storefront serve` does with each method of the wire (W1, W6, W9): the wire (StoreCore's
+// AccountWire) declares a method's name, types and access rule; here the server performs it,
+// against the records it keeps and what it knows of the call.
+import Foundation
+import StoreCore
+
+extension AccountPerformers {
+    /// Accounts and sessions, the ledger, plans, claims and offer codes, keys, prices, families and
+    /// the outbox.
+    static func registerRecords(_ registry: inout AccountPerformers) {
+        registry.on(W.signUp) { server, request, call in
+            try Accounts.validate(accountName: request.name)
+            try StateDirectory.validate(device: request.device)
+            guard !request.password.isEmpty else { throw StoreError.emptyPassword }
+            // W11: sign-ups are limited per client.
+            guard call.gate.signUp(client: call.client) else {
+                throw StoreError.throttled(seconds: Int(SignInGate.signUpEvery))
+            }
+            let made = try server.signUp(
+                name: request.name, password: request.password, hasher: call.hasher, device: request.device,
+                at: call.now)
+            return AccountSession(
+                account: made.account,
+                token: try server.createSession(account: made.account, device: request.device, at: call.now))
+        }
+        registry.on(W.signIn) { server, request, call in
+            // The device's name is shown to the account's owner (`account sessions`): a name as a
+            // device folder takes it, never one that writes to the owner's terminal.
+            try StateDirectory.validate(device: request.device)
+            // W11: one check at a time per name, four per client, none early after failures.
+            if let wait = call.gate.enter(account: request.name, client: call.client) {
+                throw StoreError.throttled(seconds: max(1, Int(wait.rounded(.up))))
+            }
+            do {
+                let found = try server.signIn(
+                    name: request.name, password: request.password, hasher: call.hasher, device: request.device)
+                call.gate.leave(account: request.name, client: call.client, succeeded: true)
+                return AccountSession(
+                    account: found.account,
+                    token: try server.createSession(account: found.account, device: request.device, at: call.now))
+            } catch let error as StoreError
+                where error == .wrongPassword(request.name) || error == .unknownAccount(request.name)
+            {
+                // W6: each failure in a row doubles the wait, up to five seconds.
+                call.delay = call.gate.leave(account: request.name, client: call.client, succeeded: false)
+                // W11: an unknown name and a wrong password answer the same (kind, words, status,
+                // wait), so that a stranger cannot learn which names have accounts.
+                throw StoreError.wrongPassword(request.name)
+            } catch {
+                call.gate.release(account: request.name, client: call.client)
+                throw error
+            }
+        }
+        registry.on(W.signOut) { server, _, call in
+            for token in call.tokens { try server.revokeSession(token: token, at: call.now) }
+            return true
+        }
+        registry.on(W.accountOfAppTransaction) {
+            try $0.account(appTransactionID: $1)
+        }
+        registry.on(W.deviceSessions) { server, account, _ in
+            try server.deviceSessions(account: account)
+        }
+        registry.on(W.revokeDeviceSession) { server, request, call in
+            try server.revokeDeviceSession(account: request.account, id: request.id, at: call.now)
+        }
+        registry.on(W.record) { server, request, call in
+            try call.checkSold([request.entry])
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: request.timeZone) ?? TimeZone(identifier: "UTC")!
+            return try server.record(request.entry, calendar: calendar)
+        }
+        registry.on(W.receiptEntry) { server, id, call in
+            try server.receiptEntry(transactionID: id).flatMap {
+                call.isCaller($0.account) || call.isDeveloper ? $0 : nil
+            }
+        }
+        registry.on(W.receipt) {
+            try $0.receipt(account: $1)
+        }
+        registry.on(W.receiptState) {
+            try $0.receiptState(account: $1)
+        }
+        registry.on(W.storedExpiry) {
+            try $0.storedExpiry(account: $1)
+        }
+        registry.on(W.ownedProducts) { server, account, _ in
+            try server.ownedProducts(account: account).map { [$0.productID, $0.transactionID] }
+        }
+        registry.on(W.plans) { try $0.plans(account: $1) }
+        registry.on(W.planLines) { server, request, _ in
+            try server.planLines(account: request.account, from: max(0, request.from))
+        }
+        registry.on(W.addPlanLines) { server, request, call in
+            try call.checkSold(request.lines)
+            var added = false
+            try server.updatePlans(account: request.account) { plans, _ in
+                guard plans == request.expected else { return [] }
+                added = true
+                return request.lines
+            }
+            return added
+        }
+        registry.on(W.accountsWithPlans) { server, _, call in
+            try server.accountsWithPlans().filter { call.isCaller($0) }
+        }
+        registry.on(W.claim) { server, request, call in
+            guard let key = ClaimKey(request.key) else {
+                throw StoreError.offerRefused(
+                    .invalidOfferIdentifier("\"\(request.key)\" is not an offer whose uses this server counts"))
+            }
+            return try server.claim(
+                request.key, account: request.account, limit: try key.limit(in: server), at: call.now)
+        }
+        registry.on(W.claims) {
+            try $0.claims($1)
+        }
+        registry.on(W.addOfferCodes) {
+            try $0.addOfferCodes($1)
+            return true
+        }
+        registry.on(W.offerCode) {
+            try $0.offerCode($1)
+        }
+        registry.on(W.offerCodes) { server, _, _ in try server.offerCodes() }
+        registry.on(W.apiKeyring) { server, _, _ in try server.apiKeyring() }
+        registry.on(W.setAPIKeyring) {
+            try $0.setAPIKeyring($1)
+            return true
+        }
+        registry.on(W.priceChanges) { server, _, _ in try server.priceChanges() }
+        registry.on(W.setPriceChange) {
+            try $0.setPriceChange($1)
+            return true
+        }
+        registry.on(W.families) { server, _, call in
+            try server.families().filter { family in call.isDeveloper || call.accounts.contains(where: family.includes)
+            }
+        }
+        registry.on(W.hasFamilies) { server, _, _ in try server.hasFamilies() }
+        registry.on(W.changeFamily) { server, change, call in
+            if !call.isDeveloper { try change.check(by: call.accounts) }
+            return try unnamingOthers(call) { () throws(StoreError) in try server.changeFamily(change) }
+        }
+        registry.on(W.enqueue) { server, asked, call in
+            var derived: [ServerNotification] = []
+            for account in Set(asked.map(\.account)).sorted() {
+                let mine = asked.filter { $0.account == account }
+                let keys = Set(mine.map(\.key))
+                if mine.contains(where: { $0.type == "RESCIND_CONSENT" }) {
+                    derived += try server.families().filter {
+                        call.isDeveloper || call.isCaller(account) || call.isCaller($0.organizer)
+                    }
+                    .compactMap { $0.withdrawal(of: account)?.notification }.filter { keys.contains($0.key) }
+                }
+                // Anything else only for the account's own session (the access rule saw to that).
+                guard call.isCaller(account) || call.isDeveloper else { continue }
+                derived += NotificationRules.timed(try server.plans(account: account), account: account, now: call.now)
+                    .filter { keys.contains($0.key) }
+                for _ in mine.filter({ $0.type == "TEST" }) {
+                    let uuid = UUID().uuidString.lowercased()
+                    derived.append(
+                        ServerNotification(
+                            key: "test:\(uuid)", account: account, type: "TEST", createdAt: call.now, uuid: uuid))
+                }
+            }
+            return try server.enqueue(derived)
+        }
+        registry.on(W.hasNotification) {
+            try $0.hasNotification(key: $1)
+        }
+        registry.on(W.notifications) { server, account, call in
+            if let account { return try server.notifications(account: account) }
+            return try server.notifications(account: nil).filter { call.isCaller($0.account) }
+        }
+        registry.on(W.webhook) { server, _, call in
+            try call.isDeveloper ? server.webhook() : server.webhook()?.shownToCustomers
+        }
+        registry.on(W.setWebhook) {
+            try $0.setWebhook($1)
+            return true
+        }
+    }
+}
