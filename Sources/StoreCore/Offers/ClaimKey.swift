@@ -42,6 +42,29 @@ package enum ClaimKey: Sendable, Equatable {
         }
     }
 
+    /// `text` as the claim table keys it: an offer code's in one spelling (codes are
+    /// case-insensitive, as the App Store's are), anything else as it is.
+    package static func canonical(_ text: String) -> String { ClaimKey(text)?.text ?? text }
+
+    /// Merges the claim table's offer-code keys into their canonical spelling (upper case), keeping
+    /// one row per code and account: the same statements in SQLite and PostgreSQL (`accountCol` is
+    /// the account's column).
+    package static func mergeSpellingsSQL(accountColumn: String) -> [String] {
+        [
+            """
+            DELETE FROM claim WHERE key LIKE 'offer-code:%' AND key <> 'offer-code:' || upper(substr(key, 12))
+            AND EXISTS (SELECT 1 FROM claim AS other WHERE other.\(accountColumn) = claim.\(accountColumn)
+                AND other.key = 'offer-code:' || upper(substr(claim.key, 12)))
+            """,
+            """
+            DELETE FROM claim WHERE key LIKE 'offer-code:%' AND key <> 'offer-code:' || upper(substr(key, 12))
+            AND EXISTS (SELECT 1 FROM claim AS other WHERE other.\(accountColumn) = claim.\(accountColumn)
+                AND upper(other.key) = upper(claim.key) AND other.key < claim.key)
+            """,
+            "UPDATE claim SET key = 'offer-code:' || upper(substr(key, 12)) WHERE key LIKE 'offer-code:%'",
+        ]
+    }
+
     /// The one account that may take or count this key's uses; nil: any account may.
     package var account: String? {
         if case .winBack(_, let account) = self { return account }

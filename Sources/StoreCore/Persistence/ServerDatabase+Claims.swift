@@ -35,8 +35,17 @@ extension ServerDatabase: ClaimStore {
         }
     }
 
+    /// Claims of one offer code made under several spellings become one code's: an account's
+    /// several uses one, every account's counted against the code's limit.
+    static func registerClaimSpellings(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v13: offer-code claims in one spelling") { db in
+            for statement in ClaimKey.mergeSpellingsSQL(accountColumn: "account") { try db.execute(sql: statement) }
+        }
+    }
+
     public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
-        try write { db in
+        let key = ClaimKey.canonical(key)
+        return try write { db in
             let taken = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [key]) ?? 0
             let mine =
                 try Int.fetchOne(
@@ -82,6 +91,9 @@ extension ServerDatabase: ClaimStore {
     }
 
     public func claims(_ key: String) throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [key]) ?? 0 }
+        let key = ClaimKey.canonical(key)
+        return try read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [key]) ?? 0
+        }
     }
 }

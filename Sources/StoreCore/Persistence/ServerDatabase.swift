@@ -78,6 +78,7 @@ public final class ServerDatabase: RecordKeeping, SQLiteBacked, Sendable {
         registerSessions(&migrator)
         registerClaims(&migrator)
         registerChangeCounts(&migrator)
+        registerClaimSpellings(&migrator)
         return migrator
     }
 }

@@ -5,8 +5,9 @@ import StoreCore
 
 extension PostgresAccountServer: ClaimStore {
     public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
+        let key = ClaimKey.canonical(key)
         // The key's own lock: two servers cannot both take the last use.
-        try transaction(lock: "claim:" + key) { connection in
+        return try transaction(lock: "claim:" + key) { connection in
             let taken = try query(connection, "SELECT accountKey FROM claim WHERE key = \(key)")
                 .compactMap { Self.string($0, "accountkey") }
             guard taken.count < limit, !taken.contains(account.lowercased()) else { return false }
@@ -47,6 +48,9 @@ extension PostgresAccountServer: ClaimStore {
     }
 
     public func claims(_ key: String) throws(StoreError) -> Int {
-        try read { connection in try query(connection, "SELECT accountKey FROM claim WHERE key = \(key)").count }
+        let key = ClaimKey.canonical(key)
+        return try read { connection in
+            try query(connection, "SELECT accountKey FROM claim WHERE key = \(key)").count
+        }
     }
 }

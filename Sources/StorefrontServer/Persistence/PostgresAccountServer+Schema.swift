@@ -81,6 +81,8 @@ extension PostgresAccountServer {
         // O7: refunds of any purchase reach devices with the plan lines; the event says which.
         ("v3: receipt events", ["ALTER TABLE receipt ADD COLUMN event TEXT NOT NULL DEFAULT 'purchase'"]),
         ("v4: change counts", changeCounts),
+        // Offer codes are case-insensitive: one spelling of each in the claims.
+        ("v5: offer-code claims in one spelling", ClaimKey.mergeSpellingsSQL(accountColumn: "accountKey")),
     ]
 
     /// Each table that counts its changes, with the column holding its account's key (nil: the
