@@ -4,6 +4,7 @@
 // failed sign-ins are slowed; settings are read by anyone and changed only with the developer's
 // token (W9). Who may make each call is the table's (AccountWire), decided here.
 import Foundation
+import Logging
 import StoreCore
 
 public final class AccountService: Sendable {
@@ -26,14 +27,17 @@ public final class AccountService: Sendable {
     let signer: (any DeviceSigning)?
     /// The products the server's catalog sells (nil: not checked).
     let sold: Set<String>?
+    /// Where a failure inside the server is told whole: a customer's refusal does not say it.
+    let logger: Logger
     public static let path = AccountWire.path
 
     public init(
         database: any RecordKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock,
         developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate(),
         signer: (any DeviceSigning)? = nil,
-        sold: Set<String>? = nil
+        sold: Set<String>? = nil, logger: Logger = Logger(label: "storefront-serve")
     ) {
+        self.logger = logger
         self.sold = sold
         self.gate = gate
         self.signer = signer
@@ -93,18 +97,23 @@ public final class AccountService: Sendable {
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)
             } catch let error as StoreError {
+                if error.kind == "storage" { logger.error("account call \(name) failed: \(error)") }
                 var answer = refusal(
                     error.kind == "storage"
                         ? 500
                         : (context.delay > 0
                             ? 401 : (error.kind == "familyRefused" ? 403 : (error.kind == "throttled" ? 429 : 400))),
-                    error)
+                    AccountCallError(error, internals: isDeveloper))
                 answer.delay = context.delay
                 return answer
             } catch {
-                return refusal(500, AccountCallError(kind: "storage", text: "\(error)"))
+                logger.error("account call \(name) failed: \(error)")
+                return refusal(
+                    500,
+                    AccountCallError(kind: "storage", text: isDeveloper ? "\(error)" : AccountCallError.storageFailure))
             }
         } catch {
+            if error.kind == "storage" { logger.error("account call \(name) failed: \(error)") }
             return refusal(error.kind == "storage" ? 500 : 400, error)
         }
     }

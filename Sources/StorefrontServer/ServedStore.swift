@@ -50,7 +50,7 @@ public final class ServedStore: @unchecked Sendable {
         accounts = AccountService(
             database: keeper, hasher: factory.passwordHasher, clock: store.clock,
             developerToken: { DeveloperToken.read(tokenFile) },
-            signer: settler, sold: Set(factory.catalog.products.map(\.id))
+            signer: settler, sold: Set(factory.catalog.products.map(\.id)), logger: logger
         )
         courier = try store.notifications.courier()
         let deliveryDue = deliveryDue

@@ -262,6 +262,41 @@ struct AccountServiceTests {
     }
 
     @Test(
+        "W11 failures slow the address that fails, not the owner: after a guesser's run from one address, the right password from another address, or from a device that holds the account's session, is accepted at once; an unknown name costs a password check as a wrong password does"
+    )
+    func guessesSlowTheGuesser() throws {
+        let fixture = try Fixture()
+        let checks = Locked(0)
+        let service = AccountService(
+            database: fixture.database, hasher: PasswordHasher(cost: 1 << 4, counting: checks),
+            clock: fixture.state.clock, gate: SignInGate(now: { fixture.wall.withLock { $0 } }))
+        func signIn(_ password: String, from client: String, tokens: [String] = [], name: String = "ann")
+            throws -> AccountService.Answer
+        {
+            service.handle(
+                body: try AccountWire.body(AccountWire.signIn, .init(name: name, password: password, device: "d")),
+                authorization: tokens.isEmpty ? nil : "Session " + tokens.joined(separator: " "), client: client)
+        }
+        let made = service.handle(
+            body: try AccountWire.body(AccountWire.signUp, .init(name: "ann", password: "secret", device: "phone")),
+            authorization: nil, client: "10.0.0.1")
+        let token = try #require(
+            try JSONDecoder().decode(AccountWire.Reply<AccountSession>.self, from: made.body).value.token)
+        // The guesser fails five times in a row from one address, never waiting: the wait grows there.
+        for _ in 0..<5 { _ = try signIn("wrong", from: "10.6.6.6") }
+        #expect(try signIn("secret", from: "10.6.6.6").status == 429, "the guesser's address waits")
+        #expect(try signIn("secret", from: "10.0.0.2").status == 200, "the owner elsewhere does not")
+        #expect(try signIn("secret", from: "10.6.6.6", tokens: [token]).status == 200, "nor a device of hers")
+        // A name with no account: the same answer, and a password check all the same.
+        fixture.wait(10)
+        let before = checks.withLock { $0 }
+        let unknown = try signIn("secret", from: "10.0.0.3", name: "nobody")
+        #expect(unknown.status == 401 && checks.withLock { $0 } == before + 1, "\(checks.withLock { $0 } - before)")
+        _ = try signIn("wrong", from: "10.0.0.4")
+        #expect(checks.withLock { $0 } == before + 2, "a wrong password costs one check too")
+    }
+
+    @Test(
         "W11 a hundred guesses at once cost one password check per name, a handful per client; an early one is refused unchecked (429), the right password included; after the wait it works; sign-ups are limited per client"
     )
     func concurrentGuesses() throws {

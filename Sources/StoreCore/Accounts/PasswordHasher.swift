@@ -6,8 +6,19 @@ import _CryptoExtras
 public struct PasswordHasher: Sendable {
     /// scrypt's N. 2^15 with r = 8 costs 32 MiB and tens of milliseconds: slow for a guesser.
     public var cost: Int
+    /// Counts the keys derived, for a test that checks which answers cost a password check.
+    let derived: Locked<Int>?
 
-    public init(cost: Int = 1 << 15) { self.cost = cost }
+    public init(cost: Int = 1 << 15) {
+        self.cost = cost
+        derived = nil
+    }
+
+    /// A hasher that counts its work in `derived`.
+    package init(cost: Int, counting derived: Locked<Int>) {
+        self.cost = cost
+        self.derived = derived
+    }
 
     /// A fast hasher for tests that create many accounts; never used by the program.
     public static let fastForTests = PasswordHasher(cost: 1 << 4)
@@ -31,8 +42,17 @@ public struct PasswordHasher: Sendable {
         return zip(actual, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
+    /// Checks `password` against a hash of nothing at this hasher's cost, and says no: a sign-in
+    /// for a name with no account then takes as long as a wrong password, so that timing does not
+    /// tell which names exist.
+    public func verifyForNoAccount(_ password: String) {
+        let salt = [UInt8](repeating: 0, count: 16)
+        _ = try? derive(password, salt: salt, cost: cost)
+    }
+
     private func derive(_ password: String, salt: [UInt8], cost: Int) throws -> Data {
         BlockingWatch.check("scrypt (N = \(cost))")
+        derived?.withLock { $0 += 1 }
         let key = try KDF.Scrypt.deriveKey(
             from: Array(password.utf8), salt: salt, outputByteCount: 32, rounds: cost, blockSize: 8, parallelism: 1
         )

@@ -12,7 +12,9 @@ package struct AccountCallError: Codable, Sendable {
     package var refund: RefundRefusal?
     package var offer: OfferRefusal?
 
-    package init(_ error: StoreError) {
+    /// The refusal of `error`. Its words name nothing of the server's insides (a database's path
+    /// or address, a storage failure's reason) unless `internals`: the developer's calls.
+    package init(_ error: StoreError, internals: Bool = false) {
         text = error.description
         switch error {
         case .accountExists(let name): (kind, self.name) = ("accountExists", name)
@@ -28,11 +30,18 @@ package struct AccountCallError: Codable, Sendable {
         case .offerRefused(let refusal): (kind, offer) = ("offerRefused", refusal)
         case .familyRefused(let refusal): (kind, family) = ("familyRefused", refusal)
         case .refundRefused(let refusal): (kind, refund) = ("refundRefused", refusal)
-        case .developerOnly(_, let action): (kind, self.name) = ("developer", action)
+        case .developerOnly(_, let action):
+            (kind, self.name) = ("developer", action)
+            text = "only the developer may \(action): the call needs the server's developer token"
         case .throttled(let seconds): (kind, self.name) = ("throttled", String(seconds))
-        default: kind = "storage"
+        default:
+            kind = "storage"
+            if !internals { text = Self.storageFailure }
         }
     }
+
+    /// What a customer is told of a failure inside the server; its log has the rest.
+    package static let storageFailure = "the account server could not do that (its log says why)"
 
     package init(kind: String, text: String) {
         self.kind = kind

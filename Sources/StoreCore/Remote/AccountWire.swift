@@ -92,7 +92,7 @@ public enum AccountWire {
         "claims", access: { key in ClaimKey(key)?.account.map { .account($0) } ?? .anyone }, reads: true
     )
     package static let addOfferCodes = Method<[OfferCode], Bool>("addOfferCodes", access: { _ in .developer })
-    package static let offerCode = Method<String, OfferCode?>("offerCode", access: { _ in .anyone }, reads: true)
+    package static let offerCode = Method<String, OfferCode?>("offerCode", access: { _ in .signedIn }, reads: true)
     package static let offerCodes = Method<R.None, [OfferCode]>("offerCodes", access: { _ in .developer }, reads: true)
 
     // MARK: Keys, prices, families
@@ -127,7 +127,8 @@ public enum AccountWire {
             asked.allSatisfy { $0.type == "RESCIND_CONSENT" } ? .signedIn : .accounts(asked.map(\.account))
         }
     )
-    package static let hasNotification = Method<String, Bool>("hasNotification", access: { _ in .anyone }, reads: true)
+    package static let hasNotification = Method<String, Bool>(
+        "hasNotification", access: { _ in .signedIn }, reads: true)
     /// One account's notifications, or (nil) those of every account the call has a session for.
     package static let notifications = Method<String?, [ServerNotification]>(
         "notifications", access: { $0.map { .account($0) } ?? .anyone }, reads: true

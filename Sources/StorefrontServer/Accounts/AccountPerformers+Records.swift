@@ -27,27 +27,32 @@ extension AccountPerformers {
             // The device's name is shown to the account's owner (`account sessions`): a name as a
             // device folder takes it, never one that writes to the owner's terminal.
             try StateDirectory.validate(device: request.device)
-            // W11: one check at a time per name, four per client, none early after failures.
-            if let wait = call.gate.enter(account: request.name, client: call.client) {
+            // W11: one check at a time per name, four per client, none early after failures. A
+            // device that holds a session for the account is a client of its own: a guesser's
+            // failures elsewhere never slow it.
+            let client = call.isCaller(request.name) ? "a device of \(request.name.lowercased())" : call.client
+            if let wait = call.gate.enter(account: request.name, client: client) {
                 throw StoreError.throttled(seconds: max(1, Int(wait.rounded(.up))))
             }
             do {
                 let found = try server.signIn(
                     name: request.name, password: request.password, hasher: call.hasher, device: request.device)
-                call.gate.leave(account: request.name, client: call.client, succeeded: true)
+                call.gate.leave(account: request.name, client: client, succeeded: true)
                 return AccountSession(
                     account: found.account,
                     token: try server.createSession(account: found.account, device: request.device, at: call.now))
             } catch let error as StoreError
                 where error == .wrongPassword(request.name) || error == .unknownAccount(request.name)
             {
+                // W11: an unknown name costs a password check too, as a wrong password does.
+                if error == .unknownAccount(request.name) { call.hasher.verifyForNoAccount(request.password) }
                 // W6: each failure in a row doubles the wait, up to five seconds.
-                call.delay = call.gate.leave(account: request.name, client: call.client, succeeded: false)
+                call.delay = call.gate.leave(account: request.name, client: client, succeeded: false)
                 // W11: an unknown name and a wrong password answer the same (kind, words, status,
                 // wait), so that a stranger cannot learn which names have accounts.
                 throw StoreError.wrongPassword(request.name)
             } catch {
-                call.gate.release(account: request.name, client: call.client)
+                call.gate.release(account: request.name, client: client)
                 throw error
             }
         }
@@ -110,7 +115,7 @@ extension AccountPerformers {
                     .invalidOfferIdentifier("\"\(request.key)\" is not an offer whose uses this server counts"))
             }
             return try server.claim(
-                request.key, account: request.account, limit: try key.limit(in: server), at: call.now)
+                key.text, account: request.account, limit: try key.limit(in: server), at: call.now)
         }
         registry.on(W.claims) {
             try $0.claims($1)
@@ -139,7 +144,17 @@ extension AccountPerformers {
         }
         registry.on(W.hasFamilies) { server, _, _ in try server.hasFamilies() }
         registry.on(W.changeFamily) { server, change, call in
-            if !call.isDeveloper { try change.check(by: call.accounts) }
+            if !call.isDeveloper {
+                // A caller in neither the family as stored nor organizing it gets one refusal
+                // whatever the change guessed, so that no change, not even one that changes
+                // nothing, tells a stranger who is in someone else's family.
+                let key = change.organizer.lowercased()
+                let stored = try server.families().first { $0.organizer.lowercased() == key }
+                guard call.isCaller(change.organizer) || stored?.members.contains(where: call.isCaller) == true else {
+                    throw StoreError.familyRefused(.organizerOnly(organizer: change.organizer))
+                }
+                try change.check(by: call.accounts)
+            }
             return try unnamingOthers(call) { () throws(StoreError) in try server.changeFamily(change) }
         }
         registry.on(W.enqueue) { server, asked, call in

@@ -1,7 +1,9 @@
 // W11: how many password checks a team server makes, whatever the concurrency. Each account name
-// has one sign-in in flight at most, and after a failure none before its wait is over (doubling
-// from a quarter second to five); each client address has four in flight at most, and after four
-// failures in a row the same doubling wait. An attempt that comes early is refused at once, before
+// has one sign-in in flight at most from each client address, and after a failure from that
+// address none before its wait is over (doubling from a quarter second to five); each client
+// address has four in flight at most, and after four failures in a row the same doubling wait.
+// Failures slow the address that fails, never the account's owner elsewhere: a guesser's waits
+// are the guesser's. An attempt that comes early is refused at once, before
 // any password is checked, so a hundred parallel guesses cost one check, not a hundred. Unknown
 // names are gated as accounts are, so the gate tells nothing of which names exist. Sign-ups are
 // limited per client: a hundred at once (a team's script signing up its testers), then one every
@@ -31,6 +33,11 @@ public final class SignInGate: Sendable {
         self.now = now
     }
 
+    /// An account's entry, as tried from one client address.
+    private static func accountKey(_ account: String, from client: String) -> String {
+        "account \(account.lowercased()) from \(client)"
+    }
+
     /// The wait after `failures` failures in a row: 0.25 s, doubling, at most 5 s.
     public static func wait(after failures: Int) -> TimeInterval {
         failures <= 0 ? 0 : min(5, 0.25 * pow(2, Double(min(failures, 8) - 1)))
@@ -39,7 +46,7 @@ public final class SignInGate: Sendable {
     /// Takes a place for a sign-in of `account` from `client`, or says how many seconds to wait.
     public func enter(account: String, client: String) -> TimeInterval? {
         let moment = now()
-        let accountKey = "account " + account.lowercased()
+        let accountKey = Self.accountKey(account, from: client)
         let clientKey = "client " + client
         return entries.withLock { entries -> TimeInterval? in
             // Bounded: a flood of made-up names cannot grow it without end.
@@ -63,7 +70,7 @@ public final class SignInGate: Sendable {
     @discardableResult
     public func leave(account: String, client: String, succeeded: Bool) -> TimeInterval {
         let moment = now()
-        let accountKey = "account " + account.lowercased()
+        let accountKey = Self.accountKey(account, from: client)
         let clientKey = "client " + client
         return entries.withLock { entries -> TimeInterval in
             entries[accountKey, default: Entry()].inFlight -= 1
@@ -86,7 +93,7 @@ public final class SignInGate: Sendable {
     /// Gives the place back after a sign-in that neither succeeded nor failed (the database failed).
     public func release(account: String, client: String) {
         entries.withLock { entries in
-            entries["account " + account.lowercased(), default: Entry()].inFlight -= 1
+            entries[Self.accountKey(account, from: client), default: Entry()].inFlight -= 1
             entries["client " + client, default: Entry()].inFlight -= 1
         }
     }
