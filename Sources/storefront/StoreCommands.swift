@@ -33,7 +33,7 @@ struct Products: ParsableCommand {
                         fields.append(("duration", .optional(product.duration?.description)))
                         fields.append(("durationSource", .string(product.durationSource ?? "catalog")))
                     case .autoRenewableSubscription:
-                        if let terms = product.autoRenew { fields += planTermsJSON(terms) }
+                        if let terms = product.autoRenew { fields += planTermsJSON(terms, price: product.price) }
                     }
                     return JSON.object(fields)
                 })

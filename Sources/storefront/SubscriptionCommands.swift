@@ -4,7 +4,7 @@ import ArgumentParser
 import Foundation
 import StoreCore
 
-func planTermsJSON(_ terms: AutoRenewTerms) -> [(String, JSON)] {
+func planTermsJSON(_ terms: AutoRenewTerms, price: Decimal) -> [(String, JSON)] {
     var fields: [(String, JSON)] = [
         ("period", .string(terms.period.description)), ("group", .string(terms.group)), ("rank", .int(terms.rank)),
         ("unlocks", .strings(terms.unlocks)),
@@ -24,21 +24,46 @@ func planTermsJSON(_ terms: AutoRenewTerms) -> [(String, JSON)] {
     fields.append(
         ("monthlyCommitmentPrice", terms.monthlyCommitmentPrice.map { .string(PriceFormatter.plain($0)) } ?? .null))
     // O2–O4: the offers a purchase can name (`buy --offer`, `offer-codes create`, `buy --win-back`).
-    fields.append(
-        (
-            "offers",
-            .array(
-                terms.offers.map { offer in
-                    .object([
-                        ("id", .string(offer.id)), ("type", .string(offer.type.key)),
-                        ("mode", .string(offer.terms.mode.rawValue)),
-                        ("period", .string(offer.terms.period.description)),
-                        ("periods", .int(offer.terms.periods)),
-                        ("price", .string(PriceFormatter.plain(offer.terms.price))),
-                    ])
-                })
-        ))
+    fields.append(("offers", .array(terms.offers.map(offerJSON))))
+    fields.append(("pricingTerms", .array(pricingTermsJSON(terms, price: price))))
     return fields
+}
+
+/// M4: each billing plan the product is sold on, as Apple requires them shown before purchase:
+/// what is billed and how often, what the commitment comes to and for how long, and that plan's
+/// offers (its introductory offer first).
+func pricingTermsJSON(_ terms: AutoRenewTerms, price: Decimal) -> [JSON] {
+    var plans: [JSON] = []
+    func plan(_ type: BillingPlan, billing: Decimal, period: SubscriptionPeriod, commitment: Decimal) -> JSON {
+        let intro = terms.introductoryOffer(for: type).map {
+            SubscriptionOffer(id: "", type: .introductory, terms: $0, billingPlan: type)
+        }
+        let offers = (intro.map { [$0] } ?? []) + terms.offers.filter { $0.billingPlan == type }
+        return .object([
+            ("billingPlanType", .string(type.rawValue)), ("billingPrice", .string(PriceFormatter.plain(billing))),
+            ("billingPeriod", .string(period.description)),
+            ("commitmentPrice", .string(PriceFormatter.plain(commitment))),
+            ("commitmentPeriod", .string(terms.period.description)), ("offers", .array(offers.map(offerJSON))),
+        ])
+    }
+    if terms.soldUpfront {
+        plans.append(plan(.billedUpfront, billing: price, period: terms.period, commitment: price))
+    }
+    if let monthly = terms.monthlyCommitmentPrice {
+        plans.append(
+            plan(
+                .monthly, billing: monthly, period: BillingPlan.commitmentPeriod,
+                commitment: monthly * Decimal(BillingPlan.commitmentPeriods)))
+    }
+    return plans
+}
+
+func offerJSON(_ offer: SubscriptionOffer) -> JSON {
+    .object([
+        ("id", offer.type == .introductory ? .null : .string(offer.id)), ("type", .string(offer.type.key)),
+        ("mode", .string(offer.terms.mode.rawValue)), ("period", .string(offer.terms.period.description)),
+        ("periods", .int(offer.terms.periods)), ("price", .string(PriceFormatter.plain(offer.terms.price))),
+    ])
 }
 
 func planJSON(_ plan: PlanStatus, _ context: Context) -> JSON { .object(planFields(plan, context)) }

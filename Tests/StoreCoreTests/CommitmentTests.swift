@@ -229,7 +229,7 @@ struct CommitmentTests {
     }
 
     @Test(
-        "The monthly plan is refused for a plan that has none and with an offer; the catalog refuses one on a period other than a year, and twelve payments below the yearly price or above 1.5 times it"
+        "The monthly plan is refused for a plan that has none and with an offer of the up-front plan; the catalog refuses one on a period other than a year, and twelve payments below the yearly price or above 1.5 times it"
     )
     func refusals() throws {
         let state = TemporaryState()
@@ -238,7 +238,7 @@ struct CommitmentTests {
             try store.queue.buy("y.lite", billingPlan: .monthly)
         }
         let offer = PromotionalOfferRequest(offerID: "free", signature: .jws("x"))
-        #expect(throws: StoreError.planRefused(.offerWithCommitment)) {
+        #expect(throws: StoreError.planRefused(.offerOnAnotherPlan(offerID: "free", plan: .billedUpfront))) {
             try store.queue.buy("y.all", offer: offer, billingPlan: .monthly)
         }
         #expect(try store.plans.subscriptions().isEmpty, "nothing bought")

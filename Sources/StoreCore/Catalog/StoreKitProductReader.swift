@@ -91,6 +91,11 @@ extension StoreKitCatalog {
                             entry.child("winbackOffers"), type: .winBack, productID: id, period: period,
                             warnings: &warnings)
                 )
+                if var read = terms {
+                    try billingPlans(
+                        entry, node: node, productID: id, upfrontPrice: price, terms: &read, warnings: &warnings)
+                    terms = read
+                }
             case .consumable, .nonConsumable:
                 break
             }
@@ -263,7 +268,10 @@ extension StoreKitCatalog {
                         eligibility.insert(value)
                     }
                 }
-                offers.append(SubscriptionOffer(id: name, type: type, terms: terms, eligibility: eligibility))
+                offers.append(
+                    SubscriptionOffer(
+                        id: name, type: type, terms: terms, eligibility: eligibility,
+                        billingPlan: try Self.billingPlan(of: object, item) ?? .billedUpfront))
             }
             return offers
         }

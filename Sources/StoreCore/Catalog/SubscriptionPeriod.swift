@@ -149,6 +149,11 @@ public struct AutoRenewTerms: Sendable, Equatable {
     /// The monthly price of the plan's second billing plan, "Monthly with a 12-month commitment"
     /// (a one-year plan only); nil when it is billed up front alone.
     public var monthlyCommitmentPrice: Decimal? = nil
+    /// The monthly billing plan's own introductory offer (a .storekit file's `introductoryOffers`
+    /// entry whose `billingPlanType` is MONTHLY): it runs before the commitment's first month.
+    public var monthlyIntroductoryOffer: IntroductoryOffer? = nil
+    /// Whether the plan is sold billed up front (a .storekit billing plan can be disabled).
+    public var soldUpfront = true
 
     /// The entitlement name that unlocks every comic.
     public static let allComics = "all-comics"

@@ -51,12 +51,16 @@ public struct SubscriptionOffer: Sendable, Equatable {
     public var eligibility: Set<OfferEligibility>
     /// Who a win-back offer is for (O4).
     public var winBack: WinBackEligibility?
+    /// The billing plan it is configured on (M4): Apple configures offers per billing plan, and
+    /// an offer of the monthly plan starts a commitment when it ends.
+    public var billingPlan: BillingPlan
 
     public init(
         id: String, type: OfferType, terms: IntroductoryOffer,
         eligibility: Set<OfferEligibility> = Set(OfferEligibility.allCases),
-        winBack: WinBackEligibility? = nil
+        winBack: WinBackEligibility? = nil, billingPlan: BillingPlan = .billedUpfront
     ) {
+        self.billingPlan = billingPlan
         self.id = id
         self.type = type
         self.terms = terms
@@ -135,10 +139,15 @@ extension AutoRenewTerms {
 
     /// The terms a line of `type` and `id` is priced on: the introductory offer for type 1 (or a
     /// line of before offer types were recorded), else the named offer.
-    func terms(of type: OfferType?, id: String?) -> IntroductoryOffer? {
+    func terms(of type: OfferType?, id: String?, billingPlan: BillingPlan = .billedUpfront) -> IntroductoryOffer? {
         switch type {
-        case nil, .introductory?: introductoryOffer
+        case nil, .introductory?: introductoryOffer(for: billingPlan)
         case let type?: id.flatMap { offer($0, type: type)?.terms }
         }
+    }
+
+    /// The introductory offer of a billing plan: the monthly plan has its own, or none.
+    public func introductoryOffer(for billingPlan: BillingPlan) -> IntroductoryOffer? {
+        billingPlan == .monthly ? monthlyIntroductoryOffer : introductoryOffer
     }
 }

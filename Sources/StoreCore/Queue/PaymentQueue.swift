@@ -86,12 +86,21 @@ public final class PaymentQueue: SessionRole {
         appAccountToken: UUID? = nil, billingPlan: BillingPlan? = nil, introductoryOfferEligibility: String? = nil
     ) throws(StoreError) -> StoreTransaction {
         let product = try catalog.require(productID)
-        // Monthly with a 12-month commitment: only a one-year plan that offers it, on no offer.
+        // Monthly with a 12-month commitment: only a one-year plan that offers it. An offer is
+        // configured on one billing plan (as App Store Connect configures it) and used with it.
         let monthly = billingPlan == .monthly
         if monthly, product.autoRenew?.monthlyCommitmentPrice == nil {
             throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id))
         }
-        if monthly, offer != nil || winBackOffer != nil { throw StoreError.planRefused(.offerWithCommitment) }
+        if !monthly, product.autoRenew?.soldUpfront == false {
+            throw StoreError.planRefused(.notSoldUpfront(productID: product.id))
+        }
+        let named = offer.map { ($0.offerID, OfferType.promotional) } ?? winBackOffer.map { ($0, .winBack) }
+        if let (id, type) = named, let configured = product.autoRenew?.offer(id, type: type),
+            configured.billingPlan != (billingPlan ?? .billedUpfront)
+        {
+            throw StoreError.planRefused(.offerOnAnotherPlan(offerID: id, plan: configured.billingPlan))
+        }
         return try purchase(
             product, outcome: outcome, appAccountToken: appAccountToken, billingPlan: billingPlan,
             introductoryOfferEligibility: introductoryOfferEligibility
@@ -110,7 +119,10 @@ public final class PaymentQueue: SessionRole {
     @discardableResult
     public func redeem(code: String, outcome: PurchaseOutcome? = nil) throws(StoreError) -> StoreTransaction {
         let (found, product) = try offers.lookUp(code: code)
-        return try purchase(product, outcome: outcome) { user throws(StoreError) in
+        // A code of the monthly plan's offer buys the monthly plan.
+        let plan = product.autoRenew?.offer(found.offerID, type: .code)?.billingPlan
+        return try purchase(product, outcome: outcome, billingPlan: plan == .monthly ? .monthly : nil) {
+            user throws(StoreError) in
             try offers.redeem(found, product: product, account: user)
         }
     }

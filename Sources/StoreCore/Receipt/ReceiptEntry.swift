@@ -147,6 +147,13 @@ public enum ReceiptEvent: String, Sendable, Codable, CaseIterable {
 }
 
 extension ReceiptEntry {
+    /// The billing plan an offer period is on: a purchase on an offer of the monthly plan says
+    /// MONTHLY (its commitment starts when the offer ends); any other period, as its commitment
+    /// says.
+    public var offerBillingPlan: BillingPlan {
+        event == .purchase && commitment == nil && billingPlan == .monthly ? .monthly : .billedUpfront
+    }
+
     /// The purchases `lines` refund and do not take back (O7).
     public static func revoked(in lines: [ReceiptEntry]) -> Set<String> {
         // A reversal names the refund line it takes back, so the answer does not depend on the

@@ -72,7 +72,9 @@ package struct PayloadBuilder {
                 payload.offerType = type.rawValue
                 payload.offerDiscountType = Units.discountType(offer)
                 if type != .introductory, let id = line.offerID { payload.offerIdentifier = id }
-                if let terms = catalog.product(line.productID)?.autoRenew?.terms(of: type, id: line.offerID) {
+                if let terms = catalog.product(line.productID)?.autoRenew?.terms(
+                    of: type, id: line.offerID, billingPlan: line.offerBillingPlan)
+                {
                     payload.offerPeriod = Units.offerPeriod(terms)
                 }
             }
@@ -113,7 +115,7 @@ package struct PayloadBuilder {
     /// monthly period where it stands in its commitment.
     static func billing(of line: ReceiptEntry, offered: Bool, into payload: inout TransactionPayload) {
         guard offered || line.commitment != nil else { return }
-        payload.billingPlanType = (line.commitment == nil ? BillingPlan.billedUpfront : .monthly).rawValue
+        payload.billingPlanType = (line.commitment == nil ? line.offerBillingPlan : .monthly).rawValue
         guard let period = line.commitment else { return }
         var info = TransactionCommitmentInfo()
         info.billingPeriodNumber = period.number

@@ -178,7 +178,7 @@ public struct AutoRenewal {
             return renewal
         }
         if state.offer == .payAsYouGo, state.offerPeriodsLeft > 0, productID == state.productID,
-            let offer = terms.terms(of: state.offerType, id: state.offerID)
+            let offer = terms.terms(of: state.offerType, id: state.offerID, billingPlan: state.offerBillingPlan)
         {
             renewal.offer = .payAsYouGo
             (renewal.offerType, renewal.offerID) = (state.offerType, state.offerID)
@@ -268,15 +268,24 @@ public struct AutoRenewal {
         guard let state, state.hasAccess(at: at) || state.billingFailedAt != nil && state.endedAt == nil else {
             // A resubscription keeps the group's original transaction (StoreKit's originalID).
             purchase.reference = state?.originalTransactionID
+            let plan = billingPlan ?? .billedUpfront
             if let offer {
                 sell(&purchase, on: offer.terms, at: at)
                 (purchase.offerType, purchase.offerID) = (offer.type, offer.id)
-            } else if let offer = terms.introductoryOffer, introductoryOffer ?? !(state?.introOfferUsed ?? false) {
+            } else if let offer = terms.introductoryOffer(for: plan),
+                introductoryOffer ?? !(state?.introOfferUsed ?? false)
+            {
                 sell(&purchase, on: offer, at: at)
             } else {
                 purchase.expiresDate = end(from: at, period: terms.period, count: 1)
             }
-            commit(&purchase)
+            // An offer of the monthly plan comes first; the commitment's twelve months start when
+            // it ends (the line says the plan it is on, and the fold waits for the renewal).
+            if plan == .monthly, purchase.offer != nil {
+                purchase.billingPlan = .monthly
+            } else {
+                commit(&purchase)
+            }
             return [purchase]
         }
         let current = self.product(state.productID)

@@ -18,8 +18,10 @@ public enum PlanRefusal: Codable, Equatable, Sendable, CustomStringConvertible {
     case nothingToAccept
     /// `buy --billing monthly` of a product that has no monthly plan with a 12-month commitment.
     case noMonthlyCommitment(productID: String)
-    /// `buy --billing monthly` with an offer: the commitment is sold at its monthly price alone.
-    case offerWithCommitment
+    /// An offer used with a billing plan it is not configured on.
+    case offerOnAnotherPlan(offerID: String, plan: BillingPlan)
+    /// A plan whose up-front billing plan the catalog disabled, bought without `--billing monthly`.
+    case notSoldUpfront(productID: String)
 
     public var description: String {
         switch self {
@@ -32,8 +34,10 @@ public enum PlanRefusal: Codable, Equatable, Sendable, CustomStringConvertible {
         case .nothingToAccept: "nothing to accept: the retention message offers no plan and no promotional offer"
         case .noMonthlyCommitment(let id):
             "\"\(id)\" has no monthly billing plan with a 12-month commitment (a one-year plan gives one with \"monthlyCommitmentPrice\" in the catalog)"
-        case .offerWithCommitment:
-            "an offer cannot be used with the monthly billing plan: the commitment is sold at its monthly price"
+        case .offerOnAnotherPlan(let id, let plan):
+            "the offer \"\(id)\" is configured on the \(plan.words) billing plan: buy with --billing \(plan == .monthly ? "monthly" : "upfront")"
+        case .notSoldUpfront(let id):
+            "\"\(id)\" is not sold billed up front (its catalog disables that billing plan): buy with --billing monthly"
         case .ruleRefused(let refusal, let attempt): "cannot \(attempt.verb) \(attempt.subject): \(Self.why(refusal))"
         }
     }

@@ -62,6 +62,11 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// The billing plan the plan's own product renews on: the one a change chose, else its own (a
     /// commitment renews into another, and a plan billed up front stays so).
     public var renewingBillingPlan: BillingPlan { nextBillingPlan ?? billingPlan }
+    /// The billing plan the current offer is configured on: the monthly plan's, when a
+    /// commitment waits for the offer's end.
+    public var offerBillingPlan: BillingPlan {
+        offer != nil && commitment == nil && nextBillingPlan == .monthly ? .monthly : .billedUpfront
+    }
 
     /// Auto-renew as the subscriber set it: for a commitment, whether it renews when it ends.
     public var willRenew: Bool { commitment?.renews ?? autoRenew }
@@ -111,6 +116,8 @@ public struct PlanState: Sendable, Equatable, Codable {
         state.commitment = line.commitment.map {
             PlanCommitment(period: $0.number, ends: $0.ends, price: line.price ?? 0, renews: true)
         }
+        // An offer of the monthly plan: the commitment starts when it ends.
+        if line.commitment == nil, line.billingPlan == .monthly { state.nextBillingPlan = .monthly }
         return state
     }
 

@@ -1,0 +1,53 @@
+// M4 from a real .storekit file, judged by Apple's library: RevenueCat's v5.0 unit-test catalog sold
+// on its monthly billing plan, from a new customer's free months to the commitment's end.
+import Foundation
+import StoreCore
+import TestSupport
+import Testing
+
+@Suite("a commitment year from a real .storekit file, judged by Apple's library", .tags(.python), .notInFastRun)
+struct StoreKitCommitmentTests {
+    @Test(
+        "RevenueCat's 12-month commitment bought monthly by a new customer: two free months on the monthly plan's own offer, then twelve paid months at 0.50, each MONTHLY and numbered 1 to 12 in one commitment of 6.00; cancelled in its third month it bills all twelve, then expires"
+    )
+    func revenueCatCommitmentYear() throws {
+        let id = "com.revenuecat.sampleapp.monthly.12mocommitment"
+        let session = try Session()
+        session.environment["STOREFRONT_CATALOG"] =
+            repositoryRoot.appendingPathComponent("Tests/Fixtures/storekit/samples/revenuecat-unit-tests.storekit").path
+        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+        try session.signUp("ann")
+        try session.run(["buy", id, "--billing", "monthly"]).expectSuccess()
+        // The third month of the commitment: 31 May to 30 June, after the free March and April.
+        try session.run(["clock", "advance", "130d"]).expectSuccess()
+        try session.run(["cancel", id]).expectSuccess()
+        try session.run(["clock", "advance", "1y"]).expectSuccess()
+        let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        #expect(plan["phase"] as? String == "expired", "\(plan)")
+        let history = try session.array(["history"]).compactMap { $0["signedTransaction"] as? String }
+        #expect(history.count == 13, "the free months and twelve paid ones: \(history.count)")
+        let first = try #require(history.first)
+        let bundleID = try #require(try JWS.decode(first).payload["bundleId"] as? String)
+        let results = try AppleVerifier.verify(
+            history.map { (kind: "transaction", jws: $0) }, session: session, bundleID: bundleID)
+        for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
+        let periods = results.map(\.decoded).sorted {
+            ($0["purchaseDate"] as? Int ?? 0) < ($1["purchaseDate"] as? Int ?? 0)
+        }
+        let trial = try #require(periods.first)
+        #expect(trial["billingPlanType"] as? String == "MONTHLY", "\(trial)")
+        #expect(
+            trial["offerType"] as? Int == 1 && trial["offerPeriod"] as? String == "P2M" && trial["price"] as? Int == 0)
+        #expect(trial["commitmentInfo"] == nil, "the free months are not one of the twelve")
+        var ends: Set<Int> = []
+        for (index, month) in periods.dropFirst().enumerated() {
+            let info = month["commitmentInfo"] as? [String: Any]
+            #expect(month["billingPlanType"] as? String == "MONTHLY" && month["price"] as? Int == 500, "\(month)")
+            #expect(
+                info?["billingPeriodNumber"] as? Int == index + 1 && info?["totalBillingPeriods"] as? Int == 12
+                    && info?["commitmentPrice"] as? Int == 6_000, "\(String(describing: info))")
+            if let end = info?["commitmentExpiresDate"] as? Int { ends.insert(end) }
+        }
+        #expect(ends == [1_806_487_200_000], "one commitment, ending 31 March 2027: \(ends)")
+    }
+}
