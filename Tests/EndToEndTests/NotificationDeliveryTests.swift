@@ -106,6 +106,10 @@ struct NotificationDeliveryTests {
         for (index, result) in results.enumerated() {
             #expect(result.ok, "item \(index) (\(items[index].kind)): \(result.status ?? "")")
         }
+        // Every auto-renewable transaction has an expiry, a downgrade's included.
+        let renewable = results.filter { $0.decoded["type"] as? String == "Auto-Renewable Subscription" }
+        #expect(
+            renewable.count >= 10 && renewable.allSatisfy { $0.decoded["expiresDate"] is Int }, "\(renewable.count)")
         let received = results.prefix(payloads.count).map { result in
             [result.decoded["notificationType"] as? String, result.decoded["subtype"] as? String].compactMap { $0 }
                 .joined(separator: " ")

@@ -152,6 +152,15 @@ package struct PayloadBuilder {
     /// developer's last extension of that period moved it (V3: RENEWAL_EXTENDED and Get Transaction
     /// Info both carry the extended date).
     func expiresDate(of line: ReceiptEntry, in receipt: [ReceiptEntry]) -> Date? {
+        // A purchase that changes the plan at its next renewal (a downgrade, a crossgrade, another
+        // billing plan) starts no period: its transaction runs to the end of the current one.
+        if line.event == .change, line.kind == .autoRenewableSubscription, line.expiresDate == nil {
+            let periods = receipt.filter {
+                ($0.event == .purchase || $0.event == .renewal) && $0.group == line.group
+                    && $0.purchaseDate <= line.purchaseDate
+            }
+            return periods.max { $0.purchaseDate < $1.purchaseDate }.flatMap { expiresDate(of: $0, in: receipt) }
+        }
         guard let expires = line.expiresDate, line.event == .purchase || line.event == .renewal else {
             return line.expiresDate
         }
