@@ -263,4 +263,88 @@ struct CommitmentTests {
         #expect(parse(period: "P1Y", price: "48.00", monthly: "6.01")?.contains("12 payments of 72.12") == true)
         #expect(parse(period: "P1Y", price: "49.99", monthly: "cheap")?.contains("not a decimal number") == true)
     }
+
+    @Test(
+        "An upgrade during a commitment is immediate and ends it: Lite bought monthly, All Access bought in its second month starts at once, billed up front, with the rest of Lite's month credited; the commitment is gone"
+    )
+    func upgradeEndsCommitment() throws {
+        var catalog = Self.catalog
+        let lite = try #require(catalog.products.firstIndex { $0.id == "y.lite" })
+        var terms = try #require(catalog.products[lite].autoRenew)
+        terms.monthlyCommitmentPrice = Decimal(string: "1.99")
+        catalog.products[lite] = Product(
+            id: "y.lite", kind: .autoRenewableSubscription, title: "Lite (Yearly)", description: "",
+            price: Decimal(string: "19.99")!, autoRenew: terms)
+        let state = TemporaryState()
+        state.clock.set(utc(2026, 1, 31, 10))
+        let store = try state.signedIn("ann", device: "phone", catalog: catalog)
+        _ = try store.queue.buy("y.lite", billingPlan: .monthly)
+        state.clock.set(utc(2026, 3, 15, 10))
+        #expect(try plan(store).commitment?.period == 2)
+        _ = try store.queue.buy("y.all")
+        let status = try plan(store)
+        #expect(status.productID == "y.all" && status.hasAccess && status.commitment == nil, "\(status.state)")
+        #expect(status.expiresDate == utc(2027, 3, 15, 10) && status.nextProductID == nil)
+        let lines = try store.server.planLines(account: "ann")
+        let credit = try #require(lines.last { $0.event == .credit })
+        #expect(
+            credit.productID == "y.lite" && (credit.price ?? 0) < 0 && (credit.price ?? 0) > -Decimal(string: "1.99")!)
+        #expect(lines.last?.event == .purchase && lines.last?.productID == "y.all" && lines.last?.commitment == nil)
+        try expectReplayAgrees(store)
+    }
+
+    @Test(
+        "A refund in a commitment: a past month's revokes only that month, and the months go on; the current month's ends the commitment at once, and no month is billed after it"
+    )
+    func refundsInCommitment() throws {
+        let state = TemporaryState()
+        let store = try subscribed(state)
+        state.clock.set(utc(2026, 4, 15, 10))
+        let months = try lines(store)
+        #expect(months.count == 3, "months 1 to 3")
+        var status = try store.plans.refund(months[1].transactionID)
+        #expect(status.hasAccess && status.commitment?.period == 3, "\(status.phase)")
+        status = try store.plans.refund(months[2].transactionID)
+        #expect(!status.hasAccess && status.phase == .expired, "\(status.phase)")
+        state.clock.set(utc(2026, 7, 15, 10))
+        #expect(try lines(store).count == 3, "no month after the refund of the current one")
+        try expectReplayAgrees(store)
+    }
+
+    @Test(
+        "A failed month of a commitment has no grace period: access stops at once, even with grace turned on; a recovery ten days on bills that month and moves the commitment's end ten days later; without recovery it ends after 90 days of billing retry (EXPIRED, BILLING_RETRY)"
+    )
+    func failedMonth() throws {
+        let state = TemporaryState()
+        let store = try subscribed(state)
+        state.clock.set(utc(2026, 3, 15))
+        #expect(try plan(store).commitment?.period == 2)
+        try store.settings.setBilling(BillingSetting(failing: true, graceDays: 16))
+        state.clock.set(utc(2026, 3, 31, 12))
+        var status = try plan(store)
+        #expect(status.phase == .billingRetry && !status.hasAccess && status.graceUntil == nil, "\(status.phase)")
+        state.clock.set(utc(2026, 4, 10, 10))
+        #expect(try plan(store).phase == .billingRetry)
+        try store.settings.setBilling(BillingSetting(failing: false, graceDays: 16))
+        status = try plan(store)
+        #expect(status.hasAccess && status.commitment?.period == 3, "\(status.phase)")
+        let lost: TimeInterval = 10 * 86_400
+        #expect(
+            status.commitment?.ends == utc(2027, 1, 31, 10).addingTimeInterval(lost),
+            "\(String(describing: status.commitment))")
+        try expectReplayAgrees(store)
+
+        let other = TemporaryState()
+        let abandoned = try subscribed(other)
+        try abandoned.settings.setBilling(BillingSetting(failing: true, graceDays: nil))
+        other.clock.set(utc(2026, 3, 1))
+        #expect(try plan(abandoned).phase == .billingRetry)
+        other.clock.set(utc(2026, 5, 20))
+        #expect(try plan(abandoned).phase == .billingRetry, "still retrying after 80 days")
+        other.clock.set(utc(2026, 6, 1))
+        let ended = try plan(abandoned)
+        #expect(
+            ended.phase == .expired && ended.ended == .billingRetryGaveUp(days: 90),
+            "\(String(describing: ended.ended))")
+    }
 }

@@ -15,8 +15,17 @@ public struct AutoRenewal {
     public var product: (String) -> Product?
     /// O6: the latest price change of each product (`product` already answers at its price).
     public var priceChanges: [String: PriceChange] = [:]
-    /// Billing retry gives up this long after the failed renewal (the App Store tries for 60 days).
+    /// Billing retry gives up this long after the failed renewal (the App Store tries for 60 days;
+    /// for a monthly plan with a 12-month commitment, 90).
     public static let retryDays = 60
+    public static let commitmentRetryDays = 90
+
+    /// Whether the plan's next period is a month of a commitment (one running, or one starting).
+    static func inCommitment(_ state: PlanState) -> Bool {
+        state.commitment != nil || state.nextBillingPlan == .monthly
+    }
+
+    static func retryDays(_ state: PlanState) -> Int { inCommitment(state) ? commitmentRetryDays : retryDays }
     public static let sandboxRenewalLimit = 12
 
     public init(
@@ -107,11 +116,12 @@ public struct AutoRenewal {
         for _ in 0..<100_000 {
             guard state.endedAt == nil else { break }
             if let failedAt = state.billingFailedAt {
-                let giveUp = days(Self.retryDays, after: failedAt)
+                let retry = Self.retryDays(state)
+                let giveUp = days(retry, after: failedAt)
                 if giveUp <= now {
                     var expiry = line(
                         .expire, state, productID: state.productID, group: state.group, at: giveUp, context: context)
-                    expiry.meaning = .ended(.billingRetryGaveUp(days: Self.retryDays))
+                    expiry.meaning = .ended(.billingRetryGaveUp(days: retry))
                     add(expiry)
                     continue
                 }
@@ -122,7 +132,14 @@ public struct AutoRenewal {
                     line(
                         .billingRecovered, state, productID: state.productID, group: state.group, at: now,
                         context: context))
-                add(renewal(state, at: start, context: context))
+                // A commitment's months are twelve whatever was lost: its end moves as late as
+                // the recovery came (Apple's lifecycle of monthly plans).
+                var resumed = state
+                if let commitment = state.commitment, start > state.expiresDate {
+                    resumed.commitment?.ends = commitment.ends.addingTimeInterval(
+                        start.timeIntervalSince(state.expiresDate))
+                }
+                add(renewal(resumed, at: start, context: context))
                 continue
             }
             guard state.autoRenew, state.expiresDate <= now else { break }
@@ -137,7 +154,8 @@ public struct AutoRenewal {
             if billing.failing {
                 var failure = line(
                     .billingFailure, state, productID: state.productID, group: state.group, at: at, context: context)
-                failure.until = billing.graceDays.map { days($0, after: at) }
+                // A month of a commitment has no billing grace period: access stops at once.
+                failure.until = Self.inCommitment(state) ? nil : billing.graceDays.map { days($0, after: at) }
                 add(failure)
                 continue
             }
@@ -314,11 +332,12 @@ public struct AutoRenewal {
             if state.nextProductID != nil || offer != nil { return [purchaseLine(.change)] }
             return state.willRenew ? [] : [purchaseLine(.renewOn)]
         }
-        // A commitment is kept to its end: another plan starts when it ends.
-        if state.commitment?.hasMonthsLeft == true, state.billingFailedAt == nil {
+        let currentRank = current?.autoRenew?.rank ?? Int.max
+        // A commitment is kept to its end: a downgrade or crossgrade starts when it ends. An
+        // upgrade is immediate and ends the commitment (Apple's lifecycle of monthly plans).
+        if state.commitment?.hasMonthsLeft == true, state.billingFailedAt == nil, terms.rank >= currentRank {
             return [purchaseLine(.change)]
         }
-        let currentRank = current?.autoRenew?.rank ?? Int.max
         let samePeriod = current?.autoRenew?.period.approximateDays == terms.period.approximateDays
         let now = terms.rank < currentRank || (terms.rank == currentRank && samePeriod) || state.billingFailedAt != nil
         guard now else { return [purchaseLine(.change)] }
