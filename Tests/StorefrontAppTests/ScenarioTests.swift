@@ -53,6 +53,21 @@ struct ScenarioTests {
         }
     }
 
+    @Test(
+        "M4 the commitment year on assets/yearly.json passes headless: twelve monthly payments, a failed month with no grace, its recovery moving the commitment's end, a cancel that lets the months run out"
+    )
+    func commitmentYear() throws {
+        let text = try String(
+            contentsOf: shippedFolder.appendingPathComponent("scenarios/yearly/commitment-year.scenario"),
+            encoding: .utf8)
+        let result = try runScenario(text, file: "commitment-year.scenario", catalog: "yearly.json")
+        #expect(result.error == nil, "\(String(describing: result.error))")
+        #expect(result.expectations.count >= 6)
+        for expectation in result.expectations where !expectation.passed {
+            Issue.record("\(expectation.line): \(expectation.text) — \(expectation.detail ?? "")")
+        }
+    }
+
     @Test("the selfies set is there")
     func selfiesSet() {
         #expect(
