@@ -20,6 +20,20 @@ func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ pro
         y += 1
     }
     let listsBilling = offers.contains { if case .billing = $0 { true } else { false } }
+    let product = state.snapshot?.product(productID)
+    /// The other billing plan's terms, beside a billing plan's line.
+    func otherTerms(_ plan: BillingPlan) -> String? {
+        guard let product, let monthly = product.autoRenew?.monthlyCommitmentPrice else { return nil }
+        let months = Decimal(BillingPlan.commitmentPeriods)
+        switch plan {
+        case .monthly:
+            guard product.autoRenew?.soldUpfront ?? true else { return nil }
+            return "or up front — \(formatter.string(for: product.price)) a year"
+        case .billedUpfront:
+            return
+                "instead of \(formatter.string(for: monthly)) a month (\(formatter.string(for: monthly * months)) a year)"
+        }
+    }
     // Signed with this state folder's key, or on a team device the server's: as the developer's
     // server would sign them.
     line(
@@ -42,6 +56,8 @@ func drawOffers(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ pro
                 "introductory offer again — \(offer.phrase(formattedPrice: formatter.string(for: offer.price))), the developer's word"
             }
         line("\(chosen ? "›" : " ") \(text)", chosen ? theme.selected : .plain)
+        // M4: both billing plans' terms and prices, as Apple requires them shown before purchase.
+        if case .billing(let plan, _) = choice, let other = otherTerms(plan) { line("    \(other)", theme.dim) }
     }
     y += 1
     guard y < area.maxY else { return }

@@ -268,6 +268,8 @@ extension ScreenTests {
         #expect(try !tmux.capture().contains("a month for 12 months"), "Lite has no monthly plan")
         try tmux.send("Left", "Up", "o")
         try tmux.waitFor("› monthly — €4.99 a month for 12 months (€59.88)")
+        // Both billing plans' terms and prices before the purchase, as Apple requires.
+        #expect(try tmux.capture().contains("or up front — €49.99 a year"))
         try tmux.send("Enter")
         try tmux.waitFor("month 1 of 12 of a commitment that renews 31/01/2027")
         let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
@@ -278,6 +280,7 @@ extension ScreenTests {
         // Renewing monthly, the sheet offers up front instead, from the commitment's end.
         try tmux.send("o")
         try tmux.waitFor("› up front — €49.99 a year, from the commitment's end")
+        #expect(try tmux.capture().contains("instead of €4.99 a month (€59.88 a year)"))
         #expect(try !tmux.capture().contains("a month for 12 months"), "the plan renews monthly already")
         try tmux.send("Enter")
         try tmux.waitFor("month 1 of 12 of a commitment that ends 31/01/2027")
