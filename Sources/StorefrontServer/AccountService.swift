@@ -29,15 +29,22 @@ public final class AccountService: Sendable {
     let sold: Set<String>?
     /// Where a failure inside the server is told whole: a customer's refusal does not say it.
     let logger: Logger
+    /// The real time sessions expire by, and how long a new one lasts (the developer's setting).
+    let realNow: @Sendable () -> Date
+    let sessionLifetime: TimeInterval
     public static let path = AccountWire.path
 
     public init(
         database: any RecordKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock,
         developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate(),
         signer: (any DeviceSigning)? = nil,
-        sold: Set<String>? = nil, logger: Logger = Logger(label: "storefront-serve")
+        sold: Set<String>? = nil, logger: Logger = Logger(label: "storefront-serve"),
+        realNow: @escaping @Sendable () -> Date = Date.init,
+        sessionLifetime: TimeInterval = DeviceSessionInfo.defaultLifetime
     ) {
         self.logger = logger
+        self.realNow = realNow
+        self.sessionLifetime = sessionLifetime
         self.sold = sold
         self.gate = gate
         self.signer = signer
@@ -81,8 +88,11 @@ public final class AccountService: Sendable {
         let tokens = Self.tokens(authorization)
         do {
             var accounts: Set<String> = []
+            let now = realNow()
             for token in tokens {
-                if let account = try database.sessionAccount(token: token) { accounts.insert(account.lowercased()) }
+                if let account = try database.sessionAccount(token: token, at: now) {
+                    accounts.insert(account.lowercased())
+                }
             }
             let isDeveloper =
                 developer.map { given in developerToken().map { DeveloperToken.matches(given, $0) } ?? false } ?? false
@@ -92,7 +102,7 @@ public final class AccountService: Sendable {
             let context = AccountCallContext(
                 accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate,
                 client: client,
-                signer: signer, sold: sold
+                signer: signer, sold: sold, sessionExpiry: now.addingTimeInterval(sessionLifetime)
             )
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)

@@ -25,9 +25,11 @@ public final class ServedStore: @unchecked Sendable {
     /// `realNow` is the time bearer tokens' expiry is checked against (tests freeze it); `logger`
     /// gets the failures of work done beside an answer (a settle before a read, a delivery after a
     /// write), which do not change the answer itself.
+    /// `sessionLifetime`: how long a device's session stands for its account (real time).
     public init(
         factory: StoreFactory, realNow: @escaping @Sendable () -> Date = Date.init,
-        logger: Logger = Logger(label: "storefront-serve")
+        logger: Logger = Logger(label: "storefront-serve"),
+        sessionLifetime: TimeInterval = DeviceSessionInfo.defaultLifetime
     ) throws(StoreError) {
         guard let keeper = factory.server.keeper.here else {
             throw StoreError.storage(
@@ -50,7 +52,8 @@ public final class ServedStore: @unchecked Sendable {
         accounts = AccountService(
             database: keeper, hasher: factory.passwordHasher, clock: store.clock,
             developerToken: { DeveloperToken.read(tokenFile) },
-            signer: settler, sold: Set(factory.catalog.products.map(\.id)), logger: logger
+            signer: settler, sold: Set(factory.catalog.products.map(\.id)), logger: logger, realNow: realNow,
+            sessionLifetime: sessionLifetime
         )
         courier = try store.notifications.courier()
         let deliveryDue = deliveryDue

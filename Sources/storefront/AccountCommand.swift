@@ -33,11 +33,13 @@ struct Account: ParsableCommand {
                                 ("id", .string(session.id)), ("device", .string(session.device)),
                                 ("since", context.formatDate(session.createdAt)),
                                 ("revoked", context.formatDate(session.revokedAt)),
+                                ("expires", context.formatDate(session.expiresAt)),
                             ])
                         })
                     let text = sessions.map { session in
                         "\(session.id)  \(session.device)  since \(context.isoText(session.createdAt))"
                             + (session.revokedAt.map { "  revoked \(context.isoText($0))" } ?? "")
+                            + (session.expiresAt.map { "  expires \(context.isoText($0))" } ?? "")
                     }.joined(separator: "\n")
                     output(
                         context, json: json,

@@ -44,10 +44,17 @@ struct ServeOptions: ParsableArguments {
             valueName: "n")
     )
     var maxConnections: Int?
+    @Option(
+        name: .customLong("session-days"),
+        help: ArgumentHelp(
+            "How long a device's session stands for its account before it must sign in again (real time).",
+            valueName: "days"))
+    var sessionDays: Double = DeviceSessionInfo.defaultLifetime / 86_400
 
     func validate() throws {
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout takes a number of seconds above 0") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections takes a number above 0") }
+        guard sessionDays > 0 else { throw ValidationError("--session-days takes a number of days above 0") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0 to 65535") }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError("--tls-cert and --tls-key go together")
@@ -200,7 +207,7 @@ struct Serve: AsyncParsableCommand {
                     stateDirectory: StateDirectory(state), catalog: catalog, calendar: calendar,
                     time: .shared(override: nil), server: database
                 ),
-                logger: Logger(label: "storefront-serve")
+                logger: Logger(label: "storefront-serve"), sessionLifetime: serve.sessionDays * 86_400
             )
         } catch let error as StoreError {
             throw CommandFailure(message: error.description, status: error.exitStatus == 1 ? 2 : error.exitStatus)

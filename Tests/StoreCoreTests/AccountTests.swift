@@ -120,8 +120,10 @@ struct AccountTests {
         let store = try state.signedIn("ann")
         let server = try #require(store.server as? ServerDatabase)
         _ = try server.createSession(
-            account: "ann", device: "\u{1B}[2K\u{1B}[1Aphone\n\u{9B}31m\u{7F}", at: utc(2026, 1, 15))
-        _ = try server.createSession(account: "ann", device: "tablet", at: utc(2026, 1, 16))
+            account: "ann", device: "\u{1B}[2K\u{1B}[1Aphone\n\u{9B}31m\u{7F}", at: utc(2026, 1, 15),
+            expiresAt: utc(2026, 2, 15))
+        _ = try server.createSession(
+            account: "ann", device: "tablet", at: utc(2026, 1, 16), expiresAt: utc(2026, 2, 16))
         #expect(try store.accounts.deviceSessions().map(\.device).sorted() == ["?[2K?[1Aphone??31m?", "tablet"])
     }
 

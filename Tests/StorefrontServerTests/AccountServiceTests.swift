@@ -75,7 +75,7 @@ struct AccountServiceTests {
         let phone = try fixture.session(AccountWire.signUp, "Ann", "secret", "phone")
         let tablet = try fixture.session(AccountWire.signIn, "ann", "secret", "tablet")
         #expect(phone != tablet)
-        #expect(try fixture.database.sessionAccount(token: phone) == "Ann")
+        #expect(try fixture.database.sessionAccount(token: phone, at: Date()) == "Ann")
         let hash = try #require(try fixture.database.passwordHash(account: "ann")?.hash)
         #expect(hash.hasPrefix("scrypt$") && !hash.contains("secret"))
         // Tokens are kept only as hashes.
@@ -259,6 +259,38 @@ struct AccountServiceTests {
             try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).delay == 0)
         #expect(
             try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief")).delay == 0.25)
+    }
+
+    @Test(
+        "W2 a session expires after the lifetime the developer set (real time): its calls are refused from then on, the account's sessions list when it ends, and signing in again gives a new one"
+    )
+    func sessionsExpire() throws {
+        let fixture = try Fixture()
+        let real = Locked(Date(timeIntervalSince1970: 1_800_000_000))
+        let service = AccountService(
+            database: fixture.database, hasher: .fastForTests, clock: fixture.state.clock,
+            realNow: { real.withLock { $0 } }, sessionLifetime: 3_600)
+        func call<Request, Value>(_ method: AccountMethod<Request, Value>, _ request: Request, token: String? = nil)
+            throws -> (status: Int, value: Value?)
+        {
+            let answer = service.handle(
+                body: try AccountWire.body(method, request), authorization: token.map { "Session " + $0 })
+            return (answer.status, try? JSONDecoder().decode(AccountWire.Reply<Value>.self, from: answer.body).value)
+        }
+        let made = try call(AccountWire.signUp, .init(name: "ann", password: "secret", device: "phone"))
+        let token = try #require(made.value?.token)
+        #expect(try call(AccountWire.receipt, "ann", token: token).status == 200)
+        let listed = try #require(try call(AccountWire.deviceSessions, "ann", token: token).value?.first)
+        #expect(
+            listed.expiresAt == Date(timeIntervalSince1970: 1_800_003_600), "\(String(describing: listed.expiresAt))")
+        real.withLock { $0 = $0.addingTimeInterval(3_599) }
+        #expect(try call(AccountWire.receipt, "ann", token: token).status == 200, "a second before its end")
+        real.withLock { $0 = $0.addingTimeInterval(2) }
+        #expect(try call(AccountWire.receipt, "ann", token: token).status == 401, "expired")
+        let again = try call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone"))
+        let fresh = try #require(again.value?.token)
+        let status = try call(AccountWire.receipt, "ann", token: fresh).status
+        #expect(fresh != token && status == 200)
     }
 
     @Test(

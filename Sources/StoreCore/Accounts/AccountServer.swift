@@ -306,13 +306,20 @@ public struct DeviceSessionInfo: Sendable, Equatable, Codable {
     public var device: String
     public var createdAt: Date
     public var revokedAt: Date?
+    /// When it stops standing for the account (real time); nil for a session made before
+    /// sessions expired.
+    public var expiresAt: Date?
 
-    public init(id: String, device: String, createdAt: Date, revokedAt: Date?) {
+    public init(id: String, device: String, createdAt: Date, revokedAt: Date?, expiresAt: Date? = nil) {
         self.id = id
         self.device = device
         self.createdAt = createdAt
         self.revokedAt = revokedAt
+        self.expiresAt = expiresAt
     }
+
+    /// How long a session stands for its account unless the developer says otherwise.
+    public static let defaultLifetime: TimeInterval = 30 * 86_400
 
     /// How many characters of the token's hash stand for a session.
     public static let idLength = 12
@@ -321,10 +328,11 @@ public struct DeviceSessionInfo: Sendable, Equatable, Codable {
 /// The sessions devices hold on the account server `storefront serve` keeps (W2): made at sign-in,
 /// kept only as hashes, revocable. The embedded server and the PostgreSQL one both keep them.
 public protocol SessionKeeping: Sendable {
-    /// A new session for `device` acting for `account`: the token, handed out once.
-    func createSession(account: String, device: String, at date: Date) throws(StoreError) -> String
-    /// The account a token acts for, nil when it is unknown or revoked.
-    func sessionAccount(token: String) throws(StoreError) -> String?
+    /// A new session for `device` acting for `account`, made at `date` (store time) and good until
+    /// `expiresAt` (real time): the token, handed out once.
+    func createSession(account: String, device: String, at date: Date, expiresAt: Date) throws(StoreError) -> String
+    /// The account a token acts for, nil when it is unknown, revoked or expired at `realNow`.
+    func sessionAccount(token: String, at realNow: Date) throws(StoreError) -> String?
     func revokeSession(token: String, at date: Date) throws(StoreError)
     /// Whether an account has this name, whatever its case: only the keeper of the records asks.
     func hasAccount(_ name: String) throws(StoreError) -> Bool

@@ -20,6 +20,16 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
         }
     }
 
+    static func registerSessionExpiry(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v14: sessions expire") { db in
+            // Sessions made before expire after the default lifetime from now: none lives forever.
+            try db.execute(sql: "ALTER TABLE session ADD COLUMN expiresAt INTEGER")
+            try db.execute(
+                sql: "UPDATE session SET expiresAt = CAST(strftime('%s', 'now') AS INTEGER) + ?",
+                arguments: [Int64(DeviceSessionInfo.defaultLifetime)])
+        }
+    }
+
     public func account(appTransactionID: String) throws(StoreError) -> String? {
         // The id is a hash of the name: each name is hashed again, only when no transaction has the id.
         try read { db in try String.fetchAll(db, sql: "SELECT name FROM account") }.first {
@@ -62,23 +72,30 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
     // MARK: Sessions for devices over the network (W2), kept by `storefront serve`
 
     /// A new session for `device` acting for `account`: the token, handed out once.
-    public func createSession(account: String, device: String, at date: Date) throws(StoreError) -> String {
+    public func createSession(account: String, device: String, at date: Date, expiresAt: Date) throws(StoreError)
+        -> String
+    {
         let token = SessionToken.make()
         try write { db in
             try db.execute(
-                sql: "INSERT INTO session (tokenHash, account, device, createdAt) VALUES (?, ?, ?, ?)",
-                arguments: [SessionToken.hash(token), account, String(device.prefix(64)), date.storeSeconds]
+                sql: "INSERT INTO session (tokenHash, account, device, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [
+                    SessionToken.hash(token), account, String(device.prefix(64)), date.storeSeconds,
+                    expiresAt.storeSeconds,
+                ]
             )
         }
         return token
     }
 
-    /// The account a token acts for, nil when it is unknown or revoked.
-    public func sessionAccount(token: String) throws(StoreError) -> String? {
+    /// The account a token acts for, nil when it is unknown, revoked or expired.
+    public func sessionAccount(token: String, at realNow: Date) throws(StoreError) -> String? {
         try read { db in
             try String.fetchOne(
-                db, sql: "SELECT account FROM session WHERE tokenHash = ? AND revokedAt IS NULL",
-                arguments: [SessionToken.hash(token)])
+                db,
+                sql:
+                    "SELECT account FROM session WHERE tokenHash = ? AND revokedAt IS NULL AND (expiresAt IS NULL OR expiresAt > ?)",
+                arguments: [SessionToken.hash(token), realNow.storeSeconds])
         }
     }
 
@@ -91,7 +108,8 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
                     id: String((row["tokenHash"] as String? ?? "").prefix(DeviceSessionInfo.idLength)),
                     device: row["device"] ?? "",
                     createdAt: Date(timeIntervalSince1970: Double(row["createdAt"] as Int64? ?? 0)),
-                    revokedAt: (row["revokedAt"] as Int64?).map { Date(timeIntervalSince1970: Double($0)) }
+                    revokedAt: (row["revokedAt"] as Int64?).map { Date(timeIntervalSince1970: Double($0)) },
+                    expiresAt: (row["expiresAt"] as Int64?).map { Date(timeIntervalSince1970: Double($0)) }
                 )
             }
         }

@@ -79,6 +79,7 @@ public final class ServerDatabase: RecordKeeping, SQLiteBacked, Sendable {
         registerClaims(&migrator)
         registerChangeCounts(&migrator)
         registerClaimSpellings(&migrator)
+        registerSessionExpiry(&migrator)
         return migrator
     }
 }

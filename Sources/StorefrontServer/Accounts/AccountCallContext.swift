@@ -25,12 +25,16 @@ final class AccountCallContext: @unchecked Sendable {
     let signer: (any DeviceSigning)?
     /// The products the server's catalog sells; nil where the server keeps no catalog (no check).
     let sold: Set<String>?
+    /// When a session made by this call stops standing for its account (real time).
+    let sessionExpiry: Date
 
     init(
         accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher,
         gate: SignInGate, client: String,
-        signer: (any DeviceSigning)? = nil, sold: Set<String>? = nil
+        signer: (any DeviceSigning)? = nil, sold: Set<String>? = nil,
+        sessionExpiry: Date = Date().addingTimeInterval(DeviceSessionInfo.defaultLifetime)
     ) {
+        self.sessionExpiry = sessionExpiry
         self.signer = signer
         self.sold = sold
         self.accounts = accounts

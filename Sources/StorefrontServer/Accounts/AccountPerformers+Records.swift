@@ -21,7 +21,8 @@ extension AccountPerformers {
                 at: call.now)
             return AccountSession(
                 account: made.account,
-                token: try server.createSession(account: made.account, device: request.device, at: call.now))
+                token: try server.createSession(
+                    account: made.account, device: request.device, at: call.now, expiresAt: call.sessionExpiry))
         }
         registry.on(W.signIn) { server, request, call in
             // The device's name is shown to the account's owner (`account sessions`): a name as a
@@ -40,7 +41,8 @@ extension AccountPerformers {
                 call.gate.leave(account: request.name, client: client, succeeded: true)
                 return AccountSession(
                     account: found.account,
-                    token: try server.createSession(account: found.account, device: request.device, at: call.now))
+                    token: try server.createSession(
+                        account: found.account, device: request.device, at: call.now, expiresAt: call.sessionExpiry))
             } catch let error as StoreError
                 where error == .wrongPassword(request.name) || error == .unknownAccount(request.name)
             {

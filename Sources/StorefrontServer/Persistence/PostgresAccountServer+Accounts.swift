@@ -47,26 +47,32 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
         }
     }
 
-    public func createSession(account: String, device: String, at date: Date) throws(StoreError) -> String {
+    public func createSession(account: String, device: String, at date: Date, expiresAt: Date) throws(StoreError)
+        -> String
+    {
         let token = SessionToken.make()
         try transaction { connection in
             try query(
                 connection,
                 """
-                INSERT INTO session (tokenHash, account, device, createdAt)
+                INSERT INTO session (tokenHash, account, device, createdAt, expiresAt)
                 VALUES (\(SessionToken.hash(token)), (SELECT name FROM account
-                WHERE nameKey = \(Self.key(account))), \(String(device.prefix(64))), \(Self.seconds(date)))
+                WHERE nameKey = \(Self.key(account))), \(String(device.prefix(64))), \(Self.seconds(date)),
+                \(Self.seconds(expiresAt)))
                 """
             )
         }
         return token
     }
 
-    public func sessionAccount(token: String) throws(StoreError) -> String? {
+    public func sessionAccount(token: String, at realNow: Date) throws(StoreError) -> String? {
         try read { connection in
             try query(
                 connection,
-                "SELECT account FROM session WHERE tokenHash = \(SessionToken.hash(token)) AND revokedAt IS NULL"
+                """
+                SELECT account FROM session WHERE tokenHash = \(SessionToken.hash(token)) AND revokedAt IS NULL
+                AND (expiresAt IS NULL OR expiresAt > \(Self.seconds(realNow)))
+                """
             )
             .first.flatMap { Self.string($0, "account") }
         }
@@ -85,7 +91,7 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
             try query(
                 connection,
                 """
-                SELECT tokenHash, device, createdAt, revokedAt FROM session
+                SELECT tokenHash, device, createdAt, revokedAt, expiresAt FROM session
                 WHERE account = (SELECT name FROM account WHERE nameKey = \(Self.key(account))) ORDER BY createdAt
                 """
             ).map { row in
@@ -93,7 +99,7 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
                     id: String((Self.string(row, "tokenhash") ?? "").prefix(DeviceSessionInfo.idLength)),
                     device: Self.string(row, "device") ?? "",
                     createdAt: Self.date(row, "createdat") ?? Date(timeIntervalSince1970: 0),
-                    revokedAt: Self.date(row, "revokedat")
+                    revokedAt: Self.date(row, "revokedat"), expiresAt: Self.date(row, "expiresat")
                 )
             }
         }

@@ -83,6 +83,15 @@ extension PostgresAccountServer {
         ("v4: change counts", changeCounts),
         // Offer codes are case-insensitive: one spelling of each in the claims.
         ("v5: offer-code claims in one spelling", ClaimKey.mergeSpellingsSQL(accountColumn: "accountKey")),
+        // Sessions stand for their account for a time the developer sets (real time).
+        // Sessions made before expire after the default lifetime from now: none lives forever.
+        (
+            "v6: sessions expire",
+            [
+                "ALTER TABLE session ADD COLUMN expiresAt DOUBLE PRECISION",
+                "UPDATE session SET expiresAt = extract(epoch from now()) + \(Int(DeviceSessionInfo.defaultLifetime))",
+            ]
+        ),
     ]
 
     /// Each table that counts its changes, with the column holding its account's key (nil: the
