@@ -50,10 +50,17 @@ public enum ServerApplication {
     public struct Limits: Sendable {
         public var idleTimeout: Duration
         public var cap: ConnectionCap
+        /// How long a request's body may take to arrive, however steadily its bytes trickle in
+        /// (the idle timeout restarts with each one).
+        public var bodyTimeout: Duration
 
-        public init(idleTimeout: Duration = .seconds(30), cap: ConnectionCap = .forThisProcess()) {
+        public init(
+            idleTimeout: Duration = .seconds(30), cap: ConnectionCap = .forThisProcess(),
+            bodyTimeout: Duration = .seconds(10)
+        ) {
             self.idleTimeout = idleTimeout
             self.cap = cap
+            self.bodyTimeout = bodyTimeout
         }
     }
 
@@ -80,7 +87,7 @@ public enum ServerApplication {
             server = http1
         }
         return Application(
-            router: router(served: served, logger: logger), server: server,
+            router: router(served: served, logger: logger, bodyTimeout: limits.bodyTimeout), server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "Storefront", backlog: 4_096),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger

@@ -11,10 +11,12 @@ import StoreCore
 
 extension ServerApplication {
     /// The router of `served`: what `make` serves, and what the route tests enumerate.
-    static func router(served: ServedStore, logger: Logger) -> Router<CallerContext> {
+    static func router(served: ServedStore, logger: Logger, bodyTimeout: Duration = .seconds(10))
+        -> Router<CallerContext>
+    {
         let router = Router(context: CallerContext.self)
         router.add(middleware: RequestLogMiddleware(served: served, logger: logger))
-        addAPI(served.api, to: router)
+        addAPI(served.api, to: router, bodyTimeout: bodyTimeout)
         // W1: a device's call to its account server.
         router.post(RouterPath(AccountService.path)) { request, context -> Response in
             let developer = request.headers[HTTPField.Name(AccountWire.developerHeader)!]
@@ -31,9 +33,9 @@ extension ServerApplication {
 
     /// Apple's error bodies, the body limit and the blocking pool for every route of `router`, and
     /// each area of Apple's API answered by `api`, a group of its own.
-    static func addAPI(_ api: ServerAPI, to router: Router<CallerContext>) {
+    static func addAPI(_ api: ServerAPI, to router: Router<CallerContext>, bodyTimeout: Duration = .seconds(10)) {
         router.add(middleware: AppleErrorMiddleware(api: api))
-        router.add(middleware: BodyLimitMiddleware())
+        router.add(middleware: BodyLimitMiddleware(timeout: bodyTimeout))
         router.add(middleware: KeptAnswerMiddleware(api: api))
         router.add(middleware: BlockingPoolMiddleware())
         for area in ServerAPI.areas {
@@ -166,20 +168,49 @@ struct KeptAnswerMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// A body over `ServerAPI.maximumBody` gets Apple's 413 before any route reads it; a body within
-/// it is collected once, for the route to read.
+/// it is collected once, for the route to read. A body that takes longer than `timeout` to arrive
+/// gets 408 and its connection closed: a client sending a byte at a time holds no connection for
+/// long, whatever the idle timeout.
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
+    let timeout: Duration
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        var request = request
+        // Most of Apple's calls are GETs with no body: nothing to wait for.
+        if request.method == .get, request.headers[.contentLength] ?? "0" == "0",
+            request.headers[.transferEncoding] == nil
+        {
+            return try await next(request, context)
+        }
+        let collected: Request?
         do {
-            _ = try await request.collectBody(upTo: ServerAPI.maximumBody)
+            collected = try await withThrowingTaskGroup(of: Request?.self) { group in
+                group.addTask {
+                    var request = request
+                    _ = try await request.collectBody(upTo: ServerAPI.maximumBody)
+                    return request
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
         } catch is NIOTooManyBytesError {
             return ServerAPI.bodyTooLong.response
         } catch let error as HTTPError where error.status == .contentTooLarge {
             return ServerAPI.bodyTooLong.response
         }
-        return try await next(request, context)
+        guard let collected else {
+            // Apple's API has no code for it: Storefront's own, with no errorCode.
+            return Response(
+                status: .requestTimeout, headers: [.contentType: "application/json", .connection: "close"],
+                body: ResponseBody(
+                    byteBuffer: ByteBuffer(string: #"{"errorMessage":"the body did not arrive in time"}"#)))
+        }
+        return try await next(collected, context)
     }
 }
 

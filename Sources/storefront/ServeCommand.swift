@@ -38,6 +38,12 @@ struct ServeOptions: ParsableArguments {
     )
     var idleTimeout: Double = 30
     @Option(
+        name: .customLong("body-timeout"),
+        help: ArgumentHelp(
+            "Answer 408 and close a connection whose request body takes longer than this many seconds to arrive.",
+            valueName: "seconds"))
+    var bodyTimeout: Double = 10
+    @Option(
         name: .customLong("max-connections"),
         help: ArgumentHelp(
             "Connections open at once, at most (default: below the file limit); beyond it the longest-idle one is closed.",
@@ -53,6 +59,7 @@ struct ServeOptions: ParsableArguments {
 
     func validate() throws {
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout takes a number of seconds above 0") }
+        guard bodyTimeout > 0 else { throw ValidationError("--body-timeout takes a number of seconds above 0") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections takes a number above 0") }
         guard sessionDays > 0 else { throw ValidationError("--session-days takes a number of days above 0") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0 to 65535") }
@@ -70,6 +77,7 @@ struct ServeOptions: ParsableArguments {
     var limits: ServerApplication.Limits {
         var limits = ServerApplication.Limits()
         limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        limits.bodyTimeout = .milliseconds(Int64(bodyTimeout * 1000))
         if let maxConnections { limits.cap = ConnectionCap(limit: min(maxConnections, limits.cap.limit)) }
         return limits
     }

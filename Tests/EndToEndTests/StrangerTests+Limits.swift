@@ -76,4 +76,31 @@ extension StrangerTests {
         try after.signUp("amy")
         #expect(quick.stop().status == 0)
     }
+
+    @Test(
+        "W11 a body sent a byte at a time is not waited for: past --body-timeout the server answers 408 and closes the connection, well before the body would have arrived, and serves the next client"
+    )
+    func slowBodies() throws {
+        let host = try Session()
+        let server = try Server(host, arguments: ["--body-timeout", "1", "--idle-timeout", "30"])
+        let port = try #require(server.base.split(separator: ":").last.map(String.init))
+        let process = Process()
+        process.executableURL = try AppleVerifier.python()
+        // 120 bytes, one each quarter second: 30 s to send it all, if nothing stopped it.
+        process.arguments = [
+            repositoryRoot.appendingPathComponent("Tests/Python/slow_body.py").path, "127.0.0.1", port, "120", "0.25",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let line = try firstLine(output)
+        process.waitUntilExit()
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(report["status"] as? String == "HTTP/1.1 408 Request Timeout", "\(report)")
+        #expect(report["closed"] as? Bool == true && (report["sent"] as? Int ?? 120) < 120, "\(report)")
+        let device = try Session()
+        device.environment["STOREFRONT_SERVER"] = server.base
+        try device.signUp("amy")
+        #expect(server.stop().status == 0)
+    }
 }
