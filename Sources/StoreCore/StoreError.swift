@@ -44,6 +44,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// Something only the keeper of the records does (resending a notification), asked of a
     /// team's server by a device: the server does it on its own schedule.
     case serverKeeps(server: String, action: String)
+    /// A team server refused what a device wrote about its own purchases: the words say why.
+    case refusedByServer(String)
     /// A purchase with an offer was refused as StoreKit refuses it (O2–O4).
     case offerRefused(OfferRefusal)
     /// `offer-codes create --custom` with a code that exists.
@@ -131,6 +133,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "the account server \(server) refused this device: \(reason) (sign in again: `storefront account login NAME`)"
         case .developerOnly(let server, let action):
             "only the developer may \(action) on the account server \(server): give its developer token (STOREFRONT_DEVELOPER_TOKEN or --developer-token-file; `storefront developer-token` prints it where the server runs)"
+        case .refusedByServer(let why): "the account server refused \(why)"
         case .serverKeeps(let server, let action):
             "the account server \(server) does that itself: a device cannot \(action) there"
         case .unknownNotification(let id):

@@ -32,6 +32,8 @@ public final class AccountService: Sendable {
     /// The real time sessions expire by, and how long a new one lasts (the developer's setting).
     let realNow: @Sendable () -> Date
     let sessionLifetime: TimeInterval
+    /// The server's catalog, that customers' lines are held against (nil: not checked).
+    let catalog: Catalog?
     public static let path = AccountWire.path
 
     public init(
@@ -40,8 +42,9 @@ public final class AccountService: Sendable {
         signer: (any DeviceSigning)? = nil,
         sold: Set<String>? = nil, logger: Logger = Logger(label: "storefront-serve"),
         realNow: @escaping @Sendable () -> Date = Date.init,
-        sessionLifetime: TimeInterval = DeviceSessionInfo.defaultLifetime
+        sessionLifetime: TimeInterval = DeviceSessionInfo.defaultLifetime, catalog: Catalog? = nil
     ) {
+        self.catalog = catalog
         self.logger = logger
         self.realNow = realNow
         self.sessionLifetime = sessionLifetime
@@ -102,7 +105,8 @@ public final class AccountService: Sendable {
             let context = AccountCallContext(
                 accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate,
                 client: client,
-                signer: signer, sold: sold, sessionExpiry: now.addingTimeInterval(sessionLifetime)
+                signer: signer, sold: sold, sessionExpiry: now.addingTimeInterval(sessionLifetime),
+                lineCheck: catalog.map(LineCheck.init)
             )
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)

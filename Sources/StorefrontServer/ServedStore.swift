@@ -53,7 +53,7 @@ public final class ServedStore: @unchecked Sendable {
             database: keeper, hasher: factory.passwordHasher, clock: store.clock,
             developerToken: { DeveloperToken.read(tokenFile) },
             signer: settler, sold: Set(factory.catalog.products.map(\.id)), logger: logger, realNow: realNow,
-            sessionLifetime: sessionLifetime
+            sessionLifetime: sessionLifetime, catalog: factory.catalog
         )
         courier = try store.notifications.courier()
         let deliveryDue = deliveryDue

@@ -14,7 +14,7 @@ extension StoreError {
             3
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .developerOnly,
-            .serverKeeps,
+            .serverKeeps, .refusedByServer,
             .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused, .throttled, .notSoldByServer:
             1
         }

@@ -119,4 +119,62 @@ struct StrangerAttackTests {
         }
         #expect(team.server.stop().status == 0)
     }
+
+    @Test(
+        "W9 forged purchase lines: a period at no price under no offer that runs to 2100, a negative price and a consumable's kind for a plan, a purchase naming another account's original transaction: each is refused, and the stranger's own receipt and signed data hold only what the catalog allows",
+        arguments: Backend.allCases)
+    func forgedLines(backend: Backend) throws {
+        let team = try SelfiesTeam(backend: backend)
+        let vic = try team.machine()
+        let eve = try team.machine()
+        try vic.signUp("vic")
+        try eve.signUp("eve")
+        try vic.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        let plans = try vic.object(["subscriptions"])["plans"] as? [[String: Any]] ?? []
+        let vicsOriginal = try #require(plans.first?["originalTransaction"] as? String)
+        let wire = Wire(base: team.server.base)
+        let eveSession = try wire.session("eve", password: "pw-eve")
+        let product = "com.storefront.selfies.sub.allaccess"
+        let now = Date()
+        func line(_ id: String, price: Decimal?, expires: Date?, kind: ProductKind = .autoRenewableSubscription)
+            -> ReceiptEntry
+        {
+            ReceiptEntry(
+                transactionID: id, account: "eve", productID: product, kind: kind, purchaseDate: now, device: "raw",
+                event: .purchase, group: kind == .autoRenewableSubscription ? "selfies" : nil, expiresDate: expires,
+                price: price)
+        }
+        struct AddLines: Encodable {
+            var account: String
+            var expected: [String: PlanState]
+            var lines: [ReceiptEntry]
+        }
+        struct Record: Encodable {
+            var entry: ReceiptEntry
+            var timeZone: String
+        }
+        let forever = try #require(ISO8601DateFormatter().date(from: "2100-01-01T00:00:00Z"))
+        var stolen = line("9000000000000003", price: 4.99, expires: now.addingTimeInterval(7 * 86_400))
+        stolen.reference = vicsOriginal
+        let attempts: [(String, any Encodable)] = [
+            (
+                "addPlanLines",
+                AddLines(account: "eve", expected: [:], lines: [line("9000000000000001", price: 0, expires: forever)])
+            ),
+            (
+                "record",
+                Record(entry: line("9000000000000002", price: -50, expires: nil, kind: .consumable), timeZone: "UTC")
+            ),
+            ("addPlanLines", AddLines(account: "eve", expected: [:], lines: [stolen])),
+        ]
+        for (method, request) in attempts {
+            let answer = try wire.call(method, request, session: eveSession)
+            let error = answer.body["error"] as? [String: Any]
+            #expect(answer.status == 400 && error?["kind"] as? String == "refused", "\(method): \(answer)")
+        }
+        let receipt = try eve.object(["receipt"])
+        #expect((receipt["entries"] as? [Any])?.count == 0, "\(receipt)")
+        #expect((try eve.object(["subscriptions"])["plans"] as? [Any])?.count == 0)
+        #expect(team.server.stop().status == 0)
+    }
 }

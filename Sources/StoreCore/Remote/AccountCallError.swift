@@ -34,6 +34,7 @@ package struct AccountCallError: Codable, Sendable {
             (kind, self.name) = ("developer", action)
             text = "only the developer may \(action): the call needs the server's developer token"
         case .throttled(let seconds): (kind, self.name) = ("throttled", String(seconds))
+        case .refusedByServer(let why): (kind, self.name) = ("refused", why)
         default:
             kind = "storage"
             if !internals { text = Self.storageFailure }
@@ -67,6 +68,7 @@ package struct AccountCallError: Codable, Sendable {
         case "refundRefused": refund.map(StoreError.refundRefused) ?? .storage(path: server, reason: text)
         case "developer": .developerOnly(server: server, action: name ?? "do that")
         case "throttled": .throttled(seconds: name.flatMap(Int.init) ?? 5)
+        case "refused": .refusedByServer(name ?? text)
         default: .storage(path: server, reason: text)
         }
     }

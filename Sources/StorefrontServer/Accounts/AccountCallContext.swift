@@ -27,13 +27,17 @@ final class AccountCallContext: @unchecked Sendable {
     let sold: Set<String>?
     /// When a session made by this call stops standing for its account (real time).
     let sessionExpiry: Date
+    /// What a customer's lines are held against; nil where the server keeps no catalog.
+    let lineCheck: LineCheck?
 
     init(
         accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher,
         gate: SignInGate, client: String,
         signer: (any DeviceSigning)? = nil, sold: Set<String>? = nil,
-        sessionExpiry: Date = Date().addingTimeInterval(DeviceSessionInfo.defaultLifetime)
+        sessionExpiry: Date = Date().addingTimeInterval(DeviceSessionInfo.defaultLifetime),
+        lineCheck: LineCheck? = nil
     ) {
+        self.lineCheck = lineCheck
         self.sessionExpiry = sessionExpiry
         self.signer = signer
         self.sold = sold
@@ -52,6 +56,14 @@ final class AccountCallContext: @unchecked Sendable {
     /// sell is refused: the device runs on another catalog than the server, and what the server
     /// would sign and notify would name a product its app does not have. Lines of plans already
     /// on the receipt (renewals, cancels, refunds) are not asked about.
+    /// A customer's lines, held against the server's catalog and records (`LineCheck`); the
+    /// developer's are the App Store's answers.
+    func checkLines(_ lines: [ReceiptEntry], server: any RecordKeeping) throws(StoreError) {
+        try checkSold(lines)
+        guard !isDeveloper, let lineCheck else { return }
+        try lineCheck.check(lines, server: server)
+    }
+
     func checkSold(_ lines: [ReceiptEntry]) throws(StoreError) {
         guard let sold else { return }
         if let line = lines.first(where: { [.purchase, .change].contains($0.event) && !sold.contains($0.productID) }) {
