@@ -205,34 +205,7 @@ public enum StoreKitCatalog {
                 try add(product, path: "subscriptionGroups[\(groupIndex)].subscriptions[\(index)]")
             }
         }
-        // Subscription suites and bundles (format 6): not sold here, and said so by name.
-        for (key, kind) in [("subscriptionSuiteGroups", "suite"), ("subscriptionBundleGroups", "bundle")] {
-            for (groupIndex, groupNode) in (try root.child(key)?.arrayOrNil() ?? []).enumerated() {
-                let group = try groupNode.object()
-                for (index, node) in (try group.child("subscriptions")?.arrayOrNil() ?? []).enumerated() {
-                    let entry = try node.objectOrNil()
-                    let id = try entry?.child("productID")?.stringOrNil() ?? "an entry with no productID"
-                    warnings.append(
-                        CatalogWarning(
-                            file: fileName, entry: "\(key)[\(groupIndex)].subscriptions[\(index)]",
-                            message:
-                                "\"\(id)\" is a subscription \(kind): Storefront does not sell subscription \(kind)s, so it is not in this store"
-                        ))
-                }
-            }
-        }
-        // Apple sells the monthly plan with a 12-month commitment in most storefronts, not all;
-        // like Xcode's StoreKit Testing, the file decides here.
-        if ["USA", "SGP"].contains(storefront),
-            let monthly = catalog.products.first(where: { $0.autoRenew?.monthlyCommitmentPrice != nil })
-        {
-            warnings.append(
-                CatalogWarning(
-                    file: fileName, entry: "settings._storefront",
-                    message:
-                        "Apple's App Store does not offer monthly plans with a 12-month commitment in the United States or Singapore; this file's (\(monthly.id) and any other) are sold here as Xcode's StoreKit Testing sells them"
-                ))
-        }
+        warnings += try Self.unsold(root, catalog: catalog, storefront: storefront, file: fileName)
         // An empty configuration, as Xcode makes a new one, opens as an empty store (C6).
         for id in Set(options.durations.keys).subtracting(seen.keys).sorted() {
             throw CatalogError(

@@ -198,48 +198,6 @@ public final class PaymentQueue: SessionRole {
         }
     }
 
-    /// Ask to Buy approved (also settles an interrupted or delayed purchase as approved).
-    @discardableResult
-    public func approve(_ id: String) throws(StoreError) -> StoreTransaction {
-        try withDeviceLock { () throws(StoreError) -> StoreTransaction in
-            let transaction = try undecided(id)
-            try settlePurchased(transaction.id, at: now())
-            return try self.transaction(transaction.id)
-        }
-    }
-
-    /// Ask to Buy declined → `failed(declined)`; an interrupted purchase → `failed(cancelled)`.
-    @discardableResult
-    public func decline(_ id: String) throws(StoreError) -> StoreTransaction {
-        try withDeviceLock { () throws(StoreError) -> StoreTransaction in
-            let transaction = try undecided(id)
-            let reason: FailureReason = transaction.state == .interrupted ? .cancelled : .declined
-            try device.setState(transaction.id, .failed, reason: reason, at: now(), finished: true)
-            return try self.transaction(transaction.id)
-        }
-    }
-
-    /// The user did what an interrupted purchase asked (accepted the terms): it completes.
-    @discardableResult
-    public func resolve(_ id: String) throws(StoreError) -> StoreTransaction {
-        try withDeviceLock { () throws(StoreError) -> StoreTransaction in
-            let transaction = try self.transaction(id)
-            guard transaction.state == .interrupted else {
-                throw StoreError.cannotResolve(id: transaction.id, state: transaction.state)
-            }
-            try settlePurchased(transaction.id, at: now())
-            return try self.transaction(transaction.id)
-        }
-    }
-
-    /// A transaction that is still waiting for a decision: deferred, interrupted or delayed.
-    private func undecided(_ id: String) throws(StoreError) -> StoreTransaction {
-        let transaction = try self.transaction(id)
-        let waiting = transaction.state.isPending || (transaction.state == .purchasing && transaction.dueAt != nil)
-        guard waiting else { throw StoreError.notPending(id: transaction.id, state: transaction.state) }
-        return transaction
-    }
-
     /// Completes whatever an earlier run left undone, and fires delayed outcomes that are due.
     /// Run at every start (Q3) and on every tick of the screen (Q5).
     @discardableResult
@@ -340,7 +298,7 @@ public final class PaymentQueue: SessionRole {
     }
 
     /// Payment taken: record it on the receipt, mark it purchased, then deliver and finish.
-    private func settlePurchased(_ id: String, at date: Date) throws(StoreError) {
+    func settlePurchased(_ id: String, at date: Date) throws(StoreError) {
         let transaction = try self.transaction(id)
         do throws(StoreError) {
             if let user = transaction.user, transaction.kind == .autoRenewableSubscription {

@@ -111,20 +111,6 @@ package struct PayloadBuilder {
         return payload
     }
 
-    /// A plan that offers a monthly commitment says which billing plan a period is on, and a
-    /// monthly period where it stands in its commitment.
-    static func billing(of line: ReceiptEntry, offered: Bool, into payload: inout TransactionPayload) {
-        guard offered || line.commitment != nil else { return }
-        payload.billingPlanType = (line.commitment == nil ? line.offerBillingPlan : .monthly).rawValue
-        guard let period = line.commitment else { return }
-        var info = TransactionCommitmentInfo()
-        info.billingPeriodNumber = period.number
-        info.totalBillingPeriods = BillingPlan.commitmentPeriods
-        info.commitmentExpiresDate = Units.milliseconds(period.ends)
-        info.commitmentPrice = Units.milliunits((line.price ?? 0) * Decimal(BillingPlan.commitmentPeriods))
-        payload.commitmentInfo = info
-    }
-
     /// The transaction a receipt line stands for (a period another device paid for, a line a
     /// notification reports).
     package func transaction(line: ReceiptEntry, receipt: [ReceiptEntry]) -> TransactionPayload {
@@ -146,31 +132,6 @@ package struct PayloadBuilder {
             receipt.contains(where: { $0.transactionID == reference })
         else { return line.transactionID }
         return reference
-    }
-
-    /// When the period a purchase or renewal line pays for ends now: its own end, or where the
-    /// developer's last extension of that period moved it (V3: RENEWAL_EXTENDED and Get Transaction
-    /// Info both carry the extended date).
-    func expiresDate(of line: ReceiptEntry, in receipt: [ReceiptEntry]) -> Date? {
-        // A purchase that changes the plan at its next renewal (a downgrade, a crossgrade, another
-        // billing plan) starts no period: its transaction runs to the end of the current one.
-        if line.event == .change, line.kind == .autoRenewableSubscription, line.expiresDate == nil {
-            let periods = receipt.filter {
-                ($0.event == .purchase || $0.event == .renewal) && $0.group == line.group
-                    && $0.purchaseDate <= line.purchaseDate
-            }
-            return periods.max { $0.purchaseDate < $1.purchaseDate }.flatMap { expiresDate(of: $0, in: receipt) }
-        }
-        guard let expires = line.expiresDate, line.event == .purchase || line.event == .renewal else {
-            return line.expiresDate
-        }
-        // An extension applies to the period current when it was made; extensions only add days.
-        return receipt.reduce(expires) { latest, other in
-            guard other.event == .extend, other.group == line.group, let moved = other.expiresDate, moved > latest,
-                reported(other, in: receipt).transactionID == line.transactionID
-            else { return latest }
-            return moved
-        }
     }
 
     /// The transaction a notification about `line` carries, always one Get Transaction
