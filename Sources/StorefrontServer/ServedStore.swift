@@ -94,11 +94,20 @@ final class Settler: DeviceSigning, @unchecked Sendable {
         self.logger = logger
     }
 
-    /// The renewals the clock has passed, written before the account is read. A failure is logged
-    /// and the read goes on with what is stored (a storage failure then fails the read itself).
+    /// The renewals the clock has passed, and the shares of the account's family, written before
+    /// the account is read: two reads in a row agree, whenever the background round last ran. A
+    /// failure is logged and the read goes on with what is stored (a storage failure then fails the
+    /// read itself).
     func settle(_ account: String) {
         lock.withLock {
-            do { _ = try store.plans.settle(account: account) } catch {
+            do {
+                _ = try store.plans.settle(account: account)
+                if try store.server.hasFamilies(),
+                    let family = try store.server.families().first(where: { $0.includes(account) })
+                {
+                    try store.family.reconcileFamily(of: family.organizer)
+                }
+            } catch {
                 logger.error("settling \(account)'s plans failed: \(error)")
             }
         }
