@@ -168,10 +168,8 @@ public final class AccountService: Sendable {
     /// O5: a member of a family the account organizes.
     private func isFamilyMember(of account: String, _ callers: Set<String>) throws(StoreError) -> Bool {
         guard !callers.isEmpty else { return false }
-        return try database.families().contains { family in
-            family.organizer.lowercased() == account.lowercased()
-                && family.members.contains { callers.contains($0.lowercased()) }
-        }
+        return try database.families().organized(by: account)?.members.contains { callers.contains($0.lowercased()) }
+            ?? false
     }
 
     private func refusal(_ status: Int, _ error: AccountCallError) -> Answer {

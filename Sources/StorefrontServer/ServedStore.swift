@@ -102,11 +102,7 @@ final class Settler: DeviceSigning, @unchecked Sendable {
         lock.withLock {
             do {
                 _ = try store.plans.settle(account: account)
-                if try store.server.hasFamilies(),
-                    let family = try store.server.families().first(where: { $0.includes(account) })
-                {
-                    try store.family.reconcileFamily(of: family.organizer)
-                }
+                try store.family.reconcileFamily(of: account)
             } catch {
                 logger.error("settling \(account)'s plans failed: \(error)")
             }

@@ -53,10 +53,11 @@ public enum ServerApplication {
         /// How long a request's body may take to arrive, however steadily its bytes trickle in
         /// (the idle timeout restarts with each one).
         public var bodyTimeout: Duration
+        public static let defaultBodyTimeout: Duration = .seconds(10)
 
         public init(
             idleTimeout: Duration = .seconds(30), cap: ConnectionCap = .forThisProcess(),
-            bodyTimeout: Duration = .seconds(10)
+            bodyTimeout: Duration = defaultBodyTimeout
         ) {
             self.idleTimeout = idleTimeout
             self.cap = cap

@@ -11,7 +11,7 @@ import StoreCore
 
 extension ServerApplication {
     /// The router of `served`: what `make` serves, and what the route tests enumerate.
-    static func router(served: ServedStore, logger: Logger, bodyTimeout: Duration = .seconds(10))
+    static func router(served: ServedStore, logger: Logger, bodyTimeout: Duration = Limits.defaultBodyTimeout)
         -> Router<CallerContext>
     {
         let router = Router(context: CallerContext.self)
@@ -33,7 +33,9 @@ extension ServerApplication {
 
     /// Apple's error bodies, the body limit and the blocking pool for every route of `router`, and
     /// each area of Apple's API answered by `api`, a group of its own.
-    static func addAPI(_ api: ServerAPI, to router: Router<CallerContext>, bodyTimeout: Duration = .seconds(10)) {
+    static func addAPI(
+        _ api: ServerAPI, to router: Router<CallerContext>, bodyTimeout: Duration = Limits.defaultBodyTimeout
+    ) {
         router.add(middleware: AppleErrorMiddleware(api: api))
         router.add(middleware: BodyLimitMiddleware(timeout: bodyTimeout))
         router.add(middleware: KeptAnswerMiddleware(api: api))

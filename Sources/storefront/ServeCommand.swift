@@ -42,7 +42,7 @@ struct ServeOptions: ParsableArguments {
         help: ArgumentHelp(
             "Answer 408 and close a connection whose request body takes longer than this many seconds to arrive.",
             valueName: "seconds"))
-    var bodyTimeout: Double = 10
+    var bodyTimeout = Double(ServerApplication.Limits.defaultBodyTimeout.components.seconds)
     @Option(
         name: .customLong("max-connections"),
         help: ArgumentHelp(

@@ -137,7 +137,7 @@ public final class FamilySharing: SessionRole {
             let index = try body(&families)
             let organizer = families[index].organizer
             let change = FamilyChange(
-                organizer: organizer, expected: before.first { $0.organizer.lowercased() == organizer.lowercased() },
+                organizer: organizer, expected: before.organized(by: organizer),
                 new: families[index]
             )
             if try familyStore.changeFamily(change) { return (families, index) }

@@ -50,6 +50,13 @@ public struct Family: Sendable, Equatable, Codable {
     }
 }
 
+extension [Family] {
+    /// The family `organizer` organizes, whatever the name's case.
+    public func organized(by organizer: String) -> Family? {
+        first { $0.organizer.lowercased() == organizer.lowercased() }
+    }
+}
+
 /// The organizer withdrew consent for `member`'s use of the app at `at` (store clock): the App
 /// Store tells the developer once (RESCIND_CONSENT), keyed by the withdrawal's own id.
 public struct ConsentWithdrawal: Sendable, Equatable, Codable {

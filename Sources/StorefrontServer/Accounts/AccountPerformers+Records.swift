@@ -150,8 +150,7 @@ extension AccountPerformers {
                 // A caller in neither the family as stored nor organizing it gets one refusal
                 // whatever the change guessed, so that no change, not even one that changes
                 // nothing, tells a stranger who is in someone else's family.
-                let key = change.organizer.lowercased()
-                let stored = try server.families().first { $0.organizer.lowercased() == key }
+                let stored = try server.families().organized(by: change.organizer)
                 guard call.isCaller(change.organizer) || stored?.members.contains(where: call.isCaller) == true else {
                     throw StoreError.familyRefused(.organizerOnly(organizer: change.organizer))
                 }

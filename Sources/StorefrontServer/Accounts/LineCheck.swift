@@ -15,7 +15,8 @@ struct LineCheck {
     static let slack: TimeInterval = 86_400
 
     func check(_ lines: [ReceiptEntry], server: any RecordKeeping) throws(StoreError) {
-        let priced = try catalog.priced(by: server)
+        // The developer's price changes are read only for lines that carry a price.
+        let priced = try lines.contains(where: \.isPriced) ? catalog.priced(by: server) : catalog
         for line in lines { try check(line, priced: priced, server: server) }
     }
 
@@ -34,7 +35,7 @@ struct LineCheck {
             throw refuse(line, "its group is \(terms.group), not \(group)")
         }
         try checkReference(line, server: server)
-        guard line.event == .purchase || line.event == .renewal || line.event == .credit else { return }
+        guard line.isPriced else { return }
         let price = line.price ?? 0
         let current = priced.product(line.productID) ?? product
         let terms = product.autoRenew
@@ -73,12 +74,13 @@ struct LineCheck {
         }
         if referenced.account.lowercased() == line.account.lowercased() { return }
         if line.event == .familyShare || line.event == .familyRevoke {
-            let organizer = referenced.account.lowercased()
-            let families = try server.families()
-            if families.contains(where: { $0.organizer.lowercased() == organizer && $0.hasMember(line.account) }) {
-                return
-            }
+            if try server.families().organized(by: referenced.account)?.hasMember(line.account) == true { return }
         }
         throw refuse(line, "it names another account's transaction")
     }
+}
+
+extension ReceiptEntry {
+    /// A line that charges or credits a price: a purchase, a renewal, an upgrade's credit.
+    fileprivate var isPriced: Bool { event == .purchase || event == .renewal || event == .credit }
 }
