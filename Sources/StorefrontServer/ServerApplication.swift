@@ -27,6 +27,14 @@ public enum ServerApplication {
             self.key = key
         }
 
+        /// How long a closing connection waits for the client's answer to its close_notify. A
+        /// client that never answers (stopped, or gone without a FIN) would otherwise hold the
+        /// connection, and with it the server's stop, for SwiftNIO SSL's default of 5 seconds:
+        /// longer than `storefront serve` gives the graceful shutdown and the cancellation after
+        /// it together (2 s + 2.5 s), so ServiceLifecycle ended the process with its fatal error.
+        /// Under the graceful limit, the connection closes uncleanly in time instead.
+        public static let closeNotifyLimit: TimeAmount = .seconds(1)
+
         func configuration() throws(StoreError) -> TLSConfiguration {
             for file in [certificate, key] where !FileManager.default.isReadableFile(atPath: file) {
                 throw StoreError.storage(
@@ -36,8 +44,10 @@ public enum ServerApplication {
             do {
                 let chain = try NIOSSLCertificate.fromPEMFile(certificate)
                 let key = try NIOSSLPrivateKey(file: key, format: .pem)
-                return TLSConfiguration.makeServerConfiguration(
+                var configuration = TLSConfiguration.makeServerConfiguration(
                     certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+                configuration.shutdownTimeout = Self.closeNotifyLimit
+                return configuration
             } catch {
                 throw StoreError.storage(
                     path: "\(certificate), \(key)", reason: "not a PEM certificate chain and private key (\(error))")

@@ -8,6 +8,12 @@ import ServiceLifecycle
 import StoreCore
 import StorefrontServer
 
+/// swift-log's levels, by their names, as `--log-level` takes them.
+enum LogLevel: String, CaseIterable, ExpressibleByArgument {
+    case trace, debug, info, notice, warning, error, critical
+    var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}
+
 /// Where and how `serve` listens, declared once: the parser checks them before anything opens.
 struct ServeOptions: ParsableArguments {
     @Option(
@@ -56,6 +62,12 @@ struct ServeOptions: ParsableArguments {
             "How long a device's session stands for its account before it must sign in again (real time).",
             valueName: "days"))
     var sessionDays: Double = DeviceSessionInfo.defaultLifetime / 86_400
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "How much standard error tells: info logs each request; debug and trace add ServiceLifecycle's and Hummingbird's steps (a stop that hangs names its service).",
+            valueName: "level"))
+    var logLevel = LogLevel.info
 
     func validate() throws {
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout takes a number of seconds above 0") }
@@ -114,7 +126,7 @@ struct Serve: AsyncParsableCommand {
         ProcessList.hidePasswords()
         let logger: Logger = {
             var logger = Logger(label: "storefront-serve")
-            logger.logLevel = .info
+            logger.logLevel = serve.logLevel.level
             return logger
         }()
         // The request log's timestamps are local time. With TZ unset, glibc's localtime stats
@@ -172,7 +184,9 @@ struct Serve: AsyncParsableCommand {
     /// stops, and lists the requests answered since the last round while the database is still
     /// there.
     func serveOpened(database: PostgresAccountServer?, logger: Logger) async throws {
-        let served = try await ServerApplication.blockingWork.runIfActive { try opened(database: database) }
+        let served = try await ServerApplication.blockingWork.runIfActive {
+            try opened(database: database, logger: logger)
+        }
         let listener: any Service
         do {
             listener = try ServerApplication.listener(
@@ -199,7 +213,7 @@ struct Serve: AsyncParsableCommand {
 
     /// The store the server serves: a corrupt or missing state, a bad catalog or an unreachable
     /// database is said before anything listens.
-    func opened(database: PostgresAccountServer?) throws -> ServedStore {
+    func opened(database: PostgresAccountServer?, logger: Logger) throws -> ServedStore {
         do {
             try database?.prepare()
             let catalog = try Context.loadCatalog(common).catalog
@@ -215,7 +229,7 @@ struct Serve: AsyncParsableCommand {
                     stateDirectory: StateDirectory(state), catalog: catalog, calendar: calendar,
                     time: .shared(override: nil), server: database
                 ),
-                logger: Logger(label: "storefront-serve"), sessionLifetime: serve.sessionDays * 86_400
+                logger: logger, sessionLifetime: serve.sessionDays * 86_400
             )
         } catch let error as StoreError {
             throw CommandFailure(message: error.description, status: error.exitStatus == 1 ? 2 : error.exitStatus)

@@ -82,7 +82,15 @@ struct Storefront: AsyncParsableCommand {
         let parser: ParsableCommand.Type = startsTheScreen(arguments) ? Screen.self : Storefront.self
         let code = parser.exitCode(for: error)
         guard code != .success else { parser.exit(withError: error) }
-        var message = parser.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad arguments"
+        let lines = parser.message(for: error).split(separator: "\n").map(String.init)
+        var message = lines.first ?? "bad arguments"
+        // The parser lists an option's values a line each, under a line that ends in a colon.
+        if message.hasSuffix(":") {
+            message +=
+                " "
+                + lines.dropFirst().map { $0.trimmingCharacters(in: .whitespaces).trimmingPrefix("- ") }.joined(
+                    separator: ", ")
+        }
         // A mistyped word after a command that has subcommands: `storefront clock advnce 1d`.
         let path = commandPath(arguments)
         if arguments.count >= path.count, case let word = arguments[path.count - 1], !word.hasPrefix("-"),

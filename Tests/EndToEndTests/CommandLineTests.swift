@@ -287,6 +287,8 @@ struct CommandLineTests {
                 "Unexpected argument '2026-02-01T00:00:00Z'"
             ),
             (["status", "--device"], [:], "Missing value for '--device <name>'"),
+            // An option's values, on the one line too.
+            (["serve", "--log-level", "loud"], [:], "one of the following: trace, debug, info, notice, warning"),
             (["bogus"], [:], "unknown subcommand \"bogus\" (`storefront --help` lists them)"),
             (["statsu", "--json"], [:], "unknown subcommand \"statsu\""),
         ]

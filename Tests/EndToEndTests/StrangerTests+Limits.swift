@@ -101,6 +101,41 @@ extension StrangerTests {
         let device = try Session()
         device.environment["STOREFRONT_SERVER"] = server.base
         try device.signUp("amy")
-        #expect(server.stop().status == 0)
+        #expect(server.stop().status == 0, "\(server.errorsTail)")
+    }
+
+    @Test(
+        "W6 W11 a client that holds an HTTPS connection and stops answering does not hold the stop: SIGTERM ends the server with status 0, without ServiceLifecycle's fatal error"
+    )
+    func silentTLSClient() throws {
+        let host = try Session()
+        let tls = try AccountServerTests.certificate(in: host.stateDirectory, name: "team")
+        let server = try Server(
+            host,
+            arguments: [
+                "--host", "127.0.0.1", "--tls-cert", tls.certificate.path, "--tls-key", tls.key.path, "--log-level",
+                "debug",
+            ])
+        let port = try #require(server.base.split(separator: ":").last.map(String.init))
+        let client = Process()
+        client.executableURL = try AppleVerifier.python()
+        client.arguments = [
+            repositoryRoot.appendingPathComponent("Tests/Python/silent_tls_client.py").path, "127.0.0.1", port,
+            tls.certificate.path,
+        ]
+        let output = Pipe()
+        client.standardOutput = output
+        try client.run()
+        defer { client.terminate() }
+        // Answered, and the connection kept open: the client now reads nothing, so the server's
+        // close_notify at the stop goes unanswered.
+        let line = try firstLine(output)
+        #expect(line.contains("HTTP/1.1 401"), "\(line)")
+        let stopped = server.stop()
+        #expect(client.isRunning, "the silent client still holds its connection at the stop")
+        #expect(
+            stopped.status == 0 && !server.errorsTail.contains("Fatal error"), "\(stopped) \(server.errorsTail)")
+        // --log-level debug: the stop's steps, as ServiceLifecycle tells them.
+        #expect(server.errorsTail.contains("[ServiceLifecycle] Service finished"), "\(server.errorsTail)")
     }
 }
