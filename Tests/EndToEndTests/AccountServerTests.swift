@@ -383,7 +383,7 @@ struct AccountServerTests {
         #expect(
             waitUntil(seconds: 60) { receiver.payloads.count > before },
             "the embedded store's TEST reached the https:// receiver")
-        #expect(server.stop().status == 0)
+        #expect(server.stop().status == 0, "\(server.errorsTail)")
     }
 
     @Test("W1 W8 B's screen shows the expiry A bought, and names the server")
@@ -427,6 +427,6 @@ struct AccountServerTests {
             as: UTF8.self)
         #expect(command.contains("serve"), "the server runs: \(command)")
         #expect(!command.contains(password), "the password is not in its arguments")
-        #expect(server.stop().status == 0)
+        #expect(server.stop().status == 0, "\(server.errorsTail)")
     }
 }

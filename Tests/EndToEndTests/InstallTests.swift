@@ -125,7 +125,7 @@ struct InstallTests {
                 arguments: ["--user", "ann"], extraEnvironment: ["STOREFRONT_PASSWORD": "pw-ann"]))
         try screen.waitFor("Subscribed! Expires: 16/04/2026")
         try screen.send("q")
-        #expect(server.stop().status == 0)
+        #expect(server.stop().status == 0, "\(server.errorsTail)")
     }
 
     @Test("--generate-completion-script writes bash, zsh and fish completion")

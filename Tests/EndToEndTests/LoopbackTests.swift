@@ -53,7 +53,7 @@ struct LoopbackTests {
         device.environment["STOREFRONT_SERVER"] = "http://localhost:\(port)"
         try device.signUp("ann")
         #expect(try device.run(["account", "whoami"]).stdout.contains("ann"))
-        #expect(server.stop().status == 0)
+        #expect(server.stop().status == 0, "\(server.errorsTail)")
     }
 
     @Test(
@@ -71,6 +71,6 @@ struct LoopbackTests {
             try device.signUp("user\(index)")
             #expect(try device.run(["account", "whoami"]).stdout.contains("user\(index)"), "\(address)")
         }
-        #expect(server.stop().status == 0)
+        #expect(server.stop().status == 0, "\(server.errorsTail)")
     }
 }

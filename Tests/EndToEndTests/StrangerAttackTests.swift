@@ -52,7 +52,7 @@ struct StrangerAttackTests {
             "changeFamily", FamilyChange(organizer: "vic", expected: family, new: family), session: vicSession)
         #expect(own.status == 200, "\(own)")
         #expect(try wire.families(session: vicSession).first { $0.organizer == "vic" } == family)
-        #expect(team.server.stop().status == 0)
+        #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
     }
 
     @Test(
@@ -90,7 +90,7 @@ struct StrangerAttackTests {
         #expect(counted.body["value"] as? Int == 1, "\(counted)")
         let codes = try developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
         #expect(codes.map { [$0["used"] as? Int, $0["limit"] as? Int] } == [[1, 1]], "\(codes)")
-        #expect(team.server.stop().status == 0)
+        #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
     }
 
     @Test(
@@ -117,7 +117,7 @@ struct StrangerAttackTests {
             let signedIn = try wire.call(method, request, session: eveSession)
             #expect(signedIn.status == 200, "\(method) signed in: \(signedIn)")
         }
-        #expect(team.server.stop().status == 0)
+        #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
     }
 
     @Test(
@@ -175,6 +175,6 @@ struct StrangerAttackTests {
         let receipt = try eve.object(["receipt"])
         #expect((receipt["entries"] as? [Any])?.count == 0, "\(receipt)")
         #expect((try eve.object(["subscriptions"])["plans"] as? [Any])?.count == 0)
-        #expect(team.server.stop().status == 0)
+        #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
     }
 }

@@ -244,7 +244,7 @@ struct StrangerTests {
             #expect(checked >= 1 && checked <= bound, "\(checked) passwords checked in \(elapsed) s (at most \(bound))")
             #expect(kinds.withLock { $0 }.allSatisfy { $0 == "wrongPassword" || $0 == "throttled" })
         }
-        #expect(server.stop().status == 0)
+        #expect(server.stop().status == 0, "\(server.errorsTail)")
     }
 
     @Test(
@@ -304,7 +304,7 @@ struct StrangerTests {
             let answer = try wire.call("claim", Claim(key: bogus, account: "eve", limit: 1_000), session: eveSession)
             #expect(answer.status == 400, "\(bogus): \(answer)")
         }
-        #expect(team.server.stop().status == 0)
+        #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
     }
 
     /// Idle connections held open by a Python process (Tests/Python/idle_sockets.py).
