@@ -19,6 +19,8 @@ import Foundation
 public final class Store {
     public let accounts: Accounts
     public let queue: PaymentQueue
+    /// The App Store's side of a purchase: offers granted, payments settled (W9).
+    public let checkout: Checkout
     public let plans: Plans
     public let offers: Offers
     public let refunds: Refunds
@@ -69,7 +71,8 @@ public final class Store {
         plans = Plans(session: session)
         offers = Offers(session: session, plans: plans)
         refunds = Refunds(session: session, plans: plans)
-        queue = PaymentQueue(session: session, plans: plans, offers: offers)
+        checkout = Checkout(session: session, plans: plans, offers: offers)
+        queue = PaymentQueue(session: session, plans: plans, offers: offers, checkout: checkout)
         queue.refunds = refunds
         family = FamilySharing(session: session, plans: plans)
         queue.family = family

@@ -25,6 +25,8 @@ public final class AccountService: Sendable {
     let gate: SignInGate
     /// Signs a device's data with the server's root (S1).
     let signer: (any DeviceSigning)?
+    /// Grants offers and settles purchases where the records are kept (W9).
+    let desk: (any PurchaseDesk)?
     /// The products the server's catalog sells (nil: not checked).
     let sold: Set<String>?
     /// Where a failure inside the server is told whole: a customer's refusal does not say it.
@@ -39,7 +41,7 @@ public final class AccountService: Sendable {
     public init(
         database: any RecordKeeping, hasher: PasswordHasher = PasswordHasher(), clock: any StoreClock,
         developerToken: @escaping @Sendable () -> String? = { nil }, gate: SignInGate = SignInGate(),
-        signer: (any DeviceSigning)? = nil,
+        signer: (any DeviceSigning)? = nil, desk: (any PurchaseDesk)? = nil,
         sold: Set<String>? = nil, logger: Logger = Logger(label: "storefront-serve"),
         realNow: @escaping @Sendable () -> Date = Date.init,
         sessionLifetime: TimeInterval = DeviceSessionInfo.defaultLifetime, catalog: Catalog? = nil
@@ -51,6 +53,7 @@ public final class AccountService: Sendable {
         self.sold = sold
         self.gate = gate
         self.signer = signer
+        self.desk = desk
         self.database = database
         self.hasher = hasher
         self.clock = clock
@@ -105,7 +108,7 @@ public final class AccountService: Sendable {
             let context = AccountCallContext(
                 accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate,
                 client: client,
-                signer: signer, sold: sold, sessionExpiry: now.addingTimeInterval(sessionLifetime),
+                signer: signer, desk: desk, sold: sold, sessionExpiry: now.addingTimeInterval(sessionLifetime),
                 lineCheck: catalog.map(LineCheck.init)
             )
             do {

@@ -52,7 +52,8 @@ public final class ServedStore: @unchecked Sendable {
         accounts = AccountService(
             database: keeper, hasher: factory.passwordHasher, clock: store.clock,
             developerToken: { DeveloperToken.read(tokenFile) },
-            signer: settler, sold: Set(factory.catalog.products.map(\.id)), logger: logger, realNow: realNow,
+            signer: settler, desk: settler, sold: Set(factory.catalog.products.map(\.id)), logger: logger,
+            realNow: realNow,
             sessionLifetime: sessionLifetime, catalog: factory.catalog
         )
         courier = try store.notifications.courier()
@@ -84,8 +85,16 @@ public final class ServedStore: @unchecked Sendable {
     }
 }
 
-/// Settles one account at a time through the one store, and signs its devices' data (S1).
-final class Settler: DeviceSigning, @unchecked Sendable {
+/// The App Store's side of a team device's purchase (W9): what `Checkout` decides, asked for over
+/// the wire.
+public protocol PurchaseDesk: Sendable {
+    func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant
+    func settlePurchase(_ ask: PurchaseAsk) throws(StoreError)
+}
+
+/// Settles one account at a time through the one store, signs its devices' data (S1), and grants
+/// and settles their purchases (W9).
+final class Settler: DeviceSigning, PurchaseDesk, @unchecked Sendable {
     private let store: Store
     private let logger: Logger
     private let lock = NSLock()
@@ -116,6 +125,18 @@ final class Settler: DeviceSigning, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try store.signed.signForDevice(items, account: account)
+    }
+
+    func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant {
+        lock.lock()
+        defer { lock.unlock() }
+        return try store.checkout.grant(ask)
+    }
+
+    func settlePurchase(_ ask: PurchaseAsk) throws(StoreError) {
+        lock.lock()
+        defer { lock.unlock() }
+        try store.checkout.settle(ask)
     }
 
     func rootCertificate() throws(StoreError) -> Data {

@@ -14,6 +14,28 @@ struct StrangerAttackTests {
     typealias Wire = StrangerTests.Wire
     struct None: Encodable {}
 
+    /// A team on which vic subscribed to All Access, and eve signed up and holds a raw session.
+    struct Subscribed {
+        let team: SelfiesTeam
+        let eve: Session
+        let vicsOriginal: String
+        let wire: Wire
+        let eveSession: String
+
+        init(backend: Backend) throws {
+            team = try SelfiesTeam(backend: backend)
+            let vic = try team.machine()
+            eve = try team.machine()
+            try vic.signUp("vic")
+            try eve.signUp("eve")
+            try vic.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+            let plans = try vic.object(["subscriptions"])["plans"] as? [[String: Any]] ?? []
+            vicsOriginal = try #require(plans.first?["originalTransaction"] as? String)
+            wire = Wire(base: team.server.base)
+            eveSession = try wire.session("eve", password: "pw-eve")
+        }
+    }
+
     @Test(
         "W9 a family oracle: a change of someone else's family, even one that changes nothing, gets one refusal whatever it guessed",
         arguments: Backend.allCases)
@@ -71,20 +93,22 @@ struct StrangerAttackTests {
         let wire = Wire(base: team.server.base)
         let eveSession = try wire.session("eve", password: "pw-eve")
         let vicSession = try wire.session("vic", password: "pw-vic")
-        struct Claim: Encodable {
-            var key, account: String
-            var limit: Int
-        }
+        let product = "com.storefront.selfies.sub.allaccess.monthly"
         let first = try wire.call(
-            "claim", Claim(key: "offer-code:ERINGIFT7", account: "eve", limit: 1), session: eveSession)
-        #expect(first.status == 200 && first.body["value"] as? Bool == true, "\(first)")
-        for (spelling, account, session) in [
+            "grantOffer",
+            OfferAsk(transactionID: "9200000000000001", account: "eve", productID: product, code: "ERINGIFT7"),
+            session: eveSession)
+        #expect(first.status == 200, "\(first)")
+        for (index, (spelling, account, session)) in [
             ("eringift7", "eve", eveSession), ("ERINGIFT7", "vic", vicSession),
             ("EriNGift7", "eve", eveSession), ("eringift7", "vic", vicSession),
-        ] {
+        ].enumerated() {
             let again = try wire.call(
-                "claim", Claim(key: "offer-code:" + spelling, account: account, limit: 1), session: session)
-            #expect(again.body["value"] as? Bool != true, "\(spelling) for \(account): \(again)")
+                "grantOffer",
+                OfferAsk(
+                    transactionID: "920000000000001\(index)", account: account, productID: product, code: spelling),
+                session: session)
+            #expect(again.status == 400, "\(spelling) for \(account): \(again)")
         }
         let counted = try wire.call("claims", "offer-code:eringift7", session: vicSession)
         #expect(counted.body["value"] as? Int == 1, "\(counted)")
@@ -124,23 +148,15 @@ struct StrangerAttackTests {
         "W9 forged purchase lines: a period at no price under no offer that runs to 2100, a negative price and a consumable's kind for a plan, a purchase naming another account's original transaction: each is refused, and the stranger's own receipt and signed data hold only what the catalog allows",
         arguments: Backend.allCases)
     func forgedLines(backend: Backend) throws {
-        let team = try SelfiesTeam(backend: backend)
-        let vic = try team.machine()
-        let eve = try team.machine()
-        try vic.signUp("vic")
-        try eve.signUp("eve")
-        try vic.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
-        let plans = try vic.object(["subscriptions"])["plans"] as? [[String: Any]] ?? []
-        let vicsOriginal = try #require(plans.first?["originalTransaction"] as? String)
-        let wire = Wire(base: team.server.base)
-        let eveSession = try wire.session("eve", password: "pw-eve")
+        let scene = try Subscribed(backend: backend)
         let product = "com.storefront.selfies.sub.allaccess"
         let now = Date()
         func line(_ id: String, price: Decimal?, expires: Date?, kind: ProductKind = .autoRenewableSubscription)
             -> ReceiptEntry
         {
             ReceiptEntry(
-                transactionID: id, account: "eve", productID: product, kind: kind, purchaseDate: now, device: "raw",
+                transactionID: id, account: "eve", productID: product, kind: kind, purchaseDate: now,
+                device: "raw",
                 event: .purchase, group: kind == .autoRenewableSubscription ? "selfies" : nil, expiresDate: expires,
                 price: price)
         }
@@ -155,11 +171,12 @@ struct StrangerAttackTests {
         }
         let forever = try #require(ISO8601DateFormatter().date(from: "2100-01-01T00:00:00Z"))
         var stolen = line("9000000000000003", price: 4.99, expires: now.addingTimeInterval(7 * 86_400))
-        stolen.reference = vicsOriginal
+        stolen.reference = scene.vicsOriginal
         let attempts: [(String, any Encodable)] = [
             (
                 "addPlanLines",
-                AddLines(account: "eve", expected: [:], lines: [line("9000000000000001", price: 0, expires: forever)])
+                AddLines(
+                    account: "eve", expected: [:], lines: [line("9000000000000001", price: 0, expires: forever)])
             ),
             (
                 "record",
@@ -168,13 +185,71 @@ struct StrangerAttackTests {
             ("addPlanLines", AddLines(account: "eve", expected: [:], lines: [stolen])),
         ]
         for (method, request) in attempts {
-            let answer = try wire.call(method, request, session: eveSession)
+            let answer = try scene.wire.call(method, request, session: scene.eveSession)
             let error = answer.body["error"] as? [String: Any]
             #expect(answer.status == 400 && error?["kind"] as? String == "refused", "\(method): \(answer)")
         }
-        let receipt = try eve.object(["receipt"])
+        let receipt = try scene.eve.object(["receipt"])
         #expect((receipt["entries"] as? [Any])?.count == 0, "\(receipt)")
-        #expect((try eve.object(["subscriptions"])["plans"] as? [Any])?.count == 0)
-        #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
+        #expect((try scene.eve.object(["subscriptions"])["plans"] as? [Any])?.count == 0)
+        #expect(scene.team.server.stop().status == 0, "\(scene.team.server.errorsTail)")
+    }
+
+    @Test(
+        "W9 forged purchases: a stranger settles nothing for another account, under another's transaction, with an offer nobody granted, on a billing plan the product lacks or a product the server does not sell; what she settles herself costs what the catalog says, dated no later than the server's clock, once",
+        arguments: Backend.allCases)
+    func forgedPurchases(backend: Backend) throws {
+        let scene = try Subscribed(backend: backend)
+        let product = "com.storefront.selfies.sub.allaccess"
+        let forever = try #require(ISO8601DateFormatter().date(from: "2100-01-01T00:00:00Z"))
+        func ask(_ id: String, _ change: (inout PurchaseAsk) -> Void = { _ in }) -> PurchaseAsk {
+            var ask = PurchaseAsk(
+                transactionID: id, account: "eve", productID: product, device: "raw", at: Date())
+            change(&ask)
+            return ask
+        }
+        let refused: [(String, PurchaseAsk, Int, String)] = [
+            ("for another account", ask("9300000000000001") { $0.account = "vic" }, 401, "session"),
+            ("under the victim's transaction", ask(scene.vicsOriginal), 400, "refused"),
+            (
+                "with an offer nobody granted",
+                ask("9300000000000002") { $0.offer = OfferRedemption(type: .promotional, id: "anything") }, 400,
+                "refused"
+            ),
+            (
+                "with an introductory offer nobody granted", ask("9300000000000003") { $0.introductoryOffer = true },
+                400, "refused"
+            ),
+            (
+                "monthly, which the product does not offer", ask("9300000000000004") { $0.billingPlan = .monthly }, 400,
+                "planRefused"
+            ),
+            (
+                "of a product the server does not sell", ask("9300000000000005") { $0.productID = "com.example.free" },
+                400, "notSold"
+            ),
+        ]
+        for (what, request, status, kind) in refused {
+            let answer = try scene.wire.call("settlePurchase", request, session: scene.eveSession)
+            let error = answer.body["error"] as? [String: Any]
+            #expect(answer.status == status && error?["kind"] as? String == kind, "\(what): \(answer)")
+        }
+        #expect((try scene.eve.object(["subscriptions"])["plans"] as? [Any])?.count == 0, "nothing was settled")
+
+        // Her own purchase, dated 2100 and asked twice: one plan, at the catalog's price, from now.
+        let own = ask("9300000000000009") { $0.at = forever }
+        for _ in 0..<2 {
+            let answer = try scene.wire.call("settlePurchase", own, session: scene.eveSession)
+            #expect(answer.status == 200, "\(answer)")
+        }
+        let receipt = try scene.eve.object(["receipt"])
+        let entries = receipt["entries"] as? [[String: Any]] ?? []
+        #expect(entries.count == 1, "\(receipt)")
+        #expect(
+            entries.first?["price"] as? String == "1.99" || entries.first?["price"] as? Double == 1.99, "\(receipt)")
+        let bought = try #require(try scene.eve.object(["subscriptions"])["plans"] as? [[String: Any]])
+        let expires = (bought.first?["expires"] as? String).flatMap(ISO8601DateFormatter().date(from:))
+        #expect(expires.map { $0 < Date().addingTimeInterval(30 * 86_400) } == true, "\(bought)")
+        #expect(scene.team.server.stop().status == 0, "\(scene.team.server.errorsTail)")
     }
 }

@@ -248,7 +248,7 @@ struct StrangerTests {
     }
 
     @Test(
-        "W9 claims through the raw wire: a stranger neither takes nor counts another account's win-back offer, and no customer takes a code's use past the limit the server holds",
+        "W9 offers through the raw wire: no device takes a use itself; a stranger is neither granted nor counts another account's win-back offer, and a code is granted no more than its limit",
         arguments: Backend.allCases)
     func claimsAreTheServers(backend: Backend) throws {
         let team = try SelfiesTeam(backend: backend)
@@ -263,47 +263,62 @@ struct StrangerTests {
         let wire = Wire(base: team.server.base)
         let vicSession = try wire.session("vic", password: "pw-vic")
         let eveSession = try wire.session("eve", password: "pw-eve")
-        struct Claim: Encodable {
-            var key, account: String
-            var limit: Int
-        }
+        let codes = try developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
+        let product = try #require(codes.first?["product"] as? String)
         func count(_ key: String, session: String) throws -> Int? {
             let answer = try wire.call("claims", key, session: session)
             #expect(answer.status == 200, "\(answer)")
             return answer.body["value"] as? Int
         }
-
-        // The victim's win-back offer (O4: once per account): the stranger takes it neither under
-        // her own account nor under his, and cannot count it (which would say that he exists).
-        let winBack = "win-back:welcome-back:vic"
-        for (account, what) in [("eve", "under her own account"), ("vic", "under the victim's")] {
-            let taken = try wire.call("claim", Claim(key: winBack, account: account, limit: 1), session: eveSession)
-            #expect(taken.status == 401, "the stranger takes the victim's win-back offer \(what): \(taken)")
+        func grant(_ ask: OfferAsk, session: String) throws -> (status: Int, body: [String: Any]) {
+            try wire.call("grantOffer", ask, session: session)
         }
+
+        // No device takes a use itself: the method is gone, whoever calls it.
+        for session in [eveSession, vicSession] {
+            let taken = try wire.call("claim", ["key": "offer-code:" + code, "account": "eve"], session: session)
+            #expect(taken.status == 400 || taken.status == 404, "\(taken)")
+        }
+
+        // The victim's win-back offer (O4: once per account): the stranger is granted it neither
+        // under her own account nor under his, and cannot count it (which would say that he exists).
+        let winBack = "win-back:welcome-back:vic"
+        let asked = try grant(
+            OfferAsk(
+                transactionID: "9100000000000001", account: "vic", productID: product, winBackOfferID: "welcome-back"),
+            session: eveSession)
+        #expect(asked.status == 401, "the stranger asks the victim's win-back offer: \(asked)")
+        let own = try grant(
+            OfferAsk(
+                transactionID: "9100000000000002", account: "eve", productID: product, winBackOfferID: "welcome-back"),
+            session: eveSession)
+        #expect(own.status == 400, "a win-back offer for one who never subscribed: \(own)")
         #expect(try wire.call("claims", winBack, session: eveSession).status == 401)
         #expect(try wire.call("claims", winBack).status == 401)
         #expect(try count(winBack, session: vicSession) == 0, "the victim's win-back offer is still his")
-        let own = try wire.call("claim", Claim(key: winBack, account: "vic", limit: 1), session: vicSession)
-        #expect(own.status == 200 && own.body["value"] as? Bool == true, "\(own)")
 
-        // A one-time code: its one use is taken by whoever redeems it first; a device naming a
-        // limit of its own takes no second one.
-        let key = "offer-code:" + code
-        let first = try wire.call("claim", Claim(key: key, account: "eve", limit: 1_000), session: eveSession)
-        #expect(first.status == 200 && first.body["value"] as? Bool == true, "\(first)")
-        let past = try wire.call("claim", Claim(key: key, account: "vic", limit: 1_000), session: vicSession)
-        #expect(past.status == 200 && past.body["value"] as? Bool == false, "a use past the code's limit: \(past)")
-        #expect(try count(key, session: vicSession) == 1)
-        let codes = try developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
-        #expect(codes.map { [$0["used"] as? Int, $0["limit"] as? Int] } == [[1, 1]], "\(codes)")
+        // A one-time code: its one use is granted to whoever redeems it first, and to no one after.
+        let first = try grant(
+            OfferAsk(transactionID: "9100000000000003", account: "eve", productID: product, code: code),
+            session: eveSession)
+        let offer = (first.body["value"] as? [String: Any])?["offer"] as? [String: Any]
+        #expect(first.status == 200 && offer?["type"] as? Int == OfferType.code.rawValue, "\(first)")
+        let past = try grant(
+            OfferAsk(transactionID: "9100000000000004", account: "vic", productID: product, code: code.lowercased()),
+            session: vicSession)
+        #expect(past.status == 400, "a use past the code's limit: \(past)")
+        let again = try grant(
+            OfferAsk(transactionID: "9100000000000003", account: "eve", productID: product, code: code),
+            session: eveSession)
+        #expect(again.status == 400, "the same code for the same transaction again: \(again)")
+        let none = try grant(
+            OfferAsk(transactionID: "9100000000000005", account: "eve", productID: product), session: eveSession)
+        #expect(none.status == 400, "an ask that names no offer: \(none)")
+        #expect(try count("offer-code:" + code, session: vicSession) == 1)
+        let listed = try developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
+        #expect(listed.map { [$0["used"] as? Int, $0["limit"] as? Int] } == [[1, 1]], "\(listed)")
         let redeemed = try vic.run(["redeem", code])
         #expect(redeemed.status != 0 && redeemed.stderr.contains("used"), "\(redeemed)")
-
-        // Keys the store never makes, and codes the server does not have, take nothing.
-        for bogus in ["anything", "offer-code:NO-SUCH-CODE", "win-back:", "offer-nonce:"] {
-            let answer = try wire.call("claim", Claim(key: bogus, account: "eve", limit: 1_000), session: eveSession)
-            #expect(answer.status == 400, "\(bogus): \(answer)")
-        }
         #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
     }
 

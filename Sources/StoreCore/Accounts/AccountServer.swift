@@ -37,7 +37,9 @@ public enum RecordKeeper {
 }
 
 /// What the keeper of the records does that no device may ask of a team server.
-public protocol RecordKeeping: AccountServer, DeliveryQueue, RequestRecording, DefaultsAdopting, SessionKeeping {}
+public protocol RecordKeeping: AccountServer, DeliveryQueue, RequestRecording, DefaultsAdopting, SessionKeeping,
+    ClaimTaking
+{}
 
 extension RecordKeeping {
     /// A family change adds only accounts that exist: Family Sharing adds people, not names.
@@ -63,6 +65,11 @@ public protocol TeamConnection: AnyObject, Sendable {
     func resume(_ session: AccountSession)
     /// Ends a session this device holds: the server revokes its token.
     func signOut(_ session: AccountSession) throws(StoreError)
+    /// The offer and introductory offer the server grants a purchase, its uses taken (W9).
+    func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant
+    /// A purchase whose payment was taken, settled by the server from its catalog and records:
+    /// on the receipt, or the plan started (W9).
+    func settlePurchase(_ ask: PurchaseAsk) throws(StoreError)
 }
 
 /// Where the server is, and whether anything in it changed.
@@ -187,9 +194,6 @@ public protocol KeyStore: AnyObject, Sendable {
 
 /// Uses taken once (a promotional offer's nonce, an offer code), and the offer codes (O2, O3).
 public protocol ClaimStore: AnyObject, Sendable {
-    /// Takes one use of `key` for `account` if fewer than `limit` are taken and the account has
-    /// none. True when taken now.
-    func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool
     /// How many uses of `key` are taken.
     func claims(_ key: String) throws(StoreError) -> Int
     /// Adds offer codes; a code that exists already (any case) refuses the whole batch.
@@ -197,6 +201,14 @@ public protocol ClaimStore: AnyObject, Sendable {
     /// The offer code `code`, in any case.
     func offerCode(_ code: String) throws(StoreError) -> OfferCode?
     func offerCodes() throws(StoreError) -> [OfferCode]
+}
+
+/// Taking a use: only where the records are kept, as the App Store grants an offer (W9). A team
+/// device asks for a grant (`TeamConnection.grantOffer`) and never takes a use itself.
+public protocol ClaimTaking: ClaimStore {
+    /// Takes one use of `key` for `account` if fewer than `limit` are taken and the account has
+    /// none. True when taken now.
+    func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool
 }
 
 /// Families (O5).

@@ -137,4 +137,12 @@ extension SessionRole {
     }
     func crashPoint(_ point: CrashPoint) throws(StoreError) { try session.crashPoints(point) }
     func failIfSimulated(_ api: StoreKitAPI) throws(StoreError) { try session.failIfSimulated(api) }
+    /// Takes one use of `key` where the records are kept (W9); a team device asks its server for a
+    /// grant (`Checkout`) and never takes one itself.
+    func takeUse(_ key: String, account: String, limit: Int) throws(StoreError) -> Bool {
+        guard let here = keeper.here else {
+            throw StoreError.serverKeeps(server: session.server.location, action: "take an offer's use")
+        }
+        return try here.claim(key, account: account, limit: limit, at: now())
+    }
 }

@@ -11,12 +11,18 @@ package enum ClaimKey: Sendable, Equatable {
     case offerCode(String)
     /// A win-back offer (O4): once, by the account it names.
     case winBack(offerID: String, account: String)
+    /// What the App Store granted one purchase before its payment (W9): the offer (`type/id`, or
+    /// `none`) and whether the introductory offer applies, for the transaction it names, taken by
+    /// its account. The purchase is settled only as granted.
+    case granted(transactionID: String, grant: String, account: String)
 
     package var text: String {
         switch self {
         case .offerNonce(let nonce): "offer-nonce:" + nonce
         case .offerCode(let code): "offer-code:" + code.uppercased()
         case .winBack(let offerID, let account): "win-back:\(offerID):\(account.lowercased())"
+        case .granted(let transactionID, let grant, let account):
+            "granted:\(transactionID):\(grant):\(account.lowercased())"
         }
     }
 
@@ -37,6 +43,14 @@ package enum ClaimKey: Sendable, Equatable {
                 rest.index(after: colon) != rest.endIndex
             else { return nil }
             self = .winBack(offerID: String(rest[..<colon]), account: String(rest[rest.index(after: colon)...]))
+        } else if text.hasPrefix("granted:") {
+            let rest = text.dropFirst("granted:".count)
+            guard let first = rest.firstIndex(of: ":"), let last = rest.lastIndex(of: ":"), first < last,
+                first != rest.startIndex, rest.index(after: last) != rest.endIndex
+            else { return nil }
+            self = .granted(
+                transactionID: String(rest[..<first]), grant: String(rest[rest.index(after: first)..<last]),
+                account: String(rest[rest.index(after: last)...]))
         } else {
             return nil
         }
@@ -67,14 +81,16 @@ package enum ClaimKey: Sendable, Equatable {
 
     /// The one account that may take or count this key's uses; nil: any account may.
     package var account: String? {
-        if case .winBack(_, let account) = self { return account }
-        return nil
+        switch self {
+        case .winBack(_, let account), .granted(_, _, let account): account
+        case .offerNonce, .offerCode: nil
+        }
     }
 
     /// How many accounts may take a use, by the server's own offer codes.
     package func limit(in store: some ClaimStore) throws(StoreError) -> Int {
         switch self {
-        case .offerNonce, .winBack:
+        case .offerNonce, .winBack, .granted:
             return 1
         case .offerCode(let code):
             guard let known = try store.offerCode(code) else { throw .unknownOfferCode(code) }

@@ -63,7 +63,7 @@ public final class Offers: SessionRole {
                     "promotional offers are for current and past subscribers of the \(terms.group) group; \(account) has never subscribed"
                 ))
         }
-        guard try claimStore.claim(ClaimKey.offerNonce(nonce).text, account: account, limit: 1, at: now()) else {
+        guard try takeUse(ClaimKey.offerNonce(nonce).text, account: account, limit: 1) else {
             throw .offerRefused(
                 .invalidOfferSignature("the nonce \(nonce) was used already: sign each offer with a new one"))
         }
@@ -94,7 +94,7 @@ public final class Offers: SessionRole {
                 .invalidOfferSignature(
                     "transactionId \(id) is neither a transaction of \(account)'s nor their app transaction id"))
         }
-        guard try claimStore.claim(ClaimKey.offerNonce(eligibility.nonce).text, account: account, limit: 1, at: now())
+        guard try takeUse(ClaimKey.offerNonce(eligibility.nonce).text, account: account, limit: 1)
         else {
             throw .offerRefused(
                 .invalidOfferSignature("the nonce \(eligibility.nonce) was used already: sign each JWS with a new one"))
@@ -141,8 +141,7 @@ public final class Offers: SessionRole {
             throw .offerRefused(.invalidOfferIdentifier("\"\(product.id)\" has no win-back offer \"\(offerID)\""))
         }
         guard try eligibleWinBackOffers(account: account, product: product).contains(offer),
-            try claimStore.claim(
-                ClaimKey.winBack(offerID: offer.id, account: account).text, account: account, limit: 1, at: now())
+            try takeUse(ClaimKey.winBack(offerID: offer.id, account: account).text, account: account, limit: 1)
         else {
             throw .offerRefused(
                 .ineligibleForOffer(
@@ -185,7 +184,7 @@ public final class Offers: SessionRole {
                     "the offer \(offer.id) is for \(allowed) subscribers of the \(terms.group) group; \(account) is an \(standing.rawValue) one"
                 ))
         }
-        guard try claimStore.claim(code.claimKey, account: account, limit: code.limit, at: now()) else {
+        guard try takeUse(code.claimKey, account: account, limit: code.limit) else {
             throw .offerCodeUsed(code.code, byThisAccount: try claimStore.claims(code.claimKey) < code.limit)
         }
         return OfferRedemption(type: .code, id: offer.id)

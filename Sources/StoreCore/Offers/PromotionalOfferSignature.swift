@@ -10,13 +10,13 @@ import Crypto
 import Foundation
 
 /// The signature a purchase with a promotional offer carries.
-public enum OfferSignature: Sendable, Equatable {
+public enum OfferSignature: Sendable, Equatable, Codable {
     case original(keyID: String, nonce: String, timestamp: Int64, signature: String)
     case jws(String)
 }
 
 /// A purchase option naming a promotional offer (StoreKit's `.promotionalOffer(…)`).
-public struct PromotionalOfferRequest: Sendable, Equatable {
+public struct PromotionalOfferRequest: Sendable, Equatable, Codable {
     public var offerID: String
     public var signature: OfferSignature?
     /// The original form's application username (`appAccountToken` / `applicationUsername`).

@@ -12,6 +12,7 @@ public final class PaymentQueue: SessionRole {
     let session: DeviceSession
     private let plans: Plans
     private let offers: Offers
+    private let checkout: Checkout
     /// O7: a refund request this device left waiting for its policy (a crash) is answered at start.
     weak var refunds: Refunds?
     /// O5: a family's shares are put right at start and after the organizer buys.
@@ -19,10 +20,11 @@ public final class PaymentQueue: SessionRole {
     /// Overrides the device's policy for purchases made through this queue (`--outcome`).
     public var outcomeOverride: PurchaseOutcome?
 
-    init(session: DeviceSession, plans: Plans, offers: Offers) {
+    init(session: DeviceSession, plans: Plans, offers: Offers, checkout: Checkout) {
         self.session = session
         self.plans = plans
         self.offers = offers
+        self.checkout = checkout
     }
 
     // MARK: Observers (Q2)
@@ -86,32 +88,16 @@ public final class PaymentQueue: SessionRole {
         appAccountToken: UUID? = nil, billingPlan: BillingPlan? = nil, introductoryOfferEligibility: String? = nil
     ) throws(StoreError) -> StoreTransaction {
         let product = try catalog.require(productID)
-        // Monthly with a 12-month commitment: only a one-year plan that offers it. An offer is
-        // configured on one billing plan (as App Store Connect configures it) and used with it.
-        let monthly = billingPlan == .monthly
-        if monthly, product.autoRenew?.monthlyCommitmentPrice == nil {
-            throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id))
-        }
-        if !monthly, product.autoRenew?.soldUpfront == false {
-            throw StoreError.planRefused(.notSoldUpfront(productID: product.id))
-        }
-        let named = offer.map { ($0.offerID, OfferType.promotional) } ?? winBackOffer.map { ($0, .winBack) }
-        if let (id, type) = named, let configured = product.autoRenew?.offer(id, type: type),
-            configured.billingPlan != (billingPlan ?? .billedUpfront)
-        {
-            throw StoreError.planRefused(.offerOnAnotherPlan(offerID: id, plan: configured.billingPlan))
-        }
+        // Said before anything is asked; the App Store holds the purchase to the same rules.
+        let named =
+            offer.map { OfferRedemption(type: .promotional, id: $0.offerID) }
+            ?? winBackOffer.map { OfferRedemption(type: .winBack, id: $0) }
+        try Checkout.checkPlan(product, billingPlan: billingPlan, offer: named)
         return try purchase(
             product, outcome: outcome, appAccountToken: appAccountToken, billingPlan: billingPlan,
-            introductoryOfferEligibility: introductoryOfferEligibility
-        ) { user throws(StoreError) in
-            // O4: a win-back offer is the App Store's to grant.
-            if let winBackOffer { return try offers.redeemWinBack(winBackOffer, product: product, account: user) }
-            // O2: an offer is checked before any payment, and its nonce taken.
-            return try offer.map { request throws(StoreError) in
-                try offers.redeemPromotional(request, product: product, account: user)
-            }
-        }
+            offers: OfferAsk(
+                productID: product.id, promotional: offer, winBackOfferID: winBackOffer,
+                introductoryOfferEligibility: introductoryOfferEligibility))
     }
 
     /// O3: redeems an offer code, as the offer code redemption sheet does: a purchase of the
@@ -121,18 +107,17 @@ public final class PaymentQueue: SessionRole {
         let (found, product) = try offers.lookUp(code: code)
         // A code of the monthly plan's offer buys the monthly plan.
         let plan = product.autoRenew?.offer(found.offerID, type: .code)?.billingPlan
-        return try purchase(product, outcome: outcome, billingPlan: plan == .monthly ? .monthly : nil) {
-            user throws(StoreError) in
-            try offers.redeem(found, product: product, account: user)
-        }
+        return try purchase(
+            product, outcome: outcome, billingPlan: plan == .monthly ? .monthly : nil,
+            offers: OfferAsk(productID: product.id, code: found.code))
     }
 
-    /// A purchase of `product`; `redeem` checks and takes the offer it is made with, if any, and
-    /// the introductory offer's eligibility JWS is checked and its nonce taken, under the device
-    /// lock and before any payment.
+    /// A purchase of `product` with the offers `offers` names: the App Store grants them (checks
+    /// them and takes their uses) under the device lock and before any payment, for the
+    /// transaction made for the purchase.
     private func purchase(
         _ product: Product, outcome: PurchaseOutcome?, appAccountToken: UUID? = nil, billingPlan: BillingPlan? = nil,
-        introductoryOfferEligibility: String? = nil, redeem: (_ user: String?) throws(StoreError) -> OfferRedemption?
+        offers ask: OfferAsk
     ) throws(StoreError) -> StoreTransaction {
         // Q7: a simulated Purchase error fails the purchase as StoreKit 2's purchase() throws:
         // before any transaction exists. The errors are read once for the whole purchase (one
@@ -148,19 +133,25 @@ public final class PaymentQueue: SessionRole {
             if product.kind == .nonConsumable, try device.profile(user ?? "").owned.contains(product.id) {
                 throw StoreError.alreadyOwned(productID: product.id)
             }
-            let redemption = try redeem(user)
-            if product.kind == .autoRenewableSubscription, let user, redemption == nil {
+            let id = session.makeTransactionID()
+            var grant = OfferGrant()
+            if ask.asksAnything {
+                guard let user else { throw StoreError.signInRequired(productID: product.id) }
+                if !ask.namesOffer, product.kind == .autoRenewableSubscription {
+                    try plans.checkNotSubscribed(product, account: user, billingPlan: billingPlan)
+                }
+                var ask = ask
+                ask.transactionID = id
+                ask.account = user
+                grant = try grantOffer(ask)
+            } else if product.kind == .autoRenewableSubscription, let user {
                 try plans.checkNotSubscribed(product, account: user, billingPlan: billingPlan)
-            }
-            // After the checks a purchase can fail by, so that a refused one leaves the JWS unused.
-            let introductoryOffer = try introductoryOfferEligibility.map { token throws(StoreError) in
-                try offers.introductoryOfferEligibility(token, product: product, account: user)
             }
             let chosen = outcome ?? outcomeOverride
             let outcome = if let chosen { chosen } else { try policy() }
             let now = now()
             var transaction = StoreTransaction(
-                id: session.makeTransactionID(), user: user, productID: product.id, kind: product.kind,
+                id: id, user: user, productID: product.id, kind: product.kind,
                 quantity: product.quantity, months: product.months, days: product.days,
                 bonusDays: product.kind == .nonRenewingSubscription ? catalog.bonusDays : 0, state: .purchasing,
                 reason: nil,
@@ -168,10 +159,10 @@ public final class PaymentQueue: SessionRole {
                 originalID: nil, steps: []
             )
             transaction.verificationError = errors[.verification]?.description
-            transaction.offer = redemption
+            transaction.offer = grant.offer
             transaction.appAccountToken = appAccountToken?.uuidString.lowercased()
             transaction.billingPlan = billingPlan
-            transaction.introductoryOffer = introductoryOffer
+            transaction.introductoryOffer = grant.introductoryOffer
             if case .delayed(let after, let approve) = outcome {
                 transaction.dueAt = after.added(to: now, calendar: calendar).wholeSeconds
                 transaction.dueApproves = approve
@@ -297,30 +288,38 @@ public final class PaymentQueue: SessionRole {
         return unfinished.map(\.id)
     }
 
-    /// Payment taken: record it on the receipt, mark it purchased, then deliver and finish.
+    /// The App Store grants the offers a purchase names: here, or the team's server (W9).
+    private func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant {
+        switch keeper {
+        case .here: try checkout.grant(ask)
+        case .team(let team): try team.grantOffer(ask)
+        }
+    }
+
+    /// Payment taken: the App Store records it (here, or the team's server), then the device marks
+    /// it purchased, delivers and finishes.
     func settlePurchased(_ id: String, at date: Date) throws(StoreError) {
         let transaction = try self.transaction(id)
-        do throws(StoreError) {
-            if let user = transaction.user, transaction.kind == .autoRenewableSubscription {
-                try plans.startPlan(transaction, account: user, at: date)
-            } else if let user = transaction.user {
-                let entry = ReceiptEntry(
-                    transactionID: transaction.id, account: user, productID: transaction.productID,
-                    kind: transaction.kind, quantity: transaction.quantity, months: transaction.months,
-                    days: transaction.days,
-                    bonusDays: transaction.bonusDays, purchaseDate: date, device: session.deviceName,
-                    appAccountToken: transaction.appAccountToken
-                )
-                try ledger.record(entry, calendar: calendar)
+        if let user = transaction.user {
+            let ask = PurchaseAsk(
+                transactionID: transaction.id, account: user, productID: transaction.productID,
+                device: session.deviceName, at: date, appAccountToken: transaction.appAccountToken,
+                billingPlan: transaction.billingPlan, offer: transaction.offer,
+                introductoryOffer: transaction.introductoryOffer)
+            do throws(StoreError) {
+                switch keeper {
+                case .here: try checkout.settle(ask)
+                case .team(let team): try team.settlePurchase(ask)
+                }
+            } catch {
+                // A team's server that does not sell the product (started with another catalog)
+                // recorded nothing: no payment was taken, and the purchase fails as StoreKit's does
+                // for a product the store does not have, instead of waiting for recovery.
+                if case .notSoldByServer = error {
+                    try device.setState(id, .failed, reason: .productUnavailable, at: date, finished: true)
+                }
+                throw error
             }
-        } catch {
-            // A team's server that does not sell the product (started with another catalog)
-            // recorded nothing: no payment was taken, and the purchase fails as StoreKit's does
-            // for a product the store does not have, instead of waiting for recovery.
-            if case .notSoldByServer = error {
-                try device.setState(id, .failed, reason: .productUnavailable, at: date, finished: true)
-            }
-            throw error
         }
         // W10: a comic the account already owned (bought on another device, even in a race) is not
         // charged again: nothing new is on the receipt, and this transaction is delivered with that

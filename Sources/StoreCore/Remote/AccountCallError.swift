@@ -11,6 +11,8 @@ package struct AccountCallError: Codable, Sendable {
     package var family: FamilyRefusal?
     package var refund: RefundRefusal?
     package var offer: OfferRefusal?
+    /// An offer code used up: by this account, or by as many as it allows.
+    package var byThisAccount: Bool?
 
     /// The refusal of `error`. Its words name nothing of the server's insides (a database's path
     /// or address, a storage failure's reason) unless `internals`: the developer's calls.
@@ -27,6 +29,8 @@ package struct AccountCallError: Codable, Sendable {
         case .planRefused(let refusal): (kind, plan) = ("planRefused", refusal)
         case .offerCodeExists(let code): (kind, self.name) = ("offerCodeExists", code)
         case .unknownOfferCode(let code): (kind, self.name) = ("unknownOfferCode", code)
+        case .offerCodeUsed(let code, let byThisAccount):
+            (kind, self.name, self.byThisAccount) = ("offerCodeUsed", code, byThisAccount)
         case .offerRefused(let refusal): (kind, offer) = ("offerRefused", refusal)
         case .familyRefused(let refusal): (kind, family) = ("familyRefused", refusal)
         case .refundRefused(let refusal): (kind, refund) = ("refundRefused", refusal)
@@ -62,6 +66,7 @@ package struct AccountCallError: Codable, Sendable {
         case "planRefused": plan.map(StoreError.planRefused) ?? .storage(path: server, reason: text)
         case "offerCodeExists": .offerCodeExists(name ?? "")
         case "unknownOfferCode": .unknownOfferCode(name ?? "")
+        case "offerCodeUsed": .offerCodeUsed(name ?? "", byThisAccount: byThisAccount ?? false)
         case "offerRefused": offer.map(StoreError.offerRefused) ?? .storage(path: server, reason: text)
         case "session": .sessionRefused(server: server, reason: text)
         case "familyRefused": family.map(StoreError.familyRefused) ?? .storage(path: server, reason: text)

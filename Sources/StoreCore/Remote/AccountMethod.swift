@@ -57,12 +57,6 @@ public enum AccountRequests {
         package var expected: [String: PlanState]
         package var lines: [ReceiptEntry]
     }
-    /// `limit` is what the device counts on; the server takes its own (ClaimKey), and a server
-    /// of an earlier build still reads it.
-    public struct Claim: Codable, Sendable {
-        package var key, account: String
-        package var limit: Int
-    }
     public struct AppAccountToken: Codable, Sendable { package var token, original: String }
     public struct RetentionImage: Codable, Sendable {
         package var id: String

@@ -77,15 +77,11 @@ public enum AccountWire {
 
     // MARK: Claims and offer codes
 
-    /// A use is taken for the caller's own account; a win-back offer's, only by the account it
-    /// names. How many uses a key allows is the server's to say, from its own offer codes (W9): the
-    /// device's `limit` is not taken.
-    package static let claim = Method<R.Claim, Bool>(
-        "claim",
-        access: { request in
-            .accounts([request.account] + (ClaimKey(request.key)?.account.map { [$0] } ?? []))
-        }
-    )
+    /// W9: the App Store grants the offers a purchase names (checks them, takes their uses), and
+    /// settles a purchase whose payment was taken from its own catalog and the grant: a device asks,
+    /// for its own account; it never takes a use or writes a purchase itself.
+    package static let grantOffer = Method<OfferAsk, OfferGrant>("grantOffer", access: { .account($0.account) })
+    package static let settlePurchase = Method<PurchaseAsk, Bool>("settlePurchase", access: { .account($0.account) })
     /// How many uses a key has: a win-back offer's, its account's to know (W6); a code's or a
     /// nonce's, anyone's who holds it.
     package static let claims = Method<String, Int>(

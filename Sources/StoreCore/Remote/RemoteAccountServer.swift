@@ -151,6 +151,8 @@ extension RemoteAccountServer: AccountDirectory {
         _ = try call(W.signOut, R.None(), only: token)
         sessions.withLock { $0[session.account.lowercased()] = nil }
     }
+    public func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant { try call(W.grantOffer, ask) }
+    public func settlePurchase(_ ask: PurchaseAsk) throws(StoreError) { _ = try call(W.settlePurchase, ask) }
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
         try call(W.deviceSessions, account)
     }
@@ -239,9 +241,6 @@ extension RemoteAccountServer: KeyStore, RequestLog {
 }
 
 extension RemoteAccountServer: ClaimStore, PriceBook, FamilyStore {
-    public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {
-        try call(W.claim, R.Claim(key: key, account: account, limit: limit))
-    }
     public func claims(_ key: String) throws(StoreError) -> Int { try call(W.claims, key) }
     public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) { _ = try call(W.addOfferCodes, codes) }
     public func offerCode(_ code: String) throws(StoreError) -> OfferCode? { try call(W.offerCode, code) }

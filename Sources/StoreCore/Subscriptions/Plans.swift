@@ -76,9 +76,10 @@ public final class Plans: SessionRole {
         }
     }
 
-    func lineContext(account: String) -> AutoRenewal.LineContext {
+    func lineContext(account: String, device: String? = nil) -> AutoRenewal.LineContext {
         AutoRenewal.LineContext(
-            account: account, device: session.deviceName, makeID: { [session] in session.makeTransactionID() })
+            account: account, device: device ?? session.deviceName,
+            makeID: { [session] in session.makeTransactionID() })
     }
 
     /// Writes every renewal, billing failure and expiry the clock has passed for `account`.
@@ -152,33 +153,33 @@ public final class Plans: SessionRole {
         return plans.keys.sorted().map { PlanStatus(plans[$0]!, catalog: catalog, now: now) }
     }
 
-    /// Starts, upgrades or schedules a change of plan for a purchase whose payment was taken at `at`.
-    func startPlan(_ transaction: StoreTransaction, account: String, at: Date) throws(StoreError) {
-        let product = try catalog.require(transaction.productID)
+    /// Starts, upgrades or schedules a change of plan for a purchase whose payment was taken at `at`
+    /// (`Checkout.settle`, where the records are kept).
+    func startPlan(_ ask: PurchaseAsk, product: Product, at: Date) throws(StoreError) {
         guard let group = product.autoRenew?.group else { return }
         let rules = try autoRenewal()
-        let context = lineContext(account: account)
-        // Recording twice (recovery after a crash) adds nothing. Looked up by its key, not in the
-        // whole receipt; under the device's lock no other process records this transaction.
-        let recorded = try ledger.hasReceiptEntry(transactionID: transaction.id)
-        try writePlans(account: account, attempt: .subscribe) { plans, _ in
+        let context = lineContext(account: ask.account, device: ask.device)
+        // Recording twice (recovery after a crash, a retry after a lost answer) adds nothing.
+        // Looked up by its key, not in the whole receipt.
+        let recorded = try ledger.hasReceiptEntry(transactionID: ask.transactionID)
+        try writePlans(account: ask.account, attempt: .subscribe) { plans, _ in
             var state = plans[group]
             // Periods that ended before the purchase renew (or fail) first, each at its date.
             let settled = state.map { rules.advance($0, to: at, context: context) } ?? []
             for line in settled { state = PlanState.apply(state, line) }
             if recorded { return settled }
-            let offer = transaction.offer.flatMap { product.autoRenew?.offer($0.id, type: $0.type) }
+            let offer = ask.offer.flatMap { product.autoRenew?.offer($0.id, type: $0.type) }
             // At the price set now (O6), if the developer changed it.
             let priced = rules.product(product.id) ?? product
             let bought = rules.subscribe(
-                priced, state: state, at: at, transactionID: transaction.id, context: context, offer: offer,
-                billingPlan: transaction.billingPlan, introductoryOffer: transaction.introductoryOffer
+                priced, state: state, at: at, transactionID: ask.transactionID, context: context, offer: offer,
+                billingPlan: ask.billingPlan, introductoryOffer: ask.introductoryOffer
             )
             // M3: the purchase carries the app's account token.
             return settled
                 + bought.map { line in
                     var line = line
-                    if line.transactionID == transaction.id { line.appAccountToken = transaction.appAccountToken }
+                    if line.transactionID == ask.transactionID { line.appAccountToken = ask.appAccountToken }
                     return line
                 }
         }

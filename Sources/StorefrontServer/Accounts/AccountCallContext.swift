@@ -23,6 +23,8 @@ final class AccountCallContext: @unchecked Sendable {
     var delay: TimeInterval = 0
     /// What signs a device's data with the server's root (S1); nil where the server keeps no store.
     let signer: (any DeviceSigning)?
+    /// What grants offers and settles purchases (W9); nil where the server keeps no store.
+    let desk: (any PurchaseDesk)?
     /// The products the server's catalog sells; nil where the server keeps no catalog (no check).
     let sold: Set<String>?
     /// When a session made by this call stops standing for its account (real time).
@@ -33,13 +35,14 @@ final class AccountCallContext: @unchecked Sendable {
     init(
         accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher,
         gate: SignInGate, client: String,
-        signer: (any DeviceSigning)? = nil, sold: Set<String>? = nil,
+        signer: (any DeviceSigning)? = nil, desk: (any PurchaseDesk)? = nil, sold: Set<String>? = nil,
         sessionExpiry: Date = Date().addingTimeInterval(DeviceSessionInfo.defaultLifetime),
         lineCheck: LineCheck? = nil
     ) {
         self.lineCheck = lineCheck
         self.sessionExpiry = sessionExpiry
         self.signer = signer
+        self.desk = desk
         self.sold = sold
         self.accounts = accounts
         self.tokens = tokens
@@ -58,10 +61,16 @@ final class AccountCallContext: @unchecked Sendable {
     /// on the receipt (renewals, cancels, refunds) are not asked about.
     /// A customer's lines, held against the server's catalog and records (`LineCheck`); the
     /// developer's are the App Store's answers.
+    /// A purchase, a change of plan and an upgrade's credit are the server's to record, from what
+    /// it granted (`settlePurchase`): a customer's device never writes them (W9).
     func checkLines(_ lines: [ReceiptEntry], server: any RecordKeeping) throws(StoreError) {
         try checkSold(lines)
-        guard !isDeveloper, let lineCheck else { return }
-        try lineCheck.check(lines, server: server)
+        guard !isDeveloper else { return }
+        if let bought = lines.first(where: { [.purchase, .change, .credit].contains($0.event) }) {
+            throw StoreError.refusedByServer(
+                "a line of \(bought.productID) (\(bought.event.rawValue)): purchases are the server's to record")
+        }
+        try lineCheck?.check(lines, server: server)
     }
 
     func checkSold(_ lines: [ReceiptEntry]) throws(StoreError) {

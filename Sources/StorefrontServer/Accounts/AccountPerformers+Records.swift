@@ -111,13 +111,12 @@ extension AccountPerformers {
         registry.on(W.accountsWithPlans) { server, _, call in
             try server.accountsWithPlans().filter { call.isCaller($0) }
         }
-        registry.on(W.claim) { server, request, call in
-            guard let key = ClaimKey(request.key) else {
-                throw StoreError.offerRefused(
-                    .invalidOfferIdentifier("\"\(request.key)\" is not an offer whose uses this server counts"))
-            }
-            return try server.claim(
-                key.text, account: request.account, limit: try key.limit(in: server), at: call.now)
+        registry.on(W.grantOffer) { _, ask, call in
+            try desk(call).grantOffer(ask)
+        }
+        registry.on(W.settlePurchase) { _, ask, call in
+            try desk(call).settlePurchase(ask)
+            return true
         }
         registry.on(W.claims) {
             try $0.claims($1)

@@ -78,4 +78,11 @@ struct AccountPerformers: Sendable {
         return signer
     }
 
+    static func desk(_ call: AccountCallContext) throws(StoreError) -> any PurchaseDesk {
+        guard let desk = call.desk else {
+            throw StoreError.storage(path: "purchases", reason: "this account server settles no purchases")
+        }
+        return desk
+    }
+
 }

@@ -1,0 +1,206 @@
+// The App Store's side of a purchase (W9): which offers it grants before the payment, and what it
+// records once the payment is taken. Where the records are kept (the embedded store, `storefront
+// serve`) this role decides, from its own catalog, clock, keys and records; a team device asks its
+// server, which runs this same role, and never writes a purchase or takes an offer's use itself.
+import Foundation
+
+/// What a device asks before a purchase's payment: the offers it names for it.
+public struct OfferAsk: Sendable, Equatable, Codable {
+    /// The transaction the device made for the purchase, and the account it is for.
+    public var transactionID: String
+    public var account: String
+    public var productID: String
+    /// StoreKit's `.promotionalOffer(…)`, `.winBackOffer(…)`, an offer code's redemption, and
+    /// `.introductoryOfferEligibility(compactJWS:)`.
+    public var promotional: PromotionalOfferRequest?
+    public var winBackOfferID: String?
+    public var code: String?
+    public var introductoryOfferEligibility: String?
+
+    public init(
+        transactionID: String = "", account: String = "", productID: String,
+        promotional: PromotionalOfferRequest? = nil, winBackOfferID: String? = nil, code: String? = nil,
+        introductoryOfferEligibility: String? = nil
+    ) {
+        self.transactionID = transactionID
+        self.account = account
+        self.productID = productID
+        self.promotional = promotional
+        self.winBackOfferID = winBackOfferID
+        self.code = code
+        self.introductoryOfferEligibility = introductoryOfferEligibility
+    }
+
+    /// It names a promotional, win-back or code offer (not only the introductory one's JWS).
+    var namesOffer: Bool { promotional != nil || winBackOfferID != nil || code != nil }
+    /// There is anything to grant.
+    var asksAnything: Bool { namesOffer || introductoryOfferEligibility != nil }
+}
+
+/// What the App Store granted a purchase: the offer it is made with, and whether the developer's
+/// JWS gives it the introductory offer (nil: no JWS, the App Store's own eligibility).
+public struct OfferGrant: Sendable, Equatable, Codable {
+    public var offer: OfferRedemption?
+    public var introductoryOffer: Bool?
+
+    public init(offer: OfferRedemption? = nil, introductoryOffer: Bool? = nil) {
+        self.offer = offer
+        self.introductoryOffer = introductoryOffer
+    }
+
+    /// Whether a purchase made with it needs the grant on record: a price below the product's.
+    var needsRecord: Bool { offer != nil || introductoryOffer == true }
+
+    /// How the grant is kept in its claim key.
+    var text: String {
+        (offer.map { "\($0.type.key)/\($0.id)" } ?? "none") + (introductoryOffer.map { $0 ? "+intro" : "-intro" } ?? "")
+    }
+}
+
+/// A purchase whose payment was taken, as its device asks the App Store to settle it. Everything
+/// else (what it costs, how long it lasts, how many it gives) the App Store takes from its own
+/// catalog.
+public struct PurchaseAsk: Sendable, Equatable, Codable {
+    public var transactionID: String
+    public var account: String
+    public var productID: String
+    public var device: String
+    /// When the payment was taken; never later than the App Store's clock.
+    public var at: Date
+    public var appAccountToken: String?
+    public var billingPlan: BillingPlan?
+    /// As granted (`OfferGrant`).
+    public var offer: OfferRedemption?
+    public var introductoryOffer: Bool?
+
+    public init(
+        transactionID: String, account: String, productID: String, device: String, at: Date,
+        appAccountToken: String? = nil, billingPlan: BillingPlan? = nil, offer: OfferRedemption? = nil,
+        introductoryOffer: Bool? = nil
+    ) {
+        self.transactionID = transactionID
+        self.account = account
+        self.productID = productID
+        self.device = device
+        self.at = at
+        self.appAccountToken = appAccountToken
+        self.billingPlan = billingPlan
+        self.offer = offer
+        self.introductoryOffer = introductoryOffer
+    }
+}
+
+public final class Checkout: SessionRole {
+    let session: DeviceSession
+    private let plans: Plans
+    private let offers: Offers
+
+    init(session: DeviceSession, plans: Plans, offers: Offers) {
+        self.session = session
+        self.plans = plans
+        self.offers = offers
+    }
+
+    /// M4: monthly with a 12-month commitment only for a one-year plan that offers it; billed
+    /// upfront only for one sold so; an offer only with the billing plan it is configured on (as App
+    /// Store Connect configures it). Held on the device before it asks, and where it is settled.
+    static func checkPlan(_ product: Product, billingPlan: BillingPlan?, offer: OfferRedemption?) throws(StoreError) {
+        let monthly = billingPlan == .monthly
+        if monthly, product.autoRenew?.monthlyCommitmentPrice == nil {
+            throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id))
+        }
+        if !monthly, product.autoRenew?.soldUpfront == false {
+            throw StoreError.planRefused(.notSoldUpfront(productID: product.id))
+        }
+        if let offer, offer.type == .promotional || offer.type == .winBack,
+            let configured = product.autoRenew?.offer(offer.id, type: offer.type),
+            configured.billingPlan != (billingPlan ?? .billedUpfront)
+        {
+            throw StoreError.planRefused(.offerOnAnotherPlan(offerID: offer.id, plan: configured.billingPlan))
+        }
+    }
+
+    /// The keeper of the records, which alone takes uses and settles.
+    private func records() throws(StoreError) -> any RecordKeeping {
+        guard let here = keeper.here else {
+            throw StoreError.serverKeeps(server: session.server.location, action: "grant an offer or settle a purchase")
+        }
+        return here
+    }
+
+    /// O2–O4: checks the offers `ask` names as the App Store does, takes their uses, and keeps what
+    /// it granted for the transaction, so that the purchase is settled only as granted. Each grant
+    /// takes the uses of what it names: asking again for one transaction gains nothing.
+    public func grant(_ ask: OfferAsk) throws(StoreError) -> OfferGrant {
+        let keeper = try records()
+        try Accounts.validate(accountName: ask.account)
+        guard let product = catalog.product(ask.productID) else {
+            throw StoreError.notSoldByServer(productID: ask.productID, server: "")
+        }
+        guard ask.asksAnything else {
+            throw StoreError.refusedByServer("an offer for transaction \(ask.transactionID): the ask names none")
+        }
+        var grant = OfferGrant()
+        if let offerID = ask.winBackOfferID {
+            grant.offer = try offers.redeemWinBack(offerID, product: product, account: ask.account)
+        } else if let request = ask.promotional {
+            grant.offer = try offers.redeemPromotional(request, product: product, account: ask.account)
+        } else if let code = ask.code {
+            let (found, codeProduct) = try offers.lookUp(code: code)
+            guard codeProduct.id == product.id else {
+                throw StoreError.offerRefused(
+                    .invalidOfferIdentifier("the code \(found.code) is for \(codeProduct.id), not \(product.id)"))
+            }
+            grant.offer = try offers.redeem(found, product: product, account: ask.account)
+        }
+        if let token = ask.introductoryOfferEligibility {
+            grant.introductoryOffer = try offers.introductoryOfferEligibility(
+                token, product: product, account: ask.account)
+        }
+        let key = ClaimKey.granted(transactionID: ask.transactionID, grant: grant.text, account: ask.account)
+        guard try keeper.claim(key.text, account: ask.account, limit: 1, at: now()) else {
+            throw StoreError.refusedByServer(
+                "an offer for transaction \(ask.transactionID): it was granted once already")
+        }
+        return grant
+    }
+
+    /// Records a purchase whose payment was taken: the plan started, upgraded or changed (through
+    /// the plan rules), or a line on the receipt, from this store's catalog. Settling the same
+    /// transaction again adds nothing (W3).
+    public func settle(_ ask: PurchaseAsk) throws(StoreError) {
+        let keeper = try records()
+        try Accounts.validate(accountName: ask.account)
+        try StateDirectory.validate(device: ask.device)
+        guard let product = catalog.product(ask.productID) else {
+            throw StoreError.notSoldByServer(productID: ask.productID, server: "")
+        }
+        if let recorded = try keeper.receiptEntry(transactionID: ask.transactionID),
+            recorded.account.lowercased() != ask.account.lowercased()
+        {
+            throw StoreError.refusedByServer("transaction \(ask.transactionID): it is another account's")
+        }
+        try Self.checkPlan(product, billingPlan: ask.billingPlan, offer: ask.offer)
+        let grant = OfferGrant(offer: ask.offer, introductoryOffer: ask.introductoryOffer)
+        if grant.needsRecord {
+            let key = ClaimKey.granted(transactionID: ask.transactionID, grant: grant.text, account: ask.account)
+            guard try keeper.claims(key.text) > 0 else {
+                throw StoreError.refusedByServer(
+                    "a purchase of \(product.id) with \(grant.text): no such offer was granted to transaction \(ask.transactionID)"
+                )
+            }
+        }
+        let at = min(ask.at, now())
+        if product.kind == .autoRenewableSubscription {
+            try plans.startPlan(ask, product: product, at: at)
+            return
+        }
+        let entry = ReceiptEntry(
+            transactionID: ask.transactionID, account: ask.account, productID: product.id, kind: product.kind,
+            quantity: product.quantity, months: product.months, days: product.days,
+            bonusDays: product.kind == .nonRenewingSubscription ? catalog.bonusDays : 0, purchaseDate: at,
+            device: ask.device, appAccountToken: ask.appAccountToken
+        )
+        try keeper.record(entry, calendar: calendar)
+    }
+}
