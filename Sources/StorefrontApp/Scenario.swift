@@ -75,7 +75,8 @@ public struct ScenarioStep: Equatable, Sendable {
         case refundRequest(String, reason: RefundReason)
         case refundAnswer(RefundAnswer)
         case refundPolicy(RefundPolicy)
-        /// O5: `family create`, `family add NAME`, `family leave NAME`, `family share "PRODUCT" on|off`,
+        /// O5: `family create`, `family add NAME` (an invitation), `family accept` (the signed-in
+        /// account accepts it), `family leave NAME`, `family share "PRODUCT" on|off`,
         /// `family consent NAME withdraw|give`.
         case family(FamilyStep)
         /// M2: retention messages and the scenario's own realtime endpoint (ScenarioRetention.swift).
@@ -92,6 +93,7 @@ public struct ScenarioStep: Equatable, Sendable {
     public enum FamilyStep: Equatable, Sendable {
         case create
         case add(String)
+        case accept
         case leave(String)
         case share(String, on: Bool)
         case consent(String, withdrawn: Bool)

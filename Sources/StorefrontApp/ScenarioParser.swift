@@ -123,6 +123,7 @@ public enum ScenarioParser {
             return .refundRequest(what, reason: reason)
         case ("family", "create"): return .family(.create)
         case ("family", "add"): return .family(.add(try word(2, "an account")))
+        case ("family", "accept"): return .family(.accept)
         case ("family", "leave"): return .family(.leave(try word(2, "a member")))
         case ("family", "share"):
             let product = try word(2, "a product")

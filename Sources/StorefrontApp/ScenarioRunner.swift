@@ -213,6 +213,7 @@ public final class ScenarioRunner {
             switch familyStep {
             case .create: try attempt { _ = try store.family.create() }
             case .add(let name): try attempt { _ = try store.family.add(name) }
+            case .accept: try attempt { _ = try store.family.accept() }
             case .leave(let name): try attempt { _ = try store.family.leave(name) }
             case .share(let name, let on):
                 let product = try product(name, line: step.line)

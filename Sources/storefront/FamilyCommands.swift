@@ -8,12 +8,12 @@ struct FamilyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "family",
         abstract:
-            "Family Sharing: create a family, add or remove members, share a product or stop sharing it, withdraw or give consent.",
+            "Family Sharing: create a family, invite members (who accept), remove them, share a product or stop sharing it, withdraw or give consent.",
         discussion: """
             Members see the organizer's family-shareable comics and plans as their own FAMILY_SHARED transactions; leaving, or sharing turned off, revokes them (REVOKE). \
             The organizer, as parent or guardian, can withdraw consent for a member's use of the app: the developer hears of it (RESCIND_CONSENT) and the member's screen stays closed until consent is given again.
             """,
-        subcommands: [Show.self, Create.self, Add.self, Leave.self, Share.self, Consent.self],
+        subcommands: [Show.self, Create.self, Add.self, Accept.self, Leave.self, Share.self, Consent.self],
         defaultSubcommand: Show.self
     )
 
@@ -35,17 +35,30 @@ struct FamilyCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add an account to the organizer's family: it gets the shared purchases.")
-        @Argument(help: "The account to add.") var name: String
+            abstract:
+                "Invite an account to the organizer's family: once it accepts (`family accept`), it gets the shared purchases."
+        )
+        @Argument(help: "The account to invite.") var name: String
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in report(try context.store.family.add(name), context) }
         }
     }
 
+    struct Accept: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Accept the invitation a family sent the signed-in account: it becomes a member.")
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in report(try context.store.family.accept(), context) }
+        }
+    }
+
     struct Leave: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Take a member out of the family (the member, or the organizer): what was shared is revoked.")
+            abstract:
+                "Take a member out of the family, or decline an invitation (the account, or the organizer): what was shared is revoked."
+        )
         @Argument(help: "The member.") var name: String
         @OptionGroup var common: CommonOptions
         func run() throws {
@@ -97,12 +110,14 @@ private func report(_ family: Family?, _ context: Context) {
             ("organizer", .string(family.organizer)), ("members", .strings(family.members)),
             ("unshared", .strings(family.unshared)),
             ("consentWithdrawn", .strings(family.consentWithdrawn.map(\.member))),
+            ("invited", .strings(family.invited)),
         ]),
         text:
             "organizer \(family.organizer); members: \(family.members.isEmpty ? "none" : family.members.joined(separator: ", "))"
             + (family.unshared.isEmpty ? "" : "; not shared: \(family.unshared.joined(separator: ", "))")
             + (family.consentWithdrawn.isEmpty
                 ? "" : "; consent withdrawn: \(family.consentWithdrawn.map(\.member).joined(separator: ", "))")
+            + (family.invited.isEmpty ? "" : "; invited: \(family.invited.joined(separator: ", "))")
     )
 }
 

@@ -209,6 +209,7 @@ struct CrashPointWalkTests {
         try session.signUp("mom", device: "mom-phone")
         try session.run(["family", "create", "--device", "mom-phone"]).expectSuccess()
         try session.run(["family", "add", "alice", "--device", "mom-phone"]).expectSuccess()
+        try session.run(["family", "accept", "--device", "phone"]).expectSuccess()
         try session.run(["buy", "com.storefront.comic.nightshift", "--device", "mom-phone"]).expectSuccess()
         #expect(
             try session.object(["status", "--device", "phone"])["owned"] as? [String] == [

@@ -350,6 +350,7 @@ extension ScreenTests {
         try session.run(["family", "create", "--device", "mia-phone"]).expectSuccess()
         try session.signUp("theo")
         try session.run(["family", "add", "theo", "--device", "mia-phone"]).expectSuccess()
+        try session.run(["family", "accept"]).expectSuccess()
         let tmux = try TmuxSession(command: session.screenCommand())
         try tmux.waitFor("Night Shift")
         return (session, tmux)

@@ -273,6 +273,7 @@ struct ServeTests {
         try session.signUp("kid", device: "kid-phone")
         try session.run(["family", "create"]).expectSuccess()
         try session.run(["family", "add", "kid"]).expectSuccess()
+        try session.run(["family", "accept", "--device", "kid-phone"]).expectSuccess()
         let shares =
             try session.object(["receipt", "--device", "kid-phone", "--json"])["entries"] as? [[String: Any]] ?? []
         let shared = try #require(

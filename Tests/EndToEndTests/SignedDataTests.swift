@@ -218,6 +218,7 @@ struct SignedDataTests {
         try session.signUp("kid", device: "tablet")
         try session.run(["family", "create", "--device", "phone"]).expectSuccess()
         try session.run(["family", "add", "kid", "--device", "phone"]).expectSuccess()
+        try session.run(["family", "accept", "--device", "tablet"]).expectSuccess()
         let shared = try #require(
             try session.array(["history", "--device", "tablet"]).first?["signedTransaction"] as? String)
 

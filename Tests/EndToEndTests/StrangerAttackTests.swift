@@ -49,6 +49,7 @@ struct StrangerAttackTests {
         try eve.signUp("eve")
         try vic.run(["family", "create"]).expectSuccess()
         try vic.run(["family", "add", "mem"]).expectSuccess()
+        try mem.run(["family", "accept"]).expectSuccess()
         let wire = Wire(base: team.server.base)
         let eveSession = try wire.session("eve", password: "pw-eve")
         let vicSession = try wire.session("vic", password: "pw-vic")

@@ -100,6 +100,7 @@ struct StrangerTests {
         try vic.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
         try vic.run(["family", "create"]).expectSuccess()
         try vic.run(["family", "add", "mem"]).expectSuccess()
+        try mem.run(["family", "accept"]).expectSuccess()
         let planned = try vic.object(["subscriptions"])["plans"] as? [[String: Any]] ?? []
         let purchase = try #require(planned.first?["transaction"] as? String)
         try eve.signUp("eve")

@@ -253,6 +253,9 @@ def subscriptions_story(store, rng, log):
     # Family Sharing of the plan with theo, then theo leaves.
     cli("family", "create", json_out=False)
     cli("family", "add", "theo", json_out=False)
+    # theo accepts the invitation from a device of his own.
+    store.cli(["account", "login", "theo"], device="theo", json_out=False)
+    store.cli(["family", "accept"], device="theo", json_out=False)
     cli("family", "share", MONTHLY, "on", json_out=False)
     advance("2d")
     cli("family", "leave", "theo", json_out=False)
@@ -305,6 +308,8 @@ def one_time_story(store, rng, log):
     cli("account", "signup", "mia", json_out=False)
     cli("family", "create", json_out=False)
     cli("family", "add", "theo", json_out=False)
+    store.cli(["account", "login", "theo"], device="theo", json_out=False)
+    store.cli(["family", "accept"], device="theo", json_out=False)
     cli("buy", "Night Shift", json_out=False)
     cli("buy", "Cat Judge", json_out=False)
     packs = [cli("buy", "com.storefront.randomviews")["id"] for _ in range(1 + rng.randint(0, 2))]

@@ -187,6 +187,7 @@ def story(store, judge, log):
     # The plan shared with kim.
     cli("sam", "family", "create", json_out=False)
     cli("sam", "family", "add", "kim", json_out=False)
+    cli("kim", "family", "accept", json_out=False)
     cli("sam", "family", "share", MONTHLY, "on", json_out=False)
     advance("1mo")
     log.append(judge.checkpoint("shared with the family", ["sam", "kim"]))

@@ -476,6 +476,7 @@ struct AutoRenewTests {
                 case 0:
                     _ = try? stores[0].family.create()
                     _ = try? stores[0].family.add("bob")
+                    _ = try? stores[1].family.accept()
                 case 1: _ = try? stores[1].family.leave("bob")
                 default:
                     _ = try? stores[0].family.share(

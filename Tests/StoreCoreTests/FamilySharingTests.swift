@@ -17,6 +17,7 @@ struct FamilySharingTests {
         let mom = try state.signedIn("mom", device: "phone", catalog: selfiesCatalog)
         _ = try mom.family.create()
         _ = try mom.family.add("kid")
+        _ = try kid.family.accept()
         return (mom, kid)
     }
 
@@ -123,7 +124,7 @@ struct FamilySharingTests {
     }
 
     @Test(
-        "RESCIND_CONSENT: the organizer withdraws consent for a member; the developer is told once, the app closes to the member, who cannot leave to open it; consent given again sends nothing; withdrawn again, told again"
+        "RESCIND_CONSENT: the organizer withdraws consent for a member; the developer is told once, the app closes to the member; consent given again sends nothing; withdrawn again, told again; leaving is the member's own right, and the withdrawal goes with them"
     )
     func consentWithdrawn() throws {
         let state = TemporaryState()
@@ -140,8 +141,6 @@ struct FamilySharingTests {
         #expect(told.first?.transactionID == nil && told.first?.createdAt == state.clock.now())
         #expect(try kid.family.consentWithdrawnBy() == "mom" && mom.family.consentWithdrawnBy() == nil)
         #expect(
-            error { try kid.family.leave("kid") } == .familyRefused(.consentWithdrawn(member: "kid", organizer: "mom")))
-        #expect(
             error { try mom.family.setConsent("kid", withdrawn: true) }
                 == .familyRefused(.consentUnchanged(member: "kid", withdrawn: true)))
         #expect(
@@ -155,9 +154,9 @@ struct FamilySharingTests {
         _ = try mom.family.setConsent("kid", withdrawn: true)
         _ = try kid.queue.recover()
         #expect(try kid.server.notifications(account: "kid").map(\.type) == ["RESCIND_CONSENT", "RESCIND_CONSENT"])
-        // The organizer taking the member out ends the family's say over them.
-        _ = try mom.family.leave("kid")
-        #expect(try kid.family.consentWithdrawnBy() == nil)
+        // The member leaving, withdrawn or not, ends the family's say over them.
+        _ = try kid.family.leave("kid")
+        #expect(try kid.family.consentWithdrawnBy() == nil && kid.family.family() == nil)
     }
 
     @Test(
@@ -178,7 +177,7 @@ struct FamilySharingTests {
     }
 
     @Test(
-        "RESCIND_CONSENT: the account server takes a family's consents from its organizer only; a member leaving may not touch them; a withdrawal names a member"
+        "RESCIND_CONSENT: the account server takes a family's consents from its organizer only; a member leaving takes only their own withdrawal with them; a withdrawal names a member"
     )
     func consentChanges() throws {
         let was = Family(organizer: "mom", members: ["kid", "teen"])
@@ -187,17 +186,17 @@ struct FamilySharingTests {
         let byKid = FamilyChange(organizer: "mom", expected: was, new: withdrawn)
         #expect(throws: StoreError.familyRefused(.organizerOnly(organizer: "mom"))) { try byKid.check(by: ["kid"]) }
         try byKid.check(by: ["mom"])
-        // kid leaving, consent withdrawn: refused by the rule, not only by the organizer's say.
+        // kid leaving, consent withdrawn: allowed, the withdrawal going with kid.
         var left = withdrawn
         left.members = ["teen"]
         left.consentWithdrawn = []
+        try FamilyChange(organizer: "mom", expected: withdrawn, new: left).check(by: ["kid"])
+        // teen leaving and taking kid's withdrawal off on the way: refused.
+        var lifted = withdrawn
+        lifted.members = ["kid"]
+        lifted.consentWithdrawn = []
         #expect(throws: StoreError.familyRefused(.organizerOnly(organizer: "mom"))) {
-            try FamilyChange(organizer: "mom", expected: withdrawn, new: left).check(by: ["kid"])
-        }
-        var keptWithdrawal = withdrawn
-        keptWithdrawal.members = ["teen"]
-        #expect(throws: StoreError.familyRefused(.consentWithdrawn(member: "kid", organizer: "mom"))) {
-            try FamilyChange(organizer: "mom", expected: withdrawn, new: keptWithdrawal).check(by: ["kid"])
+            try FamilyChange(organizer: "mom", expected: withdrawn, new: lifted).check(by: ["teen"])
         }
         // teen leaving, kid's withdrawal kept as it was: allowed.
         var teenLeft = withdrawn
@@ -213,5 +212,44 @@ struct FamilySharingTests {
         let old = try JSONDecoder().decode(
             Family.self, from: Data(#"{"organizer":"mom","members":["kid"],"unshared":[]}"#.utf8))
         #expect(old == Family(organizer: "mom", members: ["kid"]))
+    }
+
+    @Test(
+        "O5 W9 a member joins by accepting: the organizer's add is an invitation (no share until it is accepted), a name with no account is not invited, the organizer cannot list a member who never accepted, the invitee declines or accepts only for themself"
+    )
+    func invitations() throws {
+        let state = TemporaryState()
+        state.clock.set(utc(2026, 4, 1, 9))
+        let kid = try state.signedIn("kid", device: "tablet", catalog: selfiesCatalog)
+        let mom = try state.signedIn("mom", device: "phone", catalog: selfiesCatalog)
+        _ = try mom.family.create()
+        try mom.queue.buy("comic.a")
+        let invited = try mom.family.add("kid")
+        #expect(invited.members.isEmpty && invited.invited == ["kid"])
+        _ = try kid.queue.recover()
+        #expect(try kid.entitlements.status().owned.isEmpty, "nothing is shared with an invitee")
+        #expect(try kid.family.family()?.organizer == "mom", "the invitee sees who invited it")
+        #expect(error { try mom.family.add("nobody") } == .unknownAccount("nobody"))
+        // The organizer writing a member straight in, as a raw change would: refused.
+        var forced = invited
+        forced.invited = []
+        forced.members = ["kid"]
+        #expect(throws: StoreError.familyRefused(.acceptsOwnInvitation(account: "kid"))) {
+            try FamilyChange(organizer: "mom", expected: invited, new: forced).check(by: ["mom"])
+        }
+        // Someone else accepting for kid: refused; kid accepting: allowed.
+        #expect(throws: StoreError.familyRefused(.organizerOnly(organizer: "mom"))) {
+            try FamilyChange(organizer: "mom", expected: invited, new: forced).check(by: ["eve"])
+        }
+        try FamilyChange(organizer: "mom", expected: invited, new: forced).check(by: ["kid"])
+        let eve = try state.signedIn("eve", device: "laptop", catalog: selfiesCatalog)
+        #expect(error { try eve.family.accept() } == .familyRefused(.notInvited(account: "eve")))
+        // Declined, then invited again and accepted: the share arrives.
+        #expect(try kid.family.leave("kid").invited.isEmpty)
+        _ = try mom.family.add("kid")
+        let joined = try kid.family.accept()
+        #expect(joined.members == ["kid"] && joined.invited.isEmpty)
+        _ = try kid.queue.recover()
+        #expect(try kid.entitlements.status().owned == ["comic.a"])
     }
 }

@@ -100,6 +100,11 @@ struct ScenarioTests {
             sign up mia password secret
             family create
             family add theo
+            sign out
+            sign in theo password secret
+            family accept
+            sign out
+            sign in mia password secret
             family consent theo withdraw
             family consent theo give
             sign out

@@ -105,11 +105,18 @@ struct AccountServiceTests {
             try fixture.call(AccountWire.families, .init(), tokens: [eve]).value == [], "a stranger with an account")
         #expect(try fixture.call(AccountWire.families, .init()).value == [], "no session")
         #expect(try fixture.call(AccountWire.hasFamilies, .init()).value == true)
-        // Not seeing bob's family, eve still cannot put him in a second one.
-        let steal = FamilyChange(organizer: "eve", expected: nil, new: Family(organizer: "eve", members: ["bob"]))
+        // Not seeing bob's family, eve still cannot invite him to a second one, nor write him in as a
+        // member (a member joins only by accepting).
+        let steal = FamilyChange(organizer: "eve", expected: nil, new: Family(organizer: "eve", invited: ["bob"]))
         let refused = try fixture.call(AccountWire.changeFamily, steal, tokens: [eve])
         #expect(refused.status == 403 && refused.error?.kind == "familyRefused", "\(refused.status)")
         #expect(refused.error?.text == "bob is in a family already", "not whose: \(refused.error?.text ?? "")")
+        let written = FamilyChange(organizer: "eve", expected: nil, new: Family(organizer: "eve", members: ["carl"]))
+        let joined = try fixture.call(AccountWire.changeFamily, written, tokens: [eve])
+        #expect(joined.status == 403 && joined.error?.text.contains("accepting its invitation") == true, "\(joined)")
+        // A name nobody signed up is not invited.
+        let nobody = FamilyChange(organizer: "eve", expected: nil, new: Family(organizer: "eve", invited: ["carl"]))
+        #expect(try fixture.call(AccountWire.changeFamily, nobody, tokens: [eve]).status != 200)
         // The developer reads every family.
         let developer = AccountService(
             database: fixture.database, hasher: .fastForTests, clock: fixture.state.clock,

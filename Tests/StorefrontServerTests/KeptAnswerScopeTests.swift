@@ -39,6 +39,7 @@ struct KeptAnswerScopeTests {
         let bob = try fixture.state.signedIn("bob", device: "bobs-phone")
         _ = try fixture.store.family.create()
         _ = try fixture.store.family.add("bob")
+        _ = try bob.family.accept()
         let inFamily = try await page()
         #expect(inFamily != own, "the families are shared: a change to them is made again")
         #expect(try await page() == inFamily)

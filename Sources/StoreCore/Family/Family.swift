@@ -18,17 +18,18 @@ public final class FamilySharing: SessionRole {
         self.plans = plans
     }
 
-    /// The family the signed-in account is in, if any.
+    /// The family the signed-in account is in, or is invited to, if any.
     public func family() throws(StoreError) -> Family? {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
-        return try familyStore.families().first { $0.includes(user) }
+        let families = try familyStore.families()
+        return families.first { $0.includes(user) } ?? families.first { $0.hasInvitation(user) }
     }
 
     /// The signed-in account starts a family and organizes it.
     public func create() throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         let families = try familyStore.families()
-        if let existing = families.first(where: { $0.includes(user) }) {
+        if let existing = families.first(where: { $0.concerns(user) }) {
             throw StoreError.familyRefused(.inFamilyOf(account: user, organizer: existing.organizer))
         }
         let family = Family(organizer: user)
@@ -38,35 +39,53 @@ public final class FamilySharing: SessionRole {
         return family
     }
 
-    /// The organizer adds an account (it must exist and be in no family).
+    /// The organizer invites an account (it must exist and be in no family): it joins when it
+    /// accepts, from its own session (`accept()`), as Family Sharing asks the person it adds.
     public func add(_ member: String) throws(StoreError) -> Family {
         try change { family, families throws(StoreError) in
-            if families.contains(where: { $0.includes(member) }) {
+            if families.contains(where: { $0.concerns(member) }) {
                 throw StoreError.familyRefused(.inAFamily(account: member))
             }
-            guard family.members.count < Family.maximumMembers else {
+            guard family.members.count + family.invited.count < Family.maximumMembers else {
                 throw StoreError.familyRefused(.full(maximum: Family.maximumMembers))
             }
-            family.members.append(member)
+            family.invited.append(member)
         }
     }
 
-    /// A member leaves (the member themself, or the organizer removing them): what was shared
-    /// with them is revoked.
+    /// The signed-in account accepts the invitation a family sent it, and becomes a member: the
+    /// organizer's shared purchases reach it.
+    public func accept() throws(StoreError) -> Family {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        let (families, index) = try update { families throws(StoreError) in
+            guard let index = families.firstIndex(where: { $0.hasInvitation(user) }) else {
+                throw StoreError.familyRefused(.notInvited(account: user))
+            }
+            let name = families[index].invited.first { $0.lowercased() == user.lowercased() } ?? user
+            families[index].invited.removeAll { $0.lowercased() == user.lowercased() }
+            families[index].members.append(name)
+            return index
+        }
+        try crashPoint(.familyChanged)
+        try reconcileIfReachable(user, families: families)
+        return families[index]
+    }
+
+    /// A member leaves, or an invitee declines (the account themself, or the organizer taking
+    /// them out): what was shared with them is revoked. Leaving is always the member's own right;
+    /// a withdrawal of consent for them goes with them.
     public func leave(_ member: String) throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         let (families, index) = try update { families throws(StoreError) in
-            guard let index = families.firstIndex(where: { $0.hasMember(member) }) else {
+            guard let index = families.firstIndex(where: { $0.hasMember(member) || $0.hasInvitation(member) }) else {
                 throw StoreError.familyRefused(.notAMember(account: member))
             }
             let family = families[index]
             guard user.lowercased() == member.lowercased() || user.lowercased() == family.organizer.lowercased() else {
                 throw StoreError.familyRefused(.memberOrOrganizerOnly(member: member, organizer: family.organizer))
             }
-            if user.lowercased() != family.organizer.lowercased(), family.withdrawal(of: member) != nil {
-                throw StoreError.familyRefused(.consentWithdrawn(member: member, organizer: family.organizer))
-            }
             families[index].members.removeAll { $0.lowercased() == member.lowercased() }
+            families[index].invited.removeAll { $0.lowercased() == member.lowercased() }
             // Out of the family, out of its organizer's say over the app.
             families[index].consentWithdrawn.removeAll { $0.member.lowercased() == member.lowercased() }
             return index

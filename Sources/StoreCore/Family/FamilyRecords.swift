@@ -1,5 +1,6 @@
-// A family as the account server keeps it (O5): its organizer and members with their consent,
-// and one change to it, applied as one update.
+// A family as the account server keeps it (O5): its organizer, the members who accepted its
+// invitation, those invited who have not answered yet, the members' consent, and one change to it,
+// applied as one update.
 import Foundation
 
 public struct Family: Sendable, Equatable, Codable {
@@ -9,27 +10,47 @@ public struct Family: Sendable, Equatable, Codable {
     public var unshared: [String]
     /// Members whose use of the app the organizer no longer consents to, and since when.
     public var consentWithdrawn: [ConsentWithdrawal]
+    /// Accounts the organizer invited that have not accepted (nor declined) yet: they are not
+    /// members, and nothing is shared with them.
+    public var invited: [String]
 
     public init(
-        organizer: String, members: [String] = [], unshared: [String] = [], consentWithdrawn: [ConsentWithdrawal] = []
+        organizer: String, members: [String] = [], unshared: [String] = [], consentWithdrawn: [ConsentWithdrawal] = [],
+        invited: [String] = []
     ) {
         self.organizer = organizer
         self.members = members
         self.unshared = unshared
         self.consentWithdrawn = consentWithdrawn
+        self.invited = invited
     }
 
     enum CodingKeys: String, CodingKey {
-        case organizer, members, unshared, consentWithdrawn
+        case organizer, members, unshared, consentWithdrawn, invited
     }
 
-    /// Families stored before consent could be withdrawn have no `consentWithdrawn`.
+    /// Families stored before consent could be withdrawn have no `consentWithdrawn`; those stored
+    /// before members were invited, no `invited`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         organizer = try container.decode(String.self, forKey: .organizer)
         members = try container.decode([String].self, forKey: .members)
         unshared = try container.decode([String].self, forKey: .unshared)
         consentWithdrawn = try container.decodeIfPresent([ConsentWithdrawal].self, forKey: .consentWithdrawn) ?? []
+        invited = try container.decodeIfPresent([String].self, forKey: .invited) ?? []
+    }
+
+    /// `account` was invited and has not answered, whatever its case.
+    public func hasInvitation(_ account: String) -> Bool {
+        invited.contains { $0.lowercased() == account.lowercased() }
+    }
+
+    /// The family is the account's concern: it organizes it, is a member, or is invited.
+    public func concerns(_ account: String) -> Bool { includes(account) || hasInvitation(account) }
+
+    /// Where `account` stands: 2 a member or the organizer, 1 invited, 0 neither.
+    fileprivate func standing(of account: String) -> Int {
+        includes(account) ? 2 : hasInvitation(account) ? 1 : 0
     }
 
     /// The withdrawal that keeps `account` out of the app, if the organizer made one.
@@ -78,27 +99,31 @@ public struct ConsentWithdrawal: Sendable, Equatable, Codable {
 }
 
 extension FamilyChange {
-    /// W9: whether the accounts `callers` (lowercased) may make this change: a family changes only
-    /// by its organizer, except that a member may take themselves out.
+    /// W9: whether the accounts `callers` (lowercased) may make this change. The organizer changes
+    /// the family, but adds a member only by inviting them: a member joins by accepting from their
+    /// own session. Anyone else changes only their own place in it: an invitee accepts or
+    /// declines, a member leaves (always their right; a withdrawal of consent for them goes with
+    /// them).
     public func check(by callers: Set<String>) throws(StoreError) {
         guard expected != new else { return }
-        if callers.contains(organizer.lowercased()) { return }
-        // A member leaving: the same family less members who are all callers.
-        // One whose consent the organizer withdrew cannot leave to escape it.
-        if let was = expected, let now = new, was.organizer == now.organizer, was.unshared == now.unshared,
-            was.consentWithdrawn == now.consentWithdrawn
-        {
-            let left = was.members.filter { member in !now.members.contains(member) }
-            if now.members.allSatisfy(was.members.contains), !left.isEmpty,
-                left.allSatisfy({ callers.contains($0.lowercased()) })
-            {
-                if let kept = left.first(where: { was.withdrawal(of: $0) != nil }) {
-                    throw StoreError.familyRefused(.consentWithdrawn(member: kept, organizer: was.organizer))
-                }
-                return
+        let refused = StoreError.familyRefused(.organizerOnly(organizer: organizer))
+        if callers.contains(organizer.lowercased()) {
+            let before = Set((expected?.members ?? []).map { $0.lowercased() })
+            if let joined = new?.members.first(where: { !before.contains($0.lowercased()) }) {
+                throw StoreError.familyRefused(.acceptsOwnInvitation(account: joined))
             }
+            return
         }
-        throw StoreError.familyRefused(.organizerOnly(organizer: organizer))
+        guard let was = expected, let now = new, was.organizer == now.organizer, was.unshared == now.unshared,
+            now.consentWithdrawn == was.consentWithdrawn.filter({ now.hasMember($0.member) })
+        else { throw refused }
+        let everyone = Set((was.members + was.invited + now.members + now.invited).map { $0.lowercased() })
+        for account in everyone {
+            let (before, after) = (was.standing(of: account), now.standing(of: account))
+            guard before != after else { continue }
+            // Accepting or declining an invitation, or leaving: each only by that account.
+            guard callers.contains(account), before > 0, before == 1 || after == 0 else { throw refused }
+        }
     }
 }
 
@@ -116,10 +141,10 @@ public struct FamilyChange: Codable, Sendable, Equatable {
         self.new = new
     }
 
-    /// The members the change adds to the family it expected.
+    /// The accounts the change invites or adds to the family it expected.
     public var added: [String] {
-        let before = Set((expected?.members ?? []).map { $0.lowercased() })
-        return (new?.members ?? []).filter { !before.contains($0.lowercased()) }
+        let before = Set(((expected?.members ?? []) + (expected?.invited ?? [])).map { $0.lowercased() })
+        return ((new?.members ?? []) + (new?.invited ?? [])).filter { !before.contains($0.lowercased()) }
     }
 
     /// The families after the change, or nil when the family is no longer what the change expected
@@ -139,10 +164,15 @@ public struct FamilyChange: Codable, Sendable, Equatable {
                     throw StoreError.familyRefused(.inFamilyOf(account: account, organizer: other.organizer))
                 }
             }
-            guard Set(new.members.map { $0.lowercased() }).count == new.members.count, !new.hasMember(key) else {
+            // An invitation is to one family at a time, and to no one in a family.
+            for account in new.invited where others.contains(where: { $0.concerns(account) }) {
+                throw StoreError.familyRefused(.inAFamily(account: account))
+            }
+            let listed = (new.members + new.invited).map { $0.lowercased() }
+            guard Set(listed).count == listed.count, !listed.contains(key) else {
                 throw StoreError.familyRefused(.memberTwice)
             }
-            guard new.members.count <= Family.maximumMembers else {
+            guard listed.count <= Family.maximumMembers else {
                 throw StoreError.familyRefused(.full(maximum: Family.maximumMembers))
             }
             // Consent is withdrawn only for members, once each.

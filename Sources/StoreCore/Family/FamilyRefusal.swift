@@ -15,11 +15,15 @@ public enum FamilyRefusal: Codable, Equatable, Sendable, CustomStringConvertible
     case memberOrOrganizerOnly(member: String, organizer: String)
     case notShareable(productID: String)
     case organizesNone(account: String)
-    /// A member whose consent the organizer withdrew: the app stays closed to them, and they
-    /// cannot leave the family to open it.
+    /// A member whose consent the organizer withdrew: the app stays closed to them while they are
+    /// in the family.
     case consentWithdrawn(member: String, organizer: String)
     /// Consent given to a member it was never withdrawn from, or withdrawn twice.
     case consentUnchanged(member: String, withdrawn: Bool)
+    /// A member joins by accepting the organizer's invitation from their own session.
+    case acceptsOwnInvitation(account: String)
+    /// No family invited the account.
+    case notInvited(account: String)
     /// Twenty tries, and each found the family changed by someone else.
     case keptChanging
 
@@ -41,6 +45,10 @@ public enum FamilyRefusal: Codable, Equatable, Sendable, CustomStringConvertible
             "\(member)'s parent or guardian, \(organizer), withdrew consent for this app: it stays closed to \(member) until \(organizer) gives it again"
         case .consentUnchanged(let member, let withdrawn):
             withdrawn ? "consent for \(member) is withdrawn already" : "consent for \(member) was not withdrawn"
+        case .acceptsOwnInvitation(let account):
+            "\(account) joins a family only by accepting its invitation (`storefront family accept`, signed in as \(account))"
+        case .notInvited(let account):
+            "no family invited \(account) (its organizer runs `storefront family add \(account)`)"
         case .keptChanging: "the family kept changing on the account server; try again"
         }
     }

@@ -140,7 +140,8 @@ extension AccountPerformers {
             return true
         }
         registry.on(W.families) { server, _, call in
-            try server.families().filter { family in call.isDeveloper || call.accounts.contains(where: family.includes)
+            // An invitee reads the family that invited it, so that it can accept.
+            try server.families().filter { family in call.isDeveloper || call.accounts.contains(where: family.concerns)
             }
         }
         registry.on(W.hasFamilies) { server, _, _ in try server.hasFamilies() }
@@ -150,7 +151,10 @@ extension AccountPerformers {
                 // whatever the change guessed, so that no change, not even one that changes
                 // nothing, tells a stranger who is in someone else's family.
                 let stored = try server.families().organized(by: change.organizer)
-                guard call.isCaller(change.organizer) || stored?.members.contains(where: call.isCaller) == true else {
+                guard
+                    call.isCaller(change.organizer)
+                        || stored.map({ ($0.members + $0.invited).contains(where: call.isCaller) }) == true
+                else {
                     throw StoreError.familyRefused(.organizerOnly(organizer: change.organizer))
                 }
                 try change.check(by: call.accounts)
