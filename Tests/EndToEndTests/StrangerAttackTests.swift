@@ -251,6 +251,26 @@ struct StrangerAttackTests {
         let bought = try #require(try scene.eve.object(["subscriptions"])["plans"] as? [[String: Any]])
         let expires = (bought.first?["expires"] as? String).flatMap(ISO8601DateFormatter().date(from:))
         #expect(expires.map { $0 < Date().addingTimeInterval(30 * 86_400) } == true, "\(bought)")
+        // Read back as a backend reads it, through the App Store Server API, and verified by Apple's
+        // library: the catalog's price and kind, whatever the device sent.
+        let developer = try scene.team.machine()
+        developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = scene.team.token
+        let api = ServeTests()
+        let read = try api.call(
+            scene.team.server, try api.makeKey(developer), bundleID: "com.storefront.selfies",
+            [["call": "transaction_info", "id": own.transactionID]])
+        let info = try #require(api.result(read[0])["signedTransactionInfo"] as? String, "\(read)")
+        let verified = try AppleVerifier.verify(
+            [("transaction", info)], session: scene.team.host, bundleID: "com.storefront.selfies")
+        let decoded = verified.first?.decoded ?? [:]
+        #expect(verified.first?.ok == true, "\(verified)")
+        #expect(
+            decoded["price"] as? Int == 1_990 && decoded["type"] as? String == "Auto-Renewable Subscription"
+                && decoded["productId"] as? String == product,
+            "\(decoded)")
+        let purchased = (decoded["purchaseDate"] as? Int).map { Date(timeIntervalSince1970: Double($0) / 1_000) }
+        #expect(
+            purchased.map { $0 < Date().addingTimeInterval(86_400) } == true, "dated by the server's clock: \(decoded)")
         #expect(scene.team.server.stop().status == 0, "\(scene.team.server.errorsTail)")
     }
 }
