@@ -90,6 +90,7 @@ public final class ServedStore: @unchecked Sendable {
 public protocol PurchaseDesk: Sendable {
     func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant
     func settlePurchase(_ ask: PurchaseAsk) throws(StoreError)
+    func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry]
 }
 
 /// Settles one account at a time through the one store, signs its devices' data (S1), and grants
@@ -137,6 +138,12 @@ final class Settler: DeviceSigning, PurchaseDesk, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         try store.checkout.settle(ask)
+    }
+
+    func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry] {
+        lock.lock()
+        defer { lock.unlock() }
+        return try store.plans.settle(account: account)
     }
 
     func rootCertificate() throws(StoreError) -> Data {

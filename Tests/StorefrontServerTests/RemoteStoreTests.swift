@@ -184,7 +184,7 @@ struct RemoteStoreTests {
     }
 
     @Test(
-        "W1 W7 an auto-renewable plan bought on A renews on the server's clock and B sees the renewal; cancelling on B shows on A",
+        "W1 W7 W9 an auto-renewable plan bought on A renews on the server's clock, written by the server itself, and B sees the renewal; cancelling on B shows on A",
         arguments: Backend.allCases)
     func plansAcrossMachines(backend: Backend) async throws {
         let setup = try Setup(catalog: selfiesCatalog, backend: backend)
@@ -201,7 +201,9 @@ struct RemoteStoreTests {
             _ = try b.plans.perform(.cancel, on: "allaccess")
             #expect(try a.plans.subscriptions().first?.autoRenew == false)
             #expect(try a.entitlements.receipt().isConsistent)
-            #expect(try a.server.planLines(account: "ann").filter { $0.event == .renewal }.count == 2)
+            let renewals = try a.server.planLines(account: "ann").filter { $0.event == .renewal }
+            #expect(renewals.count == 2)
+            #expect(renewals.allSatisfy { $0.device == "app-store-server" }, "\(renewals.map(\.device))")
         }
     }
 

@@ -70,6 +70,9 @@ public protocol TeamConnection: AnyObject, Sendable {
     /// A purchase whose payment was taken, settled by the server from its catalog and records:
     /// on the receipt, or the plan started (W9).
     func settlePurchase(_ ask: PurchaseAsk) throws(StoreError)
+    /// The renewals, billing failures and expiries the server's clock has passed for `account`,
+    /// written by the server from its own rules and prices (W9); the lines it wrote.
+    func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry]
 }
 
 /// Where the server is, and whether anything in it changed.

@@ -82,6 +82,10 @@ public enum AccountWire {
     /// for its own account; it never takes a use or writes a purchase itself.
     package static let grantOffer = Method<OfferAsk, OfferGrant>("grantOffer", access: { .account($0.account) })
     package static let settlePurchase = Method<PurchaseAsk, Bool>("settlePurchase", access: { .account($0.account) })
+    /// What the server's clock has passed on an account's plans, written by the server; a member
+    /// may ask it for the organizer whose plans it reads.
+    package static let settlePlans = Method<String, [ReceiptEntry]>(
+        "settlePlans", access: { .account($0, familyReads: true) })
     /// How many uses a key has: a win-back offer's, its account's to know (W6); a code's or a
     /// nonce's, anyone's who holds it.
     package static let claims = Method<String, Int>(

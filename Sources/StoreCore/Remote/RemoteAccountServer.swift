@@ -153,6 +153,9 @@ extension RemoteAccountServer: AccountDirectory {
     }
     public func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant { try call(W.grantOffer, ask) }
     public func settlePurchase(_ ask: PurchaseAsk) throws(StoreError) { _ = try call(W.settlePurchase, ask) }
+    public func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry] {
+        try call(W.settlePlans, account)
+    }
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
         try call(W.deviceSessions, account)
     }

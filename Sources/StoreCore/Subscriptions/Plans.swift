@@ -82,7 +82,8 @@ public final class Plans: SessionRole {
             makeID: { [session] in session.makeTransactionID() })
     }
 
-    /// Writes every renewal, billing failure and expiry the clock has passed for `account`.
+    /// Writes every renewal, billing failure and expiry the clock has passed for `account`. On a
+    /// team, the server writes them (W9): the device only sees that something is due, and asks.
     @discardableResult
     public func settle(account: String) throws(StoreError) -> [ReceiptEntry] {
         // Read first: a screen tick with no plan, or nothing due, writes nothing (and an account
@@ -99,6 +100,7 @@ public final class Plans: SessionRole {
             try noteTimedNotifications(account: account, plans: stored, now: now)
             return []
         }
+        if let team = keeper.team { return try team.settlePlans(account: account) }
         let lines = try writePlans(account: account, attempt: .settle) { plans, _ in due(plans) }
         if !lines.isEmpty { try crashPoint(.renewalsRecorded) }
         try noteTimedNotifications(account: account, plans: try planBook.plans(account: account), now: now)

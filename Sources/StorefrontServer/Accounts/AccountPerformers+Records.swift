@@ -118,6 +118,9 @@ extension AccountPerformers {
             try desk(call).settlePurchase(ask)
             return true
         }
+        registry.on(W.settlePlans) { _, account, call in
+            try desk(call).settlePlans(account: account)
+        }
         registry.on(W.claims) {
             try $0.claims($1)
         }
