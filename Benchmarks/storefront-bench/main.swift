@@ -619,10 +619,12 @@ if wants("serve") {
 // threads, so a slow sign-in should not hold the other requests up.
 
 /// The quick call's median with 64 in flight while full-cost sign-ins run, the same on an idle
-/// server, the sign-ins done and one sign-in's time alone; `database` names PostgreSQL, where every
-/// call waits on a query on the server's blocking pool.
+/// server, the sign-ins done and one sign-in's time alone; then the same 64 while a burst of
+/// wrong-password sign-ins comes from 64 addresses (Tests/Python/signin_burst.py; nil without
+/// python3), with what it sent. `database` names PostgreSQL, where every call waits on a query on
+/// the server's blocking pool.
 @MainActor func seam(database: String?) throws -> (
-    busy: Double, idle: Double, signIns: Int, signIn: Double, failures: Int
+    busy: Double, idle: Double, signIns: Int, signIn: Double, failures: Int, burst: (Double, String)?
 ) {
     let folder = StateDirectory(scratch.appendingPathComponent("seam-\(database == nil ? "sqlite" : "postgres")"))
     let factory = try StoreFactory(
@@ -682,6 +684,25 @@ if wants("serve") {
     _ = load(1, signingIn: false)  // warm up
     let idle = load(4, signingIn: false)
     let busy = load(4, signingIn: true)
+    var burst: (Double, String)?
+    let sprayer = URL(fileURLWithPath: "Tests/Python/signin_burst.py")
+    if let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile),
+        FileManager.default.fileExists(atPath: sprayer.path)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [sprayer.path, base, "4", "64"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let during = load(4, signingIn: false)
+        let sent = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        burst = (
+            during.times.isEmpty ? 0 : during.times[during.times.count / 2],
+            sent.trimmingCharacters(in: .whitespacesAndNewlines)
+        )
+    }
     let signIn = try median(3) {
         guard case .success(let answer) = HTTPCall.post(url, headers: headers, body: slow, timeout: 30),
             answer.status == 200
@@ -692,7 +713,7 @@ if wants("serve") {
     return (
         busy.times.isEmpty ? 0 : busy.times[busy.times.count / 2],
         idle.times.isEmpty ? 0 : idle.times[idle.times.count / 2],
-        busy.signIns, signIn, idle.failures + busy.failures
+        busy.signIns, signIn, idle.failures + busy.failures, burst
     )
 }
 
@@ -708,6 +729,14 @@ if wants("seam") {
                 "a quick account call's median, 64 in flight, while full-cost sign-ins run (\(kind); \(measured.signIns) in 4 s, each \(ms(measured.signIn)) alone)",
                 ms(measured.busy), String(format: "the same 64 in flight on an idle server %@", ms(measured.idle)),
                 ratio(measured.busy, measured.idle), "≤ 2×")
+            if let (median, sent) = measured.burst {
+                row(
+                    "a quick account call's median, 64 in flight, during a wrong-password sign-in burst from 64 addresses (\(kind); \(sent))",
+                    ms(median), String(format: "the same 64 in flight on an idle server %@", ms(measured.idle)),
+                    ratio(median, measured.idle), "≤ 3×")
+            } else {
+                row("a quick call beside a sign-in burst from 64 addresses", "not run", "needs python3", "", "")
+            }
             if measured.failures > 0 { row("(quick calls that failed)", "\(measured.failures)", "", "", "") }
         }
         if postgres == nil {
