@@ -329,14 +329,14 @@ struct StrangerTests {
         let input = Pipe(), output = Pipe()
         let opened: Int
 
-        init(port: Int, count: Int, partial: Bool = false) throws {
+        init(port: Int, count: Int, partial: Bool = false, body: Bool = false) throws {
             process.executableURL = try AppleVerifier.python()
             process.arguments =
                 [
                     repositoryRoot.appendingPathComponent("Tests/Python/idle_sockets.py").path, "127.0.0.1",
                     String(port), String(count),
                 ]
-                + (partial ? ["--partial"] : [])
+                + (partial ? ["--partial"] : []) + (body ? ["--body"] : [])
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Holds many idle connections to a server, as an attacker would (W11).
 
-  idle_sockets.py HOST PORT N [--partial]
+  idle_sockets.py HOST PORT N [--partial | --body]
 
-Opens N TCP connections (with --partial, each sends half a request head and never the rest),
+Opens N TCP connections (with --partial, each sends half a request head and never the rest; with
+--body, a whole request head and a few bytes of a body it never finishes, so that each holds a
+request in progress),
 prints "opened N" (the number it could open), then answers each line on standard input:
 "open" prints how many of its connections the server has not closed. Stops when standard input
 closes.
@@ -14,6 +16,7 @@ import resource, select, socket, sys
 def main():
     host, port, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     partial = "--partial" in sys.argv
+    body = "--body" in sys.argv
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     sockets = []
@@ -25,6 +28,10 @@ def main():
             break
         if partial:
             connection.sendall(b"GET /inApps/v1/transactions/1 HTTP/1.1\r\nHost: x\r\n")
+        if body:
+            connection.sendall(
+                b"POST /storefront/v1/call HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000\r\n\r\n{\"method\"")
         connection.setblocking(False)
         sockets.append(connection)
     print(f"opened {len(sockets)}", flush=True)
