@@ -91,6 +91,7 @@ public protocol PurchaseDesk: Sendable {
     func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant
     func settlePurchase(_ ask: PurchaseAsk) throws(StoreError)
     func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry]
+    func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState
 }
 
 /// Settles one account at a time through the one store, signs its devices' data (S1), and grants
@@ -144,6 +145,12 @@ final class Settler: DeviceSigning, PurchaseDesk, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try store.plans.settle(account: account)
+    }
+
+    func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState {
+        lock.lock()
+        defer { lock.unlock() }
+        return try store.plans.apply(ask)
     }
 
     func rootCertificate() throws(StoreError) -> Data {

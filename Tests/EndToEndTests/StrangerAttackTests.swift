@@ -146,7 +146,7 @@ struct StrangerAttackTests {
     }
 
     @Test(
-        "W9 forged purchase lines: a period at no price under no offer that runs to 2100, a negative price and a consumable's kind for a plan, a purchase naming another account's original transaction: each is refused, and the stranger's own receipt and signed data hold only what the catalog allows",
+        "W9 forged purchase lines: a period at no price under no offer that runs to 2100, a negative price and a consumable's kind for a plan, a purchase naming another account's original transaction, and any renewal, cancel, expiry or price consent a device writes itself: each is refused, and the stranger's own receipt and signed data hold only what the catalog allows",
         arguments: Backend.allCases)
     func forgedLines(backend: Backend) throws {
         let scene = try Subscribed(backend: backend)
@@ -173,18 +173,29 @@ struct StrangerAttackTests {
         let forever = try #require(ISO8601DateFormatter().date(from: "2100-01-01T00:00:00Z"))
         var stolen = line("9000000000000003", price: 4.99, expires: now.addingTimeInterval(7 * 86_400))
         stolen.reference = scene.vicsOriginal
-        let attempts: [(String, any Encodable)] = [
-            (
-                "addPlanLines",
-                AddLines(
-                    account: "eve", expected: [:], lines: [line("9000000000000001", price: 0, expires: forever)])
-            ),
-            (
-                "record",
-                Record(entry: line("9000000000000002", price: -50, expires: nil, kind: .consumable), timeZone: "UTC")
-            ),
-            ("addPlanLines", AddLines(account: "eve", expected: [:], lines: [stolen])),
-        ]
+        // W9: what the App Store decides of a plan (a renewal, a cancel, an expiry, a price consent)
+        // is written by the server only, however plausible the line.
+        let decided = [ReceiptEvent.renewal, .cancel, .expire, .priceConsent, .billingRecovered].enumerated().map {
+            index, event in
+            var decided = line("900000000000010\(index)", price: 1.99, expires: now.addingTimeInterval(86_400))
+            decided.event = event
+            return ("addPlanLines", AddLines(account: "eve", expected: [:], lines: [decided]))
+                as (String, any Encodable)
+        }
+        let attempts: [(String, any Encodable)] =
+            decided + [
+                (
+                    "addPlanLines",
+                    AddLines(
+                        account: "eve", expected: [:], lines: [line("9000000000000001", price: 0, expires: forever)])
+                ),
+                (
+                    "record",
+                    Record(
+                        entry: line("9000000000000002", price: -50, expires: nil, kind: .consumable), timeZone: "UTC")
+                ),
+                ("addPlanLines", AddLines(account: "eve", expected: [:], lines: [stolen])),
+            ]
         for (method, request) in attempts {
             let answer = try scene.wire.call(method, request, session: scene.eveSession)
             let error = answer.body["error"] as? [String: Any]

@@ -73,6 +73,9 @@ public protocol TeamConnection: AnyObject, Sendable {
     /// The renewals, billing failures and expiries the server's clock has passed for `account`,
     /// written by the server from its own rules and prices (W9); the lines it wrote.
     func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry]
+    /// A customer's action on a plan (cancel, renewal back on, expire or renew now, a price
+    /// increase answered), applied by the server with its own rules (W9); the plan after it.
+    func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState
 }
 
 /// Where the server is, and whether anything in it changed.

@@ -86,6 +86,7 @@ public enum AccountWire {
     /// may ask it for the organizer whose plans it reads.
     package static let settlePlans = Method<String, [ReceiptEntry]>(
         "settlePlans", access: { .account($0, familyReads: true) })
+    package static let actOnPlan = Method<PlanAsk, PlanState>("actOnPlan", access: { .account($0.account) })
     /// How many uses a key has: a win-back offer's, its account's to know (W6); a code's or a
     /// nonce's, anyone's who holds it.
     package static let claims = Method<String, Int>(

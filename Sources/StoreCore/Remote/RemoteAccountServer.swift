@@ -156,6 +156,7 @@ extension RemoteAccountServer: AccountDirectory {
     public func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry] {
         try call(W.settlePlans, account)
     }
+    public func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState { try call(W.actOnPlan, ask) }
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
         try call(W.deviceSessions, account)
     }

@@ -59,21 +59,7 @@ public final class Plans: SessionRole {
     /// O6: the signed-in subscriber agrees to (or declines) the price increase of the plan of
     /// `productID`'s group, as StoreKit's price consent sheet lets them.
     public func answerPriceIncrease(of productID: String, accept: Bool) throws(StoreError) -> PlanStatus {
-        try act(on: productID, { .answerPriceIncrease(agree: accept, group: $0) }) {
-            _, state, now, context throws(AutoRenewal.Refusal) in
-            guard let state, state.endedAt == nil else { throw .noPlan }
-            guard let increase = state.priceIncrease, increase.consentRequired else { throw .noPriceIncrease }
-            guard increase.answer == nil || increase.answer != accept else { return [] }
-            var line = ReceiptEntry(
-                transactionID: context.makeID(), account: context.account, productID: state.productID,
-                kind: .autoRenewableSubscription,
-                purchaseDate: now, device: context.device, event: .priceConsent, group: state.group,
-                price: increase.price,
-                reference: state.originalTransactionID, note: accept ? nil : ReceiptNote.declined.words
-            )
-            line.until = state.priceChangeSeen
-            return [line]
-        }
+        try act(.answerPriceIncrease(accept: accept), on: productID)
     }
 
     func lineContext(account: String, device: String? = nil) -> AutoRenewal.LineContext {
@@ -207,15 +193,7 @@ public final class Plans: SessionRole {
         // Q7: cancelling and turning renewal back on is what the Manage Subscriptions sheet does;
         // expiring and renewing now are the test session's own controls.
         if action == .cancel || action == .renewOn { try failIfSimulated(.manageSubscriptionsSheet) }
-        return try act(on: productID, { .perform(action, group: $0) }) {
-            rules, state, now, context throws(AutoRenewal.Refusal) in
-            switch action {
-            case .cancel: try rules.cancel(state, at: now, context: context)
-            case .renewOn: try rules.renewOn(state, at: now, context: context)
-            case .expire: try rules.expire(state, at: now, context: context)
-            case .forceRenew: try rules.forceRenew(state, at: now, context: context)
-            }
-        }
+        return try act(.perform(action), on: productID)
     }
 
     /// The account's plan of `productID`'s subscription group; nil when it has none there (or the
@@ -257,24 +235,19 @@ public final class Plans: SessionRole {
         }
     }
 
-    private func act(
-        on productID: String, _ attempt: (_ group: String) -> PlanAttempt,
-        _ rule: (AutoRenewal, PlanState?, Date, AutoRenewal.LineContext) throws(AutoRenewal.Refusal) -> [ReceiptEntry]
-    ) throws(StoreError) -> PlanStatus {
+    /// The signed-in account's action on the plan of `productID`'s group: applied here, or by the
+    /// team's server (W9).
+    private func act(_ action: PlanAsk.Action, on productID: String) throws(StoreError) -> PlanStatus {
         let product = try catalog.require(productID)
-        guard let group = product.autoRenew?.group else {
+        guard product.autoRenew?.group != nil else {
             throw StoreError.planRefused(.notAPlan(productID: product.id))
         }
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        let ask = PlanAsk(account: user, productID: product.id, device: session.deviceName, action: action)
         return try withDeviceLock { () throws(StoreError) -> PlanStatus in
-            try settle(account: user)
-            let rules = try autoRenewal()
-            let now = now()
-            try writePlans(account: user, attempt: attempt(group)) { plans, _ in
-                try rule(rules, plans[group], now, lineContext(account: user))
-            }
-            guard let state = try planBook.plans(account: user)[group] else { throw StoreError.planRefused(.noPlan) }
-            return PlanStatus(state, catalog: catalog, now: now)
+            let state: PlanState
+            if let team = keeper.team { state = try team.actOnPlan(ask) } else { state = try apply(ask) }
+            return PlanStatus(state, catalog: catalog, now: now())
         }
     }
 }

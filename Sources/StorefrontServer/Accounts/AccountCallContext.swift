@@ -61,14 +61,18 @@ final class AccountCallContext: @unchecked Sendable {
     /// on the receipt (renewals, cancels, refunds) are not asked about.
     /// A customer's lines, held against the server's catalog and records (`LineCheck`); the
     /// developer's are the App Store's answers.
-    /// A purchase, a change of plan and an upgrade's credit are the server's to record, from what
-    /// it granted (`settlePurchase`): a customer's device never writes them (W9).
+    /// What the App Store decides is the server's to write (W9): purchases, changes of plan and
+    /// upgrades' credits (`settlePurchase`), renewals, billing and expiries (`settlePlans`), and a
+    /// plan's cancel, renewal turned back on and price consent (`actOnPlan`). A customer's device
+    /// writes only its refund requests, consumption answers and family shares, held by `LineCheck`.
+    static let customersLines: Set<ReceiptEvent> = [.refundRequest, .consumptionInfo, .familyShare, .familyRevoke]
+
     func checkLines(_ lines: [ReceiptEntry], server: any RecordKeeping) throws(StoreError) {
         try checkSold(lines)
         guard !isDeveloper else { return }
-        if let bought = lines.first(where: { [.purchase, .change, .credit].contains($0.event) }) {
+        if let decided = lines.first(where: { !Self.customersLines.contains($0.event) }) {
             throw StoreError.refusedByServer(
-                "a line of \(bought.productID) (\(bought.event.rawValue)): purchases are the server's to record")
+                "a line of \(decided.productID) (\(decided.event.rawValue)): the server writes those itself")
         }
         try lineCheck?.check(lines, server: server)
     }

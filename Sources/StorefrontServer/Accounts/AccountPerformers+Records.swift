@@ -121,6 +121,9 @@ extension AccountPerformers {
         registry.on(W.settlePlans) { _, account, call in
             try desk(call).settlePlans(account: account)
         }
+        registry.on(W.actOnPlan) { _, ask, call in
+            try desk(call).actOnPlan(ask)
+        }
         registry.on(W.claims) {
             try $0.claims($1)
         }
