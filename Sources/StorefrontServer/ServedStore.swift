@@ -120,43 +120,38 @@ final class Settler: DeviceSigning, PurchaseDesk, @unchecked Sendable {
         }
     }
 
+    /// `body` with the one store, no other thread in it (a Store is not shared between threads).
+    private func withStore<T>(_ body: (Store) throws(StoreError) -> T) throws(StoreError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(store)
+    }
+
     /// S1 on a team: an account's data, signed for its device with this server's root, after the
     /// renewals the clock has passed.
     func sign(_ items: [SigningRequest], account: String) throws(StoreError) -> [String?] {
         settle(account)
-        lock.lock()
-        defer { lock.unlock() }
-        return try store.signed.signForDevice(items, account: account)
+        return try withStore { store throws(StoreError) in try store.signed.signForDevice(items, account: account) }
     }
 
     func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant {
-        lock.lock()
-        defer { lock.unlock() }
-        return try store.checkout.grant(ask)
+        try withStore { store throws(StoreError) in try store.checkout.grant(ask) }
     }
 
     func settlePurchase(_ ask: PurchaseAsk) throws(StoreError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try store.checkout.settle(ask)
+        try withStore { store throws(StoreError) in try store.checkout.settle(ask) }
     }
 
     func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry] {
-        lock.lock()
-        defer { lock.unlock() }
-        return try store.plans.settle(account: account)
+        try withStore { store throws(StoreError) in try store.plans.settle(account: account) }
     }
 
     func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState {
-        lock.lock()
-        defer { lock.unlock() }
-        return try store.plans.apply(ask)
+        try withStore { store throws(StoreError) in try store.plans.apply(ask) }
     }
 
     func rootCertificate() throws(StoreError) -> Data {
-        lock.lock()
-        defer { lock.unlock() }
-        return try store.signed.rootCertificate(own: true)
+        try withStore { store throws(StoreError) in try store.signed.rootCertificate(own: true) }
     }
 
     /// O5: every family's shares put right. Devices of a remote server may read only their own

@@ -55,6 +55,12 @@ public struct OfferGrant: Sendable, Equatable, Codable {
     var text: String {
         (offer.map { "\($0.type.key)/\($0.id)" } ?? "none") + (introductoryOffer.map { $0 ? "+intro" : "-intro" } ?? "")
     }
+
+    /// The claim that keeps this grant for one transaction of `account`: taken when granted, looked
+    /// for when the purchase is settled.
+    func claimKey(transactionID: String, account: String) -> String {
+        ClaimKey.granted(transactionID: transactionID, grant: text, account: account).text
+    }
 }
 
 /// A purchase whose payment was taken, as its device asks the App Store to settle it. Everything
@@ -120,19 +126,16 @@ public final class Checkout: SessionRole {
         }
     }
 
-    /// The keeper of the records, which alone takes uses and settles.
-    private func records() throws(StoreError) -> any RecordKeeping {
-        guard let here = keeper.here else {
-            throw StoreError.serverKeeps(server: session.server.location, action: "grant an offer or settle a purchase")
-        }
-        return here
-    }
-
     /// O2–O4: checks the offers `ask` names as the App Store does, takes their uses, and keeps what
     /// it granted for the transaction, so that the purchase is settled only as granted. Each grant
-    /// takes the uses of what it names: asking again for one transaction gains nothing.
+    /// takes the uses of what it names: asking again for one transaction gains nothing. A team
+    /// device asks its server, which runs this.
     public func grant(_ ask: OfferAsk) throws(StoreError) -> OfferGrant {
-        let keeper = try records()
+        let keeper: any RecordKeeping
+        switch self.keeper {
+        case .team(let team): return try team.grantOffer(ask)
+        case .here(let here): keeper = here
+        }
         try Accounts.validate(accountName: ask.account)
         guard let product = catalog.product(ask.productID) else {
             throw StoreError.notSoldByServer(productID: ask.productID, server: "")
@@ -157,8 +160,8 @@ public final class Checkout: SessionRole {
             grant.introductoryOffer = try offers.introductoryOfferEligibility(
                 token, product: product, account: ask.account)
         }
-        let key = ClaimKey.granted(transactionID: ask.transactionID, grant: grant.text, account: ask.account)
-        guard try keeper.claim(key.text, account: ask.account, limit: 1, at: now()) else {
+        let key = grant.claimKey(transactionID: ask.transactionID, account: ask.account)
+        guard try keeper.claim(key, account: ask.account, limit: 1, at: now()) else {
             throw StoreError.refusedByServer(
                 "an offer for transaction \(ask.transactionID): it was granted once already")
         }
@@ -167,24 +170,26 @@ public final class Checkout: SessionRole {
 
     /// Records a purchase whose payment was taken: the plan started, upgraded or changed (through
     /// the plan rules), or a line on the receipt, from this store's catalog. Settling the same
-    /// transaction again adds nothing (W3).
+    /// transaction again adds nothing (W3). A team device asks its server, which runs this.
     public func settle(_ ask: PurchaseAsk) throws(StoreError) {
-        let keeper = try records()
+        let keeper: any RecordKeeping
+        switch self.keeper {
+        case .team(let team): return try team.settlePurchase(ask)
+        case .here(let here): keeper = here
+        }
         try Accounts.validate(accountName: ask.account)
         try StateDirectory.validate(device: ask.device)
         guard let product = catalog.product(ask.productID) else {
             throw StoreError.notSoldByServer(productID: ask.productID, server: "")
         }
-        if let recorded = try keeper.receiptEntry(transactionID: ask.transactionID),
-            recorded.account.lowercased() != ask.account.lowercased()
-        {
+        let recorded = try keeper.receiptEntry(transactionID: ask.transactionID)
+        if let recorded, recorded.account.lowercased() != ask.account.lowercased() {
             throw StoreError.refusedByServer("transaction \(ask.transactionID): it is another account's")
         }
         try Self.checkPlan(product, billingPlan: ask.billingPlan, offer: ask.offer)
         let grant = OfferGrant(offer: ask.offer, introductoryOffer: ask.introductoryOffer)
         if grant.needsRecord {
-            let key = ClaimKey.granted(transactionID: ask.transactionID, grant: grant.text, account: ask.account)
-            guard try keeper.claims(key.text) > 0 else {
+            guard try keeper.claims(grant.claimKey(transactionID: ask.transactionID, account: ask.account)) > 0 else {
                 throw StoreError.refusedByServer(
                     "a purchase of \(product.id) with \(grant.text): no such offer was granted to transaction \(ask.transactionID)"
                 )
@@ -192,7 +197,7 @@ public final class Checkout: SessionRole {
         }
         let at = min(ask.at, now())
         if product.kind == .autoRenewableSubscription {
-            try plans.startPlan(ask, product: product, at: at)
+            try plans.startPlan(ask, product: product, at: at, recorded: recorded != nil)
             return
         }
         let entry = ReceiptEntry(

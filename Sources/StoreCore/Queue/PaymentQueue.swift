@@ -143,7 +143,7 @@ public final class PaymentQueue: SessionRole {
                 var ask = ask
                 ask.transactionID = id
                 ask.account = user
-                grant = try grantOffer(ask)
+                grant = try checkout.grant(ask)
             } else if product.kind == .autoRenewableSubscription, let user {
                 try plans.checkNotSubscribed(product, account: user, billingPlan: billingPlan)
             }
@@ -288,14 +288,6 @@ public final class PaymentQueue: SessionRole {
         return unfinished.map(\.id)
     }
 
-    /// The App Store grants the offers a purchase names: here, or the team's server (W9).
-    private func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant {
-        switch keeper {
-        case .here: try checkout.grant(ask)
-        case .team(let team): try team.grantOffer(ask)
-        }
-    }
-
     /// Payment taken: the App Store records it (here, or the team's server), then the device marks
     /// it purchased, delivers and finishes.
     func settlePurchased(_ id: String, at date: Date) throws(StoreError) {
@@ -307,10 +299,7 @@ public final class PaymentQueue: SessionRole {
                 billingPlan: transaction.billingPlan, offer: transaction.offer,
                 introductoryOffer: transaction.introductoryOffer)
             do throws(StoreError) {
-                switch keeper {
-                case .here: try checkout.settle(ask)
-                case .team(let team): try team.settlePurchase(ask)
-                }
+                try checkout.settle(ask)
             } catch {
                 // A team's server that does not sell the product (started with another catalog)
                 // recorded nothing: no payment was taken, and the purchase fails as StoreKit's does

@@ -59,13 +59,20 @@ public struct PlanAsk: Sendable, Equatable, Codable {
 }
 
 extension Plans {
-    /// Applies a customer's action to the account's plan where the records are kept, after the
-    /// renewals the clock has passed; the plan as it is then.
-    public func apply(_ ask: PlanAsk) throws(StoreError) -> PlanState {
-        let product = try catalog.require(ask.productID)
+    /// The catalog's product `productID` and its subscription group; a product that is not an
+    /// auto-renewable subscription has no plan to act on.
+    func plan(ofProduct productID: String) throws(StoreError) -> (product: Product, group: String) {
+        let product = try catalog.require(productID)
         guard let group = product.autoRenew?.group else {
             throw StoreError.planRefused(.notAPlan(productID: product.id))
         }
+        return (product, group)
+    }
+
+    /// Applies a customer's action to the account's plan where the records are kept, after the
+    /// renewals the clock has passed; the plan as it is then.
+    public func apply(_ ask: PlanAsk) throws(StoreError) -> PlanState {
+        let group = try plan(ofProduct: ask.productID).group
         try Accounts.validate(accountName: ask.account)
         try StateDirectory.validate(device: ask.device)
         try settle(account: ask.account)

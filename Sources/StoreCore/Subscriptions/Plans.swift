@@ -142,14 +142,12 @@ public final class Plans: SessionRole {
     }
 
     /// Starts, upgrades or schedules a change of plan for a purchase whose payment was taken at `at`
-    /// (`Checkout.settle`, where the records are kept).
-    func startPlan(_ ask: PurchaseAsk, product: Product, at: Date) throws(StoreError) {
+    /// (`Checkout.settle`, where the records are kept). `recorded`: the transaction is on the
+    /// receipt already (recovery after a crash, a retry after a lost answer), so it adds nothing.
+    func startPlan(_ ask: PurchaseAsk, product: Product, at: Date, recorded: Bool) throws(StoreError) {
         guard let group = product.autoRenew?.group else { return }
         let rules = try autoRenewal()
         let context = lineContext(account: ask.account, device: ask.device)
-        // Recording twice (recovery after a crash, a retry after a lost answer) adds nothing.
-        // Looked up by its key, not in the whole receipt.
-        let recorded = try ledger.hasReceiptEntry(transactionID: ask.transactionID)
         try writePlans(account: ask.account, attempt: .subscribe) { plans, _ in
             var state = plans[group]
             // Periods that ended before the purchase renew (or fail) first, each at its date.
@@ -238,10 +236,7 @@ public final class Plans: SessionRole {
     /// The signed-in account's action on the plan of `productID`'s group: applied here, or by the
     /// team's server (W9).
     private func act(_ action: PlanAsk.Action, on productID: String) throws(StoreError) -> PlanStatus {
-        let product = try catalog.require(productID)
-        guard product.autoRenew?.group != nil else {
-            throw StoreError.planRefused(.notAPlan(productID: product.id))
-        }
+        let product = try plan(ofProduct: productID).product
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         let ask = PlanAsk(account: user, productID: product.id, device: session.deviceName, action: action)
         return try withDeviceLock { () throws(StoreError) -> PlanStatus in
