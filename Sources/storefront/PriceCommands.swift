@@ -25,7 +25,7 @@ struct PriceCommand: ParsableCommand {
                     text: changes.isEmpty
                         ? "the catalog's prices (`storefront price set PRODUCT PRICE` changes one)"
                         : changes.map { change in
-                            "\(change.productID)  \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
+                            "\(change.productID)\(change.plan == .monthly ? " monthly" : "")  \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
                                 + "\(change.consentRequired ? "  consent required" : "")  since \(context.isoText(change.at))"
                         }.joined(separator: "\n")
                 )
@@ -37,26 +37,36 @@ struct PriceCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set a new price for an auto-renewable plan: new purchases and renewals pay it.",
             discussion:
-                "An increase is told to every subscriber of the product (PRICE_INCREASE). With --consent-required they renew at the new price only after `storefront price consent`, and expire at their next renewal otherwise (EXPIRED, PRICE_INCREASE)."
+                "An increase is told to every subscriber who renews on that billing plan (PRICE_INCREASE). With --consent-required they renew at the new price only after `storefront price consent`, and expire at their next renewal otherwise (EXPIRED, PRICE_INCREASE). With --billing monthly it is the monthly price of the plan with a 12-month commitment: a commitment's months keep their price, and the next commitment pays the new one."
         )
         @Argument(help: "The product: its id or its title.") var product: String
         @Argument(help: "The new price, a decimal such as 7.99.") var price: String
         @Flag(name: .customLong("consent-required"), help: "Subscribers must agree before they pay the increase.")
         var consentRequired = false
+        @Option(
+            name: .customLong("billing"),
+            help: ArgumentHelp(
+                "Which price: the one billed up front (the default), or the monthly plan's (billingPlanType).",
+                valueName: "upfront|monthly"))
+        var billing = "upfront"
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
             guard PriceText.isPlainDecimal(price), Decimal(string: price) != nil else {
                 throw ValidationError("\"\(price)\" is not a price like 7.99")
             }
+            guard ["upfront", "monthly"].contains(billing) else {
+                throw ValidationError("--billing is upfront or monthly, not \"\(billing)\"")
+            }
         }
 
         func run() throws {
             try perform(common) { context in
                 let (change, told) = try context.store.plans.setPrice(
-                    Decimal(string: price)!, of: try context.productID(product), consentRequired: consentRequired)
+                    Decimal(string: price)!, of: try context.productID(product),
+                    billingPlan: billing == "monthly" ? .monthly : .billedUpfront, consentRequired: consentRequired)
                 var text =
-                    "\(change.productID): \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
+                    "\(change.productID)\(change.plan == .monthly ? " monthly" : ""): \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
                 if change.isIncrease {
                     text +=
                         "; \(told) subscriber\(told == 1 ? "" : "s") told"
@@ -105,7 +115,8 @@ extension PriceAnswerCommand {
 
 private func changeJSON(_ change: PriceChange, _ context: Context) -> (json: JSON, fields: [(String, JSON)]) {
     let fields: [(String, JSON)] = [
-        ("product", .string(change.productID)), ("price", .string(PriceFormatter.plain(change.price))),
+        ("product", .string(change.productID)), ("billingPlanType", .string(change.plan.rawValue)),
+        ("price", .string(PriceFormatter.plain(change.price))),
         ("previous", .string(PriceFormatter.plain(change.previous))),
         ("consentRequired", .bool(change.consentRequired)),
         ("at", context.formatDate(change.at)),

@@ -133,7 +133,7 @@ struct CommitmentTests {
     }
 
     @Test(
-        "What waits for a commitment's end: an offer code redeemed in month 2 is kept through the months and starts the plan billed up front when the commitment ends; a price increase is not told to a plan in a commitment, which renews at its monthly price"
+        "What waits for a commitment's end: an offer code redeemed in month 2 is kept through the months and starts the plan billed up front when the commitment ends; an increase of the price billed up front is told to that plan, and its months keep their monthly price"
     )
     func waitsForTheEnd() throws {
         let state = TemporaryState()
@@ -145,13 +145,13 @@ struct CommitmentTests {
         var status = try plan(store)
         #expect(status.pendingOffer == OfferRedemption(type: .code, id: "BACK") && status.commitment?.period == 2)
 
-        let (_, told) = try store.plans.setPrice(Decimal(string: "59.99")!, of: "y.all", consentRequired: true)
-        #expect(told == 0, "the monthly plan is not told")
+        let (_, told) = try store.plans.setPrice(Decimal(string: "59.99")!, of: "y.all", consentRequired: false)
+        #expect(told == 1, "the plan renews billed up front when the commitment ends")
         state.clock.set(utc(2026, 9, 1))
         status = try plan(store)
         #expect(
             status.pendingOffer?.id == "BACK", "kept through the months: \(String(describing: status.pendingOffer))")
-        #expect(status.priceIncrease == nil && status.commitment?.period == 8)
+        #expect(status.priceIncrease?.price == Decimal(string: "59.99") && status.commitment?.period == 8)
 
         state.clock.set(utc(2027, 2, 15))
         let periods = try lines(store)
@@ -346,5 +346,70 @@ struct CommitmentTests {
         #expect(
             ended.phase == .expired && ended.ended == .billingRetryGaveUp(days: 90),
             "\(String(describing: ended.ended))")
+    }
+
+    @Test(
+        "A price change of a plan in a commitment follows a yearly plan's: an increase of the monthly price is told at once, the commitment's months keep their price, and the next commitment pays the new one; declined, the plan bills all twelve months and ends at the commitment's end (EXPIRED, PRICE_INCREASE); an increase of the price billed up front is not told to a plan that renews monthly"
+    )
+    func priceChangeInCommitment() throws {
+        let state = TemporaryState()
+        let store = try subscribed(state)
+        state.clock.set(utc(2026, 3, 15))
+        var (_, told) = try store.plans.setPrice(Decimal(string: "59.99")!, of: "y.all", consentRequired: true)
+        #expect(told == 0, "it renews monthly, not billed up front")
+        let change: PriceChange
+        (change, told) = try store.plans.setPrice(
+            Decimal(string: "5.99")!, of: "y.all", billingPlan: .monthly, consentRequired: true)
+        #expect(told == 1 && change.previous == Decimal(string: "4.99") && change.plan == .monthly)
+        var status = try plan(store)
+        #expect(
+            status.priceIncrease
+                == PendingPriceIncrease(
+                    price: Decimal(string: "5.99")!, consentRequired: true, answer: nil))
+        #expect(
+            status.summary(calendar: utcCalendar, catalog: Self.catalog).contains(
+                "price rises to 5.99 from the commitment's end: agree, or it ends when the commitment ends"),
+            "\(status.summary(calendar: utcCalendar, catalog: Self.catalog))")
+        #expect(try store.plans.priceChanges().count == 2, "one change per billing plan")
+
+        state.clock.set(utc(2026, 9, 1))
+        status = try plan(store)
+        #expect(status.commitment?.period == 8 && status.priceIncrease?.answer == nil, "months do not clear it")
+        status = try store.plans.answerPriceIncrease(of: "y.all", accept: false)
+        #expect(status.hasAccess && status.priceIncrease?.answer == false)
+
+        state.clock.set(utc(2027, 3, 1))
+        let months = try lines(store)
+        #expect(months.count == 12 && months.allSatisfy { $0.price == Decimal(string: "4.99") })
+        status = try plan(store)
+        #expect(
+            status.phase == .expired && status.ended == .priceIncreaseNotAccepted
+                && status.expiresDate == utc(2027, 1, 31, 10), "\(String(describing: status.ended))")
+        try expectReplayAgrees(store)
+
+        // Agreed to, the next commitment pays the new monthly price.
+        let other = TemporaryState()
+        let agreeing = try subscribed(other)
+        other.clock.set(utc(2026, 3, 15))
+        _ = try agreeing.plans.setPrice(
+            Decimal(string: "5.99")!, of: "y.all", billingPlan: .monthly, consentRequired: true)
+        _ = try agreeing.plans.answerPriceIncrease(of: "y.all", accept: true)
+        other.clock.set(utc(2027, 3, 1))
+        let renewed = try lines(agreeing)
+        #expect(renewed.count == 14)
+        #expect(renewed.prefix(12).allSatisfy { $0.price == Decimal(string: "4.99") })
+        #expect(
+            renewed[12].commitment?.number == 1 && renewed[12].price == Decimal(string: "5.99")
+                && renewed[12].purchaseDate == utc(2027, 1, 31, 10))
+        #expect(try plan(agreeing).priceIncrease == nil)
+        // A new customer buys the monthly plan at its new price.
+        let newcomer = try other.signedIn("bo", device: "tablet", catalog: Self.catalog)
+        _ = try newcomer.queue.buy("y.all", billingPlan: .monthly)
+        let bought = try newcomer.server.planLines(account: "bo").first
+        #expect(bought?.price == Decimal(string: "5.99") && bought?.commitment?.number == 1)
+        #expect(throws: StoreError.planRefused(.noMonthlyCommitment(productID: "y.lite"))) {
+            try agreeing.plans.setPrice(
+                Decimal(string: "2.00")!, of: "y.lite", billingPlan: .monthly, consentRequired: false)
+        }
     }
 }

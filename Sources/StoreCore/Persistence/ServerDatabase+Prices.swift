@@ -7,7 +7,7 @@ extension ServerDatabase: PriceBook {
 
     public func setPriceChange(_ change: PriceChange) throws(StoreError) {
         try updateSetting(SettingRecord.prices, empty: [PriceChange]()) { stored in
-            stored.filter { $0.productID != change.productID } + [change]
+            stored.replacing(with: change)
         }
     }
 }

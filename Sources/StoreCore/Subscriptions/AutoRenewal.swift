@@ -13,8 +13,9 @@ public struct AutoRenewal {
     public var sandboxRate: Double?
     public var billing: BillingSetting
     public var product: (String) -> Product?
-    /// O6: the latest price change of each product (`product` already answers at its price).
-    public var priceChanges: [String: PriceChange] = [:]
+    /// O6: the latest price change of each billing plan of each product (`product` already
+    /// answers at its prices).
+    public var priceChanges: [PriceChange.Key: PriceChange] = [:]
     /// Billing retry gives up this long after the failed renewal (the App Store tries for 60 days;
     /// for a monthly plan with a 12-month commitment, 90).
     public static let retryDays = 60
@@ -82,16 +83,17 @@ public struct AutoRenewal {
     /// Every line the time between the plan's state and `now` writes: renewals at each period end,
     /// billing failures, recoveries and expiries, each dated when it happened.
     public func advance(_ initial: PlanState, to now: Date, context: LineContext) -> [ReceiptEntry] {
-        // O6: a price increase of the plan's product is told at the time it was made, between the
-        // periods before it and those after.
-        guard let change = priceChanges[initial.productID], change.isIncrease, change.at <= now, initial.endedAt == nil,
+        // O6: a price increase of the price the plan renews at is told at the time it was made,
+        // between the periods before it and those after. A plan in a commitment renews at the
+        // commitment's end, so its months keep their price, as a year billed up front does.
+        guard
+            let change = priceChanges[.init(productID: initial.productID, plan: initial.renewalBillingPlan)],
+            change.isIncrease, change.at <= now, initial.endedAt == nil,
             (initial.priceChangeSeen ?? .distantPast) < change.at, initial.began(before: change)
         else { return advancePeriods(initial, to: now, context: context) }
         var lines = advancePeriods(initial, to: change.at, context: context)
         var state = lines.reduce(initial) { PlanState.apply($0, $1) ?? $0 }
-        // A price change is of the price billed up front: a plan in a commitment renews at its
-        // monthly price, and is not told.
-        if state.endedAt == nil, state.productID == change.productID, state.commitment == nil,
+        if state.endedAt == nil, state.productID == change.productID, state.renewalBillingPlan == change.plan,
             state.began(before: change)
         {
             var told = line(

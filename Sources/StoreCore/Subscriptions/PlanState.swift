@@ -62,6 +62,10 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// The billing plan the plan's own product renews on: the one a change chose, else its own (a
     /// commitment renews into another, and a plan billed up front stays so).
     public var renewingBillingPlan: BillingPlan { nextBillingPlan ?? billingPlan }
+    /// The billing plan whose price the plan's own product renews at when the current period (or
+    /// commitment) ends: an offer bought for that renewal is billed up front, and so is what
+    /// follows it.
+    public var renewalBillingPlan: BillingPlan { pendingOffer != nil ? .billedUpfront : renewingBillingPlan }
     /// The billing plan the current offer is configured on: the monthly plan's, when a
     /// commitment waits for the offer's end.
     public var offerBillingPlan: BillingPlan {
@@ -156,7 +160,7 @@ public struct PlanState: Sendable, Equatable, Codable {
             // within it is not the renewal the offer is for.
             if pendingOffer != nil, (line.commitment?.number ?? 1) == 1 { pendingOffer = nil }
             if nextBillingPlan != nil, (line.commitment?.number ?? 1) == 1 { nextBillingPlan = nil }
-            if priceIncrease != nil { priceIncrease = nil }
+            if priceIncrease != nil, (line.commitment?.number ?? 1) == 1 { priceIncrease = nil }
             if productID != line.productID { productID = line.productID }
             transactionID = line.transactionID
             periodStart = at

@@ -58,7 +58,9 @@ public struct PlanStatus: Sendable, Equatable {
         // as a change or an offer waits for its end.
         var next = ""
         if let commitment = state.commitment, phase != .expired {
-            let end = commitment.renews && state.nextBillingPlan != .billedUpfront ? "renews" : "ends"
+            let renews =
+                commitment.renews && state.nextBillingPlan != .billedUpfront && state.priceIncrease?.renews != false
+            let end = renews ? "renews" : "ends"
             next +=
                 ", month \(commitment.period) of \(BillingPlan.commitmentPeriods) of a commitment that \(end) \(day(commitment.ends))"
             if commitment.renews, state.nextBillingPlan == .billedUpfront { next += ", then billed up front" }
@@ -70,11 +72,15 @@ public struct PlanStatus: Sendable, Equatable {
         if let pending = state.pendingOffer { next += ", then \(pending.type.name) \(pending.id)" }
         if let increase = state.priceIncrease, state.endedAt == nil {
             let price = PriceFormatter.plain(increase.price)
+            // A commitment's months keep their price: the new one is the next commitment's.
+            let (from, then) =
+                state.commitment?.hasMonthsLeft == true
+                ? (" from the commitment's end", "when the commitment ends") : ("", "then")
             let told: String =
                 switch (increase.consentRequired, increase.answer) {
-                case (false, _), (true, true?): " at the new price \(price)"
-                case (true, nil): " — price rises to \(price): agree, or it ends then"
-                case (true, false?): " — price increase to \(price) declined: it ends then"
+                case (false, _), (true, true?): " at the new price \(price)\(from)"
+                case (true, nil): " — price rises to \(price)\(from): agree, or it ends \(then)"
+                case (true, false?): " — price increase to \(price) declined: it ends \(then)"
                 }
             next += told
         }

@@ -23,26 +23,37 @@ public final class Plans: SessionRole {
             calendar: calendar, sandboxRate: rate, billing: try sharedSettings.billingSetting(),
             product: { priced.product($0) }
         )
-        rules.priceChanges = Dictionary(changes.map { ($0.productID, $0) }) { _, last in last }
+        rules.priceChanges = Dictionary(changes.map { ($0.key, $0) }) { _, last in last }
         return rules
     }
 
     // MARK: Price changes (O6)
 
-    /// Sets a new price for an auto-renewable subscription: new purchases and renewals pay it; an
-    /// increase is told to every subscriber of the product (and needs their consent when
+    /// Sets a new price for a billing plan of an auto-renewable subscription (the price billed up
+    /// front, or the monthly plan's): new purchases and renewals on it pay it; an increase is told
+    /// to every subscriber who renews on that billing plan (and needs their consent when
     /// `consentRequired`). Returns the change and how many plans were told.
-    public func setPrice(_ price: Decimal, of productID: String, consentRequired: Bool) throws(StoreError) -> (
-        change: PriceChange, told: Int
-    ) {
+    public func setPrice(
+        _ price: Decimal, of productID: String, billingPlan: BillingPlan = .billedUpfront, consentRequired: Bool
+    ) throws(StoreError) -> (change: PriceChange, told: Int) {
         let product = try catalog.require(productID)
         guard product.autoRenew != nil else {
             throw StoreError.planRefused(.priceOfNonPlan(productID: product.id, kind: product.kind))
         }
         guard price >= 0 else { throw StoreError.planRefused(.negativePrice) }
-        let previous = try autoRenewal().product(productID)?.price ?? product.price
+        let current = try autoRenewal().product(productID) ?? product
+        let previous: Decimal
+        switch billingPlan {
+        case .billedUpfront: previous = current.price
+        case .monthly:
+            guard let monthly = current.autoRenew?.monthlyCommitmentPrice else {
+                throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id))
+            }
+            previous = monthly
+        }
         let change = PriceChange(
-            productID: productID, price: price, previous: previous, consentRequired: consentRequired, at: now())
+            productID: productID, billingPlan: billingPlan, price: price, previous: previous,
+            consentRequired: consentRequired, at: now())
         try settleAll()
         try priceBook.setPriceChange(change)
         try crashPoint(.priceChanged)

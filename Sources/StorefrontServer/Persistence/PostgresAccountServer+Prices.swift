@@ -8,7 +8,7 @@ extension PostgresAccountServer: PriceBook {
 
     public func setPriceChange(_ change: PriceChange) throws(StoreError) {
         try updateSetting("prices", lock: "prices", empty: [PriceChange]()) { stored in
-            stored.filter { $0.productID != change.productID } + [change]
+            stored.replacing(with: change)
         }
     }
 }
