@@ -226,8 +226,10 @@ public final class FamilySharing: SessionRole {
                 purchaseDate: now, device: session.deviceName, event: .familyShare, group: purchase.group, price: 0,
                 reference: purchase.transactionID, note: ReceiptNote.organizer(account: purchase.account).words
             )
-            // The share stands for the organizer's purchase: on its billing plan (M4).
+            // The share stands for the organizer's purchase: on its billing plan (M4), to the end
+            // of the plan's current period.
             share.commitment = purchase.commitment
+            share.expiresDate = purchase.expiresDate
             try session.server.add(share)
         }
         for share in held where !due.contains(where: { $0.transactionID == share.reference }) {
@@ -258,7 +260,10 @@ public final class FamilySharing: SessionRole {
         // group's original purchase, which resubscribes keep.
         for plan in try planBook.plans(account: family.organizer).values.sorted(by: { $0.group < $1.group })
         where shared(plan.productID) && plan.ended != .refunded {
-            if let start = receipt.first(where: { $0.transactionID == plan.originalTransactionID }) {
+            if var start = receipt.first(where: { $0.transactionID == plan.originalTransactionID }) {
+                // The share's transaction runs to the end of the plan's current period, as every
+                // auto-renewable transaction says when it expires.
+                start.expiresDate = plan.expiresDate
                 due.append(start)
             }
         }
