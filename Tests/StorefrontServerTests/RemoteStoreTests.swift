@@ -362,6 +362,12 @@ struct RemoteStoreTests {
             #expect(try kid.entitlements.status().owned.isEmpty)
             #expect(try kid.entitlements.status().plans.isEmpty)
             #expect(try kid.server.notifications(account: "kid").map(\.type) == ["REVOKE", "REVOKE"])
+            // Every account's notifications are the developer's to list, with no session; a
+            // device lists only its own accounts'.
+            let developer = try setup.device(port: port, name: "console", developer: true)
+            let listed = Set(try developer.notifications.all().map(\.account))
+            #expect(listed.isSuperset(of: ["mom", "kid"]), "\(listed)")
+            #expect(try eve.notifications.all().allSatisfy { $0.account == "eve" })
         }
     }
 
