@@ -198,7 +198,7 @@ struct SignedDataTests {
     }
 
     @Test(
-        "What waits for a commitment's end, judged by Apple's verifier: a family member's share of a monthly plan is MONTHLY like the organizer's purchase; an offer code redeemed in the commitment shows in the renewal info as the end's BILLED_UPFRONT renewal, not as the next month's offer; a price increase is not told to it; at the end the plan is billed up front on the code's offer"
+        "What waits for a commitment's end, judged by Apple's verifier: a family member's share of a monthly plan is MONTHLY like the organizer's purchase; an offer code redeemed in the commitment shows in the renewal info as the end's BILLED_UPFRONT renewal, not as the next month's offer; an increase of the monthly price is not told to it, as its commitment ends billed up front; at the end the plan is billed up front on the code's offer"
     )
     func commitmentWaits() throws {
         let session = try Session()
@@ -226,7 +226,9 @@ struct SignedDataTests {
         let code = try #require(
             (try session.object(["offer-codes", "create", "BACK", "--device", "phone"])["codes"] as? [String])?.first)
         try session.run(["redeem", code, "--device", "phone"]).expectSuccess()
-        try session.run(["price", "set", "y.all", "59.99", "--consent-required", "--device", "phone"]).expectSuccess()
+        try session.run([
+            "price", "set", "y.all", "5.99", "--billing", "monthly", "--consent-required", "--device", "phone",
+        ]).expectSuccess()
         let plan = try #require(
             (try session.object(["subscriptions", "--device", "phone"])["plans"] as? [[String: Any]])?.first)
         #expect(plan["priceIncrease"] == nil || plan["priceIncrease"] is NSNull, "not told: \(plan)")

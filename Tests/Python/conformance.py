@@ -19,8 +19,15 @@ notifications going to a receiver in this process. Then the properties are check
   6. one subscription group of one account keeps one originalTransactionId (resubscribes
      included), and every subscription transaction carries a webOrderLineItemId;
   7. a RESCIND_CONSENT's appData carries an app transaction Apple's verifier accepts, whose
-     appTransactionId Get App Transaction Info answers with the same customer.
+     appTransactionId Get App Transaction Info answers with the same customer;
+  8. every auto-renewable transaction has an expiresDate;
+  9. a commitment year (a third catalog, monthly plans with a 12-month commitment) follows Apple's
+     lifecycle of them: each commitment's months are numbered 1, 2, 3… with one price, a
+     commitmentPrice of twelve times it and a commitmentExpiresDate that moves only later (a billing
+     recovery); a failed month has no grace period; a price increase of the monthly plan names the
+     next commitment's price; and each account's story ends as the lifecycle says.
 
+The story runs on three catalogs; the third (written by this script) sells one-year plans monthly.
 Prints one JSON object: {"seed", "notifications": {TYPE: count}, "failures": [...]}; exits 1 when
 there is a failure, 2 when the story itself could not be told.
 """
@@ -152,6 +159,8 @@ class Store:
     """A server state folder, `storefront serve` over it, and devices of a client folder using it."""
 
     def __init__(self, binary, folder, catalog, database, receiver):
+        if callable(catalog):
+            catalog = catalog(folder)
         self.binary, self.folder, self.catalog = binary, folder, catalog
         os.makedirs(folder, exist_ok=True)
         self.server_state = os.path.join(folder, "server")
@@ -329,6 +338,171 @@ def one_time_story(store, rng, log):
     log.append("one-time story told")
 
 
+# MARK: A commitment year
+
+YEARLY = "com.storefront.yearly"
+
+
+def yearly_catalog(folder):
+    """Two one-year plans, each sold up front or monthly with a 12-month commitment."""
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "yearly.json")
+    plan = lambda id, title, price, rank, monthly: {
+        "id": id, "kind": "autoRenewableSubscription", "title": title, "price": price, "period": "P1Y",
+        "group": "yearly", "rank": rank, "unlocks": [id], "monthlyCommitmentPrice": monthly}
+    with open(path, "w") as file:
+        json.dump({"name": "Yearly", "bundleId": YEARLY, "currency": "EUR", "locale": "en_IE", "products": [
+            plan("y.all", "All Access (Yearly)", "49.99", 1, "4.99"),
+            plan("y.lite", "Lite (Yearly)", "19.99", 2, "1.99")]}, file)
+    return path
+
+
+def commitment_story(store, rng, log):
+    """Apple's lifecycle of monthly plans with a 12-month commitment, one account per row, all
+    bought monthly on 31 January 2026."""
+    dev = lambda *a, **k: store.cli(list(a), developer=True, **k)
+    on = lambda name, *a, **k: store.cli(list(a), device=name, **k)
+    advance = lambda text: dev("clock", "advance", text, json_out=False)
+    people = ("cy", "ed", "fa", "gi", "hu", "jo")
+    def settle():
+        for name in people:
+            on(name, "subscriptions")
+    dev("clock", "freeze", "2026-01-31T10:00:00Z", json_out=False)
+    dev("app", "set", "--bundle-id", YEARLY, "--app-apple-id", "5678", "--environment", "Sandbox", json_out=False)
+    for name in people:
+        on(name, "account", "signup", name, json_out=False)
+        on(name, "buy", "y.lite" if name == "fa" else "y.all", "--billing", "monthly", json_out=False)
+    advance(f"{29 + rng.randint(0, 2)}d")
+    settle()
+    # Month 2. cy turns auto-renew off and on; jo cancels for good (the months still come).
+    on("cy", "cancel", "y.all", json_out=False)
+    on("cy", "renew-on", "y.all", json_out=False)
+    on("jo", "cancel", "y.all", json_out=False)
+    # fa upgrades at once (the commitment ends); gi downgrades (it waits for the commitment's end).
+    on("fa", "buy", "y.all", json_out=False)
+    on("gi", "buy", "y.lite", json_out=False)
+    # A refund of a past month (ed's first) revokes that month only.
+    first = [e for e in on("ed", "receipt")["entries"] if e.get("event") == "purchase"][0]["id"]
+    store.cli(["refund", first], developer=True, device="ed", json_out=False)
+    advance("1mo")
+    settle()
+    # Month 3. The monthly price rises, with consent: cy agrees, ed declines.
+    dev("price", "set", "y.all", "5.49", "--billing", "monthly", "--consent-required", json_out=False)
+    on("cy", "price", "consent", "y.all", json_out=False)
+    on("ed", "price", "decline", "y.all", json_out=False)
+    # A refund of hu's current month ends the plan and its commitment.
+    current = [e for e in on("hu", "receipt")["entries"] if e.get("event") in ("purchase", "renewal")][-1]["id"]
+    store.cli(["refund", current], developer=True, device="hu", json_out=False)
+    advance(f"{55 + rng.randint(0, 5)}d")
+    settle()
+    # A month fails to bill: no grace period, even with grace on; recovered ten days later, the
+    # commitment's end moves ten days on.
+    dev("grace", "16d", json_out=False)
+    dev("billing", "fail", json_out=False)
+    advance("1mo")
+    settle()
+    advance("10d")
+    dev("billing", "ok", json_out=False)
+    settle()
+    dev("grace", "off", json_out=False)
+    # The commitments end: cy's renews into another at the new price, ed's ends (PRICE_INCREASE),
+    # jo's ends (VOLUNTARY), gi's turns into Lite billed up front.
+    advance("9mo")
+    settle()
+    # Billing retry that gives up after 90 days for a month of cy's new commitment.
+    dev("billing", "fail", json_out=False)
+    advance("1mo")
+    settle()
+    advance("95d")
+    settle()
+    dev("billing", "ok", json_out=False)
+    log.append("commitment story told")
+
+
+def money(milliunits):
+    return int(milliunits or 0)
+
+
+def commitment_checks(store, bodies, failures, counts):
+    """Property 9: the commitment fields across each account's history, and the lifecycle's rows."""
+    api = store.client(YEARLY)
+    where = "commitment"
+    originals, notes, months_checked, increases_checked = {}, [], 0, 0
+    for body in bodies:
+        raw = payload_of(json.loads(body)["signedPayload"])
+        data = raw.get("data", {})
+        if "signedTransactionInfo" not in data:
+            continue
+        transaction = payload_of(data["signedTransactionInfo"])
+        renewal = payload_of(data["signedRenewalInfo"]) if "signedRenewalInfo" in data else {}
+        originals[transaction["originalTransactionId"]] = True
+        notes.append((raw.get("notificationType"), raw.get("subtype"), transaction, renewal))
+    for original in sorted(originals):
+        everything = []
+        try:
+            revision = None
+            for _ in range(100):
+                page = api.get_transaction_history(original, revision, TransactionHistoryRequest(sort=Order.ASCENDING), GetTransactionHistoryVersion.V2)
+                everything += [payload_of(t) for t in page.signedTransactions or []]
+                if not page.hasMore:
+                    break
+                revision = page.revision
+        except APIException as error:
+            failures.append(f"{where}: history of {original}: {error.http_status_code} {error.raw_api_error}")
+            continue
+        monthly = [t for t in everything if t.get("billingPlanType") == "MONTHLY" and "commitmentInfo" in t and t["originalTransactionId"] == original]
+        months_checked += len(monthly)
+        run = []
+        for t in sorted(monthly, key=lambda t: t["purchaseDate"]):
+            info = t["commitmentInfo"]
+            number = info.get("billingPeriodNumber")
+            if money(info.get("commitmentPrice")) != 12 * money(t.get("price")):
+                failures.append(f"{where}: {t['transactionId']} has commitmentPrice {info.get('commitmentPrice')} for a month of {t.get('price')}")
+            if number == 1 or not run:
+                run = [t]
+                if number != 1:
+                    failures.append(f"{where}: {original}'s first month of a commitment is number {number}")
+                continue
+            last = run[-1]
+            if number != last["commitmentInfo"]["billingPeriodNumber"] + 1:
+                failures.append(f"{where}: {original} goes from month {last['commitmentInfo']['billingPeriodNumber']} to {number}")
+            if t.get("price") != last.get("price"):
+                failures.append(f"{where}: {original}'s month {number} costs {t.get('price')}, month 1 of its commitment {run[0].get('price')}")
+            if info.get("commitmentExpiresDate", 0) < last["commitmentInfo"].get("commitmentExpiresDate", 0):
+                failures.append(f"{where}: {original}'s commitmentExpiresDate moves earlier at month {number}")
+            if number > 12:
+                failures.append(f"{where}: {original} bills a month {number}")
+            run.append(t)
+        for t in everything:
+            if t.get("type") == "Auto-Renewable Subscription" and "expiresDate" not in t:
+                failures.append(f"{where}: {t['transactionId']} has no expiresDate")
+    # The rows of Apple's lifecycle, as the notifications say them.
+    for kind, subtype, transaction, renewal in notes:
+        title = kind + (f" ({subtype})" if subtype else "")
+        in_commitment = transaction.get("billingPlanType") == "MONTHLY"
+        if kind == "DID_FAIL_TO_RENEW" and in_commitment and (subtype or "gracePeriodExpiresDate" in renewal):
+            failures.append(f"{where}: {title} for a month of a commitment has a grace period")
+        info = renewal.get("commitmentInfo", {})
+        # Signed when sent: only a plan still in its commitment, renewing into another of its own.
+        if kind == "PRICE_INCREASE" and in_commitment and info.get("commitmentAutoRenewProductId") == transaction.get("productId"):
+            increases_checked += 1
+            if renewal.get("priceIncreaseStatus") is None or money(info.get("commitmentRenewalPrice")) != 5490 or money(renewal.get("renewalPrice")) != money(transaction.get("price")):
+                failures.append(f"{where}: {title} in a commitment: priceIncreaseStatus {renewal.get('priceIncreaseStatus')}, renewalPrice {renewal.get('renewalPrice')} (the month is {transaction.get('price')}), commitmentRenewalPrice {info.get('commitmentRenewalPrice')} (want 5490)")
+        if kind == "DID_CHANGE_RENEWAL_PREF" and subtype == "UPGRADE" and transaction.get("billingPlanType") != "BILLED_UPFRONT":
+            failures.append(f"{where}: an upgrade out of a commitment is billed {transaction.get('billingPlanType')}, not up front")
+    if months_checked < 24 or increases_checked == 0:
+        failures.append(f"{where}: only {months_checked} months of commitments and {increases_checked} price increases in one were there to check")
+    renewed_at_new_price = any(kind == "DID_RENEW" and t.get("commitmentInfo", {}).get("billingPeriodNumber") == 1 and money(t.get("price")) == 5490 for kind, _, t, _ in notes)
+    if not renewed_at_new_price:
+        failures.append(f"{where}: no commitment renewed into month 1 of another at the new price 5.49")
+    moved = [t for kind, subtype, t, _ in notes if kind == "DID_RENEW" and subtype == "BILLING_RECOVERY" and "commitmentInfo" in t]
+    if not moved:
+        failures.append(f"{where}: no month of a commitment recovered from billing retry")
+    for title in ("EXPIRED (PRICE_INCREASE)", "EXPIRED (VOLUNTARY)", "EXPIRED (BILLING_RETRY)", "REFUND", "DID_CHANGE_RENEWAL_PREF (UPGRADE)", "DID_CHANGE_RENEWAL_PREF (DOWNGRADE)", "PRICE_INCREASE (PENDING)", "PRICE_INCREASE (ACCEPTED)", "DID_FAIL_TO_RENEW", "DID_RENEW (BILLING_RECOVERY)"):
+        if not any(kind + (f" ({subtype})" if subtype else "") == title for kind, subtype, _, _ in notes):
+            failures.append(f"{where}: the story told no {title}")
+
+
 # MARK: The properties
 
 def judge(store, bundle, apple_id, bodies, failures, counts):
@@ -381,6 +555,8 @@ def judge(store, bundle, apple_id, bodies, failures, counts):
         if transaction and raw.get("notificationType") == "REVOKE":
             if transaction.get("inAppOwnershipType") != "FAMILY_SHARED" or "revocationDate" not in transaction:
                 failures.append(f"{where}: REVOKE carries {transaction.get('inAppOwnershipType')} without the member's revoked FAMILY_SHARED transaction")
+        if transaction and transaction.get("type") == "Auto-Renewable Subscription" and "expiresDate" not in transaction:
+            failures.append(f"{where}: its auto-renewable transaction {transaction['transactionId']} has no expiresDate")
         if transaction:
             original_ids.add(transaction["transactionId"])
     # History: every filter returns exactly what matches it, for each transaction seen.
@@ -536,6 +712,7 @@ def main():
         for name, catalog, story, bundle, apple_id in (
             ("selfies", os.path.join(root, "assets/selfies.json"), subscriptions_story, SELFIES, 1234),
             ("comics", os.path.join(root, "assets/catalog.json"), one_time_story, "com.storefront.comics", 4321),
+            ("yearly", yearly_catalog, commitment_story, YEARLY, 5678),
         ):
             receiver = Receiver()
             database = args.database[len(stores)] if len(args.database) > len(stores) else None
@@ -550,6 +727,8 @@ def main():
             judge(store, bundle, apple_id, list(receiver.bodies), failures, counts)
             if name == "selfies":
                 mass_extension_checks(store, failures, counts)
+            if name == "yearly":
+                commitment_checks(store, list(receiver.bodies), failures, counts)
     except StoryFailed as error:
         json.dump({"seed": seed, "story": log, "error": str(error), "notifications": counts, "failures": failures}, sys.stdout, indent=1)
         return 2

@@ -234,6 +234,16 @@ struct CommitmentTests {
     func refusals() throws {
         let state = TemporaryState()
         let store = try state.signedIn("ann", device: "phone", catalog: Self.catalog)
+        // A downgrade waiting for the commitment's end renews billed up front on another product:
+        // the monthly price of this one is not what it will pay.
+        let third = TemporaryState()
+        let leaving = try subscribed(third)
+        third.clock.set(utc(2026, 3, 15))
+        _ = try leaving.queue.buy("y.lite")
+        let (_, toldLeaving) = try leaving.plans.setPrice(
+            Decimal(string: "6.49")!, of: "y.all", billingPlan: .monthly, consentRequired: true)
+        let leavingPlan = try plan(leaving)
+        #expect(toldLeaving == 0 && leavingPlan.nextProductID == "y.lite" && leavingPlan.priceIncrease == nil)
         #expect(throws: StoreError.planRefused(.noMonthlyCommitment(productID: "y.lite"))) {
             try store.queue.buy("y.lite", billingPlan: .monthly)
         }
@@ -407,6 +417,16 @@ struct CommitmentTests {
         _ = try newcomer.queue.buy("y.all", billingPlan: .monthly)
         let bought = try newcomer.server.planLines(account: "bo").first
         #expect(bought?.price == Decimal(string: "5.99") && bought?.commitment?.number == 1)
+        // A downgrade waiting for the commitment's end renews billed up front on another product:
+        // the monthly price of this one is not what it will pay.
+        let third = TemporaryState()
+        let leaving = try subscribed(third)
+        third.clock.set(utc(2026, 3, 15))
+        _ = try leaving.queue.buy("y.lite")
+        let (_, toldLeaving) = try leaving.plans.setPrice(
+            Decimal(string: "6.49")!, of: "y.all", billingPlan: .monthly, consentRequired: true)
+        let leavingPlan = try plan(leaving)
+        #expect(toldLeaving == 0 && leavingPlan.nextProductID == "y.lite" && leavingPlan.priceIncrease == nil)
         #expect(throws: StoreError.planRefused(.noMonthlyCommitment(productID: "y.lite"))) {
             try agreeing.plans.setPrice(
                 Decimal(string: "2.00")!, of: "y.lite", billingPlan: .monthly, consentRequired: false)

@@ -62,10 +62,14 @@ public struct PlanState: Sendable, Equatable, Codable {
     /// The billing plan the plan's own product renews on: the one a change chose, else its own (a
     /// commitment renews into another, and a plan billed up front stays so).
     public var renewingBillingPlan: BillingPlan { nextBillingPlan ?? billingPlan }
-    /// The billing plan whose price the plan's own product renews at when the current period (or
-    /// commitment) ends: an offer bought for that renewal is billed up front, and so is what
-    /// follows it.
-    public var renewalBillingPlan: BillingPlan { pendingOffer != nil ? .billedUpfront : renewingBillingPlan }
+    /// The billing plan whose price the plan renews at when the current period (or commitment)
+    /// ends: an offer bought for that renewal is billed up front, and so is what follows it; a
+    /// commitment renews into another only on its own product.
+    public var renewalBillingPlan: BillingPlan {
+        if pendingOffer != nil { return .billedUpfront }
+        if let nextBillingPlan { return nextBillingPlan }
+        return commitment != nil && (nextProductID ?? productID) == productID ? .monthly : .billedUpfront
+    }
     /// The billing plan the current offer is configured on: the monthly plan's, when a
     /// commitment waits for the offer's end.
     public var offerBillingPlan: BillingPlan {
