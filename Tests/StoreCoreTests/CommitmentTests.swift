@@ -234,16 +234,6 @@ struct CommitmentTests {
     func refusals() throws {
         let state = TemporaryState()
         let store = try state.signedIn("ann", device: "phone", catalog: Self.catalog)
-        // A downgrade waiting for the commitment's end renews billed up front on another product:
-        // the monthly price of this one is not what it will pay.
-        let third = TemporaryState()
-        let leaving = try subscribed(third)
-        third.clock.set(utc(2026, 3, 15))
-        _ = try leaving.queue.buy("y.lite")
-        let (_, toldLeaving) = try leaving.plans.setPrice(
-            Decimal(string: "6.49")!, of: "y.all", billingPlan: .monthly, consentRequired: true)
-        let leavingPlan = try plan(leaving)
-        #expect(toldLeaving == 0 && leavingPlan.nextProductID == "y.lite" && leavingPlan.priceIncrease == nil)
         #expect(throws: StoreError.planRefused(.noMonthlyCommitment(productID: "y.lite"))) {
             try store.queue.buy("y.lite", billingPlan: .monthly)
         }
