@@ -68,7 +68,8 @@ public struct ScenarioStep: Equatable, Sendable {
         case makeCustomCode(offer: String, code: String, limit: Int)
         case redeem(String)
         /// O6: `price set "All Access (Weekly)" 2.49 consent-required`; `price consent|decline PRODUCT`.
-        case setPrice(String, Decimal, consentRequired: Bool)
+        /// `monthly` after the price sets the monthly price of a plan with a 12-month commitment.
+        case setPrice(String, Decimal, billingPlan: BillingPlan, consentRequired: Bool)
         /// O7: `refund-request "Night Shift" [not-received]` asks for a refund of the product's latest
         /// purchase; `refund-request approve|decline|reverse` answers the last one asked;
         /// `refund-policy approve|decline|manual` sets how this device's requests are answered.

@@ -222,7 +222,13 @@ public enum ScenarioParser {
             guard PriceText.isPlainDecimal(text), let price = Decimal(string: text) else {
                 throw Problem(message: "\"\(text)\" is not a price like 7.99")
             }
-            return .setPrice(product, price, consentRequired: w.count > 4 && lower[4] == "consent-required")
+            let options = lower.dropFirst(4)
+            if let unknown = options.first(where: { $0 != "consent-required" && $0 != "monthly" }) {
+                throw Problem(message: "\"\(unknown)\" is not monthly or consent-required")
+            }
+            return .setPrice(
+                product, price, billingPlan: options.contains("monthly") ? .monthly : .billedUpfront,
+                consentRequired: options.contains("consent-required"))
         case ("billing", _):
             let text = try word(1, "ok or fail")
             do { return .billing(failing: try BillingSetting.failing(parsing: text)) } catch {

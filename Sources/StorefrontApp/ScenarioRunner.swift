@@ -181,9 +181,12 @@ public final class ScenarioRunner {
                 lastTransaction = try store.queue.buy(
                     product.id, offer: PromotionalOfferRequest(offerID: offer, signature: signature))
             }
-        case .setPrice(let name, let price, let consentRequired):
+        case .setPrice(let name, let price, let billingPlan, let consentRequired):
             let product = try product(name, line: step.line)
-            try attempt { _ = try store.plans.setPrice(price, of: product.id, consentRequired: consentRequired) }
+            try attempt {
+                _ = try store.plans.setPrice(
+                    price, of: product.id, billingPlan: billingPlan, consentRequired: consentRequired)
+            }
         case .refundRequest(let name, let reason):
             let product = try product(name, line: step.line)
             try attempt {

@@ -54,7 +54,7 @@ struct ScenarioTests {
     }
 
     @Test(
-        "M4 the commitment year on assets/yearly.json passes headless: twelve monthly payments, a failed month with no grace, its recovery moving the commitment's end, a cancel that lets the months run out"
+        "M4 the commitment year on assets/yearly.json passes headless: twelve monthly payments, a failed month with no grace, its recovery moving the commitment's end, a rise of the monthly price agreed to for the next commitment, a cancel that lets the months run out"
     )
     func commitmentYear() throws {
         let text = try String(
@@ -62,7 +62,7 @@ struct ScenarioTests {
             encoding: .utf8)
         let result = try runScenario(text, file: "commitment-year.scenario", catalog: "yearly.json")
         #expect(result.error == nil, "\(String(describing: result.error))")
-        #expect(result.expectations.count >= 6)
+        #expect(result.expectations.count >= 8)
         for expectation in result.expectations where !expectation.passed {
             Issue.record("\(expectation.line): \(expectation.text) — \(expectation.detail ?? "")")
         }
@@ -173,6 +173,9 @@ struct ScenarioTests {
         )
         #expect(throws: ScenarioError.self) {
             try ScenarioParser.parse("retention answer switch y.all weekly", file: "s.scenario")
+        }
+        #expect(throws: ScenarioError.self) {
+            try ScenarioParser.parse("price set y.all 5.49 weekly", file: "s.scenario")
         }
     }
 
