@@ -34,8 +34,6 @@ public final class AccountService: Sendable {
     /// The real time sessions expire by, and how long a new one lasts (the developer's setting).
     let realNow: @Sendable () -> Date
     let sessionLifetime: TimeInterval
-    /// The server's catalog, that customers' lines are held against (nil: not checked).
-    let catalog: Catalog?
     public static let path = AccountWire.path
 
     public init(
@@ -44,9 +42,8 @@ public final class AccountService: Sendable {
         signer: (any DeviceSigning)? = nil, desk: (any PurchaseDesk)? = nil,
         sold: Set<String>? = nil, logger: Logger = Logger(label: "storefront-serve"),
         realNow: @escaping @Sendable () -> Date = Date.init,
-        sessionLifetime: TimeInterval = DeviceSessionInfo.defaultLifetime, catalog: Catalog? = nil
+        sessionLifetime: TimeInterval = DeviceSessionInfo.defaultLifetime
     ) {
-        self.catalog = catalog
         self.logger = logger
         self.realNow = realNow
         self.sessionLifetime = sessionLifetime
@@ -108,8 +105,7 @@ public final class AccountService: Sendable {
             let context = AccountCallContext(
                 accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate,
                 client: client,
-                signer: signer, desk: desk, sold: sold, sessionExpiry: now.addingTimeInterval(sessionLifetime),
-                lineCheck: catalog.map(LineCheck.init)
+                signer: signer, desk: desk, sold: sold, sessionExpiry: now.addingTimeInterval(sessionLifetime)
             )
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)

@@ -54,7 +54,7 @@ public final class ServedStore: @unchecked Sendable {
             developerToken: { DeveloperToken.read(tokenFile) },
             signer: settler, desk: settler, sold: Set(factory.catalog.products.map(\.id)), logger: logger,
             realNow: realNow,
-            sessionLifetime: sessionLifetime, catalog: factory.catalog
+            sessionLifetime: sessionLifetime
         )
         courier = try store.notifications.courier()
         let deliveryDue = deliveryDue
@@ -92,6 +92,8 @@ public protocol PurchaseDesk: Sendable {
     func settlePurchase(_ ask: PurchaseAsk) throws(StoreError)
     func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry]
     func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState
+    func fileRefundRequest(_ ask: RefundAsk) throws(StoreError) -> String
+    func settleFamily(of account: String) throws(StoreError)
 }
 
 /// Settles one account at a time through the one store, signs its devices' data (S1), and grants
@@ -148,6 +150,14 @@ final class Settler: DeviceSigning, PurchaseDesk, @unchecked Sendable {
 
     func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState {
         try withStore { store throws(StoreError) in try store.plans.apply(ask) }
+    }
+
+    func fileRefundRequest(_ ask: RefundAsk) throws(StoreError) -> String {
+        try withStore { store throws(StoreError) in try store.refunds.file(ask) }
+    }
+
+    func settleFamily(of account: String) throws(StoreError) {
+        try withStore { store throws(StoreError) in try store.family.reconcileFamily(of: account) }
     }
 
     func rootCertificate() throws(StoreError) -> Data {

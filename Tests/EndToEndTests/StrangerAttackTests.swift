@@ -146,7 +146,7 @@ struct StrangerAttackTests {
     }
 
     @Test(
-        "W9 forged purchase lines: a period at no price under no offer that runs to 2100, a negative price and a consumable's kind for a plan, a purchase naming another account's original transaction, and any renewal, cancel, expiry or price consent a device writes itself: each is refused, and the stranger's own receipt and signed data hold only what the catalog allows",
+        "W9 forged purchase lines: a period at no price under no offer that runs to 2100, a negative price and a consumable's kind for a plan, a purchase naming another account's original transaction, and any renewal, cancel, expiry, price consent, refund request, family share or consumption answer a device writes itself: each is refused, and the stranger's own receipt and signed data hold only what the catalog allows",
         arguments: Backend.allCases)
     func forgedLines(backend: Backend) throws {
         let scene = try Subscribed(backend: backend)
@@ -173,11 +173,15 @@ struct StrangerAttackTests {
         let forever = try #require(ISO8601DateFormatter().date(from: "2100-01-01T00:00:00Z"))
         var stolen = line("9000000000000003", price: 4.99, expires: now.addingTimeInterval(7 * 86_400))
         stolen.reference = scene.vicsOriginal
-        // W9: what the App Store decides of a plan (a renewal, a cancel, an expiry, a price consent)
-        // is written by the server only, however plausible the line.
-        let decided = [ReceiptEvent.renewal, .cancel, .expire, .priceConsent, .billingRecovered].enumerated().map {
-            index, event in
-            var decided = line("900000000000010\(index)", price: 1.99, expires: now.addingTimeInterval(86_400))
+        // W9: what the App Store decides (a renewal, a cancel, an expiry, a price consent, a refund
+        // request, a family share or its revocation, consumption information) is written by the
+        // server only, however plausible the line.
+        let events: [ReceiptEvent] = [
+            .renewal, .cancel, .expire, .priceConsent, .billingRecovered, .refundRequest, .familyShare, .familyRevoke,
+            .consumptionInfo,
+        ]
+        let decided = events.enumerated().map { index, event in
+            var decided = line("90000000000001\(10 + index)", price: 1.99, expires: now.addingTimeInterval(86_400))
             decided.event = event
             return ("addPlanLines", AddLines(account: "eve", expected: [:], lines: [decided]))
                 as (String, any Encodable)
@@ -200,6 +204,25 @@ struct StrangerAttackTests {
             let answer = try scene.wire.call(method, request, session: scene.eveSession)
             let error = answer.body["error"] as? [String: Any]
             #expect(answer.status == 400 && error?["kind"] as? String == "refused", "\(method): \(answer)")
+        }
+        // A refund request is an ask the server checks: none for another account, none of the
+        // victim's purchase under her own.
+        let refunds: [(String, RefundAsk, Int, String)] = [
+            (
+                "for another account",
+                RefundAsk(account: "vic", transactionID: scene.vicsOriginal, reason: .other, device: "raw"), 401,
+                "session"
+            ),
+            (
+                "of the victim's purchase",
+                RefundAsk(account: "eve", transactionID: scene.vicsOriginal, reason: .other, device: "raw"), 400,
+                "unknownTransaction"
+            ),
+        ]
+        for (what, ask, status, kind) in refunds {
+            let answer = try scene.wire.call("fileRefundRequest", ask, session: scene.eveSession)
+            let error = answer.body["error"] as? [String: Any]
+            #expect(answer.status == status && error?["kind"] as? String == kind, "\(what): \(answer)")
         }
         let receipt = try scene.eve.object(["receipt"])
         #expect((receipt["entries"] as? [Any])?.count == 0, "\(receipt)")

@@ -76,6 +76,11 @@ public protocol TeamConnection: AnyObject, Sendable {
     /// A customer's action on a plan (cancel, renewal back on, expire or renew now, a price
     /// increase answered), applied by the server with its own rules (W9); the plan after it.
     func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState
+    /// A customer's refund request, checked and filed by the server (W9); the request's id.
+    func fileRefundRequest(_ ask: RefundAsk) throws(StoreError) -> String
+    /// The shares and revocations `account`'s family calls for (or, out of a family, the account's
+    /// own revocations), written by the server from its records (W9).
+    func settleFamily(of account: String) throws(StoreError)
 }
 
 /// Where the server is, and whether anything in it changed.

@@ -67,7 +67,7 @@ public final class FamilySharing: SessionRole {
             return index
         }
         try crashPoint(.familyChanged)
-        try reconcileIfReachable(user, families: families)
+        try putRight([user], asking: user, families: families)
         return families[index]
     }
 
@@ -91,7 +91,7 @@ public final class FamilySharing: SessionRole {
             return index
         }
         try crashPoint(.familyChanged)
-        try reconcileIfReachable(member, families: families)
+        try putRight([member], asking: user, families: families)
         return families[index]
     }
 
@@ -143,7 +143,7 @@ public final class FamilySharing: SessionRole {
             return index
         }
         try crashPoint(.familyChanged)
-        for member in families[index].members { try reconcileIfReachable(member, families: families) }
+        try putRight(families[index].members, asking: user, families: families)
         return families[index]
     }
 
@@ -166,11 +166,36 @@ public final class FamilySharing: SessionRole {
 
     // MARK: Reconciling
 
-    /// `reconcileFamily`, where the account server lets this device read the family's receipts: a
-    /// remote server answers a device for its own accounts only (W6), so there the family is put
-    /// right by a store that reaches every account (the serving machine's own state folder).
+    /// `reconcileFamily` where the records are kept. A team device asks its server (W9), which
+    /// reaches every account and writes the shares and revocations itself: a device reads only its
+    /// own accounts (W6) and writes no line.
     func reconcileFamilyIfReachable(of account: String) throws(StoreError) {
-        try ifReachable { () throws(StoreError) in try reconcileFamily(of: account) }
+        guard let team = keeper.team else {
+            try ifReachable { () throws(StoreError) in try reconcileFamily(of: account) }
+            return
+        }
+        // Read first, as a screen tick does: an account in no family that holds no share has
+        // nothing to put right, and asks nothing that would write.
+        guard try familyStore.hasFamilies() else { return }
+        if try !familyStore.families().contains(where: { $0.concerns(account) }) {
+            let receipt = try ledger.receipt(account: account)
+            let revoked = Set(receipt.compactMap { $0.event == .familyRevoke ? $0.reference : nil })
+            guard receipt.contains(where: { $0.event == .familyShare && !revoked.contains($0.transactionID) }) else {
+                return
+            }
+        }
+        try team.settleFamily(of: account)
+    }
+
+    /// After a family change by `caller`: `members`' shares put right here, or the caller's family
+    /// put right by the team's server. A member taken out by the organizer is put right there at
+    /// their own next ask, or by the server's pass over the families.
+    private func putRight(_ members: [String], asking caller: String, families: [Family]) throws(StoreError) {
+        if let team = keeper.team {
+            try team.settleFamily(of: caller)
+            return
+        }
+        for member in members { try reconcileIfReachable(member, families: families) }
     }
 
     /// Runs `body`, taking a remote server's refusal to show this device another account (W6) as

@@ -7,7 +7,7 @@
 import Foundation
 
 /// Why the customer asks (the refund request sheet's choices; Apple's consumptionRequestReason).
-public enum RefundReason: String, Sendable, CaseIterable {
+public enum RefundReason: String, Sendable, CaseIterable, Codable {
     case unintended = "UNINTENDED_PURCHASE"
     case fulfillment = "FULFILLMENT_ISSUE"
     case unsatisfied = "UNSATISFIED_WITH_PURCHASE"
@@ -108,6 +108,24 @@ public struct RefundRequest: Sendable, Equatable {
     }
 }
 
+/// A customer's refund request as the App Store takes it (W9): the purchase (or plan period) by
+/// its full id, and why. Where the records are kept `Refunds.file` checks and records it; a team
+/// device asks its server, and never writes the request line itself.
+public struct RefundAsk: Sendable, Equatable, Codable {
+    public var account: String
+    public var transactionID: String
+    public var reason: RefundReason
+    /// The device that asked, named on the line.
+    public var device: String
+
+    public init(account: String, transactionID: String, reason: RefundReason, device: String) {
+        self.account = account
+        self.transactionID = transactionID
+        self.reason = reason
+        self.device = device
+    }
+}
+
 public final class Refunds: SessionRole {
     let session: DeviceSession
     let plans: Plans
@@ -137,13 +155,13 @@ public final class Refunds: SessionRole {
     }
 
     /// The customer asks for a refund of a purchase or plan period of theirs (by id or a unique
-    /// prefix of 4+ characters). The device's policy answers at once unless it is `manual`.
+    /// prefix of 4+ characters): filed here, or by the team's server (W9). The device's policy
+    /// answers at once unless it is `manual`.
     public func request(_ id: String, reason: RefundReason) throws(StoreError) -> RefundRequest {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         // Q7: the refund request sheet can fail as StoreKit's does.
         try failIfSimulated(.refundRequestSheet)
         return try withDeviceLock { () throws(StoreError) -> RefundRequest in
-            try plans.settle(account: user)
             let receipt = try ledger.receipt(account: user)
             guard
                 let purchase = try ReceiptEntry.named(
@@ -151,31 +169,53 @@ public final class Refunds: SessionRole {
             else {
                 throw StoreError.unknownTransaction(id)
             }
-            guard purchase.event != .familyShare else {
-                throw StoreError.refundRefused(.sharedByOrganizer(transactionID: purchase.transactionID))
-            }
-            guard purchase.kind != .nonRenewingSubscription else {
-                throw StoreError.refundRefused(.nonRenewing(transactionID: purchase.transactionID))
-            }
-            let current = RefundRequest.current(of: purchase.transactionID, in: RefundRequest.all(in: receipt))
-            if ReceiptEntry.revoked(in: receipt).contains(purchase.transactionID) {
-                throw StoreError.refundRefused(.refundedAlready(transactionID: purchase.transactionID))
-            }
-            if current?.state == .pending {
-                throw StoreError.refundRefused(.requestWaiting(transactionID: purchase.transactionID))
-            }
-            var line = line(.refundRequest, about: purchase)
-            line.meaning = .refundReason(reason.rawValue)
-            try session.server.add(line)
+            let ask = RefundAsk(
+                account: user, transactionID: purchase.transactionID, reason: reason, device: session.deviceName)
+            let requestID: String
+            if let team = keeper.team { requestID = try team.fileRefundRequest(ask) } else { requestID = try file(ask) }
             try device.setSetting(.refundAwaitingPolicy, purchase.transactionID)
             try crashPoint(.refundRequested)
             try applyPolicy()
             let requests = try requests()
-            guard let made = requests.first(where: { $0.requestID == line.transactionID }) else {
+            guard let made = requests.first(where: { $0.requestID == requestID }) else {
                 throw StoreError.refundRefused(.requestNotRecorded(transactionID: purchase.transactionID))
             }
             return made
         }
+    }
+
+    /// Files a customer's refund request where the records are kept, after the renewals the
+    /// clock has passed: the App Store's checks, then the request line; its id.
+    public func file(_ ask: RefundAsk) throws(StoreError) -> String {
+        try Accounts.validate(accountName: ask.account)
+        try StateDirectory.validate(device: ask.device)
+        try plans.settle(account: ask.account)
+        let receipt = try ledger.receipt(account: ask.account)
+        guard
+            let purchase = receipt.first(where: {
+                $0.transactionID == ask.transactionID && $0.isTransaction && $0.event != .change
+            })
+        else {
+            throw StoreError.unknownTransaction(ask.transactionID)
+        }
+        guard purchase.event != .familyShare else {
+            throw StoreError.refundRefused(.sharedByOrganizer(transactionID: purchase.transactionID))
+        }
+        guard purchase.kind != .nonRenewingSubscription else {
+            throw StoreError.refundRefused(.nonRenewing(transactionID: purchase.transactionID))
+        }
+        let current = RefundRequest.current(of: purchase.transactionID, in: RefundRequest.all(in: receipt))
+        if ReceiptEntry.revoked(in: receipt).contains(purchase.transactionID) {
+            throw StoreError.refundRefused(.refundedAlready(transactionID: purchase.transactionID))
+        }
+        if current?.state == .pending {
+            throw StoreError.refundRefused(.requestWaiting(transactionID: purchase.transactionID))
+        }
+        var line = line(.refundRequest, about: purchase)
+        line.device = ask.device
+        line.meaning = .refundReason(ask.reason.rawValue)
+        try session.server.add(line)
+        return line.transactionID
     }
 
     /// Answers the request this device made and left waiting for its policy (after a crash, at start).

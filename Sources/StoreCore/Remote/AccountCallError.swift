@@ -34,6 +34,7 @@ package struct AccountCallError: Codable, Sendable {
         case .offerRefused(let refusal): (kind, offer) = ("offerRefused", refusal)
         case .familyRefused(let refusal): (kind, family) = ("familyRefused", refusal)
         case .refundRefused(let refusal): (kind, refund) = ("refundRefused", refusal)
+        case .unknownTransaction(let id): (kind, self.name) = ("unknownTransaction", id)
         case .developerOnly(_, let action):
             (kind, self.name) = ("developer", action)
             text = "only the developer may \(action): the call needs the server's developer token"
@@ -71,6 +72,7 @@ package struct AccountCallError: Codable, Sendable {
         case "session": .sessionRefused(server: server, reason: text)
         case "familyRefused": family.map(StoreError.familyRefused) ?? .storage(path: server, reason: text)
         case "refundRefused": refund.map(StoreError.refundRefused) ?? .storage(path: server, reason: text)
+        case "unknownTransaction": .unknownTransaction(name ?? "")
         case "developer": .developerOnly(server: server, action: name ?? "do that")
         case "throttled": .throttled(seconds: name.flatMap(Int.init) ?? 5)
         case "refused": .refusedByServer(name ?? text)

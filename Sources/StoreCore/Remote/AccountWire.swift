@@ -87,6 +87,11 @@ public enum AccountWire {
     package static let settlePlans = Method<String, [ReceiptEntry]>(
         "settlePlans", access: { .account($0, familyReads: true) })
     package static let actOnPlan = Method<PlanAsk, PlanState>("actOnPlan", access: { .account($0.account) })
+    /// A customer's refund request, checked and filed by the server.
+    package static let fileRefundRequest = Method<RefundAsk, String>(
+        "fileRefundRequest", access: { .account($0.account) })
+    /// The shares an account's family calls for, written by the server.
+    package static let settleFamily = Method<String, Bool>("settleFamily", access: { .account($0) })
     /// How many uses a key has: a win-back offer's, its account's to know (W6); a code's or a
     /// nonce's, anyone's who holds it.
     package static let claims = Method<String, Int>(

@@ -157,6 +157,10 @@ extension RemoteAccountServer: AccountDirectory {
         try call(W.settlePlans, account)
     }
     public func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState { try call(W.actOnPlan, ask) }
+    public func fileRefundRequest(_ ask: RefundAsk) throws(StoreError) -> String {
+        try call(W.fileRefundRequest, ask)
+    }
+    public func settleFamily(of account: String) throws(StoreError) { _ = try call(W.settleFamily, account) }
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
         try call(W.deviceSessions, account)
     }

@@ -29,17 +29,12 @@ final class AccountCallContext: @unchecked Sendable {
     let sold: Set<String>?
     /// When a session made by this call stops standing for its account (real time).
     let sessionExpiry: Date
-    /// What a customer's lines are held against; nil where the server keeps no catalog.
-    let lineCheck: LineCheck?
-
     init(
         accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher,
         gate: SignInGate, client: String,
         signer: (any DeviceSigning)? = nil, desk: (any PurchaseDesk)? = nil, sold: Set<String>? = nil,
-        sessionExpiry: Date = Date().addingTimeInterval(DeviceSessionInfo.defaultLifetime),
-        lineCheck: LineCheck? = nil
+        sessionExpiry: Date = Date().addingTimeInterval(DeviceSessionInfo.defaultLifetime)
     ) {
-        self.lineCheck = lineCheck
         self.sessionExpiry = sessionExpiry
         self.signer = signer
         self.desk = desk
@@ -55,28 +50,23 @@ final class AccountCallContext: @unchecked Sendable {
 
     func isCaller(_ account: String) -> Bool { accounts.contains(account.lowercased()) }
 
+    /// Every line is the App Store's to write (W9), so a customer's device writes none: the server
+    /// settles purchases, changes of plan and upgrades' credits (`settlePurchase`), renewals,
+    /// billing and expiries (`settlePlans`), a plan's cancel, renewal turned back on and price
+    /// consent (`actOnPlan`), refund requests (`fileRefundRequest`) and family shares
+    /// (`settleFamily`). Only the developer's token writes lines: the answers that stand for the
+    /// App Store (refunds, extensions) and the developer's tools.
+    func checkLines(_ lines: [ReceiptEntry], server: any RecordKeeping) throws(StoreError) {
+        try checkSold(lines)
+        guard !isDeveloper, let decided = lines.first else { return }
+        throw StoreError.refusedByServer(
+            "a line of \(decided.productID) (\(decided.event.rawValue)): the server writes those itself")
+    }
+
     /// A new purchase (or a change to another plan) of a product the server's catalog does not
     /// sell is refused: the device runs on another catalog than the server, and what the server
     /// would sign and notify would name a product its app does not have. Lines of plans already
     /// on the receipt (renewals, cancels, refunds) are not asked about.
-    /// A customer's lines, held against the server's catalog and records (`LineCheck`); the
-    /// developer's are the App Store's answers.
-    /// What the App Store decides is the server's to write (W9): purchases, changes of plan and
-    /// upgrades' credits (`settlePurchase`), renewals, billing and expiries (`settlePlans`), and a
-    /// plan's cancel, renewal turned back on and price consent (`actOnPlan`). A customer's device
-    /// writes only its refund requests, consumption answers and family shares, held by `LineCheck`.
-    static let customersLines: Set<ReceiptEvent> = [.refundRequest, .consumptionInfo, .familyShare, .familyRevoke]
-
-    func checkLines(_ lines: [ReceiptEntry], server: any RecordKeeping) throws(StoreError) {
-        try checkSold(lines)
-        guard !isDeveloper else { return }
-        if let decided = lines.first(where: { !Self.customersLines.contains($0.event) }) {
-            throw StoreError.refusedByServer(
-                "a line of \(decided.productID) (\(decided.event.rawValue)): the server writes those itself")
-        }
-        try lineCheck?.check(lines, server: server)
-    }
-
     func checkSold(_ lines: [ReceiptEntry]) throws(StoreError) {
         guard let sold else { return }
         if let line = lines.first(where: { [.purchase, .change].contains($0.event) && !sold.contains($0.productID) }) {

@@ -124,6 +124,13 @@ extension AccountPerformers {
         registry.on(W.actOnPlan) { _, ask, call in
             try desk(call).actOnPlan(ask)
         }
+        registry.on(W.fileRefundRequest) { _, ask, call in
+            try desk(call).fileRefundRequest(ask)
+        }
+        registry.on(W.settleFamily) { _, account, call in
+            try desk(call).settleFamily(of: account)
+            return true
+        }
         registry.on(W.claims) {
             try $0.claims($1)
         }
