@@ -182,6 +182,41 @@ struct CatalogTests {
         #expect(try CatalogLoader.load(contentsOf: file, imagesRequired: true).warnings.isEmpty)
     }
 
+    @Test(
+        "C5 the entry of a refusal comes from the decoder's coding path, with the product's id: a nested offer's, a random comic's; a whole number may be written 5.0, never true"
+    )
+    func entriesFromCodingPaths() throws {
+        let plan =
+            #"{"id":"s","kind":"autoRenewableSubscription","title":"S","price":"1","period":"P1M","group":"g","#
+        let cases = [
+            (
+                #"{"products":["# + plan
+                    + #""winBackOffers":[{"id":"w","mode":"freeTrial","period":"P1M"},{"id":"x","mode":"bogus"}]}]}"#,
+                #"c.json: products[0] "s" winBackOffers[1]: "mode" must be one of"#
+            ),
+            (
+                #"{"products":["# + plan + #""introOffer":{"mode":"payUpFront","period":"P1M","price":1}}]}"#,
+                #"c.json: products[0] "s" introOffer: price must be a string"#
+            ),
+            (
+                #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"1","quantity":true}]}"#,
+                #"c.json: products[0] "p": "quantity" must be a whole number"#
+            ),
+            (
+                #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"1"}],"randomComics":[{"id":"r"},7]}"#,
+                "c.json: randomComics[1]: must be an object"
+            ),
+        ]
+        for (json, words) in cases {
+            #expect(throws: CatalogError.self) { try CatalogLoader.parse(Data(json.utf8), fileName: "c.json") }
+            do { _ = try CatalogLoader.parse(Data(json.utf8), fileName: "c.json") } catch {
+                #expect(error.description.hasPrefix(words), "\(error.description)")
+            }
+        }
+        let whole = #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"1","quantity":5.0}]}"#
+        #expect(try CatalogLoader.parse(Data(whole.utf8), fileName: "c.json").0.products[0].quantity == 5)
+    }
+
     @Test("unknown keys are ignored with a warning")
     func unknownKeys() throws {
         let json = #"{"colour":"red","products":[{"id":"p","kind":"consumable","title":"P","price":"1","qty":3}]}"#
