@@ -25,7 +25,8 @@ notifications going to a receiver in this process. Then the properties are check
      lifecycle of them: each commitment's months are numbered 1, 2, 3… with one price, a
      commitmentPrice of twelve times it and a commitmentExpiresDate that moves only later (a billing
      recovery); a failed month has no grace period; a price increase of the monthly plan names the
-     next commitment's price; and each account's story ends as the lifecycle says.
+     next commitment's price in the renewal info Get All Subscription Statuses signs; and each
+     account's story ends as the lifecycle says.
 
 The story runs on three catalogs; the third (written by this script) sells one-year plans monthly.
 Prints one JSON object: {"seed", "notifications": {TYPE: count}, "failures": [...]}; exits 1 when
@@ -390,6 +391,16 @@ def commitment_story(store, rng, log):
     dev("price", "set", "y.all", "5.49", "--billing", "monthly", "--consent-required", json_out=False)
     on("cy", "price", "consent", "y.all", json_out=False)
     on("ed", "price", "decline", "y.all", json_out=False)
+    # The renewal info as Get All Subscription Statuses signs it now, in the commitment (a
+    # notification is signed when it is sent, which may be after the commitment ended).
+    api = store.client(YEARLY)
+    headers = dict(api._get_headers())
+    store.increases = {}
+    for name in ("cy", "ed"):
+        plan = on(name, "subscriptions")["plans"][0]
+        answer = requests.get(f"{store.base}/inApps/v1/subscriptions/{plan['originalTransaction']}", headers=headers, timeout=60)
+        last = answer.json()["data"][0]["lastTransactions"][0] if answer.status_code == 200 else {}
+        store.increases[name] = (payload_of(last["signedRenewalInfo"]) if last else {}, payload_of(last["signedTransactionInfo"]) if last else {})
     # A refund of hu's current month ends the plan and its commitment.
     current = [e for e in on("hu", "receipt")["entries"] if e.get("event") in ("purchase", "renewal")][-1]["id"]
     store.cli(["refund", current], developer=True, device="hu", json_out=False)
@@ -427,7 +438,7 @@ def commitment_checks(store, bodies, failures, counts):
     """Property 9: the commitment fields across each account's history, and the lifecycle's rows."""
     api = store.client(YEARLY)
     where = "commitment"
-    originals, notes, months_checked, increases_checked = {}, [], 0, 0
+    originals, notes, months_checked = {}, [], 0
     for body in bodies:
         raw = payload_of(json.loads(body)["signedPayload"])
         data = raw.get("data", {})
@@ -482,16 +493,18 @@ def commitment_checks(store, bodies, failures, counts):
         in_commitment = transaction.get("billingPlanType") == "MONTHLY"
         if kind == "DID_FAIL_TO_RENEW" and in_commitment and (subtype or "gracePeriodExpiresDate" in renewal):
             failures.append(f"{where}: {title} for a month of a commitment has a grace period")
-        info = renewal.get("commitmentInfo", {})
-        # Signed when sent: only a plan still in its commitment, renewing into another of its own.
-        if kind == "PRICE_INCREASE" and in_commitment and info.get("commitmentAutoRenewProductId") == transaction.get("productId"):
-            increases_checked += 1
-            if renewal.get("priceIncreaseStatus") is None or money(info.get("commitmentRenewalPrice")) != 5490 or money(renewal.get("renewalPrice")) != money(transaction.get("price")):
-                failures.append(f"{where}: {title} in a commitment: priceIncreaseStatus {renewal.get('priceIncreaseStatus')}, renewalPrice {renewal.get('renewalPrice')} (the month is {transaction.get('price')}), commitmentRenewalPrice {info.get('commitmentRenewalPrice')} (want 5490)")
         if kind == "DID_CHANGE_RENEWAL_PREF" and subtype == "UPGRADE" and transaction.get("billingPlanType") != "BILLED_UPFRONT":
             failures.append(f"{where}: an upgrade out of a commitment is billed {transaction.get('billingPlanType')}, not up front")
-    if months_checked < 24 or increases_checked == 0:
-        failures.append(f"{where}: only {months_checked} months of commitments and {increases_checked} price increases in one were there to check")
+    if months_checked < 24:
+        failures.append(f"{where}: only {months_checked} months of commitments were there to check")
+    # A price increase of the monthly plan, agreed to (cy) and declined (ed), as the statuses said
+    # in the commitment: the month's renewal price, the next commitment's at the new price.
+    for name, status in (("cy", 1), ("ed", 0)):
+        renewal, transaction = getattr(store, "increases", {}).get(name, ({}, {}))
+        info = renewal.get("commitmentInfo", {})
+        if (renewal.get("priceIncreaseStatus") != status or money(info.get("commitmentRenewalPrice")) != 5490
+                or money(renewal.get("renewalPrice")) != money(transaction.get("price")) or transaction.get("billingPlanType") != "MONTHLY"):
+            failures.append(f"{where}: {name}'s renewal info after the monthly increase: priceIncreaseStatus {renewal.get('priceIncreaseStatus')} (want {status}), renewalPrice {renewal.get('renewalPrice')} (the month is {transaction.get('price')}), commitmentRenewalPrice {info.get('commitmentRenewalPrice')} (want 5490)")
     renewed_at_new_price = any(kind == "DID_RENEW" and t.get("commitmentInfo", {}).get("billingPeriodNumber") == 1 and money(t.get("price")) == 5490 for kind, _, t, _ in notes)
     if not renewed_at_new_price:
         failures.append(f"{where}: no commitment renewed into month 1 of another at the new price 5.49")
