@@ -25,7 +25,7 @@ struct PriceCommand: ParsableCommand {
                     text: changes.isEmpty
                         ? "the catalog's prices (`storefront price set PRODUCT PRICE` changes one)"
                         : changes.map { change in
-                            "\(change.productID)\(change.plan == .monthly ? " monthly" : "")  \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
+                            "\(changeName(change))  \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
                                 + "\(change.consentRequired ? "  consent required" : "")  since \(context.isoText(change.at))"
                         }.joined(separator: "\n")
                 )
@@ -66,7 +66,7 @@ struct PriceCommand: ParsableCommand {
                     Decimal(string: price)!, of: try context.productID(product),
                     billingPlan: billing == "monthly" ? .monthly : .billedUpfront, consentRequired: consentRequired)
                 var text =
-                    "\(change.productID)\(change.plan == .monthly ? " monthly" : ""): \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
+                    "\(changeName(change)): \(PriceFormatter.plain(change.previous)) → \(PriceFormatter.plain(change.price))"
                 if change.isIncrease {
                     text +=
                         "; \(told) subscriber\(told == 1 ? "" : "s") told"
@@ -111,6 +111,11 @@ extension PriceAnswerCommand {
                 text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
         }
     }
+}
+
+/// The price a change is of, for people: the product, and "monthly" for the monthly plan's.
+private func changeName(_ change: PriceChange) -> String {
+    change.plan == .monthly ? "\(change.productID) monthly" : change.productID
 }
 
 private func changeJSON(_ change: PriceChange, _ context: Context) -> (json: JSON, fields: [(String, JSON)]) {

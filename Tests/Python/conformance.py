@@ -434,7 +434,7 @@ def money(milliunits):
     return int(milliunits or 0)
 
 
-def commitment_checks(store, bodies, failures, counts):
+def commitment_checks(store, bodies, failures):
     """Property 9: the commitment fields across each account's history, and the lifecycle's rows."""
     api = store.client(YEARLY)
     where = "commitment"
@@ -741,7 +741,7 @@ def main():
             if name == "selfies":
                 mass_extension_checks(store, failures, counts)
             if name == "yearly":
-                commitment_checks(store, list(receiver.bodies), failures, counts)
+                commitment_checks(store, list(receiver.bodies), failures)
     except StoryFailed as error:
         json.dump({"seed": seed, "story": log, "error": str(error), "notifications": counts, "failures": failures}, sys.stdout, indent=1)
         return 2

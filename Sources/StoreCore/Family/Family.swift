@@ -178,11 +178,7 @@ public final class FamilySharing: SessionRole {
         // nothing to put right, and asks nothing that would write.
         guard try familyStore.hasFamilies() else { return }
         if try !familyStore.families().contains(where: { $0.concerns(account) }) {
-            let receipt = try ledger.receipt(account: account)
-            let revoked = Set(receipt.compactMap { $0.event == .familyRevoke ? $0.reference : nil })
-            guard receipt.contains(where: { $0.event == .familyShare && !revoked.contains($0.transactionID) }) else {
-                return
-            }
+            guard !Self.heldShares(in: try ledger.receipt(account: account)).isEmpty else { return }
         }
         try team.settleFamily(of: account)
     }
@@ -238,9 +234,7 @@ public final class FamilySharing: SessionRole {
         {
             _ = try outbox.enqueue([withdrawal.notification])
         }
-        let receipt = try ledger.receipt(account: member)
-        let revoked = Set(receipt.compactMap { $0.event == .familyRevoke ? $0.reference : nil })
-        let held = receipt.filter { $0.event == .familyShare && !revoked.contains($0.transactionID) }
+        let held = Self.heldShares(in: try ledger.receipt(account: member))
         var due: [ReceiptEntry] = []
         if let family { due = try shareable(by: family) }
         let now = now()
@@ -266,6 +260,12 @@ public final class FamilySharing: SessionRole {
                     reference: share.transactionID
                 ))
         }
+    }
+
+    /// The shares an account's receipt holds that no revocation took back.
+    static func heldShares(in receipt: [ReceiptEntry]) -> [ReceiptEntry] {
+        let revoked = Set(receipt.compactMap { $0.event == .familyRevoke ? $0.reference : nil })
+        return receipt.filter { $0.event == .familyShare && !revoked.contains($0.transactionID) }
     }
 
     /// The organizer's purchases a member gets: shareable comics not refunded, and the purchase

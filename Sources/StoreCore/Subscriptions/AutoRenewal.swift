@@ -87,15 +87,13 @@ public struct AutoRenewal {
         // between the periods before it and those after. A plan in a commitment renews at the
         // commitment's end, so its months keep their price, as a year billed up front does.
         guard
-            let change = priceChanges[.init(productID: initial.productID, plan: initial.renewalBillingPlan)],
+            let change = priceChanges[initial.renewalPriceKey],
             change.isIncrease, change.at <= now, initial.endedAt == nil,
             (initial.priceChangeSeen ?? .distantPast) < change.at, initial.began(before: change)
         else { return advancePeriods(initial, to: now, context: context) }
         var lines = advancePeriods(initial, to: change.at, context: context)
         var state = lines.reduce(initial) { PlanState.apply($0, $1) ?? $0 }
-        if state.endedAt == nil, state.productID == change.productID, state.renewalBillingPlan == change.plan,
-            state.began(before: change)
-        {
+        if state.endedAt == nil, state.renewalPriceKey == change.key, state.began(before: change) {
             var told = line(
                 .priceIncrease, state, productID: state.productID, group: state.group, at: change.at, context: context)
             told.price = change.price

@@ -70,6 +70,9 @@ public struct PlanState: Sendable, Equatable, Codable {
         if let nextBillingPlan { return nextBillingPlan }
         return commitment != nil && (nextProductID ?? productID) == productID ? .monthly : .billedUpfront
     }
+    /// The price a change must be of for the plan to hear of it: its product's, on the billing plan
+    /// it renews at.
+    public var renewalPriceKey: PriceChange.Key { .init(productID: productID, plan: renewalBillingPlan) }
     /// The billing plan the current offer is configured on: the monthly plan's, when a
     /// commitment waits for the offer's end.
     public var offerBillingPlan: BillingPlan {

@@ -56,7 +56,7 @@ final class AccountCallContext: @unchecked Sendable {
     /// consent (`actOnPlan`), refund requests (`fileRefundRequest`) and family shares
     /// (`settleFamily`). Only the developer's token writes lines: the answers that stand for the
     /// App Store (refunds, extensions) and the developer's tools.
-    func checkLines(_ lines: [ReceiptEntry], server: any RecordKeeping) throws(StoreError) {
+    func checkLines(_ lines: [ReceiptEntry]) throws(StoreError) {
         try checkSold(lines)
         guard !isDeveloper, let decided = lines.first else { return }
         throw StoreError.refusedByServer(

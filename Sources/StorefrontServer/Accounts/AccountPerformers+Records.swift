@@ -72,7 +72,7 @@ extension AccountPerformers {
             try server.revokeDeviceSession(account: request.account, id: request.id, at: call.now)
         }
         registry.on(W.record) { server, request, call in
-            try call.checkLines([request.entry], server: server)
+            try call.checkLines([request.entry])
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: request.timeZone) ?? TimeZone(identifier: "UTC")!
             return try server.record(request.entry, calendar: calendar)
@@ -99,7 +99,7 @@ extension AccountPerformers {
             try server.planLines(account: request.account, from: max(0, request.from))
         }
         registry.on(W.addPlanLines) { server, request, call in
-            try call.checkLines(request.lines, server: server)
+            try call.checkLines(request.lines)
             var added = false
             try server.updatePlans(account: request.account) { plans, _ in
                 guard plans == request.expected else { return [] }
