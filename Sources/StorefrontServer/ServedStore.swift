@@ -90,6 +90,8 @@ public final class ServedStore: @unchecked Sendable {
 public protocol PurchaseDesk: Sendable {
     func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant
     func settlePurchase(_ ask: PurchaseAsk) throws(StoreError)
+    func decidePayment(_ ask: PaymentAsk) throws(StoreError) -> PaymentDecision
+    func answerPayment(_ answer: PaymentAnswer, asParent: Bool) throws(StoreError)
     func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry]
     func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState
     func fileRefundRequest(_ ask: RefundAsk) throws(StoreError) -> String
@@ -142,6 +144,14 @@ final class Settler: DeviceSigning, PurchaseDesk, @unchecked Sendable {
 
     func settlePurchase(_ ask: PurchaseAsk) throws(StoreError) {
         try withStore { store throws(StoreError) in try store.checkout.settle(ask) }
+    }
+
+    func decidePayment(_ ask: PaymentAsk) throws(StoreError) -> PaymentDecision {
+        try withStore { store throws(StoreError) in try store.checkout.decide(ask) }
+    }
+
+    func answerPayment(_ answer: PaymentAnswer, asParent: Bool) throws(StoreError) {
+        try withStore { store throws(StoreError) in try store.checkout.answer(answer, asParent: asParent) }
     }
 
     func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry] {

@@ -163,14 +163,39 @@ struct Pending: ParsableCommand {
     }
 }
 
+/// `--account`: the developer answers a customer's payment that waits on her device.
+struct AnswerOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "On a team, with the developer's token: answer this account's payment (the full transaction id), which waits on her device.",
+            valueName: "name"))
+    var account: String?
+
+    /// Answers `id` of `account` at the App Store, and says so.
+    func answer(_ id: String, approve: Bool, in context: Context) throws(StoreError) -> Bool {
+        guard let account else { return false }
+        try context.store.queue.answer(id, of: account, approve: approve)
+        let answer = approve ? "approved" : "declined"
+        output(
+            context,
+            json: .object([("id", .string(id)), ("account", .string(account)), ("answer", .string(answer))]),
+            text: "\(id) of \(account): \(answer); her device settles it at its next start")
+        return true
+    }
+}
+
 struct Approve: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Approve a deferred purchase (a parent saying yes to Ask to Buy).")
     @Argument(help: "The transaction id, or its first characters.") var id: String
+    @OptionGroup var answering: AnswerOptions
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        try perform(common) { context in try context.report(try context.store.queue.approve(id)) }
+        try perform(common) { context in
+            if try answering.answer(id, approve: true, in: context) { return }
+            try context.report(try context.store.queue.approve(id))
+        }
     }
 }
 
@@ -178,10 +203,12 @@ struct Decline: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decline a deferred purchase (failed: declined) or an interrupted one (failed: cancelled).")
     @Argument(help: "The transaction id, or its first characters.") var id: String
+    @OptionGroup var answering: AnswerOptions
     @OptionGroup var common: CommonOptions
 
     func run() throws {
         try perform(common) { context in
+            if try answering.answer(id, approve: false, in: context) { return }
             let transaction = try context.store.queue.decline(id)
             // Declining is what was asked, so it exits 0; the state says failed.
             output(context, json: context.json(transaction), text: context.line(transaction))

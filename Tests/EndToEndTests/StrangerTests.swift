@@ -140,6 +140,16 @@ struct StrangerTests {
         let policy = try eve.run(["refund-request", "policy", "approve"])
         #expect(
             policy.status == 1 && policy.stderr.contains("only the developer may answer refund requests"), "\(policy)")
+        // A payment's outcome is the App Store's: she neither chooses hers nor sets the policy.
+        for (arguments, action) in [
+            (["policy", "set", "approve"], "set the payment outcome policy"),
+            (["buy", "com.storefront.selfies.sub.allaccess", "--outcome", "approve"], "choose a payment's outcome"),
+        ] {
+            let chosen = try eve.run(arguments)
+            #expect(chosen.status == 1 && chosen.stderr.contains("only the developer may \(action)"), "\(chosen)")
+        }
+        let answered = try eve.run(["approve", purchase, "--account", "vic"])
+        #expect(answered.status != 0 && answered.stdout.isEmpty, "nor answers another's payment: \(answered)")
         let refundNow = try eve.run(["refund", own])
         #expect(refundNow.status == 1 && refundNow.stderr.contains("only the developer may"), "\(refundNow)")
 

@@ -208,6 +208,82 @@ struct RemoteStoreTests {
     }
 
     @Test(
+        "W9 Q4 the server decides a payment: a customer chooses no outcome and sets no policy; the developer's policy applies to her; Ask to Buy waits for the developer, who answers from his own device, an interrupted purchase for her; a payment the server did not approve, or whose delay has not passed, is not settled",
+        arguments: Backend.allCases)
+    func serverDecidesPayments(backend: Backend) async throws {
+        let setup = try Setup(catalog: testCatalog, backend: backend)
+        try await setup.run { port in
+            let ann = try setup.device(port: port)
+            try ann.accounts.signUp("ann", password: "secret")
+            let developer = try setup.device(port: port, developer: true)
+            try developer.accounts.signUp("dev", password: "secret")
+            func developerOnly(_ body: () throws -> Any) -> Bool {
+                if case .developerOnly = error(body) { return true }
+                return false
+            }
+            #expect(developerOnly { try ann.queue.buy("comic.a", outcome: .approve) }, "her own outcome")
+            #expect(developerOnly { try ann.queue.setPolicy(.approve) }, "her own policy")
+            #expect(try ann.queue.history().isEmpty, "nothing was bought")
+
+            // Ask to Buy, by the developer's policy: only the developer answers it.
+            try developer.queue.setPolicy(.defer)
+            #expect(try ann.queue.policy() == .defer)
+            let asked = try ann.queue.buy("comic.a")
+            #expect(asked.state == .deferred)
+            #expect(developerOnly { try ann.queue.approve(asked.id) }, "she cannot approve her own ask")
+            #expect(developerOnly { try ann.queue.decline(asked.id) }, "nor decline it")
+            let team = try #require(ann.server.keeper.team)
+            let settle = PurchaseAsk(
+                transactionID: asked.id, account: "ann", productID: "comic.a", device: "phone",
+                at: setup.serverState.clock.now())
+            #expect(
+                error { try team.settlePurchase(settle) } != nil, "the server settles no payment it did not approve")
+            #expect(try ann.entitlements.receipt().entries.isEmpty)
+            let developersOwn = try developer.queue.buy("comic.b")
+            #expect(developersOwn.state == .deferred)
+            #expect(try developer.queue.approve(developersOwn.id).state == .purchased, "the developer answers")
+            // The developer answers hers from his own device; hers settles it at its next start.
+            let declined = try ann.queue.buy("pack")
+            #expect(developerOnly { try ann.queue.answer(asked.id, of: "ann", approve: true) })
+            try developer.queue.answer(asked.id, of: "ann", approve: true)
+            try developer.queue.answer(declined.id, of: "ann", approve: false)
+            #expect(error { try developer.queue.answer(asked.id, of: "ann", approve: false) } != nil, "answered once")
+            try ann.queue.recover()
+            #expect(try ann.queue.transaction(asked.id).state == .purchased)
+            #expect(try ann.queue.transaction(declined.id).reason == .declined)
+            #expect(try ann.entitlements.status().owned == ["comic.a"])
+
+            // An interrupted purchase is hers to resolve.
+            try developer.queue.setPolicy(.interrupt)
+            let interrupted = try ann.queue.buy("comic.b")
+            #expect(interrupted.state == .interrupted)
+            #expect(try ann.queue.resolve(interrupted.id).state == .purchased)
+            #expect(try ann.entitlements.status().owned == ["comic.a", "comic.b"])
+
+            // A failed payment is never settled; a delayed one only once the server's clock passed it.
+            try developer.queue.setPolicy(.fail(.paymentInvalid))
+            let failed = try ann.queue.buy("pack")
+            #expect(failed.state == .failed && failed.reason == .paymentInvalid)
+            var forged = settle
+            forged.transactionID = failed.id
+            forged.productID = "pack"
+            #expect(error { try team.settlePurchase(forged) } != nil)
+            try developer.queue.setPolicy(.delayed(after: .seconds(300), approve: true))
+            let delayed = try ann.queue.buy("pack")
+            let due = try #require(delayed.dueAt)
+            #expect(due == setup.serverState.clock.now().addingTimeInterval(300))
+            forged.transactionID = delayed.id
+            forged.at = due
+            #expect(error { try team.settlePurchase(forged) } != nil, "not due yet by the server's clock")
+            setup.serverState.clock.advance(seconds: 360)
+            try ann.queue.recover()
+            #expect(try ann.queue.transaction(delayed.id).state == .purchased)
+            let packs = try ann.entitlements.receipt().entries.filter { $0.productID == "pack" }
+            #expect(packs.map(\.transactionID) == [delayed.id], "the failed pack is not on the receipt")
+        }
+    }
+
+    @Test(
         "W3 four devices on two machines buying at once: every purchase once, every consumable credited once, the receipt recomputes",
         arguments: Backend.allCases)
     func concurrentDevices(backend: Backend) async throws {

@@ -67,6 +67,10 @@ public protocol TeamConnection: AnyObject, Sendable {
     func signOut(_ session: AccountSession) throws(StoreError)
     /// The offer and introductory offer the server grants a purchase, its uses taken (W9).
     func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant
+    /// The outcome the server gives a purchase's payment, kept against its transaction (W9, Q4).
+    func decidePayment(_ ask: PaymentAsk) throws(StoreError) -> PaymentDecision
+    /// An answer to a payment that waits, kept by the server: only then may it be settled.
+    func answerPayment(_ answer: PaymentAnswer) throws(StoreError)
     /// A purchase whose payment was taken, settled by the server from its catalog and records:
     /// on the receipt, or the plan started (W9).
     func settlePurchase(_ ask: PurchaseAsk) throws(StoreError)
@@ -177,6 +181,10 @@ public protocol SharedSettings: AnyObject, Sendable {
     /// the catalog's own apply.
     func simulatedErrors() throws(StoreError) -> SimulatedErrors?
     func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError)
+    /// The outcome the App Store gives customers' payments (Q4, W9), set by the developer; nil while
+    /// nobody has set one, so that the catalog's applies.
+    func paymentPolicy() throws(StoreError) -> PurchaseOutcome?
+    func setPaymentPolicy(_ policy: PurchaseOutcome) throws(StoreError)
     /// App account tokens set by Set App Account Token (M3), by original transaction id: they
     /// replace the token the purchase was made with, in everything signed after.
     func appAccountTokens() throws(StoreError) -> [String: String]

@@ -15,6 +15,9 @@ package enum ClaimKey: Sendable, Equatable {
     /// `none`) and whether the introductory offer applies, for the transaction it names, taken by
     /// its account. The purchase is settled only as granted.
     case granted(transactionID: String, grant: String, account: String)
+    /// What the App Store kept of one transaction's payment (W9, Q4): its decision, approval,
+    /// wait or answer, taken by its account.
+    case payment(transactionID: String, step: PaymentStep, account: String)
 
     package var text: String {
         switch self {
@@ -23,6 +26,8 @@ package enum ClaimKey: Sendable, Equatable {
         case .winBack(let offerID, let account): "win-back:\(offerID):\(account.lowercased())"
         case .granted(let transactionID, let grant, let account):
             "granted:\(transactionID):\(grant):\(account.lowercased())"
+        case .payment(let transactionID, let step, let account):
+            "payment:\(transactionID):\(step.text):\(account.lowercased())"
         }
     }
 
@@ -43,14 +48,21 @@ package enum ClaimKey: Sendable, Equatable {
                 rest.index(after: colon) != rest.endIndex
             else { return nil }
             self = .winBack(offerID: String(rest[..<colon]), account: String(rest[rest.index(after: colon)...]))
-        } else if text.hasPrefix("granted:") {
-            let rest = text.dropFirst("granted:".count)
+        } else if text.hasPrefix("granted:") || text.hasPrefix("payment:") {
+            let rest = text.drop { $0 != ":" }.dropFirst()
             guard let first = rest.firstIndex(of: ":"), let last = rest.lastIndex(of: ":"), first < last,
                 first != rest.startIndex, rest.index(after: last) != rest.endIndex
             else { return nil }
-            self = .granted(
-                transactionID: String(rest[..<first]), grant: String(rest[rest.index(after: first)..<last]),
-                account: String(rest[rest.index(after: last)...]))
+            let (transactionID, middle, account) = (
+                String(rest[..<first]), String(rest[rest.index(after: first)..<last]),
+                String(rest[rest.index(after: last)...])
+            )
+            if text.hasPrefix("granted:") {
+                self = .granted(transactionID: transactionID, grant: middle, account: account)
+            } else {
+                guard let step = PaymentStep(middle) else { return nil }
+                self = .payment(transactionID: transactionID, step: step, account: account)
+            }
         } else {
             return nil
         }
@@ -82,7 +94,7 @@ package enum ClaimKey: Sendable, Equatable {
     /// The one account that may take or count this key's uses; nil: any account may.
     package var account: String? {
         switch self {
-        case .winBack(_, let account), .granted(_, _, let account): account
+        case .winBack(_, let account), .granted(_, _, let account), .payment(_, _, let account): account
         case .offerNonce, .offerCode: nil
         }
     }
@@ -90,7 +102,7 @@ package enum ClaimKey: Sendable, Equatable {
     /// How many accounts may take a use, by the server's own offer codes.
     package func limit(in store: some ClaimStore) throws(StoreError) -> Int {
         switch self {
-        case .offerNonce, .winBack, .granted:
+        case .offerNonce, .winBack, .granted, .payment:
             return 1
         case .offerCode(let code):
             guard let known = try store.offerCode(code) else { throw .unknownOfferCode(code) }

@@ -122,6 +122,7 @@ struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "setting"
     static let billing = "billing"
     static let simulatedErrors = "simulatedErrors"
+    static let paymentPolicy = "paymentPolicy"
     static let appIdentity = "app"
     static let webhook = "webhook"
     static let apiKeys = "apiKeys"

@@ -64,6 +64,12 @@ extension ServerDatabase: SharedSettings, DefaultsAdopting {
         try setSetting(SettingRecord.simulatedErrors, errors)
     }
 
+    public func paymentPolicy() throws(StoreError) -> PurchaseOutcome? { try setting(SettingRecord.paymentPolicy) }
+
+    public func setPaymentPolicy(_ policy: PurchaseOutcome) throws(StoreError) {
+        try setSetting(SettingRecord.paymentPolicy, policy)
+    }
+
     public func appAccountTokens() throws(StoreError) -> [String: String] {
         try setting(SettingRecord.appAccountTokens) ?? [:]
     }

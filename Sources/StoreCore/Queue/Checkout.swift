@@ -1,7 +1,8 @@
-// The App Store's side of a purchase (W9): which offers it grants before the payment, and what it
-// records once the payment is taken. Where the records are kept (the embedded store, `storefront
-// serve`) this role decides, from its own catalog, clock, keys and records; a team device asks its
-// server, which runs this same role, and never writes a purchase or takes an offer's use itself.
+// The App Store's side of a purchase (W9): which offers it grants before the payment, the
+// payment's outcome (Checkout+Payments), and what it records once the payment is taken. Where the
+// records are kept (the embedded store, `storefront serve`) this role decides, from its own
+// catalog, clock, keys and records; a team device asks its server, which runs this same role, and
+// never writes a purchase or takes an offer's use itself.
 import Foundation
 
 /// What a device asks before a purchase's payment: the offers it names for it.
@@ -186,6 +187,8 @@ public final class Checkout: SessionRole {
         if let recorded, recorded.account.lowercased() != ask.account.lowercased() {
             throw StoreError.refusedByServer("transaction \(ask.transactionID): it is another account's")
         }
+        // Settled once already (a device that crashed after): no decision needed to say so again.
+        if recorded == nil { try checkPaid(ask, keeper: keeper) }
         try Self.checkPlan(product, billingPlan: ask.billingPlan, offer: ask.offer)
         let grant = OfferGrant(offer: ask.offer, introductoryOffer: ask.introductoryOffer)
         if grant.needsRecord {

@@ -1,13 +1,31 @@
-// Decisions on purchases that wait: Ask to Buy approved or declined, an interrupted purchase
-// resolved.
+// The decision on a purchase's payment (Q4, W9), and the answers to one that waits: Ask to Buy
+// approved or declined, an interrupted purchase resolved.
 import Foundation
 
 extension PaymentQueue {
+    /// The outcome of a purchase's payment. An account's is the App Store's to decide and keep
+    /// (`Checkout.decide`); on a team only the developer may choose it. A purchase made signed out
+    /// reaches no App Store: this device's policy decides it.
+    func decide(_ id: String, of product: Product, for user: String?, chosen: PurchaseOutcome?)
+        throws(StoreError) -> PaymentDecision
+    {
+        let team = keeper.team
+        if chosen != nil, let team, !team.isDeveloper {
+            throw StoreError.developerOnly(server: team.location, action: "choose a payment's outcome")
+        }
+        var outcome = chosen
+        if outcome == nil, team == nil || user == nil { outcome = try device.policy() ?? catalog.defaultPolicy }
+        guard let user else { return PaymentDecision(outcome: outcome ?? catalog.defaultPolicy) }
+        return try checkout.decide(
+            PaymentAsk(transactionID: id, account: user, productID: product.id, outcome: outcome))
+    }
+
     /// Ask to Buy approved (also settles an interrupted or delayed purchase as approved).
     @discardableResult
     public func approve(_ id: String) throws(StoreError) -> StoreTransaction {
         try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let transaction = try undecided(id)
+            try answer(transaction, .approve)
             try settlePurchased(transaction.id, at: now())
             return try self.transaction(transaction.id)
         }
@@ -19,6 +37,7 @@ extension PaymentQueue {
         try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let transaction = try undecided(id)
             let reason: FailureReason = transaction.state == .interrupted ? .cancelled : .declined
+            try answer(transaction, .decline)
             try device.setState(transaction.id, .failed, reason: reason, at: now(), finished: true)
             return try self.transaction(transaction.id)
         }
@@ -32,9 +51,51 @@ extension PaymentQueue {
             guard transaction.state == .interrupted else {
                 throw StoreError.cannotResolve(id: transaction.id, state: transaction.state)
             }
+            try answer(transaction, .resolve)
             try settlePurchased(transaction.id, at: now())
             return try self.transaction(transaction.id)
         }
+    }
+
+    /// A parent's answer to a payment that waits on another device (the developer's to a
+    /// customer's Ask to Buy, on a team), by its full transaction id and account: that device
+    /// settles it, or fails it, at its next start or tick (`receiveAnswers`).
+    public func answer(_ id: String, of account: String, approve: Bool) throws(StoreError) {
+        try checkout.answer(
+            PaymentAnswer(transactionID: id, account: account, answer: approve ? .approve : .decline),
+            asParent: keeper.team == nil)
+    }
+
+    /// On a team, the answers given elsewhere to this account's payments that wait here: an
+    /// approved one is settled, a declined one fails. Nothing is read while nothing waits.
+    func receiveAnswers(account: String) throws(StoreError) -> [String] {
+        guard keeper.team != nil else { return [] }
+        var answered: [String] = []
+        for transaction in try device.transactions(.waiting(user: try session.profileKey)) {
+            func kept(_ step: PaymentStep) throws(StoreError) -> Bool {
+                let key = ClaimKey.payment(transactionID: transaction.id, step: step, account: account)
+                return try session.server.claims(key.text) > 0
+            }
+            if try kept(.paid) {
+                try settlePurchased(transaction.id, at: now())
+            } else if try kept(.answered) {
+                let reason: FailureReason = transaction.state == .interrupted ? .cancelled : .declined
+                try device.setState(transaction.id, .failed, reason: reason, at: now(), finished: true)
+            } else {
+                continue
+            }
+            answered.append(transaction.id)
+        }
+        return answered
+    }
+
+    /// The App Store keeps the answer to an account's payment before the device acts on it: on a
+    /// team, the server refuses what the caller may not answer. A purchase made signed out is this
+    /// device's alone.
+    private func answer(_ transaction: StoreTransaction, _ answer: PaymentAnswer.Answer) throws(StoreError) {
+        guard let user = transaction.user else { return }
+        try checkout.answer(
+            PaymentAnswer(transactionID: transaction.id, account: user, answer: answer), asParent: keeper.team == nil)
     }
 
     /// A transaction that is still waiting for a decision: deferred, interrupted or delayed.

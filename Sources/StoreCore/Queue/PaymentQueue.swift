@@ -12,7 +12,7 @@ public final class PaymentQueue: SessionRole {
     let session: DeviceSession
     private let plans: Plans
     private let offers: Offers
-    private let checkout: Checkout
+    let checkout: Checkout
     /// O7: a refund request this device left waiting for its policy (a crash) is answered at start.
     weak var refunds: Refunds?
     /// O5: a family's shares are put right at start and after the organizer buys.
@@ -43,11 +43,22 @@ public final class PaymentQueue: SessionRole {
 
     // MARK: Policy (Q4)
 
+    /// The outcome the next purchases get: this device's own policy, or on a team the one the
+    /// developer set for every customer (the server decides, W9).
     public func policy() throws(StoreError) -> PurchaseOutcome {
-        try device.policy() ?? catalog.defaultPolicy
+        if keeper.team != nil { return try session.server.paymentPolicy() ?? catalog.defaultPolicy }
+        return try device.policy() ?? catalog.defaultPolicy
     }
 
+    /// On a team only the developer sets it, for every customer's payments.
     public func setPolicy(_ policy: PurchaseOutcome) throws(StoreError) {
+        if let team = keeper.team {
+            guard team.isDeveloper else {
+                throw StoreError.developerOnly(server: team.location, action: "set the payment outcome policy")
+            }
+            try session.server.setPaymentPolicy(policy)
+            return
+        }
         try device.setSetting(.policy, policy)
     }
 
@@ -147,8 +158,18 @@ public final class PaymentQueue: SessionRole {
             } else if product.kind == .autoRenewableSubscription, let user {
                 try plans.checkNotSubscribed(product, account: user, billingPlan: billingPlan)
             }
-            let chosen = outcome ?? outcomeOverride
-            let outcome = if let chosen { chosen } else { try policy() }
+            // A team's server that does not sell the product (started with another catalog)
+            // decides nothing: the purchase fails as StoreKit's does for a product the store does
+            // not have, and says so.
+            var notSold: StoreError?
+            let decision: PaymentDecision
+            do throws(StoreError) {
+                decision = try decide(id, of: product, for: user, chosen: outcome ?? outcomeOverride)
+            } catch {
+                guard case .notSoldByServer = error else { throw error }
+                (notSold, decision) = (error, PaymentDecision(outcome: .fail(.productUnavailable)))
+            }
+            let outcome = decision.outcome
             let now = now()
             var transaction = StoreTransaction(
                 id: id, user: user, productID: product.id, kind: product.kind,
@@ -164,7 +185,7 @@ public final class PaymentQueue: SessionRole {
             transaction.billingPlan = billingPlan
             transaction.introductoryOffer = grant.introductoryOffer
             if case .delayed(let after, let approve) = outcome {
-                transaction.dueAt = after.added(to: now, calendar: calendar).wholeSeconds
+                transaction.dueAt = decision.dueAt ?? after.added(to: now, calendar: calendar).wholeSeconds
                 transaction.dueApproves = approve
             }
             let added = transaction
@@ -185,6 +206,7 @@ public final class PaymentQueue: SessionRole {
                 // Stays `purchasing`; `recover()` settles it once the clock passes its due time.
                 try settleDueTransactions()
             }
+            if let notSold { throw notSold }
             return try self.transaction(transaction.id)
         }
     }
@@ -213,6 +235,7 @@ public final class PaymentQueue: SessionRole {
             report.settled = try settleDueTransactions()
             report.redelivered = try deliverUnfinished()
             if let user = try currentUser() {
+                report.settled += try receiveAnswers(account: user)
                 report.renewals = try plans.settle(account: user).map(\.transactionID)
                 try family?.reconcileFamilyIfReachable(of: user)
                 report.received = try receiveRenewals(account: user)
@@ -229,7 +252,15 @@ public final class PaymentQueue: SessionRole {
         for transaction in due {
             let at = transaction.dueAt ?? now()
             if transaction.dueApproves == true {
-                try settlePurchased(transaction.id, at: at)
+                do {
+                    try settlePurchased(transaction.id, at: at)
+                } catch {
+                    // The App Store kept no approval for it (a delay an earlier version decided on
+                    // the device): it took no payment, and the purchase fails as StoreKit's does
+                    // for an error it cannot name, instead of stopping every later start.
+                    guard case .refusedByServer = error else { throw error }
+                    try device.setState(transaction.id, .failed, reason: .unknown, at: at, finished: true)
+                }
             } else {
                 try device.setState(transaction.id, .failed, reason: .declined, at: at, finished: true)
             }

@@ -20,6 +20,9 @@ extension AccountWire {
     )
     package static let setSimulatedErrors = Method<SimulatedErrors, Bool>(
         "setSimulatedErrors", access: { _ in .developer })
+    package static let paymentPolicy = Method<R.None, PurchaseOutcome?>(
+        "paymentPolicy", access: { _ in .anyone }, reads: true)
+    package static let setPaymentPolicy = Method<PurchaseOutcome, Bool>("setPaymentPolicy", access: { _ in .developer })
     /// The tokens of the caller's purchases only (the developer's: every one).
     package static let appAccountTokens = Method<R.None, [String: String]>(
         "appAccountTokens", access: { _ in .anyone }, reads: true

@@ -82,6 +82,12 @@ public enum AccountWire {
     /// for its own account; it never takes a use or writes a purchase itself.
     package static let grantOffer = Method<OfferAsk, OfferGrant>("grantOffer", access: { .account($0.account) })
     package static let settlePurchase = Method<PurchaseAsk, Bool>("settlePurchase", access: { .account($0.account) })
+    /// The server decides a payment's outcome from the developer's policy; only the developer may
+    /// choose one (`--outcome`). Answering Ask to Buy is the developer's; an interrupted purchase,
+    /// its buyer's.
+    package static let decidePayment = Method<PaymentAsk, PaymentDecision>(
+        "decidePayment", access: { .account($0.account) })
+    package static let answerPayment = Method<PaymentAnswer, Bool>("answerPayment", access: { .account($0.account) })
     /// What the server's clock has passed on an account's plans, written by the server; a member
     /// may ask it for the organizer whose plans it reads.
     package static let settlePlans = Method<String, [ReceiptEntry]>(
@@ -148,6 +154,7 @@ public enum AccountWire {
     package static let developerActions: [String: String] = [
         setClockSetting.name: "move the store clock", setBillingSetting.name: "change billing or the grace period",
         setAppIdentity.name: "change the app's identity", setSimulatedErrors.name: "set simulated StoreKit errors",
+        setPaymentPolicy.name: "set the payment outcome policy",
         setWebhook.name: "set the webhook", setPriceChange.name: "change prices",
         addOfferCodes.name: "make offer codes",
         offerCodes.name: "list offer codes", recentRequests.name: "list the requests the server answered",

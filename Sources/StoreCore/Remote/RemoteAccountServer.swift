@@ -153,6 +153,10 @@ extension RemoteAccountServer: AccountDirectory {
     }
     public func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant { try call(W.grantOffer, ask) }
     public func settlePurchase(_ ask: PurchaseAsk) throws(StoreError) { _ = try call(W.settlePurchase, ask) }
+    public func decidePayment(_ ask: PaymentAsk) throws(StoreError) -> PaymentDecision {
+        try call(W.decidePayment, ask)
+    }
+    public func answerPayment(_ answer: PaymentAnswer) throws(StoreError) { _ = try call(W.answerPayment, answer) }
     public func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry] {
         try call(W.settlePlans, account)
     }
@@ -222,6 +226,10 @@ extension RemoteAccountServer: ChangeTracking, SharedSettings {
     public func appIdentity() throws(StoreError) -> AppIdentity? { try call(W.appIdentity, R.None()) }
     public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { _ = try call(W.setAppIdentity, identity) }
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try call(W.simulatedErrors, R.None()) }
+    public func paymentPolicy() throws(StoreError) -> PurchaseOutcome? { try call(W.paymentPolicy, R.None()) }
+    public func setPaymentPolicy(_ policy: PurchaseOutcome) throws(StoreError) {
+        _ = try call(W.setPaymentPolicy, policy)
+    }
     public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) {
         _ = try call(W.setSimulatedErrors, errors)
     }

@@ -118,6 +118,17 @@ extension AccountPerformers {
             try desk(call).settlePurchase(ask)
             return true
         }
+        registry.on(W.decidePayment) { _, ask, call in
+            // A customer's payment follows the developer's policy: only the developer chooses one.
+            guard ask.outcome == nil || call.isDeveloper else {
+                throw StoreError.developerOnly(server: "", action: "choose a payment's outcome")
+            }
+            return try desk(call).decidePayment(ask)
+        }
+        registry.on(W.answerPayment) { _, answer, call in
+            try desk(call).answerPayment(answer, asParent: call.isDeveloper)
+            return true
+        }
         registry.on(W.settlePlans) { _, account, call in
             try desk(call).settlePlans(account: account)
         }

@@ -30,6 +30,11 @@ extension AccountPerformers {
             try $0.setSimulatedErrors($1)
             return true
         }
+        registry.on(W.paymentPolicy) { server, _, _ in try server.paymentPolicy() }
+        registry.on(W.setPaymentPolicy) {
+            try $0.setPaymentPolicy($1)
+            return true
+        }
         registry.on(W.appAccountTokens) { server, _, call in
             try server.appAccountTokens().filter { original, _ in
                 call.isDeveloper

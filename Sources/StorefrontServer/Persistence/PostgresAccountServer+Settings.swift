@@ -24,6 +24,12 @@ extension PostgresAccountServer: SharedSettings, DefaultsAdopting {
         try setSetting("simulatedErrors", errors)
     }
 
+    public func paymentPolicy() throws(StoreError) -> PurchaseOutcome? { try setting("paymentPolicy") }
+
+    public func setPaymentPolicy(_ policy: PurchaseOutcome) throws(StoreError) {
+        try setSetting("paymentPolicy", policy)
+    }
+
     public func appAccountTokens() throws(StoreError) -> [String: String] { try setting("appAccountTokens") ?? [:] }
 
     public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
