@@ -245,10 +245,10 @@ struct Context {
         }
     }
 
-    func formatDate(_ date: Date?) -> JSON {
-        guard let date else { return .null }
-        return .string(isoText(date))
-    }
+    func formatDate(_ date: Date?) -> JSON { .optional(dateText(date)) }
+
+    /// A date as the `--json` outputs write it (ISO 8601, below), nil for none.
+    func dateText(_ date: Date?) -> String? { date.map(isoText) }
 
     /// ISO 8601 in the store calendar's zone, with one formatter for the whole command (a history
     /// prints several dates per transaction).

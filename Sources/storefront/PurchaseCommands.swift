@@ -148,15 +148,15 @@ struct Pending: ParsableCommand {
     func run() throws {
         try perform(common) { context in
             let pending = try context.store.queue.pending() + context.store.queue.delayed()
-            let json = JSON.array(
-                pending.map { transaction in
-                    .object([
-                        ("id", .string(transaction.id)), ("product", .string(transaction.productID)),
-                        ("state", .string(transaction.state.rawValue)),
-                        ("reason", .optional(transaction.reason?.rawValue)),
-                        ("dueAt", context.formatDate(transaction.dueAt)),
-                    ])
-                })
+            struct Waiting: Encodable {
+                var id, product, state: String
+                var reason, dueAt: String?
+            }
+            let json = pending.map {
+                Waiting(
+                    id: $0.id, product: $0.productID, state: $0.state.rawValue, reason: $0.reason?.rawValue,
+                    dueAt: context.dateText($0.dueAt))
+            }
             let text = pending.isEmpty ? "nothing pending" : pending.map { context.line($0) }.joined(separator: "\n")
             output(context, json: json, text: text)
         }
@@ -175,10 +175,10 @@ struct AnswerOptions: ParsableArguments {
     func answer(_ id: String, approve: Bool, in context: Context) throws(StoreError) -> Bool {
         guard let account else { return false }
         try context.store.queue.answer(id, of: account, approve: approve)
+        struct Answered: Encodable { var id, account, answer: String }
         let answer = approve ? "approved" : "declined"
         output(
-            context,
-            json: .object([("id", .string(id)), ("account", .string(account)), ("answer", .string(answer))]),
+            context, json: Answered(id: id, account: account, answer: answer),
             text: "\(id) of \(account): \(answer); her device settles it at its next start")
         return true
     }
@@ -239,10 +239,12 @@ struct Restore: ParsableCommand {
                 result.expiry.map {
                     "; subscription expires \(SubscriptionMath.formatDay($0, calendar: context.calendar))"
                 } ?? ""
+            struct Restored: Encodable {
+                var restored: [String]
+                var expires: String?
+            }
             output(
-                context,
-                json: .object([("restored", .strings(result.restored)), ("expires", context.formatDate(result.expiry))]
-                ),
+                context, json: Restored(restored: result.restored, expires: context.dateText(result.expiry)),
                 text: "restored \(result.restored.count) comic(s)\(expiry)"
                     + (result.restored.isEmpty ? "" : ": " + result.restored.joined(separator: ", "))
             )

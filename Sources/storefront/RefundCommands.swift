@@ -35,7 +35,7 @@ struct RefundRequestCommand: ParsableCommand {
         func run() throws {
             try perform(common) { context in
                 let request = try context.store.refunds.request(id, reason: RefundReason(argument: reason)!)
-                output(context, json: refundJSON(request, context), text: refundLine(request, context))
+                output(context, json: RefundOutput(request, context), text: refundLine(request, context))
             }
         }
     }
@@ -63,8 +63,11 @@ struct RefundRequestCommand: ParsableCommand {
         func run() throws {
             try perform(common) { context in
                 let request = try context.store.refunds.reverse(id)
+                struct Reversed: Encodable { var reversed: String }
                 output(
-                    context, json: request.map { refundJSON($0, context) } ?? .object([("reversed", .string(id))]),
+                    context,
+                    json: request.map { OutputEncoder.encode(RefundOutput($0, context)) }
+                        ?? OutputEncoder.encode(Reversed(reversed: id)),
                     text: request.map { refundLine($0, context) } ?? "refund of \(id) taken back")
             }
         }
@@ -78,12 +81,13 @@ struct RefundRequestCommand: ParsableCommand {
             try perform(common) { context in
                 let requests = try context.store.refunds.requests()
                 let policy = try context.store.refunds.policy()
+                struct Listed: Encodable {
+                    var requests: [RefundOutput]
+                    var policy: String
+                }
                 output(
                     context,
-                    json: .object([
-                        ("requests", .array(requests.map { refundJSON($0, context) })),
-                        ("policy", .string(policy.rawValue)),
-                    ]),
+                    json: Listed(requests: requests.map { RefundOutput($0, context) }, policy: policy.rawValue),
                     text: requests.isEmpty
                         ? "no refund requests" : requests.map { refundLine($0, context) }.joined(separator: "\n")
                 )
@@ -110,7 +114,7 @@ struct RefundRequestCommand: ParsableCommand {
                 if let policy { try context.store.refunds.setPolicy(RefundPolicy(rawValue: policy)!) }
                 let current = try context.store.refunds.policy()
                 output(
-                    context, json: .object([("policy", .string(current.rawValue))]),
+                    context, json: PolicyOutput(policy: current.rawValue),
                     text: "refund requests: \(current.rawValue)")
             }
         }
@@ -128,20 +132,30 @@ extension RefundDecisionCommand {
     func run() throws {
         try perform(common) { context in
             let request = try context.store.refunds.decide(id, approve: Self.approves)
-            output(context, json: refundJSON(request, context), text: refundLine(request, context))
+            output(context, json: RefundOutput(request, context), text: refundLine(request, context))
         }
     }
 }
 
-private func refundJSON(_ request: RefundRequest, _ context: Context) -> JSON {
-    .object([
-        ("transaction", .string(request.transactionID)), ("request", .string(request.requestID)),
-        ("account", .string(request.account)),
-        ("product", .string(request.productID)), ("kind", .string(request.kind.rawValue)),
-        ("reason", .string(request.reason.rawValue)),
-        ("requestedAt", context.formatDate(request.requestedAt)), ("state", .string(request.state.rawValue)),
-        ("decidedAt", context.formatDate(request.decidedAt)), ("consumptionInfo", .optional(request.consumptionInfo)),
-    ])
+/// A refund request as `--json` writes it.
+private struct RefundOutput: Encodable {
+    var transaction, request, account, product, kind, reason: String
+    var requestedAt: String?
+    var state: String
+    var decidedAt, consumptionInfo: String?
+
+    init(_ request: RefundRequest, _ context: Context) {
+        transaction = request.transactionID
+        self.request = request.requestID
+        account = request.account
+        product = request.productID
+        kind = request.kind.rawValue
+        reason = request.reason.rawValue
+        requestedAt = context.dateText(request.requestedAt)
+        state = request.state.rawValue
+        decidedAt = context.dateText(request.decidedAt)
+        consumptionInfo = request.consumptionInfo
+    }
 }
 
 private func refundLine(_ request: RefundRequest, _ context: Context) -> String {

@@ -130,7 +130,7 @@ struct Policy: ParsableCommand {
 
     static func show(_ context: Context) throws {
         let policy = try context.store.queue.policy().description
-        output(context, json: .object([("policy", .string(policy))]), text: policy)
+        output(context, json: PolicyOutput(policy: policy), text: policy)
     }
 
     struct Show: ParsableCommand {

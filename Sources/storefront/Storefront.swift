@@ -177,6 +177,12 @@ func output(_ context: Context, json: @autoclosure () -> JSON, text: @autoclosur
     print(context.json ? json().rendered() : text())
 }
 
+/// Prints `value` as JSON (`--json`, through the one `OutputEncoder`), or `text`.
+func output<Value: Encodable>(_ context: Context, json value: @autoclosure () -> Value, text: @autoclosure () -> String)
+{
+    print(context.json ? OutputEncoder.encode(value()).rendered() : text())
+}
+
 extension Context {
     /// M3: the order id on the customer's receipt (Look Up Order ID finds the purchase by it); a
     /// restore or a comic the account already owned belongs to the order of the purchase itself.
@@ -189,47 +195,7 @@ extension Context {
     }
 
     func json(_ transaction: StoreTransaction, signed: SignedItem? = nil, revokedAt: Date? = nil) -> JSON {
-        var fields: [(String, JSON)] = [
-            ("id", .string(transaction.id)),
-            ("product", .string(transaction.productID)),
-            ("state", .string(transaction.state.rawValue)),
-            ("states", .strings(transaction.states.map(\.rawValue))),
-            ("reason", .optional(transaction.reason?.rawValue)),
-            ("purchaseDate", formatDate(transaction.purchaseDate)),
-            ("finished", .bool(transaction.isFinished)),
-            ("createdAt", formatDate(transaction.createdAt)),
-            ("dueAt", formatDate(transaction.dueAt)),
-            ("user", .optional(transaction.user)),
-            ("originalID", .optional(transaction.originalID)),
-            ("transactionReason", .string(transaction.isRenewal ? "RENEWAL" : "PURCHASE")),
-            // A renewal on an offer's later period carries the offer of its signed transaction.
-            (
-                "offerType",
-                (transaction.offer?.type.rawValue ?? signed?.payload["offerType"] as? Int).map { .int($0) } ?? .null
-            ),
-            ("offerIdentifier", .optional(transaction.offer?.id ?? signed?.payload["offerIdentifier"] as? String)),
-            ("verified", .bool(transaction.verificationError == nil)),
-            ("verificationError", .optional(transaction.verificationError)),
-            (
-                "steps",
-                .array(
-                    transaction.steps.map { step in
-                        .object([
-                            ("state", .string(step.state.rawValue)), ("reason", .optional(step.reason?.rawValue)),
-                            ("at", formatDate(step.at)),
-                        ])
-                    })
-            ),
-        ]
-        if let revokedAt { fields += [("revoked", .bool(true)), ("revocationDate", formatDate(revokedAt))] }
-        if let order = orderID(transaction) { fields.append(("orderId", .string(order))) }
-        if let signed {
-            // M3: the app account token the transaction carries (its purchase's, or Set App Account Token's).
-            fields.append(("appAccountToken", .optional(signed.payload["appAccountToken"] as? String)))
-            fields.append(("signedTransaction", .string(signed.jws)))
-            fields.append(("unverifiedBecause", .optional(signed.unverified?.reason)))
-        }
-        return .object(fields)
+        OutputEncoder.encode(TransactionOutput(transaction, signed: signed, revokedAt: revokedAt, in: self))
     }
 
     func line(_ transaction: StoreTransaction, revokedAt: Date? = nil) -> String {
