@@ -27,15 +27,15 @@ struct Account: ParsableCommand {
             func run() throws {
                 try perform(common) { context in
                     let sessions = try context.store.accounts.deviceSessions()
-                    let json = JSON.array(
-                        sessions.map { session in
-                            .object([
-                                ("id", .string(session.id)), ("device", .string(session.device)),
-                                ("since", context.formatDate(session.createdAt)),
-                                ("revoked", context.formatDate(session.revokedAt)),
-                                ("expires", context.formatDate(session.expiresAt)),
-                            ])
-                        })
+                    struct Listed: Encodable {
+                        var id, device: String
+                        var since, revoked, expires: String?
+                    }
+                    let json = sessions.map {
+                        Listed(
+                            id: $0.id, device: $0.device, since: context.dateText($0.createdAt),
+                            revoked: context.dateText($0.revokedAt), expires: context.dateText($0.expiresAt))
+                    }
                     let text = sessions.map { session in
                         "\(session.id)  \(session.device)  since \(context.isoText(session.createdAt))"
                             + (session.revokedAt.map { "  revoked \(context.isoText($0))" } ?? "")
@@ -58,16 +58,19 @@ struct Account: ParsableCommand {
             func run() throws {
                 try perform(common) { context in
                     try context.store.accounts.revokeDeviceSession(id)
-                    output(context, json: .object([("revoked", .string(id))]), text: "revoked \(id)")
+                    struct Revoked: Encodable { var revoked: String }
+                    output(context, json: Revoked(revoked: id), text: "revoked \(id)")
                 }
             }
         }
     }
 
+    private struct SignedIn: Encodable { var user: String? }
+
     static func show(_ context: Context) throws {
         let user = try context.store.accounts.currentUser()
         output(
-            context, json: .object([("user", .optional(user))]),
+            context, json: SignedIn(user: user),
             text: user.map { "signed in as \($0)" } ?? "not signed in (guest)")
     }
 

@@ -37,11 +37,12 @@ struct Cancel: ParsableCommand {
                 chosen = "cancel"
             }
             let plan = try context.store.plans.plan(of: productID)
-            let retention = JSON.object([("shown", Self.json(shown)), ("chosen", .string(chosen))])
             let summary = plan.map { $0.summary(calendar: context.calendar, catalog: context.store.catalog) } ?? ""
             output(
                 context,
-                json: .object((plan.map { planFields($0, context) } ?? []) + [("retention", retention)]),
+                json: Cancelled(
+                    plan: plan.map { PlanOutput($0, context) },
+                    retention: Cancelled.Retention(shown: Shown(shown), chosen: chosen)),
                 text: ((shown.isQuiet ? [] : [Self.words(shown, context)]) + [summary]).filter { !$0.isEmpty }.joined(
                     separator: "\n")
             )
@@ -65,15 +66,43 @@ struct Cancel: ParsableCommand {
         return text
     }
 
-    static func json(_ shown: RetentionOffer) -> JSON {
-        .object([
-            ("source", .string(shown.source.rawValue)), ("messageIdentifier", .optional(shown.message?.id)),
-            ("header", .optional(shown.message?.header)), ("body", .optional(shown.message?.body)),
-            ("imageIdentifier", .optional(shown.message?.imageID)),
-            ("alternateProduct", .optional(shown.alternateProductID)),
-            ("alternateBillingPlan", .optional(shown.alternateBillingPlan?.rawValue)),
-            ("promotionalOffer", .optional(shown.offer?.offerID)), ("fallbackReason", .optional(shown.fallbackReason)),
-            ("milliseconds", shown.milliseconds.map(JSON.int) ?? .null),
-        ])
+    /// The plan after the cancel, with the retention message the cancel showed and what was chosen.
+    struct Cancelled: Encodable {
+        struct Retention: Encodable {
+            var shown: Shown
+            var chosen: String
+        }
+
+        var plan: PlanOutput?
+        var retention: Retention
+
+        private enum CodingKeys: String, CodingKey { case retention }
+
+        func encode(to encoder: any Encoder) throws {
+            try plan?.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(retention, forKey: .retention)
+        }
+    }
+
+    /// The retention message shown, where it came from, and why the default stood in.
+    struct Shown: Encodable {
+        var source: String
+        var messageIdentifier, header, body, imageIdentifier, alternateProduct, alternateBillingPlan: String?
+        var promotionalOffer, fallbackReason: String?
+        var milliseconds: Int?
+
+        init(_ shown: RetentionOffer) {
+            source = shown.source.rawValue
+            messageIdentifier = shown.message?.id
+            header = shown.message?.header
+            body = shown.message?.body
+            imageIdentifier = shown.message?.imageID
+            alternateProduct = shown.alternateProductID
+            alternateBillingPlan = shown.alternateBillingPlan?.rawValue
+            promotionalOffer = shown.offer?.offerID
+            fallbackReason = shown.fallbackReason
+            milliseconds = shown.milliseconds
+        }
     }
 }

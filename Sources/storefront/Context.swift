@@ -245,8 +245,6 @@ struct Context {
         }
     }
 
-    func formatDate(_ date: Date?) -> JSON { .optional(dateText(date)) }
-
     /// A date as the `--json` outputs write it (ISO 8601, below), nil for none.
     func dateText(_ date: Date?) -> String? { date.map(isoText) }
 

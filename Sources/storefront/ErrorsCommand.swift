@@ -18,14 +18,14 @@ struct ErrorsCommand: ParsableCommand {
 
     static func show(_ context: Context) throws {
         let errors = try context.store.settings.simulatedErrors()
-        let json = JSON.array(
-            StoreKitAPI.allCases.map { api in
-                .object([
-                    ("api", .string(api.rawValue)), ("argument", .string(api.argument)),
-                    ("error", .optional(errors[api]?.description)),
-                    ("fails", .string(api.counterpart)),
-                ])
-            })
+        struct InForce: Encodable {
+            var api, argument: String
+            var error: String?
+            var fails: String
+        }
+        let json = StoreKitAPI.allCases.map {
+            InForce(api: $0.rawValue, argument: $0.argument, error: errors[$0]?.description, fails: $0.counterpart)
+        }
         let text = errors.isEmpty ? "no simulated errors" : errors.lines.joined(separator: "\n")
         output(context, json: json, text: text)
     }

@@ -99,19 +99,21 @@ struct FamilyCommand: ParsableCommand {
     }
 }
 
+private struct FamilyOutput: Encodable {
+    var organizer: String
+    var members, unshared, consentWithdrawn, invited: [String]
+}
+
 private func report(_ family: Family?, _ context: Context) {
     guard let family else {
-        output(context, json: .null, text: "in no family (`storefront family create` starts one)")
+        output(context, json: JSON.null, text: "in no family (`storefront family create` starts one)")
         return
     }
     output(
         context,
-        json: .object([
-            ("organizer", .string(family.organizer)), ("members", .strings(family.members)),
-            ("unshared", .strings(family.unshared)),
-            ("consentWithdrawn", .strings(family.consentWithdrawn.map(\.member))),
-            ("invited", .strings(family.invited)),
-        ]),
+        json: FamilyOutput(
+            organizer: family.organizer, members: family.members, unshared: family.unshared,
+            consentWithdrawn: family.consentWithdrawn.map(\.member), invited: family.invited),
         text:
             "organizer \(family.organizer); members: \(family.members.isEmpty ? "none" : family.members.joined(separator: ", "))"
             + (family.unshared.isEmpty ? "" : "; not shared: \(family.unshared.joined(separator: ", "))")

@@ -1,5 +1,6 @@
-// JSON output for scripts. Written by hand rather than with JSONEncoder because the contract
-// needs explicit nulls (`{"user": null}`) and a stable key order that a reader can follow.
+// The JSON the command line writes for scripts, and how it is written: two-space indents, keys in
+// the order the output type declares them, explicit nulls (`{"user": null}`). Output types become
+// this value through `OutputEncoder`; JSONEncoder's writer keeps no such order.
 import Foundation
 
 enum JSON: Equatable {
@@ -11,9 +12,6 @@ enum JSON: Equatable {
     case object([(String, JSON)])
 
     static func == (lhs: JSON, rhs: JSON) -> Bool { lhs.rendered() == rhs.rendered() }
-
-    static func optional(_ text: String?) -> JSON { text.map(JSON.string) ?? .null }
-    static func strings(_ values: [String]) -> JSON { .array(values.map(JSON.string)) }
 
     func rendered(indent: Int = 0) -> String {
         let pad = String(repeating: "  ", count: indent + 1)

@@ -19,23 +19,25 @@ struct KeysCommand: ParsableCommand {
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
+                struct Listed: Encodable {
+                    struct Key: Encodable {
+                        var keyId, type: String
+                        var createdAt: String?
+                        var revoked: Bool
+                    }
+                    var issuerId: String
+                    var keys: [Key]
+                }
                 let keyring = try context.store.server.apiKeyring() ?? APIKeyring(issuerID: "", keys: [])
                 output(
                     context,
-                    json: .object([
-                        ("issuerId", .string(keyring.issuerID)),
-                        (
-                            "keys",
-                            .array(
-                                keyring.keys.map { key in
-                                    .object([
-                                        ("keyId", .string(key.keyID)), ("type", .string(key.kind.rawValue)),
-                                        ("createdAt", context.formatDate(key.createdAt)),
-                                        ("revoked", .bool(key.revoked)),
-                                    ])
-                                })
-                        ),
-                    ]),
+                    json: Listed(
+                        issuerId: keyring.issuerID,
+                        keys: keyring.keys.map {
+                            Listed.Key(
+                                keyId: $0.keyID, type: $0.kind.rawValue, createdAt: context.dateText($0.createdAt),
+                                revoked: $0.revoked)
+                        }),
                     text: keyring.keys.isEmpty
                         ? "no keys (`storefront keys create --out key.p8`)"
                         : "issuer \(keyring.issuerID)\n"
@@ -74,14 +76,17 @@ struct KeysCommand: ParsableCommand {
                 }
                 keyring.keys.append(key)
                 try context.store.server.setAPIKeyring(keyring)
+                struct Made: Encodable {
+                    var keyId, type, issuerId, bundleId: String
+                    /// Only when it went to standard output.
+                    var privateKey, file: String?
+                }
                 let bundle = try context.store.signed.identity().bundleID
                 output(
                     context,
-                    json: .object([
-                        ("keyId", .string(key.keyID)), ("type", .string(key.kind.rawValue)),
-                        ("issuerId", .string(keyring.issuerID)), ("bundleId", .string(bundle)),
-                        ("privateKey", out == nil ? .string(pem) : .null), ("file", .optional(out)),
-                    ]),
+                    json: Made(
+                        keyId: key.keyID, type: key.kind.rawValue, issuerId: keyring.issuerID, bundleId: bundle,
+                        privateKey: out == nil ? pem : nil, file: out),
                     text: (out == nil ? pem : "wrote \(out!)\n")
                         + "key id \(key.keyID) (\(key.kind.rawValue))\nissuer id \(keyring.issuerID)\nbundle id \(bundle)"
                 )
@@ -95,6 +100,10 @@ struct KeysCommand: ParsableCommand {
         @Argument(help: "The key id.") var keyID: String
         @OptionGroup var common: CommonOptions
         func run() throws {
+            struct Revoked: Encodable {
+                var keyId: String
+                var revoked: Bool
+            }
             try perform(common) { context in
                 guard var keyring = try context.store.server.apiKeyring(),
                     let index = keyring.keys.firstIndex(where: { $0.keyID == keyID })
@@ -104,7 +113,7 @@ struct KeysCommand: ParsableCommand {
                 keyring.keys[index].revoked = true
                 try context.store.server.setAPIKeyring(keyring)
                 output(
-                    context, json: .object([("keyId", .string(keyID)), ("revoked", .bool(true))]),
+                    context, json: Revoked(keyId: keyID, revoked: true),
                     text: "revoked \(keyID)")
             }
         }

@@ -41,39 +41,35 @@ struct MessagesCommand: ParsableCommand {
                     "review: "
                         + (setup.approvesAtOnce
                             ? "uploads are approved at once" : "uploads wait for `storefront messages approve ID`"))
-                output(context, json: Self.json(setup), text: lines.joined(separator: "\n"))
+                output(context, json: Setup(setup), text: lines.joined(separator: "\n"))
             }
         }
 
-        static func json(_ setup: RetentionSetup) -> JSON {
-            .object([
-                (
-                    "messages",
-                    .array(
-                        setup.messages.map { message in
-                            .object([
-                                ("id", .string(message.id)), ("state", .string(message.state.rawValue)),
-                                ("header", .string(message.header)),
-                                ("body", .string(message.body)), ("image", .optional(message.imageID)),
-                            ])
-                        })
-                ),
-                (
-                    "images",
-                    .array(
-                        setup.images.map { image in
-                            .object([
-                                ("id", .string(image.id)), ("state", .string(image.state.rawValue)),
-                                ("size", .string(image.size)),
-                            ])
-                        })
-                ),
-                ("defaults", .object(setup.defaults.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-                (
-                    "realtimeURLs",
-                    .object(setup.realtimeURLs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
-                ), ("approvesAtOnce", .bool(setup.approvesAtOnce)),
-            ])
+        /// The retention setup as `--json` writes it.
+        struct Setup: Encodable {
+            struct Message: Encodable {
+                var id, state, header, body: String
+                var image: String?
+            }
+
+            struct Image: Encodable {
+                var id, state, size: String
+            }
+
+            var messages: [Message]
+            var images: [Image]
+            var defaults, realtimeURLs: SortedFields<String>
+            var approvesAtOnce: Bool
+
+            init(_ setup: RetentionSetup) {
+                messages = setup.messages.map {
+                    Message(id: $0.id, state: $0.state.rawValue, header: $0.header, body: $0.body, image: $0.imageID)
+                }
+                images = setup.images.map { Image(id: $0.id, state: $0.state.rawValue, size: $0.size) }
+                defaults = SortedFields(setup.defaults)
+                realtimeURLs = SortedFields(setup.realtimeURLs)
+                approvesAtOnce = setup.approvesAtOnce
+            }
         }
     }
 
@@ -109,12 +105,13 @@ struct MessagesCommand: ParsableCommand {
 
         func run() throws {
             try perform(common) { context in
+                struct Reviewed: Encodable { var approvesAtOnce: Bool }
                 let atOnce = mode == "at-once"
                 try context.store.server.changeRetention { (setup: inout RetentionSetup) in
                     setup.approvesAtOnce = atOnce
                 }
                 output(
-                    context, json: .object([("approvesAtOnce", .bool(atOnce))]),
+                    context, json: Reviewed(approvesAtOnce: atOnce),
                     text: atOnce
                         ? "uploads are approved as they arrive" : "uploads wait for `storefront messages approve ID`")
             }
@@ -139,13 +136,14 @@ struct MessagesCommand: ParsableCommand {
                 }
                 return nil
             }
+            struct Decided: Encodable { var id, kind, state: String }
             guard let kind else {
                 throw CommandFailure(
                     message: "no uploaded message or image \(id) (`storefront messages` lists them)", status: 2)
             }
             output(
                 context,
-                json: .object([("id", .string(id)), ("kind", .string(kind)), ("state", .string(state.rawValue))]),
+                json: Decided(id: id, kind: kind, state: state.rawValue),
                 text: "\(kind) \(id): \(state.rawValue)")
         }
     }

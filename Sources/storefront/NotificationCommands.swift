@@ -12,11 +12,16 @@ struct WebhookCommand: ParsableCommand {
         defaultSubcommand: Show.self
     )
 
+    private struct Shown: Encodable {
+        var url: String?
+        var once: Bool
+    }
+
     static func show(_ context: Context) throws {
         let webhook = try context.store.notifications.webhook()
         output(
             context,
-            json: .object([("url", .optional(webhook?.url)), ("once", .bool(webhook?.once ?? false))]),
+            json: Shown(url: webhook?.url, once: webhook?.once ?? false),
             text: webhook.map {
                 "\($0.url)\($0.once ? " (one attempt, as the sandbox)" : " (retried 1, 12, 24, 48 and 72 hours after the first attempt)")"
             }
@@ -77,33 +82,42 @@ struct NotificationsCommand: ParsableCommand {
         defaultSubcommand: List.self
     )
 
-    static func json(_ notification: ServerNotification, _ context: Context, payload: String? = nil) -> JSON {
-        .object([
-            ("uuid", .string(notification.uuid)), ("type", .string(notification.type)),
-            ("subtype", .optional(notification.subtype)),
-            ("state", .string(notification.state.rawValue)), ("account", .string(notification.account)),
-            ("transactionId", .optional(notification.transactionID)),
-            ("createdAt", context.formatDate(notification.createdAt)),
-            ("nextAttemptAt", context.formatDate(notification.nextAttemptAt)),
-            (
-                "attempts",
-                .array(
-                    notification.attempts.map { attempt in
-                        .object([
-                            ("at", context.formatDate(attempt.at)),
-                            ("status", attempt.status.map { .int($0) } ?? .null), ("error", .optional(attempt.error)),
-                        ])
-                    })
-            ),
-            ("signedPayload", .optional(payload ?? notification.signedPayload)),
-        ])
+    /// A notification as `--json` writes it, with its delivery state and attempts.
+    struct Output: Encodable {
+        struct Attempt: Encodable {
+            var at: String?
+            var status: Int?
+            var error: String?
+        }
+
+        var uuid, type: String
+        var subtype: String?
+        var state, account: String
+        var transactionId, createdAt, nextAttemptAt: String?
+        var attempts: [Attempt]
+        var signedPayload: String?
+
+        init(_ notification: ServerNotification, _ context: Context, payload: String? = nil) {
+            uuid = notification.uuid
+            type = notification.type
+            subtype = notification.subtype
+            state = notification.state.rawValue
+            account = notification.account
+            transactionId = notification.transactionID
+            createdAt = context.dateText(notification.createdAt)
+            nextAttemptAt = context.dateText(notification.nextAttemptAt)
+            attempts = notification.attempts.map {
+                Attempt(at: context.dateText($0.at), status: $0.status, error: $0.error)
+            }
+            signedPayload = payload ?? notification.signedPayload
+        }
     }
 
     /// Delivers what is due, then shows where `notification` stands.
     static func deliverAndShow(_ notification: ServerNotification, _ context: Context) throws {
         try context.store.notifications.deliverDue()
         let now = try context.store.notifications.notification(notification.uuid)
-        output(context, json: json(now, context), text: line(now, context))
+        output(context, json: Output(now, context), text: line(now, context))
     }
 
     static func line(_ notification: ServerNotification, _ context: Context) -> String {
@@ -126,7 +140,7 @@ struct NotificationsCommand: ParsableCommand {
             try perform(common) { context in
                 let all = try context.store.notifications.all()
                 output(
-                    context, json: .array(all.map { NotificationsCommand.json($0, context) }),
+                    context, json: all.map { NotificationsCommand.Output($0, context) },
                     text: all.isEmpty
                         ? "no notifications"
                         : all.map { NotificationsCommand.line($0, context) }.joined(separator: "\n"))
@@ -144,12 +158,16 @@ struct NotificationsCommand: ParsableCommand {
                 let notification = try context.store.notifications.notification(uuid)
                 let payload = try context.store.notifications.signedPayload(notification)
                 let decoded = try? JWS.decode(payload)
-                var fields: [(String, JSON)] = [
-                    ("notification", NotificationsCommand.json(notification, context, payload: payload))
-                ]
-                if let decoded { fields.append(("payload", foundationJSON(decoded.payload))) }
+                struct Shown: Encodable {
+                    var notification: NotificationsCommand.Output
+                    /// The signed payload, decoded.
+                    var payload: Omitted<JSON>
+                }
                 output(
-                    context, json: .object(fields),
+                    context,
+                    json: Shown(
+                        notification: NotificationsCommand.Output(notification, context, payload: payload),
+                        payload: Omitted(decoded.map { foundationJSON($0.payload) })),
                     text: NotificationsCommand.line(notification, context) + "\n\n\(payload)\n\n"
                         + (decoded.map { foundationJSON($0.payload).rendered() } ?? ""))
             }
@@ -162,13 +180,16 @@ struct NotificationsCommand: ParsableCommand {
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
+                struct Delivered: Encodable {
+                    var delivered, retrying, failed: [String]
+                    var busy: Bool
+                }
                 let report = try context.store.notifications.deliverDue()
                 output(
                     context,
-                    json: .object([
-                        ("delivered", .strings(report.delivered)), ("retrying", .strings(report.retrying)),
-                        ("failed", .strings(report.failed)), ("busy", .bool(report.busy)),
-                    ]),
+                    json: Delivered(
+                        delivered: report.delivered, retrying: report.retrying, failed: report.failed,
+                        busy: report.busy),
                     text: report.busy
                         ? "another process is delivering"
                         : "\(report.delivered.count) delivered, \(report.retrying.count) to retry, \(report.failed.count) failed"

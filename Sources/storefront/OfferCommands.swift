@@ -19,24 +19,25 @@ struct OfferCodes: ParsableCommand {
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
+                struct Listed: Encodable {
+                    struct Code: Encodable {
+                        var code, product, offer: String
+                        var custom: Bool
+                        var limit, used: Int
+                        var createdAt: String?
+                    }
+                    var codes: [Code]
+                }
                 let codes = try context.store.offers.codes()
                 output(
                     context,
-                    json: .object([
-                        (
-                            "codes",
-                            .array(
-                                codes.map { entry in
-                                    .object([
-                                        ("code", .string(entry.code.code)), ("product", .string(entry.code.productID)),
-                                        ("offer", .string(entry.code.offerID)),
-                                        ("custom", .bool(entry.code.isCustom)), ("limit", .int(entry.code.limit)),
-                                        ("used", .int(entry.used)),
-                                        ("createdAt", context.formatDate(entry.code.createdAt)),
-                                    ])
-                                })
-                        )
-                    ]),
+                    json: Listed(
+                        codes: codes.map {
+                            Listed.Code(
+                                code: $0.code.code, product: $0.code.productID, offer: $0.code.offerID,
+                                custom: $0.code.isCustom, limit: $0.code.limit, used: $0.used,
+                                createdAt: context.dateText($0.code.createdAt))
+                        }),
                     text: codes.isEmpty
                         ? "no offer codes (`storefront offer-codes create OFFER`)"
                         : codes.map {
@@ -76,14 +77,15 @@ struct OfferCodes: ParsableCommand {
 
         func run() throws {
             try perform(common) { context in
+                struct Made: Encodable {
+                    var codes: [String]
+                    var offer, product: String
+                }
                 let codes = try context.store.offers.createCodes(
                     offer: offer, count: count, custom: custom, limit: limit ?? 1)
                 output(
                     context,
-                    json: .object([
-                        ("codes", .strings(codes.map(\.code))), ("offer", .string(offer)),
-                        ("product", .string(codes[0].productID)),
-                    ]),
+                    json: Made(codes: codes.map(\.code), offer: offer, product: codes[0].productID),
                     text: codes.map(\.code).joined(separator: "\n")
                 )
             }

@@ -37,6 +37,27 @@ struct PolicyOutput: Encodable {
     var policy: String
 }
 
+/// A dictionary written as an object, its keys in sorted order.
+struct SortedFields<Value: Encodable>: Encodable {
+    var dictionary: [String: Value]
+
+    init(_ dictionary: [String: Value]) { self.dictionary = dictionary }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+            try container.encode(value, forKey: Key(stringValue: key))
+        }
+    }
+}
+
 /// A field written only when it has a value (`"revoked": true` on a refunded purchase alone).
 struct Omitted<Value: Encodable>: Encodable {
     var value: Value?

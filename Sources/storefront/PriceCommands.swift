@@ -18,10 +18,11 @@ struct PriceCommand: ParsableCommand {
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in
+                struct Listed: Encodable { var changes: [ChangeOutput] }
                 let changes = try context.store.plans.priceChanges()
                 output(
                     context,
-                    json: .object([("changes", .array(changes.map { changeJSON($0, context).json }))]),
+                    json: Listed(changes: changes.map { ChangeOutput($0, context) }),
                     text: changes.isEmpty
                         ? "the catalog's prices (`storefront price set PRODUCT PRICE` changes one)"
                         : changes.map { change in
@@ -72,7 +73,9 @@ struct PriceCommand: ParsableCommand {
                         "; \(told) subscriber\(told == 1 ? "" : "s") told"
                         + (consentRequired ? ", each must agree (`storefront price consent`)" : "")
                 }
-                output(context, json: .object(changeJSON(change, context).fields + [("told", .int(told))]), text: text)
+                var json = ChangeOutput(change, context)
+                json.told = Omitted(told)
+                output(context, json: json, text: text)
             }
         }
     }
@@ -107,7 +110,7 @@ extension PriceAnswerCommand {
             let plan = try context.store.plans.answerPriceIncrease(
                 of: try context.productID(product), accept: Self.accepts)
             output(
-                context, json: planJSON(plan, context),
+                context, json: PlanOutput(plan, context),
                 text: plan.summary(calendar: context.calendar, catalog: context.store.catalog))
         }
     }
@@ -118,13 +121,19 @@ private func changeName(_ change: PriceChange) -> String {
     change.plan == .monthly ? "\(change.productID) monthly" : change.productID
 }
 
-private func changeJSON(_ change: PriceChange, _ context: Context) -> (json: JSON, fields: [(String, JSON)]) {
-    let fields: [(String, JSON)] = [
-        ("product", .string(change.productID)), ("billingPlanType", .string(change.plan.rawValue)),
-        ("price", .string(PriceFormatter.plain(change.price))),
-        ("previous", .string(PriceFormatter.plain(change.previous))),
-        ("consentRequired", .bool(change.consentRequired)),
-        ("at", context.formatDate(change.at)),
-    ]
-    return (.object(fields), fields)
+/// A price change as `--json` writes it; `price set` adds how many subscribers were told.
+private struct ChangeOutput: Encodable {
+    var product, billingPlanType, price, previous: String
+    var consentRequired: Bool
+    var at: String?
+    var told = Omitted<Int>(nil)
+
+    init(_ change: PriceChange, _ context: Context) {
+        product = change.productID
+        billingPlanType = change.plan.rawValue
+        price = PriceFormatter.plain(change.price)
+        previous = PriceFormatter.plain(change.previous)
+        consentRequired = change.consentRequired
+        at = context.dateText(change.at)
+    }
 }

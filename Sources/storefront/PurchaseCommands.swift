@@ -211,7 +211,9 @@ struct Decline: ParsableCommand {
             if try answering.answer(id, approve: false, in: context) { return }
             let transaction = try context.store.queue.decline(id)
             // Declining is what was asked, so it exits 0; the state says failed.
-            output(context, json: context.json(transaction), text: context.line(transaction))
+            output(
+                context, json: TransactionOutput(transaction, signed: nil, revokedAt: nil, in: context),
+                text: context.line(transaction))
         }
     }
 }

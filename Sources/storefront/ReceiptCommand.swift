@@ -28,41 +28,7 @@ struct Receipt: ParsableCommand {
         }
         try perform(common) { context in
             let report = try context.store.entitlements.receipt()
-            let json = JSON.object([
-                ("account", .string(report.account)),
-                ("storedExpiry", context.formatDate(report.storedExpiry)),
-                ("recomputedExpiry", context.formatDate(report.recomputedExpiry)),
-                ("deviceExpiry", context.formatDate(report.deviceExpiry)),
-                ("consistent", .bool(report.isConsistent)),
-                ("plansConsistent", .bool(report.storedPlans == report.recomputedPlans)),
-                (
-                    "entries",
-                    .array(
-                        report.entries.map { entry in
-                            var fields: [(String, JSON)] = [
-                                ("id", .string(entry.transactionID)), ("product", .string(entry.productID)),
-                                ("kind", .string(entry.kind.rawValue)),
-                                ("months", .int(entry.months)), ("days", .int(entry.days)),
-                                ("bonusDays", .int(entry.bonusDays)),
-                                ("purchaseDate", context.formatDate(entry.purchaseDate)),
-                                ("device", .string(entry.device)),
-                            ]
-                            if entry.kind == .autoRenewableSubscription {
-                                fields += [
-                                    ("event", .string(entry.event.rawValue)), ("group", .optional(entry.group)),
-                                    ("expiresDate", context.formatDate(entry.expiresDate)),
-                                    ("offer", .optional(entry.offer?.rawValue)),
-                                    ("offerType", (entry.soldOn ?? entry.offerType).map { .int($0.rawValue) } ?? .null),
-                                    ("offerIdentifier", .optional(entry.offerID)),
-                                    ("price", .optional(entry.price.map(PriceFormatter.plain))),
-                                    ("reference", .optional(entry.reference)),
-                                    ("graceUntil", context.formatDate(entry.until)), ("note", .optional(entry.note)),
-                                ]
-                            }
-                            return .object(fields)
-                        })
-                ),
-            ])
+            let json = ReceiptOutput(report, context)
             let lines = report.entries.map { entry in
                 var line =
                     "\(entry.transactionID)  \(entry.productID)  \(context.isoText(entry.purchaseDate))  on \(entry.device)"
@@ -86,6 +52,71 @@ struct Receipt: ParsableCommand {
             if !report.isConsistent {
                 throw CommandFailure(message: "the stored expiry or plans differ from the receipt's", status: 1)
             }
+        }
+    }
+}
+
+/// The account's receipt as `--json` writes it: its lines, and whether the stored expiry and plans
+/// recompute from them (A6).
+private struct ReceiptOutput: Encodable {
+    struct Entry: Encodable {
+        /// What a plan's line adds.
+        struct PlanLine: Encodable {
+            var event: String
+            var group, expiresDate, offer: String?
+            var offerType: Int?
+            var offerIdentifier, price, reference, graceUntil, note: String?
+        }
+
+        var id, product, kind: String
+        var months, days, bonusDays: Int
+        var purchaseDate: String?
+        var device: String
+        var plan: PlanLine?
+
+        private enum CodingKeys: String, CodingKey {
+            case id, product, kind, months, days, bonusDays, purchaseDate, device
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(product, forKey: .product)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(months, forKey: .months)
+            try container.encode(days, forKey: .days)
+            try container.encode(bonusDays, forKey: .bonusDays)
+            try container.encodeIfPresent(purchaseDate, forKey: .purchaseDate)
+            try container.encode(device, forKey: .device)
+            try plan?.encode(to: encoder)
+        }
+    }
+
+    var account: String
+    var storedExpiry, recomputedExpiry, deviceExpiry: String?
+    var consistent, plansConsistent: Bool
+    var entries: [Entry]
+
+    init(_ report: ReceiptReport, _ context: Context) {
+        account = report.account
+        storedExpiry = context.dateText(report.storedExpiry)
+        recomputedExpiry = context.dateText(report.recomputedExpiry)
+        deviceExpiry = context.dateText(report.deviceExpiry)
+        consistent = report.isConsistent
+        plansConsistent = report.storedPlans == report.recomputedPlans
+        entries = report.entries.map { entry in
+            Entry(
+                id: entry.transactionID, product: entry.productID, kind: entry.kind.rawValue, months: entry.months,
+                days: entry.days, bonusDays: entry.bonusDays, purchaseDate: context.dateText(entry.purchaseDate),
+                device: entry.device,
+                plan: entry.kind != .autoRenewableSubscription
+                    ? nil
+                    : Entry.PlanLine(
+                        event: entry.event.rawValue, group: entry.group,
+                        expiresDate: context.dateText(entry.expiresDate),
+                        offer: entry.offer?.rawValue, offerType: (entry.soldOn ?? entry.offerType)?.rawValue,
+                        offerIdentifier: entry.offerID, price: entry.price.map(PriceFormatter.plain),
+                        reference: entry.reference, graceUntil: context.dateText(entry.until), note: entry.note))
         }
     }
 }

@@ -271,25 +271,26 @@ struct ScenarioCommand: ParsableCommand {
 
         static func print(_ results: [ScenarioResult], json: Bool) {
             if json {
-                let value = JSON.array(
-                    results.map { result in
-                        .object([
-                            ("file", .string(result.file)), ("passed", .bool(result.passed)),
-                            ("error", .optional(result.error?.description)),
-                            (
-                                "expectations",
-                                .array(
-                                    result.expectations.map { expectation in
-                                        .object([
-                                            ("line", .int(expectation.line)), ("text", .string(expectation.text)),
-                                            ("passed", .bool(expectation.passed)),
-                                            ("detail", .optional(expectation.detail)),
-                                        ])
-                                    })
-                            ),
-                        ])
-                    })
-                Swift.print(value.rendered())
+                struct Checked: Encodable {
+                    struct Expectation: Encodable {
+                        var line: Int
+                        var text: String
+                        var passed: Bool
+                        var detail: String?
+                    }
+                    var file: String
+                    var passed: Bool
+                    var error: String?
+                    var expectations: [Expectation]
+                }
+                let value = results.map { result in
+                    Checked(
+                        file: result.file, passed: result.passed, error: result.error?.description,
+                        expectations: result.expectations.map {
+                            Checked.Expectation(line: $0.line, text: $0.text, passed: $0.passed, detail: $0.detail)
+                        })
+                }
+                Swift.print(OutputEncoder.encode(value).rendered())
                 return
             }
             var passed = 0

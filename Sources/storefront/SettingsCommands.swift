@@ -23,15 +23,20 @@ struct ClockCommand: ParsableCommand {
         try show(context)
     }
 
+    private struct Shown: Encodable {
+        var now: String?
+        var mode: String
+        var offsetSeconds, rate: Int
+    }
+
     static func show(_ context: Context) throws {
         let setting = try context.store.settings.clockSetting()
         let now = context.store.now()
         output(
             context,
-            json: .object([
-                ("now", context.formatDate(now)), ("mode", .string(setting.mode.rawValue)),
-                ("offsetSeconds", .int(Int(setting.offset))), ("rate", .int(Int(setting.rate))),
-            ]),
+            json: Shown(
+                now: context.dateText(now), mode: setting.mode.rawValue, offsetSeconds: Int(setting.offset),
+                rate: Int(setting.rate)),
             text: "\(context.isoText(now))  (\(setting.summary))"
         )
     }
@@ -168,8 +173,11 @@ struct ResetDevice: ParsableCommand {
         try reportingFailures {
             let directory = StateDirectory(try Context.resolveStateDirectory(common))
             try directory.removeDevice(common.device)
-            let json = JSON.object([("device", .string(common.device))])
-            print(common.json ? json.rendered() : "device \"\(common.device)\" reset")
+            struct Reset: Encodable { var device: String }
+            print(
+                common.json
+                    ? OutputEncoder.encode(Reset(device: common.device)).rendered()
+                    : "device \"\(common.device)\" reset")
         }
     }
 }
@@ -211,12 +219,16 @@ struct CatalogCommand: ParsableCommand {
                             + (product.duration == nil ? "" : ")")
                     }
                 }
-                let report = JSON.object([
-                    ("format", .string(catalog.format)), ("products", .int(catalog.products.count)),
-                    ("currency", .string(catalog.currencyCode)), ("locale", .string(catalog.localeIdentifier)),
-                    ("settings", .strings(settings)), ("durations", .strings(durations)),
-                    ("warnings", .strings(loaded.warnings.map(\.description))),
-                ])
+                struct Checked: Encodable {
+                    var format: String
+                    var products: Int
+                    var currency, locale: String
+                    var settings, durations, warnings: [String]
+                }
+                let report = Checked(
+                    format: catalog.format, products: catalog.products.count, currency: catalog.currencyCode,
+                    locale: catalog.localeIdentifier, settings: settings, durations: durations,
+                    warnings: loaded.warnings.map(\.description))
                 var lines = [
                     "ok: \(catalog.format), \(catalog.products.count) products in \(catalog.currencyCode) (\(catalog.localeIdentifier)), \(loaded.warnings.count) warning(s)"
                 ]
@@ -224,7 +236,7 @@ struct CatalogCommand: ParsableCommand {
                     lines.append("a fresh state folder starts with: " + settings.joined(separator: "; "))
                 }
                 lines += durations.map { "  " + $0 }
-                print(json ? report.rendered() : lines.joined(separator: "\n"))
+                print(json ? OutputEncoder.encode(report).rendered() : lines.joined(separator: "\n"))
                 if strict, !loaded.warnings.isEmpty { throw ExitCode(2) }
             }
         }
@@ -268,9 +280,8 @@ struct CrashPoints: ParsableCommand {
     func run() throws {
         let points = CrashPoint.allCases
         if json {
-            print(
-                JSON.array(points.map { .object([("name", .string($0.rawValue)), ("leaves", .string($0.summary))]) })
-                    .rendered())
+            struct Point: Encodable { var name, leaves: String }
+            print(OutputEncoder.encode(points.map { Point(name: $0.rawValue, leaves: $0.summary) }).rendered())
         } else {
             let width = points.map { TextWidth.of($0.rawValue) }.max() ?? 0
             for point in points { print(TextWidth.pad(point.rawValue, to: width) + "  " + point.summary) }

@@ -48,8 +48,9 @@ struct CertificateCommand: ParsableCommand {
                 }
             }
             guard der == nil, pem == nil else { return }
+            struct Root: Encodable { var pem, der: String }
             output(
-                context, json: .object([("pem", .string(rootPEM)), ("der", .string(root.base64EncodedString()))]),
+                context, json: Root(pem: rootPEM, der: root.base64EncodedString()),
                 text: rootPEM.trimmingCharacters(in: .newlines))
         }
     }
@@ -64,17 +65,20 @@ struct AppCommand: ParsableCommand {
         defaultSubcommand: Show.self
     )
 
+    private struct Shown: Encodable {
+        var bundleId: String
+        var appAppleId: Int?
+        var environment, signedAppTransaction: String
+    }
+
     static func show(_ context: Context) throws {
         let identity = try context.store.signed.identity()
         let appTransaction = try context.store.signed.appTransaction()
         output(
             context,
-            json: .object([
-                ("bundleId", .string(identity.bundleID)),
-                ("appAppleId", identity.appAppleID.map { .int(Int($0)) } ?? .null),
-                ("environment", .string(identity.environment.rawValue)),
-                ("signedAppTransaction", .string(appTransaction.jws)),
-            ]),
+            json: Shown(
+                bundleId: identity.bundleID, appAppleId: identity.appAppleID.map { Int($0) },
+                environment: identity.environment.rawValue, signedAppTransaction: appTransaction.jws),
             text:
                 "\(identity.bundleID) · \(identity.appAppleID.map { "App Apple ID \($0)" } ?? "no App Apple ID") · \(identity.environment.rawValue)"
         )
@@ -111,6 +115,7 @@ struct AppCommand: ParsableCommand {
         /// Writes, prints or posts the signed-in account's app receipt.
         static func emit(_ common: CommonOptions, out: String? = nil, base64: Bool, post: String?) throws {
             try perform(common) { context in
+                struct Written: Encodable { var appReceipt: String }
                 let receipt = try context.store.signed.appReceipt()
                 let text = receipt.base64EncodedString()
                 if let out {
@@ -124,7 +129,7 @@ struct AppCommand: ParsableCommand {
                     print(text)
                 } else {
                     output(
-                        context, json: .object([("appReceipt", .string(text))]), text: out.map { "wrote \($0)" } ?? text
+                        context, json: Written(appReceipt: text), text: out.map { "wrote \($0)" } ?? text
                     )
                 }
             }
@@ -204,11 +209,16 @@ struct TransactionCommand: ParsableCommand {
         try perform(common) { context in
             let transaction = try context.store.queue.transaction(id)
             let signed = try context.store.signed.transaction(transaction)
-            var fields: [(String, JSON)] = [("transaction", context.json(transaction, signed: signed))]
-            if let signed, let decoded = try? JWS.decode(signed.jws) {
-                fields.append(("header", foundationJSON(decoded.header)))
-                fields.append(("payload", foundationJSON(decoded.payload)))
+            /// The transaction, and its signed form's header and payload decoded.
+            struct Shown: Encodable {
+                var transaction: TransactionOutput
+                var header, payload: Omitted<JSON>
             }
+            let decoded = signed.flatMap { try? JWS.decode($0.jws) }
+            let json = Shown(
+                transaction: TransactionOutput(transaction, signed: signed, revokedAt: nil, in: context),
+                header: Omitted(decoded.map { foundationJSON($0.header) }),
+                payload: Omitted(decoded.map { foundationJSON($0.payload) }))
             var text = context.line(transaction)
             if let signed {
                 text += "\n\nsigned transaction (JWS, ES256, x5c leaf-intermediate-root):\n\(signed.jws)\n\ndecoded:\n"
@@ -217,7 +227,7 @@ struct TransactionCommand: ParsableCommand {
             } else {
                 text += "\n\n(not signed: only purchased and restored transactions are)"
             }
-            output(context, json: .object(fields), text: text)
+            output(context, json: json, text: text)
         }
     }
 }

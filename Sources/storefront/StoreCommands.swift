@@ -14,29 +14,7 @@ struct Products: ParsableCommand {
         try perform(common) { context in
             let rows = try context.store.entitlements.productRows()
             let catalog = context.store.catalog
-            let json = JSON.array(
-                rows.map { row in
-                    let product = row.product
-                    var fields: [(String, JSON)] = [
-                        ("id", .string(product.id)), ("kind", .string(product.kind.rawValue)),
-                        ("title", .string(product.title)),
-                        ("description", .string(product.description)),
-                        ("price", .string(PriceFormatter.plain(product.price))),
-                        ("currency", .string(catalog.currencyCode)),
-                        ("displayPrice", .string(catalog.priceFormatter.string(for: product.price))),
-                        ("action", .string(row.action.rawValue)), ("pending", .optional(row.pending?.rawValue)),
-                    ]
-                    switch product.kind {
-                    case .nonConsumable: fields.append(("image", .optional(product.image)))
-                    case .consumable: fields.append(("quantity", .int(product.quantity)))
-                    case .nonRenewingSubscription:
-                        fields.append(("duration", .optional(product.duration?.description)))
-                        fields.append(("durationSource", .string(product.durationSource ?? "catalog")))
-                    case .autoRenewableSubscription:
-                        if let terms = product.autoRenew { fields += planTermsJSON(terms, price: product.price) }
-                    }
-                    return JSON.object(fields)
-                })
+            let json = rows.map { ProductOutput($0, catalog: catalog) }
             let width = rows.map { TextWidth.of($0.product.title) }.max() ?? 0
             let text = rows.map { row in
                 var pending = row.pending.map { "  [\(Wording.state($0))]" } ?? ""
@@ -59,21 +37,7 @@ struct Status: ParsableCommand {
     func run() throws {
         try perform(common) { context in
             let status = try context.store.entitlements.status()
-            let json = JSON.object([
-                ("user", .optional(status.user)), ("device", .string(status.device)),
-                ("subscribed", .bool(status.isSubscribed)),
-                ("expires", context.formatDate(status.expiry)), ("daysRemaining", .int(status.daysRemaining)),
-                ("header", .string(status.header)), ("owned", .strings(status.owned)),
-                ("unlocked", .strings(status.unlocked)),
-                // The pack's views left, and whether a subscription makes them unlimited (the text's "unlimited").
-                ("randomViewsRemaining", .int(status.randomViewsRemaining)),
-                ("randomViewsUnlimited", .bool(status.isSubscribed)),
-                ("lastRandomComic", .optional(status.lastRandomComic)),
-                ("policy", .string(try context.store.queue.policy().description)),
-                ("now", context.formatDate(status.now)),
-                ("plans", .array(status.plans.filter(\.hasAccess).map { planJSON($0, context) })),
-                ("entitlements", .strings(status.entitlements)),
-            ])
+            let json = StatusOutput(status, policy: try context.store.queue.policy(), context)
             var text = """
                 \(status.header)
                 user: \(status.user ?? "guest")   device: \(status.device)
@@ -97,11 +61,9 @@ struct Random: ParsableCommand {
             let result = try context.store.randomComics.show()
             output(
                 context,
-                json: .object([
-                    ("comic", .string(result.comic.id)), ("title", .string(result.comic.title)),
-                    ("image", .optional(result.comic.image)),
-                    ("randomViewsRemaining", .int(result.randomViewsRemaining)), ("header", .string(result.header)),
-                ]),
+                json: RandomOutput(
+                    comic: result.comic.id, title: result.comic.title, image: result.comic.image,
+                    randomViewsRemaining: result.randomViewsRemaining, header: result.header),
                 text: "\(result.comic.title) (\(result.comic.id))\n"
                     + (result.isSubscribed ? result.header : "random views left: \(result.randomViewsRemaining)")
             )
@@ -123,7 +85,9 @@ struct History: ParsableCommand {
                 (try? context.store.entitlements.receipt()).map { ReceiptEntry.revocationDates(in: $0.entries) } ?? [:]
             output(
                 context,
-                json: .array(history.map { context.json($0, signed: signed[$0.id], revokedAt: revoked[$0.id]) }),
+                json: history.map {
+                    TransactionOutput($0, signed: signed[$0.id], revokedAt: revoked[$0.id], in: context)
+                },
                 text: history.isEmpty
                     ? "no transactions"
                     : history.map { transaction in
@@ -134,4 +98,107 @@ struct History: ParsableCommand {
             )
         }
     }
+}
+
+/// A row of `products`: the product, the action its row offers now, and what its kind adds.
+private struct ProductOutput: Encodable {
+    var id, kind, title, description, price, currency, displayPrice, action: String
+    var pending: String?
+    var image: Omitted<String?>
+    var quantity: Omitted<Int>
+    var duration: Omitted<String?>
+    var durationSource: Omitted<String>
+    /// An auto-renewable product's terms, among its own fields.
+    var terms: PlanTermsOutput?
+
+    init(_ row: ProductRow, catalog: Catalog) {
+        let product = row.product
+        id = product.id
+        kind = product.kind.rawValue
+        title = product.title
+        description = product.description
+        price = PriceFormatter.plain(product.price)
+        currency = catalog.currencyCode
+        displayPrice = catalog.priceFormatter.string(for: product.price)
+        action = row.action.rawValue
+        pending = row.pending?.rawValue
+        image = Omitted(product.kind == .nonConsumable ? .some(product.image) : nil)
+        quantity = Omitted(product.kind == .consumable ? product.quantity : nil)
+        let nonRenewing = product.kind == .nonRenewingSubscription
+        duration = Omitted(nonRenewing ? .some(product.duration?.description) : nil)
+        durationSource = Omitted(nonRenewing ? product.durationSource ?? "catalog" : nil)
+        terms =
+            product.kind == .autoRenewableSubscription
+            ? product.autoRenew.map {
+                PlanTermsOutput($0, price: product.price)
+            } : nil
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, kind, title, description, price, currency, displayPrice, action, pending, image, quantity, duration,
+            durationSource
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(title, forKey: .title)
+        try container.encode(description, forKey: .description)
+        try container.encode(price, forKey: .price)
+        try container.encode(currency, forKey: .currency)
+        try container.encode(displayPrice, forKey: .displayPrice)
+        try container.encode(action, forKey: .action)
+        try container.encodeIfPresent(pending, forKey: .pending)
+        try container.encode(image, forKey: .image)
+        try container.encode(quantity, forKey: .quantity)
+        try container.encode(duration, forKey: .duration)
+        try container.encode(durationSource, forKey: .durationSource)
+        try terms?.encode(to: encoder)
+    }
+}
+
+/// `status`: what the device knows now.
+private struct StatusOutput: Encodable {
+    var user: String?
+    var device: String
+    var subscribed: Bool
+    var expires: String?
+    var daysRemaining: Int
+    var header: String
+    var owned, unlocked: [String]
+    /// The pack's views left, and whether a subscription makes them unlimited (the text's "unlimited").
+    var randomViewsRemaining: Int
+    var randomViewsUnlimited: Bool
+    var lastRandomComic: String?
+    var policy: String
+    var now: String?
+    var plans: [PlanOutput]
+    var entitlements: [String]
+
+    init(_ status: StoreStatus, policy: PurchaseOutcome, _ context: Context) {
+        user = status.user
+        device = status.device
+        subscribed = status.isSubscribed
+        expires = context.dateText(status.expiry)
+        daysRemaining = status.daysRemaining
+        header = status.header
+        owned = status.owned
+        unlocked = status.unlocked
+        randomViewsRemaining = status.randomViewsRemaining
+        randomViewsUnlimited = status.isSubscribed
+        lastRandomComic = status.lastRandomComic
+        self.policy = policy.description
+        now = context.dateText(status.now)
+        plans = status.plans.filter(\.hasAccess).map { PlanOutput($0, context) }
+        entitlements = status.entitlements
+    }
+}
+
+/// `random`: the comic shown.
+private struct RandomOutput: Encodable {
+    var comic, title: String
+    var image: String?
+    var randomViewsRemaining: Int
+    var header: String
 }

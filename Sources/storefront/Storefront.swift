@@ -173,10 +173,6 @@ func reportingFailures(_ body: () throws -> Void) throws {
     }
 }
 
-func output(_ context: Context, json: @autoclosure () -> JSON, text: @autoclosure () -> String) {
-    print(context.json ? json().rendered() : text())
-}
-
 /// Prints `value` as JSON (`--json`, through the one `OutputEncoder`), or `text`.
 func output<Value: Encodable>(_ context: Context, json value: @autoclosure () -> Value, text: @autoclosure () -> String)
 {
@@ -192,10 +188,6 @@ extension Context {
             transaction.state == .restored || transaction.kind == .nonConsumable
             ? transaction.originalID ?? transaction.id : transaction.id
         return SignedData.orderID(ordered)
-    }
-
-    func json(_ transaction: StoreTransaction, signed: SignedItem? = nil, revokedAt: Date? = nil) -> JSON {
-        OutputEncoder.encode(TransactionOutput(transaction, signed: signed, revokedAt: revokedAt, in: self))
     }
 
     func line(_ transaction: StoreTransaction, revokedAt: Date? = nil) -> String {
@@ -222,7 +214,9 @@ extension Context {
         // With its signed form, as `history` and `transaction` show it: an introductory offer is
         // only there (offerType 1), the transaction itself names no offer.
         let signed = self.json ? try store.signed.transaction(transaction) : nil
-        output(self, json: json(transaction, signed: signed), text: line(transaction))
+        output(
+            self, json: TransactionOutput(transaction, signed: signed, revokedAt: nil, in: self),
+            text: line(transaction))
         if transaction.state == .failed {
             throw CommandFailure(
                 message: Wording.purchaseFailed(transaction.productID, reason: transaction.reason), status: 1)

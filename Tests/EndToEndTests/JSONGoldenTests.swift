@@ -28,6 +28,8 @@ struct JSONGoldenTests {
             var text = text.replacingOccurrences(of: folder, with: "<state>")
             let patterns: [(pattern: String, name: String)] = [
                 ("eyJ[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+", "jws"),
+                // A certificate of the state folder's own chain (a JWS header's x5c).
+                ("MII[A-Za-z0-9+/]{200,}={0,2}", "certificate"),
                 ("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", "uuid"),
                 ("(?<![0-9])[0-9]{16}(?![0-9])", "id"),
                 ("(?<=\"orderId\": \")[0-9A-Z]{11}(?=\")", "order"),
@@ -86,6 +88,19 @@ struct JSONGoldenTests {
         try comics.record("family-add", ["family", "add", "bo"])
         try comics.record("family-accept", ["family", "accept", "--device", "tablet"])
         try comics.record("notifications", ["notifications", "list"])
+        try comics.record("notifications-deliver", ["notifications", "deliver"])
+        try comics.record("transaction", ["transaction", pack])
+        try comics.record("billing", ["billing"])
+        try comics.record("grace", ["grace"])
+        try comics.record("webhook", ["webhook"])
+        try comics.record("app", ["app"])
+        try comics.record("sessions", ["account", "sessions", "list"])
+        try comics.record("refund-policy", ["refund-request", "policy"])
+        try comics.record("messages", ["messages"])
+        try comics.record("catalog-check", ["catalog", "check"])
+        try comics.record("reset-device", ["reset-device", "--device", "tablet"])
+        let points = try comics.session.run(["crash-points", "--json"])
+        comics.outputs.append(("crash-points", points.stdout))
 
         let selfies = Recorder(try Session())
         selfies.session.environment["STOREFRONT_CATALOG"] =
@@ -99,6 +114,11 @@ struct JSONGoldenTests {
         try selfies.record("selfies-price-list", ["price", "list"])
         try selfies.record("selfies-subscriptions", ["subscriptions"])
         try selfies.record("selfies-cancel", ["cancel", monthly])
+        try selfies.record("selfies-renew-on", ["renew-on", monthly])
+        try selfies.record("selfies-price-consent", ["price", "consent", monthly])
+        try selfies.record(
+            "selfies-codes-create", ["offer-codes", "create", "SPRING-PROMO", "--custom", "SPRING", "--limit", "3"])
+        try selfies.record("selfies-codes", ["offer-codes", "list"])
 
         let yearly = Recorder(try Session.yearly(signedUp: "cy"))
         try yearly.record("yearly-products", ["products"])
