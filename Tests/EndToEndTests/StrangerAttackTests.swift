@@ -231,7 +231,7 @@ struct StrangerAttackTests {
     }
 
     @Test(
-        "W9 forged purchases: a stranger settles nothing for another account, under another's transaction, with an offer nobody granted, on a billing plan the product lacks or a product the server does not sell, with no payment the server decided or with an outcome she chose; what she settles herself costs what the catalog says, dated no later than the server's clock, once",
+        "W9 forged purchases: a stranger settles nothing for another account, under another's transaction, with an offer nobody granted, on a billing plan the product lacks or a product the server does not sell, with an outcome she chose or with no payment the server decided; what she buys herself costs what the catalog says, dated no later than the server's clock, once",
         arguments: Backend.allCases)
     func forgedPurchases(backend: Backend) throws {
         let scene = try Subscribed(backend: backend)
@@ -264,38 +264,39 @@ struct StrangerAttackTests {
                 400, "notSold"
             ),
         ]
-        // The App Store decides each payment first (the team's policy: approve); a payment it did
-        // not decide, and one whose outcome eve chose herself, are refused.
-        func decide(_ id: String, outcome: PurchaseOutcome? = nil) throws -> (status: Int, body: [String: Any]) {
+        // A device buys by asking the App Store to decide the payment, which (the team's policy:
+        // approve) settles it in the same call; each forged purchase is refused there.
+        func decide(_ request: PurchaseAsk, outcome: PurchaseOutcome? = nil) throws -> (
+            status: Int, body: [String: Any]
+        ) {
             try scene.wire.call(
-                "decidePayment", PaymentAsk(transactionID: id, account: "eve", productID: product, outcome: outcome),
-                session: scene.eveSession)
+                "decidePayment", PaymentAsk(purchase: request, outcome: outcome), session: scene.eveSession)
         }
-        for id in ["9300000000000002", "9300000000000003", "9300000000000004", "9300000000000009"] {
-            let decided = try decide(id)
-            #expect(decided.status == 200 && decided.body["value"] != nil, "\(id): \(decided)")
-            #expect(try decide(id).status == 400, "a payment is decided once")
+        for (what, request, status, kind) in refused {
+            let answer = try decide(request)
+            let error = answer.body["error"] as? [String: Any]
+            #expect(answer.status == status && error?["kind"] as? String == kind, "\(what): \(answer)")
         }
-        let chosen = try decide("9300000000000007", outcome: .approve)
+        // A payment she chose the outcome of, or that the App Store never decided, is not settled.
+        let chosen = try decide(ask("9300000000000007"), outcome: .approve)
         #expect(
             chosen.status == 400 && (chosen.body["error"] as? [String: Any])?["kind"] as? String == "developer",
             "a customer chooses no outcome: \(chosen)")
-        for (what, request, status, kind) in refused + [
-            ("with no payment decided", ask("9300000000000006"), 400, "refused"),
-            ("with an outcome she chose", ask("9300000000000007"), 400, "refused"),
-        ] {
-            let answer = try scene.wire.call("settlePurchase", request, session: scene.eveSession)
+        for id in ["9300000000000006", "9300000000000007"] {
+            let answer = try scene.wire.call("settlePurchase", ask(id), session: scene.eveSession)
             let error = answer.body["error"] as? [String: Any]
-            #expect(answer.status == status && error?["kind"] as? String == kind, "\(what): \(answer)")
+            #expect(answer.status == 400 && error?["kind"] as? String == "refused", "undecided \(id): \(answer)")
         }
         #expect((try scene.eve.object(["subscriptions"])["plans"] as? [Any])?.count == 0, "nothing was settled")
 
         // Her own purchase, dated 2100 and asked twice: one plan, at the catalog's price, from now.
         let own = ask("9300000000000009") { $0.at = forever }
         for _ in 0..<2 {
-            let answer = try scene.wire.call("settlePurchase", own, session: scene.eveSession)
+            let answer = try decide(own)
             #expect(answer.status == 200, "\(answer)")
         }
+        let settledAgain = try scene.wire.call("settlePurchase", own, session: scene.eveSession)
+        #expect(settledAgain.status == 200, "settling a settled purchase again changes nothing: \(settledAgain)")
         let receipt = try scene.eve.object(["receipt"])
         let entries = receipt["entries"] as? [[String: Any]] ?? []
         #expect(entries.count == 1, "\(receipt)")

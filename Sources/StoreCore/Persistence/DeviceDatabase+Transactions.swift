@@ -144,6 +144,16 @@ extension DeviceDatabase {
         }
     }
 
+    /// A purchase that stays `purchasing` until `date`, then approves or declines (Q4).
+    func setDue(_ id: String, at date: Date, approves: Bool) throws(StoreError) {
+        try write { db in
+            guard var record = try TransactionRecord.fetchOne(db, where: "id", is: id) else { return }
+            record.transaction.dueAt = date
+            record.transaction.dueApproves = approves
+            try record.update(db)
+        }
+    }
+
     static func appendEvent(_ db: Database, id: String, step: TransactionStep) throws {
         try EventRecord(transactionID: id, step: step).insert(db)
     }

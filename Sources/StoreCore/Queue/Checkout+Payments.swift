@@ -9,17 +9,24 @@ extension Checkout {
     static let dueSkew: TimeInterval = 60
 
     /// Q4: the outcome of `ask`'s payment: the one it names (the developer's choice), or the
-    /// developer's policy, or the catalog's. Kept against the transaction, once: a second decision
-    /// for it is refused. A team device asks its server, which runs this.
+    /// developer's policy, or the catalog's. An approved payment is settled at once, in the same
+    /// call, so that a purchase that goes through costs one call. Any other outcome is kept against
+    /// the transaction (what it waits for, when it falls due), once: a second decision for it is
+    /// refused. A team device asks its server, which runs this.
     public func decide(_ ask: PaymentAsk) throws(StoreError) -> PaymentDecision {
         let keeper: any RecordKeeping
         switch self.keeper {
         case .team(let team): return try team.decidePayment(ask)
         case .here(let here): keeper = here
         }
-        try Accounts.validate(accountName: ask.account)
-        guard catalog.product(ask.productID) != nil else {
-            throw StoreError.notSoldByServer(productID: ask.productID, server: "")
+        let purchase = ask.purchase
+        let (id, account) = (purchase.transactionID, purchase.account)
+        let (product, recorded) = try prepare(purchase, keeper: keeper)
+        // Asked again once it was settled (an answer lost on the way): it stands as it was.
+        if recorded != nil { return PaymentDecision(outcome: .approve, settled: true) }
+        let decided = ClaimKey.payment(transactionID: id, step: .decided, account: account)
+        guard try keeper.claims(decided.text) == 0 else {
+            throw StoreError.refusedByServer("a payment for transaction \(id): it was decided already")
         }
         var outcome = catalog.defaultPolicy
         if let chosen = ask.outcome {
@@ -27,23 +34,26 @@ extension Checkout {
         } else if let policy = try keeper.paymentPolicy() {
             outcome = policy
         }
+        if outcome == .approve {
+            try record(purchase, of: product, keeper: keeper, recorded: false)
+            return PaymentDecision(outcome: .approve, settled: true)
+        }
         let now = now()
-        guard try take(.decided, of: ask.transactionID, account: ask.account, in: keeper, at: now) else {
-            throw StoreError.refusedByServer("a payment for transaction \(ask.transactionID): it was decided already")
+        guard try take(.decided, of: id, account: account, in: keeper, at: now) else {
+            throw StoreError.refusedByServer("a payment for transaction \(id): it was decided already")
         }
         var decision = PaymentDecision(outcome: outcome)
         let steps: [PaymentStep]
         switch outcome {
-        case .approve: steps = [.paid]
+        case .approve, .fail: steps = []
         case .defer: steps = [.asked]
         case .interrupt: steps = [.interrupted]
-        case .fail: steps = []
         case .delayed(let after, let approve):
             let due = after.added(to: now, calendar: calendar).wholeSeconds
             decision.dueAt = due
             steps = approve ? [.delayed, .due(Int(due.timeIntervalSince1970))] : [.delayed]
         }
-        for step in steps { _ = try take(step, of: ask.transactionID, account: ask.account, in: keeper, at: now) }
+        for step in steps { _ = try take(step, of: id, account: account, in: keeper, at: now) }
         return decision
     }
 

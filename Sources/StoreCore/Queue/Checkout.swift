@@ -178,6 +178,15 @@ public final class Checkout: SessionRole {
         case .team(let team): return try team.settlePurchase(ask)
         case .here(let here): keeper = here
         }
+        let (product, recorded) = try prepare(ask, keeper: keeper)
+        // Settled once already (a device that crashed after): no decision needed to say so again.
+        if recorded == nil { try checkPaid(ask, keeper: keeper) }
+        try record(ask, of: product, keeper: keeper, recorded: recorded != nil)
+    }
+
+    /// The product `ask` buys from this store's catalog, and the line already recorded for its
+    /// transaction (nil: none), after the checks every settling makes.
+    func prepare(_ ask: PurchaseAsk, keeper: any RecordKeeping) throws(StoreError) -> (Product, ReceiptEntry?) {
         try Accounts.validate(accountName: ask.account)
         try StateDirectory.validate(device: ask.device)
         guard let product = catalog.product(ask.productID) else {
@@ -187,8 +196,12 @@ public final class Checkout: SessionRole {
         if let recorded, recorded.account.lowercased() != ask.account.lowercased() {
             throw StoreError.refusedByServer("transaction \(ask.transactionID): it is another account's")
         }
-        // Settled once already (a device that crashed after): no decision needed to say so again.
-        if recorded == nil { try checkPaid(ask, keeper: keeper) }
+        return (product, recorded)
+    }
+
+    /// Records a purchase whose payment the App Store took: the plan rules, the grant on record for
+    /// an offer, a date no later than its clock; then the plan or the receipt line.
+    func record(_ ask: PurchaseAsk, of product: Product, keeper: any RecordKeeping, recorded: Bool) throws(StoreError) {
         try Self.checkPlan(product, billingPlan: ask.billingPlan, offer: ask.offer)
         let grant = OfferGrant(offer: ask.offer, introductoryOffer: ask.introductoryOffer)
         if grant.needsRecord {
@@ -200,7 +213,7 @@ public final class Checkout: SessionRole {
         }
         let at = min(ask.at, now())
         if product.kind == .autoRenewableSubscription {
-            try plans.startPlan(ask, product: product, at: at, recorded: recorded != nil)
+            try plans.startPlan(ask, product: product, at: at, recorded: recorded)
             return
         }
         let entry = ReceiptEntry(

@@ -4,31 +4,31 @@
 // wait it saw answered is settled.
 import Foundation
 
-/// What a device asks when a purchase is made: the outcome of its payment. `outcome` is the one a
+/// What a device asks when a purchase is made, once its transaction is on the device: the outcome
+/// of its payment, and (approved) the purchase settled in the same call. `outcome` is the one a
 /// test chose (`--outcome`, a scenario, or the embedded store's own policy); on a team only the
 /// developer may choose, and a customer's payment follows the policy the developer set.
 public struct PaymentAsk: Sendable, Equatable, Codable {
-    public var transactionID: String
-    public var account: String
-    public var productID: String
+    public var purchase: PurchaseAsk
     public var outcome: PurchaseOutcome?
 
-    public init(transactionID: String, account: String, productID: String, outcome: PurchaseOutcome? = nil) {
-        self.transactionID = transactionID
-        self.account = account
-        self.productID = productID
+    public init(purchase: PurchaseAsk, outcome: PurchaseOutcome? = nil) {
+        self.purchase = purchase
         self.outcome = outcome
     }
 }
 
-/// The App Store's decision on a payment: its outcome, and for a delayed one when it falls due by
-/// the App Store's clock.
+/// The App Store's decision on a payment: its outcome, whether the purchase is settled already (an
+/// approved one is, in the same call), and for a delayed one when it falls due by the App Store's
+/// clock.
 public struct PaymentDecision: Sendable, Equatable, Codable {
     public var outcome: PurchaseOutcome
+    public var settled: Bool
     public var dueAt: Date?
 
-    public init(outcome: PurchaseOutcome, dueAt: Date? = nil) {
+    public init(outcome: PurchaseOutcome, settled: Bool = false, dueAt: Date? = nil) {
         self.outcome = outcome
+        self.settled = settled
         self.dueAt = dueAt
     }
 }

@@ -3,21 +3,28 @@
 import Foundation
 
 extension PaymentQueue {
-    /// The outcome of a purchase's payment. An account's is the App Store's to decide and keep
-    /// (`Checkout.decide`); on a team only the developer may choose it. A purchase made signed out
-    /// reaches no App Store: this device's policy decides it.
-    func decide(_ id: String, of product: Product, for user: String?, chosen: PurchaseOutcome?)
-        throws(StoreError) -> PaymentDecision
-    {
-        let team = keeper.team
-        if chosen != nil, let team, !team.isDeveloper {
+    /// The outcome a purchase names (`--outcome`, a scenario's step): on a team only the
+    /// developer may name one, refused before anything is written.
+    func chosenOutcome(_ chosen: PurchaseOutcome?) throws(StoreError) -> PurchaseOutcome? {
+        if chosen != nil, let team = keeper.team, !team.isDeveloper {
             throw StoreError.developerOnly(server: team.location, action: "choose a payment's outcome")
         }
+        return chosen
+    }
+
+    /// The outcome of a purchase's payment, once its transaction is on the device. An account's is
+    /// the App Store's to decide and keep (`Checkout.decide`), which settles an approved one in
+    /// the same call. A purchase made signed out reaches no App Store: this device's policy
+    /// decides it.
+    func decide(_ transaction: StoreTransaction, chosen: PurchaseOutcome?, at date: Date) throws(StoreError)
+        -> PaymentDecision
+    {
         var outcome = chosen
-        if outcome == nil, team == nil || user == nil { outcome = try device.policy() ?? catalog.defaultPolicy }
-        guard let user else { return PaymentDecision(outcome: outcome ?? catalog.defaultPolicy) }
-        return try checkout.decide(
-            PaymentAsk(transactionID: id, account: user, productID: product.id, outcome: outcome))
+        if outcome == nil, keeper.team == nil || transaction.user == nil {
+            outcome = try device.policy() ?? catalog.defaultPolicy
+        }
+        guard transaction.user != nil else { return PaymentDecision(outcome: outcome ?? catalog.defaultPolicy) }
+        return try checkout.decide(PaymentAsk(purchase: purchaseAsk(transaction, at: date), outcome: outcome))
     }
 
     /// Ask to Buy approved (also settles an interrupted or delayed purchase as approved).

@@ -158,18 +158,7 @@ public final class PaymentQueue: SessionRole {
             } else if product.kind == .autoRenewableSubscription, let user {
                 try plans.checkNotSubscribed(product, account: user, billingPlan: billingPlan)
             }
-            // A team's server that does not sell the product (started with another catalog)
-            // decides nothing: the purchase fails as StoreKit's does for a product the store does
-            // not have, and says so.
-            var notSold: StoreError?
-            let decision: PaymentDecision
-            do throws(StoreError) {
-                decision = try decide(id, of: product, for: user, chosen: outcome ?? outcomeOverride)
-            } catch {
-                guard case .notSoldByServer = error else { throw error }
-                (notSold, decision) = (error, PaymentDecision(outcome: .fail(.productUnavailable)))
-            }
-            let outcome = decision.outcome
+            let chosen = try chosenOutcome(outcome ?? outcomeOverride)
             let now = now()
             var transaction = StoreTransaction(
                 id: id, user: user, productID: product.id, kind: product.kind,
@@ -184,16 +173,24 @@ public final class PaymentQueue: SessionRole {
             transaction.appAccountToken = appAccountToken?.uuidString.lowercased()
             transaction.billingPlan = billingPlan
             transaction.introductoryOffer = grant.introductoryOffer
-            if case .delayed(let after, let approve) = outcome {
-                transaction.dueAt = decision.dueAt ?? after.added(to: now, calendar: calendar).wholeSeconds
-                transaction.dueApproves = approve
-            }
             let added = transaction
             try device.insert(added)
             try crashPoint(.purchaseRecorded)
-            switch outcome {
+            // A team's server that does not sell the product (started with another catalog)
+            // decides nothing: the purchase fails as StoreKit's does for a product the store does
+            // not have, and says so.
+            let decision: PaymentDecision
+            do throws(StoreError) {
+                decision = try decide(added, chosen: chosen, at: now)
+            } catch {
+                if case .notSoldByServer = error {
+                    try device.setState(id, .failed, reason: .productUnavailable, at: now, finished: true)
+                }
+                throw error
+            }
+            switch decision.outcome {
             case .approve:
-                try settlePurchased(transaction.id, at: now)
+                try settlePurchased(transaction.id, at: now, settled: decision.settled)
             case .defer:
                 try device.setState(transaction.id, .deferred, at: now)
                 try crashPoint(.purchaseWaiting)
@@ -202,11 +199,12 @@ public final class PaymentQueue: SessionRole {
                 try crashPoint(.purchaseWaiting)
             case .fail(let reason):
                 try device.setState(transaction.id, .failed, reason: reason, at: now, finished: true)
-            case .delayed:
-                // Stays `purchasing`; `recover()` settles it once the clock passes its due time.
+            case .delayed(let after, let approve):
+                // Stays `purchasing` until the App Store's due time; `recover()` settles it then.
+                let due = decision.dueAt ?? after.added(to: now, calendar: calendar).wholeSeconds
+                try device.setDue(transaction.id, at: due, approves: approve)
                 try settleDueTransactions()
             }
-            if let notSold { throw notSold }
             return try self.transaction(transaction.id)
         }
     }
@@ -321,16 +319,11 @@ public final class PaymentQueue: SessionRole {
 
     /// Payment taken: the App Store records it (here, or the team's server), then the device marks
     /// it purchased, delivers and finishes.
-    func settlePurchased(_ id: String, at date: Date) throws(StoreError) {
+    func settlePurchased(_ id: String, at date: Date, settled: Bool = false) throws(StoreError) {
         let transaction = try self.transaction(id)
-        if let user = transaction.user {
-            let ask = PurchaseAsk(
-                transactionID: transaction.id, account: user, productID: transaction.productID,
-                device: session.deviceName, at: date, appAccountToken: transaction.appAccountToken,
-                billingPlan: transaction.billingPlan, offer: transaction.offer,
-                introductoryOffer: transaction.introductoryOffer)
+        if transaction.user != nil, !settled {
             do throws(StoreError) {
-                try checkout.settle(ask)
+                try checkout.settle(purchaseAsk(transaction, at: date))
             } catch {
                 // A team's server that does not sell the product (started with another catalog)
                 // recorded nothing: no payment was taken, and the purchase fails as StoreKit's does
@@ -362,6 +355,15 @@ public final class PaymentQueue: SessionRole {
         try crashPoint(.purchaseMarked)
         try deliver(id)
         try crashPoint(.purchaseDelivered)
+    }
+
+    /// What the App Store settles for an account's transaction, as its device asks it.
+    func purchaseAsk(_ transaction: StoreTransaction, at date: Date) -> PurchaseAsk {
+        PurchaseAsk(
+            transactionID: transaction.id, account: transaction.user ?? "", productID: transaction.productID,
+            device: session.deviceName, at: date, appAccountToken: transaction.appAccountToken,
+            billingPlan: transaction.billingPlan, offer: transaction.offer,
+            introductoryOffer: transaction.introductoryOffer)
     }
 
     private func markPurchased(_ id: String, at date: Date, originalID: String? = nil) throws(StoreError) {

@@ -86,7 +86,7 @@ public enum AccountWire {
     /// choose one (`--outcome`). Answering Ask to Buy is the developer's; an interrupted purchase,
     /// its buyer's.
     package static let decidePayment = Method<PaymentAsk, PaymentDecision>(
-        "decidePayment", access: { .account($0.account) })
+        "decidePayment", access: { .account($0.purchase.account) })
     package static let answerPayment = Method<PaymentAnswer, Bool>("answerPayment", access: { .account($0.account) })
     /// What the server's clock has passed on an account's plans, written by the server; a member
     /// may ask it for the organizer whose plans it reads.
