@@ -228,6 +228,10 @@ public protocol ClaimTaking: ClaimStore {
     /// Takes one use of `key` for `account` if fewer than `limit` are taken and the account has
     /// none. True when taken now.
     func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool
+    /// What deciding a payment reads (W9, Q4): whether the claim `decided` is taken (a decision
+    /// kept already), and the developer's payment policy. One read, so that a purchase that goes
+    /// through costs its server as little more as it can.
+    func paymentDecisionInputs(decided: String) throws(StoreError) -> (decided: Bool, policy: PurchaseOutcome?)
 }
 
 /// Families (O5).

@@ -90,6 +90,18 @@ extension ServerDatabase: ClaimStore {
         }
     }
 
+    public func paymentDecisionInputs(decided: String) throws(StoreError) -> (decided: Bool, policy: PurchaseOutcome?) {
+        try read { db in
+            let taken =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [ClaimKey.canonical(decided)]) ?? 0
+            let policy: PurchaseOutcome? = try SettingRecord.filter(key: SettingRecord.paymentPolicy)
+                .asRequest(of: Row.self).fetchOne(db)
+                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
+            return (taken > 0, policy)
+        }
+    }
+
     public func claims(_ key: String) throws(StoreError) -> Int {
         let key = ClaimKey.canonical(key)
         return try read { db in

@@ -24,14 +24,15 @@ extension Checkout {
         let (product, recorded) = try prepare(purchase, keeper: keeper)
         // Asked again once it was settled (an answer lost on the way): it stands as it was.
         if recorded != nil { return PaymentDecision(outcome: .approve, settled: true) }
-        let decided = ClaimKey.payment(transactionID: id, step: .decided, account: account)
-        guard try keeper.claims(decided.text) == 0 else {
+        let inputs = try keeper.paymentDecisionInputs(
+            decided: ClaimKey.payment(transactionID: id, step: .decided, account: account).text)
+        guard !inputs.decided else {
             throw StoreError.refusedByServer("a payment for transaction \(id): it was decided already")
         }
         var outcome = catalog.defaultPolicy
         if let chosen = ask.outcome {
             outcome = chosen
-        } else if let policy = try keeper.paymentPolicy() {
+        } else if let policy = inputs.policy {
             outcome = policy
         }
         if outcome == .approve {

@@ -47,6 +47,22 @@ extension PostgresAccountServer: ClaimStore {
         }
     }
 
+    public func paymentDecisionInputs(decided: String) throws(StoreError) -> (decided: Bool, policy: PurchaseOutcome?) {
+        let key = ClaimKey.canonical(decided)
+        return try read { connection in
+            let row = try query(
+                connection,
+                """
+                SELECT EXISTS (SELECT 1 FROM claim WHERE key = \(key)) AS decided,
+                    (SELECT value FROM setting WHERE key = 'paymentPolicy') AS value
+                """
+            ).first
+            let decided = (try? row?.makeRandomAccess()["decided"].decode(Bool.self)) ?? false
+            guard let row, Self.string(row, "value") != nil else { return (decided, nil) }
+            return (decided, try Self.decode(PurchaseOutcome.self, row, "value", of: "setting"))
+        }
+    }
+
     public func claims(_ key: String) throws(StoreError) -> Int {
         let key = ClaimKey.canonical(key)
         return try read { connection in
