@@ -228,10 +228,23 @@ public protocol ClaimTaking: ClaimStore {
     /// Takes one use of `key` for `account` if fewer than `limit` are taken and the account has
     /// none. True when taken now.
     func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool
-    /// What deciding a payment reads (W9, Q4): whether the claim `decided` is taken (a decision
-    /// kept already), and the developer's payment policy. One read, so that a purchase that goes
-    /// through costs its server as little more as it can.
-    func paymentDecisionInputs(decided: String) throws(StoreError) -> (decided: Bool, policy: PurchaseOutcome?)
+    /// What deciding a payment reads (W9, Q4), in one read, so that a purchase that goes through
+    /// costs its server one read and one write, as settling it did alone.
+    func paymentDecisionInputs(transactionID: String, decided: String) throws(StoreError) -> PaymentDecisionInputs
+}
+
+/// What deciding a payment reads: the line already recorded for its transaction, whether the claim
+/// that keeps a decision is taken, and the developer's payment policy.
+public struct PaymentDecisionInputs: Sendable {
+    public var recorded: ReceiptEntry?
+    public var decided: Bool
+    public var policy: PurchaseOutcome?
+
+    public init(recorded: ReceiptEntry?, decided: Bool, policy: PurchaseOutcome?) {
+        self.recorded = recorded
+        self.decided = decided
+        self.policy = policy
+    }
 }
 
 /// Families (O5).

@@ -90,15 +90,18 @@ extension ServerDatabase: ClaimStore {
         }
     }
 
-    public func paymentDecisionInputs(decided: String) throws(StoreError) -> (decided: Bool, policy: PurchaseOutcome?) {
+    public func paymentDecisionInputs(transactionID: String, decided: String) throws(StoreError)
+        -> PaymentDecisionInputs
+    {
         try read { db in
+            let recorded = try ReceiptRecord.fetchOne(db, where: "transactionID", is: transactionID)?.entry
             let taken =
                 try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [ClaimKey.canonical(decided)]) ?? 0
             let policy: PurchaseOutcome? = try SettingRecord.filter(key: SettingRecord.paymentPolicy)
                 .asRequest(of: Row.self).fetchOne(db)
                 .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
-            return (taken > 0, policy)
+            return PaymentDecisionInputs(recorded: recorded, decided: taken > 0, policy: policy)
         }
     }
 

@@ -21,11 +21,11 @@ extension Checkout {
         }
         let purchase = ask.purchase
         let (id, account) = (purchase.transactionID, purchase.account)
-        let (product, recorded) = try prepare(purchase, keeper: keeper)
-        // Asked again once it was settled (an answer lost on the way): it stands as it was.
-        if recorded != nil { return PaymentDecision(outcome: .approve, settled: true) }
         let inputs = try keeper.paymentDecisionInputs(
-            decided: ClaimKey.payment(transactionID: id, step: .decided, account: account).text)
+            transactionID: id, decided: ClaimKey.payment(transactionID: id, step: .decided, account: account).text)
+        let product = try prepare(purchase, recorded: inputs.recorded)
+        // Asked again once it was settled (an answer lost on the way): it stands as it was.
+        if inputs.recorded != nil { return PaymentDecision(outcome: .approve, settled: true) }
         guard !inputs.decided else {
             throw StoreError.refusedByServer("a payment for transaction \(id): it was decided already")
         }

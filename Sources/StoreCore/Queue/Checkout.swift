@@ -178,25 +178,25 @@ public final class Checkout: SessionRole {
         case .team(let team): return try team.settlePurchase(ask)
         case .here(let here): keeper = here
         }
-        let (product, recorded) = try prepare(ask, keeper: keeper)
+        let recorded = try keeper.receiptEntry(transactionID: ask.transactionID)
+        let product = try prepare(ask, recorded: recorded)
         // Settled once already (a device that crashed after): no decision needed to say so again.
         if recorded == nil { try checkPaid(ask, keeper: keeper) }
         try record(ask, of: product, keeper: keeper, recorded: recorded != nil)
     }
 
-    /// The product `ask` buys from this store's catalog, and the line already recorded for its
-    /// transaction (nil: none), after the checks every settling makes.
-    func prepare(_ ask: PurchaseAsk, keeper: any RecordKeeping) throws(StoreError) -> (Product, ReceiptEntry?) {
+    /// The product `ask` buys from this store's catalog, after the checks every settling makes;
+    /// `recorded` is the line already recorded for its transaction (nil: none).
+    func prepare(_ ask: PurchaseAsk, recorded: ReceiptEntry?) throws(StoreError) -> Product {
         try Accounts.validate(accountName: ask.account)
         try StateDirectory.validate(device: ask.device)
         guard let product = catalog.product(ask.productID) else {
             throw StoreError.notSoldByServer(productID: ask.productID, server: "")
         }
-        let recorded = try keeper.receiptEntry(transactionID: ask.transactionID)
         if let recorded, recorded.account.lowercased() != ask.account.lowercased() {
             throw StoreError.refusedByServer("transaction \(ask.transactionID): it is another account's")
         }
-        return (product, recorded)
+        return product
     }
 
     /// Records a purchase whose payment the App Store took: the plan rules, the grant on record for

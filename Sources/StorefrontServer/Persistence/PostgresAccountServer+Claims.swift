@@ -47,19 +47,26 @@ extension PostgresAccountServer: ClaimStore {
         }
     }
 
-    public func paymentDecisionInputs(decided: String) throws(StoreError) -> (decided: Bool, policy: PurchaseOutcome?) {
+    public func paymentDecisionInputs(transactionID: String, decided: String) throws(StoreError)
+        -> PaymentDecisionInputs
+    {
         let key = ClaimKey.canonical(decided)
         return try read { connection in
             let row = try query(
                 connection,
                 """
-                SELECT EXISTS (SELECT 1 FROM claim WHERE key = \(key)) AS decided,
+                SELECT (SELECT entry FROM receipt WHERE transactionID = \(transactionID)) AS entry,
+                    EXISTS (SELECT 1 FROM claim WHERE key = \(key)) AS decided,
                     (SELECT value FROM setting WHERE key = 'paymentPolicy') AS value
                 """
             ).first
-            let decided = (try? row?.makeRandomAccess()["decided"].decode(Bool.self)) ?? false
-            guard let row, Self.string(row, "value") != nil else { return (decided, nil) }
-            return (decided, try Self.decode(PurchaseOutcome.self, row, "value", of: "setting"))
+            guard let row else { return PaymentDecisionInputs(recorded: nil, decided: false, policy: nil) }
+            return PaymentDecisionInputs(
+                recorded: Self.string(row, "entry") == nil
+                    ? nil : try Self.decode(ReceiptEntry.self, row, "entry", of: "receipt"),
+                decided: (try? row.makeRandomAccess()["decided"].decode(Bool.self)) ?? false,
+                policy: Self.string(row, "value") == nil
+                    ? nil : try Self.decode(PurchaseOutcome.self, row, "value", of: "setting"))
         }
     }
 
