@@ -253,9 +253,10 @@ public final class PaymentQueue: SessionRole {
                 do {
                     try settlePurchased(transaction.id, at: at)
                 } catch {
-                    // The App Store kept no approval for it (a delay an earlier version decided on
-                    // the device): it took no payment, and the purchase fails as StoreKit's does
-                    // for an error it cannot name, instead of stopping every later start.
+                    // The App Store kept no approval for it (a delay decided where no decision was
+                    // kept, or one the App Store's clock has not reached by a minute): it took no
+                    // payment, and the purchase fails as StoreKit's does for an error it cannot
+                    // name, instead of stopping every later start.
                     guard case .refusedByServer = error else { throw error }
                     try device.setState(transaction.id, .failed, reason: .unknown, at: at, finished: true)
                 }
