@@ -233,20 +233,6 @@ public protocol ClaimTaking: ClaimStore {
     func paymentDecisionInputs(transactionID: String, decided: String) throws(StoreError) -> PaymentDecisionInputs
 }
 
-/// What deciding a payment reads: the line already recorded for its transaction, whether the claim
-/// that keeps a decision is taken, and the developer's payment policy.
-public struct PaymentDecisionInputs: Sendable {
-    public var recorded: ReceiptEntry?
-    public var decided: Bool
-    public var policy: PurchaseOutcome?
-
-    public init(recorded: ReceiptEntry?, decided: Bool, policy: PurchaseOutcome?) {
-        self.recorded = recorded
-        self.decided = decided
-        self.policy = policy
-    }
-}
-
 /// Families (O5).
 public protocol FamilyStore: AnyObject, Sendable {
     /// The families; through `storefront serve`, only those the caller's accounts are in (W6).

@@ -94,21 +94,17 @@ extension ServerDatabase: ClaimStore {
         -> PaymentDecisionInputs
     {
         try read { db in
-            let recorded = try ReceiptRecord.fetchOne(db, where: "transactionID", is: transactionID)?.entry
-            let taken =
-                try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [ClaimKey.canonical(decided)]) ?? 0
-            let policy: PurchaseOutcome? = try SettingRecord.filter(key: SettingRecord.paymentPolicy)
-                .asRequest(of: Row.self).fetchOne(db)
-                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
-            return PaymentDecisionInputs(recorded: recorded, decided: taken > 0, policy: policy)
+            PaymentDecisionInputs(
+                recorded: try ReceiptRecord.fetchOne(db, where: "transactionID", is: transactionID)?.entry,
+                decided: try Self.claims(db, decided) > 0, policy: try Self.setting(db, SettingRecord.paymentPolicy))
         }
     }
 
     public func claims(_ key: String) throws(StoreError) -> Int {
-        let key = ClaimKey.canonical(key)
-        return try read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [key]) ?? 0
-        }
+        try read { db in try Self.claims(db, key) }
+    }
+
+    static func claims(_ db: Database, _ key: String) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM claim WHERE key = ?", arguments: [ClaimKey.canonical(key)]) ?? 0
     }
 }

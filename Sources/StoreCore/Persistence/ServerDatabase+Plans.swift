@@ -75,10 +75,12 @@ extension ServerDatabase: PlanBook {
 
     /// One JSON setting of the `setting` table, nil while nobody has written it.
     func setting<T: Codable>(_ key: String) throws(StoreError) -> T? {
-        try read { db in
-            try SettingRecord.filter(key: key).asRequest(of: Row.self).fetchOne(db)
-                .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
-        }
+        try read { db in try Self.setting(db, key) }
+    }
+
+    static func setting<T: Codable>(_ db: Database, _ key: String) throws -> T? {
+        try SettingRecord.filter(key: key).asRequest(of: Row.self).fetchOne(db)
+            .map { try $0.storedJSON("value", of: SettingRecord.databaseTableName, dates: .foundationDefault) }
     }
 
     /// Reads the JSON setting `key` (`empty` while nobody has written it) and writes what `change`

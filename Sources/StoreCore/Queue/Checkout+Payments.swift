@@ -70,9 +70,7 @@ extension Checkout {
         }
         try Accounts.validate(accountName: answer.account)
         let (id, account) = (answer.transactionID, answer.account)
-        func kept(_ step: PaymentStep) throws(StoreError) -> Bool {
-            try keeper.claims(ClaimKey.payment(transactionID: id, step: step, account: account).text) > 0
-        }
+        func kept(_ step: PaymentStep) throws(StoreError) -> Bool { try keeper.holds(step, of: id, account: account) }
         let interrupted = try kept(.interrupted)
         var waits = interrupted
         for step in [PaymentStep.asked, .delayed] where !waits { waits = try kept(step) }
@@ -103,11 +101,9 @@ extension Checkout {
 
     /// Whether the App Store lets `ask`'s payment be settled: approved, or due by its clock.
     func checkPaid(_ ask: PurchaseAsk, keeper: any RecordKeeping) throws(StoreError) {
-        let paid = ClaimKey.payment(transactionID: ask.transactionID, step: .paid, account: ask.account)
-        if try keeper.claims(paid.text) > 0 { return }
-        let due = ClaimKey.payment(
-            transactionID: ask.transactionID, step: .due(Int(ask.at.timeIntervalSince1970)), account: ask.account)
-        if try keeper.claims(due.text) > 0 {
+        if try keeper.holds(.paid, of: ask.transactionID, account: ask.account) { return }
+        let due = PaymentStep.due(Int(ask.at.timeIntervalSince1970))
+        if try keeper.holds(due, of: ask.transactionID, account: ask.account) {
             guard ask.at <= now().addingTimeInterval(Self.dueSkew) else {
                 throw StoreError.refusedByServer("transaction \(ask.transactionID): its payment is not due yet")
             }

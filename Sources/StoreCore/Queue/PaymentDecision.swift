@@ -33,6 +33,20 @@ public struct PaymentDecision: Sendable, Equatable, Codable {
     }
 }
 
+/// What deciding a payment reads: the line already recorded for its transaction, whether the claim
+/// that keeps a decision is taken, and the developer's payment policy.
+public struct PaymentDecisionInputs: Sendable {
+    public var recorded: ReceiptEntry?
+    public var decided: Bool
+    public var policy: PurchaseOutcome?
+
+    public init(recorded: ReceiptEntry?, decided: Bool, policy: PurchaseOutcome?) {
+        self.recorded = recorded
+        self.decided = decided
+        self.policy = policy
+    }
+}
+
 /// An answer to a payment that waits: Ask to Buy approved or declined (a parent's answer: the
 /// developer's on a team), an interrupted purchase resolved or cancelled (the buyer's own).
 public struct PaymentAnswer: Sendable, Equatable, Codable {
@@ -48,6 +62,13 @@ public struct PaymentAnswer: Sendable, Equatable, Codable {
         self.transactionID = transactionID
         self.account = account
         self.answer = answer
+    }
+}
+
+extension ClaimStore {
+    /// Whether the App Store kept `step` of the payment for `transactionID`.
+    func holds(_ step: PaymentStep, of transactionID: String, account: String) throws(StoreError) -> Bool {
+        try claims(ClaimKey.payment(transactionID: transactionID, step: step, account: account).text) > 0
     }
 }
 

@@ -43,9 +43,8 @@ extension PaymentQueue {
     public func decline(_ id: String) throws(StoreError) -> StoreTransaction {
         try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let transaction = try undecided(id)
-            let reason: FailureReason = transaction.state == .interrupted ? .cancelled : .declined
             try answer(transaction, .decline)
-            try device.setState(transaction.id, .failed, reason: reason, at: now(), finished: true)
+            try device.setState(transaction.id, .failed, reason: transaction.declineReason, at: now(), finished: true)
             return try self.transaction(transaction.id)
         }
     }
@@ -68,9 +67,7 @@ extension PaymentQueue {
     /// customer's Ask to Buy, on a team), by its full transaction id and account: that device
     /// settles it, or fails it, at its next start or tick (`receiveAnswers`).
     public func answer(_ id: String, of account: String, approve: Bool) throws(StoreError) {
-        try checkout.answer(
-            PaymentAnswer(transactionID: id, account: account, answer: approve ? .approve : .decline),
-            asParent: keeper.team == nil)
+        try answer(PaymentAnswer(transactionID: id, account: account, answer: approve ? .approve : .decline))
     }
 
     /// On a team, the answers given elsewhere to this account's payments that wait here: an
@@ -79,15 +76,11 @@ extension PaymentQueue {
         guard keeper.team != nil else { return [] }
         var answered: [String] = []
         for transaction in try device.transactions(.waiting(user: try session.profileKey)) {
-            func kept(_ step: PaymentStep) throws(StoreError) -> Bool {
-                let key = ClaimKey.payment(transactionID: transaction.id, step: step, account: account)
-                return try session.server.claims(key.text) > 0
-            }
-            if try kept(.paid) {
+            if try session.server.holds(.paid, of: transaction.id, account: account) {
                 try settlePurchased(transaction.id, at: now())
-            } else if try kept(.answered) {
-                let reason: FailureReason = transaction.state == .interrupted ? .cancelled : .declined
-                try device.setState(transaction.id, .failed, reason: reason, at: now(), finished: true)
+            } else if try session.server.holds(.answered, of: transaction.id, account: account) {
+                try device.setState(
+                    transaction.id, .failed, reason: transaction.declineReason, at: now(), finished: true)
             } else {
                 continue
             }
@@ -101,8 +94,13 @@ extension PaymentQueue {
     /// device's alone.
     private func answer(_ transaction: StoreTransaction, _ answer: PaymentAnswer.Answer) throws(StoreError) {
         guard let user = transaction.user else { return }
-        try checkout.answer(
-            PaymentAnswer(transactionID: transaction.id, account: user, answer: answer), asParent: keeper.team == nil)
+        try self.answer(PaymentAnswer(transactionID: transaction.id, account: user, answer: answer))
+    }
+
+    /// Where the records are kept, this device's user is her own parent (Xcode's transaction
+    /// manager); on a team the server decides who may answer.
+    private func answer(_ answer: PaymentAnswer) throws(StoreError) {
+        try checkout.answer(answer, asParent: keeper.team == nil)
     }
 
     /// A transaction that is still waiting for a decision: deferred, interrupted or delayed.

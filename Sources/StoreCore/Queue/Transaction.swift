@@ -85,6 +85,10 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     /// A renewal of an auto-renewable plan, delivered to the device as StoreKit does (Q6): it
     /// carries the plan's original purchase as `originalID`.
     public var isRenewal: Bool { kind == .autoRenewableSubscription && state != .restored && originalID != nil }
+
+    /// Why it fails when its wait is answered no: an interrupted purchase was cancelled, an Ask to
+    /// Buy request declined.
+    var declineReason: FailureReason { state == .interrupted ? .cancelled : .declined }
 }
 
 /// A transaction that reached this device without a purchase here (Q6, O5).

@@ -62,11 +62,9 @@ extension PostgresAccountServer: ClaimStore {
             ).first
             guard let row else { return PaymentDecisionInputs(recorded: nil, decided: false, policy: nil) }
             return PaymentDecisionInputs(
-                recorded: Self.string(row, "entry") == nil
-                    ? nil : try Self.decode(ReceiptEntry.self, row, "entry", of: "receipt"),
+                recorded: try Self.decodeIfPresent(ReceiptEntry.self, row, "entry", of: "receipt"),
                 decided: (try? row.makeRandomAccess()["decided"].decode(Bool.self)) ?? false,
-                policy: Self.string(row, "value") == nil
-                    ? nil : try Self.decode(PurchaseOutcome.self, row, "value", of: "setting"))
+                policy: try Self.decodeIfPresent(PurchaseOutcome.self, row, "value", of: "setting"))
         }
     }
 

@@ -290,6 +290,13 @@ public final class PostgresAccountServer: RecordKeeping, @unchecked Sendable {
         return value
     }
 
+    /// `decode`, and nil for NULL.
+    static func decodeIfPresent<T: Decodable>(_ type: T.Type, _ row: PostgresRow, _ column: String, of table: String)
+        throws -> T?
+    {
+        string(row, column) == nil ? nil : try decode(type, row, column, of: table)
+    }
+
     /// A text column of a row, by its (lowercase) name; nil for NULL.
     static func string(_ row: PostgresRow, _ column: String) -> String? {
         try? row.makeRandomAccess()[column].decode(String?.self)
