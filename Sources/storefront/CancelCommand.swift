@@ -41,7 +41,7 @@ struct Cancel: ParsableCommand {
             output(
                 context,
                 json: Cancelled(
-                    plan: plan.map { PlanOutput($0, context) },
+                    plan: Inline(plan.map { PlanOutput($0, context) }),
                     retention: Cancelled.Retention(shown: Shown(shown), chosen: chosen)),
                 text: ((shown.isQuiet ? [] : [Self.words(shown, context)]) + [summary]).filter { !$0.isEmpty }.joined(
                     separator: "\n")
@@ -73,16 +73,8 @@ struct Cancel: ParsableCommand {
             var chosen: String
         }
 
-        var plan: PlanOutput?
+        var plan: Inline<PlanOutput>
         var retention: Retention
-
-        private enum CodingKeys: String, CodingKey { case retention }
-
-        func encode(to encoder: any Encoder) throws {
-            try plan?.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(retention, forKey: .retention)
-        }
     }
 
     /// The retention message shown, where it came from, and why the default stood in.

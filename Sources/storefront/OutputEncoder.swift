@@ -2,7 +2,7 @@
 // `JSON` value, which `JSON.rendered` writes. Two things JSONEncoder does not do, and the outputs'
 // contract (docs/command-line.md) needs: keys in the order the type declares them, and a nil
 // optional written as an explicit null. A field that is left out when it has no value says so
-// with `Omitted`.
+// with `Omitted`; another type's fields written among a type's own, with `Inline`.
 import Foundation
 
 enum OutputEncoder {
@@ -70,6 +70,25 @@ struct Omitted<Value: Encodable>: Encodable {
     }
 }
 
+/// Another output type whose fields are written among the fields of the type that holds it, where
+/// it stands (a product's plan terms, a receipt line's plan fields); nothing when it has no value.
+struct Inline<Value: Encodable>: Encodable {
+    var value: Value?
+
+    init(_ value: Value?) { self.value = value }
+
+    func encode(to encoder: any Encoder) throws { try value?.encode(to: encoder) }
+}
+
+/// What an `Inline` field gives its container: its fields, to write among the container's own.
+private protocol InlineFields {
+    func encodeFields(to encoder: any Encoder) throws
+}
+
+extension Inline: InlineFields {
+    fileprivate func encodeFields(to encoder: any Encoder) throws { try value?.encode(to: encoder) }
+}
+
 /// What an `Omitted` field with no value tells its container.
 private protocol OmittedWhenNil {
     var isNil: Bool { get }
@@ -135,6 +154,10 @@ private struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         if let omitted = value as? any OmittedWhenNil, omitted.isNil { return }
+        if let inline = value as? any InlineFields {
+            try inline.encodeFields(to: SlotEncoder(slot: slot, codingPath: codingPath))
+            return
+        }
         try field(key).write(value, codingPath: codingPath + [key])
     }
 

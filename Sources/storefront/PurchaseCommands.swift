@@ -212,7 +212,7 @@ struct Decline: ParsableCommand {
             let transaction = try context.store.queue.decline(id)
             // Declining is what was asked, so it exits 0; the state says failed.
             output(
-                context, json: TransactionOutput(transaction, signed: nil, revokedAt: nil, in: context),
+                context, json: TransactionOutput(transaction, in: context),
                 text: context.line(transaction))
         }
     }

@@ -72,24 +72,7 @@ private struct ReceiptOutput: Encodable {
         var months, days, bonusDays: Int
         var purchaseDate: String?
         var device: String
-        var plan: PlanLine?
-
-        private enum CodingKeys: String, CodingKey {
-            case id, product, kind, months, days, bonusDays, purchaseDate, device
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(product, forKey: .product)
-            try container.encode(kind, forKey: .kind)
-            try container.encode(months, forKey: .months)
-            try container.encode(days, forKey: .days)
-            try container.encode(bonusDays, forKey: .bonusDays)
-            try container.encodeIfPresent(purchaseDate, forKey: .purchaseDate)
-            try container.encode(device, forKey: .device)
-            try plan?.encode(to: encoder)
-        }
+        var plan: Inline<PlanLine>
     }
 
     var account: String
@@ -109,14 +92,15 @@ private struct ReceiptOutput: Encodable {
                 id: entry.transactionID, product: entry.productID, kind: entry.kind.rawValue, months: entry.months,
                 days: entry.days, bonusDays: entry.bonusDays, purchaseDate: context.dateText(entry.purchaseDate),
                 device: entry.device,
-                plan: entry.kind != .autoRenewableSubscription
-                    ? nil
-                    : Entry.PlanLine(
-                        event: entry.event.rawValue, group: entry.group,
-                        expiresDate: context.dateText(entry.expiresDate),
-                        offer: entry.offer?.rawValue, offerType: (entry.soldOn ?? entry.offerType)?.rawValue,
-                        offerIdentifier: entry.offerID, price: entry.price.map(PriceFormatter.plain),
-                        reference: entry.reference, graceUntil: context.dateText(entry.until), note: entry.note))
+                plan: Inline(
+                    entry.kind != .autoRenewableSubscription
+                        ? nil
+                        : Entry.PlanLine(
+                            event: entry.event.rawValue, group: entry.group,
+                            expiresDate: context.dateText(entry.expiresDate),
+                            offer: entry.offer?.rawValue, offerType: (entry.soldOn ?? entry.offerType)?.rawValue,
+                            offerIdentifier: entry.offerID, price: entry.price.map(PriceFormatter.plain),
+                            reference: entry.reference, graceUntil: context.dateText(entry.until), note: entry.note)))
         }
     }
 }

@@ -216,7 +216,7 @@ struct TransactionCommand: ParsableCommand {
             }
             let decoded = signed.flatMap { try? JWS.decode($0.jws) }
             let json = Shown(
-                transaction: TransactionOutput(transaction, signed: signed, revokedAt: nil, in: context),
+                transaction: TransactionOutput(transaction, signed: signed, in: context),
                 header: Omitted(decoded.map { foundationJSON($0.header) }),
                 payload: Omitted(decoded.map { foundationJSON($0.payload) }))
             var text = context.line(transaction)

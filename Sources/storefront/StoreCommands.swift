@@ -109,7 +109,7 @@ private struct ProductOutput: Encodable {
     var duration: Omitted<String?>
     var durationSource: Omitted<String>
     /// An auto-renewable product's terms, among its own fields.
-    var terms: PlanTermsOutput?
+    var terms: Inline<PlanTermsOutput>
 
     init(_ row: ProductRow, catalog: Catalog) {
         let product = row.product
@@ -127,34 +127,8 @@ private struct ProductOutput: Encodable {
         let nonRenewing = product.kind == .nonRenewingSubscription
         duration = Omitted(nonRenewing ? .some(product.duration?.description) : nil)
         durationSource = Omitted(nonRenewing ? product.durationSource ?? "catalog" : nil)
-        terms =
-            product.kind == .autoRenewableSubscription
-            ? product.autoRenew.map {
-                PlanTermsOutput($0, price: product.price)
-            } : nil
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case id, kind, title, description, price, currency, displayPrice, action, pending, image, quantity, duration,
-            durationSource
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(title, forKey: .title)
-        try container.encode(description, forKey: .description)
-        try container.encode(price, forKey: .price)
-        try container.encode(currency, forKey: .currency)
-        try container.encode(displayPrice, forKey: .displayPrice)
-        try container.encode(action, forKey: .action)
-        try container.encodeIfPresent(pending, forKey: .pending)
-        try container.encode(image, forKey: .image)
-        try container.encode(quantity, forKey: .quantity)
-        try container.encode(duration, forKey: .duration)
-        try container.encode(durationSource, forKey: .durationSource)
-        try terms?.encode(to: encoder)
+        let terms = product.kind == .autoRenewableSubscription ? product.autoRenew : nil
+        self.terms = Inline(terms.map { PlanTermsOutput($0, price: product.price) })
     }
 }
 

@@ -215,7 +215,7 @@ extension Context {
         // only there (offerType 1), the transaction itself names no offer.
         let signed = self.json ? try store.signed.transaction(transaction) : nil
         output(
-            self, json: TransactionOutput(transaction, signed: signed, revokedAt: nil, in: self),
+            self, json: TransactionOutput(transaction, signed: signed, in: self),
             text: line(transaction))
         if transaction.state == .failed {
             throw CommandFailure(

@@ -35,7 +35,7 @@ struct TransactionOutput: Encodable {
     var signedTransaction: Omitted<String>
     var unverifiedBecause: Omitted<String?>
 
-    init(_ transaction: StoreTransaction, signed: SignedItem?, revokedAt: Date?, in context: Context) {
+    init(_ transaction: StoreTransaction, signed: SignedItem? = nil, revokedAt: Date? = nil, in context: Context) {
         id = transaction.id
         product = transaction.productID
         state = transaction.state.rawValue
