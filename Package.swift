@@ -32,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // Every outgoing call (`--server`, webhooks, the realtime retention URL), http:// and https://.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // The end-to-end tests run the program and wait for it without holding a thread.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // The store: catalog, entitlements, subscription arithmetic, payment queue, accounts,
@@ -133,6 +136,8 @@ let package = Package(
             dependencies: [
                 "storefront", "StoreCore", "StorefrontServer", "TerminalUI", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
     ],

@@ -21,7 +21,7 @@ struct ConformanceTests {
     @Test(
         "N8 N9 S7 V8 M4 every notification verifies and names a transaction Get Transaction Info answers with the renewal info's original id; Apple's JSON types; exact history filters and refund history; a commitment year follows Apple's lifecycle",
         arguments: Backend.allCases)
-    func story(backend: Backend) throws {
+    func story(backend: Backend) async throws {
         // A new seed each run (printed, and STOREFRONT_CONFORMANCE_SEED replays one).
         let seed =
             ProcessInfo.processInfo.environment["STOREFRONT_CONFORMANCE_SEED"].flatMap(Int.init)
@@ -31,7 +31,7 @@ struct ConformanceTests {
             // One database per catalog's server.
             for _ in 0..<3 { arguments += ["--database", try TestPostgres.freshDatabase()] }
         }
-        let (report, _, status) = try AppleVerifier.story("conformance.py", arguments)
+        let (report, _, status) = try await AppleVerifier.story("conformance.py", arguments)
         #expect(report["error"] == nil, "seed \(seed): the story could not be told: \(report["error"] ?? "")")
         let failures = report["failures"] as? [String] ?? ["no failures list"]
         #expect(

@@ -29,35 +29,35 @@ struct CrashPointWalkTests {
             .map { Case(product: product, deferred: true, point: $0) }
     }
 
-    func session(plan: Bool) throws -> Session {
-        let session = try Session()
+    func session(plan: Bool) async throws -> Session {
+        let session = try await Session()
         if plan {
             session.environment["STOREFRONT_CATALOG"] =
                 repositoryRoot.appendingPathComponent("assets/selfies.json").path
         }
-        try session.signUp("alice", device: "phone")
-        try session.signIn("alice", device: "tablet")
+        try await session.signUp("alice", device: "phone")
+        try await session.signIn("alice", device: "tablet")
         return session
     }
 
     @Test("the crash-points command lists every point")
-    func listed() throws {
-        let session = try Session()
-        let listed = try session.array(["crash-points"]).compactMap { $0["name"] as? String }
+    func listed() async throws {
+        let session = try await Session()
+        let listed = try await session.array(["crash-points"]).compactMap { $0["name"] as? String }
         #expect(listed == CrashPoint.allCases.map(\.rawValue))
-        let unknown = try session.run(["status"], environment: ["STOREFRONT_FAULT": "crash-at:nowhere"])
+        let unknown = try await session.run(["status"], environment: ["STOREFRONT_FAULT": "crash-at:nowhere"])
         #expect(unknown.status == 2 && unknown.stderr.contains("purchase-marked"), "\(unknown)")
     }
 
     @Test(
         "Q3 SIGKILL at each point of each kind of purchase: the next command completes it exactly once",
         arguments: cases)
-    func walk(_ example: Case) throws {
-        let session = try session(plan: example.isPlan)
+    func walk(_ example: Case) async throws {
+        let session = try await session(plan: example.isPlan)
         let crash = ["STOREFRONT_FAULT": "crash-at:\(example.point.rawValue)"]
         let killed: RunResult
         if example.deferred {
-            let bought = try session.run(
+            let bought = try await session.run(
                 ["buy", example.product, "--device", "phone", "--outcome", "defer"],
                 environment: example.point == .purchaseRecorded || example.point == .purchaseWaiting ? crash : [:]
             )
@@ -65,23 +65,24 @@ struct CrashPointWalkTests {
                 killed = bought
             } else {
                 bought.expectSuccess()
-                let id = try #require(try session.array(["pending", "--device", "phone"]).first?["id"] as? String)
-                killed = try session.run(["approve", id, "--device", "phone"], environment: crash)
+                let id = try #require(
+                    try await session.array(["pending", "--device", "phone"]).first?["id"] as? String)
+                killed = try await session.run(["approve", id, "--device", "phone"], environment: crash)
             }
         } else {
-            killed = try session.run(["buy", example.product, "--device", "phone"], environment: crash)
+            killed = try await session.run(["buy", example.product, "--device", "phone"], environment: crash)
         }
         #expect(killed.signalled && killed.status == SIGKILL, "not killed at \(example.point.rawValue): \(killed)")
 
         // The next command on the phone completes what the crash cut; Ask to Buy is then approved.
-        let history = try session.array(["history", "--device", "phone"])
+        let history = try await session.array(["history", "--device", "phone"])
         let charged = example.point != .purchaseRecorded
         if example.point == .purchaseWaiting {
             #expect(history.map { $0["state"] as? String } == ["deferred"])
             let id = try #require(history.first?["id"] as? String)
-            try session.run(["approve", id, "--device", "phone"]).expectSuccess()
+            try await session.run(["approve", id, "--device", "phone"]).expectSuccess()
         }
-        let final = try session.array(["history", "--device", "phone"])
+        let final = try await session.array(["history", "--device", "phone"])
         #expect(final.count == 1, "\(final)")
         let transaction = try #require(final.first)
         if charged {
@@ -95,15 +96,15 @@ struct CrashPointWalkTests {
         }
 
         // The receipt has it exactly once (or not at all), and recomputes to what is stored (A6).
-        let receipt = try session.object(["receipt", "--device", "phone"])
+        let receipt = try await session.object(["receipt", "--device", "phone"])
         #expect(receipt["consistent"] as? Bool == true, "\(receipt)")
         let ids = (receipt["entries"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
         #expect(ids.filter { $0 == transaction["id"] as? String }.count == (charged ? 1 : 0), "\(ids)")
 
         // Both devices show the content exactly once.
-        try session.run(["restore", "--device", "tablet"]).expectSuccess()
+        try await session.run(["restore", "--device", "tablet"]).expectSuccess()
         for device in ["phone", "tablet"] {
-            let status = try session.object(["status", "--device", device])
+            let status = try await session.object(["status", "--device", device])
             switch example.product {
             case Self.products[0]:
                 // Consumables belong to the device that bought them (R4): five views once, on the phone.
@@ -128,123 +129,130 @@ struct CrashPointWalkTests {
     @Test(
         "A5 SIGKILL during restore, at each of its points: the next command delivers what was restored",
         arguments: [CrashPoint.restoreRecorded, .restoreDelivered])
-    func restore(_ point: CrashPoint) throws {
-        let session = try session(plan: false)
-        try session.run(["buy", "com.storefront.comic.nightshift", "--device", "tablet"]).expectSuccess()
-        let killed = try session.run(
+    func restore(_ point: CrashPoint) async throws {
+        let session = try await session(plan: false)
+        try await session.run(["buy", "com.storefront.comic.nightshift", "--device", "tablet"]).expectSuccess()
+        let killed = try await session.run(
             ["restore", "--device", "phone"], environment: ["STOREFRONT_FAULT": "crash-at:\(point.rawValue)"])
         #expect(killed.signalled, "\(killed)")
-        let history = try session.array(["history", "--device", "phone"])
+        let history = try await session.array(["history", "--device", "phone"])
         #expect(
             history.map { "\($0["state"] as? String ?? "") \($0["finished"] as? Bool ?? false)" } == ["restored true"],
             "\(history)")
         #expect(
-            try session.object(["status", "--device", "phone"])["owned"] as? [String] == [
+            try await session.object(["status", "--device", "phone"])["owned"] as? [String] == [
                 "com.storefront.comic.nightshift"
             ])
     }
 
     @Test("SIGKILL just after renewals are written: the next command shows them once, and the receipt recomputes")
-    func renewal() throws {
-        let session = try session(plan: true)
-        try session.run(["buy", "com.storefront.selfies.sub.oneaweek", "--device", "phone"]).expectSuccess()
-        let killed = try session.run(
+    func renewal() async throws {
+        let session = try await session(plan: true)
+        try await session.run(["buy", "com.storefront.selfies.sub.oneaweek", "--device", "phone"]).expectSuccess()
+        let killed = try await session.run(
             ["clock", "advance", "3w", "--device", "phone"],
             environment: ["STOREFRONT_FAULT": "crash-at:renewals-recorded"])
         #expect(killed.signalled, "\(killed)")
-        let plans = try session.object(["subscriptions", "--device", "tablet"])["plans"] as? [[String: Any]] ?? []
+        let plans =
+            try await session.object(["subscriptions", "--device", "tablet"])["plans"] as? [[String: Any]] ?? []
         #expect(plans.first?["renewals"] as? Int == 3, "\(plans)")
-        #expect(try session.object(["receipt", "--device", "phone"])["consistent"] as? Bool == true)
+        #expect(try await session.object(["receipt", "--device", "phone"])["consistent"] as? Bool == true)
     }
 
     @Test(
         "O6 SIGKILL after a new price is stored, before anyone is told: the next command tells the subscriber once, and consent then works"
     )
-    func priceChanged() throws {
-        let session = try session(plan: true)
+    func priceChanged() async throws {
+        let session = try await session(plan: true)
         let product = "com.storefront.selfies.sub.oneaweek"
-        try session.run(["buy", product, "--device", "phone"]).expectSuccess()
-        try session.run(["clock", "advance", "1h"]).expectSuccess()
-        let killed = try session.run(
+        try await session.run(["buy", product, "--device", "phone"]).expectSuccess()
+        try await session.run(["clock", "advance", "1h"]).expectSuccess()
+        let killed = try await session.run(
             ["price", "set", product, "1.49", "--consent-required", "--device", "phone"],
             environment: ["STOREFRONT_FAULT": "crash-at:price-changed"])
         #expect(killed.signalled, "\(killed)")
         // The price is stored: the command that died had written it.
-        #expect((try session.object(["price"])["changes"] as? [[String: Any]])?.first?["price"] as? String == "1.49")
-        let plans = try session.object(["subscriptions", "--device", "tablet"])["plans"] as? [[String: Any]] ?? []
+        #expect(
+            (try await session.object(["price"])["changes"] as? [[String: Any]])?.first?["price"] as? String == "1.49")
+        let plans =
+            try await session.object(["subscriptions", "--device", "tablet"])["plans"] as? [[String: Any]] ?? []
         let increase = plans.first?["priceIncrease"] as? [String: Any]
         #expect(increase?["price"] as? String == "1.49" && increase?["answer"] is NSNull, "\(plans)")
-        try session.run(["price", "consent", product, "--device", "tablet"]).expectSuccess()
-        let entries = try session.object(["receipt", "--device", "phone"])["entries"] as? [[String: Any]] ?? []
+        try await session.run(["price", "consent", product, "--device", "tablet"]).expectSuccess()
+        let entries = try await session.object(["receipt", "--device", "phone"])["entries"] as? [[String: Any]] ?? []
         #expect(entries.filter { $0["event"] as? String == "price-increase" }.count == 1)
         #expect(entries.filter { $0["event"] as? String == "price-consent" }.count == 1)
-        #expect(try session.object(["receipt", "--device", "phone"])["plansConsistent"] as? Bool == true)
+        #expect(try await session.object(["receipt", "--device", "phone"])["plansConsistent"] as? Bool == true)
     }
 
     @Test(
         "O7 SIGKILL after a refund request is written, before the device's policy answers: the next start answers it once"
     )
-    func refundRequested() throws {
-        let session = try session(plan: false)
+    func refundRequested() async throws {
+        let session = try await session(plan: false)
         let comic = try #require(
-            try session.object(["buy", "com.storefront.comic.nightshift", "--device", "phone"])["id"] as? String)
-        try session.run(["refund-request", "policy", "approve", "--device", "phone"]).expectSuccess()
-        let killed = try session.run(
+            try await session.object(["buy", "com.storefront.comic.nightshift", "--device", "phone"])["id"] as? String)
+        try await session.run(["refund-request", "policy", "approve", "--device", "phone"]).expectSuccess()
+        let killed = try await session.run(
             ["refund-request", comic, "--device", "phone"],
             environment: ["STOREFRONT_FAULT": "crash-at:refund-requested"])
         #expect(killed.signalled, "\(killed)")
         let requests =
-            try session.object(["refund-request", "list", "--device", "phone"])["requests"] as? [[String: Any]] ?? []
+            try await session.object(["refund-request", "list", "--device", "phone"])["requests"] as? [[String: Any]]
+            ?? []
         #expect(requests.map { $0["state"] as? String } == ["approved"], "\(requests)")
-        #expect(try session.object(["status", "--device", "tablet"])["owned"] as? [String] == [])
-        let refunds = try session.array(["notifications"]).filter { $0["type"] as? String == "REFUND" }
+        #expect(try await session.object(["status", "--device", "tablet"])["owned"] as? [String] == [])
+        let refunds = try await session.array(["notifications"]).filter { $0["type"] as? String == "REFUND" }
         #expect(refunds.count == 1)
     }
 
     @Test(
         "O5 SIGKILL after a member is taken out of the family, before the share is revoked: the member's next command revokes it once"
     )
-    func familyChanged() throws {
-        let session = try session(plan: false)
-        try session.signUp("mom", device: "mom-phone")
-        try session.run(["family", "create", "--device", "mom-phone"]).expectSuccess()
-        try session.run(["family", "add", "alice", "--device", "mom-phone"]).expectSuccess()
-        try session.run(["family", "accept", "--device", "phone"]).expectSuccess()
-        try session.run(["buy", "com.storefront.comic.nightshift", "--device", "mom-phone"]).expectSuccess()
+    func familyChanged() async throws {
+        let session = try await session(plan: false)
+        try await session.signUp("mom", device: "mom-phone")
+        try await session.run(["family", "create", "--device", "mom-phone"]).expectSuccess()
+        try await session.run(["family", "add", "alice", "--device", "mom-phone"]).expectSuccess()
+        try await session.run(["family", "accept", "--device", "phone"]).expectSuccess()
+        try await session.run(["buy", "com.storefront.comic.nightshift", "--device", "mom-phone"]).expectSuccess()
         #expect(
-            try session.object(["status", "--device", "phone"])["owned"] as? [String] == [
+            try await session.object(["status", "--device", "phone"])["owned"] as? [String] == [
                 "com.storefront.comic.nightshift"
             ])
-        let killed = try session.run(
+        let killed = try await session.run(
             ["family", "leave", "alice", "--device", "mom-phone"],
             environment: ["STOREFRONT_FAULT": "crash-at:family-changed"])
         #expect(killed.signalled, "\(killed)")
-        #expect(try session.object(["status", "--device", "tablet"])["owned"] as? [String] == [])
-        #expect(try session.object(["status", "--device", "phone"])["owned"] as? [String] == [])
-        let revokes = try session.array(["notifications", "--device", "phone"]).filter {
+        #expect(try await session.object(["status", "--device", "tablet"])["owned"] as? [String] == [])
+        #expect(try await session.object(["status", "--device", "phone"])["owned"] as? [String] == [])
+        let revokes = try await session.array(["notifications", "--device", "phone"]).filter {
             $0["type"] as? String == "REVOKE"
         }
         #expect(revokes.count == 1)
-        #expect(try session.object(["receipt", "--device", "phone"])["consistent"] as? Bool == true)
+        #expect(try await session.object(["receipt", "--device", "phone"])["consistent"] as? Bool == true)
     }
 
     @Test(
         "Q6 A6 a year of monthly renewals: one purchase and twelve renewals in each device's history, once each, also after SIGKILL between receiving and finishing"
     )
-    func yearOfRenewals() throws {
-        let session = try session(plan: true)
-        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+    func yearOfRenewals() async throws {
+        let session = try await session(plan: true)
+        try await session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
         // The group's trial is used first and lapses, so the year is paid renewals.
-        try session.run(["buy", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"]).expectSuccess()
-        try session.run(["cancel", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"]).expectSuccess()
-        try session.run(["clock", "advance", "1w", "--device", "phone"]).expectSuccess()
-        try session.run(["buy", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"]).expectSuccess()
-        let killed = try session.run(
+        try await session.run(["buy", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"])
+            .expectSuccess()
+        try await session.run(["cancel", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"])
+            .expectSuccess()
+        try await session.run(["clock", "advance", "1w", "--device", "phone"]).expectSuccess()
+        try await session.run(["buy", "com.storefront.selfies.sub.allaccess.monthly", "--device", "phone"])
+            .expectSuccess()
+        let killed = try await session.run(
             ["clock", "advance", "1y", "--device", "tablet"],
             environment: ["STOREFRONT_FAULT": "crash-at:renewals-received"])
         #expect(killed.signalled, "\(killed)")
         for device in ["tablet", "phone", "tablet"] {
-            let history = try session.array(["history", "--device", device]).filter {
+            let history = try await session.array(["history", "--device", device]).filter {
                 ($0["product"] as? String)?.contains("allaccess.monthly") == true
             }
             let renewals = history.filter { $0["transactionReason"] as? String == "RENEWAL" }
@@ -256,7 +264,7 @@ struct CrashPointWalkTests {
             #expect(
                 history.count - renewals.count == (device == "phone" ? 2 : 0),
                 "the two purchases, on the phone that made them")
-            #expect(try session.object(["receipt", "--device", device])["consistent"] as? Bool == true)
+            #expect(try await session.object(["receipt", "--device", device])["consistent"] as? Bool == true)
         }
     }
 }

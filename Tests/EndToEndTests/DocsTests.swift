@@ -109,26 +109,21 @@ final class DocsWorkspace {
     deinit { try? FileManager.default.removeItem(at: folder) }
 
     /// Runs a block's commands in one shell; what each printed (standard output and error) and its status.
-    func run(_ commands: [DocsPage.Command]) throws -> [(output: String, status: Int32)] {
+    func run(_ commands: [DocsPage.Command]) async throws -> [(output: String, status: Int32)] {
         var script = "cd \(work.path)\n"
         for (index, command) in commands.enumerated() {
             script += "echo '@@@start \(index)'\n{ \(command.text)\n} 2>&1\necho \"@@@end \(index) $?\"\n"
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        process.environment = [
-            "PATH": "\(storefrontBinary.deletingLastPathComponent().path):/usr/bin:/bin",
-            "HOME": folder.path, "TZ": "UTC", "STOREFRONT_STATE_DIR": folder.appendingPathComponent("state").path,
-            "STOREFRONT_PASSWORD": "secret", "LANG": "C.UTF-8", "NO_COLOR": "1",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // Each block's commands write their errors into standard output (2>&1 above); the shell's
+        // own complaints, if any, come after.
+        let result = try await runProgram(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", script],
+            environment: [
+                "PATH": "\(storefrontBinary.deletingLastPathComponent().path):/usr/bin:/bin",
+                "HOME": folder.path, "TZ": "UTC", "STOREFRONT_STATE_DIR": folder.appendingPathComponent("state").path,
+                "STOREFRONT_PASSWORD": "secret", "LANG": "C.UTF-8", "NO_COLOR": "1",
+            ])
+        let printed = result.stdout + result.stderr
         var results: [(output: String, status: Int32)] = []
         var current: [Substring] = []
         for line in printed.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -168,11 +163,11 @@ func docsMatch(_ expected: String, in lines: [Substring], from start: Int) -> In
 @Suite("The README and docs say what the program does")
 struct DocsTests {
     @Test("every console block of a page runs and prints what the page says", arguments: DocsPage.all)
-    func page(_ page: DocsPage) throws {
+    func page(_ page: DocsPage) async throws {
         let workspace = try DocsWorkspace()
         for block in try page.blocks() {
             guard case .run(let line, let commands) = block else { continue }
-            let results = try workspace.run(commands)
+            let results = try await workspace.run(commands)
             #expect(
                 results.count == commands.count,
                 "\(page):\(line): the block stopped after \(results.count) of \(commands.count) commands")

@@ -17,8 +17,8 @@ struct JSONGoldenTests {
 
         init(_ session: Session) { self.session = session }
 
-        func record(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-            let result = try session.run(arguments + ["--json"], environment: environment)
+        func record(_ name: String, _ arguments: [String], environment: [String: String] = [:]) async throws {
+            let result = try await session.run(arguments + ["--json"], environment: environment)
             #expect(result.status == 0, "\(name): \(result)")
             outputs.append((name, Self.normalized(result.stdout, folder: session.stateDirectory.path)))
         }
@@ -56,75 +56,77 @@ struct JSONGoldenTests {
     @Test(
         "every --json output of a purchase, a plan, a price change, a refund request, a family and the settings is what its golden file says, byte for byte"
     )
-    func outputs() throws {
-        let comics = Recorder(try Session())
+    func outputs() async throws {
+        let comics = Recorder(try await Session())
         let password = ["STOREFRONT_PASSWORD": "pw"]
-        try comics.record("account-signup", ["account", "signup", "ann"], environment: password)
-        try comics.record("account", ["account", "whoami"])
-        try comics.record("products", ["products"])
-        try comics.record("buy-comic", ["buy", "Night Shift"])
-        try comics.session.run(["clock", "advance", "1m"]).expectSuccess()
-        try comics.record("buy-pack", ["buy", "com.storefront.randomviews"])
-        try comics.session.run(["clock", "advance", "1m"]).expectSuccess()
-        try comics.record("buy-subscription", ["buy", "com.storefront.sub.3months"])
-        try comics.session.run(["clock", "advance", "1m"]).expectSuccess()
-        try comics.record("buy-deferred", ["buy", "Cat Judge", "--outcome", "defer"])
-        try comics.record("pending", ["pending"])
-        try comics.record("status", ["status"])
-        try comics.record("history", ["history"])
-        try comics.record("receipt", ["receipt"])
-        try comics.record("restore", ["restore"])
-        try comics.record("clock", ["clock"])
-        try comics.record("policy", ["policy"])
-        try comics.record("errors", ["errors", "show"])
+        try await comics.record("account-signup", ["account", "signup", "ann"], environment: password)
+        try await comics.record("account", ["account", "whoami"])
+        try await comics.record("products", ["products"])
+        try await comics.record("buy-comic", ["buy", "Night Shift"])
+        try await comics.session.run(["clock", "advance", "1m"]).expectSuccess()
+        try await comics.record("buy-pack", ["buy", "com.storefront.randomviews"])
+        try await comics.session.run(["clock", "advance", "1m"]).expectSuccess()
+        try await comics.record("buy-subscription", ["buy", "com.storefront.sub.3months"])
+        try await comics.session.run(["clock", "advance", "1m"]).expectSuccess()
+        try await comics.record("buy-deferred", ["buy", "Cat Judge", "--outcome", "defer"])
+        try await comics.record("pending", ["pending"])
+        try await comics.record("status", ["status"])
+        try await comics.record("history", ["history"])
+        try await comics.record("receipt", ["receipt"])
+        try await comics.record("restore", ["restore"])
+        try await comics.record("clock", ["clock"])
+        try await comics.record("policy", ["policy"])
+        try await comics.record("errors", ["errors", "show"])
         let pack = try #require(
-            try comics.session.array(["history"]).first { $0["product"] as? String == "com.storefront.randomviews" }?[
+            try await comics.session.array(["history"]).first {
+                $0["product"] as? String == "com.storefront.randomviews"
+            }?[
                 "id"] as? String)
-        try comics.record("refund-ask", ["refund-request", "ask", pack])
-        try comics.record("refund-list", ["refund-request", "list"])
-        try comics.record("family-create", ["family", "create"])
-        try comics.session.run(["account", "signup", "bo", "--device", "tablet"], environment: password)
+        try await comics.record("refund-ask", ["refund-request", "ask", pack])
+        try await comics.record("refund-list", ["refund-request", "list"])
+        try await comics.record("family-create", ["family", "create"])
+        try await comics.session.run(["account", "signup", "bo", "--device", "tablet"], environment: password)
             .expectSuccess()
-        try comics.record("family-add", ["family", "add", "bo"])
-        try comics.record("family-accept", ["family", "accept", "--device", "tablet"])
-        try comics.record("notifications", ["notifications", "list"])
-        try comics.record("notifications-deliver", ["notifications", "deliver"])
-        try comics.record("transaction", ["transaction", pack])
-        try comics.record("billing", ["billing"])
-        try comics.record("grace", ["grace"])
-        try comics.record("webhook", ["webhook"])
-        try comics.record("app", ["app"])
-        try comics.record("sessions", ["account", "sessions", "list"])
-        try comics.record("refund-policy", ["refund-request", "policy"])
-        try comics.record("messages", ["messages"])
-        try comics.record("catalog-check", ["catalog", "check"])
-        try comics.record("reset-device", ["reset-device", "--device", "tablet"])
-        let points = try comics.session.run(["crash-points", "--json"])
+        try await comics.record("family-add", ["family", "add", "bo"])
+        try await comics.record("family-accept", ["family", "accept", "--device", "tablet"])
+        try await comics.record("notifications", ["notifications", "list"])
+        try await comics.record("notifications-deliver", ["notifications", "deliver"])
+        try await comics.record("transaction", ["transaction", pack])
+        try await comics.record("billing", ["billing"])
+        try await comics.record("grace", ["grace"])
+        try await comics.record("webhook", ["webhook"])
+        try await comics.record("app", ["app"])
+        try await comics.record("sessions", ["account", "sessions", "list"])
+        try await comics.record("refund-policy", ["refund-request", "policy"])
+        try await comics.record("messages", ["messages"])
+        try await comics.record("catalog-check", ["catalog", "check"])
+        try await comics.record("reset-device", ["reset-device", "--device", "tablet"])
+        let points = try await comics.session.run(["crash-points", "--json"])
         comics.outputs.append(("crash-points", points.stdout))
 
-        let selfies = Recorder(try Session())
+        let selfies = Recorder(try await Session())
         selfies.session.environment["STOREFRONT_CATALOG"] =
             repositoryRoot.appendingPathComponent(
                 "assets/selfies.json"
             ).path
-        try selfies.session.signUp("cy")
+        try await selfies.session.signUp("cy")
         let monthly = "com.storefront.selfies.sub.allaccess.monthly"
-        try selfies.record("selfies-buy", ["buy", monthly])
-        try selfies.record("selfies-price-set", ["price", "set", monthly, "6.99", "--consent-required"])
-        try selfies.record("selfies-price-list", ["price", "list"])
-        try selfies.record("selfies-subscriptions", ["subscriptions"])
-        try selfies.record("selfies-cancel", ["cancel", monthly])
-        try selfies.record("selfies-renew-on", ["renew-on", monthly])
-        try selfies.record("selfies-price-consent", ["price", "consent", monthly])
-        try selfies.record(
+        try await selfies.record("selfies-buy", ["buy", monthly])
+        try await selfies.record("selfies-price-set", ["price", "set", monthly, "6.99", "--consent-required"])
+        try await selfies.record("selfies-price-list", ["price", "list"])
+        try await selfies.record("selfies-subscriptions", ["subscriptions"])
+        try await selfies.record("selfies-cancel", ["cancel", monthly])
+        try await selfies.record("selfies-renew-on", ["renew-on", monthly])
+        try await selfies.record("selfies-price-consent", ["price", "consent", monthly])
+        try await selfies.record(
             "selfies-codes-create", ["offer-codes", "create", "SPRING-PROMO", "--custom", "SPRING", "--limit", "3"])
-        try selfies.record("selfies-codes", ["offer-codes", "list"])
+        try await selfies.record("selfies-codes", ["offer-codes", "list"])
 
-        let yearly = Recorder(try Session.yearly(signedUp: "cy"))
-        try yearly.record("yearly-products", ["products"])
-        try yearly.record("yearly-buy", ["buy", "y.all", "--billing", "monthly"])
-        try yearly.record("yearly-price-set", ["price", "set", "y.all", "5.49", "--billing", "monthly"])
-        try yearly.record("yearly-subscriptions", ["subscriptions"])
+        let yearly = Recorder(try await Session.yearly(signedUp: "cy"))
+        try await yearly.record("yearly-products", ["products"])
+        try await yearly.record("yearly-buy", ["buy", "y.all", "--billing", "monthly"])
+        try await yearly.record("yearly-price-set", ["price", "set", "y.all", "5.49", "--billing", "monthly"])
+        try await yearly.record("yearly-subscriptions", ["subscriptions"])
 
         let all = comics.outputs + selfies.outputs + yearly.outputs
         let update = ProcessInfo.processInfo.environment["STOREFRONT_UPDATE_GOLDEN"] == "1"

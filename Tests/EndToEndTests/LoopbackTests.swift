@@ -21,8 +21,8 @@ struct LoopbackTests {
         return wrapper
     }
 
-    func session(binary: URL?) throws -> Session {
-        let session = try Session(binary: binary)
+    func session(binary: URL?) async throws -> Session {
+        let session = try await Session(binary: binary)
         session.environment["STOREFRONT_ASSETS"] = repositoryRoot.appendingPathComponent("assets").path
         return session
     }
@@ -30,47 +30,43 @@ struct LoopbackTests {
     @Test(
         "W1 a device reaches --server http://localhost:PORT where localhost names ::1 first and the server listens on 127.0.0.1 alone"
     )
-    func secondAddress() throws {
-        let host = try session(binary: nil)
-        let server = try Server(host, arguments: ["--host", "127.0.0.1"])
+    func secondAddress() async throws {
+        let host = try await session(binary: nil)
+        let server = try await Server(host, arguments: ["--host", "127.0.0.1"])
         let port = try #require(server.base.split(separator: ":").last.map(String.init))
-        let device = try session(binary: try Self.debianLocalhost(in: host.stateDirectory))
+        let device = try await session(binary: try Self.debianLocalhost(in: host.stateDirectory))
         // The namespace is as Debian's: the resolver gives ::1 first, and nothing listens there.
-        let resolved = try device.run(["products"], environment: ["STOREFRONT_SERVER": ""])
+        let resolved = try await device.run(["products"], environment: ["STOREFRONT_SERVER": ""])
         #expect(resolved.status == 0, "the wrapper runs the program: \(resolved)")
-        let order = Process()
-        order.executableURL = URL(fileURLWithPath: "/bin/sh")
-        order.arguments = [
-            "-c",
-            "/usr/bin/unshare --mount sh -c 'mount --bind \"$0\" /etc/hosts && getent ahosts localhost' '\(host.stateDirectory.appendingPathComponent("hosts").path)'",
-        ]
-        let pipe = Pipe()
-        order.standardOutput = pipe
-        try order.run()
-        let addresses = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        order.waitUntilExit()
+        let addresses = try await runProgram(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c",
+                "/usr/bin/unshare --mount sh -c 'mount --bind \"$0\" /etc/hosts && getent ahosts localhost' '\(host.stateDirectory.appendingPathComponent("hosts").path)'",
+            ]
+        ).stdout
         #expect(addresses.hasPrefix("::1"), "localhost resolves to ::1 first there: \(addresses)")
         device.environment["STOREFRONT_SERVER"] = "http://localhost:\(port)"
-        try device.signUp("ann")
-        #expect(try device.run(["account", "whoami"]).stdout.contains("ann"))
-        #expect(server.stop().status == 0, "\(server.errorsTail)")
+        try await device.signUp("ann")
+        #expect(try await device.run(["account", "whoami"]).stdout.contains("ann"))
+        #expect(try await server.stop().status == 0, "\(server.errorsTail)")
     }
 
     @Test(
         "W1 serve --host localhost (the default) answers on ::1 and on 127.0.0.1 when the name resolves to both; an IPv6 URL is bracketed"
     )
-    func bothLoopbacks() throws {
-        let folder = try session(binary: nil)
-        let host = try session(binary: try Self.debianLocalhost(in: folder.stateDirectory))
-        let server = try Server(host)
+    func bothLoopbacks() async throws {
+        let folder = try await session(binary: nil)
+        let host = try await session(binary: try Self.debianLocalhost(in: folder.stateDirectory))
+        let server = try await Server(host)
         #expect(server.base.hasPrefix("http://localhost:"), "\(server.base)")
         let port = try #require(server.base.split(separator: ":").last.map(String.init))
         for (index, address) in ["http://[::1]:\(port)", "http://127.0.0.1:\(port)"].enumerated() {
-            let device = try session(binary: nil)
+            let device = try await session(binary: nil)
             device.environment["STOREFRONT_SERVER"] = address
-            try device.signUp("user\(index)")
-            #expect(try device.run(["account", "whoami"]).stdout.contains("user\(index)"), "\(address)")
+            try await device.signUp("user\(index)")
+            #expect(try await device.run(["account", "whoami"]).stdout.contains("user\(index)"), "\(address)")
         }
-        #expect(server.stop().status == 0, "\(server.errorsTail)")
+        #expect(try await server.stop().status == 0, "\(server.errorsTail)")
     }
 }

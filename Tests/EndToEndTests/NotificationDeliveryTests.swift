@@ -6,15 +6,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The first line a started program writes to `pipe` (its port or address), without waiting for more.
-func firstLine(_ pipe: Pipe) throws -> String {
-    var line = Data()
-    while let byte = try pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-        line += byte
-    }
-    return String(decoding: line, as: UTF8.self)
-}
-
 /// A developer's server on loopback that logs every body it is sent.
 final class Receiver {
     let process = Process()
@@ -23,7 +14,7 @@ final class Receiver {
     let port: Int
 
     /// `script`: the receiver (receiver.py) or another server of Tests/Python taking the log first.
-    init(script: String = "receiver.py", arguments: [String] = []) throws {
+    init(script: String = "receiver.py", arguments: [String] = []) async throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-\(UUID().uuidString).log")
         let python = try AppleVerifier.python()
         process.executableURL = python
@@ -33,14 +24,14 @@ final class Receiver {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        let line = try firstLine(output)
+        let line = try await firstLine(output)
         port = try #require(Int(line), "the receiver did not say its port")
     }
 
+    /// SIGTERM, not waited for: Foundation reaps the process when it ends.
     deinit {
         try? input.fileHandleForWriting.close()
         process.terminate()
-        process.waitUntilExit()
         try? FileManager.default.removeItem(at: log)
     }
 
@@ -68,13 +59,13 @@ struct NotificationDeliveryTests {
     @Test(
         "N1 every notification type and subtype the store simulates, received over HTTP and verified by Apple's library with the signed data inside"
     )
-    func everyType() throws {
-        let receiver = try Receiver()
-        let session = try Session()
+    func everyType() async throws {
+        let receiver = try await Receiver()
+        let session = try await Session()
         session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
-        try session.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
-        try session.run(["webhook", "set", receiver.url]).expectSuccess()
-        try session.signUp("jo")
+        try await session.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try await session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try await session.signUp("jo")
         let steps: [[String]] = [
             ["buy", "com.storefront.selfies.sub.oneaweek.monthly"], ["clock", "advance", "8d"],
             ["buy", "com.storefront.selfies.sub.oneaweek"], ["buy", "com.storefront.selfies.sub.oneaweek.monthly"],
@@ -85,12 +76,13 @@ struct NotificationDeliveryTests {
             ["billing", "ok"], ["clock", "advance", "1d"], ["expire", "com.storefront.selfies.sub.allaccess.monthly"],
             ["buy", "com.storefront.selfies.sub.allaccess"], ["notifications", "test"],
         ]
-        for step in steps { try session.run(step).expectSuccess() }
+        for step in steps { try await session.run(step).expectSuccess() }
         let current = try #require(
-            (try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["transaction"] as? String)
-        try session.run(["refund", current]).expectSuccess()
-        try session.run(["cancel", "com.storefront.selfies.sub.allaccess"]).expectFailure()
-        let listed = try session.array(["notifications"])
+            (try await session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["transaction"] as? String
+        )
+        try await session.run(["refund", current]).expectSuccess()
+        try await session.run(["cancel", "com.storefront.selfies.sub.allaccess"]).expectFailure()
+        let listed = try await session.array(["notifications"])
         #expect(
             listed.allSatisfy { $0["state"] as? String == "delivered" },
             "\(listed.map { "\($0["type"] ?? "") \($0["state"] ?? "")" })")
@@ -102,7 +94,7 @@ struct NotificationDeliveryTests {
             if let transaction = data["signedTransactionInfo"] as? String { items.append(("transaction", transaction)) }
             if let renewal = data["signedRenewalInfo"] as? String { items.append(("renewal", renewal)) }
         }
-        let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.selfies")
+        let results = try await AppleVerifier.verify(items, session: session, bundleID: "com.storefront.selfies")
         for (index, result) in results.enumerated() {
             #expect(result.ok, "item \(index) (\(items[index].kind)): \(result.status ?? "")")
         }
@@ -130,9 +122,9 @@ struct NotificationDeliveryTests {
     }
 
     @Test("N7 a scenario names the webhook and expects notifications; each step's notifications reach the receiver")
-    func scenario() throws {
-        let receiver = try Receiver()
-        let session = try Session()
+    func scenario() async throws {
+        let receiver = try await Receiver()
+        let session = try await Session()
         let file = session.stateDirectory.appendingPathComponent("webhook.scenario")
         try """
         catalog selfies.json
@@ -144,7 +136,7 @@ struct NotificationDeliveryTests {
         expect notification DID_RENEW
         expect notification DID_RENEW
         """.write(to: file, atomically: true, encoding: .utf8)
-        let result = try session.run(["scenario", "check", file.path])
+        let result = try await session.run(["scenario", "check", file.path])
         #expect(
             result.status == 1 && result.stdout.contains("2 passed, 1 failed"),
             "one renewal, so the second expectation fails: \(result)")
@@ -154,15 +146,15 @@ struct NotificationDeliveryTests {
     }
 
     @Test("N1 one-time charges for a comic, a pack and a pass, verified")
-    func oneTimeCharges() throws {
-        let receiver = try Receiver()
-        let session = try Session()
-        try session.run(["webhook", "set", receiver.url]).expectSuccess()
-        try session.signUp("ann")
+    func oneTimeCharges() async throws {
+        let receiver = try await Receiver()
+        let session = try await Session()
+        try await session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try await session.signUp("ann")
         for product in ["com.storefront.comic.nightshift", "com.storefront.randomviews", "com.storefront.sub.3months"] {
-            try session.run(["buy", product]).expectSuccess()
+            try await session.run(["buy", product]).expectSuccess()
         }
-        let results = try AppleVerifier.verify(
+        let results = try await AppleVerifier.verify(
             receiver.payloads.map { ("notification", $0) }, session: session, bundleID: "com.storefront.comics")
         #expect(
             results.count == 3
@@ -172,32 +164,33 @@ struct NotificationDeliveryTests {
     @Test(
         "RESCIND_CONSENT: the organizer withdraws consent for a member; the receiver gets it once, Apple's library verifies it and the member's signed app transaction in its appData; the member cannot leave; consent given again sends nothing; a word other than withdraw or give is a usage error that changes nothing"
     )
-    func consentWithdrawn() throws {
-        let receiver = try Receiver()
-        let session = try Session()
-        try session.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
-        try session.run(["webhook", "set", receiver.url]).expectSuccess()
-        try session.signUp("kid", device: "tablet")
-        try session.run(["buy", "com.storefront.comic.nightshift", "--device", "tablet"]).expectSuccess()
-        try session.run(["clock", "advance", "1d"]).expectSuccess()
-        try session.signUp("mom", device: "phone")
-        try session.run(["family", "create", "--device", "phone"]).expectSuccess()
-        try session.run(["family", "add", "kid", "--device", "phone"]).expectSuccess()
-        try session.run(["family", "accept", "--device", "tablet"]).expectSuccess()
+    func consentWithdrawn() async throws {
+        let receiver = try await Receiver()
+        let session = try await Session()
+        try await session.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try await session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try await session.signUp("kid", device: "tablet")
+        try await session.run(["buy", "com.storefront.comic.nightshift", "--device", "tablet"]).expectSuccess()
+        try await session.run(["clock", "advance", "1d"]).expectSuccess()
+        try await session.signUp("mom", device: "phone")
+        try await session.run(["family", "create", "--device", "phone"]).expectSuccess()
+        try await session.run(["family", "add", "kid", "--device", "phone"]).expectSuccess()
+        try await session.run(["family", "accept", "--device", "tablet"]).expectSuccess()
         let before = receiver.payloads.count
-        let wrong = try session.run(["family", "consent", "kid", "maybe", "--device", "phone"])
+        let wrong = try await session.run(["family", "consent", "kid", "maybe", "--device", "phone"])
         #expect(wrong.status == 2 && wrong.stderr.contains("'withdraw'") && wrong.stderr.contains("'give'"), "\(wrong)")
-        try session.run(["family", "consent", "kid", "Withdraw", "--device", "phone"]).expectSuccess()
-        #expect(try session.object(["family", "--device", "tablet"])["consentWithdrawn"] as? [String] == ["kid"])
-        try session.run(["family", "consent", "kid", "give", "--device", "phone"]).expectSuccess()
-        try session.run(["notifications", "deliver", "--device", "tablet"]).expectSuccess()
+        try await session.run(["family", "consent", "kid", "Withdraw", "--device", "phone"]).expectSuccess()
+        #expect(try await session.object(["family", "--device", "tablet"])["consentWithdrawn"] as? [String] == ["kid"])
+        try await session.run(["family", "consent", "kid", "give", "--device", "phone"]).expectSuccess()
+        try await session.run(["notifications", "deliver", "--device", "tablet"]).expectSuccess()
         let payloads = receiver.payloads.dropFirst(before)
         #expect(payloads.count == 1, "one withdrawal, one notification; giving consent again sends none")
         let payload = try #require(payloads.first)
         let appData = try #require(try payloadFields(payload)["appData"] as? [String: Any])
         let signedApp = try #require(appData["signedAppTransactionInfo"] as? String)
-        let own = try #require(try session.object(["app", "--device", "tablet"])["signedAppTransaction"] as? String)
-        let results = try AppleVerifier.verify(
+        let own = try #require(
+            try await session.object(["app", "--device", "tablet"])["signedAppTransaction"] as? String)
+        let results = try await AppleVerifier.verify(
             [("notification", payload), ("appTransaction", signedApp), ("appTransaction", own)], session: session,
             bundleID: "com.storefront.comics"
         )
@@ -220,18 +213,18 @@ struct NotificationDeliveryTests {
     @Test(
         "N4 SIGKILL between the outbox write and the 200 (before delivery starts, after signing, after the 200): the next command delivers, nothing lost (a duplicate after the 200 is allowed)",
         arguments: ["purchase-delivered", "notification-signed", "notification-posted"])
-    func crash(_ point: String) throws {
-        let receiver = try Receiver()
-        let session = try Session()
-        try session.run(["webhook", "set", receiver.url]).expectSuccess()
-        try session.signUp("ann")
-        let killed = try session.run(
+    func crash(_ point: String) async throws {
+        let receiver = try await Receiver()
+        let session = try await Session()
+        try await session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try await session.signUp("ann")
+        let killed = try await session.run(
             ["buy", "com.storefront.comic.nightshift"], environment: ["STOREFRONT_FAULT": "crash-at:\(point)"])
         #expect(killed.signalled, "\(killed)")
         #expect(
-            try session.object(["status"])["owned"] as? [String] == ["com.storefront.comic.nightshift"],
+            try await session.object(["status"])["owned"] as? [String] == ["com.storefront.comic.nightshift"],
             "the purchase stands")
-        let listed = try session.array(["notifications"])
+        let listed = try await session.array(["notifications"])
         #expect(listed.count == 1 && listed[0]["state"] as? String == "delivered", "\(listed)")
         let uuid = try #require(listed.first?["uuid"] as? String)
         let received = try receiver.payloads.map { try payloadFields($0)["notificationUUID"] as? String }
@@ -243,25 +236,25 @@ struct NotificationDeliveryTests {
     @Test(
         "N3 a receiver that fails its first two attempts gets them again 1 and 12 hours after the first, as the store clock passes"
     )
-    func retriesAsTheClockPasses() throws {
-        let receiver = try Receiver(arguments: ["--fail", "2"])
-        let session = try Session()
-        try session.run(["webhook", "set", receiver.url]).expectSuccess()
-        try session.signUp("ann")
-        try session.run(["buy", "com.storefront.comic.nightshift"]).expectSuccess()
-        func attempts() throws -> [[String: Any]] {
-            try session.array(["notifications"]).first?["attempts"] as? [[String: Any]] ?? []
+    func retriesAsTheClockPasses() async throws {
+        let receiver = try await Receiver(arguments: ["--fail", "2"])
+        let session = try await Session()
+        try await session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try await session.signUp("ann")
+        try await session.run(["buy", "com.storefront.comic.nightshift"]).expectSuccess()
+        func attempts() async throws -> [[String: Any]] {
+            try await session.array(["notifications"]).first?["attempts"] as? [[String: Any]] ?? []
         }
-        #expect(try attempts().map { $0["status"] as? Int } == [500])
-        try session.run(["clock", "advance", "59m"]).expectSuccess()
-        #expect(try attempts().count == 1, "not due before the hour")
-        try session.run(["clock", "advance", "1m"]).expectSuccess()
-        #expect(try attempts().map { $0["status"] as? Int } == [500, 500])
-        try session.run(["clock", "advance", "11h"]).expectSuccess()
-        let final = try session.array(["notifications"])
+        #expect(try await attempts().map { $0["status"] as? Int } == [500])
+        try await session.run(["clock", "advance", "59m"]).expectSuccess()
+        #expect(try await attempts().count == 1, "not due before the hour")
+        try await session.run(["clock", "advance", "1m"]).expectSuccess()
+        #expect(try await attempts().map { $0["status"] as? Int } == [500, 500])
+        try await session.run(["clock", "advance", "11h"]).expectSuccess()
+        let final = try await session.array(["notifications"])
         #expect(final.first?["state"] as? String == "delivered", "\(final)")
         #expect(
-            try attempts().map { $0["at"] as? String } == [
+            try await attempts().map { $0["at"] as? String } == [
                 "2026-01-15T12:00:00Z", "2026-01-15T13:00:00Z", "2026-01-16T00:00:00Z",
             ])
         let uuids = try receiver.payloads.map { try payloadFields($0)["notificationUUID"] as? String }
@@ -271,14 +264,14 @@ struct NotificationDeliveryTests {
     }
 
     @Test("N5 S6 a receiver that hangs: the purchase completes and the attempt ends at the timeout, to be retried")
-    func hangingReceiver() throws {
-        let receiver = try Receiver(arguments: ["--hang"])
-        let session = try Session()
-        try session.run(["webhook", "set", receiver.url]).expectSuccess()
-        try session.signUp("ann")
-        let bought = try session.run(["buy", "com.storefront.comic.nightshift"])
+    func hangingReceiver() async throws {
+        let receiver = try await Receiver(arguments: ["--hang"])
+        let session = try await Session()
+        try await session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try await session.signUp("ann")
+        let bought = try await session.run(["buy", "com.storefront.comic.nightshift"])
         #expect(bought.status == 0, "\(bought)")
-        let listed = try session.array(["notifications"])
+        let listed = try await session.array(["notifications"])
         let attempts = try #require(listed.first?["attempts"] as? [[String: Any]])
         #expect(
             listed.first?["state"] as? String == "pending" && attempts.count == 1 && attempts[0]["status"] is NSNull,

@@ -18,9 +18,9 @@ struct ReceiptValidationTests {
     @Test(
         "V10 a year of Selfies plans: each receipt validates, agrees with Get Transaction Info field for field and with the statuses; SelfieService's upload sees the refund",
         arguments: Backend.allCases)
-    func selfiesYear(backend: Backend) throws {
+    func selfiesYear(backend: Backend) async throws {
         let arguments = backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : []
-        let (report, stderr, status) = try AppleVerifier.story("selfies_receipts.py", arguments)
+        let (report, stderr, status) = try await AppleVerifier.story("selfies_receipts.py", arguments)
         #expect(report["error"] == nil, "the story could not be told: \(report["error"] ?? "") \(stderr.suffix(1_000))")
         let failures = report["failures"] as? [String] ?? ["no failures list"]
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")

@@ -27,23 +27,24 @@ struct RetentionTests {
         "M1 images, messages, default messages, the realtime URL and performance tests with Apple's paths, states and codes; review by `storefront messages`; the endpoint's requests verify",
         arguments: StrangerTests.Backend.allCases
     )
-    func retentionAPI(backend: StrangerTests.Backend) throws {
-        let team = try SelfiesTeam(backend: backend)
+    func retentionAPI(backend: StrangerTests.Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
         let (host, server, token) = (team.host, team.server, team.token)
-        func machine() throws -> Session { try team.machine() }
-        let developer = try machine()
-        let customer = try machine()
+        func machine() async throws -> Session { try await team.machine() }
+        let developer = try await machine()
+        let customer = try await machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = token
-        try developer.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
-        try customer.signUp("ria")
+        try await developer.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try await customer.signUp("ria")
         let plan = "com.storefront.selfies.sub.allaccess"
-        let bought = try customer.object(["buy", plan])
+        let bought = try await customer.object(["buy", plan])
         let original = try #require(bought["id"] as? String)
-        try developer.run(["clock", "advance", "1w1d"]).expectSuccess()
+        try await developer.run(["clock", "advance", "1w1d"]).expectSuccess()
         let renewal = try #require(
-            try customer.array(["history"]).first { $0["transactionReason"] as? String == "RENEWAL" }?["id"] as? String)
-        let key = try serve.makeKey(developer)
-        let endpoint = try Receiver(
+            try await customer.array(["history"]).first { $0["transactionReason"] as? String == "RENEWAL" }?["id"]
+                as? String)
+        let key = try await serve.makeKey(developer)
+        let endpoint = try await Receiver(
             script: "retention_endpoint.py", arguments: [host.stateDirectory.appendingPathComponent("answer.json").path]
         )
         let answerFile = host.stateDirectory.appendingPathComponent("answer.json")
@@ -61,11 +62,11 @@ struct RetentionTests {
                 "headers": ["Content-Type": "application/json"],
             ]
         }
-        func calls(_ list: [[String: Any]]) throws -> [[String: Any]] {
-            try serve.call(server, key, bundleID: "com.storefront.selfies", list)
+        func calls(_ list: [[String: Any]]) async throws -> [[String: Any]] {
+            try await serve.call(server, key, bundleID: "com.storefront.selfies", list)
         }
 
-        var results = try calls([
+        var results = try await calls([
             ["call": "realtime_url", "get": true],
             ["call": "realtime_url", "url": endpoint.url],
             ["call": "realtime_url", "get": true],
@@ -122,26 +123,26 @@ struct RetentionTests {
         #expect(messages.count == 1 && messages.first?["messageState"] as? String == "PENDING", "\(messages)")
 
         // One URL per environment: the app's environment says which is configured and asked.
-        try developer.run(["app", "set", "--environment", "Production"]).expectSuccess()
-        let production = try calls([["call": "realtime_url", "get": true]])
+        try await developer.run(["app", "set", "--environment", "Production"]).expectSuccess()
+        let production = try await calls([["call": "realtime_url", "get": true]])
         #expect(production[0]["errorCode"] as? Int == 4_040_021, "Production has no URL yet: \(production)")
-        try developer.run(["app", "set", "--environment", "Sandbox"]).expectSuccess()
+        try await developer.run(["app", "set", "--environment", "Sandbox"]).expectSuccess()
 
         // App Review, played by the developer: only the developer may, and the image must pass too.
-        let refused = try customer.run(["messages", "approve", message])
+        let refused = try await customer.run(["messages", "approve", message])
         #expect(refused.status != 0 && refused.stderr.contains("change retention messages"), "\(refused)")
-        try developer.run(["messages", "approve", message]).expectSuccess()
-        results = try calls([["call": "default_message", "product": plan, "locale": "en-US", "message": message]])
+        try await developer.run(["messages", "approve", message]).expectSuccess()
+        results = try await calls([["call": "default_message", "product": plan, "locale": "en-US", "message": message]])
         #expect(results[0]["errorCode"] as? Int == 4_030_018, "the image is still PENDING: \(results[0])")
-        try developer.run(["messages", "approve", image]).expectSuccess()
-        let listed = try developer.run(["messages"]).stdout
+        try await developer.run(["messages", "approve", image]).expectSuccess()
+        let listed = try await developer.run(["messages"]).stdout
         #expect(
             listed.contains("message \(message)  APPROVED") && listed.contains("image   \(image)  APPROVED"),
             "\(listed)")
 
         // The endpoint picks the message; the performance test calls it as Apple's test does.
         try answer(["body": ["message": ["messageIdentifier": message]]])
-        results = try calls([
+        results = try await calls([
             ["call": "default_message", "product": plan, "locale": "en-US", "message": message],
             ["call": "default_message", "product": plan, "locale": "en-US", "get": true],
             ["call": "image_list"], ["call": "message_list"],
@@ -158,16 +159,16 @@ struct RetentionTests {
         let started = serve.result(results[4])
         let requestID = try #require(started["requestId"] as? String, "\(results[4])")
         #expect((started["config"] as? [String: Any])?["responseTimeThreshold"] as? Int == 700, "\(started)")
-        func finished(_ id: String) throws -> [String: Any] {
+        func finished(_ id: String) async throws -> [String: Any] {
             var last: [String: Any] = [:]
-            let done = try waitUntil(seconds: 120) {
-                last = serve.result(try calls([["call": "performance_result", "id": id]])[0])
+            let done = try await waitUntil(seconds: 120) {
+                last = serve.result(try await calls([["call": "performance_result", "id": id]])[0])
                 return last["result"] as? String != "PENDING"
             }
             #expect(done, "the test finished: \(last)")
             return last
         }
-        let passed = try finished(requestID)
+        let passed = try await finished(requestID)
         #expect(
             passed["result"] as? String == "PASS" && passed["successRate"] as? Int == 100
                 && passed["numPending"] as? Int == 0, "\(passed)")
@@ -176,7 +177,7 @@ struct RetentionTests {
         // Every request the endpoint received is one Apple's verifier accepts, about the plan.
         let requests = endpoint.payloads
         #expect(requests.count == 20, "\(requests.count)")
-        let verified = try AppleVerifier.verify(
+        let verified = try await AppleVerifier.verify(
             requests.prefix(3).map { ("realtime", $0) }, session: host, bundleID: "com.storefront.selfies")
         for item in verified {
             let decoded = item.decoded
@@ -189,18 +190,18 @@ struct RetentionTests {
         // An endpoint slower than Apple's budget fails the test, with the reason counted.
         try answer(["body": ["message": ["messageIdentifier": message]], "sleep": 1.2])
         // Its 20 requests take at least five rounds of 700 ms: the call right after it finds it running.
-        let twice = try calls([
+        let twice = try await calls([
             ["call": "performance_test", "id": original], ["call": "performance_test", "id": original],
         ])
         let slow = try #require(serve.result(twice[0])["requestId"] as? String, "\(twice)")
         #expect(twice[1]["errorCode"] as? Int == 4_000_213, "one test at a time: \(twice[1])")
-        let failed = try finished(slow)
+        let failed = try await finished(slow)
         #expect(
             failed["result"] as? String == "FAIL" && (failed["failures"] as? [String: Any])?["TIMED_OUT"] as? Int == 20,
             "\(failed)")
 
         // Deleting: the message takes its default with it; then the image is free to go.
-        results = try calls([
+        results = try await calls([
             ["call": "delete_message", "id": message],
             ["call": "default_message", "product": plan, "locale": "en-US", "get": true],
             ["call": "delete_image", "id": image], ["call": "image_list"], ["call": "realtime_url", "delete": true],
@@ -225,26 +226,26 @@ extension RetentionTests {
     @Test(
         "M2 the moment of cancel on the command line: the endpoint's message is shown; a slow endpoint or an unapproved message gives the default message; accepting a promotional offer (V2 or V1) applies it at the next renewal (offerType 2); accepting an alternate plan switches (DID_CHANGE_RENEWAL_PREF)"
     )
-    func momentOfCancel() throws {
-        let (session, receiver) = try serve.selfiesCustomer(frozen: false)
+    func momentOfCancel() async throws {
+        let (session, receiver) = try await serve.selfiesCustomer(frozen: false)
         let monthly = PromotionalOfferTests.monthly
         let smaller = "com.storefront.selfies.sub.oneaweek.monthly"
-        try session.run(["buy", monthly]).expectSuccess()
+        try await session.run(["buy", monthly]).expectSuccess()
         let original = try #require(
-            (try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["originalTransaction"]
+            (try await session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["originalTransaction"]
                 as? String)
-        let server = try Server(session)
-        let key = try serve.makeKey(session)
+        let server = try await Server(session)
+        let key = try await serve.makeKey(session)
         let answerFile = session.stateDirectory.appendingPathComponent("answer.json")
         func answer(_ object: [String: Any]) throws {
             try JSONSerialization.data(withJSONObject: object).write(to: answerFile)
         }
-        let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
+        let endpoint = try await Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
         let image = UUID().uuidString.lowercased()
         let stay = UUID().uuidString.lowercased()
         let missYou = UUID().uuidString.lowercased()
         let unreviewed = UUID().uuidString.lowercased()
-        let results = try serve.call(
+        let results = try await serve.call(
             server, key, bundleID: "com.storefront.selfies",
             [
                 ["call": "realtime_url", "url": endpoint.url],
@@ -260,88 +261,90 @@ extension RetentionTests {
                 ["call": "upload_message", "id": unreviewed, "header": "Not reviewed", "body": "Never shown."],
             ])
         #expect(results.allSatisfy { $0["ok"] as? Bool == true }, "\(results)")
-        for id in [image, stay, missYou] { try session.run(["messages", "approve", id]).expectSuccess() }
-        let configured = try serve.call(
+        for id in [image, stay, missYou] { try await session.run(["messages", "approve", id]).expectSuccess() }
+        let configured = try await serve.call(
             server, key, bundleID: "com.storefront.selfies",
             [
                 ["call": "default_message", "product": monthly, "locale": "en-US", "message": missYou]
             ])
         #expect(configured.first?["ok"] as? Bool == true, "\(configured)")
 
-        func cancel(_ extra: [String] = []) throws -> (shown: [String: Any], chosen: String?, plan: [String: Any]) {
-            let object = try session.object(["cancel", monthly] + extra)
+        func cancel(_ extra: [String] = []) async throws -> (shown: [String: Any], chosen: String?, plan: [String: Any])
+        {
+            let object = try await session.object(["cancel", monthly] + extra)
             let retention = object["retention"] as? [String: Any] ?? [:]
             return (retention["shown"] as? [String: Any] ?? [:], retention["chosen"] as? String, object)
         }
         // The endpoint chooses a message: it is shown, and the customer cancels.
         try answer(["body": ["message": ["messageIdentifier": stay]]])
-        var seen = try cancel()
+        var seen = try await cancel()
         #expect(
             seen.shown["source"] as? String == "endpoint" && seen.shown["header"] as? String == "Stay for the selfies"
                 && seen.shown["imageIdentifier"] as? String == image && seen.chosen == "cancel"
                 && seen.plan["autoRenew"] as? Bool == false, "\(seen)")
         let asked = try #require(endpoint.payloads.first)
         let verified = try #require(
-            try AppleVerifier.verify([("realtime", asked)], session: session, bundleID: "com.storefront.selfies").first)
+            try await AppleVerifier.verify([("realtime", asked)], session: session, bundleID: "com.storefront.selfies")
+                .first)
         #expect(
             verified.ok && verified.decoded["originalTransactionId"] as? String == original
                 && verified.decoded["productId"] as? String == monthly,
             "\(verified.decoded)")
-        try session.run(["renew-on", monthly]).expectSuccess()
+        try await session.run(["renew-on", monthly]).expectSuccess()
 
         // Slower than Apple's budget, or a message not approved: the default message.
         try answer(["body": ["message": ["messageIdentifier": stay]], "sleep": 1.5])
-        seen = try cancel()
+        seen = try await cancel()
         #expect(
             seen.shown["source"] as? String == "default" && seen.shown["header"] as? String == "We will miss you"
                 && (seen.shown["fallbackReason"] as? String)?.contains("TIMED_OUT") == true && seen.chosen == "cancel",
             "\(seen)")
-        try session.run(["renew-on", monthly]).expectSuccess()
+        try await session.run(["renew-on", monthly]).expectSuccess()
         try answer(["body": ["message": ["messageIdentifier": unreviewed]]])
-        let words = try session.run(["cancel", monthly])
+        let words = try await session.run(["cancel", monthly])
         #expect(
             words.stdout.contains("the default retention message") && words.stdout.contains("We will miss you"),
             "\(words)")
-        try session.run(["renew-on", monthly]).expectSuccess()
+        try await session.run(["renew-on", monthly]).expectSuccess()
 
         // A promotional offer, signed by Apple's library: accepted, it applies at the next renewal.
-        let signer = try AppleOfferSigner.make(session, type: "subscription-offer")
-        let jws = try signer.jws(product: monthly, offer: "thankyou.freemonth")
+        let signer = try await AppleOfferSigner.make(session, type: "subscription-offer")
+        let jws = try await signer.jws(product: monthly, offer: "thankyou.freemonth")
         try answer(["body": ["promotionalOffer": ["messageIdentifier": stay, "promotionalOfferSignatureV2": jws]]])
-        seen = try cancel(["--accept-retention"])
+        seen = try await cancel(["--accept-retention"])
         #expect(
             seen.chosen == "promotionalOffer" && seen.shown["promotionalOffer"] as? String == "thankyou.freemonth"
                 && seen.plan["autoRenew"] as? Bool == true, "\(seen)")
-        try session.run(["clock", "advance", "1w1d"]).expectSuccess()
+        try await session.run(["clock", "advance", "1w1d"]).expectSuccess()
         let renewal = try #require(
-            try session.array(["history"]).last { $0["transactionReason"] as? String == "RENEWAL" }, "a renewal")
+            try await session.array(["history"]).last { $0["transactionReason"] as? String == "RENEWAL" }, "a renewal")
         let signed = payload(renewal["signedTransaction"] as? String ?? "")
         #expect(
             signed["offerType"] as? Int == 2 && signed["offerIdentifier"] as? String == "thankyou.freemonth",
             "\(signed)")
         // The original (V1) signature, made by Apple's library and carried as its RealtimeResponseBody
         // writes it: accepted, which a nonce, timestamp or key id read wrong would refuse.
-        let v1 = try signer.signatureV1(
-            product: monthly, offer: "thankyou.freemonth", at: try storeMilliseconds(session))
+        let v1 = try await signer.signatureV1(
+            product: monthly, offer: "thankyou.freemonth", at: try await storeMilliseconds(session))
         try answer(["body": ["promotionalOffer": ["messageIdentifier": stay, "promotionalOfferSignatureV1": v1]]])
-        seen = try cancel(["--accept-retention"])
+        seen = try await cancel(["--accept-retention"])
         #expect(
             seen.chosen == "promotionalOffer" && seen.shown["promotionalOffer"] as? String == "thankyou.freemonth"
                 && seen.plan["autoRenew"] as? Bool == true, "\(seen)")
 
         // An alternate plan: accepted, the plan switches at its renewal, and the developer hears of it.
         try answer(["body": ["alternateProduct": ["messageIdentifier": stay, "productId": smaller]]])
-        seen = try cancel(["--accept-retention"])
+        seen = try await cancel(["--accept-retention"])
         #expect(
             seen.chosen == "alternateProduct" && seen.shown["alternateProduct"] as? String == smaller
                 && seen.plan["autoRenew"] as? Bool == true, "\(seen)")
-        let told = waitUntil(seconds: 60) {
+        let told = await waitUntil(seconds: 60) {
             receiver.payloads.map(payload).contains { $0["notificationType"] as? String == "DID_CHANGE_RENEWAL_PREF" }
         }
         #expect(told, "DID_CHANGE_RENEWAL_PREF reached the webhook")
         // Nothing to accept when the endpoint offers only words.
         try answer(["body": ["message": ["messageIdentifier": stay]]])
-        let nothing = try session.run(["cancel", monthly, "--accept-retention"])
+        let nothing = try await session.run(["cancel", monthly, "--accept-retention"])
         #expect(nothing.status == 1 && nothing.stderr.contains("nothing to accept"), "\(nothing)")
     }
 }
@@ -350,22 +353,22 @@ extension RetentionTests {
     @Test(
         "M2 on the screen in tmux: `c` in the transaction manager shows the endpoint's message with its picture drawn in colour; Esc keeps the plan; with an endpoint past Apple's budget the default message shows, and `c` cancels anyway"
     )
-    func retentionOnScreen() throws {
-        let (session, _) = try serve.selfiesCustomer()
+    func retentionOnScreen() async throws {
+        let (session, _) = try await serve.selfiesCustomer()
         let monthly = PromotionalOfferTests.monthly
-        try session.run(["buy", monthly]).expectSuccess()
-        let server = try Server(session)
-        let key = try serve.makeKey(session)
+        try await session.run(["buy", monthly]).expectSuccess()
+        let server = try await Server(session)
+        let key = try await serve.makeKey(session)
         let answerFile = session.stateDirectory.appendingPathComponent("answer.json")
         func answer(_ object: [String: Any]) throws {
             try JSONSerialization.data(withJSONObject: object).write(to: answerFile)
         }
-        let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
+        let endpoint = try await Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
         let image = UUID().uuidString.lowercased()
         let stay = UUID().uuidString.lowercased()
         let missYou = UUID().uuidString.lowercased()
-        try session.run(["messages", "review", "at-once"]).expectSuccess()
-        let results = try serve.call(
+        try await session.run(["messages", "review", "at-once"]).expectSuccess()
+        let results = try await serve.call(
             server, key, bundleID: "com.storefront.selfies",
             [
                 ["call": "realtime_url", "url": endpoint.url],
@@ -382,14 +385,14 @@ extension RetentionTests {
             ])
         #expect(results.allSatisfy { $0["ok"] as? Bool == true }, "\(results)")
         try answer(["body": ["message": ["messageIdentifier": stay]]])
-        let tmux = try TmuxSession(command: session.screenCommand(), columns: 100, rows: 32)
-        try tmux.waitFor("All Access")
-        try tmux.send("t")
-        try tmux.waitFor("Transactions")
-        try tmux.send("c")
-        let sheet = try tmux.waitFor("Stay for the selfies", colors: true)
+        let tmux = try await TmuxSession(command: session.screenCommand(), columns: 100, rows: 32)
+        try await tmux.waitFor("All Access")
+        try await tmux.send("t")
+        try await tmux.waitFor("Transactions")
+        try await tmux.send("c")
+        let sheet = try await tmux.waitFor("Stay for the selfies", colors: true)
         #expect(sheet.contains("Before you cancel"), "\(sheet)")
-        let plain = try tmux.capture()
+        let plain = try await tmux.capture()
         #expect(
             plain.contains("Your team posts every day.") && plain.contains("c cancel anyway")
                 && plain.contains("Esc keep the plan"), "\(plain)")
@@ -401,20 +404,21 @@ extension RetentionTests {
             })
         #expect(colours.count >= 4, "the message's picture in colour, not a blank: \(colours.count)")
         #expect(endpoint.payloads.count == 1)
-        try tmux.send("Escape")
-        try tmux.waitFor("Kept: the plan renews as before")
+        try await tmux.send("Escape")
+        try await tmux.waitFor("Kept: the plan renews as before")
         #expect(
-            (try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["autoRenew"] as? Bool == true)
+            (try await session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["autoRenew"] as? Bool
+                == true)
         // Past Apple's budget: the default message, and the customer may still cancel.
         try answer(["body": ["message": ["messageIdentifier": stay]], "sleep": 1.5])
-        try tmux.send("c")
-        let fallback = try tmux.waitFor("We will miss you")
+        try await tmux.send("c")
+        let fallback = try await tmux.waitFor("We will miss you")
         #expect(fallback.contains("default message") && fallback.contains("TIMED_OUT"), "\(fallback)")
-        try tmux.send("c")
-        try tmux.waitUntil(description: "the plan cancelled") { _ in
-            (try? session.object(["subscriptions"])["plans"] as? [[String: Any]])??.first?["autoRenew"] as? Bool
+        try await tmux.send("c")
+        try await tmux.waitUntil(description: "the plan cancelled") { _ in
+            (try? await session.object(["subscriptions"])["plans"] as? [[String: Any]])??.first?["autoRenew"] as? Bool
                 == false
         }
-        try tmux.send("q", "q")
+        try await tmux.send("q", "q")
     }
 }

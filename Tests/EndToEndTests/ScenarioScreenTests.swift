@@ -5,8 +5,8 @@ import Testing
 
 extension ScreenTests {
     @Test("scenario play: a short scenario plays to the end with its captions and screens; q quits")
-    func scenarioPlay() throws {
-        let session = try Session()
+    func scenarioPlay() async throws {
+        let session = try await Session()
         let file = session.stateDirectory.appendingPathComponent("demo.scenario")
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         try """
@@ -20,17 +20,17 @@ extension ScreenTests {
         random
         expect views 4
         """.write(to: file, atomically: true, encoding: .utf8)
-        let tmux = try session.scriptedScreen(
+        let tmux = try await session.scriptedScreen(
             session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "3"]))
-        try tmux.waitFor("A reader buys a comic")
-        let checked = try tmux.waitFor("Paused — space to continue")
+        try await tmux.waitFor("A reader buys a comic")
+        let checked = try await tmux.waitFor("Paused — space to continue")
         let catRow = try #require(checked.split(separator: "\n").first { $0.contains("Cat Judge ") })
         #expect(catRow.hasSuffix("✓"), "\(catRow)")
-        try tmux.send("Space")
-        try tmux.waitFor("Random comics left")
-        try tmux.waitFor("Scenario finished: 2 passed, 0 failed")
-        try tmux.send("q")
-        let after = try tmux.waitFor("EXITED=")
+        try await tmux.send("Space")
+        try await tmux.waitFor("Random comics left")
+        try await tmux.waitFor("Scenario finished: 2 passed, 0 failed")
+        try await tmux.send("q")
+        let after = try await tmux.waitFor("EXITED=")
         #expect(after.contains("EXITED=0"), "\(after)")
     }
 }
@@ -39,18 +39,18 @@ extension ScreenTests {
     @Test(
         "D1 scenario play --cast writes the demo as an asciicast v2 recording whose frames end on the finished banner; the sign-up is filled in on the form"
     )
-    func scenarioCast() throws {
-        let session = try Session()
+    func scenarioCast() async throws {
+        let session = try await Session()
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         let file = session.stateDirectory.appendingPathComponent("cast.scenario")
         let cast = session.stateDirectory.appendingPathComponent("demo.cast")
         try "caption \"Buying a comic\"\nsign up bo\nbuy \"Cat Judge\"\nexpect owned \"Cat Judge\"\n".write(
             to: file, atomically: true, encoding: .utf8)
-        let tmux = try session.scriptedScreen(
+        let tmux = try await session.scriptedScreen(
             session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20", "--cast", cast.path]))
-        try tmux.waitFor("Scenario finished: 1 passed, 0 failed")
-        try tmux.send("q")
-        #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"))
+        try await tmux.waitFor("Scenario finished: 1 passed, 0 failed")
+        try await tmux.send("q")
+        #expect(try await tmux.waitFor("EXITED=").contains("EXITED=0"))
         let lines = try String(contentsOf: cast, encoding: .utf8).split(separator: "\n")
         let header = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
         #expect(
@@ -74,17 +74,17 @@ extension ScreenTests {
     @Test(
         "D1 the flagship scenario, played by name from /, ends on a comic: its picture in many colours and its title above the banner; the footer offers the player's keys"
     )
-    func flagshipFinale() throws {
-        let session = try Session()
-        let tmux = try session.scriptedScreen(
+    func flagshipFinale() async throws {
+        let session = try await Session()
+        let tmux = try await session.scriptedScreen(
             "cd / && " + session.screenCommand(arguments: ["scenario", "play", "in-app-rage", "--speed", "20"]))
-        let paused = try tmux.waitFor("Paused")
+        let paused = try await tmux.waitFor("Paused")
         #expect(
             paused.contains("space next") && paused.contains("q stop") && !paused.contains("b buy"),
             "only the keys that work while playing")
-        try tmux.send("Space")
-        let finale = try tmux.waitFor("Scenario finished: 12 passed, 0 failed", seconds: 180, colors: true)
-        let lines = try tmux.capture().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        try await tmux.send("Space")
+        let finale = try await tmux.waitFor("Scenario finished: 12 passed, 0 failed", seconds: 180, colors: true)
+        let lines = try await tmux.capture().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let banner = try #require(lines.firstIndex { $0.contains("Scenario finished") })
         let title = lines[banner - 1].trimmingCharacters(in: .whitespaces)
         #expect(!title.isEmpty && !title.contains("▀"), "the comic's title sits above the banner: \(lines.suffix(4))")
@@ -94,15 +94,15 @@ extension ScreenTests {
                 $0.split(separator: "m").first.flatMap { Int($0) }
             })
         #expect(colours.count >= 4, "a comic, not a blank: \(colours.count) background colours")
-        try tmux.send("q")
-        #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"))
+        try await tmux.send("q")
+        #expect(try await tmux.waitFor("EXITED=").contains("EXITED=0"))
     }
 
     @Test(
         "D1 while a scenario plays, checks are small marks at the side of the footer, not banners; a failed check stops the play on its line, in words, exit 1"
     )
-    func playedChecks() throws {
-        let session = try Session()
+    func playedChecks() async throws {
+        let session = try await Session()
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         let file = session.stateDirectory.appendingPathComponent("checks.scenario")
         try """
@@ -116,9 +116,9 @@ extension ScreenTests {
         expect owned "Night Shift"
         buy "Rain Check"
         """.write(to: file, atomically: true, encoding: .utf8)
-        let tmux = try session.scriptedScreen(
+        let tmux = try await session.scriptedScreen(
             session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
-        let paused = try tmux.waitFor("Paused")
+        let paused = try await tmux.waitFor("Paused")
         // Two devices: a pane each (D2), the player's footer in both, the tablet's on the right.
         let footer = try #require(
             paused.split(separator: "\n").last { $0.contains("space next") }.map(String.init), "\(paused)")
@@ -126,109 +126,107 @@ extension ScreenTests {
             footer.trimmingCharacters(in: .whitespaces).hasSuffix("✓ 2") && footer.contains("│"),
             "two checks passed, at the side, kept across a device switch: \(footer)")
         #expect(!paused.contains("line 4") && !paused.contains("line 5"), "no banner reads like a test log: \(paused)")
-        try tmux.send("Space")
-        let stopped = try tmux.waitFor("Stopped at line 8")
+        try await tmux.send("Space")
+        let stopped = try await tmux.waitFor("Stopped at line 8")
         #expect(
             stopped.contains("Stopped at line 8 ✗ expect owned \"Night Shift\""),
             "the failed check, in words: \(stopped)")
         #expect(stopped.contains("✓ 2  ✗ 1"), "\(stopped)")
-        try tmux.send("q")
-        let after = try tmux.waitFor("EXITED=")
+        try await tmux.send("q")
+        let after = try await tmux.waitFor("EXITED=")
         #expect(
             after.contains("EXITED=1") && after.contains("stopped at line 8, a check that failed: 2 passed, 1 failed"),
             "\(after)")
         #expect(
-            !(try session.object(["status"])["owned"] as? [String] ?? []).contains("com.storefront.comic.raincheck"),
+            !(try await session.object(["status"])["owned"] as? [String] ?? []).contains(
+                "com.storefront.comic.raincheck"),
             "the steps after the failure did not run")
     }
 
     @Test(
         "D1 Ask to Buy played: the deferred purchase is seen waiting in the transaction manager, and the parent's approval settles it there"
     )
-    func askToBuyPlayed() throws {
-        let session = try Session()
+    func askToBuyPlayed() async throws {
+        let session = try await Session()
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         let file = session.stateDirectory.appendingPathComponent("ask.scenario")
         try "sign up kid\npolicy defer\nbuy \"Random Comics ×5\"\npause\napprove last\npause\n".write(
             to: file, atomically: true, encoding: .utf8)
-        let tmux = try session.scriptedScreen(
+        let tmux = try await session.scriptedScreen(
             session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
-        let waiting = try tmux.waitFor("Paused")
+        let waiting = try await tmux.waitFor("Paused")
         let pendingRow = waiting.split(separator: "\n").first {
             $0.contains("Random Comics ×5") && !$0.contains("purchasing")
         }
         #expect(
             waiting.contains("Log") && pendingRow != nil,
             "the transaction manager, with the request waiting: \(waiting)")
-        try tmux.send("Space")
-        let approved = try tmux.waitUntil(description: "the approval in the log") { screen in
+        try await tmux.send("Space")
+        let approved = try await tmux.waitUntil(description: "the approval in the log") { screen in
             screen.contains("Paused")
                 && screen.split(separator: "\n").contains {
                     $0.contains("Random Comics ×5") && $0.contains("purchased")
                 }
         }
         #expect(approved.contains("Log"), "still the transaction manager: \(approved)")
-        try tmux.send("Space")
-        try tmux.waitFor("Scenario finished")
-        try tmux.send("q")
-        #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"))
+        try await tmux.send("Space")
+        try await tmux.waitFor("Scenario finished")
+        try await tmux.send("q")
+        #expect(try await tmux.waitFor("EXITED=").contains("EXITED=0"))
     }
 
     @Test("D1 a play stopped part way says how far it got in one line: q and Ctrl-C exit 130, SIGTERM 143")
-    func stoppedPlay() throws {
-        let session = try Session()
+    func stoppedPlay() async throws {
+        let session = try await Session()
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         for (how, status) in [("q", 130), ("C-c", 130), ("TERM", 143)] {
             let file = session.stateDirectory.appendingPathComponent("stop-\(UUID().uuidString).scenario")
             try "sign up bo\nbuy \"Cat Judge\"\nexpect owned \"Cat Judge\"\npause\nbuy \"Night Shift\"\n".write(
                 to: file, atomically: true, encoding: .utf8)
             // The shell ignores Ctrl-C, as a login shell does, so that it lives to print the status.
-            let tmux = try session.scriptedScreen(
+            let tmux = try await session.scriptedScreen(
                 session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]),
                 ignoringInterrupts: true)
-            try tmux.waitFor("Paused")
+            try await tmux.waitFor("Paused")
             if how == "TERM" {
-                let kill = Process()
-                kill.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
-                kill.arguments = ["-TERM", "-f", file.path]
-                try kill.run()
-                kill.waitUntilExit()
+                try await runProgram(URL(fileURLWithPath: "/usr/bin/pkill"), ["-TERM", "-f", file.path])
             } else {
-                try tmux.send(how)
+                try await tmux.send(how)
             }
-            let after = try tmux.waitFor("EXITED=")
+            let after = try await tmux.waitFor("EXITED=")
             #expect(after.contains("EXITED=\(status)"), "\(how): \(after)")
             #expect(after.contains("stopped at line 4: 1 passed, 0 failed"), "\(how): \(after)")
         }
     }
 
     @Test("scenario record: what a person does in tmux becomes a scenario that plays back to the same state")
-    func scenarioRecord() throws {
-        let session = try Session()
+    func scenarioRecord() async throws {
+        let session = try await Session()
         let file = session.stateDirectory.appendingPathComponent("recorded.scenario")
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
-        let tmux = try session.scriptedScreen(session.screenCommand(arguments: ["scenario", "record", file.path]))
-        try tmux.waitFor("Sign in or sign up")
-        try tmux.type("rita")
-        try tmux.send("Tab")
-        try tmux.type("pw")
-        try tmux.send("Tab", "Tab", "Enter")
-        try tmux.waitFor("Signed in as rita")
-        try tmux.send("b")
-        try tmux.waitFor("Purchased Night Shift")
-        try tmux.send("End", "Up", "Up", "b")
-        try tmux.waitFor("Purchased Random Comics")
-        try tmux.send("End", "b")
-        try tmux.waitFor("Subscribed! Expires:")
-        try tmux.send("q")
-        let after = try tmux.waitFor("EXITED=")
+        let tmux = try await session.scriptedScreen(
+            session.screenCommand(arguments: ["scenario", "record", file.path]))
+        try await tmux.waitFor("Sign in or sign up")
+        try await tmux.type("rita")
+        try await tmux.send("Tab")
+        try await tmux.type("pw")
+        try await tmux.send("Tab", "Tab", "Enter")
+        try await tmux.waitFor("Signed in as rita")
+        try await tmux.send("b")
+        try await tmux.waitFor("Purchased Night Shift")
+        try await tmux.send("End", "Up", "Up", "b")
+        try await tmux.waitFor("Purchased Random Comics")
+        try await tmux.send("End", "b")
+        try await tmux.waitFor("Subscribed! Expires:")
+        try await tmux.send("q")
+        let after = try await tmux.waitFor("EXITED=")
         #expect(after.contains("EXITED=0"), "\(after)")
         let recorded = try String(contentsOf: file, encoding: .utf8)
         #expect(recorded.contains("sign up rita"))
         #expect(recorded.contains("buy \"Night Shift\""))
         #expect(recorded.contains("expect views 5"))
         #expect(recorded.contains("expect header \"Subscribed! Expires: 16/07/2026 (182 Days)\""), "\(recorded)")
-        let replay = try session.run(["scenario", "check", file.path])
+        let replay = try await session.run(["scenario", "check", file.path])
         #expect(replay.status == 0, "\(replay)")
         #expect(replay.stdout.contains(" passed, 0 failed"))
     }
@@ -246,32 +244,32 @@ extension ScreenTests {
         "D1 every shipped scenario plays by name from / to its end, and its cast, replayed by asciinema in another terminal, ends on a frame that is not empty",
         arguments: shippedScenarioNames
     )
-    func everyScenarioCast(name: String) throws {
-        let session = try Session()
+    func everyScenarioCast(name: String) async throws {
+        let session = try await Session()
         try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
         let cast = session.stateDirectory.appendingPathComponent(
             "\(name.replacingOccurrences(of: "/", with: "-")).cast")
-        let tmux = try session.scriptedScreen(
+        let tmux = try await session.scriptedScreen(
             "cd / && "
                 + session.screenCommand(arguments: ["scenario", "play", name, "--speed", "100", "--cast", cast.path]))
         // Space through the pauses until the scenario says it finished.
-        let end = try tmux.waitUntil(seconds: 300, description: "\(name) finished") { screen in
-            if screen.contains("Paused") { _ = try? tmux.send("Space") }
+        let end = try await tmux.waitUntil(seconds: 300, description: "\(name) finished") { screen in
+            if screen.contains("Paused") { _ = try? await tmux.send("Space") }
             return screen.contains("Scenario finished")
         }
         #expect(end.contains(", 0 failed"), "\(name): \(end)")
-        try tmux.send("q")
-        #expect(try tmux.waitFor("EXITED=").contains("EXITED=0"), "\(name)")
+        try await tmux.send("q")
+        #expect(try await tmux.waitFor("EXITED=").contains("EXITED=0"), "\(name)")
         // The judge: asciinema (Debian's package) replays the recording into a terminal of the
         // recording's size; the last frame is what an audience sees at the end.
         let header = try #require(
             try String(contentsOf: cast, encoding: .utf8).split(separator: "\n").first.map { Data($0.utf8) })
         let size = try #require(try JSONSerialization.jsonObject(with: header) as? [String: Any])
-        let replay = try TmuxSession(
+        let replay = try await TmuxSession(
             command: "asciinema cat '\(cast.path)'; sleep 60", columns: size["width"] as? Int ?? 100,
             rows: size["height"] as? Int ?? 30
         )
-        let last = try replay.waitFor("Scenario finished", seconds: 120)
+        let last = try await replay.waitFor("Scenario finished", seconds: 120)
         let drawn = last.filter { !$0.isWhitespace }.count
         #expect(
             drawn > 200, "\(name): the replayed last frame shows the store, not a blank (\(drawn) characters): \(last)")

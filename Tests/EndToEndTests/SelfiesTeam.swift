@@ -11,17 +11,17 @@ struct SelfiesTeam {
     let server: Server
     let token: String
 
-    init(backend: StrangerTests.Backend) throws {
-        host = try Session()
+    init(backend: StrangerTests.Backend) async throws {
+        host = try await Session()
         host.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
         let database = backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : []
-        server = try Server(host, arguments: database)
-        token = try host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        server = try await Server(host, arguments: database)
+        token = try await host.run(["developer-token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// A machine of the team: a state folder of its own, the server's account server.
-    func machine() throws -> Session {
-        let session = try Session()
+    func machine() async throws -> Session {
+        let session = try await Session()
         session.environment["STOREFRONT_SERVER"] = server.base
         session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
         return session

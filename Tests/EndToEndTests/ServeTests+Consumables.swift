@@ -10,25 +10,27 @@ extension ServeTests {
     @Test(
         "V3 Get Transaction History v1, which Apple's client calls when no version is named: finished consumables are left out, a refunded one is listed; v2 lists every one; both verify"
     )
-    func historyVersionOne() throws {
-        let session = try Session()
-        try session.signUp("ann")
-        let packs = try (0..<2).map { _ in
-            try #require(try session.object(["buy", "com.storefront.randomviews"])["id"] as? String)
+    func historyVersionOne() async throws {
+        let session = try await Session()
+        try await session.signUp("ann")
+        var packs: [String] = []
+        for _ in 0..<2 {
+            packs.append(
+                try #require(try await session.object(["buy", "com.storefront.randomviews"])["id"] as? String))
         }
-        let comic = try #require(try session.object(["buy", "com.storefront.comic.nightshift"])["id"] as? String)
-        try session.run(["refund-request", packs[1], "--reason", "not-received"]).expectSuccess()
-        try session.run(["refund-request", "approve", packs[1]]).expectSuccess()
-        let key = try makeKey(session)
-        let server = try Server(session)
-        let results = try call(
+        let comic = try #require(try await session.object(["buy", "com.storefront.comic.nightshift"])["id"] as? String)
+        try await session.run(["refund-request", packs[1], "--reason", "not-received"]).expectSuccess()
+        try await session.run(["refund-request", "approve", packs[1]]).expectSuccess()
+        let key = try await makeKey(session)
+        let server = try await Server(session)
+        let results = try await call(
             server, key, bundleID: "com.storefront.comics",
             [
                 ["call": "history", "id": comic, "version": "default"],
                 ["call": "history", "id": comic],
                 ["call": "history", "id": "2999999999999999", "version": "default"],
             ])
-        _ = server.stop()
+        _ = try await server.stop()
         func listed(_ result: [String: Any]) throws -> [String] {
             try (result["signedTransactions"] as? [String] ?? []).map {
                 try #require(try JWS.decode($0).payload["transactionId"] as? String)
@@ -43,24 +45,24 @@ extension ServeTests {
                 && one["bundleId"] as? String == "com.storefront.comics", "\(one)")
         #expect(results[2]["status"] as? Int == 404 && results[2]["errorCode"] as? Int == 4_040_010, "\(results[2])")
         let signed = (one["signedTransactions"] as? [String] ?? []).map { ("transaction", $0) }
-        let verified = try AppleVerifier.verify(signed, session: session, bundleID: "com.storefront.comics")
+        let verified = try await AppleVerifier.verify(signed, session: session, bundleID: "com.storefront.comics")
         #expect(verified.count == 2 && verified.allSatisfy { $0.ok }, "\(verified.map { $0.status ?? "ok" })")
     }
 
     @Test(
         "O7 a consumable's refund request: CONSUMPTION_REQUEST reaches the receiver and verifies; Apple's client sends consumption information (v1 and v2) and every bad field gets Apple's code; approved, REFUND and the refund history lists it"
     )
-    func consumptionRequest() throws {
-        let receiver = try Receiver()
-        let session = try Session()
-        try session.run(["webhook", "set", receiver.url]).expectSuccess()
-        try session.signUp("ann")
-        let pack = try #require(try session.object(["buy", "com.storefront.randomviews"])["id"] as? String)
-        let comic = try #require(try session.object(["buy", "com.storefront.comic.nightshift"])["id"] as? String)
-        try session.run(["refund-request", pack, "--reason", "not-received"]).expectSuccess()
-        let key = try makeKey(session)
-        let server = try Server(session)
-        let results = try call(
+    func consumptionRequest() async throws {
+        let receiver = try await Receiver()
+        let session = try await Session()
+        try await session.run(["webhook", "set", receiver.url]).expectSuccess()
+        try await session.signUp("ann")
+        let pack = try #require(try await session.object(["buy", "com.storefront.randomviews"])["id"] as? String)
+        let comic = try #require(try await session.object(["buy", "com.storefront.comic.nightshift"])["id"] as? String)
+        try await session.run(["refund-request", pack, "--reason", "not-received"]).expectSuccess()
+        let key = try await makeKey(session)
+        let server = try await Server(session)
+        let results = try await call(
             server, key, bundleID: "com.storefront.comics",
             [
                 ["call": "consumption_v1", "id": pack, "consented": false],
@@ -89,19 +91,19 @@ extension ServeTests {
             ], "\(results)")
         #expect(results.suffix(2).allSatisfy { $0["ok"] as? Bool == true }, "\(results)")
         let request = try #require(
-            (try session.object(["refund-request", "list"])["requests"] as? [[String: Any]])?.first)
+            (try await session.object(["refund-request", "list"])["requests"] as? [[String: Any]])?.first)
         // Both answers are kept on the receipt; the request shows one of them (they came in one second).
         #expect(
             (request["consumptionInfo"] as? String)?.contains(#""customerConsented":true"#) == true
                 && request["state"] as? String == "pending", "\(request)")
-        try session.run(["refund-request", "approve", pack]).expectSuccess()
-        let refunds = try call(server, key, bundleID: "com.storefront.comics", [["call": "refunds", "id": pack]])
+        try await session.run(["refund-request", "approve", pack]).expectSuccess()
+        let refunds = try await call(server, key, bundleID: "com.storefront.comics", [["call": "refunds", "id": pack]])
         let refunded = try (result(refunds[0])["signedTransactions"] as? [String] ?? []).map {
             try JWS.decode($0).payload["transactionId"] as? String
         }
         #expect(refunded == [pack], "\(refunds)")
-        _ = server.stop()
-        let verified = try AppleVerifier.verify(
+        _ = try await server.stop()
+        let verified = try await AppleVerifier.verify(
             receiver.payloads.map { ("notification", $0) }, session: session, bundleID: "com.storefront.comics")
         #expect(verified.allSatisfy { $0.ok })
         let types = verified.map { $0.decoded["notificationType"] as? String ?? "" }

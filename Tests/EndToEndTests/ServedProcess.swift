@@ -15,28 +15,29 @@ final class Server {
     let errors: URL
 
     /// `port` 0 picks a free one.
-    init(_ session: Session, port: Int = 0, arguments extra: [String] = []) throws {
+    init(_ session: Session, port: Int = 0, arguments extra: [String] = []) async throws {
         process.executableURL = session.binary
         process.arguments = ["serve", "--port", String(port)] + extra
         process.environment = session.environment
         process.standardOutput = output
         errors = FileManager.default.temporaryDirectory.appendingPathComponent(
             "storefront-serve-\(UUID().uuidString).err")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
-        let text = try firstLine(output)
+        let text = try await firstLine(output)
         base = try #require(
             text.components(separatedBy: "listening on ").last.flatMap { $0.hasPrefix("http") ? $0 : nil }, "\(text)")
     }
 
     /// SIGTERM, and what it printed after.
-    func stop() -> (status: Int32, rest: String) {
-        process.terminate()
-        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+    func stop() async throws -> (status: Int32, rest: String) {
+        let rest = try await process.terminateAndWait(reading: output)
         return (process.terminationStatus, rest)
     }
+
+    /// Whether the server wrote `text` on standard error.
+    func wrote(_ text: String) -> Bool { ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains(text) }
 
     /// The end of standard error, without the request log: what a crash said.
     var errorsTail: String {
@@ -46,19 +47,17 @@ final class Server {
         ).joined(separator: "\n")
     }
 
+    /// SIGTERM, not waited for: Foundation reaps the process when it ends.
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        if process.isRunning { process.terminate() }
         try? FileManager.default.removeItem(at: errors)
     }
 }
 
 extension Server {
     /// A machine: a state folder of its own whose commands go to this server, on `host`'s catalog.
-    func machine(catalogOf host: Session) throws -> Session {
-        let session = try Session()
+    func machine(catalogOf host: Session) async throws -> Session {
+        let session = try await Session()
         session.environment["STOREFRONT_CATALOG"] = host.environment["STOREFRONT_CATALOG"]
         session.environment["STOREFRONT_SERVER"] = base
         return session

@@ -15,7 +15,7 @@ import Testing
     .notInFastRun)
 struct ServerStormTests {
     /// `storefront serve` over `folder` on `port` (0: a free one), and the port it took.
-    static func startServer(_ folder: URL, port: Int, database: String?) throws -> (Process, Int) {
+    static func startServer(_ folder: URL, port: Int, database: String?) async throws -> (Process, Int) {
         let server = Process()
         server.executableURL = storefrontBinary
         server.arguments =
@@ -29,7 +29,7 @@ struct ServerStormTests {
         server.standardOutput = output
         server.standardError = FileHandle.nullDevice
         try server.run()
-        let line = try firstLine(output)
+        let line = try await firstLine(output)
         let bound = try #require(line.split(separator: ":").last.flatMap { Int($0) }, "\(line)")
         return (server, bound)
     }
@@ -49,7 +49,7 @@ struct ServerStormTests {
         "W3 W5 W11 kill -9 or SIGTERM of serve mid-storm, 100 seeded times: the server is gone every time, purchased means on the receipt once, consumables credited once, receipts recompute (PostgreSQL: two servers on one database, one stopped each round)",
         arguments: Backend.allCases, Stop.allCases
     )
-    func storm(backend: Backend, stop how: Stop) throws {
+    func storm(backend: Backend, stop how: Stop) async throws {
         let rounds = Int(ProcessInfo.processInfo.environment["STOREFRONT_STORM_ROUNDS"] ?? "") ?? 100
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "storefront-storm-\(UUID().uuidString)")
@@ -59,8 +59,10 @@ struct ServerStormTests {
         let database = backend == .postgres ? try TestPostgres.freshDatabase() : nil
         // SQLite: one server. PostgreSQL: two servers sharing the database (and the state folder's
         // certificate authority), each behind two of the devices.
-        var servers = try (0..<(database == nil ? 1 : 2)).map { _ in
-            try Self.startServer(root.appendingPathComponent("server"), port: 0, database: database)
+        var servers: [(Process, Int)] = []
+        for _ in 0..<(database == nil ? 1 : 2) {
+            servers.append(
+                try await Self.startServer(root.appendingPathComponent("server"), port: 0, database: database))
         }
         nonisolated(unsafe) let devices = try (0..<4).map { index -> Store in
             let url = try #require(URL(string: "http://127.0.0.1:\(servers[index % servers.count].1)"))
@@ -78,12 +80,8 @@ struct ServerStormTests {
             }
             return store
         }
-        defer {
-            for (server, _) in servers where server.isRunning {
-                server.terminate()
-                server.waitUntilExit()
-            }
-        }
+        // SIGTERM, not waited for: Foundation reaps the servers when they end.
+        defer { for (server, _) in servers where server.isRunning { server.terminate() } }
         let viewsBefore = try devices.map { try $0.entitlements.status().randomViewsRemaining }
         var random = SeededGenerator(seed: 2026)
         var seen = Set<String>()
@@ -91,7 +89,7 @@ struct ServerStormTests {
         for round in 0..<rounds {
             let victim = round % servers.count
             for index in servers.indices where !servers[index].0.isRunning {
-                servers[index] = try Self.startServer(
+                servers[index] = try await Self.startServer(
                     root.appendingPathComponent("server"), port: servers[index].1, database: database)
             }
             // Each device starts again as an app would: what a lost connection cut is completed.
@@ -112,16 +110,19 @@ struct ServerStormTests {
             }
             // Wait (with a generous ceiling) for the seeded number of purchases, then kill.
             let deadline = Date().addingTimeInterval(60)
-            while purchased.withLock({ $0.count }) < killAfter, Date() < deadline { usleep(1_000) }
+            while purchased.withLock({ $0.count }) < killAfter, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
             let stopping = Date()
             kill(servers[victim].0.processIdentifier, how == .kill9 ? SIGKILL : SIGTERM)
             // Gone (a generous ceiling; ServiceLifecycle's limits end it within five seconds).
-            #expect(
-                waitUntil(seconds: 60) { !servers[victim].0.isRunning }, "round \(round): the server outlived \(how)")
-            servers[victim].0.waitUntilExit()
+            let server = servers[victim].0
+            let gone = await waitUntil(seconds: 60) { !server.isRunning }
+            #expect(gone, "round \(round): the server outlived \(how)")
+            try await servers[victim].0.ended()
             slowestStop = max(slowestStop, Date().timeIntervalSince(stopping))
             stop.withLock { $0 = true }
-            group.wait()
+            await withCheckedContinuation { done in group.notify(queue: .global()) { done.resume() } }
             let ids = purchased.withLock { $0 }
             #expect(ids.count >= killAfter, "round \(round): \(ids.count) purchases before the kill")
             seen.formUnion(ids)
@@ -129,7 +130,7 @@ struct ServerStormTests {
         // Measured, not judged (no test bounds wall-clock time); the closing note reports it.
         print("W11 \(backend) \(how): the slowest of \(rounds) stops took \(String(format: "%.3f", slowestStop)) s")
         for index in servers.indices where !servers[index].0.isRunning {
-            servers[index] = try Self.startServer(
+            servers[index] = try await Self.startServer(
                 root.appendingPathComponent("server"), port: servers[index].1, database: database)
         }
         for device in devices { _ = try device.queue.recover() }

@@ -12,26 +12,26 @@ struct SignedDataTests {
     @Test(
         "S2 S3 every kind of transaction, on two devices, with restores: Apple's verifier accepts each and reads our fields"
     )
-    func everyKind() throws {
-        let session = try Session()
-        try session.signUp("ann", device: "phone")
-        try session.signIn("ann", device: "tablet")
+    func everyKind() async throws {
+        let session = try await Session()
+        try await session.signUp("ann", device: "phone")
+        try await session.signIn("ann", device: "tablet")
         for product in ["com.storefront.comic.nightshift", "com.storefront.randomviews", "com.storefront.sub.3months"] {
-            try session.run(["buy", product, "--device", "phone"]).expectSuccess()
+            try await session.run(["buy", product, "--device", "phone"]).expectSuccess()
         }
-        try session.run(["restore", "--device", "tablet"]).expectSuccess()
+        try await session.run(["restore", "--device", "tablet"]).expectSuccess()
         var items: [(kind: String, jws: String)] = []
         var expected: [[String: Any]] = []
         for device in ["phone", "tablet"] {
-            for transaction in try session.array(["history", "--device", device]) {
+            for transaction in try await session.array(["history", "--device", device]) {
                 items.append(("transaction", try #require(transaction["signedTransaction"] as? String)))
                 expected.append(transaction)
             }
         }
-        let app = try session.object(["app", "--device", "phone"])
+        let app = try await session.object(["app", "--device", "phone"])
         #expect(app["bundleId"] as? String == "com.storefront.comics", "the shipped catalog's bundle id")
         items.append(("appTransaction", try #require(app["signedAppTransaction"] as? String)))
-        let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.comics")
+        let results = try await AppleVerifier.verify(items, session: session, bundleID: "com.storefront.comics")
         #expect(results.count == 5)
         for (result, transaction) in zip(results, expected) {
             #expect(result.ok, "\(transaction["product"] ?? ""): \(result.status ?? "")")
@@ -66,31 +66,31 @@ struct SignedDataTests {
     @Test(
         "S2 S3 plans: a trial, renewals, an upgrade and a refund — original ids kept, offers, expiry, revocation, renewal info"
     )
-    func plans() throws {
-        let session = try Session()
+    func plans() async throws {
+        let session = try await Session()
         session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/selfies.json").path
-        try session.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
-        try session.signUp("jo")
+        try await session.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try await session.signUp("jo")
         // A free week of One a Week (Monthly), a paid month, an upgrade to All Access (Monthly), a renewal.
-        try session.run(["buy", "com.storefront.selfies.sub.oneaweek.monthly"]).expectSuccess()
-        try session.run(["clock", "advance", "2w"]).expectSuccess()
-        try session.run(["buy", "com.storefront.selfies.sub.allaccess.monthly"]).expectSuccess()
-        try session.run(["clock", "advance", "5w"]).expectSuccess()
-        let history = try session.array(["history"]).filter { $0["signedTransaction"] is String }
-        let subscriptions = try session.object(["subscriptions"])
+        try await session.run(["buy", "com.storefront.selfies.sub.oneaweek.monthly"]).expectSuccess()
+        try await session.run(["clock", "advance", "2w"]).expectSuccess()
+        try await session.run(["buy", "com.storefront.selfies.sub.allaccess.monthly"]).expectSuccess()
+        try await session.run(["clock", "advance", "5w"]).expectSuccess()
+        let history = try await session.array(["history"]).filter { $0["signedTransaction"] is String }
+        let subscriptions = try await session.object(["subscriptions"])
         let plan = try #require((subscriptions["plans"] as? [[String: Any]])?.first)
-        let receipt = try #require(try session.object(["receipt"])["entries"] as? [[String: Any]])
+        let receipt = try #require(try await session.object(["receipt"])["entries"] as? [[String: Any]])
         let current = try #require(
             receipt.last { $0["event"] as? String == "renewal" || $0["event"] as? String == "purchase" }?["id"]
                 as? String)
-        try session.run(["refund", current]).expectSuccess()
-        let refunded = try session.object(["subscriptions"])
+        try await session.run(["refund", current]).expectSuccess()
+        let refunded = try await session.object(["subscriptions"])
         let refundedPlan = try #require((refunded["plans"] as? [[String: Any]])?.first)
         var items = history.map { (kind: "transaction", jws: $0["signedTransaction"] as! String) }
         items.append(("renewal", try #require(plan["signedRenewalInfo"] as? String)))
         items.append(("transaction", try #require(plan["signedTransaction"] as? String)))
         items.append(("transaction", try #require(refundedPlan["signedTransaction"] as? String)))
-        let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.selfies")
+        let results = try await AppleVerifier.verify(items, session: session, bundleID: "com.storefront.selfies")
         for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
         let transactions = results.prefix(history.count).map(\.decoded)
         let first = try #require(transactions.first)
@@ -120,23 +120,23 @@ struct SignedDataTests {
     @Test(
         "Monthly with a 12-month commitment, judged by Apple's verifier and models: each month's transaction is MONTHLY with its place in the commitment; the renewal info says the next month comes at the monthly price and, once cancelled, that the commitment does not renew; JSON types as Apple's models declare them"
     )
-    func commitment() throws {
-        let session = try Session.yearly(signedUp: "ann")
-        let refused = try session.run(["buy", "y.lite", "--billing", "monthly"])
+    func commitment() async throws {
+        let session = try await Session.yearly(signedUp: "ann")
+        let refused = try await session.run(["buy", "y.lite", "--billing", "monthly"])
         #expect(refused.status == 1 && refused.stderr.contains("no monthly billing plan"), "\(refused)")
-        try session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
-        try session.run(["clock", "advance", "2mo"]).expectSuccess()
-        let before = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
-        try session.run(["cancel", "y.all"]).expectSuccess()
-        let after = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
-        let history = try session.array(["history"]).compactMap { $0["signedTransaction"] as? String }
+        try await session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
+        try await session.run(["clock", "advance", "2mo"]).expectSuccess()
+        let before = try #require((try await session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        try await session.run(["cancel", "y.all"]).expectSuccess()
+        let after = try #require((try await session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        let history = try await session.array(["history"]).compactMap { $0["signedTransaction"] as? String }
         #expect(history.count == 3, "a purchase and two renewals")
         let cancelledRenewal = try #require(after["signedRenewalInfo"] as? String)
         let items: [(kind: String, jws: String)] =
             history.map { (kind: "transaction", jws: $0) } + [
                 ("renewal", try #require(before["signedRenewalInfo"] as? String)), ("renewal", cancelledRenewal),
             ]
-        let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.yearly")
+        let results = try await AppleVerifier.verify(items, session: session, bundleID: "com.storefront.yearly")
         for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
         let ends = 1_801_389_600_000  // 2027-01-31T10:00:00Z: twelve months on
         let months = results.prefix(3).map(\.decoded).sorted {
@@ -193,15 +193,15 @@ struct SignedDataTests {
         #expect(
             renewalInfo["commitmentRenewalBillingPlanType"] is String
                 && renewalInfo["commitmentAutoRenewProductId"] is String)
-        let text = try session.run(["subscriptions"])
+        let text = try await session.run(["subscriptions"])
         #expect(text.stdout.contains("month 3 of 12 of a commitment that ends 31/01/2027"), "\(text.stdout)")
     }
 
     @Test(
         "What waits for a commitment's end, judged by Apple's verifier: a family member's share of a monthly plan is MONTHLY like the organizer's purchase; an offer code redeemed in the commitment shows in the renewal info as the end's BILLED_UPFRONT renewal, not as the next month's offer; an increase of the monthly price is not told to it, as its commitment ends billed up front; at the end the plan is billed up front on the code's offer"
     )
-    func commitmentWaits() throws {
-        let session = try Session()
+    func commitmentWaits() async throws {
+        let session = try await Session()
         let catalog = session.stateDirectory.appendingPathComponent("family-yearly.json")
         try Data(
             """
@@ -212,37 +212,39 @@ struct SignedDataTests {
             """.utf8
         ).write(to: catalog)
         session.environment["STOREFRONT_CATALOG"] = catalog.path
-        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
-        try session.signUp("mom", device: "phone")
-        try session.run(["buy", "y.all", "--billing", "monthly", "--device", "phone"]).expectSuccess()
-        try session.signUp("kid", device: "tablet")
-        try session.run(["family", "create", "--device", "phone"]).expectSuccess()
-        try session.run(["family", "add", "kid", "--device", "phone"]).expectSuccess()
-        try session.run(["family", "accept", "--device", "tablet"]).expectSuccess()
+        try await session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+        try await session.signUp("mom", device: "phone")
+        try await session.run(["buy", "y.all", "--billing", "monthly", "--device", "phone"]).expectSuccess()
+        try await session.signUp("kid", device: "tablet")
+        try await session.run(["family", "create", "--device", "phone"]).expectSuccess()
+        try await session.run(["family", "add", "kid", "--device", "phone"]).expectSuccess()
+        try await session.run(["family", "accept", "--device", "tablet"]).expectSuccess()
         let shared = try #require(
-            try session.array(["history", "--device", "tablet"]).first?["signedTransaction"] as? String)
+            try await session.array(["history", "--device", "tablet"]).first?["signedTransaction"] as? String)
 
-        try session.run(["clock", "advance", "2mo"]).expectSuccess()
+        try await session.run(["clock", "advance", "2mo"]).expectSuccess()
         let code = try #require(
-            (try session.object(["offer-codes", "create", "BACK", "--device", "phone"])["codes"] as? [String])?.first)
-        try session.run(["redeem", code, "--device", "phone"]).expectSuccess()
-        try session.run([
+            (try await session.object(["offer-codes", "create", "BACK", "--device", "phone"])["codes"] as? [String])?
+                .first)
+        try await session.run(["redeem", code, "--device", "phone"]).expectSuccess()
+        try await session.run([
             "price", "set", "y.all", "5.99", "--billing", "monthly", "--consent-required", "--device", "phone",
         ]).expectSuccess()
         let plan = try #require(
-            (try session.object(["subscriptions", "--device", "phone"])["plans"] as? [[String: Any]])?.first)
+            (try await session.object(["subscriptions", "--device", "phone"])["plans"] as? [[String: Any]])?.first)
         #expect(plan["priceIncrease"] == nil || plan["priceIncrease"] is NSNull, "not told: \(plan)")
         let waiting = try #require(plan["signedRenewalInfo"] as? String)
-        let text = try session.run(["subscriptions", "--device", "phone"]).stdout
+        let text = try await session.run(["subscriptions", "--device", "phone"]).stdout
         #expect(
             text.contains(
                 "renews 30/04/2026, month 3 of 12 of a commitment that renews 31/01/2027, then offer code BACK"),
             "\(text)")
 
-        try session.run(["clock", "advance", "1y"]).expectSuccess()
+        try await session.run(["clock", "advance", "1y"]).expectSuccess()
         let after = try #require(
-            try session.array(["history", "--device", "phone"]).compactMap { $0["signedTransaction"] as? String }.last)
-        let results = try AppleVerifier.verify(
+            try await session.array(["history", "--device", "phone"]).compactMap { $0["signedTransaction"] as? String }
+                .last)
+        let results = try await AppleVerifier.verify(
             [("transaction", shared), ("renewal", waiting), ("transaction", after)], session: session,
             bundleID: "com.storefront.yearly"
         )
@@ -278,33 +280,34 @@ struct SignedDataTests {
     @Test(
         "Switching billing plans, judged by Apple's verifier: buy --billing upfront in a commitment makes the renewal info say the commitment's end renews BILLED_UPFRONT at the yearly price; buy --billing monthly on a plan billed up front makes it say the next renewal is MONTHLY at the monthly price; the transaction then is month 1 of a commitment"
     )
-    func billingSwitch() throws {
-        let session = try Session.yearly(signedUp: "ann")
-        try session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
-        try session.run(["clock", "advance", "2mo"]).expectSuccess()
-        try session.run(["buy", "y.all", "--billing", "upfront"]).expectSuccess()
-        func plan() throws -> [String: Any] {
-            try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+    func billingSwitch() async throws {
+        let session = try await Session.yearly(signedUp: "ann")
+        try await session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
+        try await session.run(["clock", "advance", "2mo"]).expectSuccess()
+        try await session.run(["buy", "y.all", "--billing", "upfront"]).expectSuccess()
+        func plan() async throws -> [String: Any] {
+            try #require((try await session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
         }
-        let toUpfront = try plan()
+        let toUpfront = try await plan()
         #expect(toUpfront["nextBillingPlan"] as? String == "BILLED_UPFRONT", "\(toUpfront)")
-        let told = try session.array(["notifications"]).last
+        let told = try await session.array(["notifications"]).last
         #expect(
             told?["type"] as? String == "DID_CHANGE_RENEWAL_PREF" && told?["subtype"] is NSNull,
             "\(String(describing: told))")
-        try session.run(["clock", "advance", "1y"]).expectSuccess()
-        try session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
-        let toMonthly = try plan()
+        try await session.run(["clock", "advance", "1y"]).expectSuccess()
+        try await session.run(["buy", "y.all", "--billing", "monthly"]).expectSuccess()
+        let toMonthly = try await plan()
         #expect(
             toMonthly["nextBillingPlan"] as? String == "MONTHLY" && toMonthly["commitment"] is NSNull, "\(toMonthly)")
-        try session.run(["clock", "advance", "1y"]).expectSuccess()
-        let last = try #require(try session.array(["history"]).compactMap { $0["signedTransaction"] as? String }.last)
+        try await session.run(["clock", "advance", "1y"]).expectSuccess()
+        let last = try #require(
+            try await session.array(["history"]).compactMap { $0["signedTransaction"] as? String }.last)
         let items: [(kind: String, jws: String)] = [
             ("renewal", try #require(toUpfront["signedRenewalInfo"] as? String)),
             ("renewal", try #require(toMonthly["signedRenewalInfo"] as? String)),
             ("transaction", last),
         ]
-        let results = try AppleVerifier.verify(items, session: session, bundleID: "com.storefront.yearly")
+        let results = try await AppleVerifier.verify(items, session: session, bundleID: "com.storefront.yearly")
         for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
         let (first, second, month) = (results[0].decoded, results[1].decoded, results[2].decoded)
         #expect(
@@ -331,20 +334,20 @@ struct SignedDataTests {
     @Test(
         "S5 each simulated Verification error signs data that Apple's verifier rejects, its own way; the history says why. On a team the server signs, and breaks it the same way",
         arguments: [false, true])
-    func unverified(onTeam: Bool) throws {
-        let session = try Session()
+    func unverified(onTeam: Bool) async throws {
+        let session = try await Session()
         // On a team: the developer's device (the errors are the developer's to set), signed in as ann.
         var root = session
         var server: Server?
         if onTeam {
-            root = try Session()
-            server = try Server(root, arguments: [])
+            root = try await Session()
+            server = try await Server(root, arguments: [])
             session.environment["STOREFRONT_SERVER"] = server?.base
-            session.environment["STOREFRONT_DEVELOPER_TOKEN"] = try root.run(["developer-token"]).stdout
+            session.environment["STOREFRONT_DEVELOPER_TOKEN"] = try await root.run(["developer-token"]).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
         defer { withExtendedLifetime(server) {} }
-        try session.signUp("ann")
+        try await session.signUp("ann")
         let cases: [(String, String)] = [
             ("invalidSignature", "VERIFICATION_FAILURE"), ("invalidCertificateChain", "INVALID_CHAIN_LENGTH"),
             ("revokedCertificate", "VERIFICATION_FAILURE"), ("invalidEncoding", "VERIFICATION_FAILURE"),
@@ -352,14 +355,14 @@ struct SignedDataTests {
             ("missingRequiredProperties", "INVALID_ENVIRONMENT"),
         ]
         for (error, _) in cases {
-            try session.run(["errors", "set", "verification", error]).expectSuccess()
-            try session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
+            try await session.run(["errors", "set", "verification", error]).expectSuccess()
+            try await session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
         }
-        try session.run(["errors", "clear"]).expectSuccess()
-        try session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
-        let history = try session.array(["history"])
+        try await session.run(["errors", "clear"]).expectSuccess()
+        try await session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
+        let history = try await session.array(["history"])
         #expect(history.count == cases.count + 1)
-        let results = try AppleVerifier.verify(
+        let results = try await AppleVerifier.verify(
             history.map { ("transaction", $0["signedTransaction"] as! String) }, session: root,
             bundleID: "com.storefront.comics")
         for ((error, status), (result, transaction)) in zip(cases, zip(results, history)) {
@@ -369,34 +372,34 @@ struct SignedDataTests {
                 Comment(rawValue: error))
         }
         #expect(results.last?.ok == true, "cleared: verified again")
-        let text = try session.run(["history"]).stdout
+        let text = try await session.run(["history"]).stdout
         #expect(text.contains("(unverified: invalidSignature — the signature does not match)"), "\(text)")
     }
 
     @Test(
         "S1 A5 on a team: a restore's transaction on another device is signed by the server too, naming the purchase it restores; the server signs no restore of a purchase the account does not own, nor under a transaction's id",
         arguments: StrangerTests.Backend.allCases)
-    func teamRestores(backend: StrangerTests.Backend) throws {
-        let host = try Session()
-        let server = try Server(
+    func teamRestores(backend: StrangerTests.Backend) async throws {
+        let host = try await Session()
+        let server = try await Server(
             host, arguments: backend == .postgres ? ["--database", try TestPostgres.freshDatabase()] : [])
-        func machine() throws -> Session {
-            let session = try Session()
+        func machine() async throws -> Session {
+            let session = try await Session()
             session.environment["STOREFRONT_SERVER"] = server.base
             return session
         }
-        let phone = try machine()
-        let tablet = try machine()
-        let stranger = try machine()
-        try phone.signUp("ann")
-        try tablet.signIn("ann")
-        try stranger.signUp("eve")
+        let phone = try await machine()
+        let tablet = try await machine()
+        let stranger = try await machine()
+        try await phone.signUp("ann")
+        try await tablet.signIn("ann")
+        try await stranger.signUp("eve")
         let comic = "com.storefront.comic.nightshift"
-        let purchase = try #require(try phone.object(["buy", comic])["id"] as? String)
-        try tablet.run(["restore"]).expectSuccess()
-        let restored = try #require(try tablet.array(["history"]).first { $0["state"] as? String == "restored" })
+        let purchase = try #require(try await phone.object(["buy", comic])["id"] as? String)
+        try await tablet.run(["restore"]).expectSuccess()
+        let restored = try #require(try await tablet.array(["history"]).first { $0["state"] as? String == "restored" })
         let restoredID = try #require(restored["id"] as? String)
-        let verified = try AppleVerifier.verify(
+        let verified = try await AppleVerifier.verify(
             [("transaction", try #require(restored["signedTransaction"] as? String))], session: host,
             bundleID: "com.storefront.comics")
         #expect(verified.first?.ok == true, "\(verified)")
@@ -430,40 +433,43 @@ struct SignedDataTests {
     @Test(
         "S1 on a team, as Apple signs with one root: a device's transactions, renewal info, app transaction, notifications and the request its cancel sends the retention endpoint are signed by the server from its records; the serving machine's root verifies them, the device's own does not, and they are the Server API's payloads",
         arguments: StrangerTests.Backend.allCases)
-    func teamRoots(backend: StrangerTests.Backend) throws {
-        let team = try SelfiesTeam(backend: backend)
-        let device = try team.machine()
-        let developer = try team.machine()
+    func teamRoots(backend: StrangerTests.Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let device = try await team.machine()
+        let developer = try await team.machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
-        try device.signUp("ann")
+        try await device.signUp("ann")
         let plan = "com.storefront.selfies.sub.allaccess"
-        let id = try #require(try device.object(["buy", plan])["id"] as? String)
+        let id = try #require(try await device.object(["buy", plan])["id"] as? String)
 
         // Everything the device shows, signed.
-        let transaction = try #require(try device.object(["transaction", id])["transaction"] as? [String: Any])
+        let transaction = try #require(try await device.object(["transaction", id])["transaction"] as? [String: Any])
         var items: [(kind: String, jws: String)] = [
             ("transaction", try #require(transaction["signedTransaction"] as? String))
         ]
-        let history = try device.array(["history"])
+        let history = try await device.array(["history"])
         #expect(history.count == 1)
         for shown in history { items.append(("transaction", try #require(shown["signedTransaction"] as? String))) }
-        let plans = try #require(try device.object(["subscriptions"])["plans"] as? [[String: Any]])
+        let plans = try #require(try await device.object(["subscriptions"])["plans"] as? [[String: Any]])
         #expect(plans.count == 1)
         for shown in plans {
             items.append(("renewal", try #require(shown["signedRenewalInfo"] as? String)))
             items.append(("transaction", try #require(shown["signedTransaction"] as? String)))
         }
-        items.append(("appTransaction", try #require(try device.object(["app"])["signedAppTransaction"] as? String)))
+        items.append(
+            ("appTransaction", try #require(try await device.object(["app"])["signedAppTransaction"] as? String)))
         // The purchase's notification, not delivered (no webhook): signed now, by the server.
         let notification = try #require(
-            try device.array(["notifications"]).first { $0["type"] as? String == "SUBSCRIBED" })
+            try await device.array(["notifications"]).first { $0["type"] as? String == "SUBSCRIBED" })
         #expect(notification["signedPayload"] is NSNull, "\(notification)")
         let shownNotification =
-            try device.object(["notifications", "show", try #require(notification["uuid"] as? String)])["notification"]
+            try await device.object(["notifications", "show", try #require(notification["uuid"] as? String)])[
+                "notification"]
             as? [String: Any]
         items.append(("notification", try #require(shownNotification?["signedPayload"] as? String)))
         let shownAgain =
-            try device.object(["notifications", "show", try #require(notification["uuid"] as? String)])["notification"]
+            try await device.object(["notifications", "show", try #require(notification["uuid"] as? String)])[
+                "notification"]
             as? [String: Any]
         #expect(
             shownAgain?["signedPayload"] as? String == items.last?.jws, "kept on the server, to be delivered as shown")
@@ -471,8 +477,8 @@ struct SignedDataTests {
         // One App Store: the device's transaction and renewal info are what Apple's client reads
         // from the Server API for them, but for when each was signed.
         let api = ServeTests()
-        let key = try api.makeKey(developer)
-        let answers = try api.call(
+        let key = try await api.makeKey(developer)
+        let answers = try await api.call(
             team.server, key, bundleID: "com.storefront.selfies",
             [["call": "transaction_info", "id": id], ["call": "statuses", "id": id]])
         func payload(_ jws: String?) throws -> [String: Any] {
@@ -501,25 +507,27 @@ struct SignedDataTests {
 
         // M2: the customer opens the plan to cancel; the App Store asks the developer's endpoint.
         let answerFile = team.host.stateDirectory.appendingPathComponent("answer.json")
-        let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
+        let endpoint = try await Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
         var setup = RetentionSetup()
         setup.realtimeURLs = ["Sandbox": endpoint.url]
         #expect(
             try StrangerTests.Wire(base: team.server.base).call("replaceRetentionSetup", setup, developer: team.token)
                 .status == 200)
-        try device.run(["cancel", plan]).expectSuccess()
+        try await device.run(["cancel", plan]).expectSuccess()
         items.append(("realtime", try #require(endpoint.payloads.first, "the endpoint was asked")))
 
-        let servers = try AppleVerifier.verify(items, session: team.host, bundleID: "com.storefront.selfies")
+        let servers = try await AppleVerifier.verify(items, session: team.host, bundleID: "com.storefront.selfies")
         for (item, result) in zip(items, servers) {
             #expect(result.ok, "\(item.kind) with the server's root: \(result.status ?? "")")
         }
-        let own = try AppleVerifier.verify(items, session: device, own: true, bundleID: "com.storefront.selfies")
+        let own = try await AppleVerifier.verify(items, session: device, own: true, bundleID: "com.storefront.selfies")
         // The root a team device prints is the server's: the one that verifies all of it.
         #expect(
-            try device.object(["certificate"])["der"] as? String == team.host.object(["certificate"])["der"] as? String)
+            try await device.object(["certificate"])["der"] as? String == team.host.object(["certificate"])["der"]
+                as? String)
         #expect(
-            try device.object(["certificate", "--own"])["der"] as? String != team.host.object(["certificate"])["der"]
+            try await device.object(["certificate", "--own"])["der"] as? String != team.host.object(["certificate"])[
+                "der"]
                 as? String)
         for (item, result) in zip(items, own) {
             #expect(

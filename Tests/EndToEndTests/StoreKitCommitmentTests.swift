@@ -10,25 +10,25 @@ struct StoreKitCommitmentTests {
     @Test(
         "RevenueCat's 12-month commitment bought monthly by a new customer: two free months on the monthly plan's own offer, then twelve paid months at 0.50, each MONTHLY and numbered 1 to 12 in one commitment of 6.00; cancelled in its third month it bills all twelve, then expires"
     )
-    func revenueCatCommitmentYear() throws {
+    func revenueCatCommitmentYear() async throws {
         let id = "com.revenuecat.sampleapp.monthly.12mocommitment"
-        let session = try Session()
+        let session = try await Session()
         session.environment["STOREFRONT_CATALOG"] =
             repositoryRoot.appendingPathComponent("Tests/Fixtures/storekit/samples/revenuecat-unit-tests.storekit").path
-        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
-        try session.signUp("ann")
-        try session.run(["buy", id, "--billing", "monthly"]).expectSuccess()
+        try await session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+        try await session.signUp("ann")
+        try await session.run(["buy", id, "--billing", "monthly"]).expectSuccess()
         // The third month of the commitment: 31 May to 30 June, after the free March and April.
-        try session.run(["clock", "advance", "130d"]).expectSuccess()
-        try session.run(["cancel", id]).expectSuccess()
-        try session.run(["clock", "advance", "1y"]).expectSuccess()
-        let plan = try #require((try session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
+        try await session.run(["clock", "advance", "130d"]).expectSuccess()
+        try await session.run(["cancel", id]).expectSuccess()
+        try await session.run(["clock", "advance", "1y"]).expectSuccess()
+        let plan = try #require((try await session.object(["subscriptions"])["plans"] as? [[String: Any]])?.first)
         #expect(plan["phase"] as? String == "expired", "\(plan)")
-        let history = try session.array(["history"]).compactMap { $0["signedTransaction"] as? String }
+        let history = try await session.array(["history"]).compactMap { $0["signedTransaction"] as? String }
         #expect(history.count == 13, "the free months and twelve paid ones: \(history.count)")
         let first = try #require(history.first)
         let bundleID = try #require(try JWS.decode(first).payload["bundleId"] as? String)
-        let results = try AppleVerifier.verify(
+        let results = try await AppleVerifier.verify(
             history.map { (kind: "transaction", jws: $0) }, session: session, bundleID: bundleID)
         for (index, result) in results.enumerated() { #expect(result.ok, "item \(index): \(result.status ?? "")") }
         let periods = results.map(\.decoded).sorted {

@@ -22,14 +22,14 @@ struct StrangerAttackTests {
         let wire: Wire
         let eveSession: String
 
-        init(backend: Backend) throws {
-            team = try SelfiesTeam(backend: backend)
-            let vic = try team.machine()
-            eve = try team.machine()
-            try vic.signUp("vic")
-            try eve.signUp("eve")
-            try vic.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
-            let plans = try vic.object(["subscriptions"])["plans"] as? [[String: Any]] ?? []
+        init(backend: Backend) async throws {
+            team = try await SelfiesTeam(backend: backend)
+            let vic = try await team.machine()
+            eve = try await team.machine()
+            try await vic.signUp("vic")
+            try await eve.signUp("eve")
+            try await vic.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+            let plans = try await vic.object(["subscriptions"])["plans"] as? [[String: Any]] ?? []
             vicsOriginal = try #require(plans.first?["originalTransaction"] as? String)
             wire = Wire(base: team.server.base)
             eveSession = try wire.session("eve", password: "pw-eve")
@@ -39,17 +39,17 @@ struct StrangerAttackTests {
     @Test(
         "W9 a family oracle: a change of someone else's family, even one that changes nothing, gets one refusal whatever it guessed",
         arguments: Backend.allCases)
-    func familyOracle(backend: Backend) throws {
-        let team = try SelfiesTeam(backend: backend)
-        let vic = try team.machine()
-        let mem = try team.machine()
-        let eve = try team.machine()
-        try mem.signUp("mem")
-        try vic.signUp("vic")
-        try eve.signUp("eve")
-        try vic.run(["family", "create"]).expectSuccess()
-        try vic.run(["family", "add", "mem"]).expectSuccess()
-        try mem.run(["family", "accept"]).expectSuccess()
+    func familyOracle(backend: Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let vic = try await team.machine()
+        let mem = try await team.machine()
+        let eve = try await team.machine()
+        try await mem.signUp("mem")
+        try await vic.signUp("vic")
+        try await eve.signUp("eve")
+        try await vic.run(["family", "create"]).expectSuccess()
+        try await vic.run(["family", "add", "mem"]).expectSuccess()
+        try await mem.run(["family", "accept"]).expectSuccess()
         let wire = Wire(base: team.server.base)
         let eveSession = try wire.session("eve", password: "pw-eve")
         let vicSession = try wire.session("vic", password: "pw-vic")
@@ -75,21 +75,21 @@ struct StrangerAttackTests {
             "changeFamily", FamilyChange(organizer: "vic", expected: family, new: family), session: vicSession)
         #expect(own.status == 200, "\(own)")
         #expect(try wire.families(session: vicSession).first { $0.organizer == "vic" } == family)
-        #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
+        #expect(try await team.server.stop().status == 0, "\(team.server.errorsTail)")
     }
 
     @Test(
         "O3 W9 an offer code's claims are case-insensitive: a use taken under one spelling is taken under every other, and offer-codes counts what the server enforces",
         arguments: Backend.allCases)
-    func offerCodeSpellings(backend: Backend) throws {
-        let team = try SelfiesTeam(backend: backend)
-        let developer = try team.machine()
+    func offerCodeSpellings(backend: Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let developer = try await team.machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
-        let vic = try team.machine()
-        let eve = try team.machine()
-        try vic.signUp("vic")
-        try eve.signUp("eve")
-        try developer.run(["offer-codes", "create", "SPRING-PROMO", "--custom", "ERINGIFT7", "--limit", "1"])
+        let vic = try await team.machine()
+        let eve = try await team.machine()
+        try await vic.signUp("vic")
+        try await eve.signUp("eve")
+        try await developer.run(["offer-codes", "create", "SPRING-PROMO", "--custom", "ERINGIFT7", "--limit", "1"])
             .expectSuccess()
         let wire = Wire(base: team.server.base)
         let eveSession = try wire.session("eve", password: "pw-eve")
@@ -113,18 +113,18 @@ struct StrangerAttackTests {
         }
         let counted = try wire.call("claims", "offer-code:eringift7", session: vicSession)
         #expect(counted.body["value"] as? Int == 1, "\(counted)")
-        let codes = try developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
+        let codes = try await developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
         #expect(codes.map { [$0["used"] as? Int, $0["limit"] as? Int] } == [[1, 1]], "\(codes)")
-        #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
+        #expect(try await team.server.stop().status == 0, "\(team.server.errorsTail)")
     }
 
     @Test(
         "W9 refusals say nothing of the server's insides, and look-ups need a session: a developer-only call names no database, hasNotification and offerCode refuse a caller with none",
         arguments: Backend.allCases)
-    func refusalsWithoutInternals(backend: Backend) throws {
-        let team = try SelfiesTeam(backend: backend)
-        let eve = try team.machine()
-        try eve.signUp("eve")
+    func refusalsWithoutInternals(backend: Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let eve = try await team.machine()
+        try await eve.signUp("eve")
         let wire = Wire(base: team.server.base)
         let eveSession = try wire.session("eve", password: "pw-eve")
         let state = team.host.stateDirectory.path
@@ -142,14 +142,14 @@ struct StrangerAttackTests {
             let signedIn = try wire.call(method, request, session: eveSession)
             #expect(signedIn.status == 200, "\(method) signed in: \(signedIn)")
         }
-        #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
+        #expect(try await team.server.stop().status == 0, "\(team.server.errorsTail)")
     }
 
     @Test(
         "W9 forged purchase lines: a period at no price under no offer that runs to 2100, a negative price and a consumable's kind for a plan, a purchase naming another account's original transaction, and any renewal, cancel, expiry, price consent, refund request, family share or consumption answer a device writes itself: each is refused, and the stranger's own receipt and signed data hold only what the catalog allows",
         arguments: Backend.allCases)
-    func forgedLines(backend: Backend) throws {
-        let scene = try Subscribed(backend: backend)
+    func forgedLines(backend: Backend) async throws {
+        let scene = try await Subscribed(backend: backend)
         let product = "com.storefront.selfies.sub.allaccess"
         let now = Date()
         func line(_ id: String, price: Decimal?, expires: Date?, kind: ProductKind = .autoRenewableSubscription)
@@ -224,17 +224,17 @@ struct StrangerAttackTests {
             let error = answer.body["error"] as? [String: Any]
             #expect(answer.status == status && error?["kind"] as? String == kind, "\(what): \(answer)")
         }
-        let receipt = try scene.eve.object(["receipt"])
+        let receipt = try await scene.eve.object(["receipt"])
         #expect((receipt["entries"] as? [Any])?.count == 0, "\(receipt)")
-        #expect((try scene.eve.object(["subscriptions"])["plans"] as? [Any])?.count == 0)
-        #expect(scene.team.server.stop().status == 0, "\(scene.team.server.errorsTail)")
+        #expect((try await scene.eve.object(["subscriptions"])["plans"] as? [Any])?.count == 0)
+        #expect(try await scene.team.server.stop().status == 0, "\(scene.team.server.errorsTail)")
     }
 
     @Test(
         "W9 forged purchases: a stranger settles nothing for another account, under another's transaction, with an offer nobody granted, on a billing plan the product lacks or a product the server does not sell, with an outcome she chose or with no payment the server decided; what she buys herself costs what the catalog says, dated no later than the server's clock, once",
         arguments: Backend.allCases)
-    func forgedPurchases(backend: Backend) throws {
-        let scene = try Subscribed(backend: backend)
+    func forgedPurchases(backend: Backend) async throws {
+        let scene = try await Subscribed(backend: backend)
         let product = "com.storefront.selfies.sub.allaccess"
         let forever = try #require(ISO8601DateFormatter().date(from: "2100-01-01T00:00:00Z"))
         func ask(_ id: String, _ change: (inout PurchaseAsk) -> Void = { _ in }) -> PurchaseAsk {
@@ -287,7 +287,7 @@ struct StrangerAttackTests {
             let error = answer.body["error"] as? [String: Any]
             #expect(answer.status == 400 && error?["kind"] as? String == "refused", "undecided \(id): \(answer)")
         }
-        #expect((try scene.eve.object(["subscriptions"])["plans"] as? [Any])?.count == 0, "nothing was settled")
+        #expect((try await scene.eve.object(["subscriptions"])["plans"] as? [Any])?.count == 0, "nothing was settled")
 
         // Her own purchase, dated 2100 and asked twice: one plan, at the catalog's price, from now.
         let own = ask("9300000000000009") { $0.at = forever }
@@ -297,24 +297,24 @@ struct StrangerAttackTests {
         }
         let settledAgain = try scene.wire.call("settlePurchase", own, session: scene.eveSession)
         #expect(settledAgain.status == 200, "settling a settled purchase again changes nothing: \(settledAgain)")
-        let receipt = try scene.eve.object(["receipt"])
+        let receipt = try await scene.eve.object(["receipt"])
         let entries = receipt["entries"] as? [[String: Any]] ?? []
         #expect(entries.count == 1, "\(receipt)")
         #expect(
             entries.first?["price"] as? String == "1.99" || entries.first?["price"] as? Double == 1.99, "\(receipt)")
-        let bought = try #require(try scene.eve.object(["subscriptions"])["plans"] as? [[String: Any]])
+        let bought = try #require(try await scene.eve.object(["subscriptions"])["plans"] as? [[String: Any]])
         let expires = (bought.first?["expires"] as? String).flatMap(ISO8601DateFormatter().date(from:))
         #expect(expires.map { $0 < Date().addingTimeInterval(30 * 86_400) } == true, "\(bought)")
         // Read back as a backend reads it, through the App Store Server API, and verified by Apple's
         // library: the catalog's price and kind, whatever the device sent.
-        let developer = try scene.team.machine()
+        let developer = try await scene.team.machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = scene.team.token
         let api = ServeTests()
-        let read = try api.call(
-            scene.team.server, try api.makeKey(developer), bundleID: "com.storefront.selfies",
+        let read = try await api.call(
+            scene.team.server, try await api.makeKey(developer), bundleID: "com.storefront.selfies",
             [["call": "transaction_info", "id": own.transactionID]])
         let info = try #require(api.result(read[0])["signedTransactionInfo"] as? String, "\(read)")
-        let verified = try AppleVerifier.verify(
+        let verified = try await AppleVerifier.verify(
             [("transaction", info)], session: scene.team.host, bundleID: "com.storefront.selfies")
         let decoded = verified.first?.decoded ?? [:]
         #expect(verified.first?.ok == true, "\(verified)")
@@ -325,6 +325,6 @@ struct StrangerAttackTests {
         let purchased = (decoded["purchaseDate"] as? Int).map { Date(timeIntervalSince1970: Double($0) / 1_000) }
         #expect(
             purchased.map { $0 < Date().addingTimeInterval(86_400) } == true, "dated by the server's clock: \(decoded)")
-        #expect(scene.team.server.stop().status == 0, "\(scene.team.server.errorsTail)")
+        #expect(try await scene.team.server.stop().status == 0, "\(scene.team.server.errorsTail)")
     }
 }

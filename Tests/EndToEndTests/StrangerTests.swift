@@ -61,50 +61,50 @@ struct StrangerTests {
 
     /// What an attack may not touch: the victim's receipt, family and notifications, the member's
     /// comics, and the settings every device shares.
-    func victimState(vic: Session, mem: Session, developer: Session) throws -> [String] {
+    func victimState(vic: Session, mem: Session, developer: Session) async throws -> [String] {
         [
             String(
                 decoding: try JSONSerialization.data(
-                    withJSONObject: try vic.object(["receipt", "--json"]), options: .sortedKeys), as: UTF8.self),
-            try vic.run(["family", "show"]).stdout,
-            try vic.run(["notifications"]).stdout,
-            "\(try mem.object(["status"])["owned"] ?? "")",
-            try developer.run(["webhook"]).stdout,
-            try developer.run(["clock"]).stdout,
-            try developer.run(["billing"]).stdout,
-            try developer.run(["offer-codes", "list"]).stdout,
+                    withJSONObject: try await vic.object(["receipt", "--json"]), options: .sortedKeys), as: UTF8.self),
+            try await vic.run(["family", "show"]).stdout,
+            try await vic.run(["notifications"]).stdout,
+            "\(try await mem.object(["status"])["owned"] ?? "")",
+            try await developer.run(["webhook"]).stdout,
+            try await developer.run(["clock"]).stdout,
+            try await developer.run(["billing"]).stdout,
+            try await developer.run(["offer-codes", "list"]).stdout,
         ]
     }
 
     @Test(
         "W9 W11 every hole tried by a stranger through the real server is refused and the victim's data is unchanged; the developer's token does the same things",
         arguments: Backend.allCases)
-    func strangerRefused(backend: Backend) throws {
-        let team = try SelfiesTeam(backend: backend)
-        let (host, server, token) = (team.host, team.server, team.token)
-        func machine() throws -> Session { try team.machine() }
-        let vic = try machine()
-        let mem = try machine()
-        let eve = try machine()
-        let developer = try machine()
+    func strangerRefused(backend: Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let (server, token) = (team.server, team.token)
+        func machine() async throws -> Session { try await team.machine() }
+        let vic = try await machine()
+        let mem = try await machine()
+        let eve = try await machine()
+        let developer = try await machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = token
         let wire = Wire(base: server.base)
 
         // The victim's world: a family with a member who gets the organizer's shared plan, a
         // webhook, and an offer code the developer made.
-        try developer.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
-        try developer.run(["webhook", "set", "http://127.0.0.1:9/team"]).expectSuccess()
-        try developer.run(["offer-codes", "create", "SPRING-PROMO", "--count", "1"]).expectSuccess()
-        try mem.signUp("mem")
-        try vic.signUp("vic")
-        try vic.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
-        try vic.run(["family", "create"]).expectSuccess()
-        try vic.run(["family", "add", "mem"]).expectSuccess()
-        try mem.run(["family", "accept"]).expectSuccess()
-        let planned = try vic.object(["subscriptions"])["plans"] as? [[String: Any]] ?? []
+        try await developer.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try await developer.run(["webhook", "set", "http://127.0.0.1:9/team"]).expectSuccess()
+        try await developer.run(["offer-codes", "create", "SPRING-PROMO", "--count", "1"]).expectSuccess()
+        try await mem.signUp("mem")
+        try await vic.signUp("vic")
+        try await vic.run(["buy", "com.storefront.selfies.sub.allaccess"]).expectSuccess()
+        try await vic.run(["family", "create"]).expectSuccess()
+        try await vic.run(["family", "add", "mem"]).expectSuccess()
+        try await mem.run(["family", "accept"]).expectSuccess()
+        let planned = try await vic.object(["subscriptions"])["plans"] as? [[String: Any]] ?? []
         let purchase = try #require(planned.first?["transaction"] as? String)
-        try eve.signUp("eve")
-        let before = try victimState(vic: vic, mem: mem, developer: developer)
+        try await eve.signUp("eve")
+        let before = try await victimState(vic: vic, mem: mem, developer: developer)
 
         // The developer's settings, from the command line: each one line, exit 1, naming the action.
         let attempts: [([String], String)] = [
@@ -117,27 +117,27 @@ struct StrangerTests {
             (["price", "set", "com.storefront.selfies.sub.allaccess", "0.01"], "change prices"),
         ]
         for (arguments, action) in attempts {
-            let refused = try eve.run(arguments)
+            let refused = try await eve.run(arguments)
             #expect(refused.status == 1, "\(arguments): \(refused)")
             #expect(
                 refused.stderr.split(separator: "\n").count == 1
                     && refused.stderr.contains("only the developer may \(action)"), "\(arguments): \(refused.stderr)")
         }
         // The webhook's path may hold the developer's secret: a customer sees only where it goes.
-        #expect(try eve.object(["webhook"])["url"] as? String == "http://127.0.0.1:9/…")
-        #expect(try developer.object(["webhook"])["url"] as? String == "http://127.0.0.1:9/team")
+        #expect(try await eve.object(["webhook"])["url"] as? String == "http://127.0.0.1:9/…")
+        #expect(try await developer.object(["webhook"])["url"] as? String == "http://127.0.0.1:9/team")
         // A refund answer is the developer's: not of the victim's purchase, nor of the stranger's own.
-        let notHers = try eve.run(["refund-request", "approve", purchase])
+        let notHers = try await eve.run(["refund-request", "approve", purchase])
         #expect(notHers.status != 0, "\(notHers)")
-        try eve.run(["buy", "com.storefront.selfies.sub.oneaweek"]).expectSuccess()
+        try await eve.run(["buy", "com.storefront.selfies.sub.oneaweek"]).expectSuccess()
         let own = try #require(
-            (try eve.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["transaction"] as? String)
-        try eve.run(["refund-request", own]).expectSuccess()
-        let selfApproved = try eve.run(["refund-request", "approve", own])
+            (try await eve.object(["subscriptions"])["plans"] as? [[String: Any]])?.first?["transaction"] as? String)
+        try await eve.run(["refund-request", own]).expectSuccess()
+        let selfApproved = try await eve.run(["refund-request", "approve", own])
         #expect(
             selfApproved.status == 1 && selfApproved.stderr.contains("only the developer may answer refund requests"),
             "\(selfApproved)")
-        let policy = try eve.run(["refund-request", "policy", "approve"])
+        let policy = try await eve.run(["refund-request", "policy", "approve"])
         #expect(
             policy.status == 1 && policy.stderr.contains("only the developer may answer refund requests"), "\(policy)")
         // A payment's outcome is the App Store's: she neither chooses hers nor sets the policy.
@@ -145,12 +145,12 @@ struct StrangerTests {
             (["policy", "set", "approve"], "set the payment outcome policy"),
             (["buy", "com.storefront.selfies.sub.allaccess", "--outcome", "approve"], "choose a payment's outcome"),
         ] {
-            let chosen = try eve.run(arguments)
+            let chosen = try await eve.run(arguments)
             #expect(chosen.status == 1 && chosen.stderr.contains("only the developer may \(action)"), "\(chosen)")
         }
-        let answered = try eve.run(["approve", purchase, "--account", "vic"])
+        let answered = try await eve.run(["approve", purchase, "--account", "vic"])
         #expect(answered.status != 0 && answered.stdout.isEmpty, "nor answers another's payment: \(answered)")
-        let refundNow = try eve.run(["refund", own])
+        let refundNow = try await eve.run(["refund", own])
         #expect(refundNow.status == 1 && refundNow.stderr.contains("only the developer may"), "\(refundNow)")
 
         // Raw calls on the wire with the stranger's own session.
@@ -213,24 +213,24 @@ struct StrangerTests {
             (wrong.body["error"] as? [String: Any])?["kind"] as? String == (nobody.body["error"] as? [String: Any])?[
                 "kind"] as? String)
 
-        let after = try victimState(vic: vic, mem: mem, developer: developer)
+        let after = try await victimState(vic: vic, mem: mem, developer: developer)
         for (was, now) in zip(before, after) { #expect(was == now, "nothing of the victim's changed") }
 
         // The developer does the same things.
-        try developer.run(["webhook", "set", "http://127.0.0.1:9/moved"]).expectSuccess()
-        try developer.run(["billing", "fail"]).expectSuccess()
-        try developer.run(["billing", "ok"]).expectSuccess()
-        try developer.run(["offer-codes", "create", "SPRING-PROMO", "--count", "2"]).expectSuccess()
-        #expect((try developer.object(["offer-codes", "list"])["codes"] as? [Any])?.count == 3)
-        try developer.run(["refund-request", "approve", own]).expectSuccess()
-        let requests = try eve.object(["refund-request", "list"])["requests"] as? [[String: Any]] ?? []
+        try await developer.run(["webhook", "set", "http://127.0.0.1:9/moved"]).expectSuccess()
+        try await developer.run(["billing", "fail"]).expectSuccess()
+        try await developer.run(["billing", "ok"]).expectSuccess()
+        try await developer.run(["offer-codes", "create", "SPRING-PROMO", "--count", "2"]).expectSuccess()
+        #expect((try await developer.object(["offer-codes", "list"])["codes"] as? [Any])?.count == 3)
+        try await developer.run(["refund-request", "approve", own]).expectSuccess()
+        let requests = try await eve.object(["refund-request", "list"])["requests"] as? [[String: Any]] ?? []
         #expect(requests.map { $0["state"] as? String } == ["approved"], "\(requests)")
         #expect(try wire.call("offerCodes", None(), developer: token).status == 200)
         let moved = try wire.call(
             "changeFamily", FamilyChange(organizer: "vic", expected: family, new: emptied), developer: token)
         #expect(moved.status == 200 && moved.body["value"] as? Bool == true, "\(moved)")
         #expect(try wire.families(session: vicSession).first { $0.organizer == "vic" }?.members == [])
-        try developer.run(["clock", "advance", "1d"]).expectSuccess()
+        try await developer.run(["clock", "advance", "1d"]).expectSuccess()
 
         // A hundred guesses of vic's password at once, then a hundred names from one client: the
         // passwords checked are bounded by the waits that could pass while the guesses ran.
@@ -255,26 +255,26 @@ struct StrangerTests {
             #expect(checked >= 1 && checked <= bound, "\(checked) passwords checked in \(elapsed) s (at most \(bound))")
             #expect(kinds.withLock { $0 }.allSatisfy { $0 == "wrongPassword" || $0 == "throttled" })
         }
-        #expect(server.stop().status == 0, "\(server.errorsTail)")
+        #expect(try await server.stop().status == 0, "\(server.errorsTail)")
     }
 
     @Test(
         "W9 offers through the raw wire: no device takes a use itself; a stranger is neither granted nor counts another account's win-back offer, and a code is granted no more than its limit",
         arguments: Backend.allCases)
-    func claimsAreTheServers(backend: Backend) throws {
-        let team = try SelfiesTeam(backend: backend)
-        let developer = try team.machine()
-        let vic = try team.machine()
-        let eve = try team.machine()
+    func claimsAreTheServers(backend: Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let developer = try await team.machine()
+        let vic = try await team.machine()
+        let eve = try await team.machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
-        try vic.signUp("vic")
-        try eve.signUp("eve")
-        let made = try developer.object(["offer-codes", "create", "SPRING-PROMO"])["codes"] as? [String]
+        try await vic.signUp("vic")
+        try await eve.signUp("eve")
+        let made = try await developer.object(["offer-codes", "create", "SPRING-PROMO"])["codes"] as? [String]
         let code = try #require(made?.first)
         let wire = Wire(base: team.server.base)
         let vicSession = try wire.session("vic", password: "pw-vic")
         let eveSession = try wire.session("eve", password: "pw-eve")
-        let codes = try developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
+        let codes = try await developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
         let product = try #require(codes.first?["product"] as? String)
         func count(_ key: String, session: String) throws -> Int? {
             let answer = try wire.call("claims", key, session: session)
@@ -326,11 +326,11 @@ struct StrangerTests {
             OfferAsk(transactionID: "9100000000000005", account: "eve", productID: product), session: eveSession)
         #expect(none.status == 400, "an ask that names no offer: \(none)")
         #expect(try count("offer-code:" + code, session: vicSession) == 1)
-        let listed = try developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
+        let listed = try await developer.object(["offer-codes", "list"])["codes"] as? [[String: Any]] ?? []
         #expect(listed.map { [$0["used"] as? Int, $0["limit"] as? Int] } == [[1, 1]], "\(listed)")
-        let redeemed = try vic.run(["redeem", code])
+        let redeemed = try await vic.run(["redeem", code])
         #expect(redeemed.status != 0 && redeemed.stderr.contains("used"), "\(redeemed)")
-        #expect(team.server.stop().status == 0, "\(team.server.errorsTail)")
+        #expect(try await team.server.stop().status == 0, "\(team.server.errorsTail)")
     }
 
     /// Idle connections held open by a Python process (Tests/Python/idle_sockets.py).
@@ -339,7 +339,7 @@ struct StrangerTests {
         let input = Pipe(), output = Pipe()
         let opened: Int
 
-        init(port: Int, count: Int, partial: Bool = false, body: Bool = false) throws {
+        init(port: Int, count: Int, partial: Bool = false, body: Bool = false) async throws {
             process.executableURL = try AppleVerifier.python()
             process.arguments =
                 [
@@ -351,45 +351,45 @@ struct StrangerTests {
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let line = try firstLine(output)
+            let line = try await firstLine(output)
             opened = Int(line.split(separator: " ").last ?? "") ?? 0
         }
 
         /// How many of its connections the server has not closed.
-        func stillOpen() throws -> Int {
+        func stillOpen() async throws -> Int {
             input.fileHandleForWriting.write(Data("open\n".utf8))
-            return Int(try firstLine(output)) ?? -1
+            return Int(try await firstLine(output)) ?? -1
         }
 
+        /// SIGTERM, not waited for: Foundation reaps the process when it ends.
         deinit {
             try? input.fileHandleForWriting.close()
             process.terminate()
-            process.waitUntilExit()
         }
     }
 
     @Test(
         "W9 retention messaging through the raw wire: a customer's device reads only what the moment of cancel may show (no drafts, no review, no performance test naming another customer's transaction) and still shows the approved message when it cancels; the developer reads it all",
         arguments: Backend.allCases)
-    func retentionShownToCustomers(backend: Backend) throws {
-        let team = try SelfiesTeam(backend: backend)
-        let developer = try team.machine()
-        let vic = try team.machine()
-        let eve = try team.machine()
+    func retentionShownToCustomers(backend: Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let developer = try await team.machine()
+        let vic = try await team.machine()
+        let eve = try await team.machine()
         developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
-        try developer.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
-        try vic.signUp("vic")
-        try eve.signUp("eve")
+        try await developer.run(["clock", "freeze", "2026-05-04T12:00:00Z"]).expectSuccess()
+        try await vic.signUp("vic")
+        try await eve.signUp("eve")
         let plan = "com.storefront.selfies.sub.allaccess"
-        let vicPurchase = try #require(try vic.object(["buy", plan])["id"] as? String)
-        try eve.run(["buy", plan]).expectSuccess()
+        let vicPurchase = try #require(try await vic.object(["buy", plan])["id"] as? String)
+        try await eve.run(["buy", plan]).expectSuccess()
         let wire = Wire(base: team.server.base)
         let eveSession = try wire.session("eve", password: "pw-eve")
         let answerFile = team.host.stateDirectory.appendingPathComponent("answer.json")
         func answer(_ object: [String: Any]) throws {
             try JSONSerialization.data(withJSONObject: object).write(to: answerFile)
         }
-        let endpoint = try Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
+        let endpoint = try await Receiver(script: "retention_endpoint.py", arguments: [answerFile.path])
 
         // The developer's setup, written whole with the developer's token: an approved message with
         // its approved picture (shown), a draft, an approved message whose picture is still in
@@ -469,14 +469,14 @@ struct StrangerTests {
         // The customer's moment of cancel, from what she reads: the endpoint's approved message is
         // shown with its picture; the draft it names is not, and the default message is.
         try answer(["body": ["message": ["messageIdentifier": shown]]])
-        var retention = try eve.object(["cancel", plan])["retention"] as? [String: Any] ?? [:]
+        var retention = try await eve.object(["cancel", plan])["retention"] as? [String: Any] ?? [:]
         var card = retention["shown"] as? [String: Any] ?? [:]
         #expect(
             card["source"] as? String == "endpoint" && card["header"] as? String == "Stay for the selfies"
                 && card["imageIdentifier"] as? String == picture, "\(retention)")
-        try eve.run(["renew-on", plan]).expectSuccess()
+        try await eve.run(["renew-on", plan]).expectSuccess()
         try answer(["body": ["message": ["messageIdentifier": draft]]])
-        retention = try eve.object(["cancel", plan])["retention"] as? [String: Any] ?? [:]
+        retention = try await eve.object(["cancel", plan])["retention"] as? [String: Any] ?? [:]
         card = retention["shown"] as? [String: Any] ?? [:]
         #expect(
             card["source"] as? String == "default" && card["header"] as? String == "Stay for the selfies",
@@ -487,15 +487,15 @@ struct StrangerTests {
     @Test(
         "S1 W6 signing through the raw wire: the server signs an account's data only for that account's session, only from its own records; a stranger gets nothing signed of another's, with her own session or none",
         arguments: Backend.allCases)
-    func signingForOthers(backend: Backend) throws {
-        let team = try SelfiesTeam(backend: backend)
-        let vic = try team.machine()
-        let eve = try team.machine()
-        try vic.signUp("vic")
-        try eve.signUp("eve")
+    func signingForOthers(backend: Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let vic = try await team.machine()
+        let eve = try await team.machine()
+        try await vic.signUp("vic")
+        try await eve.signUp("eve")
         let plan = "com.storefront.selfies.sub.allaccess"
-        let vicPurchase = try #require(try vic.object(["buy", plan])["id"] as? String)
-        let evePurchase = try #require(try eve.object(["buy", plan])["id"] as? String)
+        let vicPurchase = try #require(try await vic.object(["buy", plan])["id"] as? String)
+        let evePurchase = try #require(try await eve.object(["buy", plan])["id"] as? String)
         let wire = Wire(base: team.server.base)
         let eveSession = try wire.session("eve", password: "pw-eve")
         let vicSession = try wire.session("vic", password: "pw-vic")
@@ -535,8 +535,8 @@ struct StrangerTests {
             eveApp["appTransactionId"] as? String != vicApp["appTransactionId"] as? String,
             "eve's app transaction is her own")
         // Her own purchase, signed: the server's root verifies it (Apple's verifier).
-        let own = try signed("eve", [.transaction(id: evePurchase, verificationError: nil)], session: eveSession)
-        let verified = try AppleVerifier.verify(
+        let own = try await signed("eve", [.transaction(id: evePurchase, verificationError: nil)], session: eveSession)
+        let verified = try await AppleVerifier.verify(
             [("transaction", try #require(own.values.first as? String))], session: team.host,
             bundleID: "com.storefront.selfies")
         #expect(

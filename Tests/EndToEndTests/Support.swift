@@ -43,7 +43,7 @@ final class Session {
 
     /// `binary`: a copy of the program to run instead of the built one; it finds its assets in
     /// itself, as an installed copy does.
-    init(binary: URL? = nil) throws {
+    init(binary: URL? = nil) async throws {
         self.binary = binary ?? storefrontBinary
         stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "storefront-e2e-\(UUID().uuidString)")
@@ -62,7 +62,7 @@ final class Session {
         #expect(
             FileManager.default.isExecutableFile(atPath: self.binary.path),
             "no storefront binary at \(storefrontBinary.path): run `swift build` first")
-        try run(["clock", "freeze", "2026-01-15T12:00:00Z"]).expectSuccess()
+        try await run(["clock", "freeze", "2026-01-15T12:00:00Z"]).expectSuccess()
     }
 
     private let ownsFolder: Bool
@@ -80,82 +80,59 @@ final class Session {
     @discardableResult
     func run(
         _ arguments: [String], environment extra: [String: String] = [:], input: String? = nil, in folder: URL? = nil
-    ) throws -> RunResult {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        if let folder { process.currentDirectoryURL = folder }
-        process.environment = environment.merging(extra) { $1 }
-        let folder = FileManager.default.temporaryDirectory
-        let outURL = folder.appendingPathComponent("out-\(UUID().uuidString)")
-        let errURL = folder.appendingPathComponent("err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        let stdin = Pipe()
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return RunResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
-            signalled: process.terminationReason == .uncaughtSignal
-        )
+    ) async throws -> RunResult {
+        try await runProgram(
+            binary, arguments, environment: environment.merging(extra) { $1 }, input: input, in: folder)
     }
 
-    func json(_ arguments: [String], environment: [String: String] = [:]) throws -> RunResult {
-        let result = try run(arguments + ["--json"], environment: environment)
-        return result
+    func json(_ arguments: [String], environment: [String: String] = [:]) async throws -> RunResult {
+        try await run(arguments + ["--json"], environment: environment)
     }
 
-    func object(_ arguments: [String]) throws -> [String: Any] {
-        let result = try run(arguments + ["--json"])
+    func object(_ arguments: [String]) async throws -> [String: Any] {
+        let result = try await run(arguments + ["--json"])
         #expect(result.status == 0, "\(arguments): \(result)")
         return try result.object()
     }
 
-    func array(_ arguments: [String]) throws -> [[String: Any]] {
-        let result = try run(arguments + ["--json"])
+    func array(_ arguments: [String]) async throws -> [[String: Any]] {
+        let result = try await run(arguments + ["--json"])
         #expect(result.status == 0, "\(arguments): \(result)")
         return try result.array()
     }
 
-    func signUp(_ name: String, device: String = "default") throws {
-        try run(["account", "signup", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"])
-            .expectSuccess()
+    func signUp(_ name: String, device: String = "default") async throws {
+        try await run(
+            ["account", "signup", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"]
+        )
+        .expectSuccess()
     }
 
     /// A session on the shipped `assets/yearly.json` (M4), its clock frozen at 31 January 2026 10:00
     /// UTC, with `name` signed up.
-    static func yearly(signedUp name: String) throws -> Session {
-        let session = try Session()
+    static func yearly(signedUp name: String) async throws -> Session {
+        let session = try await Session()
         session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/yearly.json").path
-        try session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
-        try session.signUp(name)
+        try await session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
+        try await session.signUp(name)
         return session
     }
 
-    func signIn(_ name: String, device: String = "default") throws {
-        try run(["account", "login", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"])
-            .expectSuccess()
+    func signIn(_ name: String, device: String = "default") async throws {
+        try await run(
+            ["account", "login", name, "--device", device], environment: ["STOREFRONT_PASSWORD": "pw-\(name)"]
+        )
+        .expectSuccess()
     }
 
     /// Everything a device shows, for "nothing in the state changed".
     /// What the device shows, for comparing before and after. Signatures are left out: ECDSA signs
     /// with a fresh random nonce each time, so the same data signs differently every time it is read.
-    func snapshot(device: String = "default") throws -> String {
-        let history = try run(["history", "--json", "--device", device]).stdout.split(separator: "\n")
+    func snapshot(device: String = "default") async throws -> String {
+        let history = try await run(["history", "--json", "--device", device]).stdout.split(separator: "\n")
             .filter { !$0.contains("\"signedTransaction\"") }.joined(separator: "\n")
-        return try run(["status", "--json", "--device", device]).stdout + history
-            + (try run(["pending", "--json", "--device", device]).stdout)
+        let status = try await run(["status", "--json", "--device", device]).stdout
+        return status + history + (try await run(["pending", "--json", "--device", device]).stdout)
     }
 }
 
@@ -166,12 +143,12 @@ extension RunResult {
 }
 
 /// Waits until `condition` holds, asking every 20 ms, for at most `seconds` (a generous ceiling,
-/// never the verdict: the caller expects the condition).
-func waitUntil(seconds: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
+/// never the verdict: the caller expects the condition). The wait holds no thread: other tests run.
+func waitUntil(seconds: TimeInterval, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
-        if try condition() { return true }
-        usleep(20_000)
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
     }
-    return try condition()
+    return try await condition()
 }

@@ -11,26 +11,17 @@ import Testing
 struct TortureTests {
     /// Starts `storefront ARGUMENTS`, kills it with SIGKILL after `microseconds` if still running.
     /// Returns how it ended: killed by the test, or exited with its status.
-    func killed(_ session: Session, _ arguments: [String], after microseconds: UInt32?, crashAt point: String?) throws
-        -> (killed: Bool, status: Int32)
+    func killed(_ session: Session, _ arguments: [String], after microseconds: UInt32?, crashAt point: String?)
+        async throws -> (killed: Bool, status: Int32)
     {
-        let process = Process()
-        process.executableURL = storefrontBinary
-        process.arguments = arguments
         // Some processes also die at a named crash point: the windows a random kill rarely hits.
-        process.environment = session.environment.merging(point.map { ["STOREFRONT_FAULT": "crash-at:\($0)"] } ?? [:]) {
+        let environment = session.environment.merging(point.map { ["STOREFRONT_FAULT": "crash-at:\($0)"] } ?? [:]) {
             $1
         }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        if let microseconds {
-            usleep(microseconds)
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
-        return (process.terminationReason == .uncaughtSignal, process.terminationStatus)
+        let ended = try await runProgram(
+            storefrontBinary, arguments, environment: environment,
+            killAfter: microseconds.map { .microseconds(Int($0)) })
+        return (ended.signalled, ended.status)
     }
 
     /// The seed of the storm: $STOREFRONT_TORTURE_SEED replays a failed run.
@@ -41,12 +32,12 @@ struct TortureTests {
     @Test(
         "P1 Q3 a seeded soak of SIGKILLs at random moments: every purchase delivered exactly once, balances and expiry exact, databases intact"
     )
-    func crashConsistency() throws {
+    func crashConsistency() async throws {
         let seed = Self.seed
         let replay = Comment(rawValue: "replay with STOREFRONT_TORTURE_SEED=\(seed)")
-        let session = try Session()
-        try session.signUp("alice", device: "phone")
-        try session.signIn("alice", device: "tablet")
+        let session = try await Session()
+        try await session.signUp("alice", device: "phone")
+        try await session.signIn("alice", device: "tablet")
         var generator = SeededGenerator(seed: seed)
         let products = [
             "com.storefront.randomviews", "com.storefront.randomviews", "com.storefront.randomviews",
@@ -64,7 +55,8 @@ struct TortureTests {
             case 2: arguments = ["restore", "--device", device]
             default: break
             }
-            if round % 7 == 6, let waiting = try session.array(["pending", "--device", device]).first?["id"] as? String
+            if round % 7 == 6,
+                let waiting = try await session.array(["pending", "--device", device]).first?["id"] as? String
             {
                 arguments = ["approve", waiting, "--device", device]
             }
@@ -73,7 +65,7 @@ struct TortureTests {
             // One round in four runs to its end unless a crash point stops it, so that the soak
             // proves something whatever the machine's speed; the rest are killed at a random moment.
             let delay = round % 4 == 3 ? nil : UInt32.random(in: 5_000...250_000, using: &generator)
-            let ended = try killed(session, arguments, after: delay, crashAt: point)
+            let ended = try await killed(session, arguments, after: delay, crashAt: point)
             // Only a plain `buy` of a pack counts: an `approve` round (also four words) may approve
             // a deferred comic while this round's product happens to be a pack.
             if !ended.killed, ended.status == 0, arguments.count == 4, arguments[0] == "buy",
@@ -82,10 +74,11 @@ struct TortureTests {
                 packsSeenPurchased += 1
             }
             if round % 20 == 19 {
-                try session.run(["clock", "advance", "\(Int.random(in: 1...40, using: &generator))d"]).expectSuccess()
+                try await session.run(["clock", "advance", "\(Int.random(in: 1...40, using: &generator))d"])
+                    .expectSuccess()
             }
         }
-        let completedPacks = try checkInvariants(session, devices: ["phone", "tablet"], replay)
+        let completedPacks = try await checkInvariants(session, devices: ["phone", "tablet"], replay)
         // Every pack a finished command reported bought is there (the invariants check each is
         // credited exactly once).
         #expect(completedPacks >= packsSeenPurchased, replay)
@@ -93,11 +86,11 @@ struct TortureTests {
 
     /// After the storm: the next command finishes what was left, then every invariant is checked.
     /// Returns how many packs were bought, so that a caller can tell the run proved something.
-    func checkInvariants(_ session: Session, devices: [String], _ replay: Comment? = nil) throws -> Int {
+    func checkInvariants(_ session: Session, devices: [String], _ replay: Comment? = nil) async throws -> Int {
         var completedPacks = 0
         for device in devices {
-            try session.run(["restore", "--device", device]).expectSuccess()
-            let history = try session.array(["history", "--device", device])
+            try await session.run(["restore", "--device", device]).expectSuccess()
+            let history = try await session.array(["history", "--device", device])
             let delivered = history.filter { ["purchased", "restored"].contains($0["state"] as? String) }
             #expect(
                 delivered.allSatisfy { $0["finished"] as? Bool == true }, "unfinished on \(device); \(replay ?? "")")
@@ -108,12 +101,12 @@ struct TortureTests {
                 $0["product"] as? String == "com.storefront.randomviews" && $0["state"] as? String == "purchased"
             }
             completedPacks += packs.count
-            let status = try session.object(["status", "--device", device])
+            let status = try await session.object(["status", "--device", device])
             // R4: the balance is exactly the approved packs of this device, never credited twice.
             #expect(
                 status["randomViewsRemaining"] as? Int == 5 * packs.count,
                 "\(device): \(packs.count) packs; \(replay ?? "")")
-            let receipt = try session.object(["receipt", "--device", device])
+            let receipt = try await session.object(["receipt", "--device", device])
             #expect(receipt["consistent"] as? Bool == true, "\(replay ?? "")")
             #expect(receipt["deviceExpiry"] as? String == receipt["storedExpiry"] as? String)
             // Every purchase this device saw reach `purchased` is on the account's receipt, once;
@@ -131,75 +124,79 @@ struct TortureTests {
         }
         for file in ["server.sqlite"] + devices.map({ "devices/\($0).sqlite" }) {
             let queue = try DatabaseQueue(path: session.stateDirectory.appendingPathComponent(file).path)
-            #expect(try queue.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok", "\(file)")
+            #expect(try await queue.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok", "\(file)")
         }
         return completedPacks
     }
 
     @Test("P3 several processes buying, approving and restoring on one account and one device at once")
-    func concurrency() throws {
-        let session = try Session()
-        try session.signUp("alice", device: "phone")
+    func concurrency() async throws {
+        let session = try await Session()
+        try await session.signUp("alice", device: "phone")
         let environment = session.environment
         let folder = session.stateDirectory
-        let failures = Locked([String]())
-        let group = DispatchGroup()
-        for worker in 0..<4 {
-            DispatchQueue.global().async(group: group) {
-                let shell: Session
-                do {
-                    shell = try Session(sharing: folder, environment: environment)
-                } catch {
-                    failures.withLock { $0.append("worker \(worker) could not start: \(error)") }
-                    return
-                }
-                for round in 0..<12 {
-                    let arguments: [String]
-                    switch (worker + round) % 4 {
-                    case 0: arguments = ["buy", "com.storefront.randomviews", "--device", "phone"]
-                    case 1: arguments = ["buy", "com.storefront.sub.3months", "--device", "phone"]
-                    case 2:
-                        arguments = ["buy", "com.storefront.randomviews", "--device", "phone", "--outcome", "defer"]
-                    default:
-                        // Approve whatever is waiting (another worker may get there first), or restore.
-                        let waiting =
-                            (try? shell.run(["pending", "--json", "--device", "phone"]).array())?.first?["id"]
-                            as? String
-                        arguments =
-                            waiting.map { ["approve", $0, "--device", "phone"] } ?? ["restore", "--device", "phone"]
-                    }
-                    let result: RunResult
-                    do {
-                        result = try shell.run(arguments)
-                    } catch {
-                        failures.withLock { $0.append("\(arguments) could not run: \(error)") }
-                        continue
-                    }
-                    // Losing a race to approve is a clean refusal (exit 1, "not waiting"), nothing else.
-                    if result.status != 0, !result.stderr.contains("not waiting for approval") {
-                        failures.withLock { $0.append("\(arguments): \(result)") }
-                    }
-                }
+        let failures = await withTaskGroup { group in
+            for worker in 0..<4 {
+                group.addTask { await Self.work(worker, in: folder, environment: environment) }
+            }
+            return await group.reduce([], +)
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        let packs = try await checkInvariants(session, devices: ["phone"])
+        #expect(packs >= 12)
+    }
+
+    /// One of `concurrency`'s workers: twelve rounds of commands in its own process each time; what went wrong.
+    static func work(_ worker: Int, in folder: URL, environment: [String: String]) async -> [String] {
+        var failures: [String] = []
+        let shell: Session
+        do {
+            shell = try Session(sharing: folder, environment: environment)
+        } catch {
+            return ["worker \(worker) could not start: \(error)"]
+        }
+        for round in 0..<12 {
+            let arguments: [String]
+            switch (worker + round) % 4 {
+            case 0: arguments = ["buy", "com.storefront.randomviews", "--device", "phone"]
+            case 1: arguments = ["buy", "com.storefront.sub.3months", "--device", "phone"]
+            case 2:
+                arguments = ["buy", "com.storefront.randomviews", "--device", "phone", "--outcome", "defer"]
+            default:
+                // Approve whatever is waiting (another worker may get there first), or restore.
+                let waiting =
+                    (try? await shell.run(["pending", "--json", "--device", "phone"]).array())?.first?["id"]
+                    as? String
+                arguments =
+                    waiting.map { ["approve", $0, "--device", "phone"] } ?? ["restore", "--device", "phone"]
+            }
+            let result: RunResult
+            do {
+                result = try await shell.run(arguments)
+            } catch {
+                failures.append("\(arguments) could not run: \(error)")
+                continue
+            }
+            // Losing a race to approve is a clean refusal (exit 1, "not waiting"), nothing else.
+            if result.status != 0, !result.stderr.contains("not waiting for approval") {
+                failures.append("\(arguments): \(result)")
             }
         }
-        group.wait()
-        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
-        let packs = try checkInvariants(session, devices: ["phone"])
-        #expect(packs >= 12)
+        return failures
     }
 }
 
 @Suite("bad input corpus", .serialized)
 struct BadInputTests {
     /// The bytes of every database in the state folder.
-    func databases(_ session: Session) throws -> [String: Data] {
+    func databases(_ session: Session) async throws -> [String: Data] {
         var result: [String: Data] = [:]
         let root = session.stateDirectory
         for file in ["server.sqlite", "devices/default.sqlite"] {
             let path = root.appendingPathComponent(file).path
             // Fold the WAL into the file first so that the comparison sees everything.
             let queue = try DatabaseQueue(path: path)
-            try queue.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            _ = try await queue.writeWithoutTransaction { try $0.checkpoint(.truncate) }
             try queue.close()
             result[file] = try Data(contentsOf: URL(fileURLWithPath: path))
         }
@@ -207,11 +204,11 @@ struct BadInputTests {
     }
 
     @Test("absurd arguments: a clear line, a non-zero exit, and the databases byte-identical")
-    func absurdArguments() throws {
-        let session = try Session()
-        try session.signUp("alice")
-        try session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
-        let before = try databases(session)
+    func absurdArguments() async throws {
+        let session = try await Session()
+        try await session.signUp("alice")
+        try await session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
+        let before = try await databases(session)
         let cases: [[String]] = [
             ["buy", ""], ["buy", String(repeating: "x", count: 10_000)], ["approve", ""], ["status", "--device", ""],
             ["clock", "advance", "99999999d"], ["clock", "advance", "-1d"], ["clock", "set", "0000-99-99"],
@@ -227,13 +224,13 @@ struct BadInputTests {
             ["subscriptions", "--catalog", "/nonexistent.storekit"],
         ]
         for arguments in cases {
-            let result = try session.run(arguments)
+            let result = try await session.run(arguments)
             #expect(result.status != 0, "\(arguments) succeeded")
             #expect(!result.signalled, "\(arguments) crashed")
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count >= 1 && lines.count <= 4, "\(arguments): \(result.stderr)")
         }
-        let after = try databases(session)
+        let after = try await databases(session)
         for (file, bytes) in before {
             let changed = zip(bytes, after[file] ?? Data()).enumerated().filter { $0.element.0 != $0.element.1 }.map(
                 \.offset)
@@ -244,17 +241,17 @@ struct BadInputTests {
     }
 
     @Test("a garbage or truncated server database is reported with exit 3 and left as it was")
-    func brokenServer() throws {
-        let session = try Session()
-        try session.signUp("alice")
-        try session.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
+    func brokenServer() async throws {
+        let session = try await Session()
+        try await session.signUp("alice")
+        try await session.run(["buy", "com.storefront.sub.3months"]).expectSuccess()
         let file = session.stateDirectory.appendingPathComponent("server.sqlite")
-        _ = try databases(session)
+        _ = try await databases(session)
         let whole = try Data(contentsOf: file)
         for broken in [whole.prefix(whole.count / 3), Data(repeating: 0x00, count: 4096) + whole.dropFirst(4096)] {
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
             try broken.write(to: file)
-            let result = try session.run(["status"])
+            let result = try await session.run(["status"])
             #expect(result.status == 3, "\(result)")
             #expect(result.stderr.contains("server.sqlite"), "\(result.stderr)")
             #expect(try Data(contentsOf: file) == broken)
@@ -264,66 +261,49 @@ struct BadInputTests {
 
 extension TortureTests {
     @Test("a full disk, simulated by a file size limit: a clear error, exit 3, and nothing lost")
-    func fullDisk() throws {
-        let session = try Session()
-        try session.signUp("alice", device: "phone")
-        try session.run(["buy", "com.storefront.randomviews", "--device", "phone"]).expectSuccess()
+    func fullDisk() async throws {
+        let session = try await Session()
+        try await session.signUp("alice", device: "phone")
+        try await session.run(["buy", "com.storefront.randomviews", "--device", "phone"]).expectSuccess()
         // The shell ignores SIGXFSZ so that writes past the limit fail with EFBIG instead of killing.
         let script = session.stateDirectory.appendingPathComponent("limited.sh")
         let command = "'\(storefrontBinary.path)' buy com.storefront.randomviews --device phone"
         try
             "trap '' XFSZ\nulimit -f 100\nfor i in $(seq 1 60); do \(command) >/dev/null 2>>\"$0.err\" || exit $?; done\n"
             .write(to: script, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [script.path]
-        process.environment = session.environment
-        try process.run()
-        process.waitUntilExit()
-        #expect(
-            process.terminationReason == .exit && process.terminationStatus == 3, "status \(process.terminationStatus)")
+        let limited = try await runProgram(
+            URL(fileURLWithPath: "/bin/sh"), [script.path], environment: session.environment)
+        #expect(!limited.signalled && limited.status == 3, "\(limited)")
         let errors = try String(contentsOf: URL(fileURLWithPath: script.path + ".err"), encoding: .utf8)
         #expect(errors.contains("cannot write"), "\(errors)")
         #expect(errors.contains("the next command completes it"), "\(errors)")
         #expect(errors.split(separator: "\n").count == 1, "\(errors)")
         // Without the limit, the next command finishes what was cut, and every invariant holds.
-        _ = try checkInvariants(session, devices: ["phone"])
+        _ = try await checkInvariants(session, devices: ["phone"])
     }
 }
 
 extension BadInputTests {
     /// Runs the binary as someone the folder's permissions apply to: as itself, or, when the tests
     /// run as root (whom permissions do not stop), as nobody through util-linux's setpriv.
-    func runUnprivileged(_ session: Session, _ arguments: [String]) throws -> RunResult {
-        let process = Process()
-        if getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", storefrontBinary.path] + arguments
-        } else {
-            process.executableURL = storefrontBinary
-            process.arguments = arguments
-        }
-        process.environment = session.environment.merging(["HOME": "/tmp"]) { $1 }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return RunResult(
-            status: process.terminationStatus, stdout: "", stderr: stderr,
-            signalled: process.terminationReason == .uncaughtSignal)
+    func runUnprivileged(_ session: Session, _ arguments: [String]) async throws -> RunResult {
+        let environment = session.environment.merging(["HOME": "/tmp"]) { $1 }
+        guard getuid() == 0 else { return try await runProgram(storefrontBinary, arguments, environment: environment) }
+        return try await runProgram(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=65534", "--regid=65534", "--clear-groups", storefrontBinary.path] + arguments,
+            environment: environment)
     }
 
     @Test("a read-only state folder: a clear line naming the file, exit 3, and every byte left as it was")
-    func readOnlyStateFolder() throws {
+    func readOnlyStateFolder() async throws {
         #expect(
             getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
             "setpriv (util-linux) is needed to drop root")
-        let session = try Session()
-        try session.signUp("alice")
-        try session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
-        let before = try databases(session)
+        let session = try await Session()
+        try await session.signUp("alice")
+        try await session.run(["buy", "com.storefront.randomviews"]).expectSuccess()
+        let before = try await databases(session)
         let files =
             [session.stateDirectory]
             + (FileManager.default.enumerator(at: session.stateDirectory, includingPropertiesForKeys: nil)?
@@ -344,7 +324,7 @@ extension BadInputTests {
             ["buy", "com.storefront.randomviews"], ["status"], ["clock", "advance", "1d"],
             ["account", "signup", "bob"],
         ] {
-            let result = try runUnprivileged(session, arguments)
+            let result = try await runUnprivileged(session, arguments)
             #expect(result.status == 3, "\(arguments): \(result)")
             let lines = result.stderr.split(separator: "\n")
             #expect(
@@ -352,7 +332,7 @@ extension BadInputTests {
                 "\(arguments): \(result.stderr)")
         }
         for file in files { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path) }
-        #expect(try databases(session) == before)
+        #expect(try await databases(session) == before)
     }
 }
 
@@ -406,31 +386,31 @@ extension BadInputTests {
     @Test(
         "P2 a value Storefront never writes, in any enum or JSON column, exits 3 naming the table and column; nothing is rewritten",
         arguments: storedValues)
-    func unknownStoredValue(_ example: StoredValue) throws {
-        let session = try Session()
+    func unknownStoredValue(_ example: StoredValue) async throws {
+        let session = try await Session()
         if example.plans {
             session.environment["STOREFRONT_CATALOG"] =
                 repositoryRoot.appendingPathComponent("assets/selfies.json").path
         }
-        try session.signUp("alice")
-        try session.run(["policy", "set", "approve"]).expectSuccess()
-        try session.run(["billing", "ok"]).expectSuccess()
+        try await session.signUp("alice")
+        try await session.run(["policy", "set", "approve"]).expectSuccess()
+        try await session.run(["billing", "ok"]).expectSuccess()
         let product = example.plans ? "com.storefront.selfies.sub.allaccess.monthly" : "com.storefront.randomviews"
-        try session.run(["buy", product]).expectSuccess()
-        try session.run(["errors", "set", "app-transaction", "networkError"]).expectSuccess()
+        try await session.run(["buy", product]).expectSuccess()
+        try await session.run(["errors", "set", "app-transaction", "networkError"]).expectSuccess()
         let path = session.stateDirectory.appendingPathComponent(example.file).path
         let queue = try DatabaseQueue(path: path)
-        try queue.write { db in
+        try await queue.write { db in
             let filter =
                 example.table == "meta"
                 ? " WHERE key = 'policy'" : example.table == "setting" ? " WHERE key = '\(example.key)'" : ""
             try db.execute(sql: "UPDATE \(example.table) SET \(example.column) = \(example.value)\(filter)")
             #expect(db.changesCount >= 1, "nothing to corrupt in \(example.table)")
         }
-        _ = try queue.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        _ = try await queue.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         try queue.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let result = try session.run(example.command)
+        let result = try await session.run(example.command)
         #expect(result.status == 3, "\(result)")
         let lines = result.stderr.split(separator: "\n")
         #expect(
