@@ -228,6 +228,7 @@ struct AccountServerTests {
         try await tmux.waitUntil(description: "the banner gone and the server connected") { screen in
             !screen.contains("unreachable (") && screen.contains("\(server.base) · connected")
         }
+        #expect(server.process.isRunning, "the server started again still runs: \(server.errorsTail)")
         _ = try await server.stop()
     }
 

@@ -20,9 +20,11 @@ extension ScreenTests {
         random
         expect views 4
         """.write(to: file, atomically: true, encoding: .utf8)
+        // The caption shows for two seconds of the scenario's time (0.67 s at speed 3): a capture may
+        // come after it, on a busy machine. The recording has every frame.
+        let cast = session.stateDirectory.appendingPathComponent("demo.cast")
         let tmux = try await session.scriptedScreen(
-            session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "3"]))
-        try await tmux.waitFor("A reader buys a comic")
+            session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "3", "--cast", cast.path]))
         let checked = try await tmux.waitFor("Paused — space to continue")
         let catRow = try #require(checked.split(separator: "\n").first { $0.contains("Cat Judge ") })
         #expect(catRow.hasSuffix("✓"), "\(catRow)")
@@ -32,6 +34,10 @@ extension ScreenTests {
         try await tmux.send("q")
         let after = try await tmux.waitFor("EXITED=")
         #expect(after.contains("EXITED=0"), "\(after)")
+        let recorded = try String(contentsOf: cast, encoding: .utf8).split(separator: "\n").dropFirst().compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any])?[2] as? String
+        }
+        #expect(recorded.joined().contains("A reader buys a comic"), "the caption is in the recording")
     }
 }
 

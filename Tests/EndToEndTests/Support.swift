@@ -142,13 +142,26 @@ extension RunResult {
     }
 }
 
-/// Waits until `condition` holds, asking every 20 ms, for at most `seconds` (a generous ceiling,
-/// never the verdict: the caller expects the condition). The wait holds no thread: other tests run.
+/// Waits until `condition` holds, for at most `seconds` (a generous ceiling, never the verdict: the
+/// caller expects the condition). The wait holds no thread: other tests run meanwhile.
 func waitUntil(seconds: TimeInterval, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
+    var pause = PollingPause()
     while Date() < deadline {
         if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
+        await pause.sleep()
     }
     return try await condition()
+}
+
+/// The pause between two looks at a condition: 20 ms at first, half as long again after each look,
+/// up to half a second. Many tests wait at once, each asking by running a program or capturing a
+/// screen; a fixed short pause would spend the cores on asking.
+struct PollingPause {
+    private var milliseconds = 20.0
+
+    mutating func sleep() async {
+        try? await Task.sleep(for: .milliseconds(Int(milliseconds)))
+        milliseconds = min(500, milliseconds * 1.5)
+    }
 }

@@ -82,10 +82,11 @@ final class TmuxSession {
     ) async throws -> String {
         let deadline = Date().addingTimeInterval(seconds)
         var screen = ""
+        var pause = PollingPause()
         while Date() < deadline {
             screen = try await capture(colors: colors)
             if await predicate(screen) { return try await settled(screen, colors: colors, predicate) }
-            try await Task.sleep(for: .milliseconds(50))
+            await pause.sleep()
         }
         Issue.record("the screen never showed \(description); it shows:\n\(screen)", sourceLocation: sourceLocation)
         return screen
