@@ -238,9 +238,9 @@ struct CommandLineTests {
                 group.addTask {
                     var failures = 0
                     let worker = try? Session(sharing: folder, environment: environment)
-                    for _ in 0..<count
-                    where (try? await worker?.run(["buy", "com.storefront.randomviews"]).status) != 0 {
-                        failures += 1
+                    for _ in 0..<count {
+                        let status = try? await worker?.run(["buy", "com.storefront.randomviews"]).status
+                        if status != 0 { failures += 1 }
                     }
                     return failures
                 }
