@@ -237,16 +237,7 @@ struct AccountServerTests {
     )
     func https() async throws {
         let host = try await Session()
-        let certificate = host.stateDirectory.appendingPathComponent("tls.pem")
-        let key = host.stateDirectory.appendingPathComponent("tls-key.pem")
-        let openssl = try await runProgram(
-            URL(fileURLWithPath: "/usr/bin/openssl"),
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-                "-subj", "/CN=127.0.0.1",
-                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path,
-            ])
-        try #require(openssl.status == 0, "openssl (Debian's package) makes the test certificate: \(openssl)")
+        let (certificate, key) = try await Self.certificate(in: host.stateDirectory, name: "tls")
         let alone = try await host.run(["serve", "--port", "0", "--tls-cert", certificate.path])
         #expect(alone.status == 2 && alone.stderr.contains("go together"))
         // A file that is not there is named as missing; one that is not PEM is said to be that.

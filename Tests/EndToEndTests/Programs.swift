@@ -114,12 +114,12 @@ func firstLine(_ pipe: Pipe) async throws -> String {
 extension Process {
     /// Ends the process with SIGTERM and waits for it off the pool; what `output` (its standard
     /// output pipe) still held.
-    func terminateAndWait(reading output: Pipe? = nil) async throws -> String {
+    func terminateAndWait(reading output: Pipe) async throws -> String {
         terminate()
         return try await offPool {
-            let rest = output.map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+            let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             self.waitUntilExit()
-            return rest ?? ""
+            return rest
         }
     }
 

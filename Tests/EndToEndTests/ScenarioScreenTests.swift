@@ -34,10 +34,7 @@ extension ScreenTests {
         try await tmux.send("q")
         let after = try await tmux.waitFor("EXITED=")
         #expect(after.contains("EXITED=0"), "\(after)")
-        let recorded = try String(contentsOf: cast, encoding: .utf8).split(separator: "\n").dropFirst().compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any])?[2] as? String
-        }
-        #expect(recorded.joined().contains("A reader buys a comic"), "the caption is in the recording")
+        #expect(try AsciiCast(cast).output.contains("A reader buys a comic"), "the caption is in the recording")
     }
 }
 
@@ -57,17 +54,14 @@ extension ScreenTests {
         try await tmux.waitFor("Scenario finished: 1 passed, 0 failed")
         try await tmux.send("q")
         #expect(try await tmux.waitFor("EXITED=").contains("EXITED=0"))
-        let lines = try String(contentsOf: cast, encoding: .utf8).split(separator: "\n")
-        let header = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        let recording = try AsciiCast(cast)
+        let header = recording.header
         #expect(
             header["version"] as? Int == 2 && (header["width"] as? Int ?? 0) >= 40
                 && (header["height"] as? Int ?? 0) >= 12, "\(header)")
-        let events = try lines.dropFirst().map {
-            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any])
-        }
-        let times = events.compactMap { $0[0] as? Double }
-        #expect(times.count == events.count && times == times.sorted(), "times only go forward")
-        let output = events.compactMap { $0[2] as? String }.joined()
+        let times = recording.events.compactMap { $0[0] as? Double }
+        #expect(times.count == recording.events.count && times == times.sorted(), "times only go forward")
+        let output = recording.output
         for text in ["Buying a comic", "Cat Judge", "Scenario finished: 1 passed, 0 failed"] {
             #expect(output.contains(text), "\(text) is in the recording")
         }
@@ -268,9 +262,7 @@ extension ScreenTests {
         #expect(try await tmux.waitFor("EXITED=").contains("EXITED=0"), "\(name)")
         // The judge: asciinema (Debian's package) replays the recording into a terminal of the
         // recording's size; the last frame is what an audience sees at the end.
-        let header = try #require(
-            try String(contentsOf: cast, encoding: .utf8).split(separator: "\n").first.map { Data($0.utf8) })
-        let size = try #require(try JSONSerialization.jsonObject(with: header) as? [String: Any])
+        let size = try AsciiCast(cast).header
         let replay = try await TmuxSession(
             command: "asciinema cat '\(cast.path)'; sleep 60", columns: size["width"] as? Int ?? 100,
             rows: size["height"] as? Int ?? 30
@@ -280,4 +272,24 @@ extension ScreenTests {
         #expect(
             drawn > 200, "\(name): the replayed last frame shows the store, not a blank (\(drawn) characters): \(last)")
     }
+}
+
+/// An asciicast v2 recording (`scenario play --cast`): its header, its events, and what they wrote.
+struct AsciiCast {
+    let header: [String: Any]
+    /// `[time, kind, data]` each.
+    let events: [[Any]]
+
+    init(_ file: URL) throws {
+        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+        header = try #require(
+            try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any],
+            "the recording's first line is its header")
+        events = try lines.dropFirst().map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [Any], "an event: \($0)")
+        }
+    }
+
+    /// Everything the recording wrote to the terminal, in order.
+    var output: String { events.compactMap { $0[2] as? String }.joined() }
 }
