@@ -1,7 +1,8 @@
 // Where `storefront serve` listens: an address, or every address a name resolves to, so that
 // `localhost` is served on ::1 and 127.0.0.1 alike, whichever a client's resolver gives first.
 // One Hummingbird application per address, all on one port: with port 0 the first picks it and
-// the others take the same.
+// the others take the same. The kernel picks that port free on the first address only; on
+// another it may be taken already, and then the whole set starts again on a new port.
 import Foundation
 import Hummingbird
 import Logging
@@ -82,7 +83,31 @@ struct Listener: Service {
         (self.addresses, self.port, self.logger, self.make, self.onRunning) = (addresses, port, logger, make, onRunning)
     }
 
+    /// How many ports `--port 0` tries before the last one's error is the answer.
+    static let attempts = 8
+
+    /// With port 0, a later address whose socket already holds the port the first was given.
+    struct PortTaken: Error {
+        let port: Int
+        let error: any Error
+    }
+
     func run() async throws {
+        var attempt = 1
+        while true {
+            do {
+                return try await runOnce()
+            } catch let taken as PortTaken {
+                guard attempt < Self.attempts else { throw taken.error }
+                attempt += 1
+                logger.notice("port \(taken.port) is taken on another address; trying another: \(taken.error)")
+            }
+        }
+    }
+
+    /// Every address on one port, until the applications end; `PortTaken` when port 0's pick is
+    /// in use on a later address (the applications already started are cancelled first).
+    private func runOnce() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             var bound = port
             for (index, address) in addresses.enumerated() {
@@ -91,11 +116,14 @@ struct Listener: Service {
                     reporter.yield(port)
                     reporter.finish()
                 }
-                group.addTask {
+                group.addTask { [bound] in
                     do {
                         try await application.run()
                     } catch {
                         reporter.finish()
+                        if index > 0, port == 0, ServerApplication.isAddressInUse(error) {
+                            throw PortTaken(port: bound, error: error)
+                        }
                         // Another address of the name that this machine cannot listen on (IPv6
                         // turned off, say) is left out; the first address must be served.
                         guard index > 0, Self.isUnavailable(error) else { throw error }

@@ -290,18 +290,20 @@ public enum TestPostgres {
     }
 }
 
-/// A listening socket on 127.0.0.1 that never answers: a server that accepts and stays silent (W4).
+/// A listening socket on 127.0.0.1 that never answers: a server that accepts and stays silent (W4),
+/// or a port held on another IPv4 address (`port` 0 picks a free one).
 public final class SilentListener {
     public struct Failed: Error {}
 
     private let descriptor: Int32
     public let port: Int
 
-    public init() throws {
+    public init(address host: String = "127.0.0.1", port wanted: Int = 0) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
+        address.sin_port = UInt16(wanted).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let descriptor = descriptor
         let bound = withUnsafeMutablePointer(to: &address) {
