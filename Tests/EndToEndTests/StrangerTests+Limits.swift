@@ -62,9 +62,10 @@ extension StrangerTests {
         for holder in holders { open += try await holder.stillOpen() }
         #expect(open <= 10_000 && open > 0, "the longest-idle were closed to make room: \(open) still open")
         // The stop closes the 10,000 connections still held. How long that takes is the machine's
-        // speed (scripts/stop-under-connections measures it): within ServiceLifecycle's 4.5 s the
-        // exit is clean; past them ServiceLifecycle ends the process with its own fatal error
-        // (decision 2). Either way the server is gone, and nothing else may have ended it.
+        // speed and grows with the square of the connections (decision 2 says why;
+        // scripts/stop-under-connections measures it): within ServiceLifecycle's 4.5 s the exit is
+        // clean; past them ServiceLifecycle ends the process with its own fatal error. Either way
+        // the server is gone, and nothing else may have ended it.
         let stopping = Date()
         let stopped = try await server.stop()
         let bounded =
