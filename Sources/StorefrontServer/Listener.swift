@@ -83,8 +83,11 @@ struct Listener: Service {
         (self.addresses, self.port, self.logger, self.make, self.onRunning) = (addresses, port, logger, make, onRunning)
     }
 
-    /// How many ports `--port 0` tries before the last one's error is the answer.
-    static let attempts = 8
+    /// How many ports `--port 0` tries before the last one's error is the answer. The kernel's
+    /// pick for ::1 does not look at 127.0.0.1, where clients' connections hold ports too: with
+    /// 20,000 connections open on this machine, 172 of 400 picks were taken there. Sixteen tries
+    /// at that rate all fail about once in a million starts.
+    static let attempts = 16
 
     /// With port 0, a later address whose socket already holds the port the first was given.
     struct PortTaken: Error {
