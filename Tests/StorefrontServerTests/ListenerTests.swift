@@ -34,7 +34,8 @@ struct ListenerTests {
                 $0.append((address, port))
                 return $0.count(where: { $0.address == address })
             }
-            if address == addresses[1], tries <= holdings {
+            // The kernel may pick a port again that an earlier try found held: it is held still.
+            if address == addresses[1], tries <= holdings, !seen.held.withLock({ $0.contains { $0.port == port } }) {
                 do {
                     let holder = try SilentListener(address: address, port: port)
                     seen.held.withLock { $0.append(holder) }
@@ -78,9 +79,14 @@ struct ListenerTests {
         let made = seen.made.withLock { $0 }
         let running = try #require(seen.running.withLock { $0 })
         let held = try #require(seen.held.withLock { $0.first?.port })
-        #expect(made.map(\.address) == Self.addresses + Self.addresses)
-        #expect(made[0].port == 0 && made[2].port == 0, "each try lets the kernel pick: \(made)")
-        #expect(made[1].port == held && made[3].port == running && running != held)
+        // Two tries, or more when the kernel picks the held port again.
+        #expect(
+            made.count >= 4
+                && made.map(\.address) == Array(repeating: Self.addresses, count: made.count / 2).flatMap { $0 })
+        #expect(
+            made.indices.filter { $0.isMultiple(of: 2) }.allSatisfy { made[$0].port == 0 },
+            "each try lets the kernel pick: \(made)")
+        #expect(made[1].port == held && made.last?.port == running && running != held)
         #expect(seen.lines.withLock { $0 }.contains { $0.contains("port \(held) is taken on another address") })
         // The first try's application on 127.0.0.1 was stopped before the second began: its
         // port is free there again.
