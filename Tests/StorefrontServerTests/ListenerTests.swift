@@ -54,21 +54,19 @@ struct ListenerTests {
 
     /// Runs `listener` until it reports running (then stops it) or ends; its error, if any.
     static func run(_ listener: Listener, _ seen: Seen) async throws -> (any Error)? {
-        let ended = Locked<(any Error)??>(nil)
+        let ended = Locked(false)
         let task = Task {
-            do {
-                try await listener.run()
-                ended.withLock { $0 = .some(nil) }
-            } catch { ended.withLock { $0 = .some(error) } }
+            defer { ended.withLock { $0 = true } }
+            try await listener.run()
         }
         // A condition with a generous ceiling: a slow machine only takes longer.
         let ceiling = ContinuousClock.now + .seconds(60)
-        while seen.running.withLock({ $0 }) == nil, ended.withLock({ $0 }) == nil, ContinuousClock.now < ceiling {
+        while seen.running.withLock({ $0 }) == nil, !ended.withLock({ $0 }), ContinuousClock.now < ceiling {
             try await Task.sleep(for: .milliseconds(20))
         }
         task.cancel()
-        await task.value
-        return ended.withLock { $0 } ?? nil
+        if case .failure(let error) = await task.result { return error }
+        return nil
     }
 
     @Test("--port 0: a port held on the second address is left for a new one, on both addresses")
