@@ -11,6 +11,7 @@ let package = Package(
     name: "Storefront",
     products: [
         .executable(name: "storefront", targets: ["storefront"]),
+        .library(name: "StoreModel", targets: ["StoreModel"]),
         .library(name: "StoreCore", targets: ["StoreCore"]),
     ],
     dependencies: [
@@ -37,11 +38,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
+        // The store's rules as values: the catalog, periods, plans and their fold, payment decisions,
+        // offers, refunds, families, notifications and the payloads that are signed. No package
+        // dependency, no database, clock or network: every other target builds on it (decision 14).
+        .target(name: "StoreModel"),
         // The store: catalog, entitlements, subscription arithmetic, payment queue, accounts,
         // persistence. Knows nothing of terminals.
         .target(
             name: "StoreCore",
             dependencies: [
+                "StoreModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -58,7 +64,7 @@ let package = Package(
         // Cell grids, drawing, images, key events and the one curses backend. Knows nothing of products.
         .target(name: "TerminalUI", dependencies: ["CNCurses", "CPNG"]),
         // State, actions, reduce, views and the loop that runs them against a store.
-        .target(name: "StorefrontApp", dependencies: ["StoreCore", "TerminalUI"]),
+        .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreModel", "TerminalUI"]),
         // Draws the shipped comics (assets/comics, assets/random): `swift run make-comics assets`.
         .executableTarget(name: "make-comics", dependencies: ["TerminalUI"]),
         // Benchmarks: `swift build -c release && .build/release/storefront-bench` (BENCHMARKS.md).
@@ -68,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "storefront-bench",
             dependencies: [
-                "StoreCore", "TerminalUI", "StorefrontApp", "StorefrontServer", "TestSupport", "CPNG",
+                "StoreCore", "StoreModel", "TerminalUI", "StorefrontApp", "StorefrontServer", "TestSupport", "CPNG",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -78,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "storefront",
             dependencies: [
-                "StoreCore",
+                "StoreCore", "StoreModel",
                 "StorefrontApp",
                 "StorefrontServer",
                 "TerminalUI",
@@ -97,7 +103,7 @@ let package = Package(
         .target(
             name: "StorefrontServer",
             dependencies: [
-                "StoreCore", .product(name: "Hummingbird", package: "hummingbird"),
+                "StoreCore", "StoreModel", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -109,12 +115,13 @@ let package = Package(
         ),
         // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
         .target(
-            name: "TestSupport", dependencies: ["StoreCore", .product(name: "Crypto", package: "swift-crypto")],
+            name: "TestSupport",
+            dependencies: ["StoreCore", "StoreModel", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/TestSupport"),
         .testTarget(
             name: "StoreCoreTests",
             dependencies: [
-                "StoreCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "StoreCore", "StoreModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -124,17 +131,18 @@ let package = Package(
         .testTarget(
             name: "StorefrontServerTests",
             dependencies: [
-                "StorefrontServer", "StoreCore", "StorefrontApp", "TestSupport",
+                "StorefrontServer", "StoreCore", "StoreModel", "StorefrontApp", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
-            name: "StorefrontAppTests", dependencies: ["StorefrontApp", "StoreCore", "TerminalUI", "TestSupport"]),
+            name: "StorefrontAppTests",
+            dependencies: ["StorefrontApp", "StoreCore", "StoreModel", "TerminalUI", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "storefront", "StoreCore", "StorefrontServer", "TerminalUI", "TestSupport",
+                "storefront", "StoreCore", "StoreModel", "StorefrontServer", "TerminalUI", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

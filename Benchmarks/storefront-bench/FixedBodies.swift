@@ -4,6 +4,7 @@
 import Foundation
 import Hummingbird
 import StoreCore
+import StoreModel
 
 /// Starts the fixed-body server on a free loopback port: its base URL. `GET /fixed?bytes=N` answers
 /// N bytes of JSON (13 at the least, 14 by default), each size made once. It runs until the

@@ -3,6 +3,7 @@
 import Dispatch
 import Foundation
 import StoreCore
+import StoreModel
 import StorefrontServer
 import TestSupport
 

@@ -6,6 +6,7 @@ import Crypto
 import Foundation
 import GRDB
 import StoreCore
+import StoreModel
 import StorefrontApp
 import StorefrontServer
 import TerminalUI

@@ -15,6 +15,7 @@
 //   signed        signed transactions, renewal info, app transaction (S) Signing/SignedData.swift
 //   notifications the webhook, the outbox and its delivery (N)         Notifications/Notifications.swift
 import Foundation
+import StoreModel
 
 public final class Store {
     public let accounts: Accounts

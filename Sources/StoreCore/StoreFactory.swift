@@ -1,6 +1,7 @@
 // The one place a store is wired: the command line, the screen, scenarios and tests open their
 // stores here, so that a store is built one way whoever asks.
 import Foundation
+import StoreModel
 
 public final class StoreFactory {
     /// Where a store's time comes from.

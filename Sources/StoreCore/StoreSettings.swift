@@ -2,6 +2,7 @@
 // charged (billing, grace). A change first settles every plan under the setting it ran on, so that
 // renewals written lazily are exact.
 import Foundation
+import StoreModel
 
 public final class StoreSettings: SessionRole {
     let session: DeviceSession

@@ -2,6 +2,7 @@
 // (Elm architecture: reduce is pure; effects are values the runtime performs against the store).
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 public enum Route: Hashable, Sendable {

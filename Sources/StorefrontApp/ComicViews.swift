@@ -2,6 +2,7 @@
 // cannot be shown.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 func drawDetail(

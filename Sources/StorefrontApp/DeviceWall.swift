@@ -5,6 +5,7 @@
 // panes. With one device and no rail it is the ordinary screen, cell for cell.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 /// What an App draws into: its pane's size; the frame it renders is kept for the wall to compose.

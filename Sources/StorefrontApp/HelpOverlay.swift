@@ -1,6 +1,7 @@
 // Overlays over the screen: a framed box of lines, and the help that lists the screen's keys.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 /// A framed box in the middle of the screen (the inspector).

@@ -2,6 +2,7 @@
 // the footer and the help overlay name it. `reduce` looks keys up here; the footers and the help
 // overlay are drawn from it, so a key cannot work without being shown or be shown without working.
 import StoreCore
+import StoreModel
 import TerminalUI
 
 /// Where a key is bound: a screen, or the transaction manager's plan keys (shown only when the

@@ -1,6 +1,7 @@
 // The screen's effects performed against the real store.
 import Foundation
 import StoreCore
+import StoreModel
 
 public final class LiveStore: StoreServing {
     public let store: Store

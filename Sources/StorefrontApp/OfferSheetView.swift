@@ -1,6 +1,7 @@
 // The offer sheet (O1–O4): a plan's offers, signed as the developer's server would sign them.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 /// The offer sheet (O1–O4): the product's promotional offers (signed for the demo with the state

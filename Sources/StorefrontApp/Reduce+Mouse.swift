@@ -2,6 +2,7 @@
 // opens, and a click on a banner that takes it away.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 func reduceMouse(_ state: inout AppState, _ event: MouseEvent) -> [Effect] {

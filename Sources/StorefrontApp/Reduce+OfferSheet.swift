@@ -2,6 +2,7 @@
 // again) and its keys.
 import Foundation
 import StoreCore
+import StoreModel
 
 /// A line of the offer sheet: a billing plan, an offer, or the introductory offer again.
 enum SheetChoice {

@@ -2,6 +2,7 @@
 // of the store.
 import Foundation
 import StoreCore
+import StoreModel
 
 func reduceSignIn(_ state: inout AppState, _ command: Command) -> [Effect] {
     var form = state.form

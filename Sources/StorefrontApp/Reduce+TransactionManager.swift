@@ -2,6 +2,7 @@
 // what each key asks of that plan, billing trouble and the grace period.
 import Foundation
 import StoreCore
+import StoreModel
 
 func reduceTransactions(_ state: inout AppState, _ command: Command) -> [Effect] {
     let pending = state.snapshot?.pending ?? []

@@ -2,6 +2,7 @@
 // Pure: no I/O, no clock; what must touch the store comes back as `Effect` values.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 public func reduce(_ state: inout AppState, _ action: Action) -> [Effect] {

@@ -4,6 +4,7 @@
 // is offered, `c` cancels anyway, Esc keeps the plan as it was.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 /// The retention sheet: the plan it is about, what was chosen to show, and its decoded picture.

@@ -3,6 +3,7 @@
 // store settles what came due (Q5) and the screen picks up other processes' changes.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 /// The store as the screen uses it.

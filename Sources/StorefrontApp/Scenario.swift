@@ -2,6 +2,7 @@
 // a person should then see. `storefront scenario check` runs them headless.
 import Foundation
 import StoreCore
+import StoreModel
 
 public struct ScenarioStep: Equatable, Sendable {
     public enum Kind: Equatable, Sendable {

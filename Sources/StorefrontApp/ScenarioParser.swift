@@ -2,6 +2,7 @@
 // parsed into a step or refused with the file, the line and why.
 import Foundation
 import StoreCore
+import StoreModel
 
 public enum ScenarioParser {
     public static func parse(_ text: String, file: String) throws(ScenarioError) -> [ScenarioStep] {

@@ -5,6 +5,7 @@
 // keys work at any moment.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 public final class ScenarioPlayer {

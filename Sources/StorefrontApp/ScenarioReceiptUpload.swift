@@ -5,6 +5,7 @@
 // `storefront serve` answers at /verifyReceipt with the same `ReceiptValidation`.
 import Foundation
 import StoreCore
+import StoreModel
 
 extension ScenarioRunner {
     /// Uploads the signed-in account's receipt; SelfieService's answer in words.

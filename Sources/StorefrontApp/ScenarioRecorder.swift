@@ -2,6 +2,7 @@
 // repeatable test: every effect becomes a step, and the final state becomes expectations.
 import Foundation
 import StoreCore
+import StoreModel
 
 public final class ScenarioRecorder {
     private let catalog: Catalog

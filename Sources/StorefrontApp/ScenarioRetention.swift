@@ -8,6 +8,7 @@
 //   expect retention message "Stay for the selfies"     what the last cancel or accept showed (or: none)
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 public enum RetentionStep: Equatable, Sendable {

@@ -2,6 +2,7 @@
 // reports each expectation with its line.
 import Foundation
 import StoreCore
+import StoreModel
 
 public struct ExpectationResult: Equatable, Sendable {
     public var line: Int

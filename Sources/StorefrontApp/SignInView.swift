@@ -1,6 +1,7 @@
 // The sign-in form (A1): name, password and the buttons in a row.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 func drawSignIn(_ screen: inout Screen, _ state: AppState, _ theme: Theme, _ area: Rect) {

@@ -1,6 +1,7 @@
 // The palette: the styles every view draws with, in 256 colours, 8, or none (NO_COLOR).
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 /// Colours and emphasis, readable with no colour at all (bold and reverse carry the meaning).

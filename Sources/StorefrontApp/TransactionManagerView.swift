@@ -2,6 +2,7 @@
 // requests.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 func stateWords(_ transaction: StoreTransaction, _ timeZone: TimeZone) -> String {

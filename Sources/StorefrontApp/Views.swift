@@ -2,6 +2,7 @@
 // effect decodes them into it), so that tests compare whole frames as text.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 /// A comic's picture as the views need it: decoded by an effect, kept in the state by path.

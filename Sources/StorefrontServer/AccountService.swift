@@ -6,6 +6,7 @@
 import Foundation
 import Logging
 import StoreCore
+import StoreModel
 
 public final class AccountService: Sendable {
     public struct Answer: Sendable {

@@ -7,6 +7,7 @@
 // time at most, and never past the next moment one of the customer's plans changes by itself.
 import Foundation
 import StoreCore
+import StoreModel
 
 final class AnswerCache: Sendable {
     struct Context {

@@ -13,6 +13,7 @@ import HummingbirdCore
 import NIOCore
 import NIOHTTPTypes
 import StoreCore
+import StoreModel
 
 #if canImport(Glibc)
     import Glibc

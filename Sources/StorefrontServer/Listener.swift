@@ -9,6 +9,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import StoreCore
+import StoreModel
 
 extension ServerApplication {
     /// The addresses to listen on for `host`: itself when it is an address, else each address its

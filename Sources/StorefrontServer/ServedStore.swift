@@ -3,6 +3,7 @@
 import Foundation
 import Logging
 import StoreCore
+import StoreModel
 
 public final class ServedStore: @unchecked Sendable {
     public let store: Store

@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import StoreCore
+import StoreModel
 
 extension ServerAPI {
     /// Send Consumption Information, versions 1 and 2.
@@ -147,7 +148,7 @@ extension ServerAPI {
         let summary: [String: Any] = [
             "requestIdentifier": terms.requestIdentifier, "productId": productID, "succeededCount": succeeded,
             "failedCount": failed,
-            "storefrontCountryCodes": countries, "completeDate": SignedData.milliseconds(clock.now()),
+            "storefrontCountryCodes": countries, "completeDate": SignedUnits.milliseconds(clock.now()),
         ]
         var notification = ServerNotification(
             key: "mass:\(terms.requestIdentifier)", account: "", type: "RENEWAL_EXTENSION", subtype: "SUMMARY",

@@ -3,6 +3,7 @@
 import Foundation
 import Hummingbird
 import StoreCore
+import StoreModel
 
 extension ServerAPI {
     static let customerRoutes = APIArea(
@@ -68,7 +69,7 @@ extension ServerAPI {
     /// Look Up Order ID: the purchase an order id names (status 0), or status 1 when it names none,
     /// as Apple answers an invalid order id (200, not an error).
     func lookUpOrder(_ order: String, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        guard let id = SignedData.transactionID(orderID: order), let (line, receipt) = try customer(id),
+        guard let id = SignedUnits.transactionID(orderID: order), let (line, receipt) = try customer(id),
             line.event != .familyShare
         else {
             return .json(["status": 1, "signedTransactions": [String]()])

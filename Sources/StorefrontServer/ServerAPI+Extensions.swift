@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import StoreCore
+import StoreModel
 
 extension ServerAPI {
     /// Extend a Subscription Renewal Date, Extend Renewal Dates for All Active Subscribers, and its status.
@@ -61,7 +62,8 @@ extension ServerAPI {
     func extendPlan(account: String, original: String, terms: ExtensionTerms) throws(StoreError) -> Extension {
         settle(account)
         let now = clock.now()
-        let id = "9" + String(TransactionID.make(SignedData.hash("\(terms.requestIdentifier)/\(original)")).dropFirst())
+        let id =
+            "9" + String(TransactionID.make(SignedUnits.hash("\(terms.requestIdentifier)/\(original)")).dropFirst())
         if let done = try server.receiptEntry(transactionID: id),
             let state = try server.plans(account: account)[done.group ?? ""]
         {
@@ -129,8 +131,9 @@ extension ServerAPI {
         }
         deliver()
         return .json([
-            "originalTransactionId": original, "webOrderLineItemId": SignedData.webOrderLineItemID(state.transactionID),
-            "success": true, "effectiveDate": SignedData.milliseconds(date),
+            "originalTransactionId": original,
+            "webOrderLineItemId": SignedUnits.webOrderLineItemID(state.transactionID),
+            "success": true, "effectiveDate": SignedUnits.milliseconds(date),
         ])
     }
 }

@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import StoreCore
+import StoreModel
 
 extension ServerAPI {
     /// Request a Test Notification, Get Test Notification Status, Get Notification History.
@@ -19,7 +20,7 @@ extension ServerAPI {
             ServerNotification(key: "test:\(uuid)", account: "", type: "TEST", createdAt: clock.now(), uuid: uuid)
         ])
         deliver()
-        return .json(["testNotificationToken": "\(uuid)_\(SignedData.milliseconds(realNow()))"])
+        return .json(["testNotificationToken": "\(uuid)_\(SignedUnits.milliseconds(realNow()))"])
     }
 
     func testStatus(_ token: String) throws(StoreError) -> APIResponse {
@@ -47,7 +48,7 @@ extension ServerAPI {
         return [
             "signedPayload": notification.signedPayload ?? "",
             "sendAttempts": notification.attempts.map { attempt -> [String: Any] in
-                ["attemptDate": SignedData.milliseconds(attempt.at), "sendAttemptResult": Self.result(attempt)]
+                ["attemptDate": SignedUnits.milliseconds(attempt.at), "sendAttemptResult": Self.result(attempt)]
             },
         ]
     }
@@ -88,7 +89,7 @@ extension ServerAPI {
         }
         if start > end { return .error(APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
         var notifications = try server.notifications(account: nil).filter {
-            let at = SignedData.milliseconds($0.createdAt)
+            let at = SignedUnits.milliseconds($0.createdAt)
             return at >= start && at < end
         }
         if let type = object["notificationType"] as? String {

@@ -4,6 +4,7 @@
 // usable choice, how fast, and why the others failed.
 import Foundation
 import StoreCore
+import StoreModel
 
 extension ServerAPI {
     /// Apple's PerformanceTestConfig, as Storefront runs the test.

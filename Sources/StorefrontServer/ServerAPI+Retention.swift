@@ -5,6 +5,7 @@
 import Foundation
 import Hummingbird
 import StoreCore
+import StoreModel
 
 extension ServerAPI {
     static let retentionRoutes = APIArea(

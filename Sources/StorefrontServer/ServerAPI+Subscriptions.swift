@@ -2,6 +2,7 @@
 import Foundation
 import Hummingbird
 import StoreCore
+import StoreModel
 
 extension ServerAPI {
     /// Get All Subscription Statuses, Get Refund History.

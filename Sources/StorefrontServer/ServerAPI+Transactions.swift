@@ -3,6 +3,7 @@
 import Foundation
 import Hummingbird
 import StoreCore
+import StoreModel
 
 extension ServerAPI {
     /// Get Transaction Info, Get Transaction History v2.
@@ -126,8 +127,8 @@ extension ServerAPI {
         if let startMs, let endMs, startMs > endMs {
             return .error(APIErrorCode.startDateAfterEndDate, "startDate is after endDate")
         }
-        if let startMs { lines = lines.filter { SignedData.milliseconds($0.purchaseDate) >= startMs } }
-        if let endMs { lines = lines.filter { SignedData.milliseconds($0.purchaseDate) < endMs } }
+        if let startMs { lines = lines.filter { SignedUnits.milliseconds($0.purchaseDate) >= startMs } }
+        if let endMs { lines = lines.filter { SignedUnits.milliseconds($0.purchaseDate) < endMs } }
         let products = request.values("productId")
         if !products.isEmpty { lines = lines.filter { products.contains($0.productID) } }
         let types = request.values("productType")

@@ -7,6 +7,7 @@
 import Foundation
 import Hummingbird
 import StoreCore
+import StoreModel
 
 extension ServerApplication {
     /// verifyReceipt at its three paths: a POST validates, a GET is 21000.

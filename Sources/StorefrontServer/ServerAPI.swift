@@ -8,6 +8,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import StoreCore
+import StoreModel
 
 public struct APIRequest: Sendable {
     public var method: String

@@ -11,6 +11,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import StoreCore
+import StoreModel
 
 public enum ServerApplication {
     /// The listening address is taken (another server on the port): said in words, not as

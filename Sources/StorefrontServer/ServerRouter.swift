@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import StoreCore
+import StoreModel
 
 extension ServerApplication {
     /// The router of `served`: what `make` serves, and what the route tests enumerate.

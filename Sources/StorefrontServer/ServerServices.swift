@@ -11,6 +11,7 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 import StoreCore
+import StoreModel
 
 public struct RepeatingService: Service {
     public let name: String

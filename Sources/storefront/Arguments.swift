@@ -4,6 +4,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 /// A value the parser reads with a message of its own when the text is wrong.

@@ -1,6 +1,7 @@
 // The command line's exit statuses (docs/rules.md): the store says what went wrong, as data;
 // the command line chooses the number a script sees.
 import StoreCore
+import StoreModel
 
 extension StoreError {
     /// Bad input (2), storage trouble (3), or the request could not be done (1).

@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StoreModel
 
 struct FamilyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StoreModel
 
 struct MessagesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

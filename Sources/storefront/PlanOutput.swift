@@ -2,6 +2,7 @@
 // `cancel`, the plan actions, `products`.
 import Foundation
 import StoreCore
+import StoreModel
 
 /// A plan of the signed-in account (`PlanStatus`), with its signed forms where a command has them.
 struct PlanOutput: Encodable {

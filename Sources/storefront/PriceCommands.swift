@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StoreModel
 
 struct PriceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 
 struct Buy: ParsableCommand {

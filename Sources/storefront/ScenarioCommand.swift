@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StoreModel
 import StorefrontApp
 import TerminalUI
 

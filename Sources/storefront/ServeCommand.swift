@@ -6,6 +6,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import StoreCore
+import StoreModel
 import StorefrontServer
 
 /// swift-log's levels, by their names, as `--log-level` takes them.

@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StoreModel
 
 /// Foundation JSON (a decoded payload) as the command line's JSON, keys in order.
 func foundationJSON(_ value: Any) -> JSON {

@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StoreModel
 
 #if canImport(Glibc)
     import Glibc
@@ -187,7 +188,7 @@ extension Context {
         let ordered =
             transaction.state == .restored || transaction.kind == .nonConsumable
             ? transaction.originalID ?? transaction.id : transaction.id
-        return SignedData.orderID(ordered)
+        return SignedUnits.orderID(ordered)
     }
 
     func line(_ transaction: StoreTransaction, revokedAt: Date? = nil) -> String {

@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import StoreCore
+import StoreModel
 
 private func show(_ plan: PlanStatus, _ context: Context) {
     output(

@@ -1,6 +1,7 @@
 // A transaction as `--json` writes it: `buy`, `approve`, `history`, `pending`, `transaction`.
 import Foundation
 import StoreCore
+import StoreModel
 
 struct TransactionOutput: Encodable {
     struct Step: Encodable {

@@ -2,6 +2,7 @@
 // (Tests/Python), and the Python stories told against a running server.
 import Foundation
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

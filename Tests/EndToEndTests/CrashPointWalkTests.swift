@@ -4,6 +4,7 @@
 // the completed purchase (or, cut before the store answered, nothing charged).
 import Foundation
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@
 // with a developer's Get Retention Message endpoint that Apple's verifier checks the requests of.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 // A team's server for the end-to-end tests that play customers and the developer against it.
 import Foundation
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@
 import Foundation
 import GRDB
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

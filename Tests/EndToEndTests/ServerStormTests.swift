@@ -3,6 +3,7 @@
 // server's receipt exactly once, every consumable is credited once, and every receipt recomputes.
 import Foundation
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

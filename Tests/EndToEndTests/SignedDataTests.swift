@@ -4,6 +4,7 @@
 // every unverified preset is rejected the way it should be.
 import Foundation
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

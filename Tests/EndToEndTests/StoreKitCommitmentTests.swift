@@ -2,6 +2,7 @@
 // on its monthly billing plan, from a new customer's free months to the commitment's end.
 import Foundation
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

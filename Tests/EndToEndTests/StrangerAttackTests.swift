@@ -3,6 +3,7 @@
 // hold is unchanged.
 import Foundation
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@
 // terminal, and what one client may hold of the server's connections.
 import Foundation
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

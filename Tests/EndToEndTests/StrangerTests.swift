@@ -4,6 +4,7 @@
 // actions with the developer's token succeed.
 import Foundation
 import StoreCore
+import StoreModel
 import StorefrontServer
 import TestSupport
 import Testing

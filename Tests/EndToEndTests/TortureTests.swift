@@ -4,6 +4,7 @@
 import Foundation
 import GRDB
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 extension AutoRenewTests {
     // MARK: Promotional offers (O2)

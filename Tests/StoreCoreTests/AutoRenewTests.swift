@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 @Suite("Auto-renewable subscriptions")
 struct AutoRenewTests {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()

@@ -9,6 +9,7 @@ import Testing
 import X509
 
 @testable import StoreCore
+@testable import StoreModel
 
 @Suite("Certificate authority")
 struct CertificateAuthorityTests {
@@ -92,10 +93,10 @@ struct CertificateAuthorityTests {
 
     @Test("S2 units: milliseconds and milliunits, exactly")
     func units() {
-        #expect(SignedData.milliseconds(Date(timeIntervalSince1970: 1_768_478_400.5)) == 1_768_478_400_500)
-        #expect(SignedData.milliunits(Decimal(string: "0.99")!) == 990)
-        #expect(SignedData.milliunits(Decimal(string: "4900")!) == 4_900_000)
-        #expect(SignedData.milliunits(Decimal(string: "1.2345")!) == 1235)
+        #expect(SignedUnits.milliseconds(Date(timeIntervalSince1970: 1_768_478_400.5)) == 1_768_478_400_500)
+        #expect(SignedUnits.milliunits(Decimal(string: "0.99")!) == 990)
+        #expect(SignedUnits.milliunits(Decimal(string: "4900")!) == 4_900_000)
+        #expect(SignedUnits.milliunits(Decimal(string: "1.2345")!) == 1235)
         #expect(TransactionID.make(42) == "2000000000000042" && TransactionID.make(UInt64.max).count == 16)
     }
 }

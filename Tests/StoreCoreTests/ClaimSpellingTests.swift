@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 @Suite("Offer-code claims in one spelling")
 struct ClaimSpellingTests {

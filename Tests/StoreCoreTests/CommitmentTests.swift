@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 @Suite("Monthly subscriptions with a 12-month commitment")
 struct CommitmentTests {

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 @Suite("Crash points")
 struct CrashPointTests {

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 /// Answers with the statuses it is given, in turn (then 200), and keeps every body.
 final class FakePoster: WebhookPosting, @unchecked Sendable {

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 @Suite("Offer codes")
 struct OfferCodeTests {

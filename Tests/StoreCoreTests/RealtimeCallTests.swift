@@ -8,6 +8,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 @Suite("Realtime call")
 struct RealtimeCallTests {

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 @Suite("Refusals as data")
 struct RefusalTests {

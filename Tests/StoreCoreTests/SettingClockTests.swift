@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 @Suite("the shared clock when its read fails")
 struct SettingClockTests {

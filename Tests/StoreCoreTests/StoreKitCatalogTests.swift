@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 let storeKitFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures/storekit")

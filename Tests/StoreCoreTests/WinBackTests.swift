@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 
 @Suite("Win-back offers")
 struct WinBackTests {

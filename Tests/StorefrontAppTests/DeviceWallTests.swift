@@ -2,6 +2,7 @@
 // passes between them. A scripted terminal feeds keys; the stores are real, on one account server.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 import Testing
 

@@ -2,6 +2,7 @@
 // store and render. No crash, and after every step the invariants a person relies on hold.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 import Testing
 

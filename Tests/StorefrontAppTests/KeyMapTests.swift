@@ -1,6 +1,7 @@
 // T2: the key map is the one place keys are bound; reduce, the footers and the help read it.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 import Testing
 

@@ -2,6 +2,7 @@
 // plan keys, through the reducer and the renderer against a real store.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 import Testing
 

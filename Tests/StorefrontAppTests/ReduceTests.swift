@@ -1,6 +1,7 @@
 // Key sequences through reduce, with whole-state assertions (T2, Q1, Q4).
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 import Testing
 

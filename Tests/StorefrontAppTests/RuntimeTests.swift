@@ -2,6 +2,7 @@
 // real. Time arrives as ticks, counted, never measured.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 import Testing
 

@@ -1,6 +1,7 @@
 // Scenarios: every shipped one passes headless; a wrong expectation fails with its line.
 import Foundation
 import StoreCore
+import StoreModel
 import Testing
 
 @testable import StorefrontApp

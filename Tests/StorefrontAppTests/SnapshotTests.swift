@@ -3,6 +3,7 @@
 // Re-record after a deliberate change with `STOREFRONT_RECORD_SNAPSHOTS=1 swift test --filter Snapshot`.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 import Testing
 

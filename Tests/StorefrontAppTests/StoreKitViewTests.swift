@@ -2,6 +2,7 @@
 // generated picture of a product that has no image.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 import Testing
 

@@ -1,6 +1,7 @@
 // A real store on a temporary folder, seen through the screen's eyes.
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 @_exported import TestSupport
 

@@ -1,6 +1,7 @@
 // Frames rendered from states and compared as text (T1, R1–R3, R6–R8, T3's sizes).
 import Foundation
 import StoreCore
+import StoreModel
 import TerminalUI
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@
 // tests read the declarations from the source and hold them against the registry.
 import Foundation
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

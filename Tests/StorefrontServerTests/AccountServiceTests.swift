@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 @testable import StorefrontServer
 
 @Suite("The account server over the network: sessions and refusals")

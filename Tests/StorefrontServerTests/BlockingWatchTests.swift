@@ -7,6 +7,7 @@ import Foundation
 import Logging
 import NIOPosix
 import StoreCore
+import StoreModel
 import StorefrontServer
 import TestSupport
 import Testing

@@ -5,6 +5,7 @@
 import Foundation
 import GRDB
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

@@ -6,6 +6,7 @@ import Foundation
 import Hummingbird
 import Logging
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 

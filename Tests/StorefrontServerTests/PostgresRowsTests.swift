@@ -2,6 +2,7 @@
 // table and column, as SQLite's are, never as a decoder's trace.
 import Foundation
 import StoreCore
+import StoreModel
 import StorefrontServer
 import TestSupport
 import Testing

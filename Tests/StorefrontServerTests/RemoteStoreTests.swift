@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import StoreCore
+import StoreModel
 import StorefrontServer
 import TestSupport
 import Testing

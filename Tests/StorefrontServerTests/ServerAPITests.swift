@@ -8,6 +8,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 @testable import StorefrontServer
 
 @Suite("App Store Server API, in-process")

@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import StoreCore
+import StoreModel
 import TestSupport
 import Testing
 
@@ -164,7 +165,7 @@ struct ServerRouteTests {
             #expect(extended.status == 200 && extended.json["success"] as? Bool == true)
             let after = try #require(try fixture.store.server.plans(account: "ann")["selfies"]).expiresDate
             #expect(after == before.addingTimeInterval(7 * 86_400))
-            #expect(extended.json["effectiveDate"] as? Int64 == SignedData.milliseconds(after))
+            #expect(extended.json["effectiveDate"] as? Int64 == SignedUnits.milliseconds(after))
             let renewalInfo = try #require(
                 ((try await Self.call(client, .get, "/inApps/v1/subscriptions/\(original)", token: token).json["data"]
                     as? [[String: Any]])?.first?["lastTransactions"] as? [[String: Any]])?.first?["signedRenewalInfo"]
@@ -172,7 +173,7 @@ struct ServerRouteTests {
             )
             let decoded = try JWS.decode(renewalInfo)
             #expect(
-                (decoded.payload["renewalDate"] as? NSNumber)?.int64Value == SignedData.milliseconds(after),
+                (decoded.payload["renewalDate"] as? NSNumber)?.int64Value == SignedUnits.milliseconds(after),
                 "the next status read shows the extension")
             #expect(try fixture.store.server.notifications(account: "ann").contains { $0.type == "RENEWAL_EXTENDED" })
 

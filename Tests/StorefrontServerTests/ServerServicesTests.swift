@@ -4,6 +4,7 @@
 import Foundation
 import Logging
 import StoreCore
+import StoreModel
 import Testing
 
 @testable import StorefrontServer

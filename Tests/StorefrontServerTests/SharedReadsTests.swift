@@ -3,6 +3,7 @@
 // read goes to the server again (W1).
 import Foundation
 import StoreCore
+import StoreModel
 import StorefrontApp
 import StorefrontServer
 import TestSupport

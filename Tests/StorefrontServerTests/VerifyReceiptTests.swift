@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import StoreCore
+@testable import StoreModel
 @testable import StorefrontServer
 
 @Suite("verifyReceipt, in-process")
@@ -119,7 +120,7 @@ struct VerifyReceiptTests {
         #expect(first["transaction_id"] as? String == bought.id && first["is_trial_period"] as? String == "true")
         #expect(first["purchase_date"] as? String == "2026-01-15 12:00:00 Etc/GMT")
         #expect(first["purchase_date_pst"] as? String == "2026-01-15 04:00:00 America/Los_Angeles")
-        #expect(first["purchase_date_ms"] as? String == String(SignedData.milliseconds(utc(2026, 1, 15, 12))))
+        #expect(first["purchase_date_ms"] as? String == String(SignedUnits.milliseconds(utc(2026, 1, 15, 12))))
         #expect(Set(latest.compactMap { $0["original_transaction_id"] as? String }) == [bought.id])
         #expect(
             latest.allSatisfy {

@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import StoreCore
+import StoreModel
 
 #if canImport(Glibc)
     import Glibc

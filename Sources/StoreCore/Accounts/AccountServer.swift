@@ -5,6 +5,7 @@
 // serve` is a third. The payment queue, recovery, restore and plans do not know which they have.
 import Crypto
 import Foundation
+import StoreModel
 
 /// The account server as a device asks it: its roles, each a small protocol that each backend (the
 /// embedded `ServerDatabase`, `PostgresAccountServer`, a device's `RemoteAccountServer`)

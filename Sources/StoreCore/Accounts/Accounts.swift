@@ -1,6 +1,7 @@
 // Signing up, in and out (A1, A7): passwords checked against the account server's slow hashes;
 // the device remembers who is signed in.
 import Foundation
+import StoreModel
 
 public final class Accounts: SessionRole {
     let session: DeviceSession

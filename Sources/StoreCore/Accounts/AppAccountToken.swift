@@ -4,6 +4,7 @@
 // takes one with `buy --app-account-token`.
 import Crypto
 import Foundation
+import StoreModel
 
 public enum AppAccountToken {
     /// The same UUID for the same account name (any case), a version-4-shaped UUID made from a hash.

@@ -3,6 +3,7 @@
 // `--rotate` replaces it. A device acts as the developer when it is given the token
 // (STOREFRONT_DEVELOPER_TOKEN, or --developer-token-file); without one it is a customer.
 import Foundation
+import StoreModel
 
 public enum DeveloperToken {
     static let secret = StateSecret(name: "developer-token", title: "the developer token") {

@@ -2,6 +2,7 @@
 // catalog, the clock and calendar, who is signed in, the observers, and the crash points. The roles
 // (accounts, the payment queue, plans, entitlements, random comics, settings) each hold it.
 import Foundation
+import StoreModel
 
 final class DeviceSession {
     let catalog: Catalog

@@ -1,6 +1,7 @@
 // Passwords are kept only as salted, slow hashes (A1): scrypt from swift-crypto's _CryptoExtras.
 import Crypto
 import Foundation
+import StoreModel
 import _CryptoExtras
 
 public struct PasswordHasher: Sendable {

@@ -3,6 +3,7 @@
 // again on each use, so that a rotated one stops working at once.
 import Crypto
 import Foundation
+import StoreModel
 
 public struct StateSecret: Sendable {
     /// The file's name in the state folder.

@@ -2,6 +2,7 @@
 // names the file, the entry its coding path leads to, and what is wrong, in the words
 // CatalogFields gives them.
 import Foundation
+import StoreModel
 
 /// What a catalog file says: the catalog, and what is worth a warning.
 struct CatalogDocument: Decodable {

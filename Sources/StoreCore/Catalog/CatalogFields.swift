@@ -2,6 +2,7 @@
 // words: each names its entry, made from the decoder's coding path ("products[3] \"comic.x\"
 // introOffer"), and what is wrong with the field ("\"quantity\" must be a whole number").
 import Foundation
+import StoreModel
 
 /// Any key of a JSON object: a catalog's objects are read field by field, and their unknown keys
 /// warned about.

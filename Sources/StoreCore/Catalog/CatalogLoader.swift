@@ -2,6 +2,7 @@
 // (CatalogDocument, a Decodable whose every complaint names the exact entry and field, as
 // "products[3] "comic.x": price "-1" is negative", from the coding path).
 import Foundation
+import StoreModel
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 // An auto-renewable subscription's terms as a catalog file gives them: its period, group and
 // level, what it unlocks, its offers, and its monthly billing plan with a 12-month commitment.
 import Foundation
+import StoreModel
 
 enum CatalogPlanTerms {
     /// period, group, rank, introOffer, unlocks and the offers of an auto-renewable subscription.

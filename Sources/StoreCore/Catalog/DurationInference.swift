@@ -2,6 +2,7 @@
 // has no field for it (a `.storekit` file; C6, R5): "pro.day.7", "3months", "1 Year", "Annual",
 // "专业版7天使用许可", "1ヶ月", "12 Monate", "7 días", "1 an".
 import Foundation
+import StoreModel
 
 enum DurationInference {
     /// The period stated in `id` or else in one of `names`, and where it was read.

@@ -3,6 +3,7 @@
 // every offer carries the `billingPlanType` it is configured on. As in Xcode's StoreKit Testing,
 // the file decides what is sold, whatever the storefront.
 import Foundation
+import StoreModel
 
 extension StoreKitCatalog.ProductReader {
     /// The billing plan an entry names in `billingPlanType`; nil when it names none.

@@ -4,6 +4,7 @@
 // `subscriptionGroups[1].subscriptions[0].recurringSubscriptionPeriod: "P5Q" is not a period`.
 import Crypto
 import Foundation
+import StoreModel
 
 /// What the command line adds to a `.storekit` file, which has no field for some of what the
 /// store needs.

@@ -2,6 +2,7 @@
 // period, offers and family sharing, every key optional as Xcode writes it.
 import Crypto
 import Foundation
+import StoreModel
 
 extension StoreKitCatalog {
     /// One product entry of any kind.

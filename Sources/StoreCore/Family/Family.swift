@@ -8,6 +8,7 @@
 // The organizer, as parent or guardian, may also withdraw consent for a member's use of the app
 // (RESCIND_CONSENT): the member's screen stays closed until consent is given again.
 import Foundation
+import StoreModel
 
 public final class FamilySharing: SessionRole {
     let session: DeviceSession

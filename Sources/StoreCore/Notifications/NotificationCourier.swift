@@ -5,6 +5,7 @@
 // taken without waiting: a busy deliverer is left to it). Nothing here can fail a purchase: the
 // purchase was committed before delivery starts.
 import Foundation
+import StoreModel
 
 /// POSTs a JSON body; the HTTP status, or why there is none.
 public protocol WebhookPosting: Sendable {

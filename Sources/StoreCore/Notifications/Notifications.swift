@@ -1,6 +1,7 @@
 // The notifications role (N3, N6, N7): the webhook, the history of every notification, resending,
 // TEST notifications, and delivery through a courier.
 import Foundation
+import StoreModel
 
 public final class Notifications: SessionRole {
     let session: DeviceSession

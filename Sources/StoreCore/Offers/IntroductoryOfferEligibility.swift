@@ -7,6 +7,7 @@
 // customer who had it, false withholds it from one who never did. When it does not, the purchase
 // fails with `invalidOfferSignature`, before any payment.
 import Foundation
+import StoreModel
 
 /// What a verified eligibility JWS says, before the store checks the customer and takes the nonce.
 public struct IntroductoryOfferEligibility: Sendable, Equatable {

@@ -2,6 +2,7 @@
 // them, with the state folder's own key, or on a team by the server.
 import Crypto
 import Foundation
+import StoreModel
 
 extension Offers {
     // MARK: The screen's offers, signed as the developer's server would

@@ -3,6 +3,7 @@
 // decides what may be bought.
 import Crypto
 import Foundation
+import StoreModel
 
 public final class Offers: SessionRole {
     let session: DeviceSession
@@ -88,7 +89,7 @@ public final class Offers: SessionRole {
         // Signed for someone: the customer's own transaction or app transaction, not another's.
         let id = eligibility.transactionID
         let owner =
-            SignedData.appTransactionID(account) == id ? account : try ledger.receiptEntry(transactionID: id)?.account
+            SignedUnits.appTransactionID(account) == id ? account : try ledger.receiptEntry(transactionID: id)?.account
         guard owner?.lowercased() == account.lowercased() else {
             throw .offerRefused(
                 .invalidOfferSignature(
@@ -277,7 +278,7 @@ public final class Offers: SessionRole {
             audience: IntroductoryOfferEligibility.audience,
             claims: [
                 "productId": productID, "allowIntroductoryOffer": allow,
-                "transactionId": SignedData.appTransactionID(account),
+                "transactionId": SignedUnits.appTransactionID(account),
             ])
     }
 
@@ -289,7 +290,7 @@ public final class Offers: SessionRole {
             audience: PromotionalOfferCheck.audience,
             claims: [
                 "productId": productID, "offerIdentifier": offerID,
-                "transactionId": SignedData.appTransactionID(account),
+                "transactionId": SignedUnits.appTransactionID(account),
             ])
     }
 

@@ -4,6 +4,7 @@
 // synchronous, so a grep cannot prove it: every such call asks here whether it is inside a Swift
 // task, and the server reports (or, with STOREFRONT_STRICT_THREADS=1, dies of) the first that is.
 import Foundation
+import StoreModel
 
 public enum BlockingWatch {
     /// What a blocking call was, and where: "SQLite write /path/server.sqlite".

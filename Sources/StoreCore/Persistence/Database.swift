@@ -2,6 +2,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import StoreModel
 
 /// Where a store keeps its files: `server.sqlite` (the account server, A2, and the shared clock)
 /// and `devices/NAME.sqlite` (one per device, A3). Created readable by the owner only (A7).
@@ -274,11 +275,6 @@ enum DatabaseOpener {
         }
         return .storage(path: path, reason: "\(error)")
     }
-}
-
-extension Date {
-    var storeSeconds: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
-    init(storeSeconds: Int64) { self.init(timeIntervalSince1970: TimeInterval(storeSeconds)) }
 }
 
 /// P4: a database reported corrupt is marked (`FILE.corrupt`: the file's inode, size and

@@ -1,6 +1,7 @@
 // W12: where a team server's PostgreSQL URL comes from — an option, else the environment, which
 // is where a URL with a password belongs (options show in the process list).
 import Foundation
+import StoreModel
 
 public enum DatabaseURL {
     /// The environment variable `storefront serve` and `storefront-server` read, and the one

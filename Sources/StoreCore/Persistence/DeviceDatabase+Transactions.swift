@@ -2,6 +2,7 @@
 // for the history, recovery and restore.
 import Foundation
 import GRDB
+import StoreModel
 
 extension DeviceDatabase {
     // MARK: Transactions

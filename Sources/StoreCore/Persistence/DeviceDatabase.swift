@@ -4,6 +4,7 @@
 // never shows the previous person's store (A7).
 import Foundation
 import GRDB
+import StoreModel
 
 public final class DeviceDatabase: SQLiteBacked, Sendable {
     let file: SQLiteFile

@@ -5,6 +5,7 @@
 // so that recovery never mistakes another process's purchase in progress for one a crash left
 // behind. flock(2) is released by the kernel when a process dies, so a crash never leaves it held.
 import Foundation
+import StoreModel
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@
 // its type: a stored value that does not read as that type is a corrupt database (P2), never
 // quietly a default. Absent is absent (nil), which each reader turns into its default.
 import Foundation
+import StoreModel
 
 struct DeviceSetting<Value>: Sendable {
     let name: String

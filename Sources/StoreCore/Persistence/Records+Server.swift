@@ -2,6 +2,7 @@
 // database naming its table and column.
 import Foundation
 import GRDB
+import StoreModel
 
 // MARK: The account server
 

@@ -3,6 +3,7 @@
 // it, never read as a default.
 import Foundation
 import GRDB
+import StoreModel
 
 /// A stored value that is not one Storefront writes.
 struct CorruptValue: Error, CustomStringConvertible {

@@ -2,6 +2,7 @@
 // hashes; a session token per device and account, kept only as its SHA-256, revocable.
 import Foundation
 import GRDB
+import StoreModel
 
 extension ServerDatabase: AccountDirectory, SessionKeeping {
     static func registerSessions(_ migrator: inout DatabaseMigrator) {
@@ -33,7 +34,7 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
     public func account(appTransactionID: String) throws(StoreError) -> String? {
         // The id is a hash of the name: each name is hashed again, only when no transaction has the id.
         try read { db in try String.fetchAll(db, sql: "SELECT name FROM account") }.first {
-            SignedData.appTransactionID($0) == appTransactionID
+            SignedUnits.appTransactionID($0) == appTransactionID
         }
     }
 

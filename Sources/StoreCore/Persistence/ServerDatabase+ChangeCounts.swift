@@ -5,6 +5,7 @@
 // reads are left out by name, and a test fails on a table in neither list.
 import Foundation
 import GRDB
+import StoreModel
 
 extension ServerDatabase {
     /// Each table that counts, with the column naming its account (nil: the shared scope '').

@@ -4,6 +4,7 @@
 // in one transaction so that two devices cannot both take the last one.
 import Foundation
 import GRDB
+import StoreModel
 
 extension ServerDatabase: ClaimStore {
     static func registerClaims(_ migrator: inout DatabaseMigrator) {

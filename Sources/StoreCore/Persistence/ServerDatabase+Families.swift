@@ -2,6 +2,7 @@
 // it changes (W9).
 import Foundation
 import GRDB
+import StoreModel
 
 extension ServerDatabase: FamilyStore {
     public func families() throws(StoreError) -> [Family] { try setting(SettingRecord.families) ?? [] }

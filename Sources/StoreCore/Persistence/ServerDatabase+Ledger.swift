@@ -2,6 +2,7 @@
 // written in one transaction per purchase.
 import Foundation
 import GRDB
+import StoreModel
 
 extension ServerDatabase: Ledger {
     /// Records a purchase on the account's receipt and updates the stored expiry from it, in one

@@ -2,6 +2,7 @@
 // that records the line it reports, read and updated by whoever delivers.
 import Foundation
 import GRDB
+import StoreModel
 
 struct NotificationRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "notification"

@@ -2,6 +2,7 @@
 // of the plan lines on its receipt, written with the lines in one transaction.
 import Foundation
 import GRDB
+import StoreModel
 
 extension ServerDatabase: PlanBook {
     /// Records plan lines and the states they lead to, in one transaction. `body` sees the

@@ -1,6 +1,7 @@
 // Price changes (O6), kept as a setting.
 import Foundation
 import GRDB
+import StoreModel
 
 extension ServerDatabase: PriceBook {
     public func priceChanges() throws(StoreError) -> [PriceChange] { try setting(SettingRecord.prices) ?? [] }

@@ -1,6 +1,7 @@
 // The requests `storefront serve` answered (V7): the last 200.
 import Foundation
 import GRDB
+import StoreModel
 
 extension ServerDatabase: RequestRecording {
     /// Written without its own fsync: the list is for looking at, and the last 200 are kept.

@@ -1,6 +1,7 @@
 // The retention setup (M1) in the embedded account server's setting table: one document changed by
 // compare-and-set in a write transaction, and each image's PNG under a key of its own.
 import Foundation
+import StoreModel
 
 extension ServerDatabase: RetentionStore {
     public func retentionSetup() throws(StoreError) -> RetentionSetup {

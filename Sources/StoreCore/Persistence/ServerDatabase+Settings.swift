@@ -1,6 +1,7 @@
 // Settings every device of the state folder shares (Q5, Q7, S4, W7).
 import Foundation
 import GRDB
+import StoreModel
 
 extension ServerDatabase: SharedSettings, DefaultsAdopting {
     public func clockSetting() throws(StoreError) -> ClockSetting {

@@ -2,6 +2,7 @@
 // clock that all devices of a state directory share, in a SQLite file; no server process.
 import Foundation
 import GRDB
+import StoreModel
 
 public final class ServerDatabase: RecordKeeping, SQLiteBacked, Sendable {
     public var keeper: RecordKeeper { .here(self) }

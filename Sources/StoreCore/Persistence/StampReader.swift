@@ -6,6 +6,7 @@
 // `data_version` is a count per connection, and two connections' counts do not compare.
 import Foundation
 import GRDBSQLite
+import StoreModel
 
 final class StampReader: @unchecked Sendable {
     private let lock = NSLock()

@@ -2,6 +2,7 @@
 // kept against the transaction, and the answers to one that waits. `settle` then records only a
 // payment whose decision allows it.
 import Foundation
+import StoreModel
 
 extension Checkout {
     /// How far ahead of the App Store's clock a device's clock may be when it settles a delayed

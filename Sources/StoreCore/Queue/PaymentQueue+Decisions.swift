@@ -1,6 +1,7 @@
 // The decision on a purchase's payment (Q4, W9), and the answers to one that waits: Ask to Buy
 // approved or declined, an interrupted purchase resolved.
 import Foundation
+import StoreModel
 
 extension PaymentQueue {
     /// The outcome a purchase names (`--outcome`, a scenario's step): on a team only the

@@ -1,6 +1,7 @@
 // Restore (A5): the account's non-consumables come back to this device as `restored`
 // transactions, the later expiry wins, and consumables stay where they were bought.
 import Foundation
+import StoreModel
 
 extension PaymentQueue {
     // MARK: Restore (A5)

@@ -7,6 +7,7 @@
 // delivery and `finished` in one device transaction. Any crash leaves a state that `recover()`
 // completes: delivery is idempotent per transaction (Q3).
 import Foundation
+import StoreModel
 
 public final class PaymentQueue: SessionRole {
     let session: DeviceSession

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StoreModel
 import SwiftASN1
 // The app receipt (StoreKit 1's `Bundle.main.appStoreReceiptURL`, the receipt-chaining note): a
 // PKCS #7 SignedData in DER whose content is a SET of receipt attributes, each a SEQUENCE of type,
@@ -155,7 +156,7 @@ extension SignedData {
         let lines = receipt.filter { $0.isTransaction && $0.kind != .consumable }
         let receipt = AppReceipt(
             environment: builder.identity.environment,
-            appTransactionID: builder.account.isEmpty ? nil : Self.appTransactionID(builder.account),
+            appTransactionID: builder.account.isEmpty ? nil : SignedUnits.appTransactionID(builder.account),
             bundleID: builder.identity.bundleID, applicationVersion: PayloadBuilder.applicationVersion,
             originalApplicationVersion: PayloadBuilder.applicationVersion, created: builder.now,
             inApps: lines.map { builder.transaction(line: $0, receipt: receipt) }

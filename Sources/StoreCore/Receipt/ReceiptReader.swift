@@ -1,4 +1,5 @@
 import Foundation
+import StoreModel
 import SwiftASN1
 // Reading an app receipt back (V10): what verifyReceipt takes from the device. The PKCS #7
 // envelope is checked against the store's root with swift-certificates' CMS verifier; its content

@@ -4,6 +4,7 @@
 // verifier), and the answer made from the receipt's customer as the records have them now
 // (`answer`). Every transaction is made from the payload Get Transaction Info signs for its id.
 import Foundation
+import StoreModel
 
 /// Where a receipt is sent, and which receipts that place validates: `/verifyReceipt` the store's
 /// own environment's, and Apple's two hosts as two paths.
@@ -135,10 +136,10 @@ package struct ReceiptValidation {
             "application_version": contents.applicationVersion ?? "",
             "original_application_version": contents.originalApplicationVersion ?? "",
         ]
-        let created = contents.created.map(SignedData.milliseconds)
+        let created = contents.created.map(SignedUnits.milliseconds)
         fields.date("receipt_creation_date", created, into: &app)
-        fields.date("request_date", SignedData.milliseconds(now), into: &app)
-        let firstPurchase = receipt.map(\.purchaseDate).min().map(SignedData.milliseconds)
+        fields.date("request_date", SignedUnits.milliseconds(now), into: &app)
+        let firstPurchase = receipt.map(\.purchaseDate).min().map(SignedUnits.milliseconds)
         fields.date("original_purchase_date", firstPurchase ?? created, into: &app)
         let byID = Dictionary(payloads.map { ($0.transactionId ?? "", $0) }, uniquingKeysWith: { first, _ in first })
         app["in_app"] = contents.transactionIDs.compactMap { byID[$0] }.map(fields.transaction)

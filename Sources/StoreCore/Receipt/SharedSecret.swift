@@ -3,6 +3,7 @@
 // the primary one of the whole account. Each is 32 hexadecimal characters, kept in the server's
 // state folder; `storefront shared-secret` prints one (made on first use), `--rotate` replaces it.
 import Foundation
+import StoreModel
 
 public enum SharedSecret: String, CaseIterable, Sendable {
     case appSpecific = "shared-secret"

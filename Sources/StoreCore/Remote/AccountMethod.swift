@@ -2,6 +2,7 @@
 // method itself with its request and answer types, and the requests' shapes. AccountWire.swift
 // declares the methods; StorefrontServer performs them.
 import Foundation
+import StoreModel
 
 /// Whose call a request is: what the server checks before it runs a method (W6).
 package enum AccountAccess: Sendable, Equatable {

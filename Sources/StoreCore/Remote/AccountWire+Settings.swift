@@ -1,6 +1,7 @@
 // The wire's methods for what every device shares (W7, W9), retention messaging (M1), signed
 // data (S1) and the request log (V7).
 import Foundation
+import StoreModel
 
 extension AccountWire {
     // MARK: Settings every device shares (W7): read by anyone, changed by the developer (W9).

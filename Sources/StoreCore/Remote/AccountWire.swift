@@ -5,6 +5,7 @@
 // has checked who may call it, in one place. docs/architecture.md ("The wire") says what a new
 // method takes.
 import Foundation
+import StoreModel
 
 /// The table: every remote method, by role.
 public enum AccountWire {

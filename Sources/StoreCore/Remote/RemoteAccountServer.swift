@@ -3,6 +3,7 @@
 // slow is one clear error and never a hang (W4). The sessions it was given stand for their
 // accounts (W2); the device keeps them.
 import Foundation
+import StoreModel
 
 public final class RemoteAccountServer: AccountServer, TeamConnection {
     public var keeper: RecordKeeper { .team(self) }

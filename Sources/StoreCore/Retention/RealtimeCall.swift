@@ -2,6 +2,7 @@
 // RealtimeRequestBody POSTed to the realtime URL, answered within Apple's time budget with a
 // RealtimeResponseBody (a message, an alternate product or a promotional offer), or not.
 import Foundation
+import StoreModel
 
 public struct RealtimeCall: Sendable {
     /// Apple's budget: the endpoint has about 700 ms to answer (Initiate Performance Test's
@@ -51,7 +52,7 @@ public struct RealtimeCall: Sendable {
         RealtimeRequestPayload(
             originalTransactionId: originalTransactionID, appAppleId: identity.appAppleID ?? 0, productId: productID,
             userLocale: locale,
-            requestIdentifier: UUID().uuidString.lowercased(), signedDate: SignedData.milliseconds(now),
+            requestIdentifier: UUID().uuidString.lowercased(), signedDate: SignedUnits.milliseconds(now),
             environment: identity.environment.rawValue
         )
     }

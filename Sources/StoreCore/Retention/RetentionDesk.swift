@@ -4,6 +4,7 @@
 // offer. On an error, a timeout, an unapproved message or no URL it shows the default message for
 // the product and locale, if one is configured. The customer may still cancel.
 import Foundation
+import StoreModel
 
 /// What the customer is shown when they open their subscription to cancel it.
 public struct RetentionOffer: Sendable, Equatable {

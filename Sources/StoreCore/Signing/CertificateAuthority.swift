@@ -6,6 +6,7 @@
 // that two programs starting together end up with one authority.
 import Crypto
 import Foundation
+import StoreModel
 import SwiftASN1
 import X509
 

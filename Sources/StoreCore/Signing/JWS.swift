@@ -4,6 +4,7 @@
 // docs/decisions/0009 says why this is ours over swift-crypto, not jwt-kit.
 import Crypto
 import Foundation
+import StoreModel
 
 public enum JWS {
     /// Signs `payload` (a JSON object) with `key`, carrying `chain` (DER certificates, leaf first).

@@ -4,6 +4,7 @@
 // moment it is asked for (as the App Store signs what it hands out), so that a purchase pays
 // nothing for it (S6).
 import Foundation
+import StoreModel
 
 public final class SignedData: SessionRole {
     let session: DeviceSession
@@ -182,85 +183,6 @@ public final class SignedData: SessionRole {
         return SignedItem(jws: jws, payload: payload, unverified: unverified)
     }
 
-    // MARK: Units
-
-    public static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-
-    /// 1.99 → 1990: prices in thousandths of the currency unit.
-    public static func milliunits(_ price: Decimal) -> Int64 {
-        var thousandths = price * 1000
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &thousandths, 0, .plain)
-        return NSDecimalNumber(decimal: rounded).int64Value
-    }
-
-    static func typeName(_ kind: ProductKind) -> String {
-        switch kind {
-        case .consumable: "Consumable"
-        case .nonConsumable: "Non-Consumable"
-        case .nonRenewingSubscription: "Non-Renewing Subscription"
-        case .autoRenewableSubscription: "Auto-Renewable Subscription"
-        }
-    }
-
-    /// `offerPeriod`: what one line of the offer pays for (a pay-as-you-go period), or the whole
-    /// offer (a free trial or a price paid up front).
-    static func offerPeriod(_ terms: IntroductoryOffer) -> String {
-        terms.mode == .payAsYouGo
-            ? terms.period.description
-            : SubscriptionPeriod(terms.period.value * terms.periods, terms.period.unit).description
-    }
-
-    static func discountType(_ mode: IntroductoryOffer.Mode) -> String {
-        switch mode {
-        case .freeTrial: "FREE_TRIAL"
-        case .payAsYouGo: "PAY_AS_YOU_GO"
-        case .payUpFront: "PAY_UP_FRONT"
-        }
-    }
-
-    /// The web order line item of a subscription period: numeric, derived from its transaction.
-    package static func webOrderLineItemID(_ transactionID: String) -> String {
-        "1" + String(TransactionID.make(hash(transactionID)).dropFirst())
-    }
-
-    /// M3: the order id of a purchase, as on the customer's emailed receipt: "M" and the
-    /// transaction id in base 36, so that Look Up Order ID finds the purchase without a table.
-    public static func orderID(_ transactionID: String) -> String? {
-        guard let number = UInt64(transactionID) else { return nil }
-        return "M" + String(number, radix: 36, uppercase: true)
-    }
-
-    /// The transaction an order id names, or nil when it is not one `orderID` makes.
-    public static func transactionID(orderID: String) -> String? {
-        guard orderID.count > 1, orderID.first == "M",
-            orderID.dropFirst().allSatisfy({ $0.isNumber || ($0.isUppercase && $0.isASCII) }),
-            let number = UInt64(orderID.dropFirst(), radix: 36)
-        else { return nil }
-        return String(number)
-    }
-
-    /// The account's app transaction id: the same on every device of the account.
-    package static func appTransactionID(_ account: String) -> String {
-        "7" + String(TransactionID.make(hash(account.lowercased())).dropFirst())
-    }
-
-    package static func hash(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
-    }
-
-    static func digest(_ text: String) -> String { String(format: "%016llx", hash(text)) }
-
-    static func uuid(from text: String) -> String {
-        let a = hash(text)
-        let b = hash(text + "/nonce")
-        let hex = String(format: "%016llx%016llx", a, b)
-        let c = Array(hex)
-        return
-            "\(String(c[0..<8]))-\(String(c[8..<12]))-4\(String(c[13..<16]))-a\(String(c[17..<20]))-\(String(c[20..<32]))"
-    }
 }
 
 /// A JWS and the payload it carries.
@@ -271,38 +193,7 @@ public struct SignedItem: @unchecked Sendable {
     public let unverified: Unverified?
 }
 
-/// The ways signed data is made to fail verification (S5), by the simulated Verification error
-/// (Q7) that asks for them.
-public enum Unverified: String, Sendable, CaseIterable {
-    case signature
-    case bundleID = "bundle-id"
-    case environment, chain, expired, oid
-
-    /// VerificationResult.VerificationError cases, as Storefront breaks the data for each.
-    public init?(verificationError: String) {
-        switch verificationError.split(separator: ".").last.map(String.init) ?? verificationError {
-        case "invalidSignature": self = .signature
-        case "invalidCertificateChain": self = .chain
-        case "revokedCertificate": self = .expired
-        case "invalidEncoding": self = .oid
-        case "invalidDeviceVerification": self = .bundleID
-        case "missingRequiredProperties": self = .environment
-        default: return nil
-        }
-    }
-
-    /// The VerificationError case that asks for this way.
-    public var verificationError: String {
-        switch self {
-        case .signature: "invalidSignature"
-        case .chain: "invalidCertificateChain"
-        case .expired: "revokedCertificate"
-        case .oid: "invalidEncoding"
-        case .bundleID: "invalidDeviceVerification"
-        case .environment: "missingRequiredProperties"
-        }
-    }
-
+extension Unverified {
     var breakage: CertificateAuthority.Breakage? {
         switch self {
         case .signature: .signature
@@ -310,18 +201,6 @@ public enum Unverified: String, Sendable, CaseIterable {
         case .expired: .expired
         case .oid: .oid
         case .bundleID, .environment: nil
-        }
-    }
-
-    /// What a person reads beside the transaction.
-    public var reason: String {
-        switch self {
-        case .signature: "the signature does not match"
-        case .bundleID: "signed for another app's bundle id"
-        case .environment: "signed for the other environment"
-        case .chain: "the certificate chain lacks its root"
-        case .expired: "the signing certificate had expired"
-        case .oid: "the signing certificate is not a StoreKit one"
         }
     }
 }

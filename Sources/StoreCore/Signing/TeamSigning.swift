@@ -5,6 +5,7 @@
 // A device says only which of its account's items it wants; it cannot have the server sign a
 // payload it made, nor anything of an account it has no session for.
 import Foundation
+import StoreModel
 
 /// One item a device asks the server to sign for an account of its own.
 public enum SigningRequest: Codable, Sendable, Equatable {

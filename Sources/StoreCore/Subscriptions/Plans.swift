@@ -2,6 +2,7 @@
 // ends (whenever the store acts, and in `recover()`), and people act on them by product. The rules
 // themselves are `AutoRenewal`'s; this role applies them to the account server's plans.
 import Foundation
+import StoreModel
 
 public final class Plans: SessionRole {
     let session: DeviceSession

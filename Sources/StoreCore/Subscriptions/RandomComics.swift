@@ -1,6 +1,7 @@
 // The random-comic viewer (R7): free while subscribed, else one view each; never the same comic
 // twice in a row; the last one shown is kept on the device.
 import Foundation
+import StoreModel
 
 public final class RandomComics: SessionRole {
     let session: DeviceSession

@@ -1,6 +1,7 @@
 // What the server knows of one call while it runs a method of the wire (W6, W9, W11).
 import Foundation
 import StoreCore
+import StoreModel
 
 /// What the server knows of one call while it runs a method.
 final class AccountCallContext: @unchecked Sendable {

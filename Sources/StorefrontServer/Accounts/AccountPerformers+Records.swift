@@ -3,6 +3,7 @@
 // against the records it keeps and what it knows of the call.
 import Foundation
 import StoreCore
+import StoreModel
 
 extension AccountPerformers {
     /// Accounts and sessions, the ledger, plans, claims and offer codes, keys, prices, families and

@@ -3,6 +3,7 @@
 // against the records it keeps and what it knows of the call.
 import Foundation
 import StoreCore
+import StoreModel
 
 extension AccountPerformers {
     /// Shared settings, retention messaging, signed data and the request log.

@@ -4,6 +4,7 @@
 // name stop the server at its start, naming it.
 import Foundation
 import StoreCore
+import StoreModel
 
 /// Each method's performer, by name: decodes the request, says whose call it is, and runs it.
 struct AccountPerformers: Sendable {

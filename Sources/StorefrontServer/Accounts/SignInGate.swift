@@ -10,6 +10,7 @@
 // two seconds.
 import Foundation
 import StoreCore
+import StoreModel
 
 public final class SignInGate: Sendable {
     struct Entry {

@@ -3,6 +3,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: AccountDirectory, SessionKeeping {
     public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date)
@@ -83,7 +84,7 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
         try read { connection in
             try query(connection, "SELECT name FROM account").compactMap { Self.string($0, "name") }
         }
-        .first { SignedData.appTransactionID($0) == appTransactionID }
+        .first { SignedUnits.appTransactionID($0) == appTransactionID }
     }
 
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {

@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: ClaimStore {
     public func claim(_ key: String, account: String, limit: Int, at date: Date) throws(StoreError) -> Bool {

@@ -3,6 +3,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: FamilyStore {
     public func families() throws(StoreError) -> [Family] { try setting("families") ?? [] }

@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: KeyStore {
     public func apiKeyring() throws(StoreError) -> APIKeyring? { try setting("apiKeys") }

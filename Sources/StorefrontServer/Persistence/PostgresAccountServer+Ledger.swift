@@ -3,6 +3,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: Ledger {
     /// Adds a line; false when a line with its transaction id is there already.

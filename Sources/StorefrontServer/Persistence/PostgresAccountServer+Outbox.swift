@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: DeliveryQueue {
     func insert(_ connection: PostgresConnection, _ notification: ServerNotification) throws -> Bool {

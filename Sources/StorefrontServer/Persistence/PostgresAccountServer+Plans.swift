@@ -3,6 +3,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: PlanBook {
     func plans(_ connection: PostgresConnection, account: String) throws -> [String: PlanState] {

@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: PriceBook {
     public func priceChanges() throws(StoreError) -> [PriceChange] { try setting("prices") ?? [] }

@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: RequestRecording {
     public func recordRequests(_ requests: [ServedRequest]) throws(StoreError) {

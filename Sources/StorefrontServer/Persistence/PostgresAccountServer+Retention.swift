@@ -3,6 +3,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: RetentionStore {
     public func retentionSetup() throws(StoreError) -> RetentionSetup { try setting("retention") ?? RetentionSetup() }

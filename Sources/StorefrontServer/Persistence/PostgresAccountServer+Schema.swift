@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer {
     /// The schema's versions, each a name kept in `storefrontMigration` once applied and its

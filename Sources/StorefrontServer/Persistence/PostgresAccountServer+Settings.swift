@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 extension PostgresAccountServer: SharedSettings, DefaultsAdopting {
     /// Read each time: a commit by another server is in the log's position a moment before it is

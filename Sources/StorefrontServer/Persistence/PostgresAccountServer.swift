@@ -14,6 +14,7 @@ import NIOPosix
 import NIOSSL
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 public final class PostgresAccountServer: RecordKeeping, @unchecked Sendable {
     public var keeper: RecordKeeper { .here(self) }

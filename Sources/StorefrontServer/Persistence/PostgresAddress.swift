@@ -6,6 +6,7 @@ import Foundation
 import NIOSSL
 import PostgresNIO
 import StoreCore
+import StoreModel
 
 struct PostgresAddress: Sendable {
     /// libpq's `sslmode` values that Storefront takes, with libpq's meaning.

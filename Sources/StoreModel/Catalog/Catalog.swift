@@ -71,6 +71,12 @@ public struct CatalogError: Error, Equatable, CustomStringConvertible, Sendable 
         if let entry { return "\(file): \(entry): \(message)" }
         return "\(file): \(message)"
     }
+
+    package init(file: String, entry: String?, message: String) {
+        self.file = file
+        self.entry = entry
+        self.message = message
+    }
 }
 
 /// Something worth saying about a catalog that still loads (an image not drawn yet, an unknown key).
@@ -82,6 +88,12 @@ public struct CatalogWarning: Equatable, CustomStringConvertible, Sendable {
     public var description: String {
         if let entry { return "\(file): warning: \(entry): \(message)" }
         return "\(file): warning: \(message)"
+    }
+
+    package init(file: String, entry: String?, message: String) {
+        self.file = file
+        self.entry = entry
+        self.message = message
     }
 }
 

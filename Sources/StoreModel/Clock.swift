@@ -16,6 +16,10 @@ extension StoreClock {
 extension Date {
     /// Store times are whole seconds, so that JSON, the receipt and R6 agree to the second.
     public var wholeSeconds: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
+
+    /// A store time as stored: whole seconds since 1970.
+    package var storeSeconds: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
+    package init(storeSeconds: Int64) { self.init(timeIntervalSince1970: TimeInterval(storeSeconds)) }
 }
 
 /// The wall clock.

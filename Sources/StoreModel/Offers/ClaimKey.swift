@@ -99,14 +99,4 @@ package enum ClaimKey: Sendable, Equatable {
         }
     }
 
-    /// How many accounts may take a use, by the server's own offer codes.
-    package func limit(in store: some ClaimStore) throws(StoreError) -> Int {
-        switch self {
-        case .offerNonce, .winBack, .granted, .payment:
-            return 1
-        case .offerCode(let code):
-            guard let known = try store.offerCode(code) else { throw .unknownOfferCode(code) }
-            return known.limit
-        }
-    }
 }

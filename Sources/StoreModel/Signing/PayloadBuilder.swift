@@ -6,12 +6,12 @@ import Foundation
 
 package struct PayloadBuilder {
     let catalog: Catalog
-    let identity: AppIdentity
-    let now: Date
+    package let identity: AppIdentity
+    package let now: Date
     /// The account the data is about ("" for a guest).
-    let account: String
+    package let account: String
     /// Set App Account Token's tokens, by original transaction id (M3).
-    let appAccountTokens: [String: String]
+    package let appAccountTokens: [String: String]
 
     package init(
         catalog: Catalog, identity: AppIdentity, now: Date, account: String, appAccountTokens: [String: String] = [:]
@@ -30,7 +30,7 @@ package struct PayloadBuilder {
         appAccountTokens[original] ?? receipt.first { $0.transactionID == original }?.appAccountToken ?? own
     }
 
-    typealias Units = SignedData
+    typealias Units = SignedUnits
 
     /// The fields a transaction and renewal info share.
     func common<P: SharedFields>(_ payload: inout P) {
@@ -46,7 +46,7 @@ package struct PayloadBuilder {
     // MARK: Transactions
 
     /// A transaction that delivered content; nil for one that did not. `receipt` is its account's.
-    func transaction(_ transaction: StoreTransaction, receipt: [ReceiptEntry]) -> TransactionPayload? {
+    package func transaction(_ transaction: StoreTransaction, receipt: [ReceiptEntry]) -> TransactionPayload? {
         guard transaction.state.deliversContent, let purchaseDate = transaction.purchaseDate else { return nil }
         var payload = TransactionPayload()
         common(&payload)
@@ -265,7 +265,7 @@ package struct PayloadBuilder {
 
     /// The app's version, and the one first bought, as the app transaction and the app receipt
     /// name them: one version of the app here.
-    static let applicationVersion = "1"
+    package static let applicationVersion = "1"
 
     package func appTransaction(device: String, firstPurchase: Date?) -> AppTransactionPayload {
         var payload = AppTransactionPayload()
@@ -289,7 +289,7 @@ package struct PayloadBuilder {
     /// The decoded `signedPayload` of a notification (ResponseBodyV2DecodedPayload): its data
     /// carries the app, the environment, the plan's status and the signed transaction and renewal
     /// info, signed with `sign`.
-    func notification(
+    package func notification(
         _ notification: ServerNotification, receipt: [ReceiptEntry], plan: PlanStatus?,
         sign: (any SignedPayload) throws(StoreError) -> String
     ) throws(StoreError) -> NotificationPayload {

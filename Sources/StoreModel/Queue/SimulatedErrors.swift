@@ -178,7 +178,7 @@ public struct SimulatedErrors: Sendable, Equatable, Codable {
     public var isEmpty: Bool { errors.isEmpty }
 
     /// Throws the error set for `api`, if any: the API fails as StoreKit's would.
-    func failIfSet(_ api: StoreKitAPI) throws(StoreError) {
+    package func failIfSet(_ api: StoreKitAPI) throws(StoreError) {
         if let error = errors[api] { throw StoreError.simulated(api: api, error: error) }
     }
 

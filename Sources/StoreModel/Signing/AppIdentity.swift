@@ -31,11 +31,6 @@ public struct AppIdentity: Sendable, Equatable, Codable {
         self.environment = environment
     }
 
-    /// The identity the state folder set, else one for the catalog's bundle id (or the default).
-    public static func current(server: any SharedSettings, catalog: Catalog) throws(StoreError) -> AppIdentity {
-        try server.appIdentity() ?? AppIdentity(bundleID: catalog.bundleID ?? defaultBundleID)
-    }
-
     /// A bundle id as Apple allows them: letters, digits, hyphens and dots, not empty.
     public static func isValid(bundleID: String) -> Bool {
         !bundleID.isEmpty && bundleID.count <= 155

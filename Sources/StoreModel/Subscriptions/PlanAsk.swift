@@ -25,7 +25,7 @@ public struct PlanAsk: Sendable, Equatable, Codable {
     }
 
     /// What was tried, for a refusal's words.
-    func attempt(group: String) -> PlanAttempt {
+    package func attempt(group: String) -> PlanAttempt {
         switch action {
         case .perform(let action): .perform(action, group: group)
         case .answerPriceIncrease(let accept): .answerPriceIncrease(agree: accept, group: group)
@@ -33,7 +33,7 @@ public struct PlanAsk: Sendable, Equatable, Codable {
     }
 
     /// The lines the plan rules write for it.
-    func lines(_ rules: AutoRenewal, _ state: PlanState?, at now: Date, context: AutoRenewal.LineContext)
+    package func lines(_ rules: AutoRenewal, _ state: PlanState?, at now: Date, context: AutoRenewal.LineContext)
         throws(AutoRenewal.Refusal) -> [ReceiptEntry]
     {
         switch action {
@@ -55,34 +55,5 @@ public struct PlanAsk: Sendable, Equatable, Codable {
             line.until = state.priceChangeSeen
             return [line]
         }
-    }
-}
-
-extension Plans {
-    /// The catalog's product `productID` and its subscription group; a product that is not an
-    /// auto-renewable subscription has no plan to act on.
-    func plan(ofProduct productID: String) throws(StoreError) -> (product: Product, group: String) {
-        let product = try catalog.require(productID)
-        guard let group = product.autoRenew?.group else {
-            throw StoreError.planRefused(.notAPlan(productID: product.id))
-        }
-        return (product, group)
-    }
-
-    /// Applies a customer's action to the account's plan where the records are kept, after the
-    /// renewals the clock has passed; the plan as it is then.
-    public func apply(_ ask: PlanAsk) throws(StoreError) -> PlanState {
-        let group = try plan(ofProduct: ask.productID).group
-        try Accounts.validate(accountName: ask.account)
-        try StateDirectory.validate(device: ask.device)
-        try settle(account: ask.account)
-        let rules = try autoRenewal()
-        let now = now()
-        let context = lineContext(account: ask.account, device: ask.device)
-        try writePlans(account: ask.account, attempt: ask.attempt(group: group)) { plans, _ in
-            try ask.lines(rules, plans[group], at: now, context: context)
-        }
-        guard let state = try planBook.plans(account: ask.account)[group] else { throw StoreError.planRefused(.noPlan) }
-        return state
     }
 }

@@ -72,11 +72,11 @@ package enum CompactJSON {
     }
 }
 
-enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Without padding, as JWS wants it.
-    static func encode(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func encode(_ bytes: some Collection<UInt8>) -> [UInt8] {
         let input = Array(bytes)
         var out: [UInt8] = []
         out.reserveCapacity((input.count + 2) / 3 * 4)

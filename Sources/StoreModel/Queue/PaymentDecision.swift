@@ -65,13 +65,6 @@ public struct PaymentAnswer: Sendable, Equatable, Codable {
     }
 }
 
-extension ClaimStore {
-    /// Whether the App Store kept `step` of the payment for `transactionID`.
-    func holds(_ step: PaymentStep, of transactionID: String, account: String) throws(StoreError) -> Bool {
-        try claims(ClaimKey.payment(transactionID: transactionID, step: step, account: account).text) > 0
-    }
-}
-
 /// What the App Store keeps of a payment, one claim each, against its transaction.
 package enum PaymentStep: Sendable, Equatable {
     /// Decided once: a transaction's payment gets one outcome.

@@ -1,13 +1,12 @@
 // App Store storefronts (countries, their Apple ids and currencies) and the placeholder picture
 // of a product without one.
-import Crypto
 import Foundation
 
 /// App Store storefronts by their three-letter code: the country's locale and currency.
-enum Storefronts {
-    struct Country {
-        let locale: String
-        let currency: String
+package enum Storefronts {
+    package struct Country {
+        package let locale: String
+        package let currency: String
     }
 
     /// Apple's numeric id of a storefront (`storefrontId` in signed data); the USA's when unknown.
@@ -27,7 +26,7 @@ enum Storefronts {
         "ROU": 143_487, "ISL": 143_558, "NGA": 143_561,
     ]
 
-    static func country(_ code: String) -> Country? {
+    package static func country(_ code: String) -> Country? {
         guard let locale = locales[code.uppercased()] else { return nil }
         return Country(locale: locale, currency: currencies[code.uppercased()] ?? "USD")
     }

@@ -88,7 +88,40 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
 
     /// Why it fails when its wait is answered no: an interrupted purchase was cancelled, an Ask to
     /// Buy request declined.
-    var declineReason: FailureReason { state == .interrupted ? .cancelled : .declined }
+    package var declineReason: FailureReason { state == .interrupted ? .cancelled : .declined }
+
+    package init(
+        id: String, user: String? = nil, productID: String, kind: ProductKind, quantity: Int, months: Int,
+        days: Int = 0, bonusDays: Int, state: TransactionState, reason: FailureReason? = nil, createdAt: Date,
+        purchaseDate: Date? = nil, dueAt: Date? = nil, dueApproves: Bool? = nil, isFinished: Bool,
+        originalID: String? = nil, steps: [TransactionStep], verificationError: String? = nil,
+        offer: OfferRedemption? = nil, appAccountToken: String? = nil, arrival: TransactionArrival? = nil,
+        billingPlan: BillingPlan? = nil, introductoryOffer: Bool? = nil
+    ) {
+        self.id = id
+        self.user = user
+        self.productID = productID
+        self.kind = kind
+        self.quantity = quantity
+        self.months = months
+        self.days = days
+        self.bonusDays = bonusDays
+        self.state = state
+        self.reason = reason
+        self.createdAt = createdAt
+        self.purchaseDate = purchaseDate
+        self.dueAt = dueAt
+        self.dueApproves = dueApproves
+        self.isFinished = isFinished
+        self.originalID = originalID
+        self.steps = steps
+        self.verificationError = verificationError
+        self.offer = offer
+        self.appAccountToken = appAccountToken
+        self.arrival = arrival
+        self.billingPlan = billingPlan
+        self.introductoryOffer = introductoryOffer
+    }
 }
 
 /// A transaction that reached this device without a purchase here (Q6, O5).
@@ -111,4 +144,17 @@ public struct TransactionEvent: Sendable, Equatable {
     public var at: Date
     /// How the transaction arrived, when this device did not buy it (the log labels it).
     public var arrival: TransactionArrival? = nil
+
+    package init(
+        sequence: Int64, transactionID: String, productID: String, state: TransactionState,
+        reason: FailureReason? = nil, at: Date, arrival: TransactionArrival? = nil
+    ) {
+        self.sequence = sequence
+        self.transactionID = transactionID
+        self.productID = productID
+        self.state = state
+        self.reason = reason
+        self.at = at
+        self.arrival = arrival
+    }
 }
