@@ -125,4 +125,34 @@ struct LayerTests {
         #expect(heavy.isEmpty, "\(heavy) of \(total)")
         #expect(long.isEmpty, "\(long)")
     }
+
+    /// Types only `storefront serve` uses: the Server API's bearer tokens, where a team server's
+    /// PostgreSQL URL comes from, the server's own store.
+    static let serverOnly = ["APIToken", "TokenRefusal", "DatabaseURL", "ServedStore", "PostgresAccountServer"]
+
+    /// The names of the types `folder`'s files declare.
+    static func declaredTypes(in folder: String) throws -> Set<String> {
+        var names: Set<String> = []
+        for file in try ShapeTests.swiftFiles(in: sources.appendingPathComponent(folder)) {
+            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+                let words = line.split(separator: " ").drop { $0.hasPrefix("@") || $0.hasSuffix(")") }
+                    .drop { ["public", "package", "final", "indirect", "private", "fileprivate"].contains($0) }
+                guard let kind = words.first, ["enum", "struct", "class", "actor", "protocol"].contains(kind),
+                    let name = words.dropFirst().first
+                else { continue }
+                names.insert(String(name.prefix { $0.isLetter || $0.isNumber || $0 == "_" }))
+            }
+        }
+        return names
+    }
+
+    @Test("server-only types live in the server's target, not in what a device links")
+    func serverOnlyTypesStayOnTheServer() throws {
+        let server = try Self.declaredTypes(in: "StorefrontServer")
+        #expect(Set(Self.serverOnly).isSubset(of: server), "\(Set(Self.serverOnly).subtracting(server))")
+        for folder in ["StoreModel", "StoreCore", "StorefrontApp", "TerminalUI"] {
+            let misplaced = try Self.declaredTypes(in: folder).intersection(Self.serverOnly)
+            #expect(misplaced.isEmpty, "\(folder) declares \(misplaced.sorted())")
+        }
+    }
 }
