@@ -82,12 +82,12 @@ public final class AccountService: Sendable {
             name = try decoder.decode(Called.self, from: body).method
             guard let method = AccountPerformers.all.byName[name] else {
                 return refusal(
-                    400, AccountCallError(kind: "request", text: "not a call this server knows (no method \"\(name)\")")
+                    400, AccountCallError(kind: .request, text: "not a call this server knows (no method \"\(name)\")")
                 )
             }
             prepared = try method.prepare(body, decoder)
         } catch {
-            return refusal(400, AccountCallError(kind: "request", text: "not a call this server knows (\(error))"))
+            return refusal(400, AccountCallError(kind: .request, text: "not a call this server knows (\(error))"))
         }
         let tokens = Self.tokens(authorization)
         do {
@@ -111,24 +111,22 @@ public final class AccountService: Sendable {
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)
             } catch let error as StoreError {
-                if error.kind == "storage" { logger.error("account call \(name) failed: \(error)") }
-                var answer = refusal(
-                    error.kind == "storage"
-                        ? 500
-                        : (context.delay > 0
-                            ? 401 : (error.kind == "familyRefused" ? 403 : (error.kind == "throttled" ? 429 : 400))),
-                    AccountCallError(error, internals: isDeveloper))
+                let refused = AccountCallError(error, internals: isDeveloper)
+                if refused.kind == .storage { logger.error("account call \(name) failed: \(error)") }
+                // A sign-in slowed by W11's delay answers 401 whatever it was refused for.
+                var answer = refusal(context.delay > 0 && refused.kind != .storage ? 401 : refused.kind.status, refused)
                 answer.delay = context.delay
                 return answer
             } catch {
                 logger.error("account call \(name) failed: \(error)")
                 return refusal(
                     500,
-                    AccountCallError(kind: "storage", text: isDeveloper ? "\(error)" : AccountCallError.storageFailure))
+                    AccountCallError(kind: .storage, text: isDeveloper ? "\(error)" : AccountCallError.storageFailure))
             }
         } catch {
-            if error.kind == "storage" { logger.error("account call \(name) failed: \(error)") }
-            return refusal(error.kind == "storage" ? 500 : 400, error)
+            let refused = AccountCallError(error)
+            if refused.kind == .storage { logger.error("account call \(name) failed: \(error)") }
+            return refusal(refused.kind.status, refused)
         }
     }
 
@@ -149,7 +147,7 @@ public final class AccountService: Sendable {
             guard accounts.isEmpty, !isDeveloper else { return nil }
             return refusal(
                 401,
-                AccountCallError(kind: "session", text: "\(method) needs a signed-in device (or the developer's token)")
+                AccountCallError(kind: .session, text: "\(method) needs a signed-in device (or the developer's token)")
             )
         case .accounts(let wanted, let familyReads):
             if isDeveloper { return nil }
@@ -158,7 +156,7 @@ public final class AccountService: Sendable {
                 return refusal(
                     401,
                     AccountCallError(
-                        kind: "session",
+                        kind: .session,
                         text: "this device has no session for \"\(account)\" (revoked, or never signed in here)"))
             }
             return nil
@@ -177,9 +175,4 @@ public final class AccountService: Sendable {
     }
 
     private func refusal(_ status: Int, _ error: StoreError) -> Answer { refusal(status, AccountCallError(error)) }
-}
-
-extension StoreError {
-    /// How AccountCallError names it.
-    fileprivate var kind: String { AccountCallError(self).kind }
 }

@@ -97,7 +97,30 @@ struct RefusalTests {
                 received.storeError(server: "http://127.0.0.1:1") == error, "\(String(decoding: sent, as: UTF8.self))")
         }
         // A refusal whose data did not arrive is not made up from its words.
-        let bare = AccountCallError(kind: "familyRefused", text: "some words")
+        let bare = AccountCallError(kind: .familyRefused, text: "some words")
         #expect(bare.storeError(server: "http://x") == .storage(path: "http://x", reason: "some words"))
+    }
+
+    @Test(
+        "a refusal's HTTP status comes from its kind: failures inside the server 500, forbidden 403, no session 401, too many tries 429, the rest 400",
+        arguments: [
+            (StoreError.storage(path: "db", reason: "disk"), 500),
+            (.familyRefused(.organizerOnly(organizer: "vic")), 403),
+            (.developerOnly(server: "", action: "answer refund requests"), 403),
+            (.throttled(seconds: 5), 429),
+            (.wrongPassword("ann"), 400),
+            (.unknownOfferCode("NOPE"), 400),
+            (.planRefused(.noPlan), 400),
+        ])
+    func statusByKind(error: StoreError, status: Int) {
+        #expect(AccountCallError(error).kind.status == status, "\(error)")
+    }
+
+    @Test("a kind this device does not know reads as a failure inside the server, in the server's words")
+    func unknownKind() throws {
+        let sent = Data(#"{"kind":"somethingNew","text":"the server's words"}"#.utf8)
+        let received = try JSONDecoder().decode(AccountCallError.self, from: sent)
+        #expect(received.kind == .storage)
+        #expect(received.storeError(server: "http://x") == .storage(path: "http://x", reason: "the server's words"))
     }
 }

@@ -110,7 +110,7 @@ struct AccountServiceTests {
         // member (a member joins only by accepting).
         let steal = FamilyChange(organizer: "eve", expected: nil, new: Family(organizer: "eve", invited: ["bob"]))
         let refused = try fixture.call(AccountWire.changeFamily, steal, tokens: [eve])
-        #expect(refused.status == 403 && refused.error?.kind == "familyRefused", "\(refused.status)")
+        #expect(refused.status == 403 && refused.error?.kind == .familyRefused, "\(refused.status)")
         #expect(refused.error?.text == "bob is in a family already", "not whose: \(refused.error?.text ?? "")")
         let written = FamilyChange(organizer: "eve", expected: nil, new: Family(organizer: "eve", members: ["carl"]))
         let joined = try fixture.call(AccountWire.changeFamily, written, tokens: [eve])
@@ -189,13 +189,13 @@ struct AccountServiceTests {
         ]
         for (what, call, tokens) in refused {
             let (status, error) = try call(tokens)
-            #expect(status == 401 && error?.kind == "session", "\(what): \(status)")
+            #expect(status == 401 && error?.kind == .session, "\(what): \(status)")
         }
         // W9: the shared settings are the developer's, whatever sessions a device holds.
         for tokens in [[], [ann], [ann, bob]] {
             let (status, error) = try fixture.refusal(AccountWire.setWebhook, Webhook(url: "http://127.0.0.1:9/x"))(
                 tokens)
-            #expect(status == 403 && error?.kind == "developer", "\(tokens.count) sessions: \(status)")
+            #expect(status == 403 && error?.kind == .developer, "\(tokens.count) sessions: \(status)")
         }
         // Lines for bob smuggled into ann's own call.
         let smuggled = try fixture.call(
@@ -244,7 +244,7 @@ struct AccountServiceTests {
         var delays: [TimeInterval] = []
         for _ in 0..<7 {
             let answer = try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief"))
-            #expect(answer.status == 401 && answer.error?.kind == "wrongPassword")
+            #expect(answer.status == 401 && answer.error?.kind == .wrongPassword)
             delays.append(answer.delay)
             // The thief waited for the answer before guessing again.
             fixture.wait(answer.delay)
@@ -255,7 +255,7 @@ struct AccountServiceTests {
         #expect(unknown.delay == 0.25, "unknown names wait too")
         // W11: and get the answer a wrong password gets, so names cannot be told from accounts.
         #expect(
-            unknown.status == 401 && unknown.error?.kind == "wrongPassword"
+            unknown.status == 401 && unknown.error?.kind == .wrongPassword
                 && unknown.error?.text == "wrong password for \"nobody\"")
         fixture.wait(5)
         #expect(
@@ -348,11 +348,11 @@ struct AccountServiceTests {
         }
         // The clock does not move: nobody waits for an answer before the next guess.
         let atOnce = guesses(Array(repeating: "ann", count: 100))
-        #expect(atOnce.filter { $0?.kind == "wrongPassword" }.count == 1, "one check of ann's password")
-        #expect(atOnce.filter { $0?.kind == "throttled" }.count == 99)
+        #expect(atOnce.filter { $0?.kind == .wrongPassword }.count == 1, "one check of ann's password")
+        #expect(atOnce.filter { $0?.kind == .throttled }.count == 99)
         let early = try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone"))
         #expect(
-            early.status == 429 && early.error?.kind == "throttled" && early.value == nil,
+            early.status == 429 && early.error?.kind == .throttled && early.value == nil,
             "refused before the password is looked at")
         fixture.wait(SignInGate.wait(after: 1))
         #expect(
@@ -360,7 +360,7 @@ struct AccountServiceTests {
                 != nil, "after the wait")
         // One client guessing a hundred names: a few checks, then it waits too.
         let sweep = guesses((0..<100).map { "name\($0)" })
-        let checked = sweep.filter { $0?.kind == "wrongPassword" }.count
+        let checked = sweep.filter { $0?.kind == .wrongPassword }.count
         #expect(
             checked >= 1 && checked <= SignInGate.clientInFlight + SignInGate.clientFreeFailures, "\(checked) checks")
         // Another client is not held up by this one.
@@ -453,18 +453,18 @@ struct AccountServiceTests {
         change.event = .change
         for line in [unsold, change] {
             let lines = try call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [line]))
-            #expect(lines.0 == 400 && lines.1?.kind == "notSold", "\(line.event): \(lines)")
+            #expect(lines.0 == 400 && lines.1?.kind == .notSold, "\(line.event): \(lines)")
         }
         #expect(try fixture.database.receipt(account: "ann").isEmpty)
         // W9: what the server sells is not a device's to record either (`settlePurchase` is), nor a
         // renewal, sold or not (`settlePlans` is).
         let sold = try call(
             AccountWire.record, .init(entry: fixture.purchase("ann", "3000000000000002"), timeZone: "UTC"))
-        #expect(sold.0 == 400 && sold.1?.kind == "refused", "\(sold)")
+        #expect(sold.0 == 400 && sold.1?.kind == .refused, "\(sold)")
         var renewal = unsold
         renewal.event = .renewal
         let renewed = try call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [renewal]))
-        #expect(renewed.0 == 400 && renewed.1?.kind == "refused", "\(renewed)")
+        #expect(renewed.0 == 400 && renewed.1?.kind == .refused, "\(renewed)")
         #expect(try fixture.database.receipt(account: "ann").isEmpty)
     }
 

@@ -3,7 +3,37 @@ import Foundation
 
 /// An error the server answers with, as the device shows it.
 package struct AccountCallError: Codable, Sendable {
-    package var kind: String
+    /// What kind of refusal it is, by the name the wire carries; each kind has its HTTP status.
+    package enum Kind: String, Codable, Sendable {
+        case accountExists, unknownAccount, wrongPassword, invalidAccountName, invalidDeviceName
+        case notSold, emptyPassword, planRefused, offerCodeExists, unknownOfferCode, offerCodeUsed
+        case offerRefused, familyRefused, refundRefused, unknownTransaction
+        case developer, throttled, refused, session, request, storage
+
+        /// The HTTP status the account service answers with: a failure inside the server is 500,
+        /// what the caller may not do 403, a call without the session it needs 401, too many
+        /// tries 429, and every other refusal of what was asked 400.
+        package var status: Int {
+            switch self {
+            case .storage: 500
+            case .familyRefused, .developer: 403
+            case .session: 401
+            case .throttled: 429
+            case .accountExists, .unknownAccount, .wrongPassword, .invalidAccountName, .invalidDeviceName, .notSold,
+                .emptyPassword, .planRefused, .offerCodeExists, .unknownOfferCode, .offerCodeUsed, .offerRefused,
+                .refundRefused, .unknownTransaction, .refused, .request:
+                400
+            }
+        }
+
+        /// A kind this device does not know (a newer server's) reads as a failure inside the server,
+        /// with the server's words.
+        package init(from decoder: any Decoder) throws {
+            self = Self(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .storage
+        }
+    }
+
+    package var kind: Kind
     package var name: String?
     package var text: String
     /// A refusal's data, so that the device has the same error the server threw.
@@ -19,29 +49,29 @@ package struct AccountCallError: Codable, Sendable {
     package init(_ error: StoreError, internals: Bool = false) {
         text = error.description
         switch error {
-        case .accountExists(let name): (kind, self.name) = ("accountExists", name)
-        case .unknownAccount(let name): (kind, self.name) = ("unknownAccount", name)
-        case .wrongPassword(let name): (kind, self.name) = ("wrongPassword", name)
-        case .invalidAccountName(let name): (kind, self.name) = ("invalidAccountName", name)
-        case .invalidDeviceName(let name): (kind, self.name) = ("invalidDeviceName", name)
-        case .notSoldByServer(let productID, _): (kind, self.name) = ("notSold", productID)
-        case .emptyPassword: kind = "emptyPassword"
-        case .planRefused(let refusal): (kind, plan) = ("planRefused", refusal)
-        case .offerCodeExists(let code): (kind, self.name) = ("offerCodeExists", code)
-        case .unknownOfferCode(let code): (kind, self.name) = ("unknownOfferCode", code)
+        case .accountExists(let name): (kind, self.name) = (.accountExists, name)
+        case .unknownAccount(let name): (kind, self.name) = (.unknownAccount, name)
+        case .wrongPassword(let name): (kind, self.name) = (.wrongPassword, name)
+        case .invalidAccountName(let name): (kind, self.name) = (.invalidAccountName, name)
+        case .invalidDeviceName(let name): (kind, self.name) = (.invalidDeviceName, name)
+        case .notSoldByServer(let productID, _): (kind, self.name) = (.notSold, productID)
+        case .emptyPassword: kind = .emptyPassword
+        case .planRefused(let refusal): (kind, plan) = (.planRefused, refusal)
+        case .offerCodeExists(let code): (kind, self.name) = (.offerCodeExists, code)
+        case .unknownOfferCode(let code): (kind, self.name) = (.unknownOfferCode, code)
         case .offerCodeUsed(let code, let byThisAccount):
-            (kind, self.name, self.byThisAccount) = ("offerCodeUsed", code, byThisAccount)
-        case .offerRefused(let refusal): (kind, offer) = ("offerRefused", refusal)
-        case .familyRefused(let refusal): (kind, family) = ("familyRefused", refusal)
-        case .refundRefused(let refusal): (kind, refund) = ("refundRefused", refusal)
-        case .unknownTransaction(let id): (kind, self.name) = ("unknownTransaction", id)
+            (kind, self.name, self.byThisAccount) = (.offerCodeUsed, code, byThisAccount)
+        case .offerRefused(let refusal): (kind, offer) = (.offerRefused, refusal)
+        case .familyRefused(let refusal): (kind, family) = (.familyRefused, refusal)
+        case .refundRefused(let refusal): (kind, refund) = (.refundRefused, refusal)
+        case .unknownTransaction(let id): (kind, self.name) = (.unknownTransaction, id)
         case .developerOnly(_, let action):
-            (kind, self.name) = ("developer", action)
+            (kind, self.name) = (.developer, action)
             text = "only the developer may \(action): the call needs the server's developer token"
-        case .throttled(let seconds): (kind, self.name) = ("throttled", String(seconds))
-        case .refusedByServer(let why): (kind, self.name) = ("refused", why)
+        case .throttled(let seconds): (kind, self.name) = (.throttled, String(seconds))
+        case .refusedByServer(let why): (kind, self.name) = (.refused, why)
         default:
-            kind = "storage"
+            kind = .storage
             if !internals { text = Self.storageFailure }
         }
     }
@@ -49,7 +79,7 @@ package struct AccountCallError: Codable, Sendable {
     /// What a customer is told of a failure inside the server; its log has the rest.
     package static let storageFailure = "the account server could not do that (its log says why)"
 
-    package init(kind: String, text: String) {
+    package init(kind: Kind, text: String) {
         self.kind = kind
         self.text = text
     }
@@ -57,26 +87,26 @@ package struct AccountCallError: Codable, Sendable {
     /// The error on the device; `server` names where it came from.
     package func storeError(server: String) -> StoreError {
         switch kind {
-        case "accountExists": .accountExists(name ?? "")
-        case "unknownAccount": .unknownAccount(name ?? "")
-        case "wrongPassword": .wrongPassword(name ?? "")
-        case "invalidAccountName": .invalidAccountName(name ?? "")
-        case "invalidDeviceName": .invalidDeviceName(name ?? "")
-        case "notSold": .notSoldByServer(productID: name ?? "", server: server)
-        case "emptyPassword": .emptyPassword
-        case "planRefused": plan.map(StoreError.planRefused) ?? .storage(path: server, reason: text)
-        case "offerCodeExists": .offerCodeExists(name ?? "")
-        case "unknownOfferCode": .unknownOfferCode(name ?? "")
-        case "offerCodeUsed": .offerCodeUsed(name ?? "", byThisAccount: byThisAccount ?? false)
-        case "offerRefused": offer.map(StoreError.offerRefused) ?? .storage(path: server, reason: text)
-        case "session": .sessionRefused(server: server, reason: text)
-        case "familyRefused": family.map(StoreError.familyRefused) ?? .storage(path: server, reason: text)
-        case "refundRefused": refund.map(StoreError.refundRefused) ?? .storage(path: server, reason: text)
-        case "unknownTransaction": .unknownTransaction(name ?? "")
-        case "developer": .developerOnly(server: server, action: name ?? "do that")
-        case "throttled": .throttled(seconds: name.flatMap(Int.init) ?? 5)
-        case "refused": .refusedByServer(name ?? text)
-        default: .storage(path: server, reason: text)
+        case .accountExists: .accountExists(name ?? "")
+        case .unknownAccount: .unknownAccount(name ?? "")
+        case .wrongPassword: .wrongPassword(name ?? "")
+        case .invalidAccountName: .invalidAccountName(name ?? "")
+        case .invalidDeviceName: .invalidDeviceName(name ?? "")
+        case .notSold: .notSoldByServer(productID: name ?? "", server: server)
+        case .emptyPassword: .emptyPassword
+        case .planRefused: plan.map(StoreError.planRefused) ?? .storage(path: server, reason: text)
+        case .offerCodeExists: .offerCodeExists(name ?? "")
+        case .unknownOfferCode: .unknownOfferCode(name ?? "")
+        case .offerCodeUsed: .offerCodeUsed(name ?? "", byThisAccount: byThisAccount ?? false)
+        case .offerRefused: offer.map(StoreError.offerRefused) ?? .storage(path: server, reason: text)
+        case .session: .sessionRefused(server: server, reason: text)
+        case .familyRefused: family.map(StoreError.familyRefused) ?? .storage(path: server, reason: text)
+        case .refundRefused: refund.map(StoreError.refundRefused) ?? .storage(path: server, reason: text)
+        case .unknownTransaction: .unknownTransaction(name ?? "")
+        case .developer: .developerOnly(server: server, action: name ?? "do that")
+        case .throttled: .throttled(seconds: name.flatMap(Int.init) ?? 5)
+        case .refused: .refusedByServer(name ?? text)
+        case .request, .storage: .storage(path: server, reason: text)
         }
     }
 }
