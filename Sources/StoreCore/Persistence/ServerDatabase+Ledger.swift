@@ -6,33 +6,32 @@ import StoreModel
 
 extension ServerDatabase: Ledger {
     /// Records a purchase on the account's receipt and updates the stored expiry from it, in one
-    /// transaction. Idempotent per transaction id. Returns the account's stored expiry after it.
+    /// transaction, by PurchaseRecording's rule. Idempotent per transaction id. Returns the account's
+    /// stored expiry after it.
     @discardableResult
     public func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
         try write { db in
             typealias Columns = ReceiptRecord.Columns
+            let isOnReceipt = try ReceiptRecord.exists(db, key: entry.transactionID)
             let latest = try ReceiptRecord.filter(
                 Columns.account == entry.account && (Columns.months > 0 || Columns.days > 0)
             )
             .order(Columns.purchaseDate.desc, Columns.transactionID.desc).fetchOne(db)?.entry
-            if try RecordingRules.alreadyOwned(entry, receipt: { try Self.receipt(db, account: entry.account) }) != nil
-            {
-                return try Self.storedExpiry(db, account: entry.account)
+            var read = PurchaseRecording.Read(
+                isOnReceipt: isOnReceipt, latest: latest,
+                storedExpiry: try Self.storedExpiry(db, account: entry.account))
+            if PurchaseRecording.needsReceipt(entry, isOnReceipt: isOnReceipt, latest: latest) {
+                read.receipt = try Self.receipt(db, account: entry.account)
             }
-            let inserted = try Self.insert(db, entry)
-            let stored = try Self.storedExpiry(db, account: entry.account)
-            // N2: a one-time charge is told in the transaction that records it.
-            if inserted,
-                let notification = RecordingRules.notification(for: entry, before: nil, after: nil, previous: nil)
-            {
+            let recording = PurchaseRecording.record(entry, read: read, calendar: calendar)
+            if let line = recording.line { try Self.insert(db, line) }
+            if let notification = recording.notification {
                 try NotificationRecord(notification).insert(db, onConflict: .ignore)
             }
-            guard inserted, entry.extendsExpiry else { return stored }
-            let expiry = try RecordingRules.expiry(after: entry, latest: latest, stored: stored, calendar: calendar) {
-                try Self.receipt(db, account: entry.account)
+            if let expiry = recording.expiry {
+                try SubscriptionRecord(account: entry.account, expiry: expiry.storeSeconds).upsert(db)
             }
-            if let expiry { try SubscriptionRecord(account: entry.account, expiry: expiry.storeSeconds).upsert(db) }
-            return expiry
+            return recording.answer
         }
     }
 

@@ -39,32 +39,29 @@ extension PostgresAccountServer: Ledger {
         }
     }
 
+    /// Records a purchase by PurchaseRecording's rule, in one transaction under the account's lock.
     @discardableResult
     public func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
         try transaction(lock: entry.account) { connection in
+            let isOnReceipt = try !query(
+                connection, "SELECT 1 FROM receipt WHERE transactionID = \(entry.transactionID)"
+            ).isEmpty
             let latest = try entries(
                 query(
                     connection,
                     "SELECT entry FROM receipt WHERE accountKey = \(Self.key(entry.account)) AND extendsExpiry ORDER BY purchaseDate DESC, transactionID DESC LIMIT 1"
                 )
             ).first
-            if try RecordingRules.alreadyOwned(entry, receipt: { try receipt(connection, account: entry.account) })
-                != nil
-            {
-                return try storedExpiry(connection, account: entry.account)
+            var read = PurchaseRecording.Read(
+                isOnReceipt: isOnReceipt, latest: latest,
+                storedExpiry: try storedExpiry(connection, account: entry.account))
+            if PurchaseRecording.needsReceipt(entry, isOnReceipt: isOnReceipt, latest: latest) {
+                read.receipt = try receipt(connection, account: entry.account)
             }
-            let inserted = try insert(connection, entry)
-            let stored = try storedExpiry(connection, account: entry.account)
-            if inserted,
-                let notification = RecordingRules.notification(for: entry, before: nil, after: nil, previous: nil)
-            {
-                _ = try insert(connection, notification)
-            }
-            guard inserted, entry.extendsExpiry else { return stored }
-            let expiry = try RecordingRules.expiry(after: entry, latest: latest, stored: stored, calendar: calendar) {
-                try receipt(connection, account: entry.account)
-            }
-            if let expiry {
+            let recording = PurchaseRecording.record(entry, read: read, calendar: calendar)
+            if let line = recording.line { _ = try insert(connection, line) }
+            if let notification = recording.notification { _ = try insert(connection, notification) }
+            if let expiry = recording.expiry {
                 try query(
                     connection,
                     """
@@ -74,7 +71,7 @@ extension PostgresAccountServer: Ledger {
                     """
                 )
             }
-            return expiry
+            return recording.answer
         }
     }
 
