@@ -72,13 +72,11 @@ public final class Store {
         plans = Plans(session: session)
         offers = Offers(session: session, plans: plans)
         refunds = Refunds(session: session, plans: plans)
-        checkout = Checkout(session: session, plans: plans, offers: offers)
-        queue = PaymentQueue(session: session, plans: plans, offers: offers, checkout: checkout)
-        queue.refunds = refunds
         family = FamilySharing(session: session, plans: plans)
-        queue.family = family
-        entitlements = Entitlements(session: session, plans: plans)
-        entitlements.family = family
+        checkout = Checkout(session: session, plans: plans, offers: offers)
+        queue = PaymentQueue(
+            session: session, plans: plans, offers: offers, checkout: checkout, refunds: refunds, family: family)
+        entitlements = Entitlements(session: session, plans: plans, family: family)
         randomComics = RandomComics(session: session, entitlements: entitlements, randomIndex: randomIndex)
         settings = StoreSettings(session: session, plans: plans, queue: queue)
         signed = SignedData(session: session, plans: plans)

@@ -96,4 +96,29 @@ struct PurchaseRecordingTests {
         #expect(write.line == views && write.expiry == nil && write.answer == Self.day(40))
         #expect(write.notification?.transactionID == "7" && write.notification?.account == "ann")
     }
+
+    static func plan(_ id: String, event: ReceiptEvent, on date: Date, reference: String? = nil) -> ReceiptEntry {
+        ReceiptEntry(
+            transactionID: id, account: "ann", productID: "selfies.monthly", kind: .autoRenewableSubscription,
+            months: 1, purchaseDate: date, device: "phone", event: event, group: "selfies",
+            expiresDate: calendar.date(byAdding: .month, value: 1, to: date), price: 2.99, reference: reference)
+    }
+
+    @Test(
+        "N2 plan lines new on the receipt change their plan and report it; a line recorded already, or twice in one write, does not"
+    )
+    func planLinesRecorded() {
+        let bought = Self.plan("10", event: .purchase, on: Self.day(0))
+        let renewed = Self.plan("11", event: .renewal, on: Self.day(31), reference: "10")
+        let write = RecordingRules.record([bought, bought, renewed], onto: [:], recorded: [])
+        #expect(write.lines == [bought, renewed])
+        #expect(write.plans["selfies"]?.transactionID == "11" && write.plans["selfies"]?.renewals == 1)
+        #expect(write.notifications.map(\.transactionID) == ["10", "11"])
+        #expect(write.notifications.first?.type == "SUBSCRIBED")
+        let plans = ["selfies": PlanState.apply(nil, bought)!]
+        let again = RecordingRules.record([bought, renewed], onto: plans, recorded: ["10"])
+        #expect(again.lines == [renewed] && again.notifications.map(\.transactionID) == ["11"])
+        let none = RecordingRules.record([bought], onto: plans, recorded: ["10"])
+        #expect(none == .init())
+    }
 }

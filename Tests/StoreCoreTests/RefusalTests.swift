@@ -102,11 +102,11 @@ struct RefusalTests {
     }
 
     @Test(
-        "a refusal's HTTP status comes from its kind: failures inside the server 500, forbidden 403, no session 401, too many tries 429, the rest 400",
+        "a refusal's HTTP status comes from its kind: failures inside the server 500, a family's refusal 403, no session 401, too many tries 429, the rest 400",
         arguments: [
             (StoreError.storage(path: "db", reason: "disk"), 500),
             (.familyRefused(.organizerOnly(organizer: "vic")), 403),
-            (.developerOnly(server: "", action: "answer refund requests"), 403),
+            (.developerOnly(server: "", action: "answer refund requests"), 400),
             (.throttled(seconds: 5), 429),
             (.wrongPassword("ann"), 400),
             (.unknownOfferCode("NOPE"), 400),

@@ -27,12 +27,19 @@ extension ServerDatabase: PlanBook {
     }
 
     static func record(_ db: Database, lines: [ReceiptEntry], onto plans: [String: PlanState]) throws {
-        // N2: each line's notification is written with it.
-        let changed = try RecordingRules.record(lines, onto: plans, insert: { try insert(db, $0) }) { notification in
-            try NotificationRecord(notification).insert(db, onConflict: .ignore)
-        }
         guard let account = lines.first?.account else { return }
-        for group in changed.keys.sorted() { try PlanRecord(account: account, state: changed[group]!).upsert(db) }
+        let ids = lines.map(\.transactionID)
+        let recorded = try String.fetchSet(
+            db,
+            ReceiptRecord.select(ReceiptRecord.Columns.transactionID).filter(
+                ids.contains(ReceiptRecord.Columns.transactionID)))
+        let write = RecordingRules.record(lines, onto: plans, recorded: recorded)
+        for line in write.lines { try insert(db, line) }
+        // N2: each line's notification is written with it.
+        for notification in write.notifications { try NotificationRecord(notification).insert(db, onConflict: .ignore) }
+        for group in write.plans.keys.sorted() {
+            try PlanRecord(account: account, state: write.plans[group]!).upsert(db)
+        }
     }
 
     /// The stored state of every plan of the account, by group.

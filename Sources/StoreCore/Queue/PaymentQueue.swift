@@ -15,17 +15,22 @@ public final class PaymentQueue: SessionRole {
     private let offers: Offers
     let checkout: Checkout
     /// O7: a refund request this device left waiting for its policy (a crash) is answered at start.
-    weak var refunds: Refunds?
+    let refunds: Refunds
     /// O5: a family's shares are put right at start and after the organizer buys.
-    weak var family: FamilySharing?
+    let family: FamilySharing
     /// Overrides the device's policy for purchases made through this queue (`--outcome`).
     public var outcomeOverride: PurchaseOutcome?
 
-    init(session: DeviceSession, plans: Plans, offers: Offers, checkout: Checkout) {
+    init(
+        session: DeviceSession, plans: Plans, offers: Offers, checkout: Checkout, refunds: Refunds,
+        family: FamilySharing
+    ) {
         self.session = session
         self.plans = plans
         self.offers = offers
         self.checkout = checkout
+        self.refunds = refunds
+        self.family = family
     }
 
     // MARK: Observers (Q2)
@@ -236,9 +241,9 @@ public final class PaymentQueue: SessionRole {
             if let user = try currentUser() {
                 report.settled += try receiveAnswers(account: user)
                 report.renewals = try plans.settle(account: user).map(\.transactionID)
-                try family?.reconcileFamilyIfReachable(of: user)
+                try family.reconcileFamilyIfReachable(of: user)
                 report.received = try receiveRenewals(account: user)
-                try refunds?.applyPolicy()
+                try refunds.applyPolicy()
             }
             return report
         }
@@ -350,7 +355,7 @@ public final class PaymentQueue: SessionRole {
         if transaction.user != nil { try crashPoint(.paymentRecorded) }
         // O5: a family-shareable purchase of an organizer reaches the family.
         if let user = transaction.user, catalog.product(transaction.productID)?.isFamilyShareable == true {
-            try family?.reconcileFamilyIfReachable(of: user)
+            try family.reconcileFamilyIfReachable(of: user)
         }
         try markPurchased(id, at: date, originalID: original)
         try session.publishEvents()

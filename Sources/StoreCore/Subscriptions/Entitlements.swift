@@ -7,11 +7,12 @@ public final class Entitlements: SessionRole {
     let session: DeviceSession
     private let plans: Plans
     /// O5: plans shared by the family's organizer.
-    weak var family: FamilySharing?
+    let family: FamilySharing
 
-    init(session: DeviceSession, plans: Plans) {
+    init(session: DeviceSession, plans: Plans, family: FamilySharing) {
         self.session = session
         self.plans = plans
+        self.family = family
     }
 
     public func status() throws(StoreError) -> StoreStatus {
@@ -23,7 +24,7 @@ public final class Entitlements: SessionRole {
         // O5: a family member has the organizer's shared plans too.
         let plans =
             try user.map { account throws(StoreError) in
-                try self.plans.planStatuses(account: account) + (try family?.sharedPlans(with: account) ?? [])
+                try self.plans.planStatuses(account: account) + (try family.sharedPlans(with: account))
             } ?? []
         let entitlements = Array(Set(plans.flatMap(\.unlocks))).sorted()
         let allComics = passActive || entitlements.contains(AutoRenewTerms.allComics)

@@ -1,5 +1,5 @@
 // In-app purchase keys for the App Store Server API (V2) as the store records them: a key id and the
-// public half of a P-256 key. Making a key and checking a token signed with one are StoreCore's.
+// public half of a P-256 key. StoreCore's signing makes keys; the server checks their tokens (APIToken).
 import Foundation
 
 public struct APIKey: Sendable, Equatable, Codable {

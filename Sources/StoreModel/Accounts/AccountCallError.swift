@@ -10,18 +10,20 @@ package struct AccountCallError: Codable, Sendable {
         case offerRefused, familyRefused, refundRefused, unknownTransaction
         case developer, throttled, refused, session, request, storage
 
-        /// The HTTP status the account service answers with: a failure inside the server is 500,
-        /// what the caller may not do 403, a call without the session it needs 401, too many
-        /// tries 429, and every other refusal of what was asked 400.
+        /// The HTTP status the account service answers a method's refusal with: a failure inside
+        /// the server is 500, a family action by someone it does not belong to 403, a call without
+        /// the session it needs 401, too many tries 429, and every other refusal of what was asked
+        /// 400. (A call the access check refuses to anyone but the developer is 403 there, before
+        /// the method runs; a method that finds it is the developer's alone says so with 400.)
         package var status: Int {
             switch self {
             case .storage: 500
-            case .familyRefused, .developer: 403
+            case .familyRefused: 403
             case .session: 401
             case .throttled: 429
             case .accountExists, .unknownAccount, .wrongPassword, .invalidAccountName, .invalidDeviceName, .notSold,
                 .emptyPassword, .planRefused, .offerCodeExists, .unknownOfferCode, .offerCodeUsed, .offerRefused,
-                .refundRefused, .unknownTransaction, .refused, .request:
+                .refundRefused, .unknownTransaction, .developer, .refused, .request:
                 400
             }
         }

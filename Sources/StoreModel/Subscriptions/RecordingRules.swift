@@ -17,26 +17,36 @@ package enum RecordingRules {
         )
     }
 
-    /// Adds plan lines onto `plans`: each line `insert` says is new changes its plan and writes
-    /// its notification (`enqueue`), in the caller's transaction. Returns the plans that changed.
-    package static func record(
-        _ lines: [ReceiptEntry], onto plans: [String: PlanState], insert: (ReceiptEntry) throws -> Bool,
-        enqueue: (ServerNotification) throws -> Void
-    ) rethrows -> [String: PlanState] {
+    /// What recording plan lines writes: the lines new on the receipt, the notification each
+    /// reports (N2), and the plans they changed, by group.
+    package struct PlanWrite: Sendable, Equatable {
+        package var lines: [ReceiptEntry] = []
+        package var notifications: [ServerNotification] = []
+        package var plans: [String: PlanState] = [:]
+    }
+
+    /// Plan lines added onto `plans`: each line whose transaction id is not in `recorded` (nor
+    /// earlier in `lines`) is new, changes its plan and reports its notification. A function of
+    /// values: the account server reads `plans` and `recorded` in its transaction and applies
+    /// the write there.
+    package static func record(_ lines: [ReceiptEntry], onto plans: [String: PlanState], recorded: Set<String>)
+        -> PlanWrite
+    {
         var plans = plans
-        var changed: [String: PlanState] = [:]
+        var recorded = recorded
+        var write = PlanWrite()
         var previous: ReceiptEntry?
-        for line in lines {
-            guard try insert(line) else { continue }
+        for line in lines where recorded.insert(line.transactionID).inserted {
             let group = line.group ?? ""
             let before = plans[group]
             plans[group] = PlanState.apply(plans[group], line)
+            write.lines.append(line)
             if let notification = notification(for: line, before: before, after: plans[group], previous: previous) {
-                try enqueue(notification)
+                write.notifications.append(notification)
             }
             previous = line
-            changed[group] = plans[group]
+            write.plans[group] = plans[group]
         }
-        return changed
+        return write
     }
 }

@@ -49,12 +49,16 @@ extension PostgresAccountServer: PlanBook {
             } catch {
                 throw Refused(error: error)
             }
+            let recorded = try Set(
+                query(
+                    connection,
+                    "SELECT transactionID FROM receipt WHERE transactionID = ANY(\(lines.map(\.transactionID)))"
+                ).compactMap { Self.string($0, "transactionid") })
+            let write = RecordingRules.record(lines, onto: plans, recorded: recorded)
+            for line in write.lines { _ = try insert(connection, line) }
             // N2: each line's notification is written with it.
-            let changed = try RecordingRules.record(lines, onto: plans, insert: { try insert(connection, $0) }) {
-                notification in
-                _ = try insert(connection, notification)
-            }
-            for (group, state) in changed.sorted(by: { $0.key < $1.key }) {
+            for notification in write.notifications { _ = try insert(connection, notification) }
+            for (group, state) in write.plans.sorted(by: { $0.key < $1.key }) {
                 try query(
                     connection,
                     """
