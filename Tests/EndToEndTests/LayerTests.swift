@@ -17,6 +17,9 @@ struct LayerTests {
         var products: [String] = []
     }
 
+    /// The package's targets, read once for every test that asks.
+    static let dumped = Task { try await dumpedTargets() }
+
     /// The package as SwiftPM reads its manifest, with a scratch folder of its own so that it never
     /// waits for the build's lock.
     static func dumpedTargets() async throws -> [String: Target] {
@@ -64,7 +67,7 @@ struct LayerTests {
 
     @Test("the model target depends on no package and no other target")
     func modelStandsAlone() async throws {
-        let targets = try await Self.dumpedTargets()
+        let targets = try await Self.dumped.value
         let model = try #require(targets["StoreModel"])
         #expect(model.targets.isEmpty, "\(model.targets)")
         #expect(model.products.isEmpty, "\(model.products)")
@@ -76,7 +79,7 @@ struct LayerTests {
 
     @Test("no arrow points up: the store and the screen reach no server, HTTP server or PostgreSQL")
     func arrowsPointDown() async throws {
-        let targets = try await Self.dumpedTargets()
+        let targets = try await Self.dumped.value
         let serverPackages = ["hummingbird", "postgres-nio", "swift-service-lifecycle"]
         for name in ["StoreModel", "StoreCore", "StorefrontApp", "TerminalUI"] {
             let (reached, products) = Self.closure(of: name, in: targets)
@@ -113,9 +116,7 @@ struct LayerTests {
         for file in try ShapeTests.swiftFiles() {
             let relative = file.path.replacingOccurrences(of: Self.sources.path + "/", with: "")
             let target = String(relative.prefix { $0 != "/" })
-            let lines = try String(contentsOf: file, encoding: .utf8).split(
-                separator: "\n", omittingEmptySubsequences: false
-            ).count
+            let lines = try ShapeTests.lineCount(of: file)
             linesByTarget[target, default: 0] += lines
             if lines > 400 { long.append("\(relative): \(lines) lines") }
         }
