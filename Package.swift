@@ -58,11 +58,15 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // ncursesw and libpng's simplified API, through shim headers.
+        // ncursesw, through a shim header.
         .systemLibrary(name: "CNCurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // libpng (its row reader in C, where its longjmp may land) and libjpeg-turbo's TurboJPEG.
+        .target(
+            name: "CImageCodecs",
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("turbojpeg")]
+        ),
         // Cell grids, drawing, images, key events and the one curses backend. Knows nothing of products.
-        .target(name: "TerminalUI", dependencies: ["CNCurses", "CPNG"]),
+        .target(name: "TerminalUI", dependencies: ["CNCurses", "CImageCodecs"]),
         // State, actions, reduce, views and the loop that runs them against a store.
         .target(name: "StorefrontApp", dependencies: ["StoreCore", "StoreModel", "TerminalUI"]),
         // Draws the shipped comics (assets/comics, assets/random): `swift run make-comics assets`.
@@ -74,7 +78,8 @@ let package = Package(
         .executableTarget(
             name: "storefront-bench",
             dependencies: [
-                "StoreCore", "StoreModel", "TerminalUI", "StorefrontApp", "StorefrontServer", "TestSupport", "CPNG",
+                "StoreCore", "StoreModel", "TerminalUI", "StorefrontApp", "StorefrontServer", "TestSupport",
+                "CImageCodecs",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -18,10 +18,23 @@ func drawDetail(
         screen.write(" " + line, x: 0, y: y, style: theme.dim)
         y += 1
     }
-    let frame = Rect(x: 1, y: y, width: area.width - 2, height: area.maxY - y - 1)
     let unlocked = snapshot.status.unlocked.contains(id)
-    if unlocked {
-        drawPicture(&screen, pictures(product.image), in: frame, depth: depth, theme: theme, name: product.image)
+    let picture = detailPicture(id, in: snapshot)
+    if picture != nil, !unlocked || product.kind != .nonConsumable,
+        let row = snapshot.rows.first(where: { $0.product.id == id })
+    {
+        // Art shown before it is bought (C8): what the row offers, above the picture.
+        let action = actionText(row, snapshot)
+        if !action.isEmpty {
+            screen.write(TextWidth.truncate(" b  " + action, to: area.width), x: 0, y: y, style: theme.action)
+            y += 1
+        }
+    }
+    let frame = Rect(x: 1, y: y, width: area.width - 2, height: area.maxY - y - 1)
+    if let picture {
+        drawPicture(&screen, pictures(picture), in: frame, depth: depth, theme: theme, name: picture)
+    } else if unlocked {
+        drawPicture(&screen, pictures(nil), in: frame, depth: depth, theme: theme, name: product.image)
     } else {
         // R8.
         let price = snapshot.displayPrice(product)

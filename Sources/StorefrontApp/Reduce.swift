@@ -15,14 +15,21 @@ private func requestPicture(_ state: inout AppState) -> [Effect] {
     let path: String?
     switch state.route {
     case .detail(let id):
-        // A locked comic shows no picture (R8): nothing to decode.
-        path = state.snapshot?.status.unlocked.contains(id) == true ? state.snapshot?.product(id)?.image : nil
+        path = state.snapshot.flatMap { detailPicture(id, in: $0) }
     case .random: path = state.randomComic?.image
     default: path = nil
     }
     guard let path, state.pictures[path] == nil else { return [] }
     state.pictures[path] = .loading
     return [.loadPicture(path)]
+}
+
+/// The picture a product's detail view shows: a comic once unlocked (R8), else the product's own
+/// art (C8), which shows whether or not it is owned.
+func detailPicture(_ id: String, in snapshot: StoreSnapshot) -> String? {
+    guard let product = snapshot.product(id) else { return nil }
+    let unlocked = snapshot.status.unlocked.contains(id)
+    return (unlocked ? product.image : nil) ?? product.promotionalImage
 }
 
 private func reduceAction(_ state: inout AppState, _ action: Action) -> [Effect] {
@@ -214,6 +221,11 @@ func reduceProducts(_ state: inout AppState, _ command: Command) -> [Effect] {
 }
 
 func open(_ state: inout AppState, _ row: ProductRow) -> [Effect] {
+    // A product with art of its own (C8) opens on it, whatever its kind; `b` buys from there.
+    if row.product.promotionalImage != nil {
+        state.route = .detail(row.product.id)
+        return []
+    }
     switch row.product.kind {
     case .nonConsumable:
         state.route = .detail(row.product.id)

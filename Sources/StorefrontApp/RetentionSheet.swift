@@ -24,7 +24,7 @@ public struct RetentionSheet: Equatable, Sendable {
         var picture = PictureResult.none
         if let id = offer.message?.imageID, let data = try store.server.retentionImage(id) {
             do {
-                picture = .picture(Picture(try PNGCodec.decode(data, name: id)))
+                picture = .picture(try Picture(decoding: data, name: id, columns: 200, rows: 60))
             } catch {
                 picture = .failure(file: id, reason: error.reason)
             }

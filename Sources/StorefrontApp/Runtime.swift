@@ -26,7 +26,8 @@ public final class PictureCache {
         titles = Dictionary((catalog?.products ?? []).map { ($0.id, $0.title) }) { first, _ in first }
     }
 
-    public func lookup(_ path: String?) -> PictureResult {
+    /// The picture at `path`, decoded for a terminal of `size` (a larger one decodes it again).
+    public func lookup(_ path: String?, size: Size = Size(columns: 200, rows: 60)) -> PictureResult {
         guard let path else { return .none }
         if let known = cache[path] { return known }
         let result: PictureResult
@@ -36,7 +37,9 @@ public final class PictureCache {
             return result
         }
         do {
-            result = .picture(Picture(try PNGCodec.decode(contentsOf: root.appendingPathComponent(path))))
+            result = .picture(
+                try Picture(
+                    contentsOf: root.appendingPathComponent(path), name: path, columns: size.columns, rows: size.rows))
         } catch {
             result = .failure(file: path, reason: error.reason)
         }
@@ -122,7 +125,7 @@ public final class App {
         for effect in effects where effect != .quit {
             onEffect?(effect)
             if case .loadPicture(let path) = effect {
-                dispatch(.pictureLoaded(path, pictures.lookup(path)))
+                dispatch(.pictureLoaded(path, pictures.lookup(path, size: state.size)))
                 continue
             }
             for next in store.perform(effect) { dispatch(next) }

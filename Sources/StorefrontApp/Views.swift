@@ -228,7 +228,9 @@ func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
         let base = isSelected ? theme.selected : Style.plain
         screen.write(String(repeating: " ", count: width), x: 0, y: y, style: base)
         let name = TextWidth.pad(row.product.title, to: layout.nameWidth)
-        var x = screen.write((isSelected ? "▸ " : "  ") + name, x: 0, y: y, style: isSelected ? base : theme.title)
+        // ▪ marks a product with art of its own (C8), in the margin the selection mark uses.
+        let marks = (isSelected ? "▸" : " ") + (row.product.promotionalImage != nil ? "▪" : " ")
+        var x = screen.write(marks + name, x: 0, y: y, style: isSelected ? base : theme.title)
         if !row.product.description.isEmpty, layout.actionColumn - x > 6 {
             let room = layout.actionColumn - x - 3
             x = screen.write(

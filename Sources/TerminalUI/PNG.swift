@@ -1,140 +1,98 @@
-// Pictures: decoding and encoding PNG with libpng's simplified API (safe from Swift: it reports
-// errors in the image structure instead of longjmp-ing through Swift frames).
-import CPNG
+// PNG: decoding row by row through libpng's classic API (its longjmp lands in C, in
+// CImageCodecs), and encoding with its simplified API (for tests and tools).
+import CImageCodecs
 import Foundation
 
-/// 8-bit RGBA pixels, row by row, not premultiplied.
-public struct RGBAImage: Equatable, Sendable {
-    public let width: Int
-    public let height: Int
-    public var pixels: [UInt8]
-
-    public init(width: Int, height: Int, pixels: [UInt8]) {
-        precondition(pixels.count == width * height * 4, "pixel buffer does not match \(width)×\(height)")
-        self.width = width
-        self.height = height
-        self.pixels = pixels
-    }
-
-    public init(width: Int, height: Int, fill: RGBA = RGBA(0, 0, 0, 0)) {
-        self.width = width
-        self.height = height
-        pixels = [UInt8](repeating: 0, count: width * height * 4)
-        if fill != RGBA(0, 0, 0, 0) {
-            for index in 0..<(width * height) { self[index] = fill }
-        }
-    }
-
-    subscript(index: Int) -> RGBA {
-        get { RGBA(pixels[index * 4], pixels[index * 4 + 1], pixels[index * 4 + 2], pixels[index * 4 + 3]) }
-        set {
-            pixels[index * 4] = newValue.r
-            pixels[index * 4 + 1] = newValue.g
-            pixels[index * 4 + 2] = newValue.b
-            pixels[index * 4 + 3] = newValue.a
-        }
-    }
-
-    public subscript(x: Int, y: Int) -> RGBA {
-        get { self[y * width + x] }
-        set { self[y * width + x] = newValue }
-    }
-}
-
-public struct RGBA: Hashable, Sendable {
-    public var r: UInt8, g: UInt8, b: UInt8, a: UInt8
-    public init(_ r: UInt8, _ g: UInt8, _ b: UInt8, _ a: UInt8 = 255) {
-        (self.r, self.g, self.b, self.a) = (r, g, b, a)
-    }
-}
-
-public enum ImageError: Error, Equatable, CustomStringConvertible, Sendable {
-    case unreadable(file: String, reason: String)
-    case notDecodable(file: String, reason: String)
-    case tooLarge(file: String, width: Int, height: Int)
-
-    public var description: String {
-        switch self {
-        case .unreadable(let file, let reason): "\(file): cannot be read (\(reason))"
-        case .notDecodable(let file, let reason): "\(file): not a usable PNG (\(reason))"
-        case .tooLarge(let file, let width, let height):
-            "\(file): \(width)×\(height) is larger than a comic can be (at most \(PNGCodec.maximumSide) pixels a side)"
-        }
-    }
-
-    /// The reason alone, for a placeholder that already shows the file name.
-    public var reason: String {
-        switch self {
-        case .unreadable(_, let reason), .notDecodable(_, let reason): reason
-        case .tooLarge(_, let width, let height): "\(width)×\(height) is too large"
-        }
-    }
-}
-
 public enum PNGCodec {
-    /// The largest side accepted: checked from the header, before any pixel memory is allocated,
-    /// so that a forged header cannot ask for gigabytes.
-    public static let maximumSide = 8192
-    public static let maximumPixels = 32 * 1024 * 1024
-
-    /// `name` is how errors name the file: the file's name by default, the path as typed where a
-    /// person typed one.
+    /// The whole picture at its own size.
     public static func decode(contentsOf url: URL, name: String? = nil) throws(ImageError) -> RGBAImage {
         let name = name ?? url.lastPathComponent
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-        } catch {
-            throw ImageError.unreadable(
-                file: name,
-                reason: FileManager.default.fileExists(atPath: url.path) ? "permission denied" : "no such file")
-        }
-        guard (attributes[.size] as? Int ?? 0) > 0 else {
-            throw ImageError.notDecodable(file: name, reason: "the file is empty")
-        }
-        var image = png_image()
-        image.version = sf_png_image_version
-        guard png_image_begin_read_from_file(&image, url.path) != 0 else {
-            throw failure(&image, name: name)
-        }
-        return try finish(&image, name: name)
+        return try decode(try ImageFile.read(url, name: name), name: name)
     }
 
     public static func decode(_ data: Data, name: String = "image") throws(ImageError) -> RGBAImage {
+        let sink = try decodeRows(data, name: name) { width, height in FullImage(width: width, height: height) }
+        guard let full = sink as? FullImage else { preconditionFailure("the sink made is the sink given") }
+        return RGBAImage(width: full.width, height: full.height, pixels: full.pixels)
+    }
+
+    /// Decodes `data` row by row into what `sink(width, height)` makes once the header is read and
+    /// its size checked: only one row of the file's pixels is held at a time (two for Adam7 files,
+    /// which libpng gives whole).
+    /// `sink` may answer nil, to stop at the header.
+    static func decodeRows(
+        _ data: Data, name: String, sink: @escaping (Int, Int) -> (any RowSink)?
+    ) throws(ImageError) -> (any RowSink)? {
         guard !data.isEmpty else { throw ImageError.notDecodable(file: name, reason: "the file is empty") }
-        var image = png_image()
-        image.version = sf_png_image_version
-        // libpng keeps a pointer to the bytes until the read is finished, so both happen in here.
-        let result: Result<RGBAImage, ImageError> = data.withUnsafeBytes { bytes in
-            guard png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count) != 0 else {
-                return .failure(failure(&image, name: name))
+        let reader = RowReader(name: name, makeSink: sink)
+        var message = [CChar](repeating: 0, count: 256)
+        let context = Unmanaged.passUnretained(reader).toOpaque()
+        let result = data.withUnsafeBytes { bytes in
+            message.withUnsafeMutableBufferPointer { text in
+                sf_png_decode_rows(
+                    bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, context,
+                    { context, width, height in
+                        Unmanaged<RowReader>.fromOpaque(context!).takeUnretainedValue().begin(Int(width), Int(height))
+                    },
+                    { context, row, y in
+                        Unmanaged<RowReader>.fromOpaque(context!).takeUnretainedValue().sink?.add(row: row!, y: Int(y))
+                    }, text.baseAddress, text.count)
             }
-            return Result { () throws(ImageError) -> RGBAImage in try finish(&image, name: name) }
         }
-        return try result.get()
+        if let refusal = reader.refusal { throw refusal }
+        if result == 1 { return nil }
+        guard result == 0 else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw ImageError.notDecodable(file: name, reason: text.isEmpty ? "libpng could not read it" : text)
+        }
+        guard let sink = reader.sink else { throw ImageError.notDecodable(file: name, reason: "libpng gave no pixels") }
+        sink.finish()
+        return sink
     }
 
-    /// Checks the header's size, then reads the pixels as 8-bit RGBA.
-    private static func finish(_ image: inout png_image, name: String) throws(ImageError) -> RGBAImage {
-        let width = Int(image.width)
-        let height = Int(image.height)
-        guard width > 0, height > 0, width <= maximumSide, height <= maximumSide, width * height <= maximumPixels else {
-            png_image_free(&image)
-            throw ImageError.tooLarge(file: name, width: width, height: height)
+    /// Between C and the sink: checks the size before the sink allocates anything.
+    private final class RowReader {
+        let name: String
+        let makeSink: (Int, Int) -> (any RowSink)?
+        var sink: (any RowSink)?
+        var refusal: ImageError?
+
+        init(name: String, makeSink: @escaping (Int, Int) -> (any RowSink)?) {
+            self.name = name
+            self.makeSink = makeSink
         }
-        image.format = sf_png_format_rgba
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let finished = pixels.withUnsafeMutableBytes { buffer in
-            png_image_finish_read(&image, nil, buffer.baseAddress, Int32(width * 4), nil)
+
+        func begin(_ width: Int, _ height: Int) -> Int32 {
+            do throws(ImageError) {
+                try ImageLimits.check(width: width, height: height, name: name)
+            } catch {
+                refusal = error
+                return 0
+            }
+            sink = makeSink(width, height)
+            return sink == nil ? 0 : 1
         }
-        guard finished != 0 else { throw failure(&image, name: name) }
-        return RGBAImage(width: width, height: height, pixels: pixels)
     }
 
-    private static func failure(_ image: inout png_image, name: String) -> ImageError {
-        let reason = message(of: &image)
-        png_image_free(&image)
-        return ImageError.notDecodable(file: name, reason: reason)
+    /// Rows copied into one full-size image.
+    private final class FullImage: RowSink {
+        let width: Int
+        let height: Int
+        var pixels: [UInt8]
+
+        init(width: Int, height: Int) {
+            (self.width, self.height) = (width, height)
+            pixels = [UInt8](repeating: 0, count: width * height * 4)
+        }
+
+        func add(row: UnsafePointer<UInt8>, y: Int) {
+            let stride = width * 4
+            pixels.withUnsafeMutableBufferPointer { pixels in
+                (pixels.baseAddress! + y * stride).update(from: row, count: stride)
+            }
+        }
+
+        func finish() {}
     }
 
     /// libpng's own message, kept in the image structure.
@@ -142,7 +100,7 @@ public enum PNGCodec {
         let text = withUnsafeBytes(of: &image.message) { bytes in
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
-        return text.isEmpty ? "libpng could not read it" : text
+        return text.isEmpty ? "libpng could not write it" : text
     }
 
     /// The pixel layouts PNG files come in; the encoder writes any of them (for tests and tools).

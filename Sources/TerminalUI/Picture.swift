@@ -97,146 +97,61 @@ public enum Palette {
     }
 }
 
-public enum Scaler {
-    /// The pixel size that fits `image` in `columns`×`rows` cells at two pixels a cell (cells
-    /// about twice as tall as wide, so each half-block pixel is square), keeping the aspect ratio.
-    public static func fittedSize(width: Int, height: Int, columns: Int, rows: Int) -> (width: Int, height: Int) {
-        guard width > 0, height > 0, columns > 0, rows > 0 else { return (0, 0) }
-        let maxWidth = Double(columns)
-        let maxHeight = Double(rows * 2)
-        let scale = min(maxWidth / Double(width), maxHeight / Double(height))
-        let w = max(1, min(columns, Int((Double(width) * scale).rounded())))
-        let h = max(1, min(rows * 2, Int((Double(height) * scale).rounded())))
-        return (w, h)
-    }
-
-    /// Area averaging (a box filter): each output pixel is the coverage-weighted mean of the input
-    /// pixels under it, colours weighted by alpha so that transparent pixels do not darken edges.
-    /// Separable: rows first into a narrow buffer, then columns, in Float over flat arrays.
-    public static func scale(_ image: RGBAImage, toWidth width: Int, height: Int) -> RGBAImage {
-        guard width > 0, height > 0, image.width > 0, image.height > 0 else {
-            return RGBAImage(width: 0, height: 0, pixels: [])
-        }
-        if width == image.width && height == image.height { return image }
-        let columns = FlatSpans(spans(source: image.width, target: width))
-        let rows = FlatSpans(spans(source: image.height, target: height))
-        // Pass 1: each source row narrowed to `width` pixels of premultiplied (r, g, b, a).
-        var narrow = [Float](repeating: 0, count: width * image.height * 4)
-        image.pixels.withUnsafeBufferPointer { source in
-            narrow.withUnsafeMutableBufferPointer { out in
-                for y in 0..<image.height {
-                    let rowBase = y * image.width * 4
-                    for ox in 0..<width {
-                        var r: Float = 0
-                        var g: Float = 0
-                        var b: Float = 0
-                        var a: Float = 0
-                        for entry in columns.range(ox) {
-                            let base = rowBase + columns.index[entry] * 4
-                            let alpha = Float(source[base + 3]) * columns.weight[entry]
-                            r += Float(source[base]) * alpha
-                            g += Float(source[base + 1]) * alpha
-                            b += Float(source[base + 2]) * alpha
-                            a += alpha
-                        }
-                        let o = (y * width + ox) * 4
-                        out[o] = r
-                        out[o + 1] = g
-                        out[o + 2] = b
-                        out[o + 3] = a
-                    }
-                }
-            }
-        }
-        // Pass 2: columns of the narrow buffer down to `height`.
-        let area = Float(image.width) / Float(width) * Float(image.height) / Float(height)
-        var output = [UInt8](repeating: 0, count: width * height * 4)
-        narrow.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { out in
-                for oy in 0..<height {
-                    for ox in 0..<width {
-                        var r: Float = 0
-                        var g: Float = 0
-                        var b: Float = 0
-                        var a: Float = 0
-                        for entry in rows.range(oy) {
-                            let base = (rows.index[entry] * width + ox) * 4
-                            let weight = rows.weight[entry]
-                            r += source[base] * weight
-                            g += source[base + 1] * weight
-                            b += source[base + 2] * weight
-                            a += source[base + 3] * weight
-                        }
-                        let o = (oy * width + ox) * 4
-                        if a > 0 {
-                            out[o] = UInt8(min(255, (r / a).rounded()))
-                            out[o + 1] = UInt8(min(255, (g / a).rounded()))
-                            out[o + 2] = UInt8(min(255, (b / a).rounded()))
-                        }
-                        out[o + 3] = UInt8(min(255, (a / area).rounded()))
-                    }
-                }
-            }
-        }
-        return RGBAImage(width: width, height: height, pixels: output)
-    }
-
-    /// Spans laid out flat: output i covers entries offsets[i]..<offsets[i+1].
-    struct FlatSpans {
-        var offsets: [Int] = [0]
-        var index: [Int] = []
-        var weight: [Float] = []
-
-        init(_ spans: [[(Int, Double)]]) {
-            for span in spans {
-                for (position, covered) in span {
-                    index.append(position)
-                    weight.append(Float(covered))
-                }
-                offsets.append(index.count)
-            }
-        }
-
-        func range(_ output: Int) -> Range<Int> { offsets[output]..<offsets[output + 1] }
-    }
-
-    /// For each output index, the input indices it covers and how much of each.
-    static func spans(source: Int, target: Int) -> [[(Int, Double)]] {
-        let ratio = Double(source) / Double(target)
-        return (0..<target).map { index in
-            let start = Double(index) * ratio
-            let end = Double(index + 1) * ratio
-            var span: [(Int, Double)] = []
-            var position = Int(start.rounded(.down))
-            while Double(position) < end, position < source {
-                let covered = min(end, Double(position + 1)) - max(start, Double(position))
-                if covered > 1e-9 { span.append((position, covered)) }
-                position += 1
-            }
-            return span
-        }
-    }
-}
-
-/// A decoded picture, ready to be drawn at any size; scaled results are cached by size so that
-/// a redraw costs only the cell writes.
+/// A picture ready to be drawn at any size. A generated one holds its pixels; one from a file
+/// holds the file's bytes and a working copy decoded for the largest size asked of it so far (at
+/// first, the terminal's), never the full-size pixels unless a terminal is that large. Scaled
+/// results are cached by size, so that a redraw costs only the cell writes.
 public final class Picture: @unchecked Sendable {
-    public let image: RGBAImage
+    /// The picture's own size.
+    public let width: Int
+    public let height: Int
+    private let encoded: (data: Data, name: String)?
+    private var working: RGBAImage
     private var cache: [Size: RGBAImage] = [:]
     private let lock = NSLock()
 
-    public init(_ image: RGBAImage) { self.image = image }
+    public init(_ image: RGBAImage) {
+        (width, height) = (image.width, image.height)
+        encoded = nil
+        working = image
+    }
+
+    /// Decodes `data` (a PNG or a JPEG, whatever its name says) for a terminal of `columns`×`rows`:
+    /// any error in the file surfaces here, not when it is drawn.
+    public init(decoding data: Data, name: String, columns: Int, rows: Int) throws(ImageError) {
+        let header = try ImageDecoder.header(data, name: name)
+        (width, height) = (header.width, header.height)
+        encoded = (data, name)
+        let fitted = Scaler.fittedSize(width: width, height: height, columns: max(1, columns), rows: max(1, rows))
+        working = try ImageDecoder.decode(data, name: name, toWidth: fitted.width, height: fitted.height)
+    }
+
+    /// The file at `url`, refused before it is read when it is larger than a picture may be.
+    public convenience init(contentsOf url: URL, name: String? = nil, columns: Int, rows: Int) throws(ImageError) {
+        let name = name ?? url.lastPathComponent
+        try self.init(decoding: try ImageFile.read(url, name: name), name: name, columns: columns, rows: rows)
+    }
+
+    /// The pixels held now (for tests and the benchmarks: how much is kept).
+    public var workingSize: (width: Int, height: Int) { lock.withLock { (working.width, working.height) } }
 
     public func scaled(columns: Int, rows: Int) -> RGBAImage {
-        let fitted = Scaler.fittedSize(width: image.width, height: image.height, columns: columns, rows: rows)
+        let fitted = Scaler.fittedSize(width: width, height: height, columns: columns, rows: rows)
         let key = Size(columns: fitted.width, rows: fitted.height)
-        if let cached = lock.withLock({ cache[key] }) { return cached }
-        let scaled = Scaler.scale(image, toWidth: fitted.width, height: fitted.height)
-        lock.withLock {
+        return lock.withLock {
+            if let cached = cache[key] { return cached }
+            // A larger window than any before: decode again from the bytes, at the new size.
+            if let encoded, fitted.width > working.width || fitted.height > working.height,
+                let larger = try? ImageDecoder.decode(
+                    encoded.data, name: encoded.name, toWidth: fitted.width, height: fitted.height)
+            {
+                working = larger
+            }
+            let scaled = Scaler.scale(working, toWidth: fitted.width, height: fitted.height)
             if cache.count > 8 { cache.removeAll() }
             cache[key] = scaled
+            return scaled
         }
-        return scaled
     }
 }
 

@@ -302,7 +302,9 @@ struct Context {
             guard let locale = options.locale else { return loaded }
             var catalog = loaded.catalog
             catalog.localeIdentifier = locale
-            return LoadedCatalog(catalog: catalog, warnings: loaded.warnings, imageRoot: loaded.imageRoot)
+            return LoadedCatalog(
+                catalog: catalog, warnings: loaded.warnings, imageRoot: loaded.imageRoot,
+                unusedAssets: loaded.unusedAssets)
         } catch {
             throw CommandFailure(message: error.description, status: 2)
         }

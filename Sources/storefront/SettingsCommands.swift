@@ -204,7 +204,10 @@ struct CatalogCommand: ParsableCommand {
             if let file { options.catalog = file }
             try reportingFailures {
                 let loaded = try Context.loadCatalog(options)
-                for warning in loaded.warnings { printError(warning.description) }
+                let warnings =
+                    loaded.warnings
+                    + PictureCheck.warnings(loaded, file: try Context.catalogFile(options).lastPathComponent)
+                for warning in warnings { printError(warning.description) }
                 let catalog = loaded.catalog
                 var settings: [String] = []
                 if catalog.defaultPolicy != .approve { settings.append("policy \(catalog.defaultPolicy)") }
@@ -225,20 +228,26 @@ struct CatalogCommand: ParsableCommand {
                     var products: Int
                     var currency, locale: String
                     var settings, durations, warnings: [String]
+                    var unusedAssets: [String]?
                 }
                 let report = Checked(
                     format: catalog.format, products: catalog.products.count, currency: catalog.currencyCode,
                     locale: catalog.localeIdentifier, settings: settings, durations: durations,
-                    warnings: loaded.warnings.map(\.description))
+                    warnings: warnings.map(\.description),
+                    unusedAssets: loaded.unusedAssets.isEmpty ? nil : loaded.unusedAssets)
                 var lines = [
-                    "ok: \(catalog.format), \(catalog.products.count) products in \(catalog.currencyCode) (\(catalog.localeIdentifier)), \(loaded.warnings.count) warning(s)"
+                    "ok: \(catalog.format), \(catalog.products.count) products in \(catalog.currencyCode) (\(catalog.localeIdentifier)), \(warnings.count) warning(s)"
                 ]
                 if !settings.isEmpty {
                     lines.append("a fresh state folder starts with: " + settings.joined(separator: "; "))
                 }
                 lines += durations.map { "  " + $0 }
+                if !loaded.unusedAssets.isEmpty {
+                    lines.append("assets no product names (not loaded):")
+                    lines += loaded.unusedAssets.map { "  " + $0 }
+                }
                 print(json ? OutputEncoder.encode(report).rendered() : lines.joined(separator: "\n"))
-                if strict, !loaded.warnings.isEmpty { throw ExitCode(2) }
+                if strict, !warnings.isEmpty { throw ExitCode(2) }
             }
         }
     }

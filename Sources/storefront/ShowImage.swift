@@ -12,9 +12,9 @@ struct ShowImage: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show-image",
         abstract:
-            "Print a PNG as half-block cells (ANSI colours on a terminal or with --color), or as a character ramp."
+            "Print a PNG or JPEG as half-block cells (ANSI colours on a terminal or with --color), or as a character ramp."
     )
-    @Argument(help: "The PNG file.") var file: String
+    @Argument(help: "The PNG or JPEG file.") var file: String
     @Option(help: "Columns (default: the terminal's, else 80).") var width: Int?
     @Option(help: "Rows (default: the terminal's less two, else 24).") var height: Int?
     @Flag(help: "ANSI colours even when standard output is not a terminal.") var color = false
@@ -31,15 +31,14 @@ struct ShowImage: ParsableCommand {
         }
         let useColor = (color || isatty(STDOUT_FILENO) != 0) && !Environment.current.noColor
         let colorDepth = depth?.depth ?? (useColor ? .palette256 : .none)
-        let image: RGBAImage
+        let picture: Picture
         do {
-            image = try PNGCodec.decode(contentsOf: URL(fileURLWithPath: file), name: file)
+            picture = try Picture(contentsOf: URL(fileURLWithPath: file), name: file, columns: columns, rows: rows)
         } catch {
             printError("storefront: \(error.description)")
             throw ExitCode(2)
         }
-        let picture = Picture(image)
-        let fitted = Scaler.fittedSize(width: image.width, height: image.height, columns: columns, rows: rows)
+        let fitted = Scaler.fittedSize(width: picture.width, height: picture.height, columns: columns, rows: rows)
         var screen = TerminalUI.Screen(size: TerminalUI.Size(columns: fitted.width, rows: (fitted.height + 1) / 2))
         screen.draw(picture, in: screen.bounds, depth: colorDepth)
         print(ANSIText.render(screen), terminator: "")

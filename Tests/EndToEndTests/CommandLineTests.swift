@@ -422,7 +422,7 @@ struct ShowImageTests {
         let bad = try await session.run(["show-image", text.path])
         #expect(bad.status == 2)
         // The file is named as it was typed.
-        #expect(bad.stderr == "storefront: \(text.path): not a usable PNG (Not a PNG file)\n")
+        #expect(bad.stderr == "storefront: \(text.path): not a usable picture (not a PNG or JPEG file)\n")
     }
 }
 

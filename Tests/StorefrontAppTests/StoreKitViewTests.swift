@@ -34,7 +34,7 @@ struct StoreKitViewTests {
         try harness.refresh()
         harness.press(.enter)
         let cache = PictureCache(root: fixtures, catalog: catalog)
-        let screen = harness.screen(depth: .palette256, pictures: cache.lookup)
+        let screen = harness.screen(depth: .palette256, pictures: { cache.lookup($0) })
         let blocks = screen.lines.filter { $0.contains("▀") }
         #expect(blocks.count >= 8, "\(screen.lines.joined(separator: "\n"))")
         guard case .picture = cache.lookup("placeholder:nonconsumable.car") else {

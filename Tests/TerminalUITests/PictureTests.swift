@@ -99,7 +99,7 @@ struct DecodingTests {
             #expect(file == "bad.png")
             #expect(!reason.isEmpty)
             if !example.reason.isEmpty { #expect(reason.contains(example.reason), "\(reason)") }
-            #expect(error.description.hasPrefix("bad.png: not a usable PNG ("))
+            #expect(error.description.hasPrefix("bad.png: not a usable picture ("))
         }
     }
 

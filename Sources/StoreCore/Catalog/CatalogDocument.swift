@@ -13,7 +13,8 @@ struct CatalogDocument: Decodable {
         "name", "bundleId", "currency", "locale", "bonusDays", "policy", "products", "randomComics", "$comment",
     ]
     static let productKeys: Set = [
-        "id", "kind", "title", "description", "price", "image", "quantity", "months", "duration", "period", "group",
+        "id", "kind", "title", "description", "price", "image", "promotionalImage", "quantity", "months", "duration",
+        "period", "group",
         "rank", "introOffer", "promotionalOffers", "codeOffers", "winBackOffers", "unlocks", "familyShareable",
         "monthlyCommitmentPrice", "$comment",
     ]
@@ -141,6 +142,7 @@ struct CatalogDocument: Decodable {
             id: id, kind: kind, title: title, description: description, price: price, image: image,
             quantity: kind == .consumable ? quantity : 0, months: months, duration: duration, autoRenew: terms
         )
+        product.promotionalImage = try fields.string("promotionalImage")
         if fields.hasValue("familyShareable") {
             guard let flag = fields.boolean("familyShareable"),
                 kind == .nonConsumable || kind == .autoRenewableSubscription || !flag

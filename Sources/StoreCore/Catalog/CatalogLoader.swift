@@ -28,10 +28,11 @@ public enum CatalogLoader {
         let (catalog, warnings) = try parse(data, fileName: name)
         var allWarnings = warnings
         for (index, product) in catalog.products.enumerated() {
-            guard let image = product.image else { continue }
             let entry = "products[\(index)] \"\(product.id)\""
-            try checkImage(
-                image, root: root, file: name, entry: entry, required: imagesRequired, warnings: &allWarnings)
+            for image in [product.image, product.promotionalImage].compactMap({ $0 }) {
+                try checkImage(
+                    image, root: root, file: name, entry: entry, required: imagesRequired, warnings: &allWarnings)
+            }
         }
         for (index, comic) in catalog.randomComics.enumerated() {
             guard let image = comic.image else { continue }

@@ -58,8 +58,11 @@ public enum StoreKitCatalog {
             extras = try SideFile.read(side)
         }
         let name = isFolder.boolValue ? url.lastPathComponent + "/" + folderEntry : url.lastPathComponent
-        let (catalog, warnings) = try parse(data, fileName: name, options: options, side: extras)
-        return LoadedCatalog(catalog: catalog, warnings: warnings, imageRoot: url.deletingLastPathComponent())
+        let assets = isFolder.boolValue ? PromotionalAssets.read(package: url) : nil
+        let (catalog, warnings) = try parse(data, fileName: name, options: options, side: extras, assets: assets)
+        return LoadedCatalog(
+            catalog: catalog, warnings: warnings, imageRoot: url.deletingLastPathComponent(),
+            unusedAssets: assets?.unused(by: catalog) ?? [])
     }
 
     /// What a Storefront side file may add: durations of non-renewing subscriptions ("durations":
@@ -118,7 +121,8 @@ public enum StoreKitCatalog {
     // MARK: Parsing
 
     public static func parse(
-        _ data: Data, fileName: String, options: StoreKitOptions = StoreKitOptions(), side: SideFile = SideFile()
+        _ data: Data, fileName: String, options: StoreKitOptions = StoreKitOptions(), side: SideFile = SideFile(),
+        assets: PromotionalAssets? = nil
     ) throws(CatalogError) -> (Catalog, [CatalogWarning]) {
         let object = try readObject(data, fileName: fileName)
         let root = try Node(object, path: "", file: fileName).object()
@@ -185,7 +189,8 @@ public enum StoreKitCatalog {
             seen[product.id] = path
             catalog.products.append(product)
         }
-        let reader = ProductReader(locale: catalog.localeIdentifier, options: options, side: side, file: fileName)
+        let reader = ProductReader(
+            locale: catalog.localeIdentifier, options: options, side: side, assets: assets, file: fileName)
         for (index, node) in (try root.child("products")?.arrayOrNil() ?? []).enumerated() {
             try add(try reader.product(node, defaultType: nil, warnings: &warnings), path: "products[\(index)]")
         }

@@ -10,6 +10,8 @@ extension StoreKitCatalog {
         let locale: String
         let options: StoreKitOptions
         let side: SideFile
+        /// The package's `Assets/`, nil for a lone file.
+        let assets: PromotionalAssets?
         let file: String
 
         func product(
@@ -100,12 +102,16 @@ extension StoreKitCatalog {
             case .consumable, .nonConsumable:
                 break
             }
+            let art = try promotionalImage(entry, warnings: &warnings)
+            // A product with art of its own shows it once owned too, not a generated picture.
+            let generated = kind == .nonConsumable && art == nil ? Placeholder.path(for: id) : nil
             var product = Product(
                 id: id, kind: kind, title: title, description: description, price: price,
-                image: side.images[id] ?? (kind == .nonConsumable ? Placeholder.path(for: id) : nil),
+                image: side.images[id] ?? generated,
                 quantity: kind == .consumable ? side.quantities[id] ?? 1 : 0, duration: duration, autoRenew: terms
             )
             product.durationSource = durationSource
+            product.promotionalImage = art
             // O5: Family Sharing, for the kinds the App Store shares.
             if kind == .nonConsumable || kind == .autoRenewableSubscription {
                 product.isFamilyShareable = try entry.child("familyShareable")?.boolean() ?? false
@@ -230,6 +236,32 @@ extension StoreKitCatalog {
                 ? 0
                 : try self.price(priceNode, missing: node, fallback: side.offerPrices[productID], warnings: &warnings)
             return IntroductoryOffer(mode: mode, period: offerPeriod, periods: periods, price: price)
+        }
+
+        /// C8: the file `promotionalImageID` names in the package's `Assets/`. A name with no file is a
+        /// warning; in a package, the product still points at where the file would be, so that its
+        /// detail view says which file is missing.
+        func promotionalImage(_ entry: Object, warnings: inout [CatalogWarning]) throws(CatalogError) -> String? {
+            guard let node = entry.child("promotionalImageID"), let id = try node.stringOrNil(), !id.isEmpty else {
+                return nil
+            }
+            guard let assets else {
+                warnings.append(
+                    CatalogWarning(
+                        file: file, entry: node.path,
+                        message:
+                            "\"\(id)\" has no picture here: only a .storekit package (a folder with Assets/) holds one")
+                )
+                return nil
+            }
+            let (path, found) = assets.path(for: id)
+            if !found {
+                warnings.append(
+                    CatalogWarning(
+                        file: file, entry: node.path,
+                        message: "\"\(id)\" names no file in \(assets.folder) (\(id).png or \(id).jpg)"))
+            }
+            return path
         }
 
         /// `adHocOffers` (promotional offers, O2, named by `offerID`) or `codeOffers` (offer codes,

@@ -102,10 +102,14 @@ public struct LoadedCatalog: Sendable {
     public let warnings: [CatalogWarning]
     /// The folder that image paths are relative to.
     public let imageRoot: URL
+    /// A `.storekit` package's assets that no product names (C8), from the image root: listed by
+    /// `catalog check`, never loaded.
+    public let unusedAssets: [String]
 
-    public init(catalog: Catalog, warnings: [CatalogWarning], imageRoot: URL) {
+    public init(catalog: Catalog, warnings: [CatalogWarning], imageRoot: URL, unusedAssets: [String] = []) {
         self.catalog = catalog
         self.warnings = warnings
         self.imageRoot = imageRoot
+        self.unusedAssets = unusedAssets
     }
 }

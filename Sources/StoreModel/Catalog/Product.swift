@@ -36,6 +36,10 @@ public struct Product: Sendable, Equatable, Identifiable {
     public var durationSource: String?
     /// O5: Family Sharing shares it with the purchaser's family (a `.storekit` file's `familyShareable`).
     public var isFamilyShareable = false
+    /// C8: the product's own art, a path like `image`'s, shown in its detail view whether or not it
+    /// is owned: a `.storekit` package's `Assets/<promotionalImageID>.png` or `.jpg`, or a JSON
+    /// catalog's `promotionalImage`.
+    public var promotionalImage: String?
 
     public init(
         id: String, kind: ProductKind, title: String, description: String, price: Decimal,
