@@ -121,7 +121,9 @@ let package = Package(
         // Helpers the test targets share: temporary state folders, a manual clock, a small catalog.
         .target(
             name: "TestSupport",
-            dependencies: ["StoreCore", "StoreModel", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "StoreCore", "StoreModel", "TerminalUI", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Tests/TestSupport"),
         .testTarget(
             name: "StoreCoreTests",
@@ -132,7 +134,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "TestSupport"]),
         .testTarget(
             name: "StorefrontServerTests",
             dependencies: [

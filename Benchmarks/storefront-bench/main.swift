@@ -69,7 +69,7 @@ print("|---|---|---|---|---|")
 
 // MARK: Images: decode + scale + draw, against the decoder's own full-size decode alone.
 
-if wants("images") {
+if wants("images") || sections.contains("images-once") {
     let comic = try PNGCodec.decode(contentsOf: repository.appendingPathComponent("assets/comics/cat-judge.png"))
     let big = Scaler.scale(comic, toWidth: 1024, height: 1024)
     let pngFile = scratch.appendingPathComponent("big.png")
@@ -101,6 +101,19 @@ if wants("images") {
         guard status == 0 else { fatalError("jpeg") }
     }
 
+    // `storefront-bench images-once`: each step once, for callgrind (BENCHMARKS.md, the breakdown).
+    if sections.contains("images-once") {
+        libpngDecodeAlone()
+        turbojpegDecodeAlone()
+        for (columns, rows) in [(80, 24), (200, 60)] {
+            var screen = Screen(size: Size(columns: columns, rows: rows))
+            for file in [pngFile, jpegFile] {
+                screen.draw(
+                    try Picture(contentsOf: file, columns: columns, rows: rows), in: screen.bounds, depth: .palette256)
+            }
+        }
+        exit(0)
+    }
     let pngAlone = median(15) { libpngDecodeAlone() }
     let jpegAlone = median(15) { turbojpegDecodeAlone() }
     for (columns, rows) in [(80, 24), (200, 60)] {

@@ -175,7 +175,7 @@ public enum ScenarioParser {
         case ("restart", _): return .restart
         case ("caption", _): return .caption(w.dropFirst().joined(separator: " "))
         case ("pause", _): return .pause
-        case ("open", _): return .open(try word(1, "a screen: list, detail, random, transactions"))
+        case ("open", _): return .open(try word(1, "a screen (list, random, transactions) or a product in quotes"))
         case ("expect", "header"): return .expectHeader(try word(2, "the header text in quotes"))
         case ("expect", "row"):
             guard w.count >= 5, lower[3] == "shows" else {

@@ -116,19 +116,22 @@ public final class ScenarioPlayer {
             switch screen.lowercased() {
             case "random": app.dispatch(.navigate(.random))
             case "transactions": app.dispatch(.navigate(.transactions))
-            default: app.dispatch(.navigate(.products))
+            default:
+                // `open "PRODUCT"`: the selection walks to its row, and its detail view opens (C8).
+                guard let product = runner.product(named: screen) else {
+                    app.dispatch(.navigate(.products))
+                    break
+                }
+                guard walk(to: product.id) else { return false }
+                app.dispatch(.navigate(.detail(product.id)))
             }
             return wait(seconds: 0.8)
         case .buy(let name, _), .buyBilled(let name, _), .buyIntro(let name, _):
             // The audience sees the selection walk to the row, then the purchase.
-            app.dispatch(.navigate(.products))
-            if let product = runner.product(named: name),
-                let target = app.state.snapshot?.rows.firstIndex(where: { $0.product.id == product.id })
-            {
-                while app.state.selection != target {
-                    app.dispatch(.command(app.state.selection < target ? .down : .up))
-                    guard wait(seconds: 0.15) else { return false }
-                }
+            if let product = runner.product(named: name) {
+                guard walk(to: product.id) else { return false }
+            } else {
+                app.dispatch(.navigate(.products))
             }
             guard run(step) else { return false }
             // Ask to Buy: the request is seen waiting in the transaction manager, where the
@@ -261,6 +264,19 @@ public final class ScenarioPlayer {
     }
 
     /// Shows the screen for `seconds` at the current speed; false when q (or Ctrl-C) stops it.
+    /// The product list, its selection walking to `productID`'s row for the audience to see.
+    private func walk(to productID: String) -> Bool {
+        app.dispatch(.navigate(.products))
+        guard let target = app.state.snapshot?.rows.firstIndex(where: { $0.product.id == productID }) else {
+            return true
+        }
+        while app.state.selection != target {
+            app.dispatch(.command(app.state.selection < target ? .down : .up))
+            guard wait(seconds: 0.15) else { return false }
+        }
+        return true
+    }
+
     private func wait(seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds / speed)
         repeat {

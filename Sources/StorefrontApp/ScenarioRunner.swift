@@ -289,7 +289,12 @@ public final class ScenarioRunner {
         case .simulatedError(let api, let error): try store.settings.setSimulatedError(error, for: api)
         case .clearSimulatedErrors: try store.settings.setSimulatedErrors(SimulatedErrors())
         case .uploadReceipt: lastUpload = try uploadReceipt()
-        case .caption, .pause, .open, .catalog: break
+        case .open(let screen):
+            // A screen, or a product whose detail view opens where the scenario is played.
+            if !["list", "products", "detail", "random", "transactions"].contains(screen.lowercased()) {
+                _ = try product(screen, line: step.line)
+            }
+        case .caption, .pause, .catalog: break
         default: break
         }
         if let id = lastTransaction?.id { lastTransaction = try? store.queue.transaction(id) }

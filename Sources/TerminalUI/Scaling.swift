@@ -30,45 +30,49 @@ public enum Scaler {
         return scaler.result()
     }
 
-    /// Spans laid out flat: output i covers entries offsets[i]..<offsets[i+1].
+    /// Which source pixels each output pixel covers, and how much of each, laid out flat: key i's
+    /// entries are offsets[i]..<offsets[i+1]. Inverted, the keys are the source pixels and the
+    /// entries the output pixels over them. Spans move forward, so the pairs come in order either way.
     struct FlatSpans {
         var offsets: [Int] = [0]
         var index: [Int] = []
         var weight: [Float] = []
 
-        init(_ spans: [[(Int, Double)]]) {
-            for span in spans {
-                for (position, covered) in span {
-                    index.append(position)
-                    weight.append(Float(covered))
+        init(source: Int, target: Int, inverted: Bool = false) {
+            let ratio = Double(source) / Double(target)
+            let keys = inverted ? source : target
+            index.reserveCapacity(source + target)
+            weight.reserveCapacity(source + target)
+            offsets.reserveCapacity(keys + 1)
+            for output in 0..<target {
+                let start = Double(output) * ratio
+                let end = Double(output + 1) * ratio
+                var position = Int(start.rounded(.down))
+                while Double(position) < end, position < source {
+                    let covered = min(end, Double(position + 1)) - max(start, Double(position))
+                    if covered > 1e-9 {
+                        let key = inverted ? position : output
+                        while offsets.count <= key { offsets.append(index.count) }
+                        index.append(inverted ? output : position)
+                        weight.append(Float(covered))
+                    }
+                    position += 1
                 }
-                offsets.append(index.count)
             }
+            while offsets.count <= keys { offsets.append(index.count) }
         }
 
-        func range(_ output: Int) -> Range<Int> { offsets[output]..<offsets[output + 1] }
-    }
-
-    /// For each output index, the input indices it covers and how much of each.
-    static func spans(source: Int, target: Int) -> [[(Int, Double)]] {
-        let ratio = Double(source) / Double(target)
-        return (0..<target).map { index in
-            let start = Double(index) * ratio
-            let end = Double(index + 1) * ratio
-            var span: [(Int, Double)] = []
-            var position = Int(start.rounded(.down))
-            while Double(position) < end, position < source {
-                let covered = min(end, Double(position + 1)) - max(start, Double(position))
-                if covered > 1e-9 { span.append((position, covered)) }
-                position += 1
-            }
-            return span
-        }
+        func range(_ key: Int) -> Range<Int> { offsets[key]..<offsets[key + 1] }
     }
 }
 
-/// Rows in, a scaled picture out: for each source row, the row narrowed to the output's width in
-/// premultiplied Float, then added with its coverage into the one or two output rows under it.
+/// Rows in, a scaled picture out, columns last: each source row is added, with its coverage, into
+/// a full-width accumulator for each output row under it (one or two when shrinking), and an
+/// output row is narrowed once, when no later source row can reach it. The per-pixel work is then
+/// one add per byte for an opaque row that falls inside one output row, which the compiler
+/// vectorises; the narrowing runs once per output row rather than once per source row.
+///
+/// Colours are kept premultiplied by alpha / 255, so that an opaque row adds its bytes as they are.
 final class StreamingScaler: RowSink {
     let sourceWidth: Int
     let width: Int
@@ -76,7 +80,10 @@ final class StreamingScaler: RowSink {
     private let columns: Scaler.FlatSpans
     /// For each source row, the output rows it covers and how much of each.
     private let rowTargets: Scaler.FlatSpans
-    private var narrow: [Float]
+    /// Output rows still open, in order, each with its full-width accumulator.
+    private var open: [(row: Int, sums: [Float])] = []
+    /// Accumulators done with, kept for the next rows.
+    private var spare: [[Float]] = []
     private var sums: [Float]
     private let area: Float
 
@@ -84,63 +91,103 @@ final class StreamingScaler: RowSink {
         self.sourceWidth = sourceWidth
         self.width = width
         self.height = height
-        columns = Scaler.FlatSpans(Scaler.spans(source: sourceWidth, target: width))
-        // The row spans turned round: output row → source rows becomes source row → output rows.
-        var bySource = [[(Int, Double)]](repeating: [], count: sourceHeight)
-        for (output, span) in Scaler.spans(source: sourceHeight, target: height).enumerated() {
-            for (source, covered) in span { bySource[source].append((output, covered)) }
-        }
-        rowTargets = Scaler.FlatSpans(bySource)
-        narrow = [Float](repeating: 0, count: width * 4)
+        columns = Scaler.FlatSpans(source: sourceWidth, target: width)
+        rowTargets = Scaler.FlatSpans(source: sourceHeight, target: height, inverted: true)
         sums = [Float](repeating: 0, count: width * height * 4)
         area = Float(sourceWidth) / Float(width) * Float(sourceHeight) / Float(height)
     }
 
     func add(row: UnsafePointer<UInt8>, y: Int) {
         let targets = rowTargets.range(y)
-        guard !targets.isEmpty else { return }
-        let width = width
-        columns.index.withUnsafeBufferPointer { index in
-            columns.weight.withUnsafeBufferPointer { weight in
-                columns.offsets.withUnsafeBufferPointer { offsets in
-                    narrow.withUnsafeMutableBufferPointer { out in
-                        for ox in 0..<width {
-                            var r: Float = 0
-                            var g: Float = 0
-                            var b: Float = 0
-                            var a: Float = 0
-                            for entry in offsets[ox]..<offsets[ox + 1] {
-                                let base = index[entry] * 4
-                                let alpha = Float(row[base + 3]) * weight[entry]
-                                r += Float(row[base]) * alpha
-                                g += Float(row[base + 1]) * alpha
-                                b += Float(row[base + 2]) * alpha
-                                a += alpha
-                            }
-                            out[ox * 4] = r
-                            out[ox * 4 + 1] = g
-                            out[ox * 4 + 2] = b
-                            out[ox * 4 + 3] = a
-                        }
-                    }
-                }
+        guard let first = targets.first else { return }
+        // Rows above this one's first output row are complete.
+        let firstRow = rowTargets.index[first]
+        while let oldest = open.first, oldest.row < firstRow { closeOldest() }
+        let count = sourceWidth * 4
+        var alphas: UInt8 = 255
+        for x in 0..<sourceWidth { alphas &= row[x * 4 + 3] }
+        let opaque = alphas == 255
+        for entry in targets {
+            let output = rowTargets.index[entry]
+            let weight = rowTargets.weight[entry]
+            let slot: Int
+            if let found = open.firstIndex(where: { $0.row == output }) {
+                slot = found
+            } else {
+                let fresh = spare.popLast() ?? [Float](repeating: 0, count: count)
+                open.append((output, fresh))
+                slot = open.count - 1
             }
-        }
-        narrow.withUnsafeBufferPointer { source in
-            sums.withUnsafeMutableBufferPointer { sums in
-                for entry in targets {
-                    let base = rowTargets.index[entry] * width * 4
-                    let weight = rowTargets.weight[entry]
-                    for channel in 0..<(width * 4) { sums[base + channel] += source[channel] * weight }
+            open[slot].sums.withUnsafeMutableBufferPointer { sums in
+                if opaque && weight == 1 {
+                    for index in 0..<count { sums[index] += Float(row[index]) }
+                } else if opaque {
+                    for index in 0..<count { sums[index] += Float(row[index]) * weight }
+                } else {
+                    for x in 0..<sourceWidth {
+                        let base = x * 4
+                        let alpha = Float(row[base + 3]) * weight
+                        let colour = alpha / 255
+                        sums[base] += Float(row[base]) * colour
+                        sums[base + 1] += Float(row[base + 1]) * colour
+                        sums[base + 2] += Float(row[base + 2]) * colour
+                        sums[base + 3] += alpha
+                    }
                 }
             }
         }
     }
 
-    func finish() {}
+    /// Narrows the oldest open row's accumulator into the output, and keeps the buffer, zeroed,
+    /// for another row.
+    private func closeOldest() {
+        var finished = open.removeFirst()
+        narrow(finished.sums, into: finished.row)
+        finished.sums.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        spare.append(finished.sums)
+    }
+
+    private func narrow(_ accumulated: [Float], into row: Int) {
+        let width = width
+        let base = row * width * 4
+        accumulated.withUnsafeBufferPointer { source in
+            sums.withUnsafeMutableBufferPointer { out in
+                columns.index.withUnsafeBufferPointer { index in
+                    columns.weight.withUnsafeBufferPointer { weight in
+                        columns.offsets.withUnsafeBufferPointer { offsets in
+                            for ox in 0..<width {
+                                var r: Float = 0
+                                var g: Float = 0
+                                var b: Float = 0
+                                var a: Float = 0
+                                for entry in offsets[ox]..<offsets[ox + 1] {
+                                    let at = index[entry] * 4
+                                    let covered = weight[entry]
+                                    r += source[at] * covered
+                                    g += source[at + 1] * covered
+                                    b += source[at + 2] * covered
+                                    a += source[at + 3] * covered
+                                }
+                                let o = base + ox * 4
+                                out[o] = r
+                                out[o + 1] = g
+                                out[o + 2] = b
+                                out[o + 3] = a
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func finish() {
+        while !open.isEmpty { closeOldest() }
+    }
 
     /// The averages, un-premultiplied, as 8-bit RGBA.
     func result() -> RGBAImage {
+        finish()
         var output = [UInt8](repeating: 0, count: width * height * 4)
         sums.withUnsafeBufferPointer { sums in
             output.withUnsafeMutableBufferPointer { out in
@@ -148,11 +195,13 @@ final class StreamingScaler: RowSink {
                     let o = pixel * 4
                     let a = sums[o + 3]
                     if a > 0 {
-                        out[o] = UInt8(min(255, (sums[o] / a).rounded()))
-                        out[o + 1] = UInt8(min(255, (sums[o + 1] / a).rounded()))
-                        out[o + 2] = UInt8(min(255, (sums[o + 2] / a).rounded()))
+                        // Rounded half up by adding a half: every figure here is positive.
+                        let scale = 255 / a
+                        out[o] = UInt8(min(255, sums[o] * scale + 0.5))
+                        out[o + 1] = UInt8(min(255, sums[o + 1] * scale + 0.5))
+                        out[o + 2] = UInt8(min(255, sums[o + 2] * scale + 0.5))
                     }
-                    out[o + 3] = UInt8(min(255, (a / area).rounded()))
+                    out[o + 3] = UInt8(min(255, a / area + 0.5))
                 }
             }
         }

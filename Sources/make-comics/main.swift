@@ -50,3 +50,27 @@ for comic in all {
         fail("\(url.path): \(error)")
     }
 }
+
+// The shipped package's own art (C8, `assets/art-gallery.storekit/Assets`): three comics drawn
+// twice as large, as a PNG, a baseline JPEG and a progressive JPEG.
+let art: [(comic: String, file: String, layout: JPEGCodec.Layout?)] = [
+    ("comics/robot-gardener.png", "gallery-poster.png", nil),
+    ("comics/monday-coffee.png", "sticker-sheet.jpg", .baseline),
+    ("comics/rain-check.png", "art-club.jpg", .progressive),
+]
+let artFolder = root.appendingPathComponent("art-gallery.storekit/Assets")
+for (path, file, layout) in art {
+    guard let comic = all.first(where: { $0.path == path }) else { fail("no comic \(path)") }
+    let picture = Scaler.scale(drawn(comic), toWidth: comicWidth * 2, height: comicHeight * 2)
+    let url = artFolder.appendingPathComponent(file)
+    do {
+        try FileManager.default.createDirectory(at: artFolder, withIntermediateDirectories: true)
+        let data =
+            try layout.map { try JPEGCodec.encode(picture, layout: $0, quality: 88) }
+            ?? PNGCodec.encode(picture, layout: .rgb)
+        try data.write(to: url)
+        print("wrote \(url.path)")
+    } catch {
+        fail("\(url.path): \(error)")
+    }
+}

@@ -127,7 +127,7 @@ struct ScreenTests {
         // The whole placeholder: a capture can come while a frame is still being written.
         _ = try await tmux.waitUntil(description: "the placeholder with its file and reason") { screen in
             screen.contains("picture unavailable") && screen.contains("comics/night-shift.png")
-                && screen.contains("Not a PNG file")
+                && screen.contains("not a PNG or JPEG file")
         }
     }
 }

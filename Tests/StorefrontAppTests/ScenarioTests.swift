@@ -29,7 +29,10 @@ struct ScenarioTests {
     @Test("every shipped scenario passes", arguments: shipped)
     func shippedScenario(name: String) throws {
         let text = try String(contentsOf: shippedFolder.appendingPathComponent("scenarios/\(name)"), encoding: .utf8)
-        let result = try runScenario(text, file: name)
+        // A scenario that names its catalog runs on it, as `storefront scenario check` runs it.
+        let firstStep = text.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.isEmpty }
+        let named = firstStep.flatMap { $0.hasPrefix("catalog ") ? "scenarios/" + $0.dropFirst(8) : nil }
+        let result = try runScenario(text, file: name, catalog: named ?? "catalog.json")
         #expect(result.error == nil, "\(String(describing: result.error))")
         #expect(!result.expectations.isEmpty)
         for expectation in result.expectations where !expectation.passed {

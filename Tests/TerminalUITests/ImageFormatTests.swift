@@ -1,6 +1,7 @@
 // JPEG beside PNG, the file's content choosing the decoder, scaling while decoding, and the limits
 // checked before any pixel memory is taken (T4, C8).
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TerminalUI
@@ -30,27 +31,6 @@ func gradient(width: Int, height: Int) -> RGBAImage {
 func close(_ a: RGBA, _ b: RGBA, within tolerance: Int) -> Bool {
     abs(Int(a.r) - Int(b.r)) <= tolerance && abs(Int(a.g) - Int(b.g)) <= tolerance
         && abs(Int(a.b) - Int(b.b)) <= tolerance
-}
-
-/// Sets a JPEG's frame header (SOF0 or SOF2) to `width`×`height`.
-func forgeJPEGSize(_ data: Data, width: Int, height: Int) -> Data {
-    var data = data
-    var index = 2
-    while index + 9 < data.count {
-        guard data[index] == 0xFF else { break }
-        let marker = data[index + 1]
-        let length = Int(data[index + 2]) << 8 | Int(data[index + 3])
-        if marker == 0xC0 || marker == 0xC2 {
-            data[index + 5] = UInt8(height >> 8)
-            data[index + 6] = UInt8(height & 0xFF)
-            data[index + 7] = UInt8(width >> 8)
-            data[index + 8] = UInt8(width & 0xFF)
-            return data
-        }
-        index += 2 + length
-    }
-    Issue.record("no frame header found")
-    return data
 }
 
 @Suite("JPEG and the choice of decoder")
@@ -115,16 +95,11 @@ struct ImageFormatTests {
 
     @Test("a 30,000 × 30,000 header is refused before allocating, as PNG and as JPEG")
     func forgedSizes() throws {
-        let jpeg = forgeJPEGSize(try JPEGCodec.encode(quadrants()), width: 30_000, height: 30_000)
+        let jpeg = ArtPackage.forgedJPEG(try JPEGCodec.encode(quadrants()), width: 30_000, height: 30_000)
         let refusal = ImageError.tooLarge(file: "huge.jpg", width: 30_000, height: 30_000)
         #expect(throws: refusal) { try Picture(decoding: jpeg, name: "huge.jpg", columns: 80, rows: 24) }
         #expect(refusal.description.contains("at most 8192 pixels a side"))
-        var png = try PNGCodec.encode(quadrants())
-        for (offset, value) in [(16, UInt32(30_000)), (20, UInt32(30_000))] {
-            for byte in 0..<4 { png[offset + byte] = UInt8((value >> (24 - 8 * UInt32(byte))) & 0xFF) }
-        }
-        let crc = crc32(png[12..<29])
-        for byte in 0..<4 { png[29 + byte] = UInt8((crc >> (24 - 8 * UInt32(byte))) & 0xFF) }
+        let png = try ArtPackage.forgedPNG(side: 30_000)
         #expect(throws: ImageError.tooLarge(file: "huge.png", width: 30_000, height: 30_000)) {
             try Picture(decoding: png, name: "huge.png", columns: 80, rows: 24)
         }

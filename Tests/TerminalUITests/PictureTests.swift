@@ -1,5 +1,6 @@
 // PNG decoding, scaling, quantisation and drawing (T4).
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TerminalUI
@@ -112,29 +113,12 @@ struct DecodingTests {
 
     @Test("a forged header asking for gigabytes is refused before allocating")
     func forgedHeader() throws {
-        var data = try PNGCodec.encode(sample)
-        // IHDR starts at byte 16: width and height, then recompute the chunk's CRC.
-        let width: UInt32 = 60_000
-        let height: UInt32 = 60_000
-        for (offset, value) in [(16, width), (20, height)] {
-            for byte in 0..<4 { data[offset + byte] = UInt8((value >> (24 - 8 * UInt32(byte))) & 0xFF) }
-        }
-        let crc = crc32(data[12..<29])
-        for byte in 0..<4 { data[29 + byte] = UInt8((crc >> (24 - 8 * UInt32(byte))) & 0xFF) }
+        let data = try ArtPackage.forgedPNG(side: 60_000)
         let url = try temporaryFile(data, name: "forged.png")
         #expect(throws: ImageError.tooLarge(file: "forged.png", width: 60_000, height: 60_000)) {
             try PNGCodec.decode(contentsOf: url)
         }
     }
-}
-
-func crc32(_ bytes: Data) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in bytes {
-        crc ^= UInt32(byte)
-        for _ in 0..<8 { crc = (crc >> 1) ^ (0xEDB8_8320 & (0 &- (crc & 1))) }
-    }
-    return crc ^ 0xFFFF_FFFF
 }
 
 @Suite("Quantisation")
