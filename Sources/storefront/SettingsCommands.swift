@@ -228,13 +228,14 @@ struct CatalogCommand: ParsableCommand {
                     var products: Int
                     var currency, locale: String
                     var settings, durations, warnings: [String]
-                    var unusedAssets: [String]?
+                    /// Only a package's: absent, not null, for every other catalog.
+                    var unusedAssets: Omitted<[String]>
                 }
                 let report = Checked(
                     format: catalog.format, products: catalog.products.count, currency: catalog.currencyCode,
                     locale: catalog.localeIdentifier, settings: settings, durations: durations,
                     warnings: warnings.map(\.description),
-                    unusedAssets: loaded.unusedAssets.isEmpty ? nil : loaded.unusedAssets)
+                    unusedAssets: Omitted(loaded.unusedAssets.isEmpty ? nil : loaded.unusedAssets))
                 var lines = [
                     "ok: \(catalog.format), \(catalog.products.count) products in \(catalog.currencyCode) (\(catalog.localeIdentifier)), \(warnings.count) warning(s)"
                 ]
