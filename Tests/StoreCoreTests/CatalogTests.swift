@@ -183,6 +183,25 @@ struct CatalogTests {
         #expect(try CatalogLoader.load(contentsOf: file, imagesRequired: true).warnings.isEmpty)
     }
 
+    @Test("C8 a JSON product names its own art with promotionalImage, checked like a comic's picture")
+    func promotionalImage() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("c.json")
+        try Data(
+            #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"1","promotionalImage":"art/p.jpg"}]}"#
+                .utf8
+        ).write(to: file)
+        let loaded = try CatalogLoader.load(contentsOf: file)
+        #expect(loaded.catalog.product("p")?.promotionalImage == "art/p.jpg")
+        #expect(
+            loaded.warnings.map(\.description) == [
+                "c.json: warning: products[0] \"p\": image \"art/p.jpg\" is missing (looked in \(folder.path))"
+            ])
+        #expect(loaded.unusedAssets.isEmpty)
+    }
+
     @Test(
         "C5 the entry of a refusal comes from the decoder's coding path, with the product's id: a nested offer's, a random comic's; a whole number may be written 5.0, never true"
     )
