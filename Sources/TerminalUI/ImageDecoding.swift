@@ -46,24 +46,6 @@ enum ImageFile {
 }
 
 public enum ImageDecoder {
-    /// The picture's own size and format, from its header alone.
-    public static func header(_ data: Data, name: String) throws(ImageError) -> (
-        width: Int, height: Int, format: ImageFormat
-    ) {
-        switch try format(data, name: name) {
-        case .png:
-            var size = (0, 0)
-            _ = try PNGCodec.decodeRows(data, name: name) { width, height in
-                size = (width, height)
-                return nil
-            }
-            return (size.0, size.1, .png)
-        case .jpeg:
-            let header = try JPEGCodec.header(data, name: name)
-            return (header.width, header.height, .jpeg)
-        }
-    }
-
     /// The whole picture at its own size.
     public static func decode(_ data: Data, name: String) throws(ImageError) -> RGBAImage {
         switch try format(data, name: name) {
@@ -72,21 +54,37 @@ public enum ImageDecoder {
         }
     }
 
-    /// The picture scaled to `width`×`height` pixels as it is decoded: a PNG row by row into the
-    /// area average, a JPEG at the smallest DCT scale that still has enough pixels, then averaged.
+    /// The picture scaled to `width`×`height` pixels as it is decoded.
     public static func decode(_ data: Data, name: String, toWidth width: Int, height: Int) throws(ImageError)
         -> RGBAImage
     {
+        try decode(data, name: name) { _, _ in (width, height) }.image
+    }
+
+    /// The picture scaled, as it is decoded, to the size `target` gives for the picture's own size
+    /// (read from the header once, checked against the limits first), with that own size: a PNG
+    /// row by row into the area average, a JPEG at the smallest DCT scale that still has enough
+    /// pixels, then averaged.
+    public static func decode(
+        _ data: Data, name: String, to target: @escaping (Int, Int) -> (width: Int, height: Int)
+    ) throws(ImageError) -> (image: RGBAImage, width: Int, height: Int) {
         switch try format(data, name: name) {
         case .png:
+            var source = (width: 0, height: 0)
             let sink = try PNGCodec.decodeRows(data, name: name) { sourceWidth, sourceHeight in
-                StreamingScaler(sourceWidth: sourceWidth, sourceHeight: sourceHeight, width: width, height: height)
+                source = (sourceWidth, sourceHeight)
+                let size = target(sourceWidth, sourceHeight)
+                return StreamingScaler(
+                    sourceWidth: sourceWidth, sourceHeight: sourceHeight, width: size.width, height: size.height)
             }
             guard let scaler = sink as? StreamingScaler else { preconditionFailure("the sink made is the sink given") }
-            return scaler.result()
+            return (scaler.result(), source.width, source.height)
         case .jpeg:
-            let decoded = try JPEGCodec.decode(data, name: name, atLeast: (width, height))
-            return Scaler.scale(decoded, toWidth: width, height: height)
+            let decoded = try JPEGCodec.decode(data, name: name, atLeast: target)
+            let size = target(decoded.width, decoded.height)
+            return (
+                Scaler.scale(decoded.image, toWidth: size.width, height: size.height), decoded.width, decoded.height
+            )
         }
     }
 
@@ -102,5 +100,4 @@ public enum ImageDecoder {
 /// Takes a decoder's rows, in order, as 8-bit RGBA.
 protocol RowSink: AnyObject {
     func add(row: UnsafePointer<UInt8>, y: Int)
-    func finish()
 }

@@ -25,20 +25,21 @@ public enum JPEGCodec {
 
     /// The whole picture at its own size.
     public static func decode(_ data: Data, name: String = "image") throws(ImageError) -> RGBAImage {
-        try decode(data, name: name, atLeast: nil)
+        try decode(data, name: name, atLeast: nil).image
     }
 
-    /// The picture at the smallest of libjpeg's scales that still gives at least `atLeast` pixels
-    /// each way (the whole size when none does, or when nil).
-    static func decode(_ data: Data, name: String, atLeast: (width: Int, height: Int)?) throws(ImageError)
-        -> RGBAImage
+    /// The picture at the smallest of libjpeg's scales that still gives at least the pixels
+    /// `atLeast` asks for its own size, each way (the whole size when none does, or when nil),
+    /// with its own size.
+    static func decode(_ data: Data, name: String, atLeast: ((Int, Int) -> (width: Int, height: Int))?)
+        throws(ImageError) -> (image: RGBAImage, width: Int, height: Int)
     {
         let (width, height, cmyk) = try header(data, name: name)
         try ImageLimits.check(width: width, height: height, name: name)
         let (scaledWidth, scaledHeight) =
-            atLeast.map { scaledSize(width: width, height: height, atLeast: $0) }
+            atLeast.map { scaledSize(width: width, height: height, atLeast: $0(width, height)) }
             ?? (width, height)
-        return try withDecoder(name: name) { (handle) throws(ImageError) in
+        return try withDecoder(name: name) { (handle) throws(ImageError) -> (RGBAImage, Int, Int) in
             let channels = 4
             var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * channels)
             let format = cmyk ? TJPF_CMYK : TJPF_RGBA
@@ -60,7 +61,7 @@ public enum JPEGCodec {
                 if !warning || error.reason.localizedCaseInsensitiveContains("premature end") { throw error }
             }
             if cmyk { convertCMYK(&pixels) }
-            return RGBAImage(width: scaledWidth, height: scaledHeight, pixels: pixels)
+            return (RGBAImage(width: scaledWidth, height: scaledHeight, pixels: pixels), width, height)
         }
     }
 

@@ -46,7 +46,6 @@ public enum PNGCodec {
             throw ImageError.notDecodable(file: name, reason: text.isEmpty ? "libpng could not read it" : text)
         }
         guard let sink = reader.sink else { throw ImageError.notDecodable(file: name, reason: "libpng gave no pixels") }
-        sink.finish()
         return sink
     }
 
@@ -91,8 +90,6 @@ public enum PNGCodec {
                 (pixels.baseAddress! + y * stride).update(from: row, count: stride)
             }
         }
-
-        func finish() {}
     }
 
     /// libpng's own message, kept in the image structure.

@@ -119,11 +119,11 @@ public final class Picture: @unchecked Sendable {
     /// Decodes `data` (a PNG or a JPEG, whatever its name says) for a terminal of `columns`×`rows`:
     /// any error in the file surfaces here, not when it is drawn.
     public init(decoding data: Data, name: String, columns: Int, rows: Int) throws(ImageError) {
-        let header = try ImageDecoder.header(data, name: name)
-        (width, height) = (header.width, header.height)
+        let decoded = try ImageDecoder.decode(data, name: name) { width, height in
+            Scaler.fittedSize(width: width, height: height, columns: max(1, columns), rows: max(1, rows))
+        }
+        (width, height, working) = (decoded.width, decoded.height, decoded.image)
         encoded = (data, name)
-        let fitted = Scaler.fittedSize(width: width, height: height, columns: max(1, columns), rows: max(1, rows))
-        working = try ImageDecoder.decode(data, name: name, toWidth: fitted.width, height: fitted.height)
     }
 
     /// The file at `url`, refused before it is read when it is larger than a picture may be.

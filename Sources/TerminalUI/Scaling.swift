@@ -181,13 +181,9 @@ final class StreamingScaler: RowSink {
         }
     }
 
-    func finish() {
-        while !open.isEmpty { closeOldest() }
-    }
-
-    /// The averages, un-premultiplied, as 8-bit RGBA.
+    /// The averages, un-premultiplied, as 8-bit RGBA, once every row is added.
     func result() -> RGBAImage {
-        finish()
+        while !open.isEmpty { closeOldest() }
         var output = [UInt8](repeating: 0, count: width * height * 4)
         sums.withUnsafeBufferPointer { sums in
             output.withUnsafeMutableBufferPointer { out in
