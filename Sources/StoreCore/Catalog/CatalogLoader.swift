@@ -27,16 +27,7 @@ public enum CatalogLoader {
         let root = imageRoot ?? url.deletingLastPathComponent()
         let (catalog, warnings) = try parse(data, fileName: name)
         var allWarnings = warnings
-        for (index, product) in catalog.products.enumerated() {
-            let entry = "products[\(index)] \"\(product.id)\""
-            for image in [product.image, product.promotionalImage].compactMap({ $0 }) {
-                try checkImage(
-                    image, root: root, file: name, entry: entry, required: imagesRequired, warnings: &allWarnings)
-            }
-        }
-        for (index, comic) in catalog.randomComics.enumerated() {
-            guard let image = comic.image else { continue }
-            let entry = "randomComics[\(index)] \"\(comic.id)\""
+        for (entry, image) in catalog.namedPictures {
             try checkImage(
                 image, root: root, file: name, entry: entry, required: imagesRequired, warnings: &allWarnings)
         }

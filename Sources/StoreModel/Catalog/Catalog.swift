@@ -113,3 +113,20 @@ public struct LoadedCatalog: Sendable {
         self.unusedAssets = unusedAssets
     }
 }
+
+extension Catalog {
+    /// Every picture the catalog names, with the entry that names it, as the catalog's warnings
+    /// name entries (`products[3] "id"`): comics' pictures, products' own art (C8), random comics'.
+    public var namedPictures: [(entry: String, path: String)] {
+        var named: [(entry: String, path: String)] = []
+        for (index, product) in products.enumerated() {
+            for path in [product.image, product.promotionalImage].compactMap({ $0 }) {
+                named.append(("products[\(index)] \"\(product.id)\"", path))
+            }
+        }
+        for (index, comic) in randomComics.enumerated() {
+            if let path = comic.image { named.append(("randomComics[\(index)] \"\(comic.id)\"", path)) }
+        }
+        return named
+    }
+}
