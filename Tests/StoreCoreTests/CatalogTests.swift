@@ -167,39 +167,32 @@ struct CatalogTests {
 
     @Test("C5 a missing image is a warning now, an error when images are required")
     func missingImage() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("c.json")
-        try Data(#"{"products":[{"id":"c","kind":"nonConsumable","title":"C","price":"1","image":"c.png"}]}"#.utf8)
-            .write(to: file)
-        let loaded = try CatalogLoader.load(contentsOf: file)
-        #expect(
-            loaded.warnings.map(\.description) == [
-                "c.json: warning: products[0] \"c\": image \"c.png\" is missing (looked in \(folder.path))"
-            ])
-        #expect(throws: CatalogError.self) { try CatalogLoader.load(contentsOf: file, imagesRequired: true) }
-        try Data().write(to: folder.appendingPathComponent("c.png"))
-        #expect(try CatalogLoader.load(contentsOf: file, imagesRequired: true).warnings.isEmpty)
+        let json = #"{"products":[{"id":"c","kind":"nonConsumable","title":"C","price":"1","image":"c.png"}]}"#
+        try withCatalogFile(json) { folder, file in
+            let loaded = try CatalogLoader.load(contentsOf: file)
+            #expect(
+                loaded.warnings.map(\.description) == [
+                    "c.json: warning: products[0] \"c\": image \"c.png\" is missing (looked in \(folder.path))"
+                ])
+            #expect(throws: CatalogError.self) { try CatalogLoader.load(contentsOf: file, imagesRequired: true) }
+            try Data().write(to: folder.appendingPathComponent("c.png"))
+            #expect(try CatalogLoader.load(contentsOf: file, imagesRequired: true).warnings.isEmpty)
+        }
     }
 
     @Test("C8 a JSON product names its own art with promotionalImage, checked like a comic's picture")
     func promotionalImage() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("c.json")
-        try Data(
+        let json =
             #"{"products":[{"id":"p","kind":"consumable","title":"P","price":"1","promotionalImage":"art/p.jpg"}]}"#
-                .utf8
-        ).write(to: file)
-        let loaded = try CatalogLoader.load(contentsOf: file)
-        #expect(loaded.catalog.product("p")?.promotionalImage == "art/p.jpg")
-        #expect(
-            loaded.warnings.map(\.description) == [
-                "c.json: warning: products[0] \"p\": image \"art/p.jpg\" is missing (looked in \(folder.path))"
-            ])
-        #expect(loaded.unusedAssets.isEmpty)
+        try withCatalogFile(json) { folder, file in
+            let loaded = try CatalogLoader.load(contentsOf: file)
+            #expect(loaded.catalog.product("p")?.promotionalImage == "art/p.jpg")
+            #expect(
+                loaded.warnings.map(\.description) == [
+                    "c.json: warning: products[0] \"p\": image \"art/p.jpg\" is missing (looked in \(folder.path))"
+                ])
+            #expect(loaded.unusedAssets.isEmpty)
+        }
     }
 
     @Test(
@@ -258,4 +251,14 @@ struct CatalogTests {
     func plainDecimal(text: String, signed: Bool, plain: Bool) {
         #expect(PriceText.isPlainDecimal(text, signed: signed) == plain)
     }
+}
+
+/// `json` written as `c.json` in a folder of its own, removed afterwards.
+func withCatalogFile(_ json: String, _ body: (URL, URL) throws -> Void) throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("c.json")
+    try Data(json.utf8).write(to: file)
+    try body(folder, file)
 }
