@@ -52,7 +52,7 @@ struct AccountServerTests {
     @Test("W4 a stopped server is one line and exit 3, never a hang; the same commands work when it is back")
     func stoppedServer() async throws {
         let host = try await Session()
-        var server = try await Server(host)
+        var server = try await Server.restartable(host)
         let port = try #require(server.base.split(separator: ":").last.flatMap { Int($0) })
         let a = try await machine(server)
         try await a.signUp("ann")
@@ -212,7 +212,7 @@ struct AccountServerTests {
     )
     func screen() async throws {
         let host = try await Session()
-        var server = try await Server(host)
+        var server = try await Server.restartable(host)
         let port = try #require(server.base.split(separator: ":").last.flatMap { Int($0) })
         let a = try await machine(server)
         try await a.signUp("ann")

@@ -27,8 +27,41 @@ final class Server {
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         let text = try await firstLine(output)
-        base = try #require(
-            text.components(separatedBy: "listening on ").last.flatMap { $0.hasPrefix("http") ? $0 : nil }, "\(text)")
+        guard let address = text.components(separatedBy: "listening on ").last, address.hasPrefix("http") else {
+            try await process.ended()
+            let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw said.contains(" is in use ") ? ServerError.portInUse : ServerError.notListening(text + said)
+        }
+        base = address
+    }
+
+    /// A server on a port it can be started on again after `stop()`.
+    ///
+    /// `--port 0` takes a port from the kernel's ephemeral range, and so does every client socket
+    /// on this machine: once the server stops, another test's connection (W11 holds 20,000) may be
+    /// given that port, and a restart there finds it in use. A port below the range is never handed
+    /// out by the kernel, so only another test naming the same number could take it: that one is
+    /// tried again on another.
+    static func restartable(_ session: Session, arguments extra: [String] = []) async throws -> Server {
+        for port in restartablePorts() {
+            do { return try await Server(session, port: port, arguments: extra) } catch ServerError.portInUse {
+                continue
+            }
+        }
+        throw ServerError.notListening("no free port below the ephemeral range in 20 tries")
+    }
+
+    /// Twenty ports to try, at random below the kernel's ephemeral range.
+    static func restartablePorts() -> [Int] {
+        let low = ephemeralLow()
+        return (0..<20).map { _ in Int.random(in: 20_000..<low) }
+    }
+
+    /// The first port of `net.ipv4.ip_local_port_range` (32768 when it cannot be read).
+    private static func ephemeralLow() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let low = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
+        return max(low, 20_001)
     }
 
     /// SIGTERM, and what it printed after.
@@ -52,6 +85,17 @@ final class Server {
     deinit {
         if process.isRunning { process.terminate() }
         try? FileManager.default.removeItem(at: errors)
+    }
+}
+
+enum ServerError: Error, CustomStringConvertible {
+    case portInUse
+    case notListening(String)
+    var description: String {
+        switch self {
+        case .portInUse: "the port is in use"
+        case .notListening(let said): "storefront serve did not say where it listens: \(said)"
+        }
     }
 }
 

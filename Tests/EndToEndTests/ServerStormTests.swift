@@ -15,8 +15,17 @@ import Testing
     "kill -9 or SIGTERM of the account server during a storm of purchases", .serialized, .tags(.postgres, .slow),
     .notInFastRun)
 struct ServerStormTests {
-    /// `storefront serve` over `folder` on `port` (0: a free one), and the port it took.
-    static func startServer(_ folder: URL, port: Int, database: String?) async throws -> (Process, Int) {
+    /// `storefront serve` over `folder` on `port` (nil: a free one it can be started on again, see
+    /// `Server.restartable`), and the port it took.
+    static func startServer(_ folder: URL, port: Int?, database: String?) async throws -> (Process, Int) {
+        guard let port else {
+            for candidate in Server.restartablePorts() {
+                do { return try await startServer(folder, port: candidate, database: database) } catch ServerError
+                    .portInUse
+                { continue }
+            }
+            throw ServerError.notListening("no free port below the ephemeral range in 20 tries")
+        }
         let server = Process()
         server.executableURL = storefrontBinary
         server.arguments =
@@ -27,11 +36,18 @@ struct ServerStormTests {
             + (database.map { ["--database", $0] } ?? [])
         server.environment = ProcessInfo.processInfo.environment.merging(["STOREFRONT_STRICT_THREADS": "1"]) { $1 }
         let output = Pipe()
+        let errors = Pipe()
         server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
+        // Only the first line is read (a failure to start says one); the request log is dropped.
+        server.standardError = errors
         try server.run()
         let line = try await firstLine(output)
-        let bound = try #require(line.split(separator: ":").last.flatMap { Int($0) }, "\(line)")
+        guard let bound = line.split(separator: ":").last.flatMap({ Int($0) }) else {
+            let said = try await firstLine(errors)
+            try await server.ended()
+            throw said.contains(" is in use ") ? ServerError.portInUse : ServerError.notListening(line + said)
+        }
+        errors.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
         return (server, bound)
     }
 
@@ -63,7 +79,7 @@ struct ServerStormTests {
         var servers: [(Process, Int)] = []
         for _ in 0..<(database == nil ? 1 : 2) {
             servers.append(
-                try await Self.startServer(root.appendingPathComponent("server"), port: 0, database: database))
+                try await Self.startServer(root.appendingPathComponent("server"), port: nil, database: database))
         }
         nonisolated(unsafe) let devices = try (0..<4).map { index -> Store in
             let url = try #require(URL(string: "http://127.0.0.1:\(servers[index % servers.count].1)"))
