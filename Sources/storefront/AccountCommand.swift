@@ -102,7 +102,9 @@ struct Account: ParsableCommand {
     /// `told` are those the sign-in just made was told of.
     static func show(_ context: Context, told: FailedSignIns? = nil) throws {
         let user = try context.store.accounts.currentUser()
-        let failed = try told ?? (user == nil ? nil : context.store.accounts.failedSignIns())
+        // The count is a team server's extra line: a server that does not answer leaves it out,
+        // and who is signed in (kept on this device) is said all the same.
+        let failed = told ?? (user == nil ? nil : (try? context.store.accounts.failedSignIns()) ?? nil)
         let shown = failed.flatMap { $0.count > 0 ? $0 : nil }
         let line = shown.map {
             "\n\($0.count) failed sign-in(s) since the last one, from \($0.addresses.joined(separator: ", "))"
