@@ -98,7 +98,7 @@ struct SignInLimitTests {
             new.status == 2 && new.stderr.contains("sign in from a device that signed in to it before")
                 && new.stderr.contains("try again in a few minutes"), "\(new)")
 
-        FileManager.default.createFile(atPath: stop.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stop.path, contents: nil)
         let report = try await offPool { output.fileHandleForReading.readDataToEndOfFile() }
         try await guesser.ended()
         let text = String(decoding: report, as: UTF8.self)
@@ -132,22 +132,22 @@ struct SignInLimitTests {
     func enumeration(backend: Backend) async throws {
         let lockAfter = 2
         let (_, server, _) = try await Self.team(backend, lockAfter: lockAfter)
-        _ = try Self.signUp(server, "ann", device: "phone")
+        _ = try await Self.signUp(server, "ann", device: "phone")
         var answers: [String: (status: Int, body: Data)] = [:]
         var costs: [String: Int] = [:]
-        func attempt(_ label: String, _ name: String, _ password: String) throws {
+        func attempt(_ label: String, _ name: String, _ password: String) async throws {
             let before = server.checkedSignInFailures
-            answers[label] = try Self.signIn(server, name, password)
+            answers[label] = try await Self.signIn(server, name, password)
             costs[label] = server.checkedSignInFailures - before
         }
-        try attempt("unknown name", "nobody", "guess")
-        try attempt("wrong password", "ann", "guess")
+        try await attempt("unknown name", "nobody", "guess")
+        try await attempt("wrong password", "ann", "guess")
         // Each name's wait after its first failure ends (a quarter second); a second failure locks both.
         try await Task.sleep(for: .seconds(1))
-        try attempt("unknown name, twice", "nobody", "guess")
-        try attempt("wrong password, twice", "ann", "guess")
-        try attempt("locked account, right password", "ann", "pw-ann")
-        try attempt("locked unknown name", "nobody", "guess")
+        try await attempt("unknown name, twice", "nobody", "guess")
+        try await attempt("wrong password, twice", "ann", "guess")
+        try await attempt("locked account, right password", "ann", "pw-ann")
+        try await attempt("locked unknown name", "nobody", "guess")
         let distinct = Set(answers.values.map { "\($0.status) " + String(decoding: $0.body, as: UTF8.self) })
         #expect(distinct.count == 1, "\(distinct)")
         #expect(answers.values.allSatisfy { $0.status == 401 })
@@ -164,35 +164,42 @@ struct SignInLimitTests {
         arguments: Backend.allCases)
     func deviceTokens(backend: Backend) async throws {
         let (_, server, _) = try await Self.team(backend, lockAfter: 1)
-        let ann = try Self.signUp(server, "ann", device: "phone")
-        let bob = try Self.signUp(server, "bob", device: "phone")
+        let ann = try await Self.signUp(server, "ann", device: "phone")
+        let bob = try await Self.signUp(server, "bob", device: "phone")
         let annToken = try #require(ann.deviceToken)
         let bobToken = try #require(bob.deviceToken)
         #expect(annToken != bobToken)
         // One stranger's failure locks ann to unknown clients.
-        #expect(try Self.signIn(server, "ann", "guess").status == 401)
-        #expect(try Self.signIn(server, "ann", "pw-ann").status == 401, "locked")
+        #expect(try await Self.signIn(server, "ann", "guess").status == 401)
+        #expect(try await Self.signIn(server, "ann", "pw-ann").status == 401, "locked")
         let forged = SessionToken.make()
         for (label, device, token) in [
             ("forged", "phone", forged), ("bob's", "phone", bobToken), ("another device's", "tablet", annToken),
         ] {
-            #expect(try Self.signIn(server, "ann", "pw-ann", device: device, token: token).status == 401, "\(label)")
+            let answer = try await Self.signIn(server, "ann", "pw-ann", device: device, token: token)
+            #expect(answer.status == 401, "\(label)")
         }
-        let own = try Self.signIn(server, "ann", "pw-ann", device: "phone", token: annToken)
+        let own = try await Self.signIn(server, "ann", "pw-ann", device: "phone", token: annToken)
         #expect(own.status == 200, "her own device's token: \(String(decoding: own.body, as: UTF8.self))")
         let session = try #require(
             try JSONDecoder().decode(AccountWire.Reply<AccountSession>.self, from: own.body).value.token)
         // Ann revokes the phone's session (a lost phone): its device token goes with it.
         let wire = StrangerTests.Wire(base: server.base)
-        let listed = try wire.call("deviceSessions", "ann", session: session)
-        let phones = (listed.body["value"] as? [[String: Any]] ?? []).filter { $0["device"] as? String == "phone" }
-        let id = try #require(phones.first?["id"] as? String, "\(listed)")
-        let revoked = try wire.call(
-            "revokeDeviceSession", AccountRequests.SessionID(account: "ann", id: id), session: session)
-        #expect(revoked.status == 200, "\(revoked)")
-        #expect(
-            try Self.signIn(server, "ann", "pw-ann", device: "phone", token: annToken).status == 401,
-            "a revoked device token")
+        let id = try await offPool { () throws -> String? in
+            let listed = try wire.call("deviceSessions", "ann", session: session)
+            let phones = (listed.body["value"] as? [[String: Any]] ?? []).filter { $0["device"] as? String == "phone" }
+            return phones.first?["id"] as? String
+        }
+        let revokedID = try #require(id, "ann's phone is listed")
+        let revoked = try await offPool { () throws -> Int in
+            try wire.call(
+                "revokeDeviceSession", AccountRequests.SessionID(account: "ann", id: revokedID), session: session
+            )
+            .status
+        }
+        #expect(revoked == 200)
+        let afterRevoking = try await Self.signIn(server, "ann", "pw-ann", device: "phone", token: annToken)
+        #expect(afterRevoking.status == 401, "a revoked device token")
         #expect(try await server.stop().status == 0, "\(server.errorsTail)")
     }
 }
