@@ -9,7 +9,7 @@ extension StoreError {
         switch self {
         case .unknownProduct, .unknownTransaction, .unknownOfferCode, .offerCodeExists, .unknownNotification,
             .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
-            .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName, .noSignInLimits, .signInRefused:
+            .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
             2
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3

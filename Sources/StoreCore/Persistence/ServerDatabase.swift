@@ -81,7 +81,6 @@ public final class ServerDatabase: RecordKeeping, SQLiteBacked, Sendable {
         registerChangeCounts(&migrator)
         registerClaimSpellings(&migrator)
         registerSessionExpiry(&migrator)
-        registerDeviceTokens(&migrator)
         return migrator
     }
 }
