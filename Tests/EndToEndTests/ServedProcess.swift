@@ -30,7 +30,7 @@ final class Server {
         guard let address = text.components(separatedBy: "listening on ").last, address.hasPrefix("http") else {
             try await process.ended()
             let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw said.contains(" is in use ") ? ServerError.portInUse : ServerError.notListening(text + said)
+            throw ServerError(notStarted: text, said: said)
         }
         base = address
     }
@@ -43,18 +43,17 @@ final class Server {
     /// out by the kernel, so only another test naming the same number could take it: that one is
     /// tried again on another.
     static func restartable(_ session: Session, arguments extra: [String] = []) async throws -> Server {
-        for port in restartablePorts() {
-            do { return try await Server(session, port: port, arguments: extra) } catch ServerError.portInUse {
-                continue
-            }
-        }
-        throw ServerError.notListening("no free port below the ephemeral range in 20 tries")
+        try await onRestartablePort { port in try await Server(session, port: port, arguments: extra) }
     }
 
-    /// Twenty ports to try, at random below the kernel's ephemeral range.
-    static func restartablePorts() -> [Int] {
+    /// `start` on ports at random below the kernel's ephemeral range, until one is not in use
+    /// (twenty tries).
+    static func onRestartablePort<T>(_ start: (Int) async throws -> T) async throws -> T {
         let low = ephemeralLow()
-        return (0..<20).map { _ in Int.random(in: 20_000..<low) }
+        for _ in 0..<20 {
+            do { return try await start(Int.random(in: 20_000..<low)) } catch ServerError.portInUse { continue }
+        }
+        throw ServerError.notListening("no free port below the ephemeral range in 20 tries")
     }
 
     /// The first port of `net.ipv4.ip_local_port_range` (32768 when it cannot be read).
@@ -91,6 +90,13 @@ final class Server {
 enum ServerError: Error, CustomStringConvertible {
     case portInUse
     case notListening(String)
+
+    /// Why a server that printed `line` instead of its address did not start, from what it `said`
+    /// on standard error: a port in use is told apart, to be tried again on another.
+    init(notStarted line: String, said: String) {
+        self = said.contains(" is in use ") ? .portInUse : .notListening(line + said)
+    }
+
     var description: String {
         switch self {
         case .portInUse: "the port is in use"

@@ -19,12 +19,7 @@ struct ServerStormTests {
     /// `Server.restartable`), and the port it took.
     static func startServer(_ folder: URL, port: Int?, database: String?) async throws -> (Process, Int) {
         guard let port else {
-            for candidate in Server.restartablePorts() {
-                do { return try await startServer(folder, port: candidate, database: database) } catch ServerError
-                    .portInUse
-                { continue }
-            }
-            throw ServerError.notListening("no free port below the ephemeral range in 20 tries")
+            return try await Server.onRestartablePort { try await startServer(folder, port: $0, database: database) }
         }
         let server = Process()
         server.executableURL = storefrontBinary
@@ -36,18 +31,22 @@ struct ServerStormTests {
             + (database.map { ["--database", $0] } ?? [])
         server.environment = ProcessInfo.processInfo.environment.merging(["STOREFRONT_STRICT_THREADS": "1"]) { $1 }
         let output = Pipe()
-        let errors = Pipe()
         server.standardOutput = output
-        // Only the first line is read (a failure to start says one); the request log is dropped.
-        server.standardError = errors
+        // Standard error goes to a file that is read only when the server does not start (its one
+        // line says why). The file is removed when this returns; a server that started goes on
+        // writing its request log to the unlinked file, whose space is freed when it ends.
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "storefront-storm-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errors) }
+        server.standardError = try FileHandle(forWritingTo: errors)
         try server.run()
         let line = try await firstLine(output)
         guard let bound = line.split(separator: ":").last.flatMap({ Int($0) }) else {
-            let said = try await firstLine(errors)
             try await server.ended()
-            throw said.contains(" is in use ") ? ServerError.portInUse : ServerError.notListening(line + said)
+            let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw ServerError(notStarted: line, said: said)
         }
-        errors.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
         return (server, bound)
     }
 
