@@ -116,6 +116,17 @@ public enum ServerApplication {
         return pool
     }()
 
+    /// Threads of their own for a server that shares its process with other work (tests and
+    /// benchmarks that serve in process): its connections' tasks run there when started under this
+    /// preference (`withTaskExecutorPreference`), so that work holding Swift's cooperative threads
+    /// (two on two cores) cannot keep a request from being read or answered. `storefront serve`
+    /// has its process to itself and does not need it.
+    public static func ownThreads(_ count: Int) -> any TaskExecutor {
+        let pool = NIOThreadPool(numberOfThreads: count)
+        pool.start()
+        return ThreadPoolTaskExecutor(pool: pool)
+    }
+
     /// Watches this process's blocking calls (BlockingWatch) while it serves: one made on a Swift
     /// task's thread is a defect, logged once per kind; with `strict` (STOREFRONT_STRICT_THREADS=1,
     /// as the tests run the server) the process ends at once with status 70, naming it.

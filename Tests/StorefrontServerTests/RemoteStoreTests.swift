@@ -87,14 +87,21 @@ struct RemoteStoreTests {
         func run<T: Sendable>(_ body: @escaping @Sendable (Int) throws -> T) async throws -> T {
             let app = try ServerApplication.make(
                 served: served, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
-            return try await app.test(.live) { client in
-                let port = try #require(client.port)
-                // Blocking calls run off the cooperative pool, which the server's handlers need.
-                return try await withCheckedThrowingContinuation { continuation in
-                    DispatchQueue.global().async { continuation.resume(with: Result { try body(port) }) }
+            // The server reads and answers on threads of its own: the other suites' synchronous
+            // work (SQLite's fsyncs among it) can hold every cooperative thread for minutes.
+            return try await withTaskExecutorPreference(Self.serverThreads) {
+                try await app.test(.live) { client in
+                    let port = try #require(client.port)
+                    // The devices' blocking calls run off the cooperative pool too.
+                    return try await withCheckedThrowingContinuation { continuation in
+                        DispatchQueue.global().async { continuation.resume(with: Result { try body(port) }) }
+                    }
                 }
             }
         }
+
+        /// Where every in-process server of these suites runs its connections.
+        static let serverThreads = ServerApplication.ownThreads(4)
     }
 
     @Test(
