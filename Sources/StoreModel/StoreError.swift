@@ -16,6 +16,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case accountExists(String)
     case unknownAccount(String)
     case wrongPassword(String)
+    /// W17: a team server refused a sign-in from a device the account does not know, and says no
+    /// more: a wrong name or password, or an account that takes no unknown devices for now, answer
+    /// alike to a stranger, byte for byte (the name is not echoed).
+    case signInRefused
+    /// W17: `account unlock` without a team server: only `storefront serve` limits sign-ins.
+    case noSignInLimits
     case notSignedIn
     case invalidDeviceName(String)
     case alreadySubscribed(productID: String)
@@ -105,6 +111,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "no account named \"\(name)\"; create it with `storefront account signup \(name)`"
         case .wrongPassword(let name):
             "wrong password for \"\(name)\""
+        case .noSignInLimits:
+            "only a team server (`storefront serve`) limits sign-ins: give --server (or STOREFRONT_SERVER) and the developer's token to unlock an account there"
+        case .signInRefused:
+            "sign-in refused: the name or password is wrong, or after many failed sign-ins the account takes "
+                + "none from new devices for a while; try again in a few minutes, sign in from a device that "
+                + "signed in to it before, or ask the developer to run `storefront account unlock NAME`"
         case .notSignedIn:
             "not signed in (`storefront account login NAME`, or `storefront account signup NAME` for a new account)"
         case .notSoldByServer(let productID, let server):

@@ -106,7 +106,8 @@ public final class AccountService: Sendable {
             let context = AccountCallContext(
                 accounts: accounts, tokens: tokens, isDeveloper: isDeveloper, clock: clock, hasher: hasher, gate: gate,
                 client: client,
-                signer: signer, desk: desk, sold: sold, sessionExpiry: now.addingTimeInterval(sessionLifetime)
+                signer: signer, desk: desk, sold: sold, sessionExpiry: now.addingTimeInterval(sessionLifetime),
+                realNow: now, logger: logger
             )
             do {
                 return Answer(status: 200, body: try prepared.1(database, context), delay: 0)
@@ -170,8 +171,12 @@ public final class AccountService: Sendable {
             ?? false
     }
 
+    /// A refusal's body, its keys in order: the same refusal is the same bytes (W17: a stranger
+    /// cannot tell one refused sign-in from another by how it was written).
     private func refusal(_ status: Int, _ error: AccountCallError) -> Answer {
-        Answer(status: status, body: (try? JSONEncoder().encode(["error": error])) ?? Data(), delay: 0)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Answer(status: status, body: (try? encoder.encode(["error": error])) ?? Data(), delay: 0)
     }
 
     private func refusal(_ status: Int, _ error: StoreError) -> Answer { refusal(status, AccountCallError(error)) }

@@ -27,10 +27,12 @@ public final class ServedStore: @unchecked Sendable {
     /// gets the failures of work done beside an answer (a settle before a read, a delivery after a
     /// write), which do not change the answer itself.
     /// `sessionLifetime`: how long a device's session stands for its account (real time).
+    /// `lockAfter`: failed sign-ins in a row before a name refuses new devices (W17).
     public init(
         factory: StoreFactory, realNow: @escaping @Sendable () -> Date = Date.init,
         logger: Logger = Logger(label: "storefront-serve"),
-        sessionLifetime: TimeInterval = DeviceSessionInfo.defaultLifetime
+        sessionLifetime: TimeInterval = DeviceSessionInfo.defaultLifetime,
+        lockAfter: Int = SignInLimits.defaultLockAfter
     ) throws(StoreError) {
         guard let keeper = factory.server.keeper.here else {
             throw StoreError.storage(
@@ -52,7 +54,7 @@ public final class ServedStore: @unchecked Sendable {
         self.settler = settler
         accounts = AccountService(
             database: keeper, hasher: factory.passwordHasher, clock: store.clock,
-            developerToken: { DeveloperToken.read(tokenFile) },
+            developerToken: { DeveloperToken.read(tokenFile) }, gate: SignInGate(lockAfter: lockAfter),
             signer: settler, desk: settler, sold: Set(factory.catalog.products.map(\.id)), logger: logger,
             realNow: realNow,
             sessionLifetime: sessionLifetime

@@ -1,5 +1,6 @@
-// `storefront account`: sign up, sign in and out, who is signed in, and the sessions a team's
-// server keeps for the account's devices (A1, A7, W2).
+// `storefront account`: sign up, sign in and out, who is signed in (with the failed sign-ins a
+// team's server counted since the last one), the sessions a team's server keeps for the account's
+// devices, and the developer's unlock (A1, A7, W2, W17).
 import ArgumentParser
 import Foundation
 import StoreCore
@@ -9,8 +10,34 @@ import TerminalUI
 struct Account: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign up, sign in, sign out and say who is signed in (A1).",
-        subcommands: [Signup.self, Login.self, Logout.self, Whoami.self, Sessions.self]
+        subcommands: [Signup.self, Login.self, Logout.self, Whoami.self, Sessions.self, Unlock.self],
+        defaultSubcommand: Whoami.self
     )
+
+    /// W17: the developer lifts an account's lock on sign-ins from new devices.
+    struct Unlock: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Let new devices sign in to an account that failed sign-ins locked (the developer's, on a team server)."
+        )
+        @Argument(help: "The account name.") var name: String
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            try perform(common) { context in
+                let locked = try context.store.accounts.unlock(name)
+                struct Unlocked: Encodable {
+                    var account: String
+                    var wasLocked: Bool
+                }
+                output(
+                    context, json: Unlocked(account: name, wasLocked: locked),
+                    text: locked
+                        ? "unlocked \(name): new devices may sign in again"
+                        : "\(name) was not locked; its waits are cleared")
+            }
+        }
+    }
 
     /// W2: the sessions devices hold for the signed-in account on a served account server.
     struct Sessions: ParsableCommand {
@@ -66,13 +93,25 @@ struct Account: ParsableCommand {
         }
     }
 
-    private struct SignedIn: Encodable { var user: String? }
+    private struct SignedIn: Encodable {
+        var user: String?
+        var failedSignIns: Omitted<FailedSignIns>
+    }
 
-    static func show(_ context: Context) throws {
+    /// Who is signed in; on a team server, the failed sign-ins since the last one (W17):
+    /// `told` are those the sign-in just made was told of.
+    static func show(_ context: Context, told: FailedSignIns? = nil) throws {
         let user = try context.store.accounts.currentUser()
+        // The count is a team server's extra line: a server that does not answer leaves it out,
+        // and who is signed in (kept on this device) is said all the same.
+        let failed = told ?? (user == nil ? nil : (try? context.store.accounts.failedSignIns()) ?? nil)
+        let shown = failed.flatMap { $0.count > 0 ? $0 : nil }
+        let line = shown.map {
+            "\n\($0.count) failed sign-in(s) since the last one, from \($0.addresses.joined(separator: ", "))"
+        }
         output(
-            context, json: SignedIn(user: user),
-            text: user.map { "signed in as \($0)" } ?? "not signed in (guest)")
+            context, json: SignedIn(user: user, failedSignIns: Omitted(shown)),
+            text: (user.map { "signed in as \($0)" } ?? "not signed in (guest)") + (line ?? ""))
     }
 
     struct Signup: ParsableCommand {
@@ -102,7 +141,7 @@ struct Account: ParsableCommand {
             try perform(common, recover: false) { context in
                 try context.store.accounts.signIn(name, password: try Context.readPassword())
                 try context.recover()
-                try Account.show(context)
+                try Account.show(context, told: context.store.accounts.failedBefore ?? FailedSignIns())
             }
         }
     }

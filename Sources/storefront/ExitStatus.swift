@@ -9,7 +9,7 @@ extension StoreError {
         switch self {
         case .unknownProduct, .unknownTransaction, .unknownOfferCode, .offerCodeExists, .unknownNotification,
             .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
-            .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName:
+            .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName, .noSignInLimits, .signInRefused:
             2
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3

@@ -64,6 +64,12 @@ struct ServeOptions: ParsableArguments {
             valueName: "days"))
     var sessionDays: Double = DeviceSessionInfo.defaultLifetime / 86_400
     @Option(
+        name: .customLong("sign-in-lock-after"),
+        help: ArgumentHelp(
+            "Failed sign-ins in a row, from devices an account does not know, before it takes none from them for \(Int(SignInLimits.lockFor / 60)) minutes (or until `storefront account unlock NAME`); 1 to 100.",
+            valueName: "n"))
+    var signInLockAfter = SignInLimits.defaultLockAfter
+    @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
             "How much standard error tells: info logs each request; debug and trace add ServiceLifecycle's and Hummingbird's steps (a stop that hangs names its service).",
@@ -71,6 +77,12 @@ struct ServeOptions: ParsableArguments {
     var logLevel = LogLevel.info
 
     func validate() throws {
+        guard SignInLimits.lockAfterRange.contains(signInLockAfter) else {
+            throw ValidationError("--sign-in-lock-after takes a number from 1 to 100 (NIST SP 800-63B's ceiling)")
+        }
+        guard SignInLimits.lockAfterRange.contains(signInLockAfter) else {
+            throw ValidationError("--sign-in-lock-after takes a number from 1 to 100 (NIST SP 800-63B's ceiling)")
+        }
         guard idleTimeout > 0 else { throw ValidationError("--idle-timeout takes a number of seconds above 0") }
         guard bodyTimeout > 0 else { throw ValidationError("--body-timeout takes a number of seconds above 0") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections takes a number above 0") }
@@ -230,7 +242,7 @@ struct Serve: AsyncParsableCommand {
                     stateDirectory: StateDirectory(state), catalog: catalog, calendar: calendar,
                     time: .shared(override: nil), server: database
                 ),
-                logger: logger, sessionLifetime: serve.sessionDays * 86_400
+                logger: logger, sessionLifetime: serve.sessionDays * 86_400, lockAfter: serve.signInLockAfter
             )
         } catch let error as StoreError {
             throw CommandFailure(message: error.description, status: error.exitStatus == 1 ? 2 : error.exitStatus)

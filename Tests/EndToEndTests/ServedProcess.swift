@@ -72,6 +72,13 @@ final class Server {
     /// Whether the server wrote `text` on standard error.
     func wrote(_ text: String) -> Bool { ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").contains(text) }
 
+    /// How many failed sign-ins the server checked a password for: its log names each (W17).
+    var checkedSignInFailures: Int {
+        ((try? String(contentsOf: errors, encoding: .utf8)) ?? "").split(separator: "\n").filter {
+            $0.contains("sign-in to \"") && $0.contains(" failed (")
+        }.count
+    }
+
     /// The end of standard error, without the request log: what a crash said.
     var errorsTail: String {
         let text = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""

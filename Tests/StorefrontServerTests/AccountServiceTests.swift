@@ -17,13 +17,15 @@ struct AccountServiceTests {
         let service: AccountService
         /// The sign-in gate's clock (W11), moved by hand.
         let wall = Locked<TimeInterval>(1_000)
+        /// How many passwords were hashed or checked.
+        let checks = Locked(0)
 
         init() throws {
             try state.directory.prepare()
             database = try ServerDatabase(url: state.directory.serverDatabase)
             let wall = wall
             service = AccountService(
-                database: database, hasher: .fastForTests, clock: state.clock,
+                database: database, hasher: PasswordHasher(cost: 1 << 4, counting: checks), clock: state.clock,
                 gate: SignInGate(now: { wall.withLock { $0 } }))
         }
 
@@ -244,7 +246,7 @@ struct AccountServiceTests {
         var delays: [TimeInterval] = []
         for _ in 0..<7 {
             let answer = try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief"))
-            #expect(answer.status == 401 && answer.error?.kind == .wrongPassword)
+            #expect(answer.status == 401 && answer.error?.kind == .signInRefused)
             delays.append(answer.delay)
             // The thief waited for the answer before guessing again.
             fixture.wait(answer.delay)
@@ -255,8 +257,8 @@ struct AccountServiceTests {
         #expect(unknown.delay == 0.25, "unknown names wait too")
         // W11: and get the answer a wrong password gets, so names cannot be told from accounts.
         #expect(
-            unknown.status == 401 && unknown.error?.kind == .wrongPassword
-                && unknown.error?.text == "wrong password for \"nobody\"")
+            unknown.status == 401 && unknown.error?.kind == .signInRefused
+                && unknown.error?.text == StoreError.signInRefused.description)
         fixture.wait(5)
         #expect(
             try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).delay == 0)
@@ -297,42 +299,61 @@ struct AccountServiceTests {
     }
 
     @Test(
-        "W11 failures slow the address that fails, not the owner: after a guesser's run from one address, the right password from another address, or from a device that holds the account's session, is accepted at once; an unknown name costs a password check as a wrong password does"
+        "W17 failures from unknown clients share the account's budget, whatever their address; a device the account knows (its device token or a session) is never held up by it; an unknown name costs a password check as a wrong password does"
     )
-    func guessesSlowTheGuesser() throws {
+    func guessesShareTheAccountsBudget() throws {
         let fixture = try Fixture()
         let checks = Locked(0)
         let service = AccountService(
             database: fixture.database, hasher: PasswordHasher(cost: 1 << 4, counting: checks),
             clock: fixture.state.clock, gate: SignInGate(now: { fixture.wall.withLock { $0 } }))
-        func signIn(_ password: String, from client: String, tokens: [String] = [], name: String = "ann")
-            throws -> AccountService.Answer
-        {
+        func signIn(
+            _ password: String, from client: String, tokens: [String] = [], name: String = "ann",
+            device: String = "d", deviceToken: String? = nil
+        ) throws -> AccountService.Answer {
             service.handle(
-                body: try AccountWire.body(AccountWire.signIn, .init(name: name, password: password, device: "d")),
+                body: try AccountWire.body(
+                    AccountWire.signIn,
+                    .init(name: name, password: password, device: device, deviceToken: deviceToken)),
                 authorization: tokens.isEmpty ? nil : "Session " + tokens.joined(separator: " "), client: client)
         }
-        let made = service.handle(
-            body: try AccountWire.body(AccountWire.signUp, .init(name: "ann", password: "secret", device: "phone")),
-            authorization: nil, client: "10.0.0.1")
-        let token = try #require(
-            try JSONDecoder().decode(AccountWire.Reply<AccountSession>.self, from: made.body).value.token)
-        // The guesser fails five times in a row from one address, never waiting: the wait grows there.
-        for _ in 0..<5 { _ = try signIn("wrong", from: "10.6.6.6") }
-        #expect(try signIn("secret", from: "10.6.6.6").status == 429, "the guesser's address waits")
-        #expect(try signIn("secret", from: "10.0.0.2").status == 200, "the owner elsewhere does not")
-        #expect(try signIn("secret", from: "10.6.6.6", tokens: [token]).status == 200, "nor a device of hers")
+        func session(_ answer: AccountService.Answer) throws -> AccountSession {
+            try JSONDecoder().decode(AccountWire.Reply<AccountSession>.self, from: answer.body).value
+        }
+        let made = try session(
+            service.handle(
+                body: try AccountWire.body(
+                    AccountWire.signUp, .init(name: "ann", password: "secret", device: "phone")),
+                authorization: nil, client: "10.0.0.1"))
+        let token = try #require(made.token)
+        let deviceToken = try #require(made.deviceToken, "sign-up hands out a device token")
+        // A guesser fails once from each of five addresses, never waiting between: one check, the
+        // rest refused unchecked, since every address draws on ann's one budget.
+        let before = checks.withLock { $0 }
+        let answers = try (0..<5).map { try signIn("wrong", from: "10.6.6.\($0)") }
+        #expect(checks.withLock { $0 } == before + 1, "one check for five addresses")
+        #expect(Set(answers.map(\.body)).count == 1, "one answer to a stranger, checked or not")
+        #expect(try signIn("secret", from: "10.0.0.2").status == 401, "a new device waits with them")
+        #expect(try signIn("secret", from: "10.6.6.6", tokens: [token]).status == 200, "not a device with a session")
+        let known = try signIn("secret", from: "10.6.6.6", device: "phone", deviceToken: deviceToken)
+        #expect(try known.status == 200 && session(known).deviceToken == nil, "nor the device token's device")
+        #expect(
+            try signIn("secret", from: "10.6.6.6", device: "tablet", deviceToken: deviceToken).status == 401,
+            "a token is its own device's")
         // A name with no account: the same answer, and a password check all the same.
         fixture.wait(10)
-        let before = checks.withLock { $0 }
+        let checked = checks.withLock { $0 }
         let unknown = try signIn("secret", from: "10.0.0.3", name: "nobody")
-        #expect(unknown.status == 401 && checks.withLock { $0 } == before + 1, "\(checks.withLock { $0 } - before)")
+        #expect(unknown.status == 401 && checks.withLock { $0 } == checked + 1, "\(checks.withLock { $0 } - checked)")
         _ = try signIn("wrong", from: "10.0.0.4")
-        #expect(checks.withLock { $0 } == before + 2, "a wrong password costs one check too")
+        #expect(checks.withLock { $0 } == checked + 2, "a wrong password costs one check too")
+        fixture.wait(10)
+        let wrong = try signIn("wrong", from: "10.0.0.5")
+        #expect(unknown.body == wrong.body, "the same bytes: \(String(decoding: unknown.body, as: UTF8.self))")
     }
 
     @Test(
-        "W11 a hundred guesses at once cost one password check per name, a handful per client; an early one is refused unchecked (429), the right password included; after the wait it works; sign-ups are limited per client"
+        "W11 W17 a hundred guesses at once cost one password check per name, a handful per client; an early one is refused unchecked with the answer a wrong password gets, the right password included; after the wait it works; sign-ups are limited per client"
     )
     func concurrentGuesses() throws {
         let fixture = try Fixture()
@@ -346,23 +367,27 @@ struct AccountServiceTests {
             }
             return answers.withLock { $0 }
         }
+        let checks = { fixture.checks.withLock { $0 } }
         // The clock does not move: nobody waits for an answer before the next guess.
+        let before = checks()
         let atOnce = guesses(Array(repeating: "ann", count: 100))
-        #expect(atOnce.filter { $0?.kind == .wrongPassword }.count == 1, "one check of ann's password")
-        #expect(atOnce.filter { $0?.kind == .throttled }.count == 99)
+        #expect(checks() == before + 1, "one check of ann's password")
+        #expect(atOnce.allSatisfy { $0?.kind == .signInRefused })
         let early = try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone"))
         #expect(
-            early.status == 429 && early.error?.kind == .throttled && early.value == nil,
+            early.status == 401 && early.error?.kind == .signInRefused && early.value == nil,
             "refused before the password is looked at")
-        fixture.wait(SignInGate.wait(after: 1))
+        fixture.wait(SignInLimits.shortWait(after: 1))
         #expect(
             try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).value?.token
                 != nil, "after the wait")
         // One client guessing a hundred names: a few checks, then it waits too.
-        let sweep = guesses((0..<100).map { "name\($0)" })
-        let checked = sweep.filter { $0?.kind == .wrongPassword }.count
+        let sprayed = checks()
+        _ = guesses((0..<100).map { "name\($0)" })
+        let after = checks()
         #expect(
-            checked >= 1 && checked <= SignInGate.clientInFlight + SignInGate.clientFreeFailures, "\(checked) checks")
+            after - sprayed >= 1 && after - sprayed <= SignInLimits.addressInFlight + SignInLimits.addressFreeFailures,
+            "\(after - sprayed) checks")
         // Another client is not held up by this one.
         let elsewhere = fixture.service.handle(
             body: try AccountWire.body(AccountWire.signIn, .init(name: "ann", password: "secret", device: "tablet")),

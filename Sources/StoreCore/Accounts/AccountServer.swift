@@ -3,7 +3,6 @@
 // prices, the notifications outbox, the request log. `ServerDatabase` is the embedded one, a
 // SQLite file in the state folder; `PostgresAccountServer` serves a team; a client of `storefront
 // serve` is a third. The payment queue, recovery, restore and plans do not know which they have.
-import Crypto
 import Foundation
 import StoreModel
 
@@ -52,7 +51,7 @@ extension RecordKeeping {
 /// A team server as a device reaches it, beyond the roles: it signs the device's data with the
 /// team's root (S1), tells whether this device acts as the developer (W9), and lets a screen tick
 /// share its reads.
-public protocol TeamConnection: AnyObject, Sendable {
+public protocol TeamConnection: TeamSessions {
     var location: String { get }
     var isDeveloper: Bool { get }
     /// Signs what a device of `account` asks for, from the server's records; nil for an item the
@@ -62,10 +61,6 @@ public protocol TeamConnection: AnyObject, Sendable {
     func rootCertificate() throws(StoreError) -> Data
     /// While `body` runs, a read asked again is answered from its first answer.
     func sharingReads<T>(_ body: () throws -> T) rethrows -> T
-    /// A session the device kept, handed back when it starts, so that the server acts for it.
-    func resume(_ session: AccountSession)
-    /// Ends a session this device holds: the server revokes its token.
-    func signOut(_ session: AccountSession) throws(StoreError)
     /// The offer and introductory offer the server grants a purchase, its uses taken (W9).
     func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant
     /// The outcome the server gives a purchase's payment, kept against its transaction (W9, Q4).
@@ -121,9 +116,11 @@ public protocol AccountDirectory: AnyObject, Sendable {
     /// whatever its case. The session stands for the account on this device from then on (W2).
     func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date)
         throws(StoreError) -> AccountSession
-    /// Checks the password: the account as it was created, and the device's session.
-    func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError)
-        -> AccountSession
+    /// Checks the password: the account as it was created, and the device's session. A team
+    /// server is shown the device token the device holds for the account (W17); the embedded one
+    /// has no limits to lift.
+    func signIn(name: String, password: String, hasher: PasswordHasher, device: String, deviceToken: String?)
+        throws(StoreError) -> AccountSession
     /// The sessions devices hold for the account on a server that hands them out, newest last.
     func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo]
     /// Revokes the account's session with this id (a lost or stolen device); false when none.
@@ -131,6 +128,15 @@ public protocol AccountDirectory: AnyObject, Sendable {
     /// The account whose app transaction id (AppTransaction's `appTransactionId`) this is; nil
     /// when it is no account's. The Server API takes it wherever Apple takes any transaction id.
     func account(appTransactionID: String) throws(StoreError) -> String?
+}
+
+extension AccountDirectory {
+    /// A sign-in with no device token.
+    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError)
+        -> AccountSession
+    {
+        try signIn(name: name, password: password, hasher: hasher, device: device, deviceToken: nil)
+    }
 }
 
 /// Each account's receipt and stored expiry (A2, A4, A6).
@@ -320,69 +326,4 @@ public struct ChangeStamp: Sendable, Hashable, Codable {
     public var value: Int64
 
     public init(_ value: Int64) { self.value = value }
-}
-
-/// What stands for an account on a device after it signed in (W2): the embedded server needs no
-/// token; a remote one gives one per device and account, kept in the device's database.
-public struct AccountSession: Sendable, Equatable, Codable {
-    public var account: String
-    public var token: String?
-
-    public init(account: String, token: String? = nil) {
-        self.account = account
-        self.token = token
-    }
-}
-
-/// One device's session as `storefront account sessions` lists it: an id (the start of the token's
-/// hash, never the token), the device's name, and when it was made and revoked.
-public struct DeviceSessionInfo: Sendable, Equatable, Codable {
-    public var id: String
-    public var device: String
-    public var createdAt: Date
-    public var revokedAt: Date?
-    /// When it stops standing for the account (real time); nil for a session made before
-    /// sessions expired.
-    public var expiresAt: Date?
-
-    public init(id: String, device: String, createdAt: Date, revokedAt: Date?, expiresAt: Date? = nil) {
-        self.id = id
-        self.device = device
-        self.createdAt = createdAt
-        self.revokedAt = revokedAt
-        self.expiresAt = expiresAt
-    }
-
-    /// How long a session stands for its account unless the developer says otherwise.
-    public static let defaultLifetime: TimeInterval = 30 * 86_400
-
-    /// How many characters of the token's hash stand for a session.
-    public static let idLength = 12
-}
-
-/// The sessions devices hold on the account server `storefront serve` keeps (W2): made at sign-in,
-/// kept only as hashes, revocable. The embedded server and the PostgreSQL one both keep them.
-public protocol SessionKeeping: Sendable {
-    /// A new session for `device` acting for `account`, made at `date` (store time) and good until
-    /// `expiresAt` (real time): the token, handed out once.
-    func createSession(account: String, device: String, at date: Date, expiresAt: Date) throws(StoreError) -> String
-    /// The account a token acts for, nil when it is unknown, revoked or expired at `realNow`.
-    func sessionAccount(token: String, at realNow: Date) throws(StoreError) -> String?
-    func revokeSession(token: String, at date: Date) throws(StoreError)
-    /// Whether an account has this name, whatever its case: only the keeper of the records asks.
-    func hasAccount(_ name: String) throws(StoreError) -> Bool
-}
-
-/// A session token as the server keeps it: SHA-256, in hex.
-public enum SessionToken {
-    public static func make() -> String {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for index in bytes.indices { bytes[index] = UInt8.random(in: .min ... .max, using: &generator) }
-        return JWS.base64URL(Data(bytes))
-    }
-
-    public static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
 }

@@ -68,6 +68,21 @@ public final class Accounts: SessionRole {
         }
     }
 
+    /// W17: the signed-in account's failed sign-ins since its last successful one, on a team
+    /// server (nil elsewhere: the embedded server has no limits to count against).
+    public func failedSignIns() throws(StoreError) -> FailedSignIns? {
+        guard let user = try currentUser(), let team = session.server.keeper.team else { return nil }
+        return try team.failedSignIns(account: user)
+    }
+
+    /// W17: the developer lifts an account's lock on new devices (a team server only); whether it
+    /// was locked.
+    public func unlock(_ name: String) throws(StoreError) -> Bool {
+        try Self.validate(accountName: name)
+        guard let team = session.server.keeper.team else { throw StoreError.noSignInLimits }
+        return try team.unlockAccount(name)
+    }
+
     /// Revokes one of them (a lost or stolen device): it must sign in again.
     public func revokeDeviceSession(_ id: String) throws(StoreError) {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
@@ -81,17 +96,31 @@ public final class Accounts: SessionRole {
         try Self.validate(accountName: name)
         guard !password.isEmpty else { throw StoreError.emptyPassword }
         let account = try session.server.signIn(
-            name: name, password: password, hasher: passwordHasher, device: session.deviceName)
+            name: name, password: password, hasher: passwordHasher, device: session.deviceName,
+            deviceToken: try session.keptDeviceTokens()[name.lowercased()])
         try keep(account)
+        failedBefore = account.failedBefore
         return account.account
     }
 
-    /// Keeps a session the server gave on this device (a remote server's token), by account.
+    /// W17: the failed sign-ins the last sign-in was told of (nil: none, or no team server).
+    public private(set) var failedBefore: FailedSignIns?
+
+    /// Keeps a session the server gave on this device (a remote server's token), by account, and
+    /// the device token that came with it (W17).
     private func keep(_ account: AccountSession) throws(StoreError) {
         guard account.token != nil else { return }
         var sessions = try session.keptSessions()
-        sessions[account.account.lowercased()] = account
+        var kept = account
+        kept.deviceToken = nil
+        kept.failedBefore = nil
+        sessions[account.account.lowercased()] = kept
         try session.keepSessions(sessions)
+        if let token = account.deviceToken {
+            var tokens = try session.keptDeviceTokens()
+            tokens[account.account.lowercased()] = token
+            try session.keepDeviceTokens(tokens)
+        }
     }
 
     package static func validate(accountName name: String) throws(StoreError) {

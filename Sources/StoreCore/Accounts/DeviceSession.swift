@@ -55,6 +55,13 @@ final class DeviceSession {
         try device.setSetting(.serverSessions, sessions.isEmpty ? nil : sessions)
     }
 
+    /// W17: the device tokens kept by account (lowercased).
+    func keptDeviceTokens() throws(StoreError) -> [String: String] { try device.setting(.deviceTokens) ?? [:] }
+
+    func keepDeviceTokens(_ tokens: [String: String]) throws(StoreError) {
+        try device.setSetting(.deviceTokens, tokens.isEmpty ? nil : tokens)
+    }
+
     func now() -> Date { clock.now() }
 
     private var openedAuthority: CertificateAuthority?

@@ -44,6 +44,16 @@ extension DeviceSetting where Value == Int {
     }
 }
 
+extension DeviceSetting where Value == [String: String] {
+    /// W17: the device tokens team servers gave this device, by account (lowercased); kept after
+    /// signing out, so that the device is known when it signs in again.
+    static let deviceTokens = DeviceSetting(
+        name: "deviceTokens", meaning: "the kept device tokens",
+        decode: { try? JSONDecoder().decode([String: String].self, from: Data($0.utf8)) },
+        encode: { (try? JSONEncoder().encode($0)).map { String(decoding: $0, as: UTF8.self) } ?? "{}" }
+    )
+}
+
 extension DeviceSetting where Value == [String: AccountSession] {
     /// W2: the sessions a remote account server gave this device, by account (lowercased).
     static let serverSessions = DeviceSetting(

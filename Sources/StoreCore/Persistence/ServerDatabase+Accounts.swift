@@ -31,6 +31,23 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
         }
     }
 
+    static func registerDeviceTokens(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v15: device tokens") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE deviceToken (
+                        tokenHash TEXT PRIMARY KEY,
+                        account TEXT NOT NULL COLLATE NOCASE REFERENCES account(name),
+                        device TEXT NOT NULL,
+                        createdAt INTEGER NOT NULL,
+                        expiresAt INTEGER NOT NULL,
+                        revokedAt INTEGER
+                    );
+                    CREATE INDEX deviceTokenByAccount ON deviceToken(account, device);
+                    """)
+        }
+    }
+
     public func account(appTransactionID: String) throws(StoreError) -> String? {
         // The id is a hash of the name: each name is hashed again, only when no transaction has the id.
         try read { db in try String.fetchAll(db, sql: "SELECT name FROM account") }.first {
@@ -60,7 +77,9 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
         return AccountSession(account: name)
     }
 
-    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError)
+    public func signIn(
+        name: String, password: String, hasher: PasswordHasher, device: String, deviceToken _: String?
+    ) throws(StoreError)
         -> AccountSession
     {
         guard let account = try passwordHash(account: name) else { throw StoreError.unknownAccount(name) }
@@ -76,10 +95,18 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
     public func createSession(account: String, device: String, at date: Date, expiresAt: Date) throws(StoreError)
         -> String
     {
+        try insertToken(into: "session", account: account, device: device, at: date, expiresAt: expiresAt)
+    }
+
+    /// A new token of `account`'s device in `table` (a session or a device token): the token,
+    /// kept only as its SHA-256.
+    private func insertToken(into table: String, account: String, device: String, at date: Date, expiresAt: Date)
+        throws(StoreError) -> String
+    {
         let token = SessionToken.make()
         try write { db in
             try db.execute(
-                sql: "INSERT INTO session (tokenHash, account, device, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?)",
+                sql: "INSERT INTO \(table) (tokenHash, account, device, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?)",
                 arguments: [
                     SessionToken.hash(token), account, String(device.prefix(64)), date.storeSeconds,
                     expiresAt.storeSeconds,
@@ -119,12 +146,39 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
     public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
         guard id.count == DeviceSessionInfo.idLength, id.allSatisfy(\.isHexDigit) else { return false }
         return try write { db in
+            // W17: the device's tokens go with its session.
+            try db.execute(
+                sql: """
+                    UPDATE deviceToken SET revokedAt = ? WHERE account = ? AND revokedAt IS NULL AND device IN
+                    (SELECT device FROM session WHERE account = ? AND tokenHash LIKE ? AND revokedAt IS NULL)
+                    """,
+                arguments: [date.storeSeconds, account, account, id.lowercased() + "%"])
             try db.execute(
                 sql: "UPDATE session SET revokedAt = ? WHERE account = ? AND tokenHash LIKE ? AND revokedAt IS NULL",
                 arguments: [date.storeSeconds, account, id.lowercased() + "%"]
             )
             return db.changesCount > 0
         }
+    }
+
+    public func createDeviceToken(account: String, device: String, at date: Date, expiresAt: Date) throws(StoreError)
+        -> String
+    {
+        try insertToken(into: "deviceToken", account: account, device: device, at: date, expiresAt: expiresAt)
+    }
+
+    public func deviceTokenID(token: String, account: String, device: String, at realNow: Date) throws(StoreError)
+        -> String?
+    {
+        try read { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT tokenHash FROM deviceToken WHERE tokenHash = ? AND account = ? AND device = ?
+                    AND revokedAt IS NULL AND expiresAt > ?
+                    """,
+                arguments: [SessionToken.hash(token), account, String(device.prefix(64)), realNow.storeSeconds])
+        }.map { String($0.prefix(DeviceSessionInfo.idLength)) }
     }
 
     /// Revokes a token (signing out, or `storefront account sessions revoke`).

@@ -16,7 +16,7 @@ extension ServerDatabase {
     ]
 
     /// Tables whose writes no kept answer reads: the outbox, the request log, device sessions.
-    package static let uncountedTables = ["notification", "request", "session"]
+    package static let uncountedTables = ["notification", "request", "session", "deviceToken"]
 
     static func registerChangeCounts(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v12: change counts") { db in

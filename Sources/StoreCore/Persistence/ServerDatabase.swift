@@ -81,6 +81,7 @@ public final class ServerDatabase: RecordKeeping, SQLiteBacked, Sendable {
         registerChangeCounts(&migrator)
         registerClaimSpellings(&migrator)
         registerSessionExpiry(&migrator)
+        registerDeviceTokens(&migrator)
         return migrator
     }
 }

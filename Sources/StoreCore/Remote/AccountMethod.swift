@@ -41,8 +41,19 @@ public struct AccountMethod<Request: Codable & Sendable, Response: Codable & Sen
 
 /// Requests of more than one value.
 public enum AccountRequests {
-    public struct Credentials: Codable, Sendable { package var name, password, device: String }
-    public struct SessionID: Codable, Sendable { package var account, id: String }
+    public struct Credentials: Codable, Sendable {
+        package var name, password, device: String
+        /// W17: the device token this device holds for the account, if any.
+        package var deviceToken: String? = nil
+
+        package init(name: String, password: String, device: String, deviceToken: String? = nil) {
+            (self.name, self.password, self.device, self.deviceToken) = (name, password, device, deviceToken)
+        }
+    }
+    public struct SessionID: Codable, Sendable {
+        package var account, id: String
+        package init(account: String, id: String) { (self.account, self.id) = (account, id) }
+    }
     public struct Record: Codable, Sendable {
         package var entry: ReceiptEntry
         package var timeZone: String

@@ -41,6 +41,11 @@ public enum AccountWire {
     )
     package static let revokeDeviceSession = Method<R.SessionID, Bool>(
         "revokeDeviceSession", access: { .account($0.account) })
+    /// W17: the account's failed sign-ins since its last successful one, for its owner.
+    package static let failedSignIns = Method<String, FailedSignIns>(
+        "failedSignIns", access: { .account($0) }, reads: true)
+    /// W17: the developer lifts an account's lock on unknown clients; whether it was locked.
+    package static let unlockAccount = Method<String, Bool>("unlockAccount", access: { _ in .developer })
 
     // MARK: The ledger: an account's receipt, that account's session only (A7, W6).
 
@@ -165,6 +170,7 @@ public enum AccountWire {
         record.name: "answer refund requests or extend subscriptions",
         addPlanLines.name: "answer refund requests or extend subscriptions",
         accountOfAppTransaction.name: "look up an app transaction id",
+        unlockAccount.name: "unlock an account's sign-ins",
     ]
 
     /// A call's body, as a device sends it: keys in order, so that the same call is the same

@@ -140,10 +140,11 @@ extension RemoteAccountServer: AccountDirectory {
         resume(session)
         return session
     }
-    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError)
-        -> AccountSession
-    {
-        let session = try call(W.signIn, R.Credentials(name: name, password: password, device: device))
+    public func signIn(
+        name: String, password: String, hasher: PasswordHasher, device: String, deviceToken: String?
+    ) throws(StoreError) -> AccountSession {
+        let session = try call(
+            W.signIn, R.Credentials(name: name, password: password, device: device, deviceToken: deviceToken))
         resume(session)
         return session
     }
@@ -169,6 +170,12 @@ extension RemoteAccountServer: AccountDirectory {
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
         try call(W.deviceSessions, account)
     }
+    /// W17: the account's failed sign-ins since its last successful one.
+    public func failedSignIns(account: String) throws(StoreError) -> FailedSignIns {
+        try call(W.failedSignIns, account)
+    }
+    /// W17: the developer lifts an account's lock on new devices; whether it was locked.
+    public func unlockAccount(_ name: String) throws(StoreError) -> Bool { try call(W.unlockAccount, name) }
     public func account(appTransactionID: String) throws(StoreError) -> String? {
         try call(W.accountOfAppTransaction, appTransactionID)
     }

@@ -5,7 +5,7 @@ import Foundation
 package struct AccountCallError: Codable, Sendable {
     /// What kind of refusal it is, by the name the wire carries; each kind has its HTTP status.
     package enum Kind: String, Codable, Sendable {
-        case accountExists, unknownAccount, wrongPassword, invalidAccountName, invalidDeviceName
+        case accountExists, unknownAccount, wrongPassword, signInRefused, invalidAccountName, invalidDeviceName
         case notSold, emptyPassword, planRefused, offerCodeExists, unknownOfferCode, offerCodeUsed
         case offerRefused, familyRefused, refundRefused, unknownTransaction
         case developer, throttled, refused, session, request, storage
@@ -19,7 +19,7 @@ package struct AccountCallError: Codable, Sendable {
             switch self {
             case .storage: 500
             case .familyRefused: 403
-            case .session: 401
+            case .session, .signInRefused: 401
             case .throttled: 429
             case .accountExists, .unknownAccount, .wrongPassword, .invalidAccountName, .invalidDeviceName, .notSold,
                 .emptyPassword, .planRefused, .offerCodeExists, .unknownOfferCode, .offerCodeUsed, .offerRefused,
@@ -54,6 +54,7 @@ package struct AccountCallError: Codable, Sendable {
         case .accountExists(let name): (kind, self.name) = (.accountExists, name)
         case .unknownAccount(let name): (kind, self.name) = (.unknownAccount, name)
         case .wrongPassword(let name): (kind, self.name) = (.wrongPassword, name)
+        case .signInRefused: kind = .signInRefused
         case .invalidAccountName(let name): (kind, self.name) = (.invalidAccountName, name)
         case .invalidDeviceName(let name): (kind, self.name) = (.invalidDeviceName, name)
         case .notSoldByServer(let productID, _): (kind, self.name) = (.notSold, productID)
@@ -92,6 +93,7 @@ package struct AccountCallError: Codable, Sendable {
         case .accountExists: .accountExists(name ?? "")
         case .unknownAccount: .unknownAccount(name ?? "")
         case .wrongPassword: .wrongPassword(name ?? "")
+        case .signInRefused: .signInRefused
         case .invalidAccountName: .invalidAccountName(name ?? "")
         case .invalidDeviceName: .invalidDeviceName(name ?? "")
         case .notSold: .notSoldByServer(productID: name ?? "", server: server)

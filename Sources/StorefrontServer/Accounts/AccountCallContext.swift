@@ -1,5 +1,6 @@
 // What the server knows of one call while it runs a method of the wire (W6, W9, W11).
 import Foundation
+import Logging
 import StoreCore
 import StoreModel
 
@@ -30,13 +31,23 @@ final class AccountCallContext: @unchecked Sendable {
     let sold: Set<String>?
     /// When a session made by this call stops standing for its account (real time).
     let sessionExpiry: Date
+    /// The real time, as sessions and device tokens are judged by.
+    let realNow: Date
+    /// When a device token made by this call stops exempting its device (real time, W17).
+    var deviceTokenExpiry: Date { realNow.addingTimeInterval(Self.deviceTokenLifetime) }
+    static let deviceTokenLifetime: TimeInterval = 180 * 86_400
+    /// The developer's log (failed sign-ins name their addresses there, W17).
+    let logger: Logger?
     init(
         accounts: Set<String>, tokens: [String], isDeveloper: Bool, clock: any StoreClock, hasher: PasswordHasher,
         gate: SignInGate, client: String,
         signer: (any DeviceSigning)? = nil, desk: (any PurchaseDesk)? = nil, sold: Set<String>? = nil,
-        sessionExpiry: Date = Date().addingTimeInterval(DeviceSessionInfo.defaultLifetime)
+        sessionExpiry: Date = Date().addingTimeInterval(DeviceSessionInfo.defaultLifetime), realNow: Date = Date(),
+        logger: Logger? = nil
     ) {
         self.sessionExpiry = sessionExpiry
+        self.realNow = realNow
+        self.logger = logger
         self.signer = signer
         self.desk = desk
         self.sold = sold
@@ -50,6 +61,23 @@ final class AccountCallContext: @unchecked Sendable {
     }
 
     func isCaller(_ account: String) -> Bool { accounts.contains(account.lowercased()) }
+
+    /// W17: the developer's log names where a failed sign-in came from, and when a name locks.
+    func noteFailedSignIn(_ account: String, caller: SignInLimits.Caller) {
+        guard let logger else { return }
+        let from =
+            switch caller {
+            case .stranger(let address): address.isEmpty ? "an unknown address" : address
+            case .knownDevice: "a device of the account"
+            }
+        let count = gate.failures(of: account).count
+        logger.notice("sign-in to \"\(account)\" from \(from) failed (\(count) since the last success)")
+        if gate.isLocked(account) {
+            logger.notice(
+                "sign-ins to \"\(account)\" from new devices are locked for \(Int(SignInLimits.lockFor / 60)) minutes; `storefront account unlock \(account)` lifts it"
+            )
+        }
+    }
 
     /// Every line is the App Store's to write (W9), so a customer's device writes none: the server
     /// settles purchases, changes of plan and upgrades' credits (`settlePurchase`), renewals,

@@ -23,41 +23,68 @@ extension AccountPerformers {
             return AccountSession(
                 account: made.account,
                 token: try server.createSession(
-                    account: made.account, device: request.device, at: call.now, expiresAt: call.sessionExpiry))
+                    account: made.account, device: request.device, at: call.now, expiresAt: call.sessionExpiry),
+                deviceToken: try server.createDeviceToken(
+                    account: made.account, device: request.device, at: call.now, expiresAt: call.deviceTokenExpiry))
         }
         registry.on(W.signIn) { server, request, call in
             // The device's name is shown to the account's owner (`account sessions`): a name as a
             // device folder takes it, never one that writes to the owner's terminal.
             try StateDirectory.validate(device: request.device)
-            // W11: one check at a time per name, four per client, none early after failures. A
-            // device that holds a session for the account is a client of its own: a guesser's
-            // failures elsewhere never slow it.
-            let client = call.isCaller(request.name) ? "a device of \(request.name.lowercased())" : call.client
-            if let wait = call.gate.enter(account: request.name, client: client) {
-                throw StoreError.throttled(seconds: max(1, Int(wait.rounded(.up))))
+            // W17: a device the account knows (its device token, or a session of the account) has
+            // a budget of its own; every other client shares the account's, and its address's.
+            let token = try request.deviceToken.flatMap {
+                try server.deviceTokenID(token: $0, account: request.name, device: request.device, at: call.realNow)
             }
+            let caller: SignInLimits.Caller =
+                if let token { .knownDevice("token " + token) } else if call.isCaller(request.name) {
+                    .knownDevice("session of " + request.name.lowercased())
+                } else { .stranger(address: call.client) }
+            let known = if case .knownDevice = caller { true } else { false }
+            // W17: to a stranger every refusal is one answer, whatever it was refused for.
+            let refused = known ? StoreError.wrongPassword(request.name) : .signInRefused
+            if let wait = call.gate.enter(account: request.name, as: caller) {
+                throw known ? StoreError.throttled(seconds: max(1, Int(wait.rounded(.up)))) : refused
+            }
+            let failedBefore = call.gate.failures(of: request.name)
             do {
                 let found = try server.signIn(
                     name: request.name, password: request.password, hasher: call.hasher, device: request.device)
-                call.gate.leave(account: request.name, client: client, succeeded: true)
+                call.gate.leave(account: request.name, as: caller, succeeded: true)
                 return AccountSession(
                     account: found.account,
                     token: try server.createSession(
-                        account: found.account, device: request.device, at: call.now, expiresAt: call.sessionExpiry))
+                        account: found.account, device: request.device, at: call.now, expiresAt: call.sessionExpiry),
+                    deviceToken: token != nil
+                        ? nil
+                        : try server.createDeviceToken(
+                            account: found.account, device: request.device, at: call.now,
+                            expiresAt: call.deviceTokenExpiry),
+                    failedBefore: failedBefore.count > 0 ? failedBefore : nil)
             } catch let error as StoreError
                 where error == .wrongPassword(request.name) || error == .unknownAccount(request.name)
             {
                 // W11: an unknown name costs a password check too, as a wrong password does.
                 if error == .unknownAccount(request.name) { call.hasher.verifyForNoAccount(request.password) }
-                // W6: each failure in a row doubles the wait, up to five seconds.
-                call.delay = call.gate.leave(account: request.name, client: client, succeeded: false)
+                // W6: each failure in a row doubles the wait, up to five seconds before answering.
+                call.delay = call.gate.leave(account: request.name, as: caller, succeeded: false)
+                call.noteFailedSignIn(request.name, caller: caller)
                 // W11: an unknown name and a wrong password answer the same (kind, words, status,
                 // wait), so that a stranger cannot learn which names have accounts.
-                throw StoreError.wrongPassword(request.name)
+                throw refused
             } catch {
-                call.gate.release(account: request.name, client: client)
+                call.gate.release(account: request.name, as: caller)
                 throw error
             }
+        }
+        registry.on(W.failedSignIns) { _, account, call in
+            call.gate.failures(of: account)
+        }
+        registry.on(W.unlockAccount) { _, account, call in
+            let locked = call.gate.isLocked(account)
+            call.gate.unlock(account)
+            call.logger?.notice("the developer unlocked sign-ins to \"\(account)\"")
+            return locked
         }
         registry.on(W.signOut) { server, _, call in
             for token in call.tokens { try server.revokeSession(token: token, at: call.now) }

@@ -28,7 +28,9 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
         return AccountSession(account: name)
     }
 
-    public func signIn(name: String, password: String, hasher: PasswordHasher, device: String) throws(StoreError)
+    public func signIn(
+        name: String, password: String, hasher: PasswordHasher, device: String, deviceToken _: String?
+    ) throws(StoreError)
         -> AccountSession
     {
         let found = try read { connection in
@@ -51,12 +53,20 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
     public func createSession(account: String, device: String, at date: Date, expiresAt: Date) throws(StoreError)
         -> String
     {
+        try insertToken(into: "session", account: account, device: device, at: date, expiresAt: expiresAt)
+    }
+
+    /// A new token of `account`'s device in `table` (a session or a device token): the token,
+    /// kept only as its SHA-256.
+    private func insertToken(into table: String, account: String, device: String, at date: Date, expiresAt: Date)
+        throws(StoreError) -> String
+    {
         let token = SessionToken.make()
         try transaction { connection in
             try query(
                 connection,
                 """
-                INSERT INTO session (tokenHash, account, device, createdAt, expiresAt)
+                INSERT INTO \(unescaped: table) (tokenHash, account, device, createdAt, expiresAt)
                 VALUES (\(SessionToken.hash(token)), (SELECT name FROM account
                 WHERE nameKey = \(Self.key(account))), \(String(device.prefix(64))), \(Self.seconds(date)),
                 \(Self.seconds(expiresAt)))
@@ -109,13 +119,46 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
     public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
         guard id.count == DeviceSessionInfo.idLength, id.allSatisfy(\.isHexDigit) else { return false }
         return try transaction { connection in
-            try !query(
+            // W17: the device's tokens go with its session.
+            try query(
+                connection,
+                """
+                UPDATE deviceToken SET revokedAt = \(Self.seconds(date))
+                WHERE account = (SELECT name FROM account WHERE nameKey = \(Self.key(account))) AND revokedAt IS NULL
+                AND device IN (SELECT device FROM session WHERE account = (SELECT name FROM account
+                WHERE nameKey = \(Self.key(account))) AND tokenHash LIKE \(id.lowercased() + "%") AND revokedAt IS NULL)
+                """
+            )
+            return try !query(
                 connection,
                 """
                 UPDATE session SET revokedAt = \(Self.seconds(date)) WHERE account = (SELECT name FROM account WHERE nameKey = \(Self.key(account)))
                 AND tokenHash LIKE \(id.lowercased() + "%") AND revokedAt IS NULL RETURNING tokenHash
                 """
             ).isEmpty
+        }
+    }
+
+    public func createDeviceToken(account: String, device: String, at date: Date, expiresAt: Date) throws(StoreError)
+        -> String
+    {
+        try insertToken(into: "deviceToken", account: account, device: device, at: date, expiresAt: expiresAt)
+    }
+
+    public func deviceTokenID(token: String, account: String, device: String, at realNow: Date) throws(StoreError)
+        -> String?
+    {
+        try read { connection in
+            try query(
+                connection,
+                """
+                SELECT tokenHash FROM deviceToken WHERE tokenHash = \(SessionToken.hash(token))
+                AND account = (SELECT name FROM account WHERE nameKey = \(Self.key(account)))
+                AND device = \(String(device.prefix(64))) AND revokedAt IS NULL
+                AND expiresAt > \(Self.seconds(realNow))
+                """
+            )
+            .first.flatMap { Self.string($0, "tokenhash") }.map { String($0.prefix(DeviceSessionInfo.idLength)) }
         }
     }
 

@@ -93,6 +93,23 @@ extension PostgresAccountServer {
                 "UPDATE session SET expiresAt = extract(epoch from now()) + \(Int(DeviceSessionInfo.defaultLifetime))",
             ]
         ),
+        // W17: a device that signed in before holds a token the account's sign-in budget exempts.
+        (
+            "v7: device tokens",
+            [
+                """
+                CREATE TABLE deviceToken (
+                    tokenHash TEXT PRIMARY KEY,
+                    account TEXT NOT NULL REFERENCES account (name),
+                    device TEXT NOT NULL,
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    expiresAt DOUBLE PRECISION NOT NULL,
+                    revokedAt DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX deviceTokenByAccount ON deviceToken (account, device)",
+            ]
+        ),
     ]
 
     /// Each table that counts its changes, with the column holding its account's key (nil: the
@@ -104,7 +121,9 @@ extension PostgresAccountServer {
     ]
 
     /// Tables whose writes no kept answer reads: the outbox, the request log, device sessions.
-    static let uncountedTables = ["notification", "request", "session", "storefrontmigration", "changecount"]
+    static let uncountedTables = [
+        "notification", "request", "session", "devicetoken", "storefrontmigration", "changecount",
+    ]
 
     /// The counts of changes by scope and the triggers that keep them (one function; its argument
     /// names the account's column, none for the shared scope).
