@@ -3,6 +3,7 @@
 import Foundation
 import Subprocess
 import SystemPackage
+import TestSupport
 
 /// The most a test reads of one stream; a command that prints more fails the test.
 private let outputLimit = 64 << 20
@@ -89,14 +90,6 @@ extension TerminationStatus {
         case .exited(let code): (code, false)
         case .signaled(let signal): (signal, true)
         }
-    }
-}
-
-/// Runs blocking work (reading a long-running process's pipe, waiting for its end) on a Dispatch
-/// thread, not on one of the cooperative pool's: the test waits without holding a thread.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
     }
 }
 

@@ -93,9 +93,7 @@ struct RemoteStoreTests {
                 try await app.test(.live) { client in
                     let port = try #require(client.port)
                     // The devices' blocking calls run off the cooperative pool too.
-                    return try await withCheckedThrowingContinuation { continuation in
-                        DispatchQueue.global().async { continuation.resume(with: Result { try body(port) }) }
-                    }
+                    return try await offPool { try body(port) }
                 }
             }
         }

@@ -376,3 +376,12 @@ extension Store {
         return keeper
     }
 }
+
+/// Runs blocking work (reading a long-running process's pipe, waiting for its end, a device's
+/// synchronous call) on a Dispatch thread, not on one of the cooperative pool's: the test waits
+/// without holding a thread.
+public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
+}
