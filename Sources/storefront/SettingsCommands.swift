@@ -226,18 +226,20 @@ struct CatalogCommand: ParsableCommand {
                 struct Checked: Encodable {
                     var format: String
                     var products: Int
-                    var currency, locale: String
+                    var currency, locale, storefront, storefrontId: String
                     var settings, durations, warnings: [String]
                     /// Only a package's: absent, not null, for every other catalog.
                     var unusedAssets: Omitted<[String]>
                 }
                 let report = Checked(
                     format: catalog.format, products: catalog.products.count, currency: catalog.currencyCode,
-                    locale: catalog.localeIdentifier, settings: settings, durations: durations,
+                    locale: catalog.localeIdentifier, storefront: catalog.storefront,
+                    storefrontId: catalog.storefrontID, settings: settings, durations: durations,
                     warnings: warnings.map(\.description),
                     unusedAssets: Omitted(loaded.unusedAssets.isEmpty ? nil : loaded.unusedAssets))
                 var lines = [
-                    "ok: \(catalog.format), \(catalog.products.count) products in \(catalog.currencyCode) (\(catalog.localeIdentifier)), \(warnings.count) warning(s)"
+                    "ok: \(catalog.format), \(catalog.products.count) products in \(catalog.currencyCode) (\(catalog.localeIdentifier)), \(warnings.count) warning(s)",
+                    "storefront \(catalog.storefront) (Apple's id \(catalog.storefrontID)), \(catalog.storefrontReason)",
                 ]
                 if !settings.isEmpty {
                     lines.append("a fresh state folder starts with: " + settings.joined(separator: "; "))

@@ -146,6 +146,10 @@ struct SignedDataTests {
         for (index, month) in months.enumerated() {
             // Read by Apple's model: an enum it knows (a raw value it does not know would leave billingPlanType out).
             #expect(month["billingPlanType"] as? String == "MONTHLY" && month["price"] as? Int == 4990, "\(month)")
+            // yearly.json names no storefront: its locale en_IE and currency EUR name Ireland.
+            #expect(
+                month["storefront"] as? String == "IRL" && month["storefrontId"] as? String == "143449"
+                    && month["currency"] as? String == "EUR", "\(month)")
             let info = month["commitmentInfo"] as? [String: Any]
             #expect(
                 info?["billingPeriodNumber"] as? Int == index + 1 && info?["totalBillingPeriods"] as? Int == 12,
@@ -206,7 +210,7 @@ struct SignedDataTests {
         let catalog = session.stateDirectory.appendingPathComponent("family-yearly.json")
         try Data(
             """
-            {"name": "Yearly", "bundleId": "com.storefront.yearly", "currency": "EUR", "policy": "approve", "products": [
+            {"name": "Yearly", "bundleId": "com.storefront.yearly", "currency": "EUR", "locale": "en_IE", "policy": "approve", "products": [
               {"id": "y.all", "kind": "autoRenewableSubscription", "title": "All", "price": "49.99", "period": "P1Y", "group": "yearly",
                "monthlyCommitmentPrice": "4.99", "familyShareable": true,
                "codeOffers": [{"id": "BACK", "mode": "payUpFront", "period": "P1Y", "price": "29.99"}]}]}

@@ -14,10 +14,22 @@ struct StoreKitCommitmentTests {
     func revenueCatCommitmentYear() async throws {
         let id = "com.revenuecat.sampleapp.monthly.12mocommitment"
         let session = try await Session()
-        session.environment["STOREFRONT_CATALOG"] =
-            repositoryRoot.appendingPathComponent("Tests/Fixtures/storekit/samples/revenuecat-unit-tests.storekit").path
+        let sample = repositoryRoot.appendingPathComponent(
+            "Tests/Fixtures/storekit/samples/revenuecat-unit-tests.storekit")
+        session.environment["STOREFRONT_CATALOG"] = sample.path
         try await session.run(["clock", "freeze", "2026-01-31T10:00:00Z"]).expectSuccess()
         try await session.signUp("ann")
+        // The sample's storefront is the USA, where Apple sells no 12-month commitment: refused by
+        // name, nothing bought. The same file set in Ireland sells it.
+        let usa = try await session.run(["buy", id, "--billing", "monthly"])
+        #expect(
+            usa.status == 1 && usa.stderr.contains("does not sell \(id)'s monthly plan")
+                && usa.stderr.contains("in storefront USA"), "\(usa)")
+        let irish = session.stateDirectory.appendingPathComponent("revenuecat-ireland.storekit")
+        try String(contentsOf: sample, encoding: .utf8)
+            .replacingOccurrences(of: "\"_storefront\" : \"USA\"", with: "\"_storefront\" : \"IRL\"")
+            .write(to: irish, atomically: true, encoding: .utf8)
+        session.environment["STOREFRONT_CATALOG"] = irish.path
         try await session.run(["buy", id, "--billing", "monthly"]).expectSuccess()
         // The third month of the commitment: 31 May to 30 June, after the free March and April.
         try await session.run(["clock", "advance", "130d"]).expectSuccess()

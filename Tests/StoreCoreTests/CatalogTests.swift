@@ -111,6 +111,19 @@ struct CatalogTests {
         BadCase(name: "not an object", json: "[]", message: "c.json: must be a JSON object"),
         BadCase(name: "no products", json: "{}", message: "c.json: has no \"products\" array"),
         BadCase(
+            name: "unknown storefront",
+            json: #"{"storefront":"XYZ","products":[{"id":"p","kind":"consumable","title":"P","price":"1"}]}"#,
+            message: "c.json: storefront: \"XYZ\" is not an App Store storefront"),
+        BadCase(
+            name: "a currency the storefront does not sell in",
+            json:
+                #"{"storefront":"IRL","currency":"USD","products":[{"id":"p","kind":"consumable","title":"P","price":"1"}]}"#,
+            message: "c.json: currency: \"USD\" is not what storefront IRL sells in (EUR)"),
+        BadCase(
+            name: "a currency and locale that name no storefront",
+            json: #"{"currency":"EUR","products":[{"id":"p","kind":"consumable","title":"P","price":"1"}]}"#,
+            message: "c.json: names no \"storefront\", and its currency EUR and locale en_US name none together"),
+        BadCase(
             name: "missing id", json: #"{"products":[{"kind":"consumable","title":"P","price":"1"}]}"#,
             message: "c.json: products[0]: has no \"id\""),
         BadCase(
@@ -155,6 +168,28 @@ struct CatalogTests {
             #expect(error.description.hasPrefix(example.message), "\(error.description)")
             #expect(!error.description.contains("\n"))
         }
+    }
+
+    @Test(
+        "C1 a JSON catalog's storefront: the one it names, with that storefront's currency and locale when it gives none; else the one its locale and currency name, or its currency alone"
+    )
+    func storefronts() throws {
+        func parse(_ head: String) throws -> Catalog {
+            try CatalogLoader.parse(
+                Data(#"{\#(head)"products":[{"id":"p","kind":"consumable","title":"P","price":"1"}]}"#.utf8),
+                fileName: "c.json"
+            ).0
+        }
+        let named = try parse(#""storefront":"fra","#)
+        #expect(
+            (named.storefront, named.storefrontID, named.currencyCode, named.localeIdentifier, named.storefrontReason)
+                == ("FRA", "143442", "EUR", "fr_FR", "named by the catalog"))
+        let irish = try parse(#""currency":"EUR","locale":"en_IE","#)
+        #expect((irish.storefront, irish.storefrontID) == ("IRL", "143449"))
+        #expect(irish.storefrontReason == "from its locale en_IE and currency EUR")
+        let yen = try parse(#""currency":"JPY","locale":"en_US","#)
+        #expect(yen.storefront == "JPN" && yen.storefrontReason == "from its currency JPY")
+        #expect(try parse("").storefront == "USA", "the default currency and locale: the USA")
     }
 
     @Test("C5 an unreadable file names the file and why")

@@ -12,8 +12,13 @@ import Testing
 @Suite("Monthly subscriptions with a 12-month commitment")
 struct CommitmentTests {
     /// A yearly plan with a monthly commitment (49.99 a year, or 4.99 a month for twelve months),
-    /// and a lower yearly plan without one.
-    static let catalog = Catalog(
+    /// and a lower yearly plan without one, sold in Ireland (Apple sells no commitment in the USA).
+    static let catalog = {
+        var catalog = yearlyCatalog
+        catalog.storefront = "IRL"
+        return catalog
+    }()
+    private static let yearlyCatalog = Catalog(
         name: "Yearly",
         products: [
             Product(

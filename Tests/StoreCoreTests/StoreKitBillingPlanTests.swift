@@ -13,8 +13,17 @@ struct StoreKitBillingPlanTests {
     static let samples = TestTools.repositoryRoot.appendingPathComponent("Tests/Fixtures/storekit/samples")
     static let commitmentID = "com.revenuecat.sampleapp.monthly.12mocommitment"
 
+    /// RevenueCat's sample, moved from its `_storefront` USA to Ireland: Apple sells the monthly plan
+    /// with a 12-month commitment outside the USA and Singapore only.
     static func revenueCat() throws -> LoadedCatalog {
-        try StoreKitCatalog.load(contentsOf: samples.appendingPathComponent("revenuecat-unit-tests.storekit"))
+        let loaded = try StoreKitCatalog.load(
+            contentsOf: samples.appendingPathComponent("revenuecat-unit-tests.storekit"))
+        #expect(loaded.catalog.storefront == "USA")
+        var catalog = loaded.catalog
+        catalog.storefront = "IRL"
+        return LoadedCatalog(
+            catalog: catalog, warnings: loaded.warnings, imageRoot: loaded.imageRoot,
+            unusedAssets: loaded.unusedAssets)
     }
 
     @Test(
@@ -118,7 +127,7 @@ struct StoreKitBillingPlanTests {
         #expect(!joodle.warnings.contains { $0.message.contains("Singapore") }, "no monthly plan, nothing to warn of")
 
         let json = """
-            {"version": {"major": 6, "minor": 3}, "settings": {"_storefront": "USA"},
+            {"version": {"major": 6, "minor": 3}, "settings": {"_storefront": "IRL"},
              "subscriptionGroups": [{"id": "G1", "name": "Plus", "subscriptions": [
                {"productID": "plus.monthly", "type": "RecurringSubscription", "recurringSubscriptionPeriod": "P1M",
                 "displayPrice": "4.99", "billingPlans": [{"billingPlanType": "BILLED_UPFRONT", "displayPrice": "4.99",
@@ -146,5 +155,17 @@ struct StoreKitBillingPlanTests {
         }
         _ = try store.queue.buy("plus.yearly", billingPlan: .monthly)
         #expect(try store.plans.subscriptions().first?.commitment != nil)
+        // The same file in the USA or Singapore: the App Store sells no commitment there.
+        for storefront in ["USA", "SGP"] {
+            var there = catalog
+            there.storefront = storefront
+            let elsewhere = try TemporaryState().signedIn("bob", catalog: there)
+            #expect(
+                throws: StoreError.planRefused(.monthlyNotSoldIn(productID: "plus.yearly", storefront: storefront))
+            ) {
+                try elsewhere.queue.buy("plus.yearly", billingPlan: .monthly)
+            }
+            #expect(try elsewhere.plans.subscriptions().isEmpty, "nothing bought in \(storefront)")
+        }
     }
 }

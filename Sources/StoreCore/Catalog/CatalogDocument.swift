@@ -10,7 +10,8 @@ struct CatalogDocument: Decodable {
     var warnings: [CatalogWarning] = []
 
     static let topKeys: Set = [
-        "name", "bundleId", "currency", "locale", "bonusDays", "policy", "products", "randomComics", "$comment",
+        "name", "bundleId", "currency", "locale", "storefront", "bonusDays", "policy", "products", "randomComics",
+        "$comment",
     ]
     static let productKeys: Set = [
         "id", "kind", "title", "description", "price", "image", "promotionalImage", "quantity", "months", "duration",
@@ -38,6 +39,7 @@ struct CatalogDocument: Decodable {
             throw fail(nil, "currency \"\(catalog.currencyCode)\" is not a three-letter ISO 4217 code")
         }
         catalog.localeIdentifier = try fields.string("locale") ?? "en_US"
+        try Self.storefront(fields, into: &catalog, fail: fail)
         catalog.bonusDays = try fields.integer("bonusDays") ?? 0
         if catalog.bonusDays < 0 { throw fail(nil, "bonusDays \(catalog.bonusDays) is negative") }
         if let policy = try fields.string("policy") {
@@ -83,6 +85,41 @@ struct CatalogDocument: Decodable {
                     RandomComic(id: id, title: try comic.string("title") ?? id, image: try comic.string("image")))
             }
         }
+    }
+
+    /// The catalog's storefront (C1, C5): the one it names, whose currency and locale it takes
+    /// when it gives none and whose currency it must not contradict; else the one its locale and
+    /// currency name together. A catalog that names none and whose currency and locale name none
+    /// is refused: signed data would carry a storefront Apple never pairs with that currency.
+    static func storefront(
+        _ fields: CatalogFields, into catalog: inout Catalog, fail: (String?, String) -> CatalogError
+    ) throws {
+        if let named = try fields.string("storefront") {
+            let code = named.uppercased()
+            guard let country = Storefronts.country(code) else {
+                throw fail(
+                    "storefront",
+                    "\"\(named)\" is not an App Store storefront (its three-letter code, as \"USA\" or \"IRL\")")
+            }
+            if !fields.has("currency") { catalog.currencyCode = country.currency }
+            if !fields.has("locale") { catalog.localeIdentifier = country.locale }
+            guard catalog.currencyCode.uppercased() == country.currency else {
+                throw fail(
+                    "currency",
+                    "\"\(catalog.currencyCode)\" is not what storefront \(code) sells in (\(country.currency))")
+            }
+            catalog.storefront = code
+            catalog.storefrontReason = "named by the catalog"
+            return
+        }
+        guard let implied = Storefronts.implied(locale: catalog.localeIdentifier, currency: catalog.currencyCode)
+        else {
+            throw fail(
+                nil,
+                "names no \"storefront\", and its currency \(catalog.currencyCode) and locale \(catalog.localeIdentifier) name none together: add the storefront it sells in (\"storefront\": \"IRL\" sells in EUR)"
+            )
+        }
+        (catalog.storefront, catalog.storefrontReason) = implied
     }
 
     private static func product(_ unnamed: CatalogFields, warnings: inout [CatalogWarning]) throws -> Product {

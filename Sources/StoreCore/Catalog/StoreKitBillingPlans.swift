@@ -114,7 +114,7 @@ extension StoreKitCatalog {
         }
         // Apple sells the monthly plan with a 12-month commitment in most storefronts, not all;
         // like Xcode's StoreKit Testing, the file decides here.
-        if ["USA", "SGP"].contains(storefront),
+        if Storefronts.withoutMonthlyCommitment.contains(storefront),
             let monthly = catalog.products.first(where: { $0.autoRenew?.monthlyCommitmentPrice != nil })
         {
             found.append(

@@ -142,7 +142,10 @@ public enum StoreKitCatalog {
         let settings = try root.child("settings")?.objectOrNil()
         let storefront = try settings?.child("_storefront")?.stringOrNil()?.uppercased() ?? "USA"
         let country = Storefronts.country(storefront)
-        if country != nil { catalog.storefront = storefront }
+        if country != nil {
+            catalog.storefront = storefront
+            catalog.storefrontReason = settings?.child("_storefront") == nil ? "the default" : "the file's _storefront"
+        }
         if country == nil {
             warnings.append(
                 CatalogWarning(

@@ -20,10 +20,16 @@ public final class Checkout: SessionRole {
     /// M4: monthly with a 12-month commitment only for a one-year plan that offers it; billed
     /// upfront only for one sold so; an offer only with the billing plan it is configured on (as App
     /// Store Connect configures it). Held on the device before it asks, and where it is settled.
-    static func checkPlan(_ product: Product, billingPlan: BillingPlan?, offer: OfferRedemption?) throws(StoreError) {
+    /// Nor in a storefront where Apple does not sell the commitment (USA, SGP).
+    static func checkPlan(_ product: Product, billingPlan: BillingPlan?, offer: OfferRedemption?, storefront: String)
+        throws(StoreError)
+    {
         let monthly = billingPlan == .monthly
         if monthly, product.autoRenew?.monthlyCommitmentPrice == nil {
             throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id))
+        }
+        if monthly, Storefronts.withoutMonthlyCommitment.contains(storefront) {
+            throw StoreError.planRefused(.monthlyNotSoldIn(productID: product.id, storefront: storefront))
         }
         if !monthly, product.autoRenew?.soldUpfront == false {
             throw StoreError.planRefused(.notSoldUpfront(productID: product.id))
@@ -111,7 +117,8 @@ public final class Checkout: SessionRole {
     /// Records a purchase whose payment the App Store took: the plan rules, the grant on record for
     /// an offer, a date no later than its clock; then the plan or the receipt line.
     func record(_ ask: PurchaseAsk, of product: Product, keeper: any RecordKeeping, recorded: Bool) throws(StoreError) {
-        try Self.checkPlan(product, billingPlan: ask.billingPlan, offer: ask.offer)
+        try Self.checkPlan(
+            product, billingPlan: ask.billingPlan, offer: ask.offer, storefront: session.catalog.storefront)
         let grant = OfferGrant(offer: ask.offer, introductoryOffer: ask.introductoryOffer)
         if grant.needsRecord {
             guard try keeper.claims(grant.claimKey(transactionID: ask.transactionID, account: ask.account)) > 0 else {

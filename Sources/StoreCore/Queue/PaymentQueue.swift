@@ -109,7 +109,7 @@ public final class PaymentQueue: SessionRole {
         let named =
             offer.map { OfferRedemption(type: .promotional, id: $0.offerID) }
             ?? winBackOffer.map { OfferRedemption(type: .winBack, id: $0) }
-        try Checkout.checkPlan(product, billingPlan: billingPlan, offer: named)
+        try Checkout.checkPlan(product, billingPlan: billingPlan, offer: named, storefront: catalog.storefront)
         return try purchase(
             product, outcome: outcome, appAccountToken: appAccountToken, billingPlan: billingPlan,
             offers: OfferAsk(

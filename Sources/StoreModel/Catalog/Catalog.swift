@@ -18,8 +18,13 @@ public struct Catalog: Sendable, Equatable {
     public var simulatedErrors = SimulatedErrors()
     /// The app's bundle id, when the catalog says (signed data carries it, S4).
     public var bundleID: String?
-    /// The App Store storefront, by its three-letter country code (a `.storekit` file's `_storefront`).
+    /// The App Store storefront, by its three-letter country code (a `.storekit` file's
+    /// `_storefront`, a JSON catalog's `storefront`, else what its locale and currency name).
     public var storefront = "USA"
+    /// How the storefront was chosen, as `catalog check` says it once.
+    public var storefrontReason = "the default"
+    /// Apple's numeric id of the storefront (`storefrontId` in signed data).
+    public var storefrontID: String { Storefronts.appleID(storefront) }
     public var products: [Product]
     public var randomComics: [RandomComic]
     /// An accelerated clock a fresh state folder starts with (a `.storekit` file's `_timeRate`).

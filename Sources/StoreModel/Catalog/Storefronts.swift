@@ -26,6 +26,28 @@ package enum Storefronts {
         "ROU": 143_487, "ISL": 143_558, "NGA": 143_561,
     ]
 
+    /// Where Apple's App Store does not sell the monthly plan with a 12-month commitment.
+    package static let withoutMonthlyCommitment: Set = ["USA", "SGP"]
+
+    /// The storefront a catalog that names none sells in, and why: the one its locale's region
+    /// names when that storefront sells in its currency, else the only storefront of its currency;
+    /// nil when neither names one (EUR with en_US).
+    package static func implied(locale: String, currency: String) -> (code: String, reason: String)? {
+        let currency = currency.uppercased()
+        let region = locale.split(whereSeparator: { $0 == "_" || $0 == "-" }).dropFirst().first.map {
+            String($0).uppercased()
+        }
+        if let region,
+            let code = locales.first(where: { $0.value.uppercased().hasSuffix("_" + region) })?.key,
+            currencies[code] == currency
+        {
+            return (code, "from its locale \(locale) and currency \(currency)")
+        }
+        let selling = currencies.filter { $0.value == currency }.map(\.key)
+        if selling.count == 1, let code = selling.first { return (code, "from its currency \(currency)") }
+        return nil
+    }
+
     package static func country(_ code: String) -> Country? {
         guard let locale = locales[code.uppercased()] else { return nil }
         return Country(locale: locale, currency: currencies[code.uppercased()] ?? "USD")

@@ -38,7 +38,7 @@ package struct PayloadBuilder {
         payload.environment = identity.environment.rawValue
         payload.signedDate = Units.milliseconds(now)
         payload.storefront = catalog.storefront
-        payload.storefrontId = Storefronts.appleID(catalog.storefront)
+        payload.storefrontId = catalog.storefrontID
         payload.appTransactionId = Units.appTransactionID(account)
         payload.appAppleId = identity.appAppleID
     }

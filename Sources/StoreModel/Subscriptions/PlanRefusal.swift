@@ -18,6 +18,8 @@ public enum PlanRefusal: Codable, Equatable, Sendable, CustomStringConvertible {
     case nothingToAccept
     /// `buy --billing monthly` of a product that has no monthly plan with a 12-month commitment.
     case noMonthlyCommitment(productID: String)
+    /// `buy --billing monthly` in a storefront where Apple does not sell the 12-month commitment.
+    case monthlyNotSoldIn(productID: String, storefront: String)
     /// An offer used with a billing plan it is not configured on.
     case offerOnAnotherPlan(offerID: String, plan: BillingPlan)
     /// A plan whose up-front billing plan the catalog disabled, bought without `--billing monthly`.
@@ -28,6 +30,8 @@ public enum PlanRefusal: Codable, Equatable, Sendable, CustomStringConvertible {
         case .priceOfNonPlan(let id, let kind):
             "only an auto-renewable subscription's price can change here; \"\(id)\" is a \(kind.rawValue)"
         case .negativePrice: "a price cannot be negative"
+        case .monthlyNotSoldIn(let id, let storefront):
+            "the App Store does not sell \(id)'s monthly plan with a 12-month commitment in storefront \(storefront) (nor in \(Storefronts.withoutMonthlyCommitment.subtracting([storefront]).sorted().joined(separator: ", "))): buy it billed up front"
         case .notAPlan(let id): "\"\(id)\" is not an auto-renewable subscription"
         case .noPlanToRefund(let id): "no plan in the group of \(id) to refund"
         case .noPlan: "no plan"
