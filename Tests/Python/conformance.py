@@ -385,6 +385,11 @@ def commitment_story(store, rng, log):
     # A refund of a past month (ed's first) revokes that month only.
     first = [e for e in on("ed", "receipt")["entries"] if e.get("event") == "purchase"][0]["id"]
     store.cli(["refund", first], developer=True, device="ed", json_out=False)
+    # What Get All Subscription Statuses says of ed at the refund's store time: the REFUND
+    # notification must say the same status.
+    plan = on("ed", "subscriptions")["plans"][0]
+    answer = requests.get(f"{store.base}/inApps/v1/subscriptions/{plan['originalTransaction']}", headers=dict(store.client(YEARLY)._get_headers()), timeout=60)
+    store.past_refund = (first, answer.json()["data"][0]["lastTransactions"][0].get("status") if answer.status_code == 200 else None)
     advance("1mo")
     settle()
     # Month 3. The monthly price rises, with consent: cy agrees, ed declines.
@@ -438,7 +443,7 @@ def commitment_checks(store, bodies, failures):
     """Property 9: the commitment fields across each account's history, and the lifecycle's rows."""
     api = store.client(YEARLY)
     where = "commitment"
-    originals, notes, months_checked = {}, [], 0
+    originals, notes, months_checked, refund_statuses = {}, [], 0, {}
     for body in bodies:
         raw = payload_of(json.loads(body)["signedPayload"])
         data = raw.get("data", {})
@@ -447,6 +452,8 @@ def commitment_checks(store, bodies, failures):
         transaction = payload_of(data["signedTransactionInfo"])
         renewal = payload_of(data["signedRenewalInfo"]) if "signedRenewalInfo" in data else {}
         originals[transaction["originalTransactionId"]] = True
+        if raw.get("notificationType") == "REFUND":
+            refund_statuses[transaction["transactionId"]] = data.get("status")
         notes.append((raw.get("notificationType"), raw.get("subtype"), transaction, renewal))
     for original in sorted(originals):
         everything = []
@@ -487,14 +494,22 @@ def commitment_checks(store, bodies, failures):
         for t in everything:
             if t.get("type") == "Auto-Renewable Subscription" and "expiresDate" not in t:
                 failures.append(f"{where}: {t['transactionId']} has no expiresDate")
+            # Every auto-renewable period is on a billing plan: up front, or a commitment's month.
+            if t.get("type") == "Auto-Renewable Subscription" and t.get("billingPlanType") not in ("BILLED_UPFRONT", "MONTHLY"):
+                failures.append(f"{where}: {t['transactionId']} ({t.get('productId')}) has billingPlanType {t.get('billingPlanType')}")
     # The rows of Apple's lifecycle, as the notifications say them.
     for kind, subtype, transaction, renewal in notes:
         title = kind + (f" ({subtype})" if subtype else "")
         in_commitment = transaction.get("billingPlanType") == "MONTHLY"
+        if renewal and renewal.get("renewalBillingPlanType") not in ("BILLED_UPFRONT", "MONTHLY"):
+            failures.append(f"{where}: {title}'s renewal info for {renewal.get('productId')} has renewalBillingPlanType {renewal.get('renewalBillingPlanType')}")
         if kind == "DID_FAIL_TO_RENEW" and in_commitment and (subtype or "gracePeriodExpiresDate" in renewal):
             failures.append(f"{where}: {title} for a month of a commitment has a grace period")
         if kind == "DID_CHANGE_RENEWAL_PREF" and subtype == "UPGRADE" and transaction.get("billingPlanType") != "BILLED_UPFRONT":
             failures.append(f"{where}: an upgrade out of a commitment is billed {transaction.get('billingPlanType')}, not up front")
+    refunded, listed = getattr(store, "past_refund", (None, None))
+    if listed != 1 or refund_statuses.get(refunded) != listed:
+        failures.append(f"{where}: a past month's refund: the REFUND notification says status {refund_statuses.get(refunded)}, Get All Subscription Statuses {listed} (want 1 from both)")
     if months_checked < 24:
         failures.append(f"{where}: only {months_checked} months of commitments were there to check")
     # A price increase of the monthly plan, agreed to (cy) and declined (ed), as the statuses said

@@ -310,8 +310,11 @@ struct CommitmentTests {
         #expect(months.count == 3, "months 1 to 3")
         var status = try store.plans.refund(months[1].transactionID)
         #expect(status.hasAccess && status.commitment?.period == 3, "\(status.phase)")
+        // The REFUND notification and Get All Subscription Statuses both sign this status.
+        #expect(PayloadBuilder.status(status) == 1, "a past month's refund leaves her subscribed")
         status = try store.plans.refund(months[2].transactionID)
         #expect(!status.hasAccess && status.phase == .expired, "\(status.phase)")
+        #expect(PayloadBuilder.status(status) == 5, "the current month's refund revokes")
         state.clock.set(utc(2026, 7, 15, 10))
         #expect(try lines(store).count == 3, "no month after the refund of the current one")
         try expectReplayAgrees(store)

@@ -168,4 +168,20 @@ struct StoreKitBillingPlanTests {
             #expect(try elsewhere.plans.subscriptions().isEmpty, "nothing bought in \(storefront)")
         }
     }
+
+    @Test(
+        "A plan that offers no monthly commitment is billed up front, and its signed transaction and renewal info say so (BILLED_UPFRONT), as Apple signs standard subscriptions"
+    )
+    func upfrontOnly() throws {
+        let state = TemporaryState()
+        let store = try state.signedIn("ann", catalog: selfiesCatalog)
+        _ = try store.queue.buy("allaccess")
+        let plan = try #require(try store.plans.subscriptions().first)
+        #expect(selfiesCatalog.product("allaccess")?.autoRenew?.monthlyCommitmentPrice == nil)
+        let signed = try #require(try store.signed.planTransaction(plan))
+        let payload = try JWS.decode(signed.jws).payload
+        #expect(payload["billingPlanType"] as? String == "BILLED_UPFRONT" && payload["commitmentInfo"] == nil)
+        let renewal = try store.signed.renewalInfo(plan).payload
+        #expect(renewal["renewalBillingPlanType"] as? String == "BILLED_UPFRONT", "\(renewal)")
+    }
 }

@@ -4,10 +4,11 @@
 import Foundation
 
 extension PayloadBuilder {
-    /// A plan that offers a monthly commitment says which billing plan a period is on, and a
-    /// monthly period where it stands in its commitment.
-    static func billing(of line: ReceiptEntry, offered: Bool, into payload: inout TransactionPayload) {
-        guard offered || line.commitment != nil else { return }
+    /// Which billing plan a period is on, for every auto-renewable plan: BILLED_UPFRONT unless it
+    /// is a month of a 12-month commitment (Apple: "unlike standard subscriptions that bill
+    /// customers up front, its billingPlanType is monthly"); a monthly period also says where it
+    /// stands in its commitment.
+    static func billing(of line: ReceiptEntry, into payload: inout TransactionPayload) {
         payload.billingPlanType = (line.commitment == nil ? line.offerBillingPlan : .monthly).rawValue
         guard let period = line.commitment else { return }
         var info = TransactionCommitmentInfo()

@@ -80,9 +80,7 @@ package struct PayloadBuilder {
             }
             // Replaced by an upgrade: a later purchase in the group credited this period.
             payload.isUpgraded = receipt.contains { $0.event == .credit && $0.reference == transaction.id }
-            Self.billing(
-                of: line, offered: catalog.product(line.productID)?.autoRenew?.monthlyCommitmentPrice != nil,
-                into: &payload)
+            Self.billing(of: line, into: &payload)
         }
         if let first = receipt.first(where: { $0.transactionID == original }) {
             originalPurchaseDate = first.purchaseDate
@@ -221,12 +219,16 @@ package struct PayloadBuilder {
         return payload
     }
 
-    /// The billing plan of the next period, for a plan that offers a monthly commitment; within a
-    /// commitment, its next month (same product, its monthly price) and what its end renews into.
+    /// The billing plan of the next period, for every auto-renewable plan (BILLED_UPFRONT where no
+    /// monthly commitment is offered); within a commitment, its next month (same product, its
+    /// monthly price) and what its end renews into.
     func renewalBilling(_ plan: PlanStatus, into payload: inout RenewalInfoPayload) {
         let next = catalog.product(plan.nextProductID ?? plan.productID)
         guard let commitment = plan.commitment, plan.phase != .expired else {
-            guard let monthly = next?.autoRenew?.monthlyCommitmentPrice else { return }
+            guard let monthly = next?.autoRenew?.monthlyCommitmentPrice else {
+                payload.renewalBillingPlanType = BillingPlan.billedUpfront.rawValue
+                return
+            }
             // A change to the monthly plan starts a commitment at the next renewal, unless an
             // offer is sold for it.
             if plan.nextBillingPlan == .monthly, payload.offerType == nil, plan.phase != .expired {
@@ -309,7 +311,9 @@ package struct PayloadBuilder {
         if let plan {
             let planLines = receipt.filter { $0.kind == .autoRenewableSubscription }
             data.signedRenewalInfo = try sign(renewalInfo(plan, planLines: planLines))
-            data.status = Self.status(plan, refunded: notification.type == "REFUND")
+            // A REFUND says what Get All Subscription Statuses says at that moment: a past month's
+            // refund leaves the customer subscribed (1), only the current period's revokes (5).
+            data.status = Self.status(plan)
         }
         var payload = NotificationPayload()
         payload.notificationType = notification.type
@@ -345,8 +349,8 @@ package struct PayloadBuilder {
     }
 
     /// Apple's `status`: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
-    package static func status(_ plan: PlanStatus, refunded: Bool = false) -> Int {
-        if refunded || plan.ended == .refunded { return 5 }
+    package static func status(_ plan: PlanStatus) -> Int {
+        if plan.ended == .refunded { return 5 }
         switch plan.phase {
         case .expired: return 2
         case .billingRetry: return 3
