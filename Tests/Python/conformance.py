@@ -503,6 +503,9 @@ def commitment_checks(store, bodies, failures):
         in_commitment = transaction.get("billingPlanType") == "MONTHLY"
         if renewal and renewal.get("renewalBillingPlanType") not in ("BILLED_UPFRONT", "MONTHLY"):
             failures.append(f"{where}: {title}'s renewal info for {renewal.get('productId')} has renewalBillingPlanType {renewal.get('renewalBillingPlanType')}")
+        # A plan that ended in a commitment names the plan she paid: monthly, at a month's price.
+        if kind == "EXPIRED" and in_commitment and (renewal.get("renewalBillingPlanType") != "MONTHLY" or renewal.get("renewalPrice") != transaction.get("price")):
+            failures.append(f"{where}: {title} after a month of a commitment renews {renewal.get('renewalBillingPlanType')} at {renewal.get('renewalPrice')} (the month was {transaction.get('price')})")
         if kind == "DID_FAIL_TO_RENEW" and in_commitment and (subtype or "gracePeriodExpiresDate" in renewal):
             failures.append(f"{where}: {title} for a month of a commitment has a grace period")
         if kind == "DID_CHANGE_RENEWAL_PREF" and subtype == "UPGRADE" and transaction.get("billingPlanType") != "BILLED_UPFRONT":

@@ -315,6 +315,12 @@ struct CommitmentTests {
         status = try store.plans.refund(months[2].transactionID)
         #expect(!status.hasAccess && status.phase == .expired, "\(status.phase)")
         #expect(PayloadBuilder.status(status) == 5, "the current month's refund revokes")
+        // Her renewal info still names the plan she paid monthly, at its month's price.
+        let renewal = try store.signed.renewalInfo(status).payload
+        #expect(
+            renewal["renewalBillingPlanType"] as? String == "MONTHLY"
+                && renewal["renewalPrice"] as? Int64 == months[2].price.map { SignedUnits.milliunits($0) }, "\(renewal)"
+        )
         state.clock.set(utc(2026, 7, 15, 10))
         #expect(try lines(store).count == 3, "no month after the refund of the current one")
         try expectReplayAgrees(store)

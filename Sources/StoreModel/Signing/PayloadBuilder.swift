@@ -229,6 +229,14 @@ package struct PayloadBuilder {
                 payload.renewalBillingPlanType = BillingPlan.billedUpfront.rawValue
                 return
             }
+            // Ended within a commitment (cancelled, its current month refunded, billing retry run
+            // out): the plan as it last stood, monthly at its month's price, which is what a
+            // resubscription to it would bill; not the year up front she never chose.
+            if plan.phase == .expired, let last = plan.commitment {
+                payload.renewalBillingPlanType = BillingPlan.monthly.rawValue
+                payload.renewalPrice = Units.milliunits(last.price)
+                return
+            }
             // A change to the monthly plan starts a commitment at the next renewal, unless an
             // offer is sold for it.
             if plan.nextBillingPlan == .monthly, payload.offerType == nil, plan.phase != .expired {
