@@ -70,6 +70,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A team's server whose catalog has no such product refused a purchase of it: the device was
     /// started with another catalog than `storefront serve` was.
     case notSoldByServer(productID: String, server: String)
+    /// F2: the product is not sold in the account's storefront (StoreKit's storeProductNotAvailable).
+    case notSoldInStorefront(productID: String, storefront: String)
 
     /// Said when an id too short to be a prefix found nothing: ids may be shortened to their
     /// first 4 or more characters, never fewer.
@@ -121,6 +123,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "not signed in (`storefront account login NAME`, or `storefront account signup NAME` for a new account)"
         case .notSoldByServer(let productID, let server):
             "the account server\(server.isEmpty ? "" : " " + server) does not sell \(productID): its catalog is not this device's (start `storefront serve --catalog FILE` with the devices' catalog, or give the devices the server's)"
+        case .notSoldInStorefront(let productID, let storefront):
+            "\(productID) is not sold in storefront \(storefront) (StoreKit: storeProductNotAvailable): the catalog gives it no price there, or its \"availableIn\" leaves \(storefront) out"
         case .invalidDeviceName(let name):
             "\"\(name)\" is not a valid device name (1 to 64 letters, digits, '.', '_' or '-', not starting with '.')"
         case .unknownPlanTransaction(let id, let account):

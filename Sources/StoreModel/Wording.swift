@@ -27,13 +27,14 @@ public enum Wording {
         case .upgrade: "Upgrade"
         case .downgrade: "Downgrade"
         case .crossgrade: "Switch"
+        case .notSold: "Not sold in this storefront"
         }
     }
 
     /// Whether the label is shown after the price ("$0.99 Buy") or alone ("✓ Subscribed").
     public static func showsPrice(_ action: ProductAction) -> Bool {
         switch action {
-        case .owned, .subscribed, .scheduled, .signInRequired: false
+        case .owned, .subscribed, .scheduled, .signInRequired, .notSold: false
         case .buy, .subscribe, .renew, .resubscribe, .upgrade, .downgrade, .crossgrade: true
         }
     }

@@ -262,6 +262,9 @@ func buy(_ state: inout AppState, _ productID: String) -> [Effect] {
     case .subscribed:
         state.banner = Banner("Subscribed to \(row.product.title) ✓ — t to manage the plan")
         return []
+    case .notSold:
+        state.banner = Banner("\(row.product.title) is not sold in this storefront")
+        return []
     case .scheduled:
         state.banner = Banner("\(row.product.title) starts at the next renewal — b on the current plan keeps it")
         return []

@@ -251,7 +251,8 @@ func drawProducts(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
             actionStyle =
                 row.action == .owned || row.action == .subscribed
                 ? theme.owned
-                : row.action == .signInRequired || row.action == .scheduled ? theme.dim : theme.action
+                : row.action == .signInRequired || row.action == .scheduled || row.action == .notSold
+                    ? theme.dim : theme.action
         }
         screen.write(action, x: width - TextWidth.of(action) - 1, y: y, style: actionStyle)
     }

@@ -16,7 +16,8 @@ extension StoreError {
         case .signInRequired, .alreadyOwned, .notPending, .cannotResolve, .noRandomViews, .noRandomComics, .notSignedIn,
             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .developerOnly,
             .serverKeeps, .refusedByServer,
-            .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused, .throttled, .notSoldByServer:
+            .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused, .throttled, .notSoldByServer,
+            .notSoldInStorefront:
             1
         }
     }

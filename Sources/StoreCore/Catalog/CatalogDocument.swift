@@ -17,7 +17,7 @@ struct CatalogDocument: Decodable {
         "id", "kind", "title", "description", "price", "image", "promotionalImage", "quantity", "months", "duration",
         "period", "group",
         "rank", "introOffer", "promotionalOffers", "codeOffers", "winBackOffers", "unlocks", "familyShareable",
-        "monthlyCommitmentPrice", "$comment",
+        "monthlyCommitmentPrice", "prices", "availableIn", "$comment",
     ]
 
     init(from decoder: any Decoder) throws {
@@ -68,6 +68,8 @@ struct CatalogDocument: Decodable {
             catalog.products.append(product)
         }
         if catalog.products.isEmpty { throw fail(nil, "\"products\" is empty") }
+        // F2: each product as its own storefront sells it (its "availableIn" may leave it out).
+        catalog = catalog.seen(in: catalog.storefront) ?? catalog
         if fields.has("randomComics") {
             guard var list = try? root.nestedUnkeyedContainer(forKey: CatalogKey("randomComics")) else {
                 throw fail(nil, "\"randomComics\" must be an array")
@@ -180,6 +182,7 @@ struct CatalogDocument: Decodable {
             quantity: kind == .consumable ? quantity : 0, months: months, duration: duration, autoRenew: terms
         )
         product.promotionalImage = try fields.string("promotionalImage")
+        product.pricing = try Self.pricing(fields)
         if fields.hasValue("familyShareable") {
             guard let flag = fields.boolean("familyShareable"),
                 kind == .nonConsumable || kind == .autoRenewableSubscription || !flag
@@ -190,5 +193,38 @@ struct CatalogDocument: Decodable {
             product.isFamilyShareable = flag
         }
         return product
+    }
+
+    /// F2: a product's `prices` in other storefronts (`{"FRA": "1.09"}`, each in that storefront's
+    /// currency) and the storefronts it is `availableIn` (`["USA", "FRA"]`), as App Store Connect
+    /// sets a price and the availability per storefront.
+    static func pricing(_ fields: CatalogFields) throws(CatalogError) -> StorefrontPricing {
+        func code(_ text: String, in key: String) throws(CatalogError) -> String {
+            guard Storefronts.country(text) != nil else {
+                throw fields.error(
+                    "\(key): \"\(text)\" is not an App Store storefront (its three-letter code, as \"FRA\" or \"JPN\")")
+            }
+            return text.uppercased()
+        }
+        var pricing = StorefrontPricing()
+        if let prices = try fields.object(
+            "prices", message: "\"prices\" must be an object of storefronts and prices, as {\"FRA\": \"1.09\"}")
+        {
+            for key in prices.keys {
+                let storefront = try code(key, in: "prices")
+                guard let text = try prices.priceText(key: key), let price = Decimal(string: text),
+                    PriceText.isPlainDecimal(text, signed: false)
+                else { throw fields.error("prices: \(key)'s price is not a decimal number like \"0.99\"") }
+                pricing.prices[storefront] = price
+            }
+        }
+        if let list = try fields.strings(
+            "availableIn", message: "\"availableIn\" must be a list of storefronts, as [\"USA\", \"FRA\"]")
+        {
+            var available: Set<String> = []
+            for text in list { available.insert(try code(text, in: "availableIn")) }
+            pricing.availableIn = available
+        }
+        return pricing
     }
 }

@@ -20,10 +20,14 @@ public final class Checkout: SessionRole {
     /// M4: monthly with a 12-month commitment only for a one-year plan that offers it; billed
     /// upfront only for one sold so; an offer only with the billing plan it is configured on (as App
     /// Store Connect configures it). Held on the device before it asks, and where it is settled.
-    /// Nor in a storefront where Apple does not sell the commitment (USA, SGP).
+    /// Nor in a storefront where Apple does not sell the commitment (USA, SGP); and nothing where
+    /// the product is not sold (F2).
     static func checkPlan(_ product: Product, billingPlan: BillingPlan?, offer: OfferRedemption?, storefront: String)
         throws(StoreError)
     {
+        guard product.soldHere else {
+            throw StoreError.notSoldInStorefront(productID: product.id, storefront: storefront)
+        }
         let monthly = billingPlan == .monthly
         if monthly, product.autoRenew?.monthlyCommitmentPrice == nil {
             throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id))

@@ -141,6 +141,9 @@ public final class PaymentQueue: SessionRole {
         // call to a remote account server, not two).
         let errors = try session.simulatedErrors()
         try errors.failIfSet(.purchase)
+        guard product.soldHere else {
+            throw StoreError.notSoldInStorefront(productID: product.id, storefront: catalog.storefront)
+        }
         return try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let user = try currentUser()
             if product.isSubscription, user == nil { throw StoreError.signInRequired(productID: product.id) }

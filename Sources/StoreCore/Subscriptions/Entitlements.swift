@@ -55,7 +55,7 @@ public final class Entitlements: SessionRole {
         let inFlight = try device.transactions(.inFlight(user: status.user ?? ""))
         // O6: plans at the prices the developer set (a catalog without plans asks nothing more).
         return try catalog.priced(by: priceBook).products.map { product in
-            let action: ProductAction
+            var action: ProductAction
             switch product.kind {
             case .nonConsumable:
                 action = status.unlocked.contains(product.id) ? .owned : .buy
@@ -68,6 +68,8 @@ public final class Entitlements: SessionRole {
                     status.user == nil
                     ? .signInRequired : Self.planAction(product, plans: status.plans, catalog: catalog)
             }
+            // F2: what is not sold here offers nothing to buy; what one has stays shown as had.
+            if !product.soldHere, ![.owned, .subscribed, .scheduled].contains(action) { action = .notSold }
             let pending = inFlight.last { $0.productID == product.id }
             return ProductRow(product: product, action: action, pending: pending?.state, pendingID: pending?.id)
         }

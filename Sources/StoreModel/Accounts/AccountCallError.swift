@@ -6,7 +6,7 @@ package struct AccountCallError: Codable, Sendable {
     /// What kind of refusal it is, by the name the wire carries; each kind has its HTTP status.
     package enum Kind: String, Codable, Sendable {
         case accountExists, unknownAccount, wrongPassword, signInRefused, invalidAccountName, invalidDeviceName
-        case notSold, emptyPassword, planRefused, offerCodeExists, unknownOfferCode, offerCodeUsed
+        case notSold, notInStorefront, emptyPassword, planRefused, offerCodeExists, unknownOfferCode, offerCodeUsed
         case offerRefused, familyRefused, refundRefused, unknownTransaction
         case developer, throttled, refused, session, request, storage
 
@@ -22,6 +22,7 @@ package struct AccountCallError: Codable, Sendable {
             case .session, .signInRefused: 401
             case .throttled: 429
             case .accountExists, .unknownAccount, .wrongPassword, .invalidAccountName, .invalidDeviceName, .notSold,
+                .notInStorefront,
                 .emptyPassword, .planRefused, .offerCodeExists, .unknownOfferCode, .offerCodeUsed, .offerRefused,
                 .refundRefused, .unknownTransaction, .developer, .refused, .request:
                 400
@@ -45,6 +46,8 @@ package struct AccountCallError: Codable, Sendable {
     package var offer: OfferRefusal?
     /// An offer code used up: by this account, or by as many as it allows.
     package var byThisAccount: Bool?
+    /// The storefront a product is not sold in.
+    package var storefront: String?
 
     /// The refusal of `error`. Its words name nothing of the server's insides (a database's path
     /// or address, a storage failure's reason) unless `internals`: the developer's calls.
@@ -58,6 +61,8 @@ package struct AccountCallError: Codable, Sendable {
         case .invalidAccountName(let name): (kind, self.name) = (.invalidAccountName, name)
         case .invalidDeviceName(let name): (kind, self.name) = (.invalidDeviceName, name)
         case .notSoldByServer(let productID, _): (kind, self.name) = (.notSold, productID)
+        case .notSoldInStorefront(let productID, let storefront):
+            (kind, self.name, self.storefront) = (.notInStorefront, productID, storefront)
         case .emptyPassword: kind = .emptyPassword
         case .planRefused(let refusal): (kind, plan) = (.planRefused, refusal)
         case .offerCodeExists(let code): (kind, self.name) = (.offerCodeExists, code)
@@ -97,6 +102,7 @@ package struct AccountCallError: Codable, Sendable {
         case .invalidAccountName: .invalidAccountName(name ?? "")
         case .invalidDeviceName: .invalidDeviceName(name ?? "")
         case .notSold: .notSoldByServer(productID: name ?? "", server: server)
+        case .notInStorefront: .notSoldInStorefront(productID: name ?? "", storefront: storefront ?? "")
         case .emptyPassword: .emptyPassword
         case .planRefused: plan.map(StoreError.planRefused) ?? .storage(path: server, reason: text)
         case .offerCodeExists: .offerCodeExists(name ?? "")

@@ -14,7 +14,7 @@ public struct Product: Sendable, Equatable, Identifiable {
     public let title: String
     public let description: String
     /// Decimal, never binary floating point (C3).
-    public let price: Decimal
+    public internal(set) var price: Decimal
     /// Path relative to the assets folder; comics only.
     public let image: String?
     /// Random-comic views a consumable adds (R4).
@@ -29,7 +29,7 @@ public struct Product: Sendable, Equatable, Identifiable {
     /// True when buying it extends the subscription: a non-renewing one with a known duration.
     public var hasDuration: Bool { duration != nil }
     /// Period, group, rank, offer and entitlements of an auto-renewable subscription.
-    public let autoRenew: AutoRenewTerms?
+    public internal(set) var autoRenew: AutoRenewTerms?
     /// Where a non-renewing subscription's duration came from when the catalog format has no field
     /// for it (a `.storekit` file): "--duration", "side file", "inferred from …"; nil when the
     /// catalog states it.
@@ -40,6 +40,12 @@ public struct Product: Sendable, Equatable, Identifiable {
     /// is owned: a `.storekit` package's `Assets/<promotionalImageID>.png` or `.jpg`, or a JSON
     /// catalog's `promotionalImage`.
     public var promotionalImage: String?
+    /// F2: its prices and availability in other storefronts (a JSON catalog's `prices` and
+    /// `availableIn`).
+    public var pricing = StorefrontPricing()
+    /// F2: whether it is sold in the storefront its catalog is seen in; a purchase of one that is
+    /// not is refused as StoreKit refuses it (storeProductNotAvailable).
+    public internal(set) var soldHere = true
 
     public init(
         id: String, kind: ProductKind, title: String, description: String, price: Decimal,

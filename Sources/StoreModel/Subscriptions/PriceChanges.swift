@@ -70,15 +70,9 @@ extension Product {
     /// The same product at other prices: billed up front, and monthly with a 12-month commitment
     /// (for a plan that offers it).
     public func priced(_ newPrice: Decimal, monthly: Decimal? = nil) -> Product {
-        var terms = autoRenew
-        if let monthly, terms?.monthlyCommitmentPrice != nil { terms?.monthlyCommitmentPrice = monthly }
-        var changed = Product(
-            id: id, kind: kind, title: title, description: description, price: newPrice, image: image,
-            quantity: quantity,
-            duration: duration, autoRenew: terms
-        )
-        changed.durationSource = durationSource
-        changed.isFamilyShareable = isFamilyShareable
+        var changed = self
+        changed.price = newPrice
+        if let monthly, autoRenew?.monthlyCommitmentPrice != nil { changed.autoRenew?.monthlyCommitmentPrice = monthly }
         return changed
     }
 }

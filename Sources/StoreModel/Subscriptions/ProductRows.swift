@@ -7,6 +7,8 @@ public enum ProductAction: String, Sendable, Codable {
     /// Auto-renewable: the plan one has (auto-renew on), the plan one has with auto-renew off or a
     /// change pending, the plan a downgrade switches to, and moves within the group.
     case subscribed, resubscribe, scheduled, upgrade, downgrade, crossgrade
+    /// F2: not sold in the storefront the catalog is seen in (nothing to buy there).
+    case notSold
 }
 
 public struct ProductRow: Sendable, Equatable {
