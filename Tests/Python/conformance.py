@@ -368,6 +368,14 @@ def commitment_story(store, rng, log):
     def settle():
         for name in people:
             on(name, "subscriptions")
+    def latest_of(name):
+        """The last transaction of name's plan, as Get All Subscription Statuses answers now
+        (an empty dict when it refuses)."""
+        plan = on(name, "subscriptions")["plans"][0]
+        answer = requests.get(
+            f"{store.base}/inApps/v1/subscriptions/{plan['originalTransaction']}",
+            headers=dict(store.client(YEARLY)._get_headers()), timeout=60)
+        return answer.json()["data"][0]["lastTransactions"][0] if answer.status_code == 200 else {}
     dev("clock", "freeze", "2026-01-31T10:00:00Z", json_out=False)
     dev("app", "set", "--bundle-id", YEARLY, "--app-apple-id", "5678", "--environment", "Sandbox", json_out=False)
     for name in people:
@@ -387,9 +395,7 @@ def commitment_story(store, rng, log):
     store.cli(["refund", first], developer=True, device="ed", json_out=False)
     # What Get All Subscription Statuses says of ed at the refund's store time: the REFUND
     # notification must say the same status.
-    plan = on("ed", "subscriptions")["plans"][0]
-    answer = requests.get(f"{store.base}/inApps/v1/subscriptions/{plan['originalTransaction']}", headers=dict(store.client(YEARLY)._get_headers()), timeout=60)
-    store.past_refund = (first, answer.json()["data"][0]["lastTransactions"][0].get("status") if answer.status_code == 200 else None)
+    store.past_refund = (first, latest_of("ed").get("status"))
     advance("1mo")
     settle()
     # Month 3. The monthly price rises, with consent: cy agrees, ed declines.
@@ -398,13 +404,9 @@ def commitment_story(store, rng, log):
     on("ed", "price", "decline", "y.all", json_out=False)
     # The renewal info as Get All Subscription Statuses signs it now, in the commitment (a
     # notification is signed when it is sent, which may be after the commitment ended).
-    api = store.client(YEARLY)
-    headers = dict(api._get_headers())
     store.increases = {}
     for name in ("cy", "ed"):
-        plan = on(name, "subscriptions")["plans"][0]
-        answer = requests.get(f"{store.base}/inApps/v1/subscriptions/{plan['originalTransaction']}", headers=headers, timeout=60)
-        last = answer.json()["data"][0]["lastTransactions"][0] if answer.status_code == 200 else {}
+        last = latest_of(name)
         store.increases[name] = (payload_of(last["signedRenewalInfo"]) if last else {}, payload_of(last["signedTransactionInfo"]) if last else {})
     # A refund of hu's current month ends the plan and its commitment.
     current = [e for e in on("hu", "receipt")["entries"] if e.get("event") in ("purchase", "renewal")][-1]["id"]
