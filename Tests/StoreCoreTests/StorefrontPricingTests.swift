@@ -57,7 +57,14 @@ struct StorefrontPricingTests {
         let japan = try #require(home.seen(in: "JPN"))
         #expect(row(japan, "pack")! == (Decimal(string: "160")!, true), "a lowercase code is read as its storefront")
         #expect(home.seen(in: "XYZ") == nil)
-        #expect(try #require(japan.seen(in: "IRL")).product("euro")?.price == Decimal(string: "1.99"))
+        // Seen from another storefront, the catalog is still the catalog.
+        let back = try #require(japan.seen(in: "IRL"))
+        #expect(back == home.seen(in: "IRL"))
+        #expect((back.storefront, back.currencyCode, back.localeIdentifier) == ("IRL", "EUR", "en_IE"))
+        #expect(row(back, "pack")! == (Decimal(string: "0.99")!, true))
+        #expect(row(back, "euro")! == (Decimal(string: "1.99")!, true))
+        #expect(try #require(britain.seen(in: "FRA")) == france)
+        #expect(back.product("y")?.autoRenew?.monthlyCommitmentPrice == Decimal(string: "4.99"))
     }
 
     @Test(

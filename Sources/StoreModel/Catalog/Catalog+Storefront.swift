@@ -15,6 +15,10 @@ public struct StorefrontPricing: Sendable, Equatable {
     public var prices: [String: Decimal] = [:]
     /// The storefronts it is available in; nil: every storefront it has a price in.
     public var availableIn: Set<String>?
+    /// Its price in its catalog's own storefront, kept once the catalog is seen elsewhere (so
+    /// that seeing it from there again starts from the catalog, never from another storefront).
+    var homePrice: Decimal?
+    var homeMonthlyPrice: Decimal?
 
     public init(prices: [String: Decimal] = [:], availableIn: Set<String>? = nil) {
         self.prices = prices
@@ -28,7 +32,7 @@ extension Product {
         let code = storefront.uppercased()
         if let available = pricing.availableIn, !available.contains(code) { return nil }
         if let own = pricing.prices[code] { return own }
-        return Storefronts.country(code)?.currency == currency.uppercased() ? price : nil
+        return Storefronts.country(code)?.currency == currency.uppercased() ? pricing.homePrice ?? price : nil
     }
 }
 
@@ -40,17 +44,23 @@ extension Catalog {
     public func seen(in storefront: String) -> Catalog? {
         let code = storefront.uppercased()
         guard let country = Storefronts.country(code) else { return nil }
+        let home = self.home ?? Home(catalog: self)
         var seen = self
-        if code != self.storefront {
-            seen.storefront = code
-            seen.storefrontReason = "the account's storefront"
-            seen.currencyCode = country.currency
-            seen.localeIdentifier = country.locale
-        }
-        let sameCurrency = seen.currencyCode == currencyCode.uppercased()
+        seen.home = home
+        (seen.storefront, seen.storefrontReason, seen.currencyCode, seen.localeIdentifier) =
+            code == home.storefront
+            ? (home.storefront, home.reason, home.currency, home.locale)
+            : (code, "the account's storefront", country.currency, country.locale)
+        let sameCurrency = seen.currencyCode.uppercased() == home.currency.uppercased()
         seen.products = products.map { product in
             var shown = product
-            guard let price = product.price(in: code, catalogCurrency: currencyCode) else {
+            let homePrice = product.pricing.homePrice ?? product.price
+            shown.pricing.homePrice = homePrice
+            shown.price = homePrice
+            shown.autoRenew?.monthlyCommitmentPrice =
+                product.pricing.homeMonthlyPrice ?? product.autoRenew?.monthlyCommitmentPrice
+            shown.pricing.homeMonthlyPrice = shown.autoRenew?.monthlyCommitmentPrice
+            guard let price = shown.price(in: code, catalogCurrency: home.currency) else {
                 shown.soldHere = false
                 return shown
             }
@@ -62,5 +72,20 @@ extension Catalog {
             return shown
         }
         return seen
+    }
+
+    /// The storefront a catalog was read in, with its currency and locale.
+    struct Home: Sendable, Equatable {
+        let storefront: String
+        let reason: String
+        let currency: String
+        let locale: String
+
+        init(catalog: Catalog) {
+            storefront = catalog.storefront
+            reason = catalog.storefrontReason
+            currency = catalog.currencyCode
+            locale = catalog.localeIdentifier
+        }
     }
 }

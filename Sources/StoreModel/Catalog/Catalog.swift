@@ -25,6 +25,8 @@ public struct Catalog: Sendable, Equatable {
     public var storefrontReason = "the default"
     /// Apple's numeric id of the storefront (`storefrontId` in signed data).
     public var storefrontID: String { Storefronts.appleID(storefront) }
+    /// F3: where the catalog was read, once it is seen in a storefront (`seen(in:)`).
+    var home: Home?
     public var products: [Product]
     public var randomComics: [RandomComic]
     /// An accelerated clock a fresh state folder starts with (a `.storekit` file's `_timeRate`).
