@@ -25,9 +25,7 @@ public final class Checkout: SessionRole {
     static func checkPlan(_ product: Product, billingPlan: BillingPlan?, offer: OfferRedemption?, storefront: String)
         throws(StoreError)
     {
-        guard product.soldHere else {
-            throw StoreError.notSoldInStorefront(productID: product.id, storefront: storefront)
-        }
+        try checkSold(product, in: storefront)
         let monthly = billingPlan == .monthly
         if monthly, product.autoRenew?.monthlyCommitmentPrice == nil {
             throw StoreError.planRefused(.noMonthlyCommitment(productID: product.id))
@@ -43,6 +41,13 @@ public final class Checkout: SessionRole {
             configured.billingPlan != (billingPlan ?? .billedUpfront)
         {
             throw StoreError.planRefused(.offerOnAnotherPlan(offerID: offer.id, plan: configured.billingPlan))
+        }
+    }
+
+    /// F2: nothing is sold where the product is not (StoreKit's storeProductNotAvailable).
+    static func checkSold(_ product: Product, in storefront: String) throws(StoreError) {
+        guard product.soldHere else {
+            throw StoreError.notSoldInStorefront(productID: product.id, storefront: storefront)
         }
     }
 

@@ -122,6 +122,7 @@ public final class PaymentQueue: SessionRole {
     @discardableResult
     public func redeem(code: String, outcome: PurchaseOutcome? = nil) throws(StoreError) -> StoreTransaction {
         let (found, product) = try offers.lookUp(code: code)
+        try Checkout.checkSold(product, in: catalog.storefront)
         // A code of the monthly plan's offer buys the monthly plan.
         let plan = product.autoRenew?.offer(found.offerID, type: .code)?.billingPlan
         return try purchase(
@@ -141,9 +142,6 @@ public final class PaymentQueue: SessionRole {
         // call to a remote account server, not two).
         let errors = try session.simulatedErrors()
         try errors.failIfSet(.purchase)
-        guard product.soldHere else {
-            throw StoreError.notSoldInStorefront(productID: product.id, storefront: catalog.storefront)
-        }
         return try withDeviceLock { () throws(StoreError) -> StoreTransaction in
             let user = try currentUser()
             if product.isSubscription, user == nil { throw StoreError.signInRequired(productID: product.id) }
