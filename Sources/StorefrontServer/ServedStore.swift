@@ -59,7 +59,7 @@ public final class ServedStore: @unchecked Sendable {
             realNow: realNow,
             sessionLifetime: sessionLifetime
         )
-        courier = try store.notifications.courier()
+        courier = try store.notifications.courier(settle: { account in settler.settle(account) })
         let deliveryDue = deliveryDue
         api = ServerAPI(
             server: keeper, catalog: factory.catalog, authority: try store.signed.authority(), clock: store.clock,

@@ -39,9 +39,12 @@ extension ServerAPI {
     func historyItem(_ notification: ServerNotification) throws(StoreError) -> [String: Any] {
         var notification = notification
         if notification.signedPayload == nil {
+            // As the courier signs it: at a moment the account's renewals have reached.
+            let now = clock.now()
+            if notification.group != nil { settle(notification.account) }
             notification.signedPayload = try NotificationCourier.sign(
                 notification, server: server, catalog: catalog, authority: authority, identity: try identity(),
-                now: clock.now()
+                now: now
             )
             try server.updateNotification(notification)
         }

@@ -269,3 +269,34 @@ extension ServerAPITests {
         #expect(stale.isRunning(at: now) == false && fresh.isRunning(at: now))
     }
 }
+
+extension ServerAPITests {
+    @Test(
+        "N1 V3 a plan's notification signed after its period ended and before anything settled says the status a read would: the courier and the history settle the renewal first"
+    )
+    func signedAfterSettling() async throws {
+        let fixture = try Fixture(catalog: selfiesCatalog)
+        _ = try fixture.store.queue.buy("allaccess")
+        nonisolated(unsafe) let store = fixture.store
+        let settle: @Sendable (String) -> Void = { account in _ = try? store.plans.settle(account: account) }
+        let api = ServerAPI(
+            server: store.records, catalog: store.catalog, authority: try store.signed.authority(), clock: store.clock,
+            realNow: { Date(timeIntervalSince1970: 1_800_000_000) }, settle: settle)
+        let bought = try #require(try store.server.notifications(account: "ann").first { $0.type == "SUBSCRIBED" })
+        #expect(bought.signedPayload == nil)
+        func status(_ signed: String) throws -> Int? {
+            (try JWS.decode(signed).payload["data"] as? [String: Any])?["status"] as? Int
+        }
+        // The weekly period ended at noon; the store clock moved on and nobody has read since.
+        fixture.state.clock.set(utc(2026, 1, 22, 13))
+        #expect(try store.server.notifications(account: "ann").contains { $0.type == "DID_RENEW" } == false)
+        let history = try api.historyItem(bought)["signedPayload"] as? String ?? ""
+        #expect(try status(history) == 1, "Notification History signs it as Get All Subscription Statuses reads")
+        #expect(try store.server.notifications(account: "ann").contains { $0.type == "DID_RENEW" })
+        // The courier, a week on: past the next period's end, again before anything settled.
+        fixture.state.clock.set(utc(2026, 1, 29, 13))
+        let courier = try store.notifications.courier(settle: settle)
+        #expect(try status(try courier.signedPayload(bought)) == 1, "the courier signs it as a read would")
+        #expect(try store.server.notifications(account: "ann").filter { $0.type == "DID_RENEW" }.count == 2)
+    }
+}

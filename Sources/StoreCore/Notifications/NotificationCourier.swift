@@ -33,12 +33,16 @@ public final class NotificationCourier: Sendable {
     let poster: any WebhookPosting
     let timeout: TimeInterval
     let crashPoints: @Sendable (CrashPoint) throws(StoreError) -> Void
+    /// Writes the renewals the clock has passed for an account (a team server's settling); a
+    /// plan's notification is signed only after them, so its status is the one a read would see.
+    let settle: @Sendable (String) -> Void
 
     init(
         outbox: any DeliveryQueue, records: any AccountServer, authority: CertificateAuthority, catalog: Catalog,
         clock: any StoreClock, lockPath: String,
         poster: any WebhookPosting, timeout: TimeInterval,
-        crashPoints: @escaping @Sendable (CrashPoint) throws(StoreError) -> Void
+        crashPoints: @escaping @Sendable (CrashPoint) throws(StoreError) -> Void,
+        settle: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.outbox = outbox
         self.records = records
@@ -49,6 +53,7 @@ public final class NotificationCourier: Sendable {
         self.poster = poster
         self.timeout = timeout
         self.crashPoints = crashPoints
+        self.settle = settle
     }
 
     /// Attempts every notification that is due, if a webhook is set and nobody else is delivering,
@@ -112,8 +117,12 @@ public final class NotificationCourier: Sendable {
 
     func signedPayload(_ notification: ServerNotification, identity: AppIdentity) throws(StoreError) -> String {
         if let signed = notification.signedPayload { return signed }
+        // Signed as of a moment the account's renewals have reached: the time is read before
+        // settling, so a clock moved on meanwhile cannot show a period ended and not yet renewed.
+        let now = clock.now()
+        if notification.group != nil { settle(notification.account) }
         return try Self.sign(
-            notification, server: records, catalog: catalog, authority: authority, identity: identity, now: clock.now())
+            notification, server: records, catalog: catalog, authority: authority, identity: identity, now: now)
     }
 
     /// Signs a notification as it is sent (and as the Server API's histories show it): its data

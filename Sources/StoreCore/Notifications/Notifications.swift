@@ -82,17 +82,23 @@ public final class Notifications: SessionRole {
 
     /// A courier for this state folder; it holds nothing of the device, so the screen may run it
     /// on a thread of its own.
-    public func courier() throws(StoreError) -> NotificationCourier {
-        try courier(try deliveryQueue(for: "deliver notifications"))
+    /// `settle` writes an account's due renewals before its plan's notification is signed: a
+    /// server's courier signs on a thread of its own while the developer moves the clock.
+    public func courier(settle: @escaping @Sendable (String) -> Void = { _ in }) throws(StoreError)
+        -> NotificationCourier
+    {
+        try courier(try deliveryQueue(for: "deliver notifications"), settle: settle)
     }
 
-    private func courier(_ keeper: any RecordKeeping) throws(StoreError) -> NotificationCourier {
+    private func courier(_ keeper: any RecordKeeping, settle: @escaping @Sendable (String) -> Void = { _ in })
+        throws(StoreError) -> NotificationCourier
+    {
         let hook = session.crashPoints
         let box = CrashHookBox(hook)
         return NotificationCourier(
             outbox: keeper, records: keeper, authority: try session.authority(), catalog: catalog, clock: session.clock,
             lockPath: session.stateDirectory.url.appendingPathComponent("notifications.lock").path, poster: poster,
-            timeout: timeout, crashPoints: { point throws(StoreError) in try box.call(point) }
+            timeout: timeout, crashPoints: { point throws(StoreError) in try box.call(point) }, settle: settle
         )
     }
 
