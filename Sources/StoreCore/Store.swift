@@ -68,8 +68,8 @@ public final class Store {
             server: server, clock: clock, calendar: calendar
         )
         if let makeTransactionID { session.makeTransactionID = makeTransactionID }
-        accounts = Accounts(session: session, passwordHasher: passwordHasher)
         plans = Plans(session: session)
+        accounts = Accounts(session: session, passwordHasher: passwordHasher, plans: plans)
         offers = Offers(session: session, plans: plans)
         refunds = Refunds(session: session, plans: plans)
         family = FamilySharing(session: session, plans: plans)

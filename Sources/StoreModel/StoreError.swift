@@ -72,6 +72,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case notSoldByServer(productID: String, server: String)
     /// F2: the product is not sold in the account's storefront (StoreKit's storeProductNotAvailable).
     case notSoldInStorefront(productID: String, storefront: String)
+    /// F3: the account cannot move to that storefront now; the refusal says why.
+    case storefrontRefused(StorefrontRefusal)
 
     /// Said when an id too short to be a prefix found nothing: ids may be shortened to their
     /// first 4 or more characters, never fewer.
@@ -133,6 +135,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .alreadySubscribed(let id):
             "already subscribed to \"\(id)\" with auto-renew on (`storefront subscriptions` shows the plan)"
         case .planRefused(let refusal):
+            refusal.description
+        case .storefrontRefused(let refusal):
             refusal.description
         case .unknownDuration(let id):
             "the .storekit file does not say how long \"\(id)\" lasts: pass --duration \(id)=P1M (P7D, P2W, P1Y …) or put it in the side file"

@@ -17,7 +17,7 @@ extension StoreError {
             .alreadySubscribed, .planRefused, .unknownDuration, .simulated, .sessionRefused, .developerOnly,
             .serverKeeps, .refusedByServer,
             .offerRefused, .offerCodeUsed, .refundRefused, .familyRefused, .throttled, .notSoldByServer,
-            .notSoldInStorefront:
+            .notSoldInStorefront, .storefrontRefused:
             1
         }
     }

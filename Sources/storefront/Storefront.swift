@@ -28,7 +28,7 @@ struct Storefront: AsyncParsableCommand {
             Grace.self, ErrorsCommand.self, CertificateCommand.self, AppCommand.self, TransactionCommand.self,
             WebhookCommand.self, NotificationsCommand.self, KeysCommand.self, DeveloperTokenCommand.self,
             SharedSecretCommand.self, Serve.self, CrashPoints.self, OfferCodes.self, Redeem.self, PriceCommand.self,
-            RefundRequestCommand.self, FamilyCommand.self, MessagesCommand.self,
+            RefundRequestCommand.self, FamilyCommand.self, MessagesCommand.self, StorefrontCommand.self,
         ],
         defaultSubcommand: Screen.self
     )

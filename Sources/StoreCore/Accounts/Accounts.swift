@@ -6,10 +6,12 @@ import StoreModel
 public final class Accounts: SessionRole {
     let session: DeviceSession
     public var passwordHasher: PasswordHasher
+    let plans: Plans
 
-    init(session: DeviceSession, passwordHasher: PasswordHasher) {
+    init(session: DeviceSession, passwordHasher: PasswordHasher, plans: Plans) {
         self.session = session
         self.passwordHasher = passwordHasher
+        self.plans = plans
     }
 
     /// The account this device acts for, or nil for a guest.
@@ -50,6 +52,27 @@ public final class Accounts: SessionRole {
         }
         session.sessionUser = nil
         try session.device.setSetting(.currentUser, nil)
+    }
+
+    /// F3: the storefront the signed-in account buys in (the catalog's for a guest, and while the
+    /// account has chosen none).
+    public func storefront() throws(StoreError) -> String {
+        guard let user = try currentUser() else { return session.homeCatalog.storefront }
+        return try session.storefront(of: user, fresh: true)
+    }
+
+    /// F3: moves the signed-in account to the storefront `code` (alpha-3, any case), as Apple
+    /// does: only once its plans have ended (`StorefrontChange`). Prices and availability follow at
+    /// once; what it bought keeps the storefront it was bought in.
+    public func setStorefront(_ code: String) throws(StoreError) {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        _ = try plans.settle(account: user)
+        let own = Array(try planBook.plans(account: user).values)
+        if let refusal = StorefrontChange.refusal(to: code, plans: own, now: now()) {
+            throw StoreError.storefrontRefused(refusal)
+        }
+        try directory.setStorefront(code.uppercased(), account: user)
+        _ = try session.storefront(of: user, fresh: true)
     }
 
     /// The sessions devices hold for the signed-in account on a server that hands them out (W2).

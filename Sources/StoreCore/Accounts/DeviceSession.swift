@@ -5,7 +5,8 @@ import Foundation
 import StoreModel
 
 final class DeviceSession {
-    let catalog: Catalog
+    /// The catalog in its own storefront, as it was read.
+    let homeCatalog: Catalog
     let stateDirectory: StateDirectory
     let deviceName: String
     let device: DeviceDatabase
@@ -29,7 +30,7 @@ final class DeviceSession {
         catalog: Catalog, stateDirectory: StateDirectory, deviceName: String, device: DeviceDatabase, lockPath: String,
         server: any AccountServer, clock: any StoreClock, calendar: Calendar
     ) throws(StoreError) {
-        self.catalog = catalog
+        homeCatalog = catalog
         self.stateDirectory = stateDirectory
         self.deviceName = deviceName
         self.device = device
@@ -63,6 +64,38 @@ final class DeviceSession {
     }
 
     func now() -> Date { clock.now() }
+
+    /// Storefronts as this session read them, by account (lowercased), and the catalog as each
+    /// storefront sees it.
+    private var storefrontsRead: [String: String] = [:]
+    private var catalogsSeen: [String: Catalog] = [:]
+
+    /// F3: the catalog as the account this device acts for sees it, in its storefront: prices and
+    /// availability there. A guest, or a storefront that cannot be read now, sees the catalog's
+    /// own (the App Store decides a purchase's storefront and price again when it settles it).
+    var catalog: Catalog {
+        guard let user = try? currentUser(), let code = try? storefront(of: user) else { return homeCatalog }
+        return catalog(in: code)
+    }
+
+    /// The storefront `account` buys in: its own choice, else the catalog's. Read once per
+    /// session unless `fresh` (the App Store's settling reads it every time).
+    func storefront(of account: String, fresh: Bool = false) throws(StoreError) -> String {
+        let key = account.lowercased()
+        if !fresh, let known = storefrontsRead[key] { return known }
+        let code = try server.storefront(account: account) ?? homeCatalog.storefront
+        storefrontsRead[key] = code
+        return code
+    }
+
+    /// The catalog as storefront `code` sees it.
+    func catalog(in code: String) -> Catalog {
+        if code == homeCatalog.storefront { return homeCatalog }
+        if let seen = catalogsSeen[code] { return seen }
+        let seen = homeCatalog.seen(in: code) ?? homeCatalog
+        catalogsSeen[code] = seen
+        return seen
+    }
 
     private var openedAuthority: CertificateAuthority?
 
@@ -121,7 +154,9 @@ protocol SessionRole {
 }
 
 extension SessionRole {
-    var catalog: Catalog { session.catalog }
+    /// The catalog in its own storefront: what the App Store's roles decide and sign from. The
+    /// account's view of it (its storefront's prices and availability) is `session.catalog`.
+    var catalog: Catalog { session.homeCatalog }
     var device: DeviceDatabase { session.device }
     // The account server's roles, each asked for by name where it is used.
     var ledger: any Ledger { session.server }

@@ -60,6 +60,7 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
             entry.commitment = CommitmentPeriod(number: Int(number), ends: ends)
         }
         entry.billingPlan = try row.storedIfPresent("billingPlan", of: table)
+        entry.storefront = try row.optionalText("storefront", of: table)
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -87,6 +88,7 @@ struct ReceiptRecord: FetchableRecord, PersistableRecord {
         container["commitmentPeriod"] = entry.commitment?.number
         container["commitmentEnds"] = entry.commitment?.ends.storeSeconds
         container["billingPlan"] = entry.billingPlan?.rawValue
+        container["storefront"] = entry.storefront
     }
 }
 
@@ -132,6 +134,8 @@ struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let appAccountTokens = "appAccountTokens"
     static let retention = "retention"
     static func retentionImage(_ id: String) -> String { "retentionImage:" + id.lowercased() }
+    /// F3: an account's storefront.
+    static func storefront(of account: String) -> String { "storefront:" + account.lowercased() }
     var key: String
     var value: String
 }

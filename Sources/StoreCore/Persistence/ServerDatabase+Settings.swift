@@ -55,6 +55,14 @@ extension ServerDatabase: SharedSettings, DefaultsAdopting {
 
     public func appIdentity() throws(StoreError) -> AppIdentity? { try setting(SettingRecord.appIdentity) }
 
+    public func storefront(account: String) throws(StoreError) -> String? {
+        try setting(SettingRecord.storefront(of: account))
+    }
+
+    public func setStorefront(_ code: String, account: String) throws(StoreError) {
+        try setSetting(SettingRecord.storefront(of: account), code)
+    }
+
     public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) {
         try setSetting(SettingRecord.appIdentity, identity)
     }

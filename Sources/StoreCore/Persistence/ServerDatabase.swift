@@ -82,6 +82,9 @@ public final class ServerDatabase: RecordKeeping, SQLiteBacked, Sendable {
         registerClaimSpellings(&migrator)
         registerSessionExpiry(&migrator)
         registerDeviceTokens(&migrator)
+        migrator.registerMigration("v16: storefronts") { db in
+            try db.execute(sql: "ALTER TABLE receipt ADD COLUMN storefront TEXT")
+        }
         return migrator
     }
 }

@@ -51,6 +51,11 @@ public final class Checkout: SessionRole {
         }
     }
 
+    /// F3: the catalog as the App Store sells to `account`: in its storefront, read as it settles.
+    func catalog(for account: String) throws(StoreError) -> Catalog {
+        session.catalog(in: try session.storefront(of: account, fresh: true))
+    }
+
     /// O2–O4: checks the offers `ask` names as the App Store does, takes their uses, and keeps what
     /// it granted for the transaction, so that the purchase is settled only as granted. Each grant
     /// takes the uses of what it names: asking again for one transaction gains nothing. A team
@@ -62,7 +67,7 @@ public final class Checkout: SessionRole {
         case .here(let here): keeper = here
         }
         try Accounts.validate(accountName: ask.account)
-        guard let product = catalog.product(ask.productID) else {
+        guard let product = try catalog(for: ask.account).product(ask.productID) else {
             throw StoreError.notSoldByServer(productID: ask.productID, server: "")
         }
         guard ask.asksAnything else {
@@ -114,7 +119,7 @@ public final class Checkout: SessionRole {
     func prepare(_ ask: PurchaseAsk, recorded: ReceiptEntry?) throws(StoreError) -> Product {
         try Accounts.validate(accountName: ask.account)
         try StateDirectory.validate(device: ask.device)
-        guard let product = catalog.product(ask.productID) else {
+        guard let product = try catalog(for: ask.account).product(ask.productID) else {
             throw StoreError.notSoldByServer(productID: ask.productID, server: "")
         }
         if let recorded, recorded.account.lowercased() != ask.account.lowercased() {
@@ -126,8 +131,8 @@ public final class Checkout: SessionRole {
     /// Records a purchase whose payment the App Store took: the plan rules, the grant on record for
     /// an offer, a date no later than its clock; then the plan or the receipt line.
     func record(_ ask: PurchaseAsk, of product: Product, keeper: any RecordKeeping, recorded: Bool) throws(StoreError) {
-        try Self.checkPlan(
-            product, billingPlan: ask.billingPlan, offer: ask.offer, storefront: session.catalog.storefront)
+        let storefront = try session.storefront(of: ask.account, fresh: true)
+        try Self.checkPlan(product, billingPlan: ask.billingPlan, offer: ask.offer, storefront: storefront)
         let grant = OfferGrant(offer: ask.offer, introductoryOffer: ask.introductoryOffer)
         if grant.needsRecord {
             guard try keeper.claims(grant.claimKey(transactionID: ask.transactionID, account: ask.account)) > 0 else {
@@ -138,15 +143,20 @@ public final class Checkout: SessionRole {
         }
         let at = min(ask.at, now())
         if product.kind == .autoRenewableSubscription {
+            // Its lines keep the account's storefront (`Plans.writePlans`).
             try plans.startPlan(ask, product: product, at: at, recorded: recorded)
             return
         }
-        let entry = ReceiptEntry(
+        var entry = ReceiptEntry(
             transactionID: ask.transactionID, account: ask.account, productID: product.id, kind: product.kind,
             quantity: product.quantity, months: product.months, days: product.days,
             bonusDays: product.kind == .nonRenewingSubscription ? catalog.bonusDays : 0, purchaseDate: at,
             device: ask.device, appAccountToken: ask.appAccountToken
         )
+        // Away from the catalog's own storefront, the line keeps where it was bought and its price.
+        if storefront != session.homeCatalog.storefront {
+            (entry.storefront, entry.price) = (storefront, product.price)
+        }
         try keeper.record(entry, calendar: calendar)
     }
 }

@@ -104,12 +104,13 @@ public final class PaymentQueue: SessionRole {
         winBackOffer: String? = nil,
         appAccountToken: UUID? = nil, billingPlan: BillingPlan? = nil, introductoryOfferEligibility: String? = nil
     ) throws(StoreError) -> StoreTransaction {
-        let product = try catalog.require(productID)
+        // As the account sees it: its storefront's price and availability (F3).
+        let product = try session.catalog.require(productID)
         // Said before anything is asked; the App Store holds the purchase to the same rules.
         let named =
             offer.map { OfferRedemption(type: .promotional, id: $0.offerID) }
             ?? winBackOffer.map { OfferRedemption(type: .winBack, id: $0) }
-        try Checkout.checkPlan(product, billingPlan: billingPlan, offer: named, storefront: catalog.storefront)
+        try Checkout.checkPlan(product, billingPlan: billingPlan, offer: named, storefront: session.catalog.storefront)
         return try purchase(
             product, outcome: outcome, appAccountToken: appAccountToken, billingPlan: billingPlan,
             offers: OfferAsk(
@@ -122,7 +123,8 @@ public final class PaymentQueue: SessionRole {
     @discardableResult
     public func redeem(code: String, outcome: PurchaseOutcome? = nil) throws(StoreError) -> StoreTransaction {
         let (found, product) = try offers.lookUp(code: code)
-        try Checkout.checkSold(product, in: catalog.storefront)
+        try Checkout.checkSold(
+            session.catalog.product(product.id) ?? product, in: session.catalog.storefront)
         // A code of the monthly plan's offer buys the monthly plan.
         let plan = product.autoRenew?.offer(found.offerID, type: .code)?.billingPlan
         return try purchase(

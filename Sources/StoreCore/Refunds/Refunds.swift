@@ -176,7 +176,7 @@ public final class Refunds: SessionRole {
             try session.server.add(line)
             return
         }
-        let rules = try plans.autoRenewal()
+        let rules = try plans.autoRenewal(account: account)
         let now = now()
         try plans.writePlans(account: account, attempt: .refund(transactionID: purchase.transactionID)) {
             current, receipt in

@@ -50,6 +50,11 @@ public enum AccountRequests {
             (self.name, self.password, self.device, self.deviceToken) = (name, password, device, deviceToken)
         }
     }
+    /// F3: an account's storefront, as it sets it.
+    public struct AccountStorefront: Codable, Sendable {
+        package var account, storefront: String
+        package init(account: String, storefront: String) { (self.account, self.storefront) = (account, storefront) }
+    }
     public struct SessionID: Codable, Sendable {
         package var account, id: String
         package init(account: String, id: String) { (self.account, self.id) = (account, id) }

@@ -44,6 +44,10 @@ public enum AccountWire {
     /// W17: the account's failed sign-ins since its last successful one, for its owner.
     package static let failedSignIns = Method<String, FailedSignIns>(
         "failedSignIns", access: { .account($0) }, reads: true)
+    /// F3: the storefront an account buys in, its own to read and change.
+    package static let storefront = Method<String, String?>("storefront", access: { .account($0) }, reads: true)
+    package static let setStorefront = Method<R.AccountStorefront, Bool>(
+        "setStorefront", access: { .account($0.account) })
     /// W17: the developer lifts an account's lock on unknown clients; whether it was locked.
     package static let unlockAccount = Method<String, Bool>("unlockAccount", access: { _ in .developer })
 

@@ -170,6 +170,10 @@ extension RemoteAccountServer: AccountDirectory {
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
         try call(W.deviceSessions, account)
     }
+    public func storefront(account: String) throws(StoreError) -> String? { try call(W.storefront, account) }
+    public func setStorefront(_ code: String, account: String) throws(StoreError) {
+        _ = try call(W.setStorefront, R.AccountStorefront(account: account, storefront: code))
+    }
     /// W17: the account's failed sign-ins since its last successful one.
     public func failedSignIns(account: String) throws(StoreError) -> FailedSignIns {
         try call(W.failedSignIns, account)

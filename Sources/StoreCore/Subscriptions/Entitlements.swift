@@ -54,7 +54,7 @@ public final class Entitlements: SessionRole {
         let status = try status()
         let inFlight = try device.transactions(.inFlight(user: status.user ?? ""))
         // O6: plans at the prices the developer set (a catalog without plans asks nothing more).
-        return try catalog.priced(by: priceBook).products.map { product in
+        return try session.catalog.priced(by: priceBook).products.map { product in
             var action: ProductAction
             switch product.kind {
             case .nonConsumable:

@@ -20,7 +20,7 @@ extension Plans {
         try Accounts.validate(accountName: ask.account)
         try StateDirectory.validate(device: ask.device)
         try settle(account: ask.account)
-        let rules = try autoRenewal()
+        let rules = try autoRenewal(account: ask.account)
         let now = now()
         let context = lineContext(account: ask.account, device: ask.device)
         try writePlans(account: ask.account, attempt: ask.attempt(group: group)) { plans, _ in

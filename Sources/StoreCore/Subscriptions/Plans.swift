@@ -14,12 +14,15 @@ public final class Plans: SessionRole {
 
     /// The renewal rules as the state folder is set now: billing, grace, and the sandbox's periods
     /// under `clock rate sandbox` (calendar periods at every other rate).
-    func autoRenewal() throws(StoreError) -> AutoRenewal {
+    /// The plan rules, with `account`'s products at their prices in its storefront (F3); nil: the
+    /// catalog's own storefront.
+    func autoRenewal(account: String? = nil) throws(StoreError) -> AutoRenewal {
         let clockSetting = try sharedSettings.clockSetting()
         let rate = sandboxRateOverride ?? clockSetting.sandboxTableRate
         // O6: products at the prices the developer set since the catalog was written.
         let changes = try priceBook.priceChanges()
-        let priced = catalog.priced(by: changes)
+        let sold = try account.map { account throws(StoreError) in try storefront(of: account) }
+        let priced = session.catalog(in: sold ?? session.homeCatalog.storefront).priced(by: changes)
         var rules = AutoRenewal(
             calendar: calendar, sandboxRate: rate, billing: try sharedSettings.billingSetting(),
             product: { priced.product($0) }
@@ -99,7 +102,11 @@ public final class Plans: SessionRole {
             return []
         }
         if let team = keeper.team { return try team.settlePlans(account: account) }
-        let lines = try writePlans(account: account, attempt: .settle) { plans, _ in due(plans) }
+        // What is due is a matter of dates; what it costs, of the account's storefront.
+        let sold = try autoRenewal(account: account)
+        let lines = try writePlans(account: account, attempt: .settle) { plans, _ in
+            plans.keys.sorted().flatMap { sold.advance(plans[$0]!, to: now, context: context) }
+        }
         if !lines.isEmpty { try crashPoint(.renewalsRecorded) }
         try noteTimedNotifications(account: account, plans: try planBook.plans(account: account), now: now)
         return lines
@@ -122,8 +129,20 @@ public final class Plans: SessionRole {
         account: String, attempt: PlanAttempt,
         _ body: (_ plans: [String: PlanState], _ receipt: () throws -> [ReceiptEntry]) throws -> [ReceiptEntry]
     ) throws(StoreError) -> [ReceiptEntry] {
+        // F3: every line keeps the storefront the account buys in (none in the catalog's own). It
+        // cannot change while a plan runs, so a plan's periods all keep the one they began in.
+        let code = try storefront(of: account)
+        let away = code == session.homeCatalog.storefront ? nil : code
         do {
-            return try planBook.updatePlans(account: account, body)
+            return try withoutActuallyEscaping(body) { body in
+                try planBook.updatePlans(account: account) { plans, receipt in
+                    try body(plans, receipt).map { line in
+                        var line = line
+                        if line.storefront == nil { line.storefront = away }
+                        return line
+                    }
+                }
+            }
         } catch let refusal as AutoRenewal.Refusal {
             throw StoreError.planRefused(.ruleRefused(refusal, attempt: attempt))
         } catch let error as StoreError {
@@ -131,6 +150,11 @@ public final class Plans: SessionRole {
         } catch {
             throw StoreError.storage(path: session.server.location, reason: "\(error)")
         }
+    }
+
+    /// The storefront `account` buys in now, as the App Store reads it to write its plan lines.
+    func storefront(of account: String) throws(StoreError) -> String {
+        try session.storefront(of: account, fresh: true)
     }
 
     /// Settles every account's plans under the current settings, before a setting changes.
@@ -158,7 +182,7 @@ public final class Plans: SessionRole {
     /// receipt already (recovery after a crash, a retry after a lost answer), so it adds nothing.
     func startPlan(_ ask: PurchaseAsk, product: Product, at: Date, recorded: Bool) throws(StoreError) {
         guard let group = product.autoRenew?.group else { return }
-        let rules = try autoRenewal()
+        let rules = try autoRenewal(account: ask.account)
         let context = lineContext(account: ask.account, device: ask.device)
         try writePlans(account: ask.account, attempt: .subscribe) { plans, _ in
             var state = plans[group]
@@ -233,7 +257,7 @@ public final class Plans: SessionRole {
             guard let line = try ReceiptEntry.named(id, in: lines) else {
                 throw StoreError.unknownPlanTransaction(id, account: user)
             }
-            let rules = try autoRenewal()
+            let rules = try autoRenewal(account: user)
             let now = now()
             let group = line.group ?? ""
             try writePlans(account: user, attempt: .refund(transactionID: line.transactionID)) { plans, receipt in

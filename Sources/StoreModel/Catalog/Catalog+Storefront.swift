@@ -74,6 +74,12 @@ extension Catalog {
         return seen
     }
 
+    /// Whether this is the catalog in its own storefront (not as another storefront sees it).
+    public var isHome: Bool { home.map { $0.storefront == storefront } ?? true }
+
+    /// The storefront the catalog was read in.
+    public var homeStorefront: String { home?.storefront ?? storefront }
+
     /// The storefront a catalog was read in, with its currency and locale.
     struct Home: Sendable, Equatable {
         let storefront: String

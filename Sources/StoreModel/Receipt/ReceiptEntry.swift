@@ -46,6 +46,9 @@ public struct ReceiptEntry: Sendable, Equatable, Codable {
     /// On a change line: the billing plan the plan switches to at its next renewal, or at the end
     /// of its commitment (M4); nil where the change says nothing of billing.
     public var billingPlan: BillingPlan? = nil
+    /// F3: the storefront (alpha-3) it was bought in, where that is not its catalog's own; nil in
+    /// the catalog's storefront. Its signed form carries this storefront, its currency and price.
+    public var storefront: String? = nil
 
     public init(
         transactionID: String, account: String, productID: String, kind: ProductKind, quantity: Int = 0,

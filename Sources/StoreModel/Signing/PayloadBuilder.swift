@@ -16,7 +16,8 @@ package struct PayloadBuilder {
     package init(
         catalog: Catalog, identity: AppIdentity, now: Date, account: String, appAccountTokens: [String: String] = [:]
     ) {
-        self.catalog = catalog
+        // Lines are signed from the catalog's own storefront, or the one each was bought in.
+        self.catalog = catalog.isHome ? catalog : catalog.seen(in: catalog.homeStorefront) ?? catalog
         self.identity = identity
         self.now = now
         self.account = account
@@ -32,13 +33,19 @@ package struct PayloadBuilder {
 
     typealias Units = SignedUnits
 
-    /// The fields a transaction and renewal info share.
-    func common<P: SharedFields>(_ payload: inout P) {
+    /// F3: the catalog as the storefront a line was bought in sold it (nil: the catalog's own).
+    func sold(in storefront: String?) -> Catalog {
+        guard let storefront, storefront != catalog.homeStorefront else { return catalog }
+        return catalog.seen(in: storefront) ?? catalog
+    }
+
+    /// The fields a transaction and renewal info share; `sold` names the storefront.
+    func common<P: SharedFields>(_ payload: inout P, sold: Catalog) {
         payload.bundleId = identity.bundleID
         payload.environment = identity.environment.rawValue
         payload.signedDate = Units.milliseconds(now)
-        payload.storefront = catalog.storefront
-        payload.storefrontId = catalog.storefrontID
+        payload.storefront = sold.storefront
+        payload.storefrontId = sold.storefrontID
         payload.appTransactionId = Units.appTransactionID(account)
         payload.appAppleId = identity.appAppleID
     }
@@ -49,19 +56,21 @@ package struct PayloadBuilder {
     package func transaction(_ transaction: StoreTransaction, receipt: [ReceiptEntry]) -> TransactionPayload? {
         guard transaction.state.deliversContent, let purchaseDate = transaction.purchaseDate else { return nil }
         var payload = TransactionPayload()
-        common(&payload)
+        let line = receipt.first { $0.transactionID == transaction.id }
+        // Signed in the storefront it was bought in, in its currency and at its price there.
+        let sold = sold(in: line?.storefront)
+        common(&payload, sold: sold)
         payload.transactionId = transaction.id
         payload.productId = transaction.productID
         payload.purchaseDate = Units.milliseconds(purchaseDate)
         payload.quantity = 1
         payload.inAppOwnershipType = "PURCHASED"
-        payload.currency = catalog.currencyCode
+        payload.currency = sold.currencyCode
         payload.transactionReason = transaction.isRenewal ? "RENEWAL" : "PURCHASE"
         payload.type = Units.typeName(transaction.kind)
         var original = transaction.originalID ?? transaction.id
         var originalPurchaseDate = purchaseDate
-        var price = catalog.product(transaction.productID)?.price
-        let line = receipt.first { $0.transactionID == transaction.id }
+        var price = line?.storefront == nil ? sold.product(transaction.productID)?.price : line?.price
         if transaction.kind == .autoRenewableSubscription, let line {
             price = line.price ?? price
             original = originalTransaction(of: line, in: receipt)
@@ -168,7 +177,9 @@ package struct PayloadBuilder {
         -> RenewalInfoPayload
     {
         var payload = RenewalInfoPayload()
-        common(&payload)
+        // The storefront the plan's period was bought in: it cannot change while a plan runs.
+        let sold = sold(in: planLines.first { $0.transactionID == plan.transactionID }?.storefront)
+        common(&payload, sold: sold)
         if !eligibleWinBackOfferIDs.isEmpty { payload.eligibleWinBackOfferIds = eligibleWinBackOfferIDs }
         payload.originalTransactionId = plan.originalTransactionID
         if plan.familySharedBy == nil {
@@ -183,8 +194,8 @@ package struct PayloadBuilder {
             payload.gracePeriodExpiresDate = Units.milliseconds(grace)
         }
         payload.renewalDate = Units.milliseconds(plan.expiresDate)
-        payload.currency = catalog.currencyCode
-        let renewing = catalog.product(plan.nextProductID ?? plan.productID)
+        payload.currency = sold.currencyCode
+        let renewing = sold.product(plan.nextProductID ?? plan.productID)
         payload.renewalPrice = Units.milliunits(renewing?.price ?? 0)
         // The offer the next period is sold on: one bought for the next renewal, or the rest of a
         // pay-as-you-go offer; none for a month of a commitment (an offer waits for its end).
@@ -202,7 +213,7 @@ package struct PayloadBuilder {
             payload.offerPeriod = Units.offerPeriod(terms)
             payload.renewalPrice = Units.milliunits(terms.price)
         }
-        renewalBilling(plan, into: &payload)
+        renewalBilling(plan, sold: sold, into: &payload)
         if plan.phase == .expired {
             // 1 cancelled, 2 billing error, 3 did not agree to a price increase, 5 other (Apple's expirationIntent).
             payload.expirationIntent =
@@ -222,8 +233,8 @@ package struct PayloadBuilder {
     /// The billing plan of the next period, for every auto-renewable plan (BILLED_UPFRONT where no
     /// monthly commitment is offered); within a commitment, its next month (same product, its
     /// monthly price) and what its end renews into.
-    func renewalBilling(_ plan: PlanStatus, into payload: inout RenewalInfoPayload) {
-        let next = catalog.product(plan.nextProductID ?? plan.productID)
+    func renewalBilling(_ plan: PlanStatus, sold: Catalog, into payload: inout RenewalInfoPayload) {
+        let next = sold.product(plan.nextProductID ?? plan.productID)
         guard let commitment = plan.commitment, plan.phase != .expired else {
             guard let monthly = next?.autoRenew?.monthlyCommitmentPrice else {
                 payload.renewalBillingPlanType = BillingPlan.billedUpfront.rawValue

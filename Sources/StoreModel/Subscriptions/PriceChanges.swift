@@ -80,7 +80,9 @@ extension Product {
 extension Catalog {
     /// The catalog at the prices `changes` set: the price billed up front, and the monthly plan's.
     public func priced(by changes: [PriceChange]) -> Catalog {
-        guard !changes.isEmpty else { return self }
+        // The developer sets a price in the catalog's own storefront and currency (F3): the
+        // catalog as another storefront sees it keeps that storefront's prices.
+        guard !changes.isEmpty, isHome else { return self }
         var catalog = self
         let prices = Dictionary(changes.map { ($0.key, $0.price) }) { _, last in last }
         catalog.products = products.map { product in

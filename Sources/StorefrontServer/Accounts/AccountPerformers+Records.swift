@@ -96,6 +96,18 @@ extension AccountPerformers {
         registry.on(W.deviceSessions) { server, account, _ in
             try server.deviceSessions(account: account)
         }
+        registry.on(W.storefront) { try $0.storefront(account: $1) }
+        registry.on(W.setStorefront) { server, request, call in
+            // The account's to choose, as Apple lets it: a storefront, once its plans have ended.
+            // After the renewals the clock has passed: a plan due to renew has not ended.
+            _ = try call.desk?.settlePlans(account: request.account)
+            let plans = Array(try server.plans(account: request.account).values)
+            if let refusal = StorefrontChange.refusal(to: request.storefront, plans: plans, now: call.now) {
+                throw StoreError.refusedByServer(refusal.description)
+            }
+            try server.setStorefront(request.storefront.uppercased(), account: request.account)
+            return true
+        }
         registry.on(W.revokeDeviceSession) { server, request, call in
             try server.revokeDeviceSession(account: request.account, id: request.id, at: call.now)
         }

@@ -17,6 +17,15 @@ extension PostgresAccountServer: SharedSettings, DefaultsAdopting {
 
     public func appIdentity() throws(StoreError) -> AppIdentity? { try setting("appIdentity") }
 
+    /// F3: an account's storefront, one setting per account.
+    public func storefront(account: String) throws(StoreError) -> String? {
+        try setting("storefront:" + Self.key(account))
+    }
+
+    public func setStorefront(_ code: String, account: String) throws(StoreError) {
+        try setSetting("storefront:" + Self.key(account), code)
+    }
+
     public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { try setSetting("appIdentity", identity) }
 
     public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try setting("simulatedErrors") }
