@@ -72,6 +72,10 @@ public struct StoreSnapshot: Equatable, Sendable {
     public var refundRequests: [RefundRequest] = []
     /// The catalog has random comics: without them the random viewer's key is not offered.
     public var hasRandomComics = true
+    /// F3: the account's storefront, and the ones the catalog names (the transaction manager steps
+    /// through them).
+    public var storefront = ""
+    public var storefrontChoices: [String] = []
 
     public init(
         status: StoreStatus, rows: [ProductRow], pending: [StoreTransaction], policy: PurchaseOutcome,
@@ -327,6 +331,8 @@ public enum Effect: Equatable, Sendable {
     case setBilling(BillingSetting)
     /// StoreKit's simulated errors (Q7): the transaction manager's `E` steps through presets.
     case setSimulatedErrors(SimulatedErrors)
+    /// F3: moves the signed-in account to another storefront.
+    case setStorefront(String)
     /// Decode a transaction's signed form for the inspector.
     case inspect(String)
     /// M2: the customer's answer to the retention sheet.

@@ -36,7 +36,7 @@ public enum Command: Equatable, Sendable {
     case advance(StoreDuration)
     case realTime
     case plan(PlanCommand)
-    case toggleBilling, toggleGrace, nextSimulatedErrors, inspect
+    case toggleBilling, toggleGrace, nextSimulatedErrors, inspect, nextStorefront
     case nextField, previousField, nextButton, previousButton, choose, erase
     case offers
     case requestRefund
@@ -112,6 +112,8 @@ public let keyMap: [KeyBinding] = [
     KeyBinding([.plans], character("B"), .toggleBilling, key: "B", "billing"),
     KeyBinding([.plans], character("g"), .toggleGrace, key: "g", "grace"),
     KeyBinding([.transactions], character("E"), .nextSimulatedErrors, key: "E", "StoreKit error"),
+    // Said on the storefront's line, where the catalog sells in more than one.
+    KeyBinding([.transactions], character("S"), .nextStorefront, key: nil, "storefront", help: "S"),
     KeyBinding([.transactions], character("F"), .requestRefund, key: nil, "ask a refund", help: "F"),
     KeyBinding([.transactions], character("Y"), .answerRefund(approve: true), key: nil, "grant refund", help: "Y"),
     KeyBinding([.transactions], character("N"), .answerRefund(approve: false), key: nil, "refuse refund", help: "N"),

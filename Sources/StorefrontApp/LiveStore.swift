@@ -61,6 +61,9 @@ public final class LiveStore: StoreServing {
     public static func snapshot(of store: Store) throws -> StoreSnapshot {
         let calendar = store.calendar
         let setting = try store.settings.clockSetting()
+        // The account's storefront read afresh (another device may have moved it); the catalog
+        // as it sees it follows.
+        let storefront = try store.accounts.storefront()
         let catalog = store.catalog
         let status = try store.entitlements.status()
         // Q7: a simulated Load Products error leaves the list empty with the reason; every tick
@@ -82,6 +85,8 @@ public final class LiveStore: StoreServing {
             localeIdentifier: catalog.localeIdentifier, timeZone: calendar.timeZone
         )
         snapshot.hasRandomComics = !catalog.randomPool.isEmpty
+        snapshot.storefront = storefront
+        snapshot.storefrontChoices = catalog.storefrontChoices
         snapshot.billing = try store.settings.billing()
         snapshot.simulatedErrors = try store.settings.simulatedErrors()
         snapshot.webhook = try store.notifications.webhook()?.url
@@ -166,6 +171,7 @@ public final class LiveStore: StoreServing {
             case .setPolicy(let policy): try store.queue.setPolicy(policy)
             case .setBilling(let billing): try store.settings.setBilling(billing)
             case .setSimulatedErrors(let errors): try store.settings.setSimulatedErrors(errors)
+            case .setStorefront(let code): try store.accounts.setStorefront(code)
             case .plan(.cancel, let productID):
                 actions += try cancelWithRetention(productID)
             case .retention(let answer):

@@ -39,6 +39,20 @@ func reduceTransactions(_ state: inout AppState, _ command: Command) -> [Effect]
     case .plan(let planCommand): return planEffect(&state, planCommand)
     case .nextSimulatedErrors:
         return [.setSimulatedErrors((state.snapshot?.simulatedErrors ?? SimulatedErrors()).nextPreset)]
+    case .nextStorefront:
+        // F3: the next storefront the catalog names, for the signed-in account.
+        guard let snapshot = state.snapshot, snapshot.status.user != nil else {
+            state.banner = Banner("Sign in to change the account's storefront (u: account)")
+            return []
+        }
+        let choices = snapshot.storefrontChoices
+        guard choices.count > 1 else {
+            state.banner = Banner(
+                "This catalog sells in \(snapshot.storefront) only: give products \"prices\" per storefront")
+            return []
+        }
+        let index = choices.firstIndex(of: snapshot.storefront).map { $0 + 1 } ?? 0
+        return [.setStorefront(choices[index % choices.count])]
     case .inspect:
         // The newest transaction in the log that delivered something: its signed form (S2).
         guard let event = state.log.last(where: { $0.state == .purchased || $0.state == .restored }) else {

@@ -74,6 +74,13 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
         state.isRunning = false
         return [.quit]
     case .loaded(let snapshot):
+        // F3: Storefront.updates: the account's storefront changed (here, or on another device).
+        if let before = state.snapshot, !before.isOpening, before.status.user == snapshot.status.user,
+            before.storefront != snapshot.storefront, !snapshot.storefront.isEmpty
+        {
+            state.banner = Banner(
+                "Storefront changed to \(snapshot.storefront): prices in \(snapshot.currencyCode)")
+        }
         state.snapshot = snapshot
         if state.asksGuestsToSignIn, !snapshot.isOpening {
             state.asksGuestsToSignIn = false

@@ -90,6 +90,13 @@ public struct ScenarioStep: Equatable, Sendable {
         case uploadReceipt
         /// `expect upload "TEXT"`: what SelfieService answered the last upload.
         case expectUpload(String)
+        /// F3: `storefront GBR` moves the signed-in account; `on-storefront-change cancel|continue`
+        /// is the app's answer for payments made after it.
+        case storefront(String)
+        case onStorefrontChange(StorefrontChangeChoice)
+        /// `expect storefront GBR`: the account's storefront, and the one the last purchased
+        /// transaction is signed with.
+        case expectStorefront(String)
     }
 
     public enum FamilyStep: Equatable, Sendable {
@@ -118,7 +125,7 @@ public struct ScenarioStep: Equatable, Sendable {
         switch kind {
         case .expectHeader, .expectRow, .expectState, .expectReason, .expectViews, .expectOwned, .expectUser,
             .expectError,
-            .expectPlan, .expectNotification, .expectRetention, .expectUpload:
+            .expectPlan, .expectNotification, .expectRetention, .expectUpload, .expectStorefront:
             true
         default: false
         }

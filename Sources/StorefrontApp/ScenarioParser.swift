@@ -212,6 +212,7 @@ public enum ScenarioParser {
         case ("expect", "retention"): return .expectRetention(try word(3, "the message's header in quotes, or none"))
         case ("upload", "receipt"): return .uploadReceipt
         case ("expect", "upload"): return .expectUpload(try word(2, "part of SelfieService's answer in quotes"))
+        case ("expect", "storefront"): return .expectStorefront(try word(2, "a storefront's alpha-3 code").uppercased())
         case ("cancel", _), ("renew-on", _), ("expire", _), ("force-renew", _), ("refund", _):
             let command = PlanCommand(rawValue: lower[0])!
             return .plan(command, try word(1, "a product of the plan's group"))
@@ -250,6 +251,13 @@ public enum ScenarioParser {
             }
             return .simulatedError(api, error)
         case ("errors", "clear"): return .clearSimulatedErrors
+        case ("storefront", _): return .storefront(try word(1, "a storefront's alpha-3 code such as GBR"))
+        case ("on-storefront-change", _):
+            let text = try word(1, "continue or cancel")
+            guard let choice = StorefrontChangeChoice(rawValue: text.lowercased()) else {
+                throw Problem(message: "\"\(text)\" is not continue or cancel")
+            }
+            return .onStorefrontChange(choice)
         case ("webhook", _):
             let url = try word(1, "a URL, or off")
             if url.lowercased() == "off" { return .webhook(nil) }

@@ -43,6 +43,7 @@ public final class ScenarioRecorder {
         case .setSimulatedErrors(let errors):
             lines.append("errors clear")
             for api in errors.errors.keys.sorted() { lines.append("error \(api.argument) \(errors[api]!)") }
+        case .setStorefront(let code): lines.append("storefront \(code)")
         case .realClock: lines.append("# (the clock went back to real time here; scenarios keep their own)")
         case .signIn(let name, let password): lines.append("sign in \(name) password \"\(password)\"")
         case .signUp(let name, let password): lines.append("sign up \(name) password \"\(password)\"")

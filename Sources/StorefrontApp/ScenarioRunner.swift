@@ -52,6 +52,9 @@ public final class ScenarioRunner {
     /// How many notifications earlier `expect notification` steps have passed over.
     private var notificationsSeen = 0
     private var crashesNext = false
+    /// F3: the app's answer if the storefront changes under a waiting payment, kept across the
+    /// devices and restarts the scenario opens.
+    private var onStorefrontChange = StorefrontChangeChoice.continue
     /// The comic the last `random` step drew, for the screen to show.
     public private(set) var lastRandom: RandomComicResult?
     /// After a simulated crash nothing runs, recovery included, until `restart` (the screen that
@@ -108,6 +111,7 @@ public final class ScenarioRunner {
             _ = try? store.notifications.deliverDue()
         }
         if step.isExpectation { return try check(step) }
+        store.queue.onStorefrontChange = onStorefrontChange
         try perform(step)
         _ = try? store.notifications.deliverDue()
         return nil
@@ -288,6 +292,8 @@ public final class ScenarioRunner {
         case .webhook(let url): try store.notifications.setWebhook(url.map { Webhook(url: $0) })
         case .simulatedError(let api, let error): try store.settings.setSimulatedError(error, for: api)
         case .clearSimulatedErrors: try store.settings.setSimulatedErrors(SimulatedErrors())
+        case .storefront(let code): try attempt { try store.accounts.setStorefront(code) }
+        case .onStorefrontChange(let choice): onStorefrontChange = choice
         case .uploadReceipt: lastUpload = try uploadReceipt()
         case .open(let screen):
             // A screen, or a product whose detail view opens where the scenario is played.
@@ -343,6 +349,14 @@ public final class ScenarioRunner {
             result.detail = "the last step said \(lastError.map { "\"\($0)\"" } ?? "nothing wrong")"
         case .expectRetention(let header):
             checkRetention(header, &result)
+        case .expectStorefront(let code):
+            let account = try store.accounts.storefront()
+            // The last transaction that delivered something, as its signed form says.
+            let signed =
+                try lastTransaction.flatMap { try store.signed.transaction($0) }?.payload["storefront"] as? String
+            result.passed = account == code && (signed == nil || signed == code)
+            result.detail =
+                "the account buys in \(account)" + (signed.map { ", the last purchase is signed \($0)" } ?? "")
         case .expectUpload(let text):
             result.passed = lastUpload?.contains(text) == true
             result.detail = "SelfieService said \(lastUpload.map { "\"\($0)\"" } ?? "nothing: no upload yet")"

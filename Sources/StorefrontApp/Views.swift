@@ -135,7 +135,10 @@ func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
     let user =
         state.snapshot.map { snapshot in
             snapshot.isOpening
-                ? "" : (snapshot.status.user ?? "guest") + (snapshot.server.map { " @ " + serverName($0) } ?? "")
+                ? ""
+                : (snapshot.status.user ?? "guest") + (snapshot.server.map { " @ " + serverName($0) } ?? "")
+                    // F3: where the account buys, when the catalog sells in more than one storefront.
+                    + (snapshot.storefrontChoices.count > 1 ? " · " + snapshot.storefront : "")
         } ?? ""
     let name = state.snapshot?.catalogName ?? "Storefront"
     let place: String

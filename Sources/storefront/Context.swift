@@ -43,6 +43,9 @@ struct CommonOptions: ParsableArguments {
             valueName: "outcome"), transform: OutcomeArgument.parse)
     var outcome: OutcomeArgument?
 
+    @Option(help: "If the account's storefront changes before a purchase settles: continue (the default) or cancel.")
+    var onStorefrontChange: StorefrontChangeChoice?
+
     @Option(
         help: ArgumentHelp(
             "The clock for this command only: real, offset=DURATION, at=ISO8601 or rate=N (the stored timeline is not changed).",
@@ -163,6 +166,7 @@ struct Context {
         try server.keeper.here?.adoptDefaults(
             clockRate: loaded.catalog.clockRate, billing: loaded.catalog.billing, real: Date())
         store.queue.outcomeOverride = options.outcome?.outcome
+        store.queue.onStorefrontChange = options.onStorefrontChange ?? .continue
         store.crashPoints = try crashHook()
         if let user = options.user {
             try store.accounts.actAs(user, password: password ?? "")
@@ -252,13 +256,6 @@ struct Context {
     /// ISO 8601 in the store calendar's zone, with one formatter for the whole command (a history
     /// prints several dates per transaction).
     func isoText(_ date: Date) -> String { iso.string(from: date) }
-
-    /// The price as the screen shows it; per period for an auto-renewable plan ("$4.99/month").
-    func price(_ product: Product) -> String {
-        let price = loaded.catalog.priceFormatter.string(for: product.price)
-        guard let period = product.autoRenew?.period else { return price }
-        return price + "/" + period.unitPhrase
-    }
 
     static func isoFormatter(_ timeZone: TimeZone) -> ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()

@@ -177,3 +177,13 @@ private struct RandomOutput: Encodable {
     var randomViewsRemaining: Int
     var header: String
 }
+
+extension Context {
+    /// The price as the screen shows it, in the account's storefront's currency and locale; per
+    /// period for an auto-renewable plan ("$4.99/month").
+    func price(_ product: Product) -> String {
+        let price = store.catalog.priceFormatter.string(for: product.price)
+        guard let period = product.autoRenew?.period else { return price }
+        return price + "/" + period.unitPhrase
+    }
+}

@@ -4,6 +4,8 @@ import Foundation
 import StoreCore
 import StoreModel
 
+extension StorefrontChangeChoice: ExpressibleByArgument {}
+
 struct StorefrontCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "storefront",

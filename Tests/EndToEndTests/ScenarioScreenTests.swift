@@ -293,3 +293,68 @@ struct AsciiCast {
     /// Everything the recording wrote to the terminal, in order.
     var output: String { events.compactMap { $0[2] as? String }.joined() }
 }
+
+extension ScreenTests {
+    @Test(
+        "F3 D1 a storefront change played on the screen: dollars, then pounds on the next frame with the change said; the waiting purchase the app let continue is bought in Britain, the one it cancelled fails; the shipped scenario plays to its end"
+    )
+    func storefrontChangePlayed() async throws {
+        let session = try await Session()
+        try FileManager.default.createDirectory(at: session.stateDirectory, withIntermediateDirectories: true)
+        let file = session.stateDirectory.appendingPathComponent("move.scenario")
+        try """
+        catalog world.json
+        sign up kid password secret
+        policy defer
+        on-storefront-change cancel
+        buy "Night Shift"
+        on-storefront-change continue
+        buy "Cat Judge"
+        open list
+        pause
+        storefront GBR
+        pause
+        approve last
+        approve last
+        open transactions
+        pause
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let tmux = try await session.scriptedScreen(
+            session.screenCommand(arguments: ["scenario", "play", file.path, "--speed", "20"]))
+        func row(_ screen: String, _ title: String) -> String {
+            screen.split(separator: "\n").first { $0.contains(title) }.map(String.init) ?? ""
+        }
+        let dollars = try await tmux.waitFor("Paused")
+        #expect(dollars.split(separator: "\n").first?.hasSuffix("kid · USA") == true, "the title bar: \(dollars)")
+        #expect(row(dollars, "Monday Coffee").contains("$0.99"), "\(dollars)")
+        #expect(row(dollars, "Rain Check").contains("Not sold in this storefront"), "\(dollars)")
+        try await tmux.send("Space")
+        let pounds = try await tmux.waitUntil(description: "the list in pounds") { screen in
+            screen.contains("Paused") && row(screen, "Monday Coffee").contains("£0.79")
+        }
+        // Storefront.updates: the title bar says where the account buys now (the banner that says
+        // the change is ReduceTests' to see: here the pause's prompt stands in its place).
+        #expect(pounds.split(separator: "\n").first?.hasSuffix("kid · GBR") == true, "the title bar: \(pounds)")
+        #expect(row(pounds, "Rain Check").contains("£0.99") && row(pounds, "Deploy Friday").contains("Not sold"))
+        try await tmux.send("Space")
+        func logged(_ screen: String, _ title: String, _ state: String) -> Bool {
+            screen.split(separator: "\n").contains { $0.contains(title) && $0.contains(state) }
+        }
+        let settled = try await tmux.waitUntil(description: "both answers in the log") { screen in
+            screen.contains("Paused") && logged(screen, "Cat Judge", "purchased")
+                && logged(screen, "Night Shift", "failed: the product is not available in this storefront")
+        }
+        #expect(settled.contains("GBR · GBP"), "the transaction manager names the storefront: \(settled)")
+        try await tmux.send("Space")
+        try await tmux.waitFor("Scenario finished")
+        try await tmux.send("q")
+        #expect(try await tmux.waitFor("EXITED=").contains("EXITED=0"))
+
+        // The shipped scenario, by name: every check passes (a later purchase signed GBR included).
+        let shipped = try await session.scriptedScreen(
+            "cd / && " + session.screenCommand(arguments: ["scenario", "play", "storefront-change", "--speed", "50"]))
+        try await shipped.waitFor("Scenario finished: 19 passed, 0 failed", seconds: 180)
+        try await shipped.send("q")
+        #expect(try await shipped.waitFor("EXITED=").contains("EXITED=0"))
+    }
+}

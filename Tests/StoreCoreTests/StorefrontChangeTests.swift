@@ -14,6 +14,13 @@ struct StorefrontChangeTests {
         try JWS.decode(try #require(item).jws).payload
     }
 
+    /// Ann, signed in on the pricing tests' catalog (IRL, euros) on 2 March 2026.
+    func ann() throws -> (TemporaryState, Store) {
+        let state = TemporaryState()
+        state.clock.set(utc(2026, 3, 2, 12))
+        return (state, try state.signedIn("ann", catalog: try StorefrontPricingTests.catalog()))
+    }
+
     @Test(
         "F3 moved to GBR: pounds and Britain's availability at once; a purchase there is signed GBR, 143444, GBP at its price; one from before stays IRL in euros; a second device of the account sees GBR"
     )
@@ -54,9 +61,7 @@ struct StorefrontChangeTests {
         "F3 a plan that has not ended keeps the account where it is, cancelled or not; once it ends the account moves, and a plan bought there renews there, at its price"
     )
     func plansHold() throws {
-        let state = TemporaryState()
-        state.clock.set(utc(2026, 3, 2, 12))
-        let store = try state.signedIn("ann", catalog: try StorefrontPricingTests.catalog())
+        let (state, store) = try ann()
         #expect(throws: StoreError.storefrontRefused(.unknown("XYZ"))) { try store.accounts.setStorefront("XYZ") }
         _ = try store.queue.buy("y")
         let ends = utc(2027, 3, 2, 12)
@@ -86,5 +91,35 @@ struct StorefrontChangeTests {
             renewedPayload["transactionReason"] as? String == "RENEWAL"
                 && renewedPayload["storefront"] as? String == "FRA" && renewedPayload["price"] as? Int == 54990,
             "\(renewedPayload)")
+    }
+}
+
+extension StorefrontChangeTests {
+    @Test(
+        "F3 a payment waiting for a parent when the account moves: cancelled by the app it fails as storeProductNotAvailable with nothing paid; continued it settles in the new storefront at its price, or fails the same way where the product is not sold there"
+    )
+    func waitingPayment() throws {
+        let (state, store) = try ann()
+        defer { withExtendedLifetime(state) {} }
+        store.queue.onStorefrontChange = .cancel
+        let cancelled = try store.queue.buy("pack", outcome: .defer)
+        store.queue.onStorefrontChange = .continue
+        let continued = try store.queue.buy("pack", outcome: .defer)
+        let unsold = try store.queue.buy("euro", outcome: .defer)
+        #expect([cancelled, continued, unsold].allSatisfy { $0.state == .deferred && $0.storefront == "IRL" })
+        try store.accounts.setStorefront("GBR")
+        let failed = try store.queue.approve(cancelled.id)
+        #expect(failed.state == .failed && failed.reason == .productUnavailable, "\(failed)")
+        let settled = try store.queue.approve(continued.id)
+        #expect(settled.state == .purchased)
+        let signed = try payload(try store.signed.transaction(settled))
+        #expect(
+            signed["storefront"] as? String == "GBR" && signed["currency"] as? String == "GBP"
+                && signed["price"] as? Int == 890, "\(signed)")
+        let notSold = try store.queue.approve(unsold.id)
+        #expect(notSold.state == .failed && notSold.reason == .productUnavailable, "\(notSold)")
+        #expect(
+            try store.entitlements.receipt().entries.map(\.transactionID) == [continued.id],
+            "only the continued payment was taken")
     }
 }

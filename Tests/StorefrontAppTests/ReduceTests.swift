@@ -361,3 +361,31 @@ struct TransactionLogTests {
     }
 
 }
+
+extension ReduceTests {
+    @Test(
+        "F3 S in the transaction manager steps the account through the catalog's storefronts; the next snapshot redraws prices and says the change; a guest, or a catalog of one storefront, is told why not"
+    )
+    func storefrontKey() throws {
+        let data = try #require(ShippedAssets.data("world.json"))
+        let world = try CatalogLoader.parse(data, fileName: "world.json").0
+        let harness = try Harness(size: Size(columns: 100, rows: 30), catalog: world, user: "kid", route: .transactions)
+        #expect(harness.state.snapshot?.storefront == "USA")
+        #expect(harness.state.snapshot?.storefrontChoices == ["USA", "FRA", "GBR", "JPN"])
+        harness.press(.character("S"))
+        #expect(harness.effects.last == .setStorefront("FRA"))
+        #expect(harness.state.snapshot?.storefront == "FRA" && harness.state.snapshot?.currencyCode == "EUR")
+        #expect(harness.state.banner == Banner("Storefront changed to FRA: prices in EUR"))
+        harness.press(.character("S"))
+        #expect(harness.state.snapshot?.storefront == "GBR")
+        #expect(harness.state.snapshot?.displayPrices["com.storefront.comic.mondaycoffee"] == "£0.79")
+        #expect(try harness.store.accounts.storefront() == "GBR", "the store moved, not only the screen")
+
+        let guest = try Harness(catalog: world, route: .transactions)
+        guest.press(.character("S"))
+        #expect(guest.effects.isEmpty && guest.state.banner?.text.hasPrefix("Sign in") == true)
+        let single = try Harness(user: "ann", route: .transactions)
+        single.press(.character("S"))
+        #expect(single.effects.isEmpty && single.state.banner?.text.contains("only") == true)
+    }
+}

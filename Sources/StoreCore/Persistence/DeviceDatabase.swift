@@ -91,6 +91,12 @@ public final class DeviceDatabase: SQLiteBacked, Sendable {
             // recorded: 1 give it, 0 withhold it, NULL the App Store's rule.
             try db.execute(sql: "ALTER TABLE txn ADD COLUMN introductoryOffer INTEGER")
         }
+        migrator.registerMigration("v10: storefronts") { db in
+            // F3: the account's storefront when the payment was added, and the app's choice if
+            // it changes before the payment settles.
+            try db.execute(
+                sql: "ALTER TABLE txn ADD COLUMN storefront TEXT; ALTER TABLE txn ADD COLUMN onStorefrontChange TEXT")
+        }
         return migrator
     }
 

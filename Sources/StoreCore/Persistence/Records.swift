@@ -217,6 +217,8 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         transaction.arrival = try row.storedIfPresent("arrival", of: table)
         transaction.billingPlan = try row.storedIfPresent("billingPlan", of: table)
         transaction.introductoryOffer = try row.optionalInteger("introductoryOffer", of: table).map { $0 != 0 }
+        transaction.storefront = try row.optionalText("storefront", of: table)
+        transaction.onStorefrontChange = try row.storedIfPresent("onStorefrontChange", of: table)
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -243,6 +245,8 @@ struct TransactionRecord: FetchableRecord, PersistableRecord {
         container["arrival"] = transaction.arrival?.rawValue
         container["billingPlan"] = transaction.billingPlan?.rawValue
         container["introductoryOffer"] = transaction.introductoryOffer
+        container["storefront"] = transaction.storefront
+        container["onStorefrontChange"] = transaction.onStorefrontChange?.rawValue
     }
 }
 

@@ -20,6 +20,9 @@ public final class PaymentQueue: SessionRole {
     let family: FamilySharing
     /// Overrides the device's policy for purchases made through this queue (`--outcome`).
     public var outcomeOverride: PurchaseOutcome?
+    /// F3: the app's answer, for payments added through this queue, if the account's storefront
+    /// changes before they settle (`--on-storefront-change`).
+    public var onStorefrontChange: StorefrontChangeChoice = .continue
 
     init(
         session: DeviceSession, plans: Plans, offers: Offers, checkout: Checkout, refunds: Refunds,
@@ -182,6 +185,10 @@ public final class PaymentQueue: SessionRole {
             transaction.appAccountToken = appAccountToken?.uuidString.lowercased()
             transaction.billingPlan = billingPlan
             transaction.introductoryOffer = grant.introductoryOffer
+            if user != nil {
+                transaction.storefront = session.catalog.storefront
+                transaction.onStorefrontChange = onStorefrontChange == .cancel ? .cancel : nil
+            }
             let added = transaction
             try device.insert(added)
             try crashPoint(.purchaseRecorded)
@@ -331,18 +338,8 @@ public final class PaymentQueue: SessionRole {
     /// it purchased, delivers and finishes.
     func settlePurchased(_ id: String, at date: Date, settled: Bool = false) throws(StoreError) {
         let transaction = try self.transaction(id)
-        if transaction.user != nil, !settled {
-            do throws(StoreError) {
-                try checkout.settle(purchaseAsk(transaction, at: date))
-            } catch {
-                // A team's server that does not sell the product (started with another catalog)
-                // recorded nothing: no payment was taken, and the purchase fails as StoreKit's does
-                // for a product the store does not have, instead of waiting for recovery.
-                if case .notSoldByServer = error {
-                    try device.setState(id, .failed, reason: .productUnavailable, at: date, finished: true)
-                }
-                throw error
-            }
+        if let user = transaction.user, !settled {
+            guard try settleWithAppStore(transaction, account: user, at: date) else { return }
         }
         // W10: a comic the account already owned (bought on another device, even in a race) is not
         // charged again: nothing new is on the receipt, and this transaction is delivered with that

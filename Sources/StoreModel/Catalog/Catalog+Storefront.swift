@@ -74,6 +74,18 @@ extension Catalog {
         return seen
     }
 
+    /// The storefronts the catalog names: its own first, then every one a product has a price or
+    /// availability in (the transaction manager's `S` steps through them).
+    public var storefrontChoices: [String] {
+        var named = Set<String>()
+        for product in products {
+            named.formUnion(product.pricing.prices.keys)
+            named.formUnion(product.pricing.availableIn ?? [])
+        }
+        named.remove(homeStorefront)
+        return [homeStorefront] + named.sorted()
+    }
+
     /// Whether this is the catalog in its own storefront (not as another storefront sees it).
     public var isHome: Bool { home.map { $0.storefront == storefront } ?? true }
 

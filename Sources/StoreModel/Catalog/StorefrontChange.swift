@@ -23,6 +23,15 @@ public enum StorefrontRefusal: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// What the app answers when the account's storefront changes while a payment waits: StoreKit 1's
+/// `paymentQueue(_:shouldContinue:in:)`, whose answer is `true` when the app does not implement it.
+/// Cancelled, the payment fails with storeProductNotAvailable; continued, it settles in the new
+/// storefront, at its price there, or fails the same way where the product is not sold.
+public enum StorefrontChangeChoice: String, Sendable, Codable, CaseIterable {
+    case `continue`
+    case cancel
+}
+
 public enum StorefrontChange {
     /// Nil when the account may move to `code` now; else why not. `plans` are the account's own.
     public static func refusal(to code: String, plans: [PlanState], now: Date) -> StorefrontRefusal? {

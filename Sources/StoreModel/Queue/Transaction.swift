@@ -79,6 +79,10 @@ public struct StoreTransaction: Sendable, Equatable, Identifiable {
     /// it even to a customer who had it, false withholds it; nil leaves it to the App Store's rule
     /// (once per group).
     public var introductoryOffer: Bool? = nil
+    /// F3: the account's storefront when the payment was added, and whether the app lets it
+    /// continue if that changes before the payment settles (`StorefrontChangeChoice`).
+    public var storefront: String? = nil
+    public var onStorefrontChange: StorefrontChangeChoice? = nil
 
     public var states: [TransactionState] { steps.map(\.state) }
 
