@@ -11,11 +11,13 @@ extension PaymentQueue {
     func settleWithAppStore(_ transaction: StoreTransaction, account: String, at date: Date) throws(StoreError)
         -> Bool
     {
-        let id = transaction.id
+        func unavailable() throws(StoreError) {
+            try device.setState(transaction.id, .failed, reason: .productUnavailable, at: date, finished: true)
+        }
         if let then = transaction.storefront, transaction.onStorefrontChange == .cancel,
             try session.storefront(of: account, fresh: true) != then
         {
-            try device.setState(id, .failed, reason: .productUnavailable, at: date, finished: true)
+            try unavailable()
             return false
         }
         do throws(StoreError) {
@@ -24,13 +26,13 @@ extension PaymentQueue {
         } catch {
             switch error {
             case .notSoldInStorefront:
-                try device.setState(id, .failed, reason: .productUnavailable, at: date, finished: true)
+                try unavailable()
                 return false
             case .notSoldByServer:
                 // A team's server that does not sell the product (started with another catalog)
                 // recorded nothing: no payment was taken, and the purchase fails as StoreKit's
                 // does for a product the store does not have, instead of waiting for recovery.
-                try device.setState(id, .failed, reason: .productUnavailable, at: date, finished: true)
+                try unavailable()
                 throw error
             default: throw error
             }

@@ -94,19 +94,17 @@ public final class Plans: SessionRole {
         let rules = try autoRenewal()
         let now = now()
         let context = lineContext(account: account)
-        func due(_ plans: [String: PlanState]) -> [ReceiptEntry] {
+        func due(_ plans: [String: PlanState], by rules: AutoRenewal) -> [ReceiptEntry] {
             plans.keys.sorted().flatMap { rules.advance(plans[$0]!, to: now, context: context) }
         }
-        guard !due(stored).isEmpty else {
+        guard !due(stored, by: rules).isEmpty else {
             try noteTimedNotifications(account: account, plans: stored, now: now)
             return []
         }
         if let team = keeper.team { return try team.settlePlans(account: account) }
         // What is due is a matter of dates; what it costs, of the account's storefront.
         let sold = try autoRenewal(account: account)
-        let lines = try writePlans(account: account, attempt: .settle) { plans, _ in
-            plans.keys.sorted().flatMap { sold.advance(plans[$0]!, to: now, context: context) }
-        }
+        let lines = try writePlans(account: account, attempt: .settle) { plans, _ in due(plans, by: sold) }
         if !lines.isEmpty { try crashPoint(.renewalsRecorded) }
         try noteTimedNotifications(account: account, plans: try planBook.plans(account: account), now: now)
         return lines
