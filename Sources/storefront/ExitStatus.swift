@@ -6,10 +6,12 @@ import StoreModel
 extension StoreError {
     /// Bad input (2), storage trouble (3), or the request could not be done (1).
     var exitStatus: Int32 {
-        switch self {
+        return switch self {
         case .unknownProduct, .unknownTransaction, .unknownOfferCode, .offerCodeExists, .unknownNotification,
             .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
             .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName, .noSignInLimits, .signInRefused:
+            2
+        case .storefrontRefused(.unknown):
             2
         case .corruptDatabase, .storage, .stopped, .serverUnreachable:
             3

@@ -543,4 +543,34 @@ struct SignedDataTests {
             servers.first?.decoded["transactionId"] as? String == id
                 && servers.last?.decoded["originalTransactionId"] as? String == id)
     }
+
+    @Test(
+        "F3 a comic bought in the United States and one bought after the account moved to Britain, judged by Apple's verifier: each is signed with the storefront, its id, the currency and the price where it was bought; an unknown storefront code is bad input"
+    )
+    func storefrontMove() async throws {
+        let session = try await Session()
+        session.environment["STOREFRONT_CATALOG"] = repositoryRoot.appendingPathComponent("assets/world.json").path
+        try await session.signUp("ann")
+        try await session.run(["buy", "com.storefront.comic.nightshift"]).expectSuccess()
+        let unknown = try await session.run(["storefront", "set", "XYZ"])
+        #expect(unknown.status == 2, "an unknown code is bad input: \(unknown)")
+        try await session.run(["storefront", "set", "GBR"]).expectSuccess()
+        try await session.run(["buy", "com.storefront.comic.catjudge"]).expectSuccess()
+        let history = try await session.array(["history"])
+        let signed = history.compactMap { $0["signedTransaction"] as? String }
+        #expect(signed.count == 2, "\(history)")
+        let results = try await AppleVerifier.verify(
+            signed.map { (kind: "transaction", jws: $0) }, session: session, bundleID: "com.storefront.comics")
+        for result in results { #expect(result.ok, "\(result.status ?? "")") }
+        let byProduct = Dictionary(
+            results.map { ($0.decoded["productId"] as? String ?? "", $0.decoded) }, uniquingKeysWith: { a, _ in a })
+        let usa = try #require(byProduct["com.storefront.comic.nightshift"])
+        let gbr = try #require(byProduct["com.storefront.comic.catjudge"])
+        #expect(
+            usa["storefront"] as? String == "USA" && usa["storefrontId"] as? String == "143441"
+                && usa["currency"] as? String == "USD" && usa["price"] as? Int == 990, "\(usa)")
+        #expect(
+            gbr["storefront"] as? String == "GBR" && gbr["storefrontId"] as? String == "143444"
+                && gbr["currency"] as? String == "GBP" && gbr["price"] as? Int == 890, "\(gbr)")
+    }
 }

@@ -74,6 +74,7 @@ struct StrangerTests {
             try await developer.run(["clock"]).stdout,
             try await developer.run(["billing"]).stdout,
             try await developer.run(["offer-codes", "list"]).stdout,
+            try await vic.run(["storefront"]).stdout,
         ]
     }
 
@@ -195,6 +196,11 @@ struct StrangerTests {
         onVictim.account = "vic"
         onVictim.event = .purchase
         #expect(try wire.call("record", Record(entry: onVictim, timeZone: "UTC"), session: eveSession).status == 401)
+        // F3: the victim's storefront is the victim's to read and move.
+        struct Move: Encodable { var account, storefront: String }
+        #expect(try wire.call("storefront", "vic", session: eveSession).status == 401)
+        #expect(
+            try wire.call("setStorefront", Move(account: "vic", storefront: "GBR"), session: eveSession).status == 401)
         struct None: Encodable {}
         #expect(
             try wire.call("retentionSetup", None()).status == 401,
