@@ -76,6 +76,11 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// through them).
     public var storefront = ""
     public var storefrontChoices: [String] = []
+    /// F3: whether the screen names the storefront: the catalog sells in more than one, or the
+    /// account has moved away from the catalog's own.
+    public var namesStorefront: Bool {
+        storefrontChoices.count > 1 || (!storefront.isEmpty && storefront != storefrontChoices.first)
+    }
 
     public init(
         status: StoreStatus, rows: [ProductRow], pending: [StoreTransaction], policy: PurchaseOutcome,

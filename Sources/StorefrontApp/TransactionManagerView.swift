@@ -31,8 +31,8 @@ func drawTransactions(_ screen: inout Screen, _ state: AppState, _ theme: Theme,
             state.serverProblem == nil ? theme.owned : theme.failed)
     }
     line("Next purchase  ", snapshot.policy.description, theme.action)
-    if snapshot.storefrontChoices.count > 1 || snapshot.storefront != snapshot.storefrontChoices.first {
-        // F3: where the account buys; shown where the catalog sells in more than one storefront.
+    if snapshot.namesStorefront {
+        // F3: where the account buys, when it could be elsewhere.
         line("Storefront     ", "\(snapshot.storefront) · \(snapshot.currencyCode) — S changes it")
     }
     line("Pending        ", snapshot.pending.isEmpty ? "none" : "\(snapshot.pending.count)")

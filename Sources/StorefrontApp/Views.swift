@@ -137,8 +137,8 @@ func drawTitleBar(_ screen: inout Screen, _ state: AppState, _ theme: Theme) {
             snapshot.isOpening
                 ? ""
                 : (snapshot.status.user ?? "guest") + (snapshot.server.map { " @ " + serverName($0) } ?? "")
-                    // F3: where the account buys, when the catalog sells in more than one storefront.
-                    + (snapshot.storefrontChoices.count > 1 ? " · " + snapshot.storefront : "")
+                    // F3: where the account buys (`namesStorefront`).
+                    + (snapshot.namesStorefront ? " · " + snapshot.storefront : "")
         } ?? ""
     let name = state.snapshot?.catalogName ?? "Storefront"
     let place: String

@@ -24,10 +24,20 @@ extension ServerAPI {
         guard Self.isTransactionID(id) else {
             return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id")
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
-            return .error(APIErrorCode.generalBadRequest, "the body is not a JSON object")
+        let sent: any Encodable
+        if version == 1 {
+            guard let body = request.decodedBody(ConsumptionRequestV1.self) else {
+                return .error(APIErrorCode.generalBadRequest, "the body is not a JSON object")
+            }
+            if let refusal = Self.check(body) { return refusal }
+            sent = body
+        } else {
+            guard let body = request.decodedBody(ConsumptionRequest.self) else {
+                return .error(APIErrorCode.generalBadRequest, "the body is not a JSON object")
+            }
+            if let refusal = Self.check(body) { return refusal }
+            sent = body
         }
-        if let refusal = Self.checkConsumption(object, version: version) { return refusal }
         guard let purchase = try server.receiptEntry(transactionID: id), purchase.isTransaction else {
             return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)")
         }
@@ -46,64 +56,83 @@ extension ServerAPI {
             productID: purchase.productID,
             kind: purchase.kind, purchaseDate: clock.now(), device: "app-store-server", event: .consumptionInfo,
             group: purchase.group, reference: request.requestID,
-            note: ReceiptNote.consumptionInfo(json: String(decoding: CompactJSON.encode(object), as: UTF8.self)).words
+            note: ReceiptNote.consumptionInfo(json: Self.noteJSON(sent)).words
         )
         try server.add(line)
         deliver()
         return APIResponse(status: 202, body: Data())
     }
 
-    /// Apple's checks of a consumption request body; nil when it passes.
-    static func checkConsumption(_ object: [String: Any], version: Int) -> APIResponse? {
-        func isBool(_ key: String) -> Bool { object[key].map(CompactJSON.isBoolean) ?? false }
-        func integer(_ key: String, in range: ClosedRange<Int>) -> Bool {
-            guard let number = object[key] as? NSNumber, !CompactJSON.isBoolean(object[key]!) else { return false }
-            return range.contains(number.intValue) && Double(number.intValue) == number.doubleValue
-        }
-        guard isBool("customerConsented"), object["customerConsented"] as? Bool == true else {
+    /// The answer as sent, keys sorted, for the receipt line's note.
+    static func noteJSON(_ sent: any Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(sent)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// Apple's checks of the fields both versions share; nil when they pass.
+    static func checkConsent(_ consented: BodyField<Bool>, sample: BodyField<Bool>) -> APIResponse? {
+        guard consented.value == true else {
             return .error(APIErrorCode.invalidCustomerConsented, "customerConsented must be true")
         }
-        guard isBool("sampleContentProvided") else {
+        guard sample.value != nil else {
             return .error(APIErrorCode.invalidSampleContentProvided, "sampleContentProvided must be true or false")
         }
-        if version == 2 {
-            let delivery = [
-                "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE",
-                "UNDELIVERED_OTHER",
-            ]
-            guard let status = object["deliveryStatus"] as? String, delivery.contains(status) else {
-                return .error(
-                    APIErrorCode.invalidDeliveryStatus,
-                    "deliveryStatus must be one of \(delivery.joined(separator: ", "))")
-            }
-            if let percentage = object["consumptionPercentage"], !integer("consumptionPercentage", in: 0...100_000) {
-                return .error(
-                    APIErrorCode.generalBadRequest,
-                    "consumptionPercentage \(percentage) must be 0 to 100000 (milliunits)")
-            }
-            if let preference = object["refundPreference"] as? String,
-                !["DECLINE", "GRANT_FULL", "GRANT_PRORATED"].contains(preference)
-            {
-                return .error(
-                    APIErrorCode.generalBadRequest, "refundPreference must be DECLINE, GRANT_FULL or GRANT_PRORATED")
-            }
-            return nil
-        }
-        let numbered: [(String, ClosedRange<Int>, APIErrorCode)] = [
-            ("consumptionStatus", 0...3, APIErrorCode.invalidConsumptionStatus),
-            ("platform", 0...2, APIErrorCode.invalidPlatform),
-            ("deliveryStatus", 0...5, APIErrorCode.invalidDeliveryStatus),
-            ("accountTenure", 0...7, APIErrorCode.invalidAccountTenure),
-            ("playTime", 0...7, APIErrorCode.invalidPlayTime),
-            ("lifetimeDollarsRefunded", 0...7, APIErrorCode.invalidLifetimeDollarsRefunded),
-            ("lifetimeDollarsPurchased", 0...7, APIErrorCode.invalidLifetimeDollarsPurchased),
-            ("userStatus", 0...4, APIErrorCode.invalidUserStatus),
+        return nil
+    }
+
+    /// Apple's checks of a version 2 body; nil when it passes.
+    static func check(_ body: ConsumptionRequest) -> APIResponse? {
+        if let refusal = checkConsent(body.customerConsented, sample: body.sampleContentProvided) { return refusal }
+        let delivery = [
+            "DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE",
+            "UNDELIVERED_OTHER",
         ]
-        for (key, range, code) in numbered where !integer(key, in: range) {
+        guard let status = body.deliveryStatus.value, delivery.contains(status) else {
+            return .error(
+                APIErrorCode.invalidDeliveryStatus, "deliveryStatus must be one of \(delivery.joined(separator: ", "))")
+        }
+        if body.consumptionPercentage.isSent, !(0...100_000).contains(body.consumptionPercentage.value ?? -1) {
+            return .error(
+                APIErrorCode.generalBadRequest,
+                "consumptionPercentage must be a whole number from 0 to 100000 (milliunits)")
+        }
+        if body.refundPreference.isSent,
+            !["DECLINE", "GRANT_FULL", "GRANT_PRORATED"].contains(body.refundPreference.value ?? "")
+        {
+            return .error(
+                APIErrorCode.generalBadRequest, "refundPreference must be DECLINE, GRANT_FULL or GRANT_PRORATED")
+        }
+        return nil
+    }
+
+    /// Apple's checks of a version 1 body; nil when it passes.
+    static func check(_ body: ConsumptionRequestV1) -> APIResponse? {
+        if let refusal = checkConsent(body.customerConsented, sample: body.sampleContentProvided) { return refusal }
+        let numbered: [(String, BodyField<Int>, ClosedRange<Int>, APIErrorCode)] = [
+            ("consumptionStatus", body.consumptionStatus, 0...3, APIErrorCode.invalidConsumptionStatus),
+            ("platform", body.platform, 0...2, APIErrorCode.invalidPlatform),
+            ("deliveryStatus", body.deliveryStatus, 0...5, APIErrorCode.invalidDeliveryStatus),
+            ("accountTenure", body.accountTenure, 0...7, APIErrorCode.invalidAccountTenure),
+            ("playTime", body.playTime, 0...7, APIErrorCode.invalidPlayTime),
+            (
+                "lifetimeDollarsRefunded", body.lifetimeDollarsRefunded, 0...7,
+                APIErrorCode.invalidLifetimeDollarsRefunded
+            ),
+            (
+                "lifetimeDollarsPurchased", body.lifetimeDollarsPurchased, 0...7,
+                APIErrorCode.invalidLifetimeDollarsPurchased
+            ),
+            ("userStatus", body.userStatus, 0...4, APIErrorCode.invalidUserStatus),
+        ]
+        for (key, field, range, code) in numbered where !range.contains(field.value ?? -1) {
             return .error(code, "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
-        if let token = object["appAccountToken"] as? String, !token.isEmpty, UUID(uuidString: token) == nil {
-            return .error(APIErrorCode.invalidAppAccountToken, "appAccountToken must be a UUID or empty")
+        if body.appAccountToken.isSent {
+            let token = body.appAccountToken.value
+            guard token == "" || token.flatMap(UUID.init(uuidString:)) != nil else {
+                return .error(APIErrorCode.invalidAppAccountToken, "appAccountToken must be a UUID or empty")
+            }
         }
         return nil
     }
@@ -111,14 +140,17 @@ extension ServerAPI {
     /// Extend Renewal Dates for All Active Subscribers of a product; a RENEWAL_EXTENSION SUMMARY
     /// notification says how it went.
     func massExtend(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        let object: [String: Any]
+        let body: ExtendRenewalDateRequest
         let terms: ExtensionTerms
-        switch Self.extensionRequest(request.body) {
-        case .success(let value): (object, terms) = value
+        switch Self.extensionRequest(request) {
+        case .success(let value): (body, terms) = value
         case .failure(let refusal): return refusal
         }
-        guard let productID = object["productId"] as? String, catalog.product(productID)?.autoRenew != nil else {
+        guard let productID = body.productId.value, catalog.product(productID)?.autoRenew != nil else {
             return .error(APIErrorCode.generalBadRequest, "productId must be an auto-renewable product of the catalog")
+        }
+        if case .wrongType = body.storefrontCountryCodes {
+            return .error(APIErrorCode.generalBadRequest, "storefrontCountryCodes must be a list of storefront codes")
         }
         var succeeded = 0
         var failed = 0
@@ -144,17 +176,15 @@ extension ServerAPI {
                 }
             }
         }
-        let countries = (object["storefrontCountryCodes"] as? [Any])?.compactMap { $0 as? String } ?? []
-        let summary: [String: Any] = [
-            "requestIdentifier": terms.requestIdentifier, "productId": productID, "succeededCount": succeeded,
-            "failedCount": failed,
-            "storefrontCountryCodes": countries, "completeDate": SignedUnits.milliseconds(clock.now()),
-        ]
+        let summary = MassExtensionSummary(
+            requestIdentifier: terms.requestIdentifier, productId: productID, succeededCount: succeeded,
+            failedCount: failed, storefrontCountryCodes: body.storefrontCountryCodes.value ?? [],
+            completeDate: SignedUnits.milliseconds(clock.now()))
         var notification = ServerNotification(
             key: "mass:\(terms.requestIdentifier)", account: "", type: "RENEWAL_EXTENSION", subtype: "SUMMARY",
             createdAt: clock.now()
         )
-        notification.summary = String(decoding: CompactJSON.encode(summary), as: UTF8.self)
+        notification.summary = summary.stored
         try server.enqueue(failures + [notification])
         deliver()
         return .json(["requestIdentifier": terms.requestIdentifier])
@@ -167,14 +197,32 @@ extension ServerAPI {
                 $0.key == "mass:\(requestIdentifier)"
             }),
             let text = notification.summary,
-            let summary = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
-            summary["productId"] as? String == productID
+            let summary = try? JSONDecoder().decode(MassExtensionSummary.self, from: Data(text.utf8)),
+            summary.productId == productID
         else {
             return .error(APIErrorCode.statusRequestNotFound, "no mass extension \(requestIdentifier) for \(productID)")
         }
         return .json([
-            "requestIdentifier": requestIdentifier, "complete": true, "completeDate": summary["completeDate"] ?? 0,
-            "succeededCount": summary["succeededCount"] ?? 0, "failedCount": summary["failedCount"] ?? 0,
+            "requestIdentifier": requestIdentifier, "complete": true, "completeDate": summary.completeDate,
+            "succeededCount": summary.succeededCount, "failedCount": summary.failedCount,
         ])
+    }
+}
+
+/// A mass extension's outcome as the SUMMARY notification keeps it: Apple's summary fields, and
+/// when it completed (for Get Status of Subscription Renewal Date Extensions).
+struct MassExtensionSummary: Codable, Sendable {
+    var requestIdentifier: String
+    var productId: String
+    var succeededCount: Int
+    var failedCount: Int
+    var storefrontCountryCodes: [String]
+    var completeDate: Int64
+
+    /// Keys sorted, as the summary is stored.
+    var stored: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

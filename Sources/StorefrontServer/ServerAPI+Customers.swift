@@ -29,10 +29,10 @@ extension ServerAPI {
         guard Self.isTransactionID(id) else {
             return .error(.invalidOriginalTransactionID, "\"\(id)\" is not a transaction id")
         }
-        guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any] else {
+        guard let body = request.decodedBody(UpdateAppAccountTokenRequest.self) else {
             return .error(.generalBadRequest, "the body is not a JSON object")
         }
-        guard let text = body["appAccountToken"] as? String, let token = UUID(uuidString: text) else {
+        guard let text = body.appAccountToken.value, let token = UUID(uuidString: text) else {
             return .error(.invalidAppAccountTokenUUID, "appAccountToken must be a UUID")
         }
         guard let (line, receipt) = try customer(id) else {

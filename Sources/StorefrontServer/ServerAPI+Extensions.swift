@@ -24,25 +24,25 @@ extension ServerAPI {
     }
 
     /// The body of an extension request and its terms, or the refusal.
-    static func extensionRequest(_ body: Data) -> Result<([String: Any], ExtensionTerms), APIResponse> {
-        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+    static func extensionRequest(_ request: APIRequest) -> Result<
+        (ExtendRenewalDateRequest, ExtensionTerms), APIResponse
+    > {
+        guard let body = request.decodedBody(ExtendRenewalDateRequest.self) else {
             return .failure(.error(APIErrorCode.generalBadRequest, "the body is not a JSON object"))
         }
-        return extensionTerms(object).map { (object, $0) }
-    }
-
-    static func extensionTerms(_ object: [String: Any]) -> Result<ExtensionTerms, APIResponse> {
-        guard let days = (object["extendByDays"] as? NSNumber)?.intValue, (1...90).contains(days) else {
-            return .failure(.error(APIErrorCode.invalidExtendByDays, "extendByDays must be 1 to 90"))
+        guard let days = body.extendByDays.value, (1...90).contains(days) else {
+            return .failure(
+                .error(APIErrorCode.invalidExtendByDays, "extendByDays must be a whole number from 1 to 90"))
         }
-        guard let reason = (object["extendReasonCode"] as? NSNumber)?.intValue, (0...3).contains(reason) else {
-            return .failure(.error(APIErrorCode.invalidExtendReasonCode, "extendReasonCode must be 0 to 3"))
+        guard let reason = body.extendReasonCode.value, (0...3).contains(reason) else {
+            return .failure(
+                .error(APIErrorCode.invalidExtendReasonCode, "extendReasonCode must be a whole number from 0 to 3"))
         }
-        guard let request = object["requestIdentifier"] as? String, !request.isEmpty, request.count <= 128 else {
+        guard let identifier = body.requestIdentifier.value, !identifier.isEmpty, identifier.count <= 128 else {
             return .failure(
                 .error(APIErrorCode.invalidRequestIdentifier, "requestIdentifier must be 1 to 128 characters"))
         }
-        return .success(ExtensionTerms(days: days, reason: reason, requestIdentifier: request))
+        return .success((body, ExtensionTerms(days: days, reason: reason, requestIdentifier: identifier)))
     }
 
     /// How an extension went.
@@ -110,7 +110,7 @@ extension ServerAPI {
             return .error(APIErrorCode.invalidOriginalTransactionID, "\"\(original)\" is not a transaction id")
         }
         let terms: ExtensionTerms
-        switch Self.extensionRequest(request.body) {
+        switch Self.extensionRequest(request) {
         case .success(let value): terms = value.1
         case .failure(let refusal): return refusal
         }

@@ -81,36 +81,38 @@ extension ServerAPI {
     /// Get Notification History: a body with startDate and endDate (ms), and optionally a type,
     /// subtype, transactionId or onlyFailures; 20 a page, `paginationToken` the next.
     func notificationHistory(_ request: APIRequest) throws(StoreError) -> APIResponse {
-        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
+        guard let asked = request.decodedBody(NotificationHistoryRequest.self) else {
             return .error(APIErrorCode.generalBadRequest, "the body is not a JSON object")
         }
-        guard let start = (object["startDate"] as? NSNumber)?.int64Value else {
-            return .error(APIErrorCode.invalidStartDate, "startDate is required")
+        guard let start = asked.startDate.value else {
+            return .error(APIErrorCode.invalidStartDate, "startDate is required, in milliseconds since 1970")
         }
-        guard let end = (object["endDate"] as? NSNumber)?.int64Value else {
-            return .error(APIErrorCode.invalidEndDate, "endDate is required")
+        guard let end = asked.endDate.value else {
+            return .error(APIErrorCode.invalidEndDate, "endDate is required, in milliseconds since 1970")
         }
         if start > end { return .error(APIErrorCode.startDateAfterEndDate, "startDate is after endDate") }
         var notifications = try server.notifications(account: nil).filter {
             let at = SignedUnits.milliseconds($0.createdAt)
             return at >= start && at < end
         }
-        if let type = object["notificationType"] as? String {
-            guard type.allSatisfy({ $0.isUppercase || $0 == "_" }) else {
+        if asked.notificationType.isSent {
+            let type = asked.notificationType.value ?? ""
+            guard !type.isEmpty, type.allSatisfy({ $0.isUppercase || $0 == "_" }) else {
                 return .error(APIErrorCode.invalidNotificationType, "\"\(type)\" is not a notification type")
             }
             notifications = notifications.filter { $0.type == type }
         }
-        if let subtype = object["notificationSubtype"] as? String {
+        if let subtype = asked.notificationSubtype.value {
             notifications = notifications.filter { $0.subtype == subtype }
         }
-        if let id = object["transactionId"] as? String {
+        if asked.transactionId.isSent {
+            let id = asked.transactionId.value ?? ""
             guard Self.isTransactionID(id) else {
                 return .error(APIErrorCode.invalidTransactionID, "\"\(id)\" is not a transaction id")
             }
             notifications = notifications.filter { $0.transactionID == id }
         }
-        if let flag = object["onlyFailures"], CompactJSON.isBoolean(flag), flag as? Bool == true {
+        if asked.onlyFailures.value == true {
             notifications = notifications.filter { $0.state != .delivered }
         }
         guard let (page, next, hasMore) = Self.page(notifications, token: request.value("paginationToken")) else {

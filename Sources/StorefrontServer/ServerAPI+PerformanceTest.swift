@@ -22,9 +22,7 @@ extension ServerAPI {
     }
 
     func initiatePerformanceTest(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
-        guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
-            let id = body["originalTransactionId"] as? String
-        else {
+        guard let id = request.decodedBody(PerformanceTestRequest.self)?.originalTransactionId.value else {
             return .error(.invalidPerformanceTestRequest, "the body needs originalTransactionId")
         }
         guard Self.isTransactionID(id) else {

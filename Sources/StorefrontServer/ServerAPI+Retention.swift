@@ -224,8 +224,8 @@ extension ServerAPI {
         guard catalog.product(product)?.kind == .autoRenewableSubscription else {
             return .error(.generalBadRequest, "\"\(product)\" is not an auto-renewable subscription of this app")
         }
-        guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
-            let given = body["messageIdentifier"] as? String, let id = Self.uuid(given)
+        guard let given = request.decodedBody(DefaultConfigurationRequest.self)?.messageIdentifier.value,
+            let id = Self.uuid(given)
         else {
             return .error(.generalBadRequest, "messageIdentifier must be a UUID")
         }
@@ -267,8 +267,7 @@ extension ServerAPI {
     func configureRealtimeURL(_ request: APIRequest, environment: AppIdentity.Environment) throws(StoreError)
         -> APIResponse
     {
-        guard let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
-            let text = body["realtimeURL"] as? String,
+        guard let text = request.decodedBody(RealtimeURLRequest.self)?.realtimeURL.value,
             text.count <= 256, let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
             url.host != nil
         else {

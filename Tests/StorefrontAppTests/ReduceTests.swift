@@ -387,5 +387,13 @@ extension ReduceTests {
         let single = try Harness(user: "ann", route: .transactions)
         single.press(.character("S"))
         #expect(single.effects.isEmpty && single.state.banner?.text.contains("only") == true)
+        #expect(single.state.snapshot?.namesStorefront == false, "one storefront, and the account is in it")
+        #expect(harness.state.snapshot?.namesStorefront == true)
+        // An account moved (by the command line) away from a catalog of one storefront: the title
+        // bar and the manager both say where it is.
+        try single.store.accounts.setStorefront("GBR")
+        var moved = try #require(single.state.snapshot)
+        moved.storefront = try single.store.accounts.storefront()
+        #expect(moved.storefrontChoices == ["USA"] && moved.namesStorefront)
     }
 }
