@@ -72,7 +72,7 @@ public final class Accounts: SessionRole {
             throw StoreError.storefrontRefused(refusal)
         }
         try directory.setStorefront(code.uppercased(), account: user)
-        _ = try session.storefront(of: user, fresh: true)
+        session.wroteStorefront(code.uppercased(), of: user)
     }
 
     /// The sessions devices hold for the signed-in account on a server that hands them out (W2).

@@ -88,6 +88,11 @@ final class DeviceSession {
         return code
     }
 
+    /// What this device just wrote as `account`'s storefront, so that it is not read back.
+    func wroteStorefront(_ code: String, of account: String) {
+        storefrontsRead[account.lowercased()] = code
+    }
+
     /// The catalog as storefront `code` sees it.
     func catalog(in code: String) -> Catalog {
         if code == homeCatalog.storefront { return homeCatalog }
