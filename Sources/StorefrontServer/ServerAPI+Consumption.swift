@@ -187,7 +187,7 @@ extension ServerAPI {
         notification.summary = summary.stored
         try server.enqueue(failures + [notification])
         deliver()
-        return .json(["requestIdentifier": terms.requestIdentifier])
+        return .json(MassExtendRenewalDateResponse(requestIdentifier: terms.requestIdentifier))
     }
 
     /// Get Status of Subscription Renewal Date Extensions: read back from the SUMMARY notification.
@@ -202,10 +202,10 @@ extension ServerAPI {
         else {
             return .error(APIErrorCode.statusRequestNotFound, "no mass extension \(requestIdentifier) for \(productID)")
         }
-        return .json([
-            "requestIdentifier": requestIdentifier, "complete": true, "completeDate": summary.completeDate,
-            "succeededCount": summary.succeededCount, "failedCount": summary.failedCount,
-        ])
+        return .json(
+            MassExtendRenewalDateStatusResponse(
+                requestIdentifier: requestIdentifier, complete: true, completeDate: summary.completeDate,
+                succeededCount: summary.succeededCount, failedCount: summary.failedCount))
     }
 }
 

@@ -63,7 +63,7 @@ extension ServerAPI {
         let firstPurchase = receipt.filter(\.isTransaction).map(\.purchaseDate).min()
         let payload = try builder(identity, account: account).appTransaction(
             device: "app-store-server", firstPurchase: firstPurchase)
-        return .json(["signedAppTransactionInfo": try authority.sign(payload)])
+        return .json(AppTransactionInfoResponse(signedAppTransactionInfo: try authority.sign(payload)))
     }
 
     /// Look Up Order ID: the purchase an order id names (status 0), or status 1 when it names none,
@@ -72,10 +72,10 @@ extension ServerAPI {
         guard let id = SignedUnits.transactionID(orderID: order), let (line, receipt) = try customer(id),
             line.event != .familyShare
         else {
-            return .json(["status": 1, "signedTransactions": [String]()])
+            return .json(OrderLookupResponse(status: 1, signedTransactions: []))
         }
-        return .json([
-            "status": 0, "signedTransactions": [try signedTransaction(line, receipt: receipt, identity: identity)],
-        ])
+        return .json(
+            OrderLookupResponse(
+                status: 0, signedTransactions: [try signedTransaction(line, receipt: receipt, identity: identity)]))
     }
 }

@@ -130,10 +130,10 @@ extension ServerAPI {
                 "the subscription was extended twice in the last 365 days already")
         }
         deliver()
-        return .json([
-            "originalTransactionId": original,
-            "webOrderLineItemId": SignedUnits.webOrderLineItemID(state.transactionID),
-            "success": true, "effectiveDate": SignedUnits.milliseconds(date),
-        ])
+        return .json(
+            ExtendRenewalDateResponse(
+                originalTransactionId: original,
+                webOrderLineItemId: SignedUnits.webOrderLineItemID(state.transactionID),
+                success: true, effectiveDate: SignedUnits.milliseconds(date)))
     }
 }

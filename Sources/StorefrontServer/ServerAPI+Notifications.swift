@@ -20,7 +20,8 @@ extension ServerAPI {
             ServerNotification(key: "test:\(uuid)", account: "", type: "TEST", createdAt: clock.now(), uuid: uuid)
         ])
         deliver()
-        return .json(["testNotificationToken": "\(uuid)_\(SignedUnits.milliseconds(realNow()))"])
+        return .json(
+            SendTestNotificationResponse(testNotificationToken: "\(uuid)_\(SignedUnits.milliseconds(realNow()))"))
     }
 
     func testStatus(_ token: String) throws(StoreError) -> APIResponse {
@@ -36,7 +37,7 @@ extension ServerAPI {
     }
 
     /// One notification as Notification History and Get Test Notification Status give it.
-    func historyItem(_ notification: ServerNotification) throws(StoreError) -> [String: Any] {
+    func historyItem(_ notification: ServerNotification) throws(StoreError) -> NotificationHistoryResponseItem {
         var notification = notification
         if notification.signedPayload == nil {
             // As the courier signs it: at a moment the account's renewals have reached.
@@ -48,12 +49,11 @@ extension ServerAPI {
             )
             try server.updateNotification(notification)
         }
-        return [
-            "signedPayload": notification.signedPayload ?? "",
-            "sendAttempts": notification.attempts.map { attempt -> [String: Any] in
-                ["attemptDate": SignedUnits.milliseconds(attempt.at), "sendAttemptResult": Self.result(attempt)]
-            },
-        ]
+        return NotificationHistoryResponseItem(
+            signedPayload: notification.signedPayload ?? "",
+            sendAttempts: notification.attempts.map { attempt in
+                .init(attemptDate: SignedUnits.milliseconds(attempt.at), sendAttemptResult: Self.result(attempt))
+            })
     }
 
     /// Apple's `sendAttemptResult` for an attempt, by the kind of failure it met.
@@ -118,11 +118,9 @@ extension ServerAPI {
         guard let (page, next, hasMore) = Self.page(notifications, token: request.value("paginationToken")) else {
             return .error(APIErrorCode.invalidPaginationToken, "the pagination token is not one this server gave")
         }
-        var body: [String: Any] = [
-            "notificationHistory": try page.map { notification throws(StoreError) in try historyItem(notification) },
-            "hasMore": hasMore,
-        ]
-        if hasMore { body["paginationToken"] = next }
-        return .json(body)
+        return .json(
+            NotificationHistoryResponse(
+                notificationHistory: try page.map { notification throws(StoreError) in try historyItem(notification) },
+                hasMore: hasMore, paginationToken: hasMore ? next : nil))
     }
 }

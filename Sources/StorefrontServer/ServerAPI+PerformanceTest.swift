@@ -8,17 +8,16 @@ import StoreModel
 
 extension ServerAPI {
     /// Apple's PerformanceTestConfig, as Storefront runs the test.
-    static var performanceTestConfig: [String: Any] {
+    static var performanceTestConfig: PerformanceTestConfig {
         let rounds =
             (PerformanceTestRun.totalRequests + PerformanceTestRun.maxConcurrentRequests - 1)
             / PerformanceTestRun.maxConcurrentRequests
-        return [
-            "maxConcurrentRequests": PerformanceTestRun.maxConcurrentRequests,
-            "totalRequests": PerformanceTestRun.totalRequests,
-            "totalDuration": rounds * PerformanceTestRun.responseTimeThreshold,
-            "responseTimeThreshold": PerformanceTestRun.responseTimeThreshold,
-            "successRateThreshold": PerformanceTestRun.successRateThreshold,
-        ]
+        return PerformanceTestConfig(
+            maxConcurrentRequests: PerformanceTestRun.maxConcurrentRequests,
+            totalRequests: PerformanceTestRun.totalRequests,
+            totalDuration: rounds * PerformanceTestRun.responseTimeThreshold,
+            responseTimeThreshold: PerformanceTestRun.responseTimeThreshold,
+            successRateThreshold: PerformanceTestRun.successRateThreshold)
     }
 
     func initiatePerformanceTest(_ request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
@@ -104,7 +103,7 @@ extension ServerAPI {
                 }
             }
         }
-        return .json(["config": Self.performanceTestConfig, "requestId": run.requestID])
+        return .json(PerformanceTestResponse(config: Self.performanceTestConfig, requestId: run.requestID))
     }
 
     func performanceTestResult(_ given: String) throws(StoreError) -> APIResponse {
@@ -119,21 +118,19 @@ extension ServerAPI {
             run.failures["OTHER", default: 0] += PerformanceTestRun.totalRequests - run.responseMilliseconds.count
             run.isFinished = true
         }
-        var answer: [String: Any] = [
-            "config": Self.performanceTestConfig, "target": run.target, "result": run.result,
-            "numPending": run.isFinished ? 0 : PerformanceTestRun.totalRequests,
-        ]
+        var answer = PerformanceTestResultResponse(
+            config: Self.performanceTestConfig, target: run.target, result: run.result,
+            numPending: run.isFinished ? 0 : PerformanceTestRun.totalRequests)
         if run.isFinished {
-            answer["successRate"] = run.successRate
+            answer.successRate = run.successRate
             let times = run.responseMilliseconds.sorted()
             if !times.isEmpty {
                 func percentile(_ p: Int) -> Int { times[min(times.count - 1, (times.count * p + 99) / 100 - 1)] }
-                answer["responseTimes"] = [
-                    "average": times.reduce(0, +) / times.count, "p50": percentile(50), "p90": percentile(90),
-                    "p95": percentile(95), "p99": percentile(99),
-                ]
+                answer.responseTimes = .init(
+                    average: times.reduce(0, +) / times.count, p50: percentile(50), p90: percentile(90),
+                    p95: percentile(95), p99: percentile(99))
             }
-            answer["failures"] = run.failures
+            answer.failures = run.failures
         }
         return .json(answer)
     }

@@ -112,10 +112,10 @@ extension ServerAPI {
     }
 
     func imageList() throws(StoreError) -> APIResponse {
-        let images = try server.retentionSetup().images.map { image -> [String: Any] in
-            ["imageIdentifier": image.id, "imageState": image.state.rawValue, "imageSize": image.size]
+        let images = try server.retentionSetup().images.map { image in
+            RetentionImageList.Item(imageIdentifier: image.id, imageState: image.state.rawValue, imageSize: image.size)
         }
-        return .json(["imageIdentifiers": images])
+        return .json(RetentionImageList(imageIdentifiers: images))
     }
 
     // MARK: Messages
@@ -147,7 +147,7 @@ extension ServerAPI {
         guard uploaded.header.count <= 66 else { return .error(.headerTooLong, "header is over 66 characters") }
         guard uploaded.body.count <= 144 else {
             return .json(
-                ["errorCode": APIErrorCode.bodyTooLong.rawValue, "errorMessage": "body is over 144 characters"],
+                ErrorPayload(errorCode: APIErrorCode.bodyTooLong.rawValue, errorMessage: "body is over 144 characters"),
                 status: 400)
         }
         let bullets = uploaded.bulletPoints ?? []
@@ -204,10 +204,10 @@ extension ServerAPI {
     }
 
     func messageList() throws(StoreError) -> APIResponse {
-        let messages = try server.retentionSetup().messages.map { message -> [String: Any] in
-            ["messageIdentifier": message.id, "messageState": message.state.rawValue]
+        let messages = try server.retentionSetup().messages.map { message in
+            RetentionMessageList.Item(messageIdentifier: message.id, messageState: message.state.rawValue)
         }
-        return .json(["messageIdentifiers": messages])
+        return .json(RetentionMessageList(messageIdentifiers: messages))
     }
 
     // MARK: Default messages
@@ -251,7 +251,7 @@ extension ServerAPI {
             guard let id = try server.retentionSetup().defaults[key] else {
                 return .error(.defaultMessageNotFound, "no default message for \(product) in \(locale)")
             }
-            return .json(["messageIdentifier": id])
+            return .json(DefaultMessageResponse(messageIdentifier: id))
         }
         return try change { (setup: inout RetentionSetup) throws(StoreError) -> APIResponse? in
             guard setup.defaults.removeValue(forKey: key) != nil else {
@@ -285,7 +285,7 @@ extension ServerAPI {
             .realtimeURLNotFound, "no realtime URL is configured for \(environment.rawValue)")
         guard delete else {
             guard let url = try server.retentionSetup().realtimeURL(environment) else { return missing }
-            return .json(["realtimeURL": url])
+            return .json(RealtimeURLResponse(realtimeURL: url))
         }
         return try change { (setup: inout RetentionSetup) throws(StoreError) -> APIResponse? in
             setup.realtimeURLs.removeValue(forKey: environment.rawValue) == nil ? missing : nil

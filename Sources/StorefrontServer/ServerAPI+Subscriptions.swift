@@ -33,24 +33,25 @@ extension ServerAPI {
         let builder = PayloadBuilder(
             catalog: try catalog.priced(by: server), identity: identity, now: now, account: account,
             appAccountTokens: try server.appAccountTokens())
-        var data: [[String: Any]] = []
+        var data: [StatusResponse.SubscriptionGroupIdentifierItem] = []
         for (group, plan, renewalInfo) in builder.renewals(
             try server.plans(account: account), catalog: catalog, receipt: receipt)
         {
             let status = PayloadBuilder.status(plan)
             guard wanted.isEmpty || wanted.contains(String(status)) else { continue }
-            var item: [String: Any] = [
-                "status": status, "originalTransactionId": plan.originalTransactionID,
-                "signedRenewalInfo": try authority.sign(renewalInfo),
-            ]
+            var item = StatusResponse.LastTransactionsItem(
+                status: status, originalTransactionId: plan.originalTransactionID,
+                signedRenewalInfo: try authority.sign(renewalInfo))
             if let current = receipt.first(where: { $0.transactionID == plan.transactionID }) {
-                item["signedTransactionInfo"] = try authority.sign(builder.transaction(line: current, receipt: receipt))
+                item.signedTransactionInfo = try authority.sign(builder.transaction(line: current, receipt: receipt))
             }
-            data.append(["subscriptionGroupIdentifier": group, "lastTransactions": [item]])
+            data.append(.init(subscriptionGroupIdentifier: group, lastTransactions: [item]))
         }
-        var body = common(identity)
-        body["data"] = data
-        return .json(body)
+        return .json(
+            StatusResponse(
+                bundleId: identity.bundleID, environment: identity.environment.rawValue,
+                appAppleId: identity.appAppleID,
+                data: data))
     }
 
     func refunds(_ id: String, request: APIRequest, identity: AppIdentity) throws(StoreError) -> APIResponse {
@@ -66,9 +67,9 @@ extension ServerAPI {
         guard let (page, next, hasMore) = Self.page(refunded, token: request.value("revision")) else {
             return .error(APIErrorCode.invalidRevision, "the revision is not one this server gave")
         }
-        return .json([
-            "signedTransactions": try signedTransactions(page, receipt: receipt, identity: identity),
-            "revision": next, "hasMore": hasMore,
-        ])
+        return .json(
+            RefundHistoryResponse(
+                signedTransactions: try signedTransactions(page, receipt: receipt, identity: identity), revision: next,
+                hasMore: hasMore))
     }
 }

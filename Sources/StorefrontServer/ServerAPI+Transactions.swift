@@ -82,7 +82,9 @@ extension ServerAPI {
         guard let (line, receipt) = try customer(id) else {
             return .error(APIErrorCode.transactionIDNotFound, "no transaction \(id)")
         }
-        return .json(["signedTransactionInfo": try signedTransaction(line, receipt: receipt, identity: identity)])
+        return .json(
+            TransactionInfoResponse(
+                signedTransactionInfo: try signedTransaction(line, receipt: receipt, identity: identity)))
     }
 
     /// Finish Transaction: a server that delivers content tells the App Store it is done. A device
@@ -164,11 +166,12 @@ extension ServerAPI {
         guard let (page, next, hasMore) = Self.page(lines, token: request.value("revision")) else {
             return .error(APIErrorCode.invalidRevision, "the revision is not one this server gave")
         }
-        var body = common(identity)
-        body["signedTransactions"] = try signedTransactions(page, receipt: receipt, identity: identity)
-        body["revision"] = next
-        body["hasMore"] = hasMore
-        return .json(body)
+        return .json(
+            HistoryResponse(
+                bundleId: identity.bundleID, environment: identity.environment.rawValue,
+                appAppleId: identity.appAppleID,
+                signedTransactions: try signedTransactions(page, receipt: receipt, identity: identity), revision: next,
+                hasMore: hasMore))
     }
 
     /// A page of `items` after `token` (an opaque offset), the next token and whether more follow.
@@ -184,11 +187,5 @@ extension ServerAPI {
         let end = min(items.count, offset + pageSize)
         let next = JWS.base64URL(Data("o:\(end)".utf8))
         return (Array(items[offset..<end]), next, end < items.count)
-    }
-
-    func common(_ identity: AppIdentity) -> [String: Any] {
-        var body: [String: Any] = ["bundleId": identity.bundleID, "environment": identity.environment.rawValue]
-        if let appleID = identity.appAppleID { body["appAppleId"] = appleID }
-        return body
     }
 }

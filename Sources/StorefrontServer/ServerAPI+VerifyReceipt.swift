@@ -18,7 +18,7 @@ extension ServerApplication {
                 return await api.verifyReceipt(Data(buffer: body), host: host).response
             }
             router.get(RouterPath(host.rawValue)) { _, _ -> Response in
-                APIResponse.json(ReceiptStatus.unreadable.answer).response
+                APIResponse.receipt(ReceiptStatus.unreadable.answer).response
             }
         }
     }
@@ -33,14 +33,21 @@ extension ServerAPI {
         do {
             switch try validation.prepare(body) {
             case .failure(let refusal):
-                return .json(refusal.answer)
+                return .receipt(refusal.answer)
             case .success(let request):
                 let check = await AppReceipt.check(request.receipt, root: validation.root, at: validation.checkTime)
-                return .json(try validation.answer(request, check: check, host: host))
+                return .receipt(try validation.answer(request, check: check, host: host))
             }
         } catch {
             logger.error("verifyReceipt: \(error)")
-            return .json(ReceiptStatus.dataAccess.answer)
+            return .receipt(ReceiptStatus.dataAccess.answer)
         }
+    }
+}
+
+extension APIResponse {
+    /// A verifyReceipt answer: always HTTP 200, its `status` saying how it went.
+    static func receipt(_ answer: ReceiptValidation.Answer) -> APIResponse {
+        APIResponse(status: 200, body: ReceiptValidation.body(answer))
     }
 }

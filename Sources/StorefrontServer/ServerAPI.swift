@@ -58,13 +58,9 @@ public struct APIResponse: Sendable, Equatable, Error {
         return kept
     }
 
-    static func json(_ object: [String: Any], status: Int = 200) -> APIResponse {
-        APIResponse(status: status, body: Data(CompactJSON.encode(object)))
-    }
-
     /// A refusal with Apple's code, at the HTTP status the code comes with (`APIErrorCode.status`).
     static func error(_ code: APIErrorCode, _ message: String) -> APIResponse {
-        json(["errorCode": code.rawValue, "errorMessage": message], status: code.status)
+        json(ErrorPayload(errorCode: code.rawValue, errorMessage: message), status: code.status)
     }
 }
 

@@ -290,7 +290,7 @@ extension ServerAPITests {
         // The weekly period ended at noon; the store clock moved on and nobody has read since.
         fixture.state.clock.set(utc(2026, 1, 22, 13))
         #expect(try store.server.notifications(account: "ann").contains { $0.type == "DID_RENEW" } == false)
-        let history = try api.historyItem(bought)["signedPayload"] as? String ?? ""
+        let history = try api.historyItem(bought).signedPayload
         #expect(try status(history) == 1, "Notification History signs it as Get All Subscription Statuses reads")
         #expect(try store.server.notifications(account: "ann").contains { $0.type == "DID_RENEW" })
         // The courier, a week on: past the next period's end, again before anything settled.

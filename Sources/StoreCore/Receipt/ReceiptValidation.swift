@@ -41,6 +41,9 @@ package struct ReceiptValidation {
     /// verifyReceipt's JSON answer.
     package typealias Answer = [String: Any]
 
+    /// An answer's body as verifyReceipt sends it: compact JSON, keys sorted.
+    package static func body(_ answer: Answer) -> Data { Data(CompactJSON.encode(answer)) }
+
     /// A request read: the receipt to check and what was asked with it.
     package struct Request {
         package var receipt: Data

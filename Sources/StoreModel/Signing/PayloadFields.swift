@@ -10,7 +10,7 @@ package enum PayloadFields {
         try tree(value) as? [String: Any] ?? [:]
     }
 
-    static func tree(_ value: some Encodable) throws -> Any {
+    package static func tree(_ value: some Encodable) throws -> Any {
         switch value {
         case let text as String: return text
         case let flag as Bool: return flag
