@@ -32,6 +32,7 @@ extension ServerAPI {
         // Renewal info says the price a plan renews at: the one the developer set (O6).
         let builder = PayloadBuilder(
             catalog: try catalog.priced(by: server), identity: identity, now: now, account: account,
+            appTransactionID: try server.appTransactionID(account: account),
             appAccountTokens: try server.appAccountTokens())
         var data: [StatusResponse.SubscriptionGroupIdentifierItem] = []
         for (group, plan, renewalInfo) in builder.renewals(

@@ -50,6 +50,7 @@ extension ServerAPI {
     func builder(_ identity: AppIdentity, account: String) throws(StoreError) -> PayloadBuilder {
         PayloadBuilder(
             catalog: catalog, identity: identity, now: clock.now(), account: account,
+            appTransactionID: try server.appTransactionID(account: account),
             appAccountTokens: try server.appAccountTokens())
     }
 
@@ -72,7 +73,7 @@ extension ServerAPI {
     }
 
     static func isTransactionID(_ text: String) -> Bool {
-        !text.isEmpty && text.count <= 20 && text.allSatisfy(\.isNumber)
+        TransactionID.isAppleShaped(text)
     }
 
     func transactionInfo(_ id: String, identity: AppIdentity) throws(StoreError) -> APIResponse {

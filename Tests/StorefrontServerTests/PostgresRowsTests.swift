@@ -82,4 +82,21 @@ struct PostgresRowsTests {
         #expect(try reopened.claims("offer-nonce:abc") == 1)
         #expect(try !reopened.claim("offer-code:Gift", account: "bob", limit: 5, at: Date()), "bob's use is taken")
     }
+
+    @Test(
+        "W18 on PostgreSQL an account made before app transaction ids were minted gets the one it was signed with when the server opens; one made after keeps its minted id"
+    )
+    func appTransactionIDsMigrate() throws {
+        let url = try TestPostgres.freshDatabase()
+        let server = try PostgresAccountServer.open(url: url)
+        _ = try server.signUp(name: "Ann", password: "pw", hasher: .fastForTests, device: "d", at: Date())
+        _ = try server.signUp(name: "bob", password: "pw", hasher: .fastForTests, device: "d", at: Date())
+        let bobs = try #require(try server.appTransactionID(account: "bob"))
+        #expect(bobs != SignedUnits.legacyAppTransactionID("bob"))
+        try psql(url, "UPDATE account SET appTransactionID = NULL WHERE name = 'Ann'")
+        let reopened = try PostgresAccountServer.open(url: url)
+        #expect(try reopened.appTransactionID(account: "ann") == SignedUnits.legacyAppTransactionID("Ann"))
+        #expect(try reopened.account(appTransactionID: SignedUnits.legacyAppTransactionID("ann")) == "Ann")
+        #expect(try reopened.appTransactionID(account: "BOB") == bobs)
+    }
 }

@@ -128,6 +128,8 @@ public protocol AccountDirectory: AnyObject, Sendable {
     /// The account whose app transaction id (AppTransaction's `appTransactionId`) this is; nil
     /// when it is no account's. The Server API takes it wherever Apple takes any transaction id.
     func account(appTransactionID: String) throws(StoreError) -> String?
+    /// W18: the account's app transaction id, minted when it signed up; nil for no account.
+    func appTransactionID(account: String) throws(StoreError) -> String?
     /// F3: the storefront (alpha-3) the account buys in; nil while it has chosen none, so that
     /// the catalog's applies.
     func storefront(account: String) throws(StoreError) -> String?

@@ -134,6 +134,7 @@ public final class NotificationCourier: Sendable {
     ) throws(StoreError) -> String {
         let builder = PayloadBuilder(
             catalog: try catalog.priced(by: server), identity: identity, now: now, account: notification.account,
+            appTransactionID: try server.appTransactionID(account: notification.account),
             appAccountTokens: try server.appAccountTokens()
         )
         // A plan's notification needs its plan lines (original purchases, refunds, upgrades); a

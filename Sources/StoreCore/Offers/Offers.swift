@@ -89,7 +89,8 @@ public final class Offers: SessionRole {
         // Signed for someone: the customer's own transaction or app transaction, not another's.
         let id = eligibility.transactionID
         let owner =
-            SignedUnits.appTransactionID(account) == id ? account : try ledger.receiptEntry(transactionID: id)?.account
+            try directory.appTransactionID(account: account) == id
+            ? account : try ledger.receiptEntry(transactionID: id)?.account
         guard owner?.lowercased() == account.lowercased() else {
             throw .offerRefused(
                 .invalidOfferSignature(
@@ -278,7 +279,7 @@ public final class Offers: SessionRole {
             audience: IntroductoryOfferEligibility.audience,
             claims: [
                 "productId": productID, "allowIntroductoryOffer": allow,
-                "transactionId": SignedUnits.appTransactionID(account),
+                "transactionId": try directory.appTransactionID(account: account) ?? "",
             ])
     }
 
@@ -290,7 +291,7 @@ public final class Offers: SessionRole {
             audience: PromotionalOfferCheck.audience,
             claims: [
                 "productId": productID, "offerIdentifier": offerID,
-                "transactionId": SignedUnits.appTransactionID(account),
+                "transactionId": try directory.appTransactionID(account: account) ?? "",
             ])
     }
 

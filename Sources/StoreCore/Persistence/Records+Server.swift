@@ -12,6 +12,8 @@ struct AccountRecord: Codable, FetchableRecord, PersistableRecord {
     var passwordHash: String
     /// Store seconds, as every date in these files.
     var createdAt: Int64
+    /// W18: minted at sign-up (AppTransaction's `appTransactionId`).
+    var appTransactionID: String?
 }
 
 /// One line of an account's receipt (A6).

@@ -48,10 +48,30 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
         }
     }
 
+    static func registerAppTransactionIDs(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v17: app transaction ids") { db in
+            // W18: each account keeps the id it was minted. Accounts made before keep the one
+            // their name gave them, since it was signed already.
+            try db.execute(sql: "ALTER TABLE account ADD COLUMN appTransactionID TEXT")
+            for name in try String.fetchAll(db, sql: "SELECT name FROM account") {
+                try db.execute(
+                    sql: "UPDATE account SET appTransactionID = ? WHERE name = ?",
+                    arguments: [SignedUnits.legacyAppTransactionID(name), name])
+            }
+            try db.execute(sql: "CREATE UNIQUE INDEX accountByAppTransaction ON account(appTransactionID)")
+        }
+    }
+
     public func account(appTransactionID: String) throws(StoreError) -> String? {
-        // The id is a hash of the name: each name is hashed again, only when no transaction has the id.
-        try read { db in try String.fetchAll(db, sql: "SELECT name FROM account") }.first {
-            SignedUnits.appTransactionID($0) == appTransactionID
+        try read { db in
+            try String.fetchOne(
+                db, sql: "SELECT name FROM account WHERE appTransactionID = ?", arguments: [appTransactionID])
+        }
+    }
+
+    public func appTransactionID(account: String) throws(StoreError) -> String? {
+        try read { db in
+            try String.fetchOne(db, sql: "SELECT appTransactionID FROM account WHERE name = ?", arguments: [account])
         }
     }
 
@@ -68,10 +88,16 @@ extension ServerDatabase: AccountDirectory, SessionKeeping {
         } catch {
             throw StoreError.storage(path: path, reason: "cannot hash the password (\(error))")
         }
+        // W18: a fresh app transaction id; another account's (one in 10^15 per account) is drawn again.
         let created = try write { db in
-            try AccountRecord(name: name, passwordHash: hash, createdAt: date.storeSeconds).insert(
-                db, onConflict: .ignore)
-            return db.changesCount == 1
+            while try !AccountRecord.exists(db, key: name) {
+                try AccountRecord(
+                    name: name, passwordHash: hash, createdAt: date.storeSeconds,
+                    appTransactionID: SignedUnits.mintAppTransactionID()
+                ).insert(db, onConflict: .ignore)
+                if db.changesCount == 1 { return true }
+            }
+            return false
         }
         guard created else { throw StoreError.accountExists(name) }
         return AccountSession(account: name)

@@ -85,6 +85,7 @@ public final class ServerDatabase: RecordKeeping, SQLiteBacked, Sendable {
         migrator.registerMigration("v16: storefronts") { db in
             try db.execute(sql: "ALTER TABLE receipt ADD COLUMN storefront TEXT")
         }
+        registerAppTransactionIDs(&migrator)
         return migrator
     }
 }

@@ -37,7 +37,10 @@ extension Checkout {
             outcome = policy
         }
         if outcome == .approve {
-            try record(purchase, of: product, keeper: keeper, recorded: false)
+            // Paid now: dated by the App Store's clock, whatever the device's says.
+            var paid = purchase
+            paid.at = now()
+            try record(paid, of: product, keeper: keeper, recorded: false)
             return PaymentDecision(outcome: .approve, settled: true)
         }
         let now = now()
@@ -55,7 +58,9 @@ extension Checkout {
             decision.dueAt = due
             steps = approve ? [.delayed, .due(Int(due.timeIntervalSince1970))] : [.delayed]
         }
-        for step in steps { _ = try take(step, of: id, account: account, in: keeper, at: now) }
+        for step in steps + [.terms(purchase.terms)] {
+            _ = try take(step, of: id, account: account, in: keeper, at: now)
+        }
         return decision
     }
 
@@ -100,17 +105,27 @@ extension Checkout {
         if approves { _ = try take(.paid, of: id, account: account, in: keeper, at: now) }
     }
 
-    /// Whether the App Store lets `ask`'s payment be settled: approved, or due by its clock.
-    func checkPaid(_ ask: PurchaseAsk, keeper: any RecordKeeping) throws(StoreError) {
-        if try keeper.holds(.paid, of: ask.transactionID, account: ask.account) { return }
+    /// Whether the App Store lets `ask`'s payment be settled: approved, or due by its clock, for
+    /// the terms it was decided for (W18). The date it was paid: when it fell due, else the App
+    /// Store's now (W18: never a date the device names).
+    func checkPaid(_ ask: PurchaseAsk, keeper: any RecordKeeping) throws(StoreError) -> Date {
+        let (id, account) = (ask.transactionID, ask.account)
+        let paid = try keeper.holds(.paid, of: id, account: account)
         let due = PaymentStep.due(Int(ask.at.timeIntervalSince1970))
-        if try keeper.holds(due, of: ask.transactionID, account: ask.account) {
-            guard ask.at <= now().addingTimeInterval(Self.dueSkew) else {
-                throw StoreError.refusedByServer("transaction \(ask.transactionID): its payment is not due yet")
-            }
-            return
+        var fellDue = false
+        if !paid { fellDue = try keeper.holds(due, of: id, account: account) }
+        guard paid || fellDue else {
+            throw StoreError.refusedByServer("transaction \(id): the App Store took no payment for it")
         }
-        throw StoreError.refusedByServer("transaction \(ask.transactionID): the App Store took no payment for it")
+        guard try keeper.holds(.terms(ask.terms), of: id, account: account) else {
+            throw StoreError.refusedByServer(
+                "transaction \(id): its payment was decided for another product, billing plan or offer")
+        }
+        guard fellDue else { return now() }
+        guard ask.at <= now().addingTimeInterval(Self.dueSkew) else {
+            throw StoreError.refusedByServer("transaction \(id): its payment is not due yet")
+        }
+        return min(ask.at, now())
     }
 
     private func take(

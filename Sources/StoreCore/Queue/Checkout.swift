@@ -44,6 +44,14 @@ public final class Checkout: SessionRole {
         }
     }
 
+    /// W18: a purchase or an offer is recorded under a transaction id of Apple's shape only.
+    static func validate(transactionID: String) throws(StoreError) {
+        guard TransactionID.isAppleShaped(transactionID) else {
+            throw StoreError.refusedByServer(
+                "\"\(transactionID.prefix(40))\" is not a transaction id: 1 to 20 digits, as Apple's")
+        }
+    }
+
     /// F2: nothing is sold where the product is not (StoreKit's storeProductNotAvailable).
     static func checkSold(_ product: Product, in storefront: String) throws(StoreError) {
         guard product.soldHere else {
@@ -67,6 +75,7 @@ public final class Checkout: SessionRole {
         case .here(let here): keeper = here
         }
         try Accounts.validate(accountName: ask.account)
+        try Self.validate(transactionID: ask.transactionID)
         guard let product = try catalog(for: ask.account).product(ask.productID) else {
             throw StoreError.notSoldByServer(productID: ask.productID, server: "")
         }
@@ -110,20 +119,26 @@ public final class Checkout: SessionRole {
         let recorded = try keeper.receiptEntry(transactionID: ask.transactionID)
         let product = try prepare(ask, recorded: recorded)
         // Settled once already (a device that crashed after): no decision needed to say so again.
-        if recorded == nil { try checkPaid(ask, keeper: keeper) }
-        try record(ask, of: product, keeper: keeper, recorded: recorded != nil)
+        var settled = ask
+        if recorded == nil { settled.at = try checkPaid(ask, keeper: keeper) }
+        try record(settled, of: product, keeper: keeper, recorded: recorded != nil)
     }
 
     /// The product `ask` buys from this store's catalog, after the checks every settling makes;
     /// `recorded` is the line already recorded for its transaction (nil: none).
     func prepare(_ ask: PurchaseAsk, recorded: ReceiptEntry?) throws(StoreError) -> Product {
         try Accounts.validate(accountName: ask.account)
+        try Self.validate(transactionID: ask.transactionID)
         try StateDirectory.validate(device: ask.device)
         guard let product = try catalog(for: ask.account).product(ask.productID) else {
             throw StoreError.notSoldByServer(productID: ask.productID, server: "")
         }
         if let recorded, recorded.account.lowercased() != ask.account.lowercased() {
             throw StoreError.refusedByServer("transaction \(ask.transactionID): it is another account's")
+        }
+        // W18: an account's app transaction id names that customer; no purchase may take it.
+        if recorded == nil, try directory.account(appTransactionID: ask.transactionID) != nil {
+            throw StoreError.refusedByServer("transaction \(ask.transactionID): it is an app transaction id")
         }
         return product
     }

@@ -156,7 +156,7 @@ extension SignedData {
         let lines = receipt.filter { $0.isTransaction && $0.kind != .consumable }
         let receipt = AppReceipt(
             environment: builder.identity.environment,
-            appTransactionID: builder.account.isEmpty ? nil : SignedUnits.appTransactionID(builder.account),
+            appTransactionID: builder.appTransactionID,
             bundleID: builder.identity.bundleID, applicationVersion: PayloadBuilder.applicationVersion,
             originalApplicationVersion: PayloadBuilder.applicationVersion, created: builder.now,
             inApps: lines.map { builder.transaction(line: $0, receipt: receipt) }

@@ -126,6 +126,9 @@ package struct ReceiptValidation {
         let now = clock.now()
         let builder = PayloadBuilder(
             catalog: catalog, identity: identity, now: now, account: account ?? "",
+            appTransactionID: try account.flatMap { name throws(StoreError) in
+                try server.appTransactionID(account: name)
+            },
             appAccountTokens: try server.appAccountTokens())
         let lines = receipt.filter { $0.isTransaction && $0.kind != .consumable }
         let payloads = lines.map { builder.transaction(line: $0, receipt: receipt) }
@@ -161,7 +164,7 @@ package struct ReceiptValidation {
         body["latest_receipt_info"] = latest.map(fields.transaction)
         let priced = PayloadBuilder(
             catalog: try catalog.priced(by: server), identity: identity, now: now, account: account,
-            appAccountTokens: builder.appAccountTokens)
+            appTransactionID: builder.appTransactionID, appAccountTokens: builder.appAccountTokens)
         let renewals = priced.renewals(try server.plans(account: account), catalog: catalog, receipt: receipt)
         body["pending_renewal_info"] = renewals.map { fields.renewal($0.info) }
         body["latest_receipt"] = try SignedData.appReceipt(receipt: receipt, builder: builder, authority: authority)

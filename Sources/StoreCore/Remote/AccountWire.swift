@@ -33,6 +33,9 @@ public enum AccountWire {
     package static let signIn = Method<R.Credentials, AccountSession>("signIn", access: { _ in .anyone })
     package static let signOut = Method<R.None, Bool>("signOut", access: { _ in .anyone })
     /// Which account an app transaction id names: the developer's question (the Server API's).
+    /// W18: an account's own app transaction id, as the server minted it.
+    package static let appTransactionID = Method<String, String?>(
+        "appTransactionID", access: { .account($0) }, reads: true)
     package static let accountOfAppTransaction = Method<String, String?>(
         "accountOfAppTransaction", access: { _ in .developer }, reads: true
     )

@@ -183,6 +183,9 @@ extension RemoteAccountServer: AccountDirectory {
     public func account(appTransactionID: String) throws(StoreError) -> String? {
         try call(W.accountOfAppTransaction, appTransactionID)
     }
+    public func appTransactionID(account: String) throws(StoreError) -> String? {
+        try call(W.appTransactionID, account)
+    }
     public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
         try call(W.revokeDeviceSession, R.SessionID(account: account, id: id))
     }

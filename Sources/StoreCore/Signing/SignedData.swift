@@ -140,6 +140,7 @@ public final class SignedData: SessionRole {
     func builder(account: String) throws(StoreError) -> PayloadBuilder {
         PayloadBuilder(
             catalog: try catalog.priced(by: priceBook), identity: try identity(), now: now(), account: account,
+            appTransactionID: account.isEmpty ? nil : try directory.appTransactionID(account: account),
             appAccountTokens: try sharedSettings.appAccountTokens()
         )
     }

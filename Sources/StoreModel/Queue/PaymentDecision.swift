@@ -77,6 +77,8 @@ package enum PaymentStep: Sendable, Equatable {
     case asked, interrupted, delayed
     /// Answered once.
     case answered
+    /// What the decision covers (`PurchaseAsk.terms`): a settlement must name the same.
+    case terms(String)
 
     package var text: String {
         switch self {
@@ -87,6 +89,7 @@ package enum PaymentStep: Sendable, Equatable {
         case .interrupted: "interrupted"
         case .delayed: "delayed"
         case .answered: "answered"
+        case .terms(let terms): "terms-\(terms)"
         }
     }
 
@@ -99,6 +102,10 @@ package enum PaymentStep: Sendable, Equatable {
         case "delayed": self = .delayed
         case "answered": self = .answered
         default:
+            if text.hasPrefix("terms-"), text.count > 6 {
+                self = .terms(String(text.dropFirst(6)))
+                return
+            }
             guard text.hasPrefix("due-"), let seconds = Int(text.dropFirst(4)) else { return nil }
             self = .due(seconds)
         }

@@ -93,3 +93,14 @@ public struct PurchaseAsk: Sendable, Equatable, Codable {
         self.introductoryOffer = introductoryOffer
     }
 }
+
+extension PurchaseAsk {
+    /// W18: what the App Store decides a payment for: the product, its billing plan and the offers
+    /// granted, as one key. A payment that waits is settled only for the same terms, so a customer
+    /// cannot have Ask to Buy approve a comic and settle it as a yearly plan.
+    package var terms: String {
+        let offer = self.offer.map { "\($0.type.rawValue):\($0.id)" } ?? "-"
+        let text = "\(productID)|\(billingPlan?.rawValue ?? "-")|\(offer)|\(introductoryOffer == true)"
+        return String(SignedUnits.hash(text), radix: 36)
+    }
+}

@@ -37,6 +37,13 @@ public enum TransactionID {
         let digits = String(random % 1_000_000_000_000_000)
         return "2" + String(repeating: "0", count: 15 - digits.count) + digits
     }
+
+    /// Whether `text` has the shape of Apple's transaction ids: 1 to 20 ASCII digits (W18). Nothing
+    /// else is recorded or signed as one: not letters, a path, full-width digits or 10 KB.
+    public static func isAppleShaped(_ text: some StringProtocol) -> Bool {
+        (1...20).contains(text.utf8.count)
+            && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
 }
 
 public struct StoreTransaction: Sendable, Equatable, Identifiable {

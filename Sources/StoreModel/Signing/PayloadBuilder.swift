@@ -12,9 +12,12 @@ package struct PayloadBuilder {
     package let account: String
     /// Set App Account Token's tokens, by original transaction id (M3).
     package let appAccountTokens: [String: String]
+    /// The account's app transaction id, as the records keep it (W18); nil for a guest.
+    package let appTransactionID: String?
 
     package init(
-        catalog: Catalog, identity: AppIdentity, now: Date, account: String, appAccountTokens: [String: String] = [:]
+        catalog: Catalog, identity: AppIdentity, now: Date, account: String, appTransactionID: String?,
+        appAccountTokens: [String: String] = [:]
     ) {
         // Lines are signed from the catalog's own storefront, or the one each was bought in.
         self.catalog = catalog.isHome ? catalog : catalog.seen(in: catalog.homeStorefront) ?? catalog
@@ -22,6 +25,7 @@ package struct PayloadBuilder {
         self.now = now
         self.account = account
         self.appAccountTokens = appAccountTokens
+        self.appTransactionID = appTransactionID
     }
 
     /// M3: the app account token of a purchase and everything after it in its subscription: the
@@ -46,7 +50,7 @@ package struct PayloadBuilder {
         payload.signedDate = Units.milliseconds(now)
         payload.storefront = sold.storefront
         payload.storefrontId = sold.storefrontID
-        payload.appTransactionId = Units.appTransactionID(account)
+        payload.appTransactionId = appTransactionID
         payload.appAppleId = identity.appAppleID
     }
 
@@ -300,7 +304,7 @@ package struct PayloadBuilder {
         payload.originalPurchaseDate = Units.milliseconds(firstPurchase ?? now)
         payload.deviceVerification = Data(Units.digest("\(device)/\(account)").utf8).base64EncodedString()
         payload.deviceVerificationNonce = Units.uuid(from: "\(device)/\(account)")
-        payload.appTransactionId = Units.appTransactionID(account)
+        payload.appTransactionId = appTransactionID
         payload.originalPlatform = "iOS"
         return payload
     }

@@ -60,7 +60,15 @@ public enum SignedUnits {
     }
 
     /// The account's app transaction id: the same on every device of the account.
-    package static func appTransactionID(_ account: String) -> String {
+    /// W18: a new account's app transaction id, minted where the records are kept: "7" and 15
+    /// random digits, unguessable, never derived from the name.
+    package static func mintAppTransactionID() -> String {
+        "7" + String(TransactionID.make(UInt64.random(in: 0...UInt64.max)).dropFirst())
+    }
+
+    /// The id an account made before W18 was signed with, a hash of its name: kept for those
+    /// accounts only, once, when their store is migrated (what was signed stays as it was).
+    package static func legacyAppTransactionID(_ account: String) -> String {
         "7" + String(TransactionID.make(hash(account.lowercased())).dropFirst())
     }
 

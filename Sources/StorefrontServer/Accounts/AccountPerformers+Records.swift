@@ -93,6 +93,7 @@ extension AccountPerformers {
         registry.on(W.accountOfAppTransaction) {
             try $0.account(appTransactionID: $1)
         }
+        registry.on(W.appTransactionID) { try $0.appTransactionID(account: $1) }
         registry.on(W.deviceSessions) { server, account, _ in
             try server.deviceSessions(account: account)
         }

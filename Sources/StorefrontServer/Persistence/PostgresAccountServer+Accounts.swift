@@ -13,16 +13,21 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
         do { hash = try hasher.hash(password) } catch {
             throw StoreError.storage(path: location, reason: "cannot hash the password (\(error))")
         }
+        // W18: a fresh app transaction id; another account's (one in 10^15 per account) is drawn again.
         let created = try transaction { connection in
-            try !query(
-                connection,
-                """
-                INSERT INTO account (name, nameKey, passwordHash, createdAt)
-                VALUES (\(name), \(Self.key(name)), \(hash), \(Self.seconds(date)))
-                ON CONFLICT DO NOTHING
-                RETURNING name
-                """
-            ).isEmpty
+            while try query(connection, "SELECT 1 FROM account WHERE nameKey = \(Self.key(name))").isEmpty {
+                let inserted = try !query(
+                    connection,
+                    """
+                    INSERT INTO account (name, nameKey, passwordHash, createdAt, appTransactionID)
+                    VALUES (\(name), \(Self.key(name)), \(hash), \(Self.seconds(date)), \(SignedUnits.mintAppTransactionID()))
+                    ON CONFLICT DO NOTHING
+                    RETURNING name
+                    """
+                ).isEmpty
+                if inserted { return true }
+            }
+            return false
         }
         guard created else { throw StoreError.accountExists(name) }
         return AccountSession(account: name)
@@ -90,11 +95,17 @@ extension PostgresAccountServer: AccountDirectory, SessionKeeping {
     }
 
     public func account(appTransactionID: String) throws(StoreError) -> String? {
-        // The id is a hash of the name: each name is hashed again, only when no transaction has the id.
         try read { connection in
-            try query(connection, "SELECT name FROM account").compactMap { Self.string($0, "name") }
+            try query(connection, "SELECT name FROM account WHERE appTransactionID = \(appTransactionID)").first
+                .flatMap { Self.string($0, "name") }
         }
-        .first { SignedUnits.appTransactionID($0) == appTransactionID }
+    }
+
+    public func appTransactionID(account: String) throws(StoreError) -> String? {
+        try read { connection in
+            try query(connection, "SELECT appTransactionID FROM account WHERE nameKey = \(Self.key(account))").first
+                .flatMap { Self.string($0, "apptransactionid") }
+        }
     }
 
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {

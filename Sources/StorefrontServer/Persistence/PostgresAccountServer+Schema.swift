@@ -110,6 +110,9 @@ extension PostgresAccountServer {
                 "CREATE INDEX deviceTokenByAccount ON deviceToken (account, device)",
             ]
         ),
+        // W18: each account keeps the app transaction id it was minted (`migrate` gives accounts
+        // made before the one their name gave them, since it was signed already).
+        ("v8: app transaction ids", ["ALTER TABLE account ADD COLUMN appTransactionID TEXT UNIQUE"]),
     ]
 
     /// Each table that counts its changes, with the column holding its account's key (nil: the
@@ -163,6 +166,13 @@ extension PostgresAccountServer {
             for migration in Self.migrations where !done.contains(migration.name) {
                 for statement in migration.statements { try query(connection, PostgresQuery(unsafeSQL: statement)) }
                 try query(connection, "INSERT INTO storefrontMigration (name) VALUES (\(migration.name))")
+            }
+            for row in try query(connection, "SELECT name FROM account WHERE appTransactionID IS NULL") {
+                guard let name = Self.string(row, "name") else { continue }
+                try query(
+                    connection,
+                    "UPDATE account SET appTransactionID = \(SignedUnits.legacyAppTransactionID(name)) WHERE name = \(name)"
+                )
             }
         }
     }

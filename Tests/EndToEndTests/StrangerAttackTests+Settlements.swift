@@ -1,0 +1,102 @@
+// Issue 69's attacks on settling (W18): a customer's own session on the raw wire, against
+// the real server on SQLite and PostgreSQL. What she sends is a request: the App Store settles the
+// payment it decided, under a transaction id of Apple's shape, on its own clock.
+import Foundation
+import StoreCore
+import StoreModel
+import TestSupport
+import Testing
+
+extension StrangerAttackTests {
+    @Test(
+        "W18 settled as something else: Ask to Buy approved for the $0.99 weekly plan and settled as the $5.99 monthly one is refused; ids not of Apple's shape are refused; a purchase dated 2001 is dated by the server's clock; what she holds is what was decided",
+        arguments: Backend.allCases)
+    func settledAsSomethingElse(backend: Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let developer = try await team.machine()
+        developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
+        let eve = try await team.machine()
+        try await eve.signUp("eve")
+        try await developer.run(["policy", "set", "defer"]).expectSuccess()
+        let wire = StrangerTests.Wire(base: team.server.base)
+        let session = try wire.session("eve", password: "pw-eve")
+        let cheap = "com.storefront.selfies.sub.oneaweek"
+        let dear = "com.storefront.selfies.sub.allaccess.monthly"
+        let id = "9400000000000001"
+        let longAgo = Date(timeIntervalSince1970: 978_307_200)  // 2001-01-01
+        func ask(_ product: String, id: String = id) -> PurchaseAsk {
+            PurchaseAsk(transactionID: id, account: "eve", productID: product, device: "raw", at: longAgo)
+        }
+        func kind(_ answer: (status: Int, body: [String: Any])) -> String? {
+            (answer.body["error"] as? [String: Any])?["kind"] as? String
+        }
+        let decided = try wire.call("decidePayment", PaymentAsk(purchase: ask(cheap), outcome: nil), session: session)
+        #expect(decided.status == 200, "\(decided)")
+        let approved = try wire.call(
+            "answerPayment", PaymentAnswer(transactionID: id, account: "eve", answer: .approve), developer: team.token)
+        #expect(approved.status == 200, "the developer approves the weekly plan: \(approved)")
+
+        let swapped = try wire.call("settlePurchase", ask(dear), session: session)
+        #expect(swapped.status == 400 && kind(swapped) == "refused", "settled as the monthly plan: \(swapped)")
+        #expect(
+            (try await eve.object(["subscriptions"])["plans"] as? [Any])?.isEmpty == true, "nothing was settled")
+
+        // Ids that are not Apple's: refused before anything is decided or written.
+        for bad in [
+            "", "abc", String(repeating: "9", count: 200), "12:34", "../../etc", "１２３４",
+            String(repeating: "1", count: 10_000),
+        ] {
+            let answer = try wire.call(
+                "decidePayment", PaymentAsk(purchase: ask(cheap, id: bad), outcome: nil), session: session)
+            #expect(answer.status == 400 && kind(answer) == "refused", "\(bad.prefix(20)): \(answer)")
+        }
+
+        let settled = try wire.call("settlePurchase", ask(cheap), session: session)
+        #expect(settled.status == 200, "the weekly plan, as decided: \(settled)")
+        let entries = try await eve.object(["receipt"])["entries"] as? [[String: Any]] ?? []
+        #expect(entries.map { $0["product"] as? String } == [cheap], "\(entries)")
+        #expect(entries.map { $0["id"] as? String } == [id])
+        let dated = (entries.first?["purchaseDate"] as? String).flatMap(ISO8601DateFormatter().date(from:))
+        let clock = (try await developer.object(["clock"])["now"] as? String).flatMap(
+            ISO8601DateFormatter().date(from:))
+        #expect(
+            dated != nil && dated.flatMap { date in clock.map { abs(date.timeIntervalSince($0)) < 3_600 } } == true,
+            "dated by the server's clock (\(String(describing: clock))), not 2001: \(entries)")
+        #expect(try await team.server.stop().status == 0, "\(team.server.errorsTail)")
+    }
+
+    @Test(
+        "W18 app transaction ids are minted: vic's is not the hash of his name, a stranger who learns it buys nothing under it, and the Server API still names vic by it",
+        arguments: Backend.allCases)
+    func appTransactionIDs(backend: Backend) async throws {
+        let scene = try await Subscribed(backend: backend)
+        let vic = try await scene.team.machine()
+        try await vic.signIn("vic")
+        let app = try await vic.object(["app"])
+        let signed = try #require(app["signedAppTransaction"] as? String)
+        let vicsID = try #require(try JWS.decode(signed).payload["appTransactionId"] as? String)
+        #expect(vicsID != SignedUnits.legacyAppTransactionID("vic"), "not derived from the name")
+        #expect(vicsID.count == 16 && vicsID.hasPrefix("7"))
+        let taken = try scene.wire.call(
+            "decidePayment",
+            PaymentAsk(
+                purchase: PurchaseAsk(
+                    transactionID: vicsID, account: "eve", productID: "com.storefront.selfies.sub.oneaweek",
+                    device: "raw", at: Date()), outcome: nil),
+            session: scene.eveSession)
+        #expect(
+            taken.status == 400 && (taken.body["error"] as? [String: Any])?["kind"] as? String == "refused",
+            "a purchase under vic's app transaction id: \(taken)")
+        let guessed = try scene.wire.call("appTransactionID", "vic", session: scene.eveSession)
+        #expect(guessed.status == 401, "a stranger reads no one's id: \(guessed)")
+        let developer = try await scene.team.machine()
+        developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = scene.team.token
+        let api = ServeTests()
+        let read = try await api.call(
+            scene.team.server, try await api.makeKey(developer), bundleID: "com.storefront.selfies",
+            [["call": "app_transaction", "id": vicsID]])
+        let info = try #require(api.result(read[0])["signedAppTransactionInfo"] as? String, "\(read)")
+        #expect(try JWS.decode(info).payload["appTransactionId"] as? String == vicsID)
+        #expect(try await scene.team.server.stop().status == 0, "\(scene.team.server.errorsTail)")
+    }
+}
