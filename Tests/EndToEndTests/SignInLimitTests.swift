@@ -32,7 +32,8 @@ struct SignInLimitTests {
         let request = AccountRequests.Credentials(name: name, password: password, device: device, deviceToken: token)
         let url = try #require(URL(string: server.base + AccountWire.path))
         switch HTTPCall.post(
-            url, headers: ["Content-Type": "application/json"], body: try AccountWire.body(AccountWire.signIn, request),
+            url, headers: ["Content-Type": "application/json"],
+            body: try AccountWire.body(AccountWire.methods.signIn, request),
             timeout: 60)
         {
         case .success(let answer): return answer
@@ -46,7 +47,7 @@ struct SignInLimitTests {
     static func signUp(_ server: Server, _ name: String, device: String) throws -> AccountSession {
         let url = try #require(URL(string: server.base + AccountWire.path))
         let body = try AccountWire.body(
-            AccountWire.signUp, AccountRequests.Credentials(name: name, password: "pw-\(name)", device: device))
+            AccountWire.methods.signUp, AccountRequests.Credentials(name: name, password: "pw-\(name)", device: device))
         guard case .success(let answer) = HTTPCall.post(url, headers: [:], body: body, timeout: 60) else {
             throw ServerError.notListening("sign-up of \(name) failed")
         }

@@ -1,6 +1,7 @@
-// The wire declares each method in StoreCore; the server registers what it does with it. A method
-// declared and never registered would compile, then answer 400 "no method" at run time: these
-// tests read the declarations from the source and hold them against the registry.
+// The wire declares each method in StoreCore, as a field of `AccountWire.Methods`; the server
+// registers what it does with it. A method declared and never registered would compile, then
+// answer 400 "no method" at run time: these tests hold the declarations, read from the value by
+// reflection (no source text), against the registry.
 import Foundation
 import StoreCore
 import StoreModel
@@ -11,25 +12,13 @@ import Testing
 
 @Suite("The account wire's declarations against the server's registry")
 struct AccountPerformersTests {
-    /// Every `AccountMethod` the wire's source declares, by its name on the wire.
-    static func declaredNames() throws -> [String] {
-        let folder = TestTools.repositoryRoot.appendingPathComponent("Sources/StoreCore/Remote")
-        let pattern = try Regex(#"static let \w+ = Method<[^\n]*?>\(\s*"(\w+)""#)
-        var names: [String] = []
-        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        where file.hasSuffix(".swift") {
-            let source = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            for match in source.matches(of: pattern) {
-                if let name = match.output[1].substring { names.append(String(name)) }
-            }
-        }
-        return names
-    }
+    /// Every method the wire declares, by its name on the wire.
+    static func declaredNames() -> [String] { AccountWire.all.map(\.name) }
 
     @Test("every method the wire declares has a performer, under one name each, and nothing else is registered")
     func registryMatchesDeclarations() throws {
-        let declared = try Self.declaredNames()
-        // The reading of the source found the table, not a handful of methods.
+        let declared = Self.declaredNames()
+        // Reflection found the table, not a handful of methods.
         #expect(declared.count >= 50, "\(declared.count) declarations found")
         #expect(Set(declared).count == declared.count, "a name declared twice: \(declared.sorted())")
         let registered = Set(AccountPerformers.all.byName.keys)
@@ -42,7 +31,9 @@ struct AccountPerformersTests {
         var registry = AccountPerformers()
         AccountPerformers.registerRecords(&registry)
         // The settings' half left out: every one of its methods must show as missing.
-        let missing = Set(try Self.declaredNames()).subtracting(registry.byName.keys)
-        #expect(missing.contains(AccountWire.clockSetting.name) && missing.contains(AccountWire.signed.name))
+        let missing = Set(Self.declaredNames()).subtracting(registry.byName.keys)
+        #expect(
+            missing.contains(AccountWire.methods.clockSetting.name) && missing.contains(AccountWire.methods.signed.name)
+        )
     }
 }

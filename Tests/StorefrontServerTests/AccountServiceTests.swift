@@ -75,8 +75,8 @@ struct AccountServiceTests {
     )
     func sessions() throws {
         let fixture = try Fixture()
-        let phone = try fixture.session(AccountWire.signUp, "Ann", "secret", "phone")
-        let tablet = try fixture.session(AccountWire.signIn, "ann", "secret", "tablet")
+        let phone = try fixture.session(AccountWire.methods.signUp, "Ann", "secret", "phone")
+        let tablet = try fixture.session(AccountWire.methods.signIn, "ann", "secret", "tablet")
         #expect(phone != tablet)
         #expect(try fixture.database.sessionAccount(token: phone, at: Date()) == "Ann")
         let hash = try #require(try fixture.database.passwordHash(account: "ann")?.hash)
@@ -88,7 +88,8 @@ struct AccountServiceTests {
         try fixture.database.record(
             fixture.purchase("ann", "1000000000000001"), calendar: Calendar(identifier: .gregorian))
         #expect(
-            try fixture.call(AccountWire.receipt, "ann", tokens: [tablet]).value?.count == 1, "the other device sees it"
+            try fixture.call(AccountWire.methods.receipt, "ann", tokens: [tablet]).value?.count == 1,
+            "the other device sees it"
         )
     }
 
@@ -97,35 +98,37 @@ struct AccountServiceTests {
     )
     func familiesRead() throws {
         let fixture = try Fixture()
-        let ann = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
-        let bob = try fixture.session(AccountWire.signUp, "bob", "hunter2", "phone")
-        let eve = try fixture.session(AccountWire.signUp, "eve", "letmein", "laptop")
+        let ann = try fixture.session(AccountWire.methods.signUp, "ann", "secret", "phone")
+        let bob = try fixture.session(AccountWire.methods.signUp, "bob", "hunter2", "phone")
+        let eve = try fixture.session(AccountWire.methods.signUp, "eve", "letmein", "laptop")
         let family = Family(organizer: "ann", members: ["bob"])
         #expect(try fixture.database.changeFamily(FamilyChange(organizer: "ann", expected: nil, new: family)))
-        #expect(try fixture.call(AccountWire.families, .init(), tokens: [ann]).value == [family])
-        #expect(try fixture.call(AccountWire.families, .init(), tokens: [bob]).value == [family])
+        #expect(try fixture.call(AccountWire.methods.families, .init(), tokens: [ann]).value == [family])
+        #expect(try fixture.call(AccountWire.methods.families, .init(), tokens: [bob]).value == [family])
         #expect(
-            try fixture.call(AccountWire.families, .init(), tokens: [eve]).value == [], "a stranger with an account")
-        #expect(try fixture.call(AccountWire.families, .init()).value == [], "no session")
-        #expect(try fixture.call(AccountWire.hasFamilies, .init()).value == true)
+            try fixture.call(AccountWire.methods.families, .init(), tokens: [eve]).value == [],
+            "a stranger with an account")
+        #expect(try fixture.call(AccountWire.methods.families, .init()).value == [], "no session")
+        #expect(try fixture.call(AccountWire.methods.hasFamilies, .init()).value == true)
         // Not seeing bob's family, eve still cannot invite him to a second one, nor write him in as a
         // member (a member joins only by accepting).
         let steal = FamilyChange(organizer: "eve", expected: nil, new: Family(organizer: "eve", invited: ["bob"]))
-        let refused = try fixture.call(AccountWire.changeFamily, steal, tokens: [eve])
+        let refused = try fixture.call(AccountWire.methods.changeFamily, steal, tokens: [eve])
         #expect(refused.status == 403 && refused.error?.kind == .familyRefused, "\(refused.status)")
         #expect(refused.error?.text == "bob is in a family already", "not whose: \(refused.error?.text ?? "")")
         let written = FamilyChange(organizer: "eve", expected: nil, new: Family(organizer: "eve", members: ["carl"]))
-        let joined = try fixture.call(AccountWire.changeFamily, written, tokens: [eve])
+        let joined = try fixture.call(AccountWire.methods.changeFamily, written, tokens: [eve])
         #expect(joined.status == 403 && joined.error?.text.contains("accepting its invitation") == true, "\(joined)")
         // A name nobody signed up is not invited.
         let nobody = FamilyChange(organizer: "eve", expected: nil, new: Family(organizer: "eve", invited: ["carl"]))
-        #expect(try fixture.call(AccountWire.changeFamily, nobody, tokens: [eve]).status != 200)
+        #expect(try fixture.call(AccountWire.methods.changeFamily, nobody, tokens: [eve]).status != 200)
         // The developer reads every family.
         let developer = AccountService(
             database: fixture.database, hasher: .fastForTests, clock: fixture.state.clock,
             developerToken: { "dev-token" })
         let answer = developer.handle(
-            body: try AccountWire.body(AccountWire.families, .init()), authorization: nil, developer: "dev-token")
+            body: try AccountWire.body(AccountWire.methods.families, .init()), authorization: nil,
+            developer: "dev-token")
         #expect(try JSONDecoder().decode(AccountWire.Reply<[Family]>.self, from: answer.body).value == [family])
         #expect(try fixture.database.families() == [family])
     }
@@ -157,37 +160,38 @@ struct AccountServiceTests {
     @Test("W6 one account never reads or changes another's; revoked and unknown tokens are refused; nothing changes")
     func isolation() throws {
         let fixture = try Fixture()
-        let ann = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
-        let bob = try fixture.session(AccountWire.signUp, "bob", "hunter2", "phone")
+        let ann = try fixture.session(AccountWire.methods.signUp, "ann", "secret", "phone")
+        let bob = try fixture.session(AccountWire.methods.signUp, "bob", "hunter2", "phone")
         try fixture.database.record(
             fixture.purchase("bob", "2000000000000001"), calendar: Calendar(identifier: .gregorian))
         let before = try fixture.database.receipt(account: "bob")
 
         let refused: [(String, ([String]) throws -> (Int, AccountCallError?), [String])] = [
-            ("bob's receipt with ann's session", fixture.refusal(AccountWire.receipt, "bob"), [ann]),
-            ("bob's plans with ann's session", fixture.refusal(AccountWire.plans, "bob"), [ann]),
+            ("bob's receipt with ann's session", fixture.refusal(AccountWire.methods.receipt, "bob"), [ann]),
+            ("bob's plans with ann's session", fixture.refusal(AccountWire.methods.plans, "bob"), [ann]),
             (
                 "a purchase on bob's receipt with ann's session",
                 fixture.refusal(
-                    AccountWire.record, .init(entry: fixture.purchase("bob", "2000000000000002"), timeZone: "UTC")),
+                    AccountWire.methods.record,
+                    .init(entry: fixture.purchase("bob", "2000000000000002"), timeZone: "UTC")),
                 [ann]
             ),
             (
                 "plan lines on bob's receipt",
                 fixture.refusal(
-                    AccountWire.addPlanLines,
+                    AccountWire.methods.addPlanLines,
                     .init(account: "bob", expected: [:], lines: [fixture.purchase("bob", "2000000000000003")])), [ann]
             ),
-            ("bob's notifications", fixture.refusal(AccountWire.notifications, "bob"), [ann]),
-            ("bob's device sessions", fixture.refusal(AccountWire.deviceSessions, "bob"), [ann]),
+            ("bob's notifications", fixture.refusal(AccountWire.methods.notifications, "bob"), [ann]),
+            ("bob's device sessions", fixture.refusal(AccountWire.methods.deviceSessions, "bob"), [ann]),
             (
                 "revoking bob's session",
                 fixture.refusal(
-                    AccountWire.revokeDeviceSession,
+                    AccountWire.methods.revokeDeviceSession,
                     .init(account: "bob", id: String(SessionToken.hash(bob).prefix(12)))), [ann]
             ),
-            ("no session", fixture.refusal(AccountWire.receipt, "bob"), []),
-            ("a made-up token", fixture.refusal(AccountWire.receipt, "bob"), ["not-a-token"]),
+            ("no session", fixture.refusal(AccountWire.methods.receipt, "bob"), []),
+            ("a made-up token", fixture.refusal(AccountWire.methods.receipt, "bob"), ["not-a-token"]),
         ]
         for (what, call, tokens) in refused {
             let (status, error) = try call(tokens)
@@ -195,13 +199,14 @@ struct AccountServiceTests {
         }
         // W9: the shared settings are the developer's, whatever sessions a device holds.
         for tokens in [[], [ann], [ann, bob]] {
-            let (status, error) = try fixture.refusal(AccountWire.setWebhook, Webhook(url: "http://127.0.0.1:9/x"))(
-                tokens)
+            let (status, error) = try fixture.refusal(
+                AccountWire.methods.setWebhook, Webhook(url: "http://127.0.0.1:9/x"))(
+                    tokens)
             #expect(status == 403 && error?.kind == .developer, "\(tokens.count) sessions: \(status)")
         }
         // Lines for bob smuggled into ann's own call.
         let smuggled = try fixture.call(
-            AccountWire.addPlanLines,
+            AccountWire.methods.addPlanLines,
             .init(account: "ann", expected: [:], lines: [fixture.purchase("bob", "2000000000000004")]), tokens: [ann])
         #expect(smuggled.status != 200)
         // W9: bob's event key, or a type, named in ann's own call writes nothing: the server
@@ -214,12 +219,12 @@ struct AccountServiceTests {
                 key: "line:2000000000000001:purchase", account: "ann", type: "REFUND",
                 transactionID: "2000000000000001", createdAt: Date()),
         ]
-        #expect(try fixture.call(AccountWire.enqueue, forged, tokens: [ann]).value == [])
+        #expect(try fixture.call(AccountWire.methods.enqueue, forged, tokens: [ann]).value == [])
         #expect(try !fixture.database.hasNotification(key: "expired:2000000000000001"))
         #expect(try fixture.database.notifications(account: "ann").isEmpty)
         let test =
             try fixture.call(
-                AccountWire.enqueue,
+                AccountWire.methods.enqueue,
                 [
                     ServerNotification(
                         key: "test:chosen", account: "ann", type: "TEST", createdAt: Date(), uuid: "chosen")
@@ -229,12 +234,13 @@ struct AccountServiceTests {
             test.count == 1 && test.first?.uuid != "chosen" && test.first?.key == "test:\(test.first?.uuid ?? "")",
             "the server makes the TEST's UUID")
         // A lookup by id of bob's transaction tells ann nothing.
-        #expect(try fixture.call(AccountWire.receiptEntry, "2000000000000001", tokens: [ann]).value == .some(nil))
-        #expect(try fixture.call(AccountWire.accountsWithPlans, .init(), tokens: [ann]).value == [])
+        #expect(
+            try fixture.call(AccountWire.methods.receiptEntry, "2000000000000001", tokens: [ann]).value == .some(nil))
+        #expect(try fixture.call(AccountWire.methods.accountsWithPlans, .init(), tokens: [ann]).value == [])
 
         // Signing out revokes the token for good.
-        #expect(try fixture.call(AccountWire.signOut, .init(), tokens: [bob]).status == 200)
-        #expect(try fixture.call(AccountWire.receipt, "bob", tokens: [bob]).status == 401)
+        #expect(try fixture.call(AccountWire.methods.signOut, .init(), tokens: [bob]).status == 200)
+        #expect(try fixture.call(AccountWire.methods.receipt, "bob", tokens: [bob]).status == 401)
         #expect(try fixture.database.receipt(account: "bob") == before)
         #expect(try fixture.database.webhook() == nil)
     }
@@ -242,10 +248,11 @@ struct AccountServiceTests {
     @Test("W6 failed sign-ins are slowed, doubling to five seconds; a success starts again")
     func slowedSignIns() throws {
         let fixture = try Fixture()
-        _ = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
+        _ = try fixture.session(AccountWire.methods.signUp, "ann", "secret", "phone")
         var delays: [TimeInterval] = []
         for _ in 0..<7 {
-            let answer = try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief"))
+            let answer = try fixture.call(
+                AccountWire.methods.signIn, .init(name: "ann", password: "wrong", device: "thief"))
             #expect(answer.status == 401 && answer.error?.kind == .signInRefused)
             delays.append(answer.delay)
             // The thief waited for the answer before guessing again.
@@ -253,7 +260,8 @@ struct AccountServiceTests {
         }
         #expect(delays == [0.25, 0.5, 1, 2, 4, 5, 5])
         fixture.wait(5)
-        let unknown = try fixture.call(AccountWire.signIn, .init(name: "nobody", password: "x", device: "thief"))
+        let unknown = try fixture.call(
+            AccountWire.methods.signIn, .init(name: "nobody", password: "x", device: "thief"))
         #expect(unknown.delay == 0.25, "unknown names wait too")
         // W11: and get the answer a wrong password gets, so names cannot be told from accounts.
         #expect(
@@ -261,9 +269,11 @@ struct AccountServiceTests {
                 && unknown.error?.text == StoreError.signInRefused.description)
         fixture.wait(5)
         #expect(
-            try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).delay == 0)
+            try fixture.call(AccountWire.methods.signIn, .init(name: "ann", password: "secret", device: "phone")).delay
+                == 0)
         #expect(
-            try fixture.call(AccountWire.signIn, .init(name: "ann", password: "wrong", device: "thief")).delay == 0.25)
+            try fixture.call(AccountWire.methods.signIn, .init(name: "ann", password: "wrong", device: "thief")).delay
+                == 0.25)
     }
 
     @Test(
@@ -282,19 +292,19 @@ struct AccountServiceTests {
                 body: try AccountWire.body(method, request), authorization: token.map { "Session " + $0 })
             return (answer.status, try? JSONDecoder().decode(AccountWire.Reply<Value>.self, from: answer.body).value)
         }
-        let made = try call(AccountWire.signUp, .init(name: "ann", password: "secret", device: "phone"))
+        let made = try call(AccountWire.methods.signUp, .init(name: "ann", password: "secret", device: "phone"))
         let token = try #require(made.value?.token)
-        #expect(try call(AccountWire.receipt, "ann", token: token).status == 200)
-        let listed = try #require(try call(AccountWire.deviceSessions, "ann", token: token).value?.first)
+        #expect(try call(AccountWire.methods.receipt, "ann", token: token).status == 200)
+        let listed = try #require(try call(AccountWire.methods.deviceSessions, "ann", token: token).value?.first)
         #expect(
             listed.expiresAt == Date(timeIntervalSince1970: 1_800_003_600), "\(String(describing: listed.expiresAt))")
         real.withLock { $0 = $0.addingTimeInterval(3_599) }
-        #expect(try call(AccountWire.receipt, "ann", token: token).status == 200, "a second before its end")
+        #expect(try call(AccountWire.methods.receipt, "ann", token: token).status == 200, "a second before its end")
         real.withLock { $0 = $0.addingTimeInterval(2) }
-        #expect(try call(AccountWire.receipt, "ann", token: token).status == 401, "expired")
-        let again = try call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone"))
+        #expect(try call(AccountWire.methods.receipt, "ann", token: token).status == 401, "expired")
+        let again = try call(AccountWire.methods.signIn, .init(name: "ann", password: "secret", device: "phone"))
         let fresh = try #require(again.value?.token)
-        let status = try call(AccountWire.receipt, "ann", token: fresh).status
+        let status = try call(AccountWire.methods.receipt, "ann", token: fresh).status
         #expect(fresh != token && status == 200)
     }
 
@@ -313,7 +323,7 @@ struct AccountServiceTests {
         ) throws -> AccountService.Answer {
             service.handle(
                 body: try AccountWire.body(
-                    AccountWire.signIn,
+                    AccountWire.methods.signIn,
                     .init(name: name, password: password, device: device, deviceToken: deviceToken)),
                 authorization: tokens.isEmpty ? nil : "Session " + tokens.joined(separator: " "), client: client)
         }
@@ -323,7 +333,7 @@ struct AccountServiceTests {
         let made = try session(
             service.handle(
                 body: try AccountWire.body(
-                    AccountWire.signUp, .init(name: "ann", password: "secret", device: "phone")),
+                    AccountWire.methods.signUp, .init(name: "ann", password: "secret", device: "phone")),
                 authorization: nil, client: "10.0.0.1"))
         let token = try #require(made.token)
         let deviceToken = try #require(made.deviceToken, "sign-up hands out a device token")
@@ -357,12 +367,12 @@ struct AccountServiceTests {
     )
     func concurrentGuesses() throws {
         let fixture = try Fixture()
-        _ = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
+        _ = try fixture.session(AccountWire.methods.signUp, "ann", "secret", "phone")
         func guesses(_ names: [String], password: String = "wrong") -> [AccountCallError?] {
             let answers = Locked<[AccountCallError?]>([])
             DispatchQueue.concurrentPerform(iterations: names.count) { index in
                 let answer = try? fixture.call(
-                    AccountWire.signIn, .init(name: names[index], password: password, device: "thief"))
+                    AccountWire.methods.signIn, .init(name: names[index], password: password, device: "thief"))
                 answers.withLock { $0.append(answer?.error) }
             }
             return answers.withLock { $0 }
@@ -373,13 +383,15 @@ struct AccountServiceTests {
         let atOnce = guesses(Array(repeating: "ann", count: 100))
         #expect(checks() == before + 1, "one check of ann's password")
         #expect(atOnce.allSatisfy { $0?.kind == .signInRefused })
-        let early = try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone"))
+        let early = try fixture.call(
+            AccountWire.methods.signIn, .init(name: "ann", password: "secret", device: "phone"))
         #expect(
             early.status == 401 && early.error?.kind == .signInRefused && early.value == nil,
             "refused before the password is looked at")
         fixture.wait(SignInLimits.shortWait(after: 1))
         #expect(
-            try fixture.call(AccountWire.signIn, .init(name: "ann", password: "secret", device: "phone")).value?.token
+            try fixture.call(AccountWire.methods.signIn, .init(name: "ann", password: "secret", device: "phone")).value?
+                .token
                 != nil, "after the wait")
         // One client guessing a hundred names: a few checks, then it waits too.
         let sprayed = checks()
@@ -390,7 +402,8 @@ struct AccountServiceTests {
             "\(after - sprayed) checks")
         // Another client is not held up by this one.
         let elsewhere = fixture.service.handle(
-            body: try AccountWire.body(AccountWire.signIn, .init(name: "ann", password: "secret", device: "tablet")),
+            body: try AccountWire.body(
+                AccountWire.methods.signIn, .init(name: "ann", password: "secret", device: "tablet")),
             authorization: nil, client: "10.0.0.9"
         )
         #expect(elsewhere.status == 200)
@@ -398,7 +411,8 @@ struct AccountServiceTests {
         var made = 0
         for index in 0..<(Int(SignInGate.signUpBurst) + 5) {
             let answer = fixture.service.handle(
-                body: try AccountWire.body(AccountWire.signUp, .init(name: "new\(index)", password: "pw", device: "d")),
+                body: try AccountWire.body(
+                    AccountWire.methods.signUp, .init(name: "new\(index)", password: "pw", device: "d")),
                 authorization: nil, client: "10.0.0.7"
             )
             if answer.status == 200 { made += 1 } else { #expect(answer.status == 429) }
@@ -407,7 +421,8 @@ struct AccountServiceTests {
         fixture.wait(SignInGate.signUpEvery)
         #expect(
             fixture.service.handle(
-                body: try AccountWire.body(AccountWire.signUp, .init(name: "later", password: "pw", device: "d")),
+                body: try AccountWire.body(
+                    AccountWire.methods.signUp, .init(name: "later", password: "pw", device: "d")),
                 authorization: nil, client: "10.0.0.7"
             ).status == 200)
     }
@@ -417,13 +432,13 @@ struct AccountServiceTests {
     )
     func deviceNames() throws {
         let fixture = try Fixture()
-        _ = try fixture.session(AccountWire.signUp, "ann", "secret", "phone")
+        _ = try fixture.session(AccountWire.methods.signUp, "ann", "secret", "phone")
         let names = [
             "\u{1B}]52;c;b3duZWQ=\u{07}", "\u{1B}[2K\u{1B}[1Aphone", "phone\n0123abcd  laptop", "",
             String(repeating: "x", count: 65), ".hidden",
         ]
         for device in names {
-            for (method, name) in [(AccountWire.signIn, "ann"), (AccountWire.signUp, "mallory")] {
+            for (method, name) in [(AccountWire.methods.signIn, "ann"), (AccountWire.methods.signUp, "mallory")] {
                 let answer = try fixture.call(
                     method, AccountRequests.Credentials(name: name, password: "secret", device: device))
                 #expect(
@@ -437,7 +452,7 @@ struct AccountServiceTests {
         #expect(try fixture.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM session") } == 1)
         #expect(try fixture.database.passwordHash(account: "mallory") == nil)
         // A name a device folder takes is a session.
-        _ = try fixture.session(AccountWire.signIn, "ann", "secret", "tablet-2.home_b")
+        _ = try fixture.session(AccountWire.methods.signIn, "ann", "secret", "tablet-2.home_b")
     }
 
     @Test(
@@ -453,7 +468,8 @@ struct AccountServiceTests {
                 AccountWire.Reply<AccountSession>.self,
                 from: service.handle(
                     body: try AccountWire.body(
-                        AccountWire.signUp, .init(name: "ann", password: "secret", device: "phone")), authorization: nil
+                        AccountWire.methods.signUp, .init(name: "ann", password: "secret", device: "phone")),
+                    authorization: nil
                 ).body
             ).value.token)
         func call<Request, Value>(_ method: AccountMethod<Request, Value>, _ request: Request) throws -> (
@@ -464,7 +480,7 @@ struct AccountServiceTests {
         }
         var unsold = fixture.purchase("ann", "3000000000000001")
         unsold.productID = "comic.elsewhere"
-        let refused = try call(AccountWire.record, .init(entry: unsold, timeZone: "UTC"))
+        let refused = try call(AccountWire.methods.record, .init(entry: unsold, timeZone: "UTC"))
         #expect(
             refused.0 == 400
                 && refused.1?.storeError(server: "s") == .notSoldByServer(productID: "comic.elsewhere", server: "s"),
@@ -477,18 +493,18 @@ struct AccountServiceTests {
         var change = unsold
         change.event = .change
         for line in [unsold, change] {
-            let lines = try call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [line]))
+            let lines = try call(AccountWire.methods.addPlanLines, .init(account: "ann", expected: [:], lines: [line]))
             #expect(lines.0 == 400 && lines.1?.kind == .notSold, "\(line.event): \(lines)")
         }
         #expect(try fixture.database.receipt(account: "ann").isEmpty)
         // W9: what the server sells is not a device's to record either (`settlePurchase` is), nor a
         // renewal, sold or not (`settlePlans` is).
         let sold = try call(
-            AccountWire.record, .init(entry: fixture.purchase("ann", "3000000000000002"), timeZone: "UTC"))
+            AccountWire.methods.record, .init(entry: fixture.purchase("ann", "3000000000000002"), timeZone: "UTC"))
         #expect(sold.0 == 400 && sold.1?.kind == .refused, "\(sold)")
         var renewal = unsold
         renewal.event = .renewal
-        let renewed = try call(AccountWire.addPlanLines, .init(account: "ann", expected: [:], lines: [renewal]))
+        let renewed = try call(AccountWire.methods.addPlanLines, .init(account: "ann", expected: [:], lines: [renewal]))
         #expect(renewed.0 == 400 && renewed.1?.kind == .refused, "\(renewed)")
         #expect(try fixture.database.receipt(account: "ann").isEmpty)
     }

@@ -25,8 +25,15 @@ package enum AccountAccess: Sendable, Equatable {
     }
 }
 
+/// A method as the wire declares it, whatever its types: what `AccountWire.all` lists.
+package protocol DeclaredAccountMethod: Sendable {
+    var name: String { get }
+}
+
 /// One remote method of the account server.
-public struct AccountMethod<Request: Codable & Sendable, Response: Codable & Sendable>: Sendable {
+public struct AccountMethod<Request: Codable & Sendable, Response: Codable & Sendable>: Sendable,
+    DeclaredAccountMethod
+{
     public let name: String
     package let access: @Sendable (Request) -> AccountAccess
     /// It only reads: within one screen tick a device may reuse its answer (`sharingReads`).

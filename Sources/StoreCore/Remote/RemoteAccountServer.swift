@@ -49,7 +49,8 @@ public final class RemoteAccountServer: AccountServer, TeamConnection {
         var error: AccountCallError
     }
 
-    typealias W = AccountWire
+    /// The wire's methods, each a field of one value (AccountWire.Methods).
+    let wire = AccountWire.methods
     typealias R = AccountRequests
 
     /// One call and its answer; it carries every session this device holds, or `only`.
@@ -119,13 +120,13 @@ public final class RemoteAccountServer: AccountServer, TeamConnection {
     /// so another device's change is seen within a second (W7).
     public func clockSetting() throws(StoreError) -> ClockSetting {
         if let (read, setting) = clock.withLock({ $0 }), Date().timeIntervalSince(read) < 1 { return setting }
-        let setting = try call(W.clockSetting, R.None())
+        let setting = try call(wire.clockSetting, R.None())
         clock.withLock { $0 = (Date(), setting) }
         return setting
     }
 
     public func setClockSetting(_ setting: ClockSetting) throws(StoreError) {
-        _ = try call(W.setClockSetting, setting)
+        _ = try call(wire.setClockSetting, setting)
         clock.withLock { $0 = nil }
     }
 }
@@ -136,7 +137,7 @@ extension RemoteAccountServer: AccountDirectory {
     public func signUp(name: String, password: String, hasher: PasswordHasher, device: String, at date: Date)
         throws(StoreError) -> AccountSession
     {
-        let session = try call(W.signUp, R.Credentials(name: name, password: password, device: device))
+        let session = try call(wire.signUp, R.Credentials(name: name, password: password, device: device))
         resume(session)
         return session
     }
@@ -144,75 +145,77 @@ extension RemoteAccountServer: AccountDirectory {
         name: String, password: String, hasher: PasswordHasher, device: String, deviceToken: String?
     ) throws(StoreError) -> AccountSession {
         let session = try call(
-            W.signIn, R.Credentials(name: name, password: password, device: device, deviceToken: deviceToken))
+            wire.signIn, R.Credentials(name: name, password: password, device: device, deviceToken: deviceToken))
         resume(session)
         return session
     }
     public func signOut(_ session: AccountSession) throws(StoreError) {
         guard let token = session.token else { return }
-        _ = try call(W.signOut, R.None(), only: token)
+        _ = try call(wire.signOut, R.None(), only: token)
         sessions.withLock { $0[session.account.lowercased()] = nil }
     }
-    public func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant { try call(W.grantOffer, ask) }
-    public func settlePurchase(_ ask: PurchaseAsk) throws(StoreError) { _ = try call(W.settlePurchase, ask) }
+    public func grantOffer(_ ask: OfferAsk) throws(StoreError) -> OfferGrant { try call(wire.grantOffer, ask) }
+    public func settlePurchase(_ ask: PurchaseAsk) throws(StoreError) { _ = try call(wire.settlePurchase, ask) }
     public func decidePayment(_ ask: PaymentAsk) throws(StoreError) -> PaymentDecision {
-        try call(W.decidePayment, ask)
+        try call(wire.decidePayment, ask)
     }
-    public func answerPayment(_ answer: PaymentAnswer) throws(StoreError) { _ = try call(W.answerPayment, answer) }
+    public func answerPayment(_ answer: PaymentAnswer) throws(StoreError) { _ = try call(wire.answerPayment, answer) }
     public func settlePlans(account: String) throws(StoreError) -> [ReceiptEntry] {
-        try call(W.settlePlans, account)
+        try call(wire.settlePlans, account)
     }
-    public func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState { try call(W.actOnPlan, ask) }
+    public func actOnPlan(_ ask: PlanAsk) throws(StoreError) -> PlanState { try call(wire.actOnPlan, ask) }
     public func fileRefundRequest(_ ask: RefundAsk) throws(StoreError) -> String {
-        try call(W.fileRefundRequest, ask)
+        try call(wire.fileRefundRequest, ask)
     }
-    public func settleFamily(of account: String) throws(StoreError) { _ = try call(W.settleFamily, account) }
+    public func settleFamily(of account: String) throws(StoreError) { _ = try call(wire.settleFamily, account) }
     public func deviceSessions(account: String) throws(StoreError) -> [DeviceSessionInfo] {
-        try call(W.deviceSessions, account)
+        try call(wire.deviceSessions, account)
     }
-    public func storefront(account: String) throws(StoreError) -> String? { try call(W.storefront, account) }
+    public func storefront(account: String) throws(StoreError) -> String? { try call(wire.storefront, account) }
     public func setStorefront(_ code: String, account: String) throws(StoreError) {
-        _ = try call(W.setStorefront, R.AccountStorefront(account: account, storefront: code))
+        _ = try call(wire.setStorefront, R.AccountStorefront(account: account, storefront: code))
     }
     /// W17: the account's failed sign-ins since its last successful one.
     public func failedSignIns(account: String) throws(StoreError) -> FailedSignIns {
-        try call(W.failedSignIns, account)
+        try call(wire.failedSignIns, account)
     }
     /// W17: the developer lifts an account's lock on new devices; whether it was locked.
-    public func unlockAccount(_ name: String) throws(StoreError) -> Bool { try call(W.unlockAccount, name) }
+    public func unlockAccount(_ name: String) throws(StoreError) -> Bool { try call(wire.unlockAccount, name) }
     public func account(appTransactionID: String) throws(StoreError) -> String? {
-        try call(W.accountOfAppTransaction, appTransactionID)
+        try call(wire.accountOfAppTransaction, appTransactionID)
     }
     public func appTransactionID(account: String) throws(StoreError) -> String? {
-        try call(W.appTransactionID, account)
+        try call(wire.appTransactionID, account)
     }
     public func revokeDeviceSession(account: String, id: String, at date: Date) throws(StoreError) -> Bool {
-        try call(W.revokeDeviceSession, R.SessionID(account: account, id: id))
+        try call(wire.revokeDeviceSession, R.SessionID(account: account, id: id))
     }
 }
 
 extension RemoteAccountServer: Ledger {
     public func record(_ entry: ReceiptEntry, calendar: Calendar) throws(StoreError) -> Date? {
-        try call(W.record, R.Record(entry: entry, timeZone: calendar.timeZone.identifier))
+        try call(wire.record, R.Record(entry: entry, timeZone: calendar.timeZone.identifier))
     }
     public func hasReceiptEntry(transactionID: String) throws(StoreError) -> Bool {
         try receiptEntry(transactionID: transactionID) != nil
     }
     public func receiptEntry(transactionID: String) throws(StoreError) -> ReceiptEntry? {
-        try call(W.receiptEntry, transactionID)
+        try call(wire.receiptEntry, transactionID)
     }
-    public func receipt(account: String) throws(StoreError) -> [ReceiptEntry] { try call(W.receipt, account) }
-    public func receiptState(account: String) throws(StoreError) -> ReceiptState { try call(W.receiptState, account) }
-    public func storedExpiry(account: String) throws(StoreError) -> Date? { try call(W.storedExpiry, account) }
+    public func receipt(account: String) throws(StoreError) -> [ReceiptEntry] { try call(wire.receipt, account) }
+    public func receiptState(account: String) throws(StoreError) -> ReceiptState {
+        try call(wire.receiptState, account)
+    }
+    public func storedExpiry(account: String) throws(StoreError) -> Date? { try call(wire.storedExpiry, account) }
     public func ownedProducts(account: String) throws(StoreError) -> [(productID: String, transactionID: String)] {
-        try call(W.ownedProducts, account).compactMap { pair in pair.count == 2 ? (pair[0], pair[1]) : nil }
+        try call(wire.ownedProducts, account).compactMap { pair in pair.count == 2 ? (pair[0], pair[1]) : nil }
     }
 }
 
 extension RemoteAccountServer: PlanBook {
-    public func plans(account: String) throws(StoreError) -> [String: PlanState] { try call(W.plans, account) }
+    public func plans(account: String) throws(StoreError) -> [String: PlanState] { try call(wire.plans, account) }
     public func planLines(account: String, from offset: Int) throws(StoreError) -> [ReceiptEntry] {
-        try call(W.planLines, R.Lines(account: account, from: offset))
+        try call(wire.planLines, R.Lines(account: account, from: offset))
     }
     /// The device computes the lines from the plans as the server has them, and the server adds
     /// them only if the plans are still those; otherwise the device computes again (W3).
@@ -224,41 +227,43 @@ extension RemoteAccountServer: PlanBook {
             let plans = try self.plans(account: account)
             let lines = try body(plans) { try self.planLines(account: account) }
             if lines.isEmpty { return [] }
-            if try call(W.addPlanLines, R.AddLines(account: account, expected: plans, lines: lines)) { return lines }
+            if try call(wire.addPlanLines, R.AddLines(account: account, expected: plans, lines: lines)) { return lines }
         }
         throw StoreError.storage(
             path: location, reason: "the account's plans kept changing while this device changed them; try again")
     }
-    public func accountsWithPlans() throws(StoreError) -> [String] { try call(W.accountsWithPlans, R.None()) }
+    public func accountsWithPlans() throws(StoreError) -> [String] { try call(wire.accountsWithPlans, R.None()) }
 }
 
 extension RemoteAccountServer: ChangeTracking, SharedSettings {
-    public func changeStamp() throws(StoreError) -> ChangeStamp { try call(W.changeStamp, R.None()) }
-    public func billingSetting() throws(StoreError) -> BillingSetting { try call(W.billingSetting, R.None()) }
+    public func changeStamp() throws(StoreError) -> ChangeStamp { try call(wire.changeStamp, R.None()) }
+    public func billingSetting() throws(StoreError) -> BillingSetting { try call(wire.billingSetting, R.None()) }
     public func setBillingSetting(_ setting: BillingSetting) throws(StoreError) {
-        _ = try call(W.setBillingSetting, setting)
+        _ = try call(wire.setBillingSetting, setting)
     }
-    public func appIdentity() throws(StoreError) -> AppIdentity? { try call(W.appIdentity, R.None()) }
-    public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) { _ = try call(W.setAppIdentity, identity) }
-    public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try call(W.simulatedErrors, R.None()) }
-    public func paymentPolicy() throws(StoreError) -> PurchaseOutcome? { try call(W.paymentPolicy, R.None()) }
+    public func appIdentity() throws(StoreError) -> AppIdentity? { try call(wire.appIdentity, R.None()) }
+    public func setAppIdentity(_ identity: AppIdentity) throws(StoreError) {
+        _ = try call(wire.setAppIdentity, identity)
+    }
+    public func simulatedErrors() throws(StoreError) -> SimulatedErrors? { try call(wire.simulatedErrors, R.None()) }
+    public func paymentPolicy() throws(StoreError) -> PurchaseOutcome? { try call(wire.paymentPolicy, R.None()) }
     public func setPaymentPolicy(_ policy: PurchaseOutcome) throws(StoreError) {
-        _ = try call(W.setPaymentPolicy, policy)
+        _ = try call(wire.setPaymentPolicy, policy)
     }
     public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) {
-        _ = try call(W.setSimulatedErrors, errors)
+        _ = try call(wire.setSimulatedErrors, errors)
     }
-    public func appAccountTokens() throws(StoreError) -> [String: String] { try call(W.appAccountTokens, R.None()) }
+    public func appAccountTokens() throws(StoreError) -> [String: String] { try call(wire.appAccountTokens, R.None()) }
     public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
-        _ = try call(W.setAppAccountToken, R.AppAccountToken(token: token, original: original))
+        _ = try call(wire.setAppAccountToken, R.AppAccountToken(token: token, original: original))
     }
-    public func retentionSetup() throws(StoreError) -> RetentionSetup { try call(W.retentionSetup, R.None()) }
+    public func retentionSetup() throws(StoreError) -> RetentionSetup { try call(wire.retentionSetup, R.None()) }
     public func replaceRetentionSetup(_ setup: RetentionSetup) throws(StoreError) -> Bool {
-        try call(W.replaceRetentionSetup, setup)
+        try call(wire.replaceRetentionSetup, setup)
     }
-    public func retentionImage(_ id: String) throws(StoreError) -> Data? { try call(W.retentionImage, id) }
+    public func retentionImage(_ id: String) throws(StoreError) -> Data? { try call(wire.retentionImage, id) }
     public func setRetentionImage(_ id: String, png: Data?) throws(StoreError) {
-        _ = try call(W.setRetentionImage, R.RetentionImage(id: id, png: png))
+        _ = try call(wire.setRetentionImage, R.RetentionImage(id: id, png: png))
     }
 }
 
@@ -266,43 +271,45 @@ extension RemoteAccountServer: ChangeTracking, SharedSettings {
 /// stays where `storefront keys create` wrote it). A device reads the public halves, to check
 /// promotional offer signatures (O2). Only the server's own program logs the requests it answered.
 extension RemoteAccountServer: KeyStore, RequestLog {
-    public func apiKeyring() throws(StoreError) -> APIKeyring? { try call(W.apiKeyring, R.None()) }
-    public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) { _ = try call(W.setAPIKeyring, keyring) }
-    public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] { try call(W.recentRequests, limit) }
+    public func apiKeyring() throws(StoreError) -> APIKeyring? { try call(wire.apiKeyring, R.None()) }
+    public func setAPIKeyring(_ keyring: APIKeyring) throws(StoreError) { _ = try call(wire.setAPIKeyring, keyring) }
+    public func recentRequests(limit: Int) throws(StoreError) -> [ServedRequest] {
+        try call(wire.recentRequests, limit)
+    }
 }
 
 extension RemoteAccountServer: ClaimStore, PriceBook, FamilyStore {
-    public func claims(_ key: String) throws(StoreError) -> Int { try call(W.claims, key) }
-    public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) { _ = try call(W.addOfferCodes, codes) }
-    public func offerCode(_ code: String) throws(StoreError) -> OfferCode? { try call(W.offerCode, code) }
-    public func offerCodes() throws(StoreError) -> [OfferCode] { try call(W.offerCodes, R.None()) }
-    public func priceChanges() throws(StoreError) -> [PriceChange] { try call(W.priceChanges, R.None()) }
-    public func setPriceChange(_ change: PriceChange) throws(StoreError) { _ = try call(W.setPriceChange, change) }
-    public func families() throws(StoreError) -> [Family] { try call(W.families, R.None()) }
-    public func hasFamilies() throws(StoreError) -> Bool { try call(W.hasFamilies, R.None()) }
-    public func changeFamily(_ change: FamilyChange) throws(StoreError) -> Bool { try call(W.changeFamily, change) }
+    public func claims(_ key: String) throws(StoreError) -> Int { try call(wire.claims, key) }
+    public func addOfferCodes(_ codes: [OfferCode]) throws(StoreError) { _ = try call(wire.addOfferCodes, codes) }
+    public func offerCode(_ code: String) throws(StoreError) -> OfferCode? { try call(wire.offerCode, code) }
+    public func offerCodes() throws(StoreError) -> [OfferCode] { try call(wire.offerCodes, R.None()) }
+    public func priceChanges() throws(StoreError) -> [PriceChange] { try call(wire.priceChanges, R.None()) }
+    public func setPriceChange(_ change: PriceChange) throws(StoreError) { _ = try call(wire.setPriceChange, change) }
+    public func families() throws(StoreError) -> [Family] { try call(wire.families, R.None()) }
+    public func hasFamilies() throws(StoreError) -> Bool { try call(wire.hasFamilies, R.None()) }
+    public func changeFamily(_ change: FamilyChange) throws(StoreError) -> Bool { try call(wire.changeFamily, change) }
 }
 
 /// The server delivers notifications (it runs all the time); devices write theirs.
 extension RemoteAccountServer: Outbox {
     public func enqueue(_ notifications: [ServerNotification]) throws(StoreError) -> [ServerNotification] {
         guard !notifications.isEmpty else { return [] }
-        return try call(W.enqueue, notifications)
+        return try call(wire.enqueue, notifications)
     }
-    public func hasNotification(key: String) throws(StoreError) -> Bool { try call(W.hasNotification, key) }
+    public func hasNotification(key: String) throws(StoreError) -> Bool { try call(wire.hasNotification, key) }
     public func notifications(account: String?) throws(StoreError) -> [ServerNotification] {
-        try call(W.notifications, account)
+        try call(wire.notifications, account)
     }
-    public func webhook() throws(StoreError) -> Webhook? { try call(W.webhook, R.None()) }
-    public func setWebhook(_ webhook: Webhook?) throws(StoreError) { _ = try call(W.setWebhook, webhook) }
+    public func webhook() throws(StoreError) -> Webhook? { try call(wire.webhook, R.None()) }
+    public func setWebhook(_ webhook: Webhook?) throws(StoreError) { _ = try call(wire.setWebhook, webhook) }
 }
 
 /// S1 on a team: the server signs its devices' data, so that one root verifies it all.
 extension RemoteAccountServer {
     public func signed(_ items: [SigningRequest], account: String) throws(StoreError) -> [String?] {
         guard !items.isEmpty else { return [] }
-        return try call(W.signed, R.Signing(account: account, items: items))
+        return try call(wire.signed, R.Signing(account: account, items: items))
     }
 
-    public func rootCertificate() throws(StoreError) -> Data { try call(W.rootCertificate, R.None()) }
+    public func rootCertificate() throws(StoreError) -> Data { try call(wire.rootCertificate, R.None()) }
 }

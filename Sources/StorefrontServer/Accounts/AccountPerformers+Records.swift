@@ -9,7 +9,7 @@ extension AccountPerformers {
     /// Accounts and sessions, the ledger, plans, claims and offer codes, keys, prices, families and
     /// the outbox.
     static func registerRecords(_ registry: inout AccountPerformers) {
-        registry.on(W.signUp) { server, request, call in
+        registry.on(wire.signUp) { server, request, call in
             try Accounts.validate(accountName: request.name)
             try StateDirectory.validate(device: request.device)
             guard !request.password.isEmpty else { throw StoreError.emptyPassword }
@@ -27,7 +27,7 @@ extension AccountPerformers {
                 deviceToken: try server.createDeviceToken(
                     account: made.account, device: request.device, at: call.now, expiresAt: call.deviceTokenExpiry))
         }
-        registry.on(W.signIn) { server, request, call in
+        registry.on(wire.signIn) { server, request, call in
             // The device's name is shown to the account's owner (`account sessions`): a name as a
             // device folder takes it, never one that writes to the owner's terminal.
             try StateDirectory.validate(device: request.device)
@@ -77,28 +77,28 @@ extension AccountPerformers {
                 throw error
             }
         }
-        registry.on(W.failedSignIns) { _, account, call in
+        registry.on(wire.failedSignIns) { _, account, call in
             call.gate.failures(of: account)
         }
-        registry.on(W.unlockAccount) { _, account, call in
+        registry.on(wire.unlockAccount) { _, account, call in
             let locked = call.gate.isLocked(account)
             call.gate.unlock(account)
             call.logger?.notice("the developer unlocked sign-ins to \"\(account)\"")
             return locked
         }
-        registry.on(W.signOut) { server, _, call in
+        registry.on(wire.signOut) { server, _, call in
             for token in call.tokens { try server.revokeSession(token: token, at: call.now) }
             return true
         }
-        registry.on(W.accountOfAppTransaction) {
+        registry.on(wire.accountOfAppTransaction) {
             try $0.account(appTransactionID: $1)
         }
-        registry.on(W.appTransactionID) { try $0.appTransactionID(account: $1) }
-        registry.on(W.deviceSessions) { server, account, _ in
+        registry.on(wire.appTransactionID) { try $0.appTransactionID(account: $1) }
+        registry.on(wire.deviceSessions) { server, account, _ in
             try server.deviceSessions(account: account)
         }
-        registry.on(W.storefront) { try $0.storefront(account: $1) }
-        registry.on(W.setStorefront) { server, request, call in
+        registry.on(wire.storefront) { try $0.storefront(account: $1) }
+        registry.on(wire.setStorefront) { server, request, call in
             // The account's to choose, as Apple lets it: a storefront, once its plans have ended.
             // After the renewals the clock has passed: a plan due to renew has not ended.
             _ = try call.desk?.settlePlans(account: request.account)
@@ -109,37 +109,37 @@ extension AccountPerformers {
             try server.setStorefront(request.storefront.uppercased(), account: request.account)
             return true
         }
-        registry.on(W.revokeDeviceSession) { server, request, call in
+        registry.on(wire.revokeDeviceSession) { server, request, call in
             try server.revokeDeviceSession(account: request.account, id: request.id, at: call.now)
         }
-        registry.on(W.record) { server, request, call in
+        registry.on(wire.record) { server, request, call in
             try call.checkLines([request.entry])
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: request.timeZone) ?? TimeZone(identifier: "UTC")!
             return try server.record(request.entry, calendar: calendar)
         }
-        registry.on(W.receiptEntry) { server, id, call in
+        registry.on(wire.receiptEntry) { server, id, call in
             try server.receiptEntry(transactionID: id).flatMap {
                 call.isCaller($0.account) || call.isDeveloper ? $0 : nil
             }
         }
-        registry.on(W.receipt) {
+        registry.on(wire.receipt) {
             try $0.receipt(account: $1)
         }
-        registry.on(W.receiptState) {
+        registry.on(wire.receiptState) {
             try $0.receiptState(account: $1)
         }
-        registry.on(W.storedExpiry) {
+        registry.on(wire.storedExpiry) {
             try $0.storedExpiry(account: $1)
         }
-        registry.on(W.ownedProducts) { server, account, _ in
+        registry.on(wire.ownedProducts) { server, account, _ in
             try server.ownedProducts(account: account).map { [$0.productID, $0.transactionID] }
         }
-        registry.on(W.plans) { try $0.plans(account: $1) }
-        registry.on(W.planLines) { server, request, _ in
+        registry.on(wire.plans) { try $0.plans(account: $1) }
+        registry.on(wire.planLines) { server, request, _ in
             try server.planLines(account: request.account, from: max(0, request.from))
         }
-        registry.on(W.addPlanLines) { server, request, call in
+        registry.on(wire.addPlanLines) { server, request, call in
             try call.checkLines(request.lines)
             var added = false
             try server.updatePlans(account: request.account) { plans, _ in
@@ -149,68 +149,68 @@ extension AccountPerformers {
             }
             return added
         }
-        registry.on(W.accountsWithPlans) { server, _, call in
+        registry.on(wire.accountsWithPlans) { server, _, call in
             try server.accountsWithPlans().filter { call.isCaller($0) }
         }
-        registry.on(W.grantOffer) { _, ask, call in
+        registry.on(wire.grantOffer) { _, ask, call in
             try desk(call).grantOffer(ask)
         }
-        registry.on(W.settlePurchase) { _, ask, call in
+        registry.on(wire.settlePurchase) { _, ask, call in
             try desk(call).settlePurchase(ask)
             return true
         }
-        registry.on(W.decidePayment) { _, ask, call in
+        registry.on(wire.decidePayment) { _, ask, call in
             // A customer's payment follows the developer's policy: only the developer chooses one.
             guard ask.outcome == nil || call.isDeveloper else {
                 throw StoreError.developerOnly(server: "", action: "choose a payment's outcome")
             }
             return try desk(call).decidePayment(ask)
         }
-        registry.on(W.answerPayment) { _, answer, call in
+        registry.on(wire.answerPayment) { _, answer, call in
             try desk(call).answerPayment(answer, asParent: call.isDeveloper)
             return true
         }
-        registry.on(W.settlePlans) { _, account, call in
+        registry.on(wire.settlePlans) { _, account, call in
             try desk(call).settlePlans(account: account)
         }
-        registry.on(W.actOnPlan) { _, ask, call in
+        registry.on(wire.actOnPlan) { _, ask, call in
             try desk(call).actOnPlan(ask)
         }
-        registry.on(W.fileRefundRequest) { _, ask, call in
+        registry.on(wire.fileRefundRequest) { _, ask, call in
             try desk(call).fileRefundRequest(ask)
         }
-        registry.on(W.settleFamily) { _, account, call in
+        registry.on(wire.settleFamily) { _, account, call in
             try desk(call).settleFamily(of: account)
             return true
         }
-        registry.on(W.claims) {
+        registry.on(wire.claims) {
             try $0.claims($1)
         }
-        registry.on(W.addOfferCodes) {
+        registry.on(wire.addOfferCodes) {
             try $0.addOfferCodes($1)
             return true
         }
-        registry.on(W.offerCode) {
+        registry.on(wire.offerCode) {
             try $0.offerCode($1)
         }
-        registry.on(W.offerCodes) { server, _, _ in try server.offerCodes() }
-        registry.on(W.apiKeyring) { server, _, _ in try server.apiKeyring() }
-        registry.on(W.setAPIKeyring) {
+        registry.on(wire.offerCodes) { server, _, _ in try server.offerCodes() }
+        registry.on(wire.apiKeyring) { server, _, _ in try server.apiKeyring() }
+        registry.on(wire.setAPIKeyring) {
             try $0.setAPIKeyring($1)
             return true
         }
-        registry.on(W.priceChanges) { server, _, _ in try server.priceChanges() }
-        registry.on(W.setPriceChange) {
+        registry.on(wire.priceChanges) { server, _, _ in try server.priceChanges() }
+        registry.on(wire.setPriceChange) {
             try $0.setPriceChange($1)
             return true
         }
-        registry.on(W.families) { server, _, call in
+        registry.on(wire.families) { server, _, call in
             // An invitee reads the family that invited it, so that it can accept.
             try server.families().filter { family in call.isDeveloper || call.accounts.contains(where: family.concerns)
             }
         }
-        registry.on(W.hasFamilies) { server, _, _ in try server.hasFamilies() }
-        registry.on(W.changeFamily) { server, change, call in
+        registry.on(wire.hasFamilies) { server, _, _ in try server.hasFamilies() }
+        registry.on(wire.changeFamily) { server, change, call in
             if !call.isDeveloper {
                 // A caller in neither the family as stored nor organizing it gets one refusal
                 // whatever the change guessed, so that no change, not even one that changes
@@ -226,7 +226,7 @@ extension AccountPerformers {
             }
             return try unnamingOthers(call) { () throws(StoreError) in try server.changeFamily(change) }
         }
-        registry.on(W.enqueue) { server, asked, call in
+        registry.on(wire.enqueue) { server, asked, call in
             var derived: [ServerNotification] = []
             for account in Set(asked.map(\.account)).sorted() {
                 let mine = asked.filter { $0.account == account }
@@ -250,18 +250,18 @@ extension AccountPerformers {
             }
             return try server.enqueue(derived)
         }
-        registry.on(W.hasNotification) {
+        registry.on(wire.hasNotification) {
             try $0.hasNotification(key: $1)
         }
-        registry.on(W.notifications) { server, account, call in
+        registry.on(wire.notifications) { server, account, call in
             if let account { return try server.notifications(account: account) }
             // The developer sees every account's; a device, those of the accounts it has sessions for.
             return try server.notifications(account: nil).filter { call.isDeveloper || call.isCaller($0.account) }
         }
-        registry.on(W.webhook) { server, _, call in
+        registry.on(wire.webhook) { server, _, call in
             try call.isDeveloper ? server.webhook() : server.webhook()?.shownToCustomers
         }
-        registry.on(W.setWebhook) {
+        registry.on(wire.setWebhook) {
             try $0.setWebhook($1)
             return true
         }

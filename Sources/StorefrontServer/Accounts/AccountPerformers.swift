@@ -8,7 +8,8 @@ import StoreModel
 
 /// Each method's performer, by name: decodes the request, says whose call it is, and runs it.
 struct AccountPerformers: Sendable {
-    typealias W = AccountWire
+    /// The wire's methods, each a field of one value (AccountWire.Methods).
+    static let wire = AccountWire.methods
     typealias R = AccountRequests
 
     /// A method as the dispatcher holds it: from a call's body, whose call it is and how to
