@@ -59,7 +59,6 @@ public enum SignedUnits {
         return String(number)
     }
 
-    /// The account's app transaction id: the same on every device of the account.
     /// W18: a new account's app transaction id, minted where the records are kept: "7" and 15
     /// random digits, unguessable, never derived from the name.
     package static func mintAppTransactionID() -> String {
