@@ -99,4 +99,33 @@ extension StrangerAttackTests {
         #expect(try JWS.decode(info).payload["appTransactionId"] as? String == vicsID)
         #expect(try await scene.team.server.stop().status == 0, "\(scene.team.server.errorsTail)")
     }
+
+    @Test(
+        "W18 offers signed for herself: a customer's session gets the free promotional month's signature once; the developer's token gets it again",
+        arguments: Backend.allCases)
+    func offersSignedForHerself(backend: Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let eve = try await team.machine()
+        try await eve.signUp("eve")
+        let wire = StrangerTests.Wire(base: team.server.base)
+        let session = try wire.session("eve", password: "pw-eve")
+        let monthly = "com.storefront.selfies.sub.allaccess.monthly"
+        struct Signing: Encodable {
+            var account: String
+            var items: [SigningRequest]
+        }
+        func signed(_ item: SigningRequest, developer: Bool = false) throws -> Bool {
+            let answer = try wire.call(
+                "signed", Signing(account: "eve", items: [item]), session: developer ? nil : session,
+                developer: developer ? team.token : nil)
+            #expect(answer.status == 200, "\(item): \(answer)")
+            return (answer.body["value"] as? [Any])?.first is String
+        }
+        let free = SigningRequest.promotionalOfferJWS(productID: monthly, offerID: "thankyou.freemonth")
+        #expect(try signed(free), "the first")
+        #expect(try !signed(free), "the free month a second time")
+        #expect(try signed(.promotionalOfferJWS(productID: monthly, offerID: "comeback.3months")), "another offer")
+        #expect(try signed(free, developer: true), "the developer's token signs what it decides")
+        #expect(try await team.server.stop().status == 0, "\(team.server.errorsTail)")
+    }
 }

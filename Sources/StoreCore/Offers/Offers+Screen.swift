@@ -31,8 +31,11 @@ extension Offers {
         -> String
     {
         guard let jws = try team.signed([item], account: account).first ?? nil else {
-            throw StoreError.serverUnreachable(
-                server: team.location, problem: .answered("it signed no offer for \(account)"))
+            // W18: the developer's authority decides: a second promotional offer for the same
+            // customer is not signed for her.
+            throw StoreError.refusedByServer(
+                "\(team.location) signs this offer for \(account) only as the developer allows (a promotional offer once)"
+            )
         }
         return jws
     }

@@ -64,8 +64,23 @@ extension AccountPerformers {
             try $0.setRetentionImage($1.id, png: $1.png)
             return true
         }
-        registry.on(wire.signed) { _, request, call in
-            try signer(call).sign(request.items, account: request.account)
+        registry.on(wire.signed) { server, request, call in
+            // W18: an offer's signature is the developer's to give. Until the developer can set a
+            // policy, a customer's session gets a promotional offer's signature once per offer;
+            // the developer's token gets any. What is refused answers nil, as an item the account
+            // does not have.
+            var allowed = Array(repeating: true, count: request.items.count)
+            for (index, item) in request.items.enumerated() where !call.isDeveloper {
+                if case .promotionalOfferJWS(_, let offer) = item {
+                    allowed[index] = try server.claim(
+                        "signed-offer:\(offer):\(request.account.lowercased())", account: request.account, limit: 1,
+                        at: call.now)
+                }
+            }
+            var signed = try signer(call).sign(
+                request.items.indices.filter { allowed[$0] }.map { request.items[$0] }, account: request.account
+            ).makeIterator()
+            return request.items.indices.map { allowed[$0] ? (signed.next() ?? nil) : nil }
         }
         registry.on(wire.rootCertificate) { _, _, call in
             try signer(call).rootCertificate()
