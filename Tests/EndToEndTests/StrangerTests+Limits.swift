@@ -45,10 +45,20 @@ extension StrangerTests {
         // connections are sure to pass it.
         let server = try await Server(host, arguments: ["--idle-timeout", "3600", "--max-connections", "10000"])
         let port = try #require(Int(server.base.split(separator: ":").last ?? ""))
-        // Two holders of 10,000 each (a process's own file limit may be 20,000).
+        // Holders of 10,000 each at most (a process's own file limit may be 20,000). On a loaded
+        // machine one connect can fail (CI of 85872b9: one holder stopped at 7,534 while every
+        // suite ran at once, its reason not kept then): another holder opens what is missing,
+        // and each one's reason for stopping is shown, so that the verdict is whether 20,000 are
+        // held, not how fast the machine opened them.
         var holders: [IdleSockets] = []
-        for _ in 0..<2 { holders.append(try await IdleSockets(port: port, count: 10_000)) }
-        #expect(holders.map(\.opened) == [10_000, 10_000], "the server accepted every connection")
+        var opened = 0
+        for _ in 0..<8 where opened < 20_000 {
+            let holder = try await IdleSockets(port: port, count: min(10_000, 20_000 - opened))
+            holders.append(holder)
+            opened += holder.opened
+        }
+        #expect(
+            opened == 20_000, "the server accepted every connection: \(holders.compactMap(\.stopped))")
         let device = try await Session()
         device.environment["STOREFRONT_SERVER"] = server.base
         // A generous ceiling: making room closes connections one by one at a cost that grows with

@@ -347,6 +347,8 @@ struct StrangerTests {
         let process = Process()
         let input = Pipe(), output = Pipe()
         let opened: Int
+        /// Why it opened fewer than asked ("stopped at N: …"), nil when it opened them all.
+        let stopped: String?
 
         init(port: Int, count: Int, partial: Bool = false, body: Bool = false) async throws {
             process.executableURL = try AppleVerifier.python()
@@ -358,10 +360,17 @@ struct StrangerTests {
                 + (partial ? ["--partial"] : []) + (body ? ["--body"] : [])
             process.standardInput = input
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            let errors = FileManager.default.temporaryDirectory.appendingPathComponent("idle-\(UUID().uuidString).err")
+            FileManager.default.createFile(atPath: errors.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: errors) }
+            process.standardError = try FileHandle(forWritingTo: errors)
             try process.run()
             let line = try await firstLine(output)
             opened = Int(line.split(separator: " ").last ?? "") ?? 0
+            // The script writes its reason before the line above, and flushes it.
+            let reason = (try? String(contentsOf: errors, encoding: .utf8))?.trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            stopped = reason?.isEmpty == false ? reason : nil
         }
 
         /// How many of its connections the server has not closed.
