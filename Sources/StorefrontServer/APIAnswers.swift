@@ -8,10 +8,7 @@ import StoreModel
 /// An answer's body: the bytes `CompactJSON` writes for `value`.
 extension APIResponse {
     static func json(_ value: some Encodable, status: Int = 200) -> APIResponse {
-        // The answers hold strings, integers, booleans, lists and these structs: nothing that can
-        // fail to encode.
-        let tree = (try? PayloadFields.tree(value)) ?? [String: String]()
-        return APIResponse(status: status, body: Data(CompactJSON.encode(tree)))
+        APIResponse(status: status, body: Data(PayloadFields.compactJSON(value)))
     }
 }
 

@@ -65,9 +65,7 @@ extension ServerAPI {
 
     /// The answer as sent, keys sorted, for the receipt line's note.
     static func noteJSON(_ sent: any Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(sent)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        String(decoding: PayloadFields.compactJSON(sent), as: UTF8.self)
     }
 
     /// Apple's checks of the fields both versions share; nil when they pass.
@@ -220,9 +218,5 @@ struct MassExtensionSummary: Codable, Sendable {
     var completeDate: Int64
 
     /// Keys sorted, as the summary is stored.
-    var stored: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
+    var stored: String { String(decoding: PayloadFields.compactJSON(self), as: UTF8.self) }
 }

@@ -6,7 +6,7 @@ import StoreModel
 extension StoreError {
     /// Bad input (2), storage trouble (3), or the request could not be done (1).
     var exitStatus: Int32 {
-        return switch self {
+        switch self {
         case .unknownProduct, .unknownTransaction, .unknownOfferCode, .offerCodeExists, .unknownNotification,
             .unknownSession, .unknownPlanTransaction, .ambiguousTransaction, .invalidAccountName, .emptyPassword,
             .accountExists, .unknownAccount, .wrongPassword, .invalidDeviceName, .noSignInLimits, .signInRefused:

@@ -13,8 +13,7 @@ struct APIRequestBodyTests {
 
     func code(_ response: APIResponse?) -> Int? {
         guard let response else { return nil }
-        return (try? JSONDecoder().decode([String: Int].self, from: response.body)).flatMap { $0["errorCode"] }
-            ?? (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["errorCode"] as? Int
+        return (try? JSONSerialization.jsonObject(with: response.body) as? [String: Any])?["errorCode"] as? Int
     }
 
     @Test(

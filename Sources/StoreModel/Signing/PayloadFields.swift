@@ -10,6 +10,13 @@ package enum PayloadFields {
         try tree(value) as? [String: Any] ?? [:]
     }
 
+    /// `value` as `CompactJSON` writes it: keys sorted, a nil optional left out. The values the
+    /// store writes (strings, integers, booleans, lists and structs of them) cannot fail to encode;
+    /// one that does is written as `{}`.
+    package static func compactJSON(_ value: some Encodable) -> [UInt8] {
+        CompactJSON.encode((try? tree(value)) ?? [String: String]())
+    }
+
     package static func tree(_ value: some Encodable) throws -> Any {
         switch value {
         case let text as String: return text
