@@ -47,7 +47,7 @@ struct DatabaseTLSTests {
         let start = try await runProgram(
             repositoryRoot.appendingPathComponent("scripts/postgres-start"), [],
             environment: ProcessInfo.processInfo.environment.merging([
-                "STOREFRONT_PG_PORT": "55433", "STOREFRONT_PG_TLS_CERT": certificate.path,
+                "STOREFRONT_PG_PORT": "25433", "STOREFRONT_PG_TLS_CERT": certificate.path,
                 "STOREFRONT_PG_TLS_KEY": key.path,
             ]) { $1 })
         let url = start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -81,7 +81,7 @@ struct DatabaseTLSTests {
         #expect(
             lines.count == 1 && lines[0].contains("does not verify against the CA in \(stranger.path)"),
             "\(fromEnvironment.stderr)")
-        #expect(lines.first?.contains("postgres://storefront@localhost:55433/storefront") == true)
+        #expect(lines.first?.contains("postgres://storefront@localhost:25433/storefront") == true)
         #expect(!fromEnvironment.stdout.contains("listening"))
 
         let plain = try TestTools.postgres()

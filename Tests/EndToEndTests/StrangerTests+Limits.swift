@@ -45,11 +45,11 @@ extension StrangerTests {
         // connections are sure to pass it.
         let server = try await Server(host, arguments: ["--idle-timeout", "3600", "--max-connections", "10000"])
         let port = try #require(Int(server.base.split(separator: ":").last ?? ""))
-        // Holders of 10,000 each at most (a process's own file limit may be 20,000). On a loaded
-        // machine one connect can fail (CI of 85872b9: one holder stopped at 7,534 while every
-        // suite ran at once, its reason not kept then): another holder opens what is missing,
-        // and each one's reason for stopping is shown, so that the verdict is whether 20,000 are
-        // held, not how fast the machine opened them.
+        // Holders of 10,000 each at most (a process's own file limit may be 20,000); each one's
+        // reason for stopping short is shown. CI of 845d745 stopped at 17,598 with EADDRNOTAVAIL:
+        // the sign-in tests beside it bound their sockets to (127.0.0.x, 0), which reserved each
+        // port machine-wide until its TIME_WAIT ended; Tests/Python/loopback_source.py now binds
+        // with IP_BIND_ADDRESS_NO_PORT, so their ports are shared as unbound clients' are.
         var holders: [IdleSockets] = []
         var opened = 0
         for _ in 0..<8 where opened < 20_000 {

@@ -8,7 +8,9 @@ sign-ins for a name of their own (burst1, burst2, ...) one after another for SEC
 server's limits per address and per name let each go through at full cost. Prints one line of
 JSON: how many were sent, and how many answered each status.
 """
-import http.client, json, sys, threading, time, urllib.parse
+import json, sys, threading, time, urllib.parse
+
+import loopback_source
 
 
 def main():
@@ -18,14 +20,14 @@ def main():
     statuses, lock = {}, threading.Lock()
 
     def spray(index):
-        source = (f"127.0.0.{2 + index}", 0)
+        source = f"127.0.0.{2 + index}"
         body = json.dumps({
             "method": "signIn",
             "request": {"name": f"burst{index}", "password": "wrong", "device": "bench"},
         })
         while time.monotonic() < deadline:
             try:
-                connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30, source_address=source)
+                connection = loopback_source.connection(url.hostname, url.port, source, 30)
                 connection.request("POST", "/storefront/v1/call", body, {"Content-Type": "application/json"})
                 status = connection.getresponse().status
                 connection.close()

@@ -9,7 +9,9 @@ exists ("-": stop after COUNT). Prints "under way" once every thread has had an 
 the end, one line of JSON: how many were sent, how many answered each status, and each distinct
 answer body with its count.
 """
-import http.client, json, os, sys, threading, urllib.parse
+import json, os, sys, threading, urllib.parse
+
+import loopback_source
 
 
 def main():
@@ -26,14 +28,14 @@ def main():
         return sent[0] >= count and (stop == "-" or os.path.exists(stop))
 
     def guess(index):
-        source = (f"127.0.0.{2 + index}", 0)
+        source = f"127.0.0.{2 + index}"
         while True:
             with lock:
                 if done():
                     return
                 sent[0] += 1
             try:
-                connection = http.client.HTTPConnection(host, url.port, timeout=60, source_address=source)
+                connection = loopback_source.connection(host, url.port, source, 60)
                 connection.request("POST", "/storefront/v1/call", body, {"Content-Type": "application/json"})
                 response = connection.getresponse()
                 status, text = str(response.status), response.read().decode()
