@@ -167,14 +167,23 @@ public final class DeviceWall {
 
     // MARK: Running
 
+    /// Issue 70: `run()` performs each pane's effects off the loop, so that a pane whose team
+    /// server does not answer holds up no key, in its pane or another (the screen program's).
+    public var performsInBackground = false
+
     /// The interactive view: runs until a pane quits or an interrupt arrives.
     public func run(tickMilliseconds: Int = 250) {
         draw()
+        if performsInBackground { for pane in panes { pane.app.startBackground() } }
         refresh()
         while isRunning {
+            for pane in panes { pane.app.collect() }
+            guard isRunning else { break }
             draw()
-            handle(terminal.nextEvent(timeoutMilliseconds: tickMilliseconds))
+            let busy = panes.contains { $0.app.isWaitingOnStore }
+            handle(terminal.nextEvent(timeoutMilliseconds: busy ? min(50, tickMilliseconds) : tickMilliseconds))
         }
+        for pane in panes { pane.app.stopBackground() }
     }
 
     /// Whether every pane is still running (none quit or was interrupted).

@@ -8,10 +8,12 @@ public final class LiveStore: StoreServing {
     private var events: [TransactionEvent] = []
     private var lastSnapshot: StoreSnapshot?
     private let calendar: Calendar
+    public let serverLocation: String?
 
     public init(store: Store) {
         self.store = store
         calendar = store.calendar
+        serverLocation = store.server.keeper.team?.location
         // The log opens with the device's recent past, then follows every change.
         events = (try? store.queue.recentEvents(limit: 50)) ?? []
         // Weak: a store outlives the screens that watch it, and cannot forget an observer.
@@ -264,11 +266,17 @@ public final class OpeningStore: StoreServing {
     private let catalog: Catalog
     private let open: () throws -> Store
     public private(set) var live: LiveStore?
-    /// Why the store could not be opened; the screen then ends and the program reports it.
-    public private(set) var failure: Error?
+    /// Why the store could not be opened; the screen then ends and the program reports it. Read
+    /// by the program while the screen's effects may still run on their own thread.
+    public var failure: Error? { lock.withLock { openFailure } }
+    private var openFailure: Error?
+    private let lock = NSLock()
+    /// The team server named on the command line, if any: known before the store opens.
+    public let serverLocation: String?
 
-    public init(catalog: Catalog, open: @escaping () throws -> Store) {
+    public init(catalog: Catalog, server: String? = nil, open: @escaping () throws -> Store) {
         self.catalog = catalog
+        serverLocation = server
         self.open = open
     }
 
@@ -278,10 +286,16 @@ public final class OpeningStore: StoreServing {
 
     public func perform(_ effect: Effect) -> [Action] {
         if live == nil {
+            // Opened once, and not tried again after it failed: the screen is ending.
+            guard failure == nil else { return [] }
             do {
                 live = LiveStore(store: try open())
+            } catch StoreError.serverUnreachable(let server, let problem) {
+                // Issue 70: a team server that does not answer yet is said, and asked again at the
+                // next tick; the screen stays open and its keys work meanwhile.
+                return [.server(problem: LiveStore.unreachable(server, problem))]
             } catch {
-                failure = error
+                lock.withLock { openFailure = error }
                 return [.interrupt]
             }
         }

@@ -134,6 +134,9 @@ private func reduceAnswer(_ state: inout AppState, _ action: Action) -> [Effect]
     case .server(let problem):
         state.serverProblem = problem
         return []
+    case .working(let words):
+        state.working = words
+        return []
     case .failed(let message):
         if state.route == .signIn {
             state.form.error = message

@@ -12,6 +12,13 @@ public protocol StoreServing: AnyObject {
     /// Runs one effect; what it produced comes back as actions (including `.failed`). `.settle`
     /// settles what is due and returns what changed since the last call (new events, a new snapshot).
     func perform(_ effect: Effect) -> [Action]
+    /// The team server the store asks (W1), for the words of a call it has not answered; nil for
+    /// the state folder's own. Read on the screen's thread while an effect may be running.
+    var serverLocation: String? { get }
+}
+
+extension StoreServing {
+    public var serverLocation: String? { nil }
 }
 
 /// Decoded pictures by catalog path, decoded once (T4): a bad file is remembered as its error.
@@ -60,6 +67,16 @@ public final class App {
     public var tickMilliseconds = 250
     /// Stops after drawing the first frame (start-up benchmarks).
     public var exitsAfterFirstFrame = false
+    /// Issue 70: `run()` performs the store's effects off the loop, so that every key works while a
+    /// call waits on a team server. Scenarios and tests dispatch, and wait for each answer.
+    public var performsInBackground = false
+    /// How long an effect may go unanswered before the status line names the server (wall time).
+    public var patience: TimeInterval = 3
+    /// What was asked of the store and had not ended when the screen closed (`performsInBackground`).
+    public private(set) var unfinished = Unfinished.none
+    private var worker: EffectWorker?
+    /// The words of the status line's notice of an unanswered call, while it shows.
+    private var stallNotice: String?
 
     /// `asksGuestsToSignIn`: once the store is open, a guest goes to the sign-in form first.
     public init(
@@ -80,10 +97,74 @@ public final class App {
         loadSnapshot()
         draw()
         if exitsAfterFirstFrame { return }
+        if performsInBackground { startBackground() }
         refresh()
         while state.isRunning {
+            collect()
+            guard state.isRunning else { break }
             draw()
-            handle(terminal.nextEvent(timeoutMilliseconds: tickMilliseconds))
+            // While the store works, the loop looks for its answers more often than it ticks.
+            handle(
+                terminal.nextEvent(timeoutMilliseconds: isWaitingOnStore ? min(50, tickMilliseconds) : tickMilliseconds)
+            )
+        }
+        stopBackground()
+    }
+
+    /// From now on the store's effects run off the caller's loop, which calls `collect()` for
+    /// their answers (the run loop, the device wall's).
+    public func startBackground() {
+        if worker == nil { worker = EffectWorker(store: store) }
+    }
+
+    /// Begins no more effects off the loop; what had not ended is kept in `unfinished`.
+    public func stopBackground() {
+        unfinished = worker?.stop() ?? Unfinished.none
+    }
+
+    /// Whether an effect performed off the loop has not been collected yet.
+    public var isWaitingOnStore: Bool { worker.map { !$0.isIdle } ?? false }
+
+    /// The answers of the effects performed off the loop, dispatched in order; what is in flight,
+    /// and a call unanswered for `patience`, put on the status line.
+    public func collect() {
+        guard let worker else { return }
+        for (_, actions) in worker.collect() {
+            if let notice = stallNotice {
+                stallNotice = nil
+                // Only the loop's own notice: a problem the store reported stays until it answers.
+                if state.serverProblem == notice { dispatch(.server(problem: nil)) }
+            }
+            for next in actions { dispatch(next) }
+        }
+        let current = worker.current
+        if let current, stallNotice == nil, Date().timeIntervalSince(current.since) >= patience {
+            let notice = Self.unanswered(server: store.serverLocation, seconds: Int(patience))
+            stallNotice = notice
+            dispatch(.server(problem: notice))
+        }
+        // The first asked of the store that has not answered, running or waiting behind a tick.
+        let working = worker.unfinished.lazy.compactMap { Self.working($0, self.state) }.first
+        if state.working != working { dispatch(.working(working)) }
+    }
+
+    /// The status line's words for a call that has not answered.
+    static func unanswered(server: String?, seconds: Int) -> String {
+        let who = server.map { "Account server \(serverName($0))" } ?? "The store"
+        return "\(who) has not answered for \(seconds) s; keys still work, q quits"
+    }
+
+    /// What the status line says while `effect` runs; nil for the tick's own work.
+    static func working(_ effect: Effect, _ state: AppState) -> String? {
+        func named(_ id: String) -> String { state.snapshot?.product(id)?.title ?? id }
+        switch effect {
+        case .settle, .loadPicture, .quit: return nil
+        case .buy(let id), .buyBilled(let id, _), .buyOffer(let id, _), .buyIntro(let id, _):
+            return "Buying \(named(id))…"
+        case .restore: return "Restoring purchases…"
+        case .signIn, .signUp: return "Signing in…"
+        case .signOut: return "Signing out…"
+        default: return "Asking the store…"
         }
     }
 
@@ -126,6 +207,10 @@ public final class App {
             onEffect?(effect)
             if case .loadPicture(let path) = effect {
                 dispatch(.pictureLoaded(path, pictures.lookup(path, size: state.size)))
+                continue
+            }
+            if let worker {
+                worker.submit(effect)
                 continue
             }
             for next in store.perform(effect) { dispatch(next) }

@@ -116,7 +116,11 @@ func bannerLines(_ state: AppState) -> (lines: [String], kind: Banner.Kind)? {
         let rest = lines[(room - 1)...].joined(separator: " ")
         return Array(lines.prefix(room - 1)) + [TextWidth.truncate(rest, to: width)]
     }
-    if let problem = state.serverProblem { return (wrapped(problem), .failure) }
+    if let problem = state.serverProblem {
+        // What waits for the server is said with it (issue 70).
+        return (wrapped(state.working.map { "\($0) " + problem } ?? problem), .failure)
+    }
+    if let working = state.working, state.route != .signIn { return (wrapped(working), .info) }
     guard let banner = state.banner, state.route != .signIn else { return nil }
     return (wrapped(banner.text), banner.kind)
 }

@@ -50,9 +50,11 @@ struct ScreenProgram {
         if !devices.isEmpty {
             return try runDevices(loaded: loaded, password: password, stateDirectory: stateDirectory)
         }
-        let opening = OpeningStore(catalog: loaded.catalog) {
+        let server = options.server ?? ProcessInfo.processInfo.environment["STOREFRONT_SERVER"]
+        let opening = OpeningStore(catalog: loaded.catalog, server: server.flatMap { $0.isEmpty ? nil : $0 }) {
             try Context.open(options, loaded: loaded, password: password).store
         }
+        var unfinished = Unfinished.none
         try withScreen(log: stateDirectory.url.appendingPathComponent("storefront.log")) { terminal in
             let app = App(
                 store: opening, terminal: terminal,
@@ -61,11 +63,44 @@ struct ScreenProgram {
             )
             // For the benchmark of start-up: stop once the first full frame is on the terminal.
             app.exitsAfterFirstFrame = Environment.current.exitsAfterFirstFrame
+            app.performsInBackground = true
             app.run()
+            unfinished = app.unfinished
         }
         // The store could not be opened (a corrupt database, a locked folder): said once the
         // terminal is back, with its exit status.
         if let failure = opening.failure { throw failure }
+        // Issue 70: q quits at once, whatever is in flight. What was still asked of the store is
+        // left to it, untouched from here (another thread holds it): a purchase is completed by
+        // the next start, as after a crash (Q3).
+        for line in Self.leftWaiting(unfinished) { printError(line) }
+    }
+
+    /// The lines said when the screen closed with a purchase or another change unanswered; none
+    /// when only the tick's own work was.
+    static func leftWaiting(_ unfinished: Unfinished) -> [String] {
+        func isPurchase(_ effect: Effect) -> Bool {
+            switch effect {
+            case .buy, .buyBilled, .buyOffer, .buyIntro, .redeem: true
+            default: false
+            }
+        }
+        var lines: [String] = []
+        if let running = unfinished.running, running != .settle {
+            lines.append(
+                isPurchase(running)
+                    ? "storefront: quit before the store answered a purchase; the next start completes it once, or fails it"
+                    : "storefront: quit before the store answered; what was asked may not have been done")
+        }
+        let never = unfinished.waiting.filter { $0 != .settle && $0 != .quit }
+        if !never.isEmpty {
+            lines.append(
+                never.contains(where: isPurchase)
+                    ? "storefront: quit before a purchase was asked of the store; nothing was bought"
+                    : "storefront: quit before \(never.count) change\(never.count == 1 ? " was" : "s were") asked of the store; they were not made"
+            )
+        }
+        return lines
     }
 }
 
@@ -86,6 +121,7 @@ extension ScreenProgram {
             for (name, opening) in zip(devices, openings) {
                 wall.add(device: name, store: opening, asksGuestsToSignIn: true)
             }
+            wall.performsInBackground = true
             wall.run()
         }
         if let failure = openings.lazy.compactMap(\.failure).first { throw failure }
