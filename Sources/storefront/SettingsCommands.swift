@@ -260,7 +260,7 @@ struct Screen: ParsableCommand {
     /// Parsed as a root of its own when `storefront` starts the screen (Storefront.main), whose
     /// super-command is `storefront`. Naming it spares every start ArgumentParser's search for a
     /// completion-script request, two more parses that a command with a super-command never takes
-    /// (a quarter of the instructions before the first frame; BENCHMARKS.md, "One program"): the
+    /// (a quarter of the instructions before the first frame; BENCHMARKS.md at 8a86700, "One program"): the
     /// root command answers `--generate-completion-script`, and the screen is never started for it.
     static let configuration = CommandConfiguration(
         commandName: "screen", _superCommandName: "storefront", abstract: "Open the storefront screen (the default)."

@@ -243,6 +243,26 @@ struct DocsTests {
         }
     }
 
+    @Test(
+        "BENCHMARKS.md: at most 200 lines, and its table of targets is the bench's own: every row a target `storefront-bench --targets` names, every target a row"
+    )
+    func benchmarks() async throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("BENCHMARKS.md"), encoding: .utf8)
+        let lines = text.components(separatedBy: "\n")
+        #expect(lines.count <= 200, "BENCHMARKS.md has \(lines.count) lines")
+        let table = lines.drop { $0 != "## Every target" }.dropFirst().drop { !$0.hasPrefix("|") }.prefix {
+            $0.hasPrefix("|")
+        }.dropFirst(2)
+        let rows = table.map { $0.split(separator: "|").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+        let bench = storefrontBinary.deletingLastPathComponent().appendingPathComponent("storefront-bench")
+        let listed = try await runProgram(bench, ["--targets"])
+        #expect(listed.status == 0, "\(listed)")
+        let goals = listed.stdout.split(separator: "\n").compactMap { $0.split(separator: "\t").last.map(String.init) }
+        #expect(goals.count >= 30, "\(listed.stdout)")
+        #expect(Set(rows).subtracting(goals).isEmpty, "rows no target names: \(Set(rows).subtracting(goals))")
+        #expect(Set(goals).subtracting(rows).isEmpty, "targets with no row: \(Set(goals).subtracting(rows))")
+    }
+
     @Test("README.md: at most 160 lines, and its first code block gives the two commands")
     func readme() throws {
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)

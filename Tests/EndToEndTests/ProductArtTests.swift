@@ -54,7 +54,7 @@ struct ProductArtTests {
     }
 
     /// The tests run the debug build, whose screen alone peaks near 51 MB (the release build's is
-    /// under 30 MB: BENCHMARKS.md, where `storefront-bench start` holds this catalog under 40 MB). So
+    /// under 30 MB: BENCHMARKS.md; at 8a86700 the screen held this catalog near 40 MB). So
     /// the bound here is against the same screen showing two 16-pixel pictures, in the same run:
     /// one 30,000² picture decoded would be 3.6 GB, and even the largest allowed one 256 MB.
     @Test("C8 a 30,000 × 30,000 PNG and JPEG are refused before allocating: the screen's peak stays flat")

@@ -71,7 +71,7 @@ final class StampReader: @unchecked Sendable {
     /// lock a writer holds (a read transaction reads the log's index); SQLite may retry for
     /// microseconds while a commit rewrites the index's header, and another thread reading the
     /// stamp holds the lock here for as long. This is what lets the server tell a kept answer
-    /// without a hop to its blocking pool (BENCHMARKS.md, "The server on its libraries").
+    /// without a hop to its blocking pool (BENCHMARKS.md at 8a86700, "The server on its libraries").
     func readQuickly() -> ChangeStamp? {
         lock.lock()
         defer { lock.unlock() }

@@ -1,7 +1,7 @@
 // A price as catalogs and commands write it: digits, then optionally a point and more digits
 // ("0.99", "12"); with `signed`, a leading minus too. Checked by hand, not with a regular
 // expression: NSRegularExpression compiles through ICU, which cost every start of the screen a
-// sixth of its instructions before the first frame (BENCHMARKS.md, "Where start-up goes").
+// sixth of its instructions before the first frame (BENCHMARKS.md at 8a86700, "Where start-up goes").
 public enum PriceText {
     public static func isPlainDecimal(_ text: String, signed: Bool = false) -> Bool {
         var bytes = Substring(text).utf8[...]
