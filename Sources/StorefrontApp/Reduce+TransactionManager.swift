@@ -46,9 +46,12 @@ func reduceTransactions(_ state: inout AppState, _ command: Command) -> [Effect]
             return []
         }
         let choices = snapshot.storefrontChoices
-        guard choices.count > 1 else {
+        // A catalog of one storefront: an account moved away from it (by the command line) moves
+        // back; one already in it is told why nothing else is offered, naming the catalog's.
+        guard choices.count > 1 || choices.first.map({ $0 != snapshot.storefront }) == true else {
             state.banner = Banner(
-                "This catalog sells in \(snapshot.storefront) only: give products \"prices\" per storefront")
+                "This catalog sells in \(choices.first ?? snapshot.storefront) only: give products \"prices\" per storefront"
+            )
             return []
         }
         let index = choices.firstIndex(of: snapshot.storefront).map { $0 + 1 } ?? 0

@@ -395,5 +395,15 @@ extension ReduceTests {
         var moved = try #require(single.state.snapshot)
         moved.storefront = try single.store.accounts.storefront()
         #expect(moved.storefrontChoices == ["USA"] && moved.namesStorefront)
+        // There, S moves it back to the catalog's one storefront, and the banner names that one.
+        try single.refresh()
+        #expect(single.state.snapshot?.storefront == "GBR")
+        single.press(.character("S"))
+        #expect(single.effects.last == .setStorefront("USA"), "\(single.effects)")
+        #expect(try single.store.accounts.storefront() == "USA")
+        single.press(.character("S"))
+        #expect(
+            single.state.banner?.text.hasPrefix("This catalog sells in USA only") == true,
+            "\(single.state.banner?.text ?? "")")
     }
 }
