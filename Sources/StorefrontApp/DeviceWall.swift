@@ -59,6 +59,8 @@ public final class DeviceWall {
         let surface: PaneSurface
         /// The newest transaction event of this pane's log already on the rail.
         var railedSequence: Int64 = .min
+        /// Added without loading: the first events its store gives are its past, not news.
+        var awaitsItsPast = false
 
         init(name: String, app: App, surface: PaneSurface) {
             self.name = name
@@ -111,7 +113,7 @@ public final class DeviceWall {
         panes.append(pane)
         layOut()
         if isWall { for pane in panes { pane.app.dispatch(.sharesTerminal(true)) } }
-        if load { app.load() }
+        if load { app.load() } else { pane.awaitsItsPast = true }
         pane.railedSequence = app.state.log.last?.sequence ?? .min
         return pane
     }
@@ -173,17 +175,32 @@ public final class DeviceWall {
 
     /// The interactive view: runs until a pane quits or an interrupt arrives.
     public func run(tickMilliseconds: Int = 250) {
-        draw()
         if performsInBackground { for pane in panes { pane.app.startBackground() } }
+        // Panes added without loading draw from their first snapshot (a catalog's, while the store
+        // opens), and open on their first tick, off the loop when the wall performs in the background.
+        for pane in panes where pane.app.state.snapshot == nil { pane.app.load() }
+        notePasts()
+        draw()
         refresh()
         while isRunning {
             for pane in panes { pane.app.collect() }
+            notePasts()
             guard isRunning else { break }
             draw()
             let busy = panes.contains { $0.app.isWaitingOnStore }
             handle(terminal.nextEvent(timeoutMilliseconds: busy ? min(50, tickMilliseconds) : tickMilliseconds))
         }
         for pane in panes { pane.app.stopBackground() }
+    }
+
+    /// A pane added without loading, once its store has opened: what its log then holds is its
+    /// past, not news for the rail. Its store opens in one effect, whose events come with its first
+    /// snapshot; nothing else is performed before it.
+    private func notePasts() {
+        for pane in panes where pane.awaitsItsPast && pane.app.state.snapshot?.isOpening == false {
+            pane.railedSequence = pane.app.state.log.last?.sequence ?? .min
+            pane.awaitsItsPast = false
+        }
     }
 
     /// Whether every pane is still running (none quit or was interrupted).
@@ -270,6 +287,7 @@ public final class DeviceWall {
         var entries: [RailEntry] = []
         for pane in panes {
             let state = pane.app.state
+            if pane.awaitsItsPast { continue }
             for event in state.log where event.sequence > pane.railedSequence {
                 let title = state.snapshot?.product(event.productID)?.title ?? event.productID
                 entries.append(RailEntry(source: .device(pane.name), text: "\(eventWords(event)) · \(title)"))

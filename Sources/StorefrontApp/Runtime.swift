@@ -77,6 +77,31 @@ public final class App {
     private var worker: EffectWorker?
     /// The words of the status line's notice of an unanswered call, while it shows.
     private var stallNotice: String?
+    /// A person's actions that asked the store for something while it was still opening off the
+    /// loop, and every one after them: dispatched in order once it has opened.
+    private var heldWhileOpening: [Action] = []
+
+    /// While the store opens off the loop, a key that would ask it for something (buy, restore, a
+    /// form) waits for it to open, and so does every key after it, so that none applies to a
+    /// different row than the person meant. Moving in the list does not wait, and q quits at once.
+    private func holdsWhileOpening(_ action: Action) -> Bool {
+        guard state.snapshot?.isOpening == true else { return false }
+        switch action {
+        case .key, .command, .mouse: break
+        default: return false
+        }
+        var probe = state
+        probe.snapshot?.isOpening = false
+        let effects = reduce(&probe, action)
+        guard probe.isRunning else { return false }
+        if !heldWhileOpening.isEmpty { return true }
+        return effects.contains {
+            switch $0 {
+            case .settle, .quit, .loadPicture: false
+            default: true
+            }
+        }
+    }
 
     /// `asksGuestsToSignIn`: once the store is open, a guest goes to the sign-in form first.
     public init(
@@ -137,6 +162,12 @@ public final class App {
             }
             for next in actions { dispatch(next) }
         }
+        // Open now: the keys that waited for it, in the order pressed.
+        if !heldWhileOpening.isEmpty, state.snapshot?.isOpening == false {
+            let held = heldWhileOpening
+            heldWhileOpening = []
+            for action in held { dispatch(action) }
+        }
         let current = worker.current
         if let current, stallNotice == nil, Date().timeIntervalSince(current.since) >= patience {
             let notice = Self.unanswered(server: store.serverLocation, seconds: Int(patience))
@@ -144,7 +175,9 @@ public final class App {
             dispatch(.server(problem: notice))
         }
         // The first asked of the store that has not answered, running or waiting behind a tick.
-        let working = worker.unfinished.lazy.compactMap { Self.working($0, self.state) }.first
+        let working =
+            worker.unfinished.lazy.compactMap { Self.working($0, self.state) }.first
+            ?? (heldWhileOpening.isEmpty ? nil : "Opening the store: your keys wait for it…")
         if state.working != working { dispatch(.working(working)) }
     }
 
@@ -202,6 +235,10 @@ public final class App {
     /// Every change of state goes through `reduce`; its effects run here, and their answers come
     /// back as actions. Pictures are decoded here; everything else is the store's.
     public func dispatch(_ action: Action) {
+        if worker != nil, holdsWhileOpening(action) {
+            heldWhileOpening.append(action)
+            return
+        }
         let effects = reduce(&state, action)
         for effect in effects where effect != .quit {
             onEffect?(effect)

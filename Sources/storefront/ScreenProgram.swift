@@ -50,8 +50,7 @@ struct ScreenProgram {
         if !devices.isEmpty {
             return try runDevices(loaded: loaded, password: password, stateDirectory: stateDirectory)
         }
-        let server = options.server ?? ProcessInfo.processInfo.environment["STOREFRONT_SERVER"]
-        let opening = OpeningStore(catalog: loaded.catalog, server: server.flatMap { $0.isEmpty ? nil : $0 }) {
+        let opening = OpeningStore(catalog: loaded.catalog, server: serverLocation) {
             try Context.open(options, loaded: loaded, password: password).store
         }
         var unfinished = Unfinished.none
@@ -74,6 +73,13 @@ struct ScreenProgram {
         // left to it, untouched from here (another thread holds it): a purchase is completed by
         // the next start, as after a crash (Q3).
         for line in Self.leftWaiting(unfinished) { printError(line) }
+    }
+
+    /// The team server named by `--server` or $STOREFRONT_SERVER, for the screen's words before
+    /// its store opens; nil for the state folder's own.
+    var serverLocation: String? {
+        let named = options.server ?? ProcessInfo.processInfo.environment["STOREFRONT_SERVER"]
+        return named.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The lines said when the screen closed with a purchase or another change unanswered; none
@@ -111,7 +117,7 @@ extension ScreenProgram {
         let openings = devices.map { name in
             var paneOptions = options
             paneOptions.device = name
-            return OpeningStore(catalog: loaded.catalog) {
+            return OpeningStore(catalog: loaded.catalog, server: serverLocation) {
                 try Context.open(paneOptions, loaded: loaded, password: password).store
             }
         }
@@ -119,7 +125,9 @@ extension ScreenProgram {
             let wall = DeviceWall(
                 terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog))
             for (name, opening) in zip(devices, openings) {
-                wall.add(device: name, store: opening, asksGuestsToSignIn: true)
+                // Opened by the wall's loop, off it (issue 70): a server that does not answer holds
+                // up neither the first frame nor a key.
+                wall.add(device: name, store: opening, asksGuestsToSignIn: true, load: false)
             }
             wall.performsInBackground = true
             wall.run()

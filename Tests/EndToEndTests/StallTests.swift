@@ -125,6 +125,26 @@ struct StallTests {
     }
 
     @Test(
+        "70 two devices side by side on a stopped team server: Tab moves the keys to the tablet's pane and ↓ works there, and q exits 0, while the server is still stopped"
+    )
+    func stoppedServerTwoDevices() async throws {
+        let (server, device) = try await Self.teamDevice("dot")
+        try await device.signIn("dot", device: "tablet")
+        let tmux = try await device.scriptedScreen(device.screenCommand(arguments: ["--devices", "phone,tablet"]))
+        try await tmux.waitUntil(description: "both panes opened") {
+            $0.contains("▶ phone  (keys here)") && !$0.contains("Opening")
+        }
+        let pid = try await Self.stall(server, tmux)
+        defer { kill(pid, SIGCONT) }
+        try await tmux.send("Tab", "Down")
+        try await tmux.waitFor("▶ tablet  (keys here)")
+        _ = try await Self.quit(tmux)
+        #expect(Self.isStopped(pid), "every verdict above came while the server was stopped")
+        kill(pid, SIGCONT)
+        #expect(try await server.stop().status == 0, "\(server.errorsTail)")
+    }
+
+    @Test(
         "70 started against a server that accepts and never answers: the catalog is drawn, keys work, the call's timeout is said and asked again, and the screen stays open until q"
     )
     func silentServer() async throws {

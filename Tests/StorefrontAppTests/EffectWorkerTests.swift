@@ -16,6 +16,8 @@ struct EffectWorkerTests {
         private var begunLog: [Effect] = []
         private var endedLog: [Effect] = []
         let held: Set<String>
+        /// What an effect answers; by default a line that names it.
+        var answer: (Effect) -> [Action] = { [.failed("performed \($0)")] }
 
         init(held: Set<String>) { self.held = held }
 
@@ -31,7 +33,7 @@ struct EffectWorkerTests {
                 endedLog.append(effect)
                 condition.broadcast()
             }
-            return [.failed("performed \(effect)")]
+            return answer(effect)
         }
 
         var serverLocation: String? { "http://127.0.0.1:9" }
@@ -107,20 +109,35 @@ struct EffectWorkerTests {
     }
 
     /// The scripted terminal's events, each given only once the store has begun the tick's settle:
-    /// every key below is read while that call waits.
+    /// every key is read while that call waits. With `asked`, once the keys are all read the gate
+    /// opens, ticks follow, and q comes once the store has performed `asked`.
     final class AfterSettleTerminal: FrameRendering, EventListening {
         let scripted: ScriptedTerminal
         let store: GatedStore
-        init(_ scripted: ScriptedTerminal, store: GatedStore) {
+        let asked: Effect?
+        private var giveUp: Date?
+        init(_ scripted: ScriptedTerminal, store: GatedStore, asked: Effect? = nil) {
             self.scripted = scripted
             self.store = store
+            self.asked = asked
         }
         var size: Size { scripted.size }
         var colorDepth: ColorDepth { scripted.colorDepth }
         func render(_ screen: Screen) -> Int { scripted.render(screen) }
         func nextEvent(timeoutMilliseconds: Int) -> TerminalEvent {
             _ = store.wait { begun, _ in begun.contains(.settle) }
-            return scripted.nextEvent(timeoutMilliseconds: timeoutMilliseconds)
+            guard let asked, scripted.remaining.isEmpty else {
+                return scripted.nextEvent(timeoutMilliseconds: timeoutMilliseconds)
+            }
+            store.openGate()
+            // Ticks until the store has performed what was asked (the loop collects between
+            // them); a minute's ceiling, past which the loop is interrupted and the test fails.
+            let deadline = giveUp ?? Date().addingTimeInterval(60)
+            giveUp = deadline
+            if store.ended.contains(asked) { return .key(.character("q")) }
+            if Date() > deadline { return .interrupt }
+            Thread.sleep(forTimeInterval: 0.01)
+            return .timeout
         }
     }
 
@@ -149,5 +166,31 @@ struct EffectWorkerTests {
             "\(frames.last ?? "")")
         store.openGate()
         #expect(store.wait { _, ended in ended == [.settle] })
+    }
+
+    @Test(
+        "70 while the store opens off the loop, ↓ moves at once; b waits for the open, and so does every key after it, in order"
+    )
+    func keysWaitForTheOpen() throws {
+        let store = GatedStore(held: ["settle"])
+        var opened = StoreSnapshot.opening(appCatalog)
+        opened.isOpening = false
+        store.answer = { effect in effect == .settle ? [.loaded(opened)] : [.failed("performed \(effect)")] }
+        let scripted = ScriptedTerminal(
+            size: Size(columns: 60, rows: 14), events: [.key(.down), .key(.character("b")), .key(.down)])
+        let asked = Effect.buy(appCatalog.products[1].id)
+        let app = App(
+            store: store, terminal: AfterSettleTerminal(scripted, store: store, asked: asked),
+            pictures: PictureCache(root: URL(fileURLWithPath: "/nonexistent")), route: .products)
+        app.performsInBackground = true
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { store.openGate() }
+        app.run()
+        let bought = store.ended.filter {
+            if case .buy = $0 { true } else { false }
+        }
+        #expect(store.ended.first == .settle && bought == [asked], "b bought the row ↓ had reached: \(store.ended)")
+        #expect(app.state.selection == 2, "the ↓ after b moved once the store had opened")
+        let frames = scripted.frames.map(\.text)
+        #expect(frames.contains { $0.contains("your keys wait for it") }, "\(frames.last ?? "")")
     }
 }
