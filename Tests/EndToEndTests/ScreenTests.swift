@@ -490,11 +490,13 @@ extension ScreenTests {
                 return pair.0.contains(text) || pair.1.contains(text) ? pair : nil
             }
         }
-        let before = try await tmux.waitFor("Not Subscribed")
-        #expect(
-            halves(before, containing: "Not Subscribed").first.map {
+        // Each pane opens its store on the wall's first tick, off its loop (issue 70): both say so
+        // once both have opened, in whichever order.
+        try await tmux.waitUntil(description: "both panes opened, Not Subscribed") { screen in
+            halves(screen, containing: "Not Subscribed").first.map {
                 $0.left.contains("Not Subscribed") && $0.right.contains("Not Subscribed")
-            } == true, "\(before)")
+            } == true
+        }
         try await tmux.send("End", "b")
         let bought = try await tmux.waitUntil(description: "the phone subscribed") { screen in
             halves(screen, containing: "Expires:").first?.left.contains("Subscribed! Expires:") == true
