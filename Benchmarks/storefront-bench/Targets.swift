@@ -1,4 +1,4 @@
-// Every target the bench judges (issue 70), declared once, by a name that stays. A judged row
+// Every target the bench judges, declared once, by a name that stays. A judged row
 // names its target; `storefront-bench --targets` lists them without measuring; a run ends with the
 // table of every target: its figure, the limit measured in the same run, the ratio, met or missed.
 // BENCHMARKS.md is that table from the newest whole run.

@@ -175,7 +175,7 @@ public struct AppState: Equatable, Sendable {
     public var banner: Banner?
     /// Why the account server cannot be reached, while it cannot (W4, W8): a banner until it answers again.
     public var serverProblem: String?
-    /// Issue 70: what the store is doing for a key that has not answered yet ("Buying …"), on the
+    /// What the store is doing for a key that has not answered yet ("Buying …"), on the
     /// status line; every key keeps working meanwhile.
     public var working: String?
     public var showsHelp = false
@@ -252,7 +252,7 @@ public enum Action: Equatable, Sendable {
     case failed(String)
     /// The account server stopped answering (the reason), or answers again (nil).
     case server(problem: String?)
-    /// What the store is doing off the screen's loop, nil once it answered (issue 70).
+    /// What the store is doing off the screen's loop, nil once it answered.
     case working(String?)
 }
 

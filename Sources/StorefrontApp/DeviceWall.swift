@@ -169,7 +169,7 @@ public final class DeviceWall {
 
     // MARK: Running
 
-    /// Issue 70: `run()` performs each pane's effects off the loop, so that a pane whose team
+    /// `run()` performs each pane's effects off the loop, so that a pane whose team
     /// server does not answer holds up no key, in its pane or another (the screen program's).
     public var performsInBackground = false
 

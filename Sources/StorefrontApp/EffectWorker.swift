@@ -1,4 +1,4 @@
-// The screen's effects, performed off its loop (issue 70): a store call that waits on a team
+// The screen's effects, performed off its loop: a store call that waits on a team
 // server never holds up a key. Effects run one at a time, in the order they were asked, on a
 // queue of their own; what each produced comes back to the loop, which dispatches it in the same
 // order, as Bubble Tea's commands and The Composable Architecture's effects answer with messages.

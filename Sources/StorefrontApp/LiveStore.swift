@@ -291,7 +291,7 @@ public final class OpeningStore: StoreServing {
             do {
                 live = LiveStore(store: try open())
             } catch StoreError.serverUnreachable(let server, let problem) {
-                // Issue 70: a team server that does not answer yet is said, and asked again at the
+                // A team server that does not answer yet is said, and asked again at the
                 // next tick; the screen stays open and its keys work meanwhile.
                 return [.server(problem: LiveStore.unreachable(server, problem))]
             } catch {

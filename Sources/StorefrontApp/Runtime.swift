@@ -67,7 +67,7 @@ public final class App {
     public var tickMilliseconds = 250
     /// Stops after drawing the first frame (start-up benchmarks).
     public var exitsAfterFirstFrame = false
-    /// Issue 70: `run()` performs the store's effects off the loop, so that every key works while a
+    /// `run()` performs the store's effects off the loop, so that every key works while a
     /// call waits on a team server. Scenarios and tests dispatch, and wait for each answer.
     public var performsInBackground = false
     /// How long an effect may go unanswered before the status line names the server (wall time).

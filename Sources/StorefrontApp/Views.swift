@@ -117,7 +117,7 @@ func bannerLines(_ state: AppState) -> (lines: [String], kind: Banner.Kind)? {
         return Array(lines.prefix(room - 1)) + [TextWidth.truncate(rest, to: width)]
     }
     if let problem = state.serverProblem {
-        // What waits for the server is said with it (issue 70).
+        // What waits for the server is said with it.
         return (wrapped(state.working.map { "\($0) " + problem } ?? problem), .failure)
     }
     if let working = state.working, state.route != .signIn { return (wrapped(working), .info) }

@@ -69,7 +69,7 @@ struct ScreenProgram {
         // The store could not be opened (a corrupt database, a locked folder): said once the
         // terminal is back, with its exit status.
         if let failure = opening.failure { throw failure }
-        // Issue 70: q quits at once, whatever is in flight. What was still asked of the store is
+        // q quits at once, whatever is in flight. What was still asked of the store is
         // left to it, untouched from here (another thread holds it): a purchase is completed by
         // the next start, as after a crash (Q3).
         for line in Self.leftWaiting(unfinished) { printError(line) }
@@ -125,7 +125,7 @@ extension ScreenProgram {
             let wall = DeviceWall(
                 terminal: terminal, pictures: PictureCache(root: loaded.imageRoot, catalog: loaded.catalog))
             for (name, opening) in zip(devices, openings) {
-                // Opened by the wall's loop, off it (issue 70): a server that does not answer holds
+                // Opened by the wall's loop, off it: a server that does not answer holds
                 // up neither the first frame nor a key.
                 wall.add(device: name, store: opening, asksGuestsToSignIn: true, load: false)
             }
