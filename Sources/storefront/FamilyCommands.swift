@@ -14,15 +14,42 @@ struct FamilyCommand: ParsableCommand {
             Members see the organizer's family-shareable comics and plans as their own FAMILY_SHARED transactions; leaving, or sharing turned off, revokes them (REVOKE). \
             The organizer, as parent or guardian, can withdraw consent for a member's use of the app: the developer hears of it (RESCIND_CONSENT) and the member's screen stays closed until consent is given again.
             """,
-        subcommands: [Show.self, Create.self, Add.self, Accept.self, Leave.self, Share.self, Consent.self],
+        subcommands: [
+            Show.self, Invitations.self, Create.self, Add.self, Accept.self, Leave.self, Share.self, Consent.self,
+        ],
         defaultSubcommand: Show.self
     )
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The signed-in account's family.")
+        static let configuration = CommandConfiguration(
+            abstract: "The signed-in account's family, or else the oldest invitation it may accept.")
         @OptionGroup var common: CommonOptions
         func run() throws {
             try perform(common) { context in report(try context.store.family.family(), context) }
+        }
+    }
+
+    struct Invitations: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The invitations the signed-in account may accept, oldest first, and when each expires.",
+            discussion:
+                "Any number of families may invite an account; it accepts one (`family accept ORGANIZER`), and declines any (`family leave NAME --from ORGANIZER`). An invitation stands for \(Invitation.lifetimeWords)."
+        )
+        @OptionGroup var common: CommonOptions
+        func run() throws {
+            try perform(common) { context in
+                let user = try context.store.accounts.currentUser() ?? ""
+                let standing = try context.store.family.invitations().compactMap { family in
+                    family.invitation(of: user).map {
+                        InvitationOutput(organizer: family.organizer, expires: context.isoText($0.expires))
+                    }
+                }
+                output(
+                    context, json: ["invitations": standing],
+                    text: standing.isEmpty
+                        ? "no invitation stands"
+                        : standing.map { "from \($0.organizer), until \($0.expires)" }.joined(separator: "\n"))
+            }
         }
     }
 
@@ -49,9 +76,11 @@ struct FamilyCommand: ParsableCommand {
     struct Accept: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Accept the invitation a family sent the signed-in account: it becomes a member.")
+        @Argument(help: "The organizer whose invitation to accept, when several families invite the account.")
+        var organizer: String?
         @OptionGroup var common: CommonOptions
         func run() throws {
-            try perform(common) { context in report(try context.store.family.accept(), context) }
+            try perform(common) { context in report(try context.store.family.accept(from: organizer), context) }
         }
     }
 
@@ -61,9 +90,11 @@ struct FamilyCommand: ParsableCommand {
                 "Take a member out of the family, or decline an invitation (the account, or the organizer): what was shared is revoked."
         )
         @Argument(help: "The member.") var name: String
+        @Option(help: "The organizer whose invitation to decline; without it, an invitee declines every invitation.")
+        var from: String?
         @OptionGroup var common: CommonOptions
         func run() throws {
-            try perform(common) { context in report(try context.store.family.leave(name), context) }
+            try perform(common) { context in report(try context.store.family.leave(name, from: from), context) }
         }
     }
 
@@ -98,6 +129,10 @@ struct FamilyCommand: ParsableCommand {
             }
         }
     }
+}
+
+private struct InvitationOutput: Encodable {
+    var organizer, expires: String
 }
 
 private struct FamilyOutput: Encodable {

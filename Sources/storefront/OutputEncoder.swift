@@ -117,6 +117,10 @@ private final class Slot {
         case let text as String: self.value = .string(text)
         case let flag as Bool: self.value = .bool(flag)
         case let number as Int: self.value = .int(number)
+        // A Double would encode itself through this container again, without end: the outputs write
+        // a date as ISO 8601 text (`Context.isoText`) and a price as text.
+        case is Double, is Float, is Date:
+            preconditionFailure("an output type holds a \(type(of: value)) at \(codingPath.map(\.stringValue))")
         default: try value.encode(to: SlotEncoder(slot: self, codingPath: codingPath))
         }
     }

@@ -432,13 +432,18 @@ struct RemoteStoreTests {
             #expect(
                 error { try kid.server.receipt(account: "mom") } != nil, "the organizer's receipt stays the organizer's"
             )
-            // W6: a stranger learns neither who is in mom's family nor, trying to add kid, whose family kid is in.
+            // W6: a stranger learns neither who is in mom's family nor, inviting kid, whether kid is in one.
             let eve = try setup.device(port: port)
             try eve.accounts.signUp("eve", password: "secret")
             #expect(try eve.server.families().isEmpty && eve.server.hasFamilies())
             #expect(try kid.family.family()?.organizer == "mom")
             _ = try eve.family.create()
-            #expect(error { try eve.family.add("kid") } == .familyRefused(.inAFamily(account: "kid")))
+            // W19: eve may invite kid, as she may any name, and learns nothing by it; kid, in mom's
+            // family, cannot accept.
+            #expect(try eve.family.add("kid").invited == ["kid"])
+            #expect(
+                error { try kid.family.accept(from: "eve") }
+                    == .familyRefused(.inFamilyOf(account: "kid", organizer: "mom")))
             _ = try mom.family.leave("kid")
             _ = try kid.queue.recover()
             #expect(try kid.entitlements.status().owned.isEmpty)

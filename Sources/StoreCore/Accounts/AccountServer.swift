@@ -42,9 +42,10 @@ public protocol RecordKeeping: AccountServer, DeliveryQueue, RequestRecording, D
 {}
 
 extension RecordKeeping {
-    /// A family change adds only accounts that exist: Family Sharing adds people, not names.
+    /// A family change makes members only of accounts that exist: Family Sharing adds people, not
+    /// names. An invitation may name anyone, so that it tells no one which names exist (W19).
     package func checkAccounts(of change: FamilyChange) throws(StoreError) {
-        for member in change.added where try !hasAccount(member) { throw StoreError.unknownAccount(member) }
+        for member in change.addedMembers where try !hasAccount(member) { throw StoreError.unknownAccount(member) }
     }
 }
 

@@ -19,18 +19,24 @@ public final class FamilySharing: SessionRole {
         self.plans = plans
     }
 
-    /// The family the signed-in account is in, or is invited to, if any.
+    /// The family the signed-in account is in, or else the oldest that invites it, if any.
     public func family() throws(StoreError) -> Family? {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         let families = try familyStore.families()
-        return families.first { $0.includes(user) } ?? families.first { $0.hasInvitation(user) }
+        return families.first { $0.includes(user) } ?? families.inviting(user, at: now()).first
     }
 
-    /// The signed-in account starts a family and organizes it.
+    /// The families whose invitation the signed-in account may accept now, oldest first (W19).
+    public func invitations() throws(StoreError) -> [Family] {
+        guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        return try familyStore.families().inviting(user, at: now())
+    }
+
+    /// The signed-in account starts a family and organizes it. Invitations it holds do not stop it.
     public func create() throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
         let families = try familyStore.families()
-        if let existing = families.first(where: { $0.concerns(user) }) {
+        if let existing = families.first(where: { $0.includes(user) }) {
             throw StoreError.familyRefused(.inFamilyOf(account: user, organizer: existing.organizer))
         }
         let family = Family(organizer: user)
@@ -40,30 +46,49 @@ public final class FamilySharing: SessionRole {
         return family
     }
 
-    /// The organizer invites an account (it must exist and be in no family): it joins when it
-    /// accepts, from its own session (`accept()`), as Family Sharing asks the person it adds.
+    /// The organizer invites a name: it joins when it accepts, from its own session (`accept`), as
+    /// Family Sharing asks the person it adds. Whether the name is an account, or in a family, is
+    /// not the organizer's to learn (W19): that is settled when it accepts. Inviting again renews
+    /// the invitation.
     public func add(_ member: String) throws(StoreError) -> Family {
-        try change { family, families throws(StoreError) in
-            if families.contains(where: { $0.concerns(member) }) {
-                throw StoreError.familyRefused(.inAFamily(account: member))
-            }
-            guard family.members.count + family.invited.count < Family.maximumMembers else {
+        let now = now()
+        return try change { family, _ throws(StoreError) in
+            family.invitations.removeAll { $0.names(member) }
+            guard family.members.count + family.invitations.count < Family.maximumMembers else {
                 throw StoreError.familyRefused(.full(maximum: Family.maximumMembers))
             }
-            family.invited.append(member)
+            family.invitations.append(Invitation(account: member, at: now))
         }
     }
 
-    /// The signed-in account accepts the invitation a family sent it, and becomes a member: the
-    /// organizer's shared purchases reach it.
-    public func accept() throws(StoreError) -> Family {
+    /// The signed-in account accepts a family's invitation, and becomes a member: the organizer's
+    /// shared purchases reach it. `organizer` names the family when several invite it.
+    public func accept(from organizer: String? = nil) throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        let now = now()
         let (families, index) = try update { families throws(StoreError) in
-            guard let index = families.firstIndex(where: { $0.hasInvitation(user) }) else {
+            let inviting = families.inviting(user, at: now)
+            let chosen: Family
+            if let organizer {
+                guard let named = families.organized(by: organizer), named.hasInvitation(user) else {
+                    throw StoreError.familyRefused(.notInvited(account: user))
+                }
+                chosen = named
+            } else if inviting.count > 1 {
+                throw StoreError.familyRefused(.invitedBySeveral(account: user, organizers: inviting.map(\.organizer)))
+            } else if let only = inviting.first ?? families.first(where: { $0.hasInvitation(user) }) {
+                chosen = only
+            } else {
                 throw StoreError.familyRefused(.notInvited(account: user))
             }
-            let name = families[index].invited.first { $0.lowercased() == user.lowercased() } ?? user
-            families[index].invited.removeAll { $0.lowercased() == user.lowercased() }
+            guard chosen.invites(user, at: now) else {
+                throw StoreError.familyRefused(.invitationExpired(account: user, organizer: chosen.organizer))
+            }
+            guard let index = families.firstIndex(where: { $0.organizer == chosen.organizer }) else {
+                throw StoreError.familyRefused(.notInvited(account: user))
+            }
+            let name = families[index].invitation(of: user)?.account ?? user
+            families[index].invitations.removeAll { $0.names(user) }
             families[index].members.append(name)
             return index
         }
@@ -74,11 +99,33 @@ public final class FamilySharing: SessionRole {
 
     /// A member leaves, or an invitee declines (the account themself, or the organizer taking
     /// them out): what was shared with them is revoked. Leaving is always the member's own right;
-    /// a withdrawal of consent for them goes with them.
-    public func leave(_ member: String) throws(StoreError) -> Family {
+    /// a withdrawal of consent for them goes with them. An account in no family declines the
+    /// invitation of `organizer`'s family, or every one it holds; declining never blocks another
+    /// family (W19).
+    public func leave(_ member: String, from organizer: String? = nil) throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        let families = try familyStore.families()
+        let isMember = { (family: Family) in family.hasMember(member) }
+        let concerned = families.filter { isMember($0) || $0.hasInvitation(member) }
+            .filter { family in organizer.map { family.organizer.lowercased() == $0.lowercased() } ?? true }
+        // The family the member is in first, then its invitations; the organizer acts on its own.
+        let mine = concerned.filter { $0.organizer.lowercased() == user.lowercased() }
+        let targets =
+            !mine.isEmpty ? mine : concerned.contains(where: isMember) ? concerned.filter(isMember) : concerned
+        guard !targets.isEmpty else { throw StoreError.familyRefused(.notAMember(account: member)) }
+        var left: Family?
+        for target in targets {
+            left = try leave(member, user: user, organizer: target.organizer)
+        }
+        guard let left else { throw StoreError.familyRefused(.notAMember(account: member)) }
+        return left
+    }
+
+    private func leave(_ member: String, user: String, organizer: String) throws(StoreError) -> Family {
         let (families, index) = try update { families throws(StoreError) in
-            guard let index = families.firstIndex(where: { $0.hasMember(member) || $0.hasInvitation(member) }) else {
+            guard let index = families.firstIndex(where: { $0.organizer.lowercased() == organizer.lowercased() }),
+                families[index].hasMember(member) || families[index].hasInvitation(member)
+            else {
                 throw StoreError.familyRefused(.notAMember(account: member))
             }
             let family = families[index]
@@ -86,7 +133,7 @@ public final class FamilySharing: SessionRole {
                 throw StoreError.familyRefused(.memberOrOrganizerOnly(member: member, organizer: family.organizer))
             }
             families[index].members.removeAll { $0.lowercased() == member.lowercased() }
-            families[index].invited.removeAll { $0.lowercased() == member.lowercased() }
+            families[index].invitations.removeAll { $0.names(member) }
             // Out of the family, out of its organizer's say over the app.
             families[index].consentWithdrawn.removeAll { $0.member.lowercased() == member.lowercased() }
             return index
@@ -135,10 +182,13 @@ public final class FamilySharing: SessionRole {
     /// Changes the signed-in organizer's family, then brings every member's shares in line.
     private func change(_ body: (inout Family, [Family]) throws(StoreError) -> Void) throws(StoreError) -> Family {
         guard let user = try currentUser() else { throw StoreError.notSignedIn }
+        let now = now()
         let (families, index) = try update { families throws(StoreError) in
             guard let index = families.firstIndex(where: { $0.organizer.lowercased() == user.lowercased() }) else {
                 throw StoreError.familyRefused(.organizesNone(account: user))
             }
+            // Invitations past their lifetime go with the organizer's next change.
+            families[index] = families[index].withoutExpiredInvitations(at: now)
             let others = families
             try body(&families[index], others)
             return index

@@ -1,5 +1,5 @@
 // A family as the account server keeps it (O5): its organizer, the members who accepted its
-// invitation, those invited who have not answered yet, the members' consent, and one change to it,
+// invitation, the invitations not answered yet (W19), the members' consent, and one change to it,
 // applied as one update.
 import Foundation
 
@@ -10,39 +10,60 @@ public struct Family: Sendable, Equatable, Codable {
     public var unshared: [String]
     /// Members whose use of the app the organizer no longer consents to, and since when.
     public var consentWithdrawn: [ConsentWithdrawal]
-    /// Accounts the organizer invited that have not accepted (nor declined) yet: they are not
-    /// members, and nothing is shared with them.
-    public var invited: [String]
+    /// Invitations the organizer sent that were neither accepted nor declined: the accounts they
+    /// name are not members, and nothing is shared with them. One past its lifetime can no longer
+    /// be accepted.
+    public var invitations: [Invitation]
 
     public init(
         organizer: String, members: [String] = [], unshared: [String] = [], consentWithdrawn: [ConsentWithdrawal] = [],
-        invited: [String] = []
+        invitations: [Invitation] = []
     ) {
         self.organizer = organizer
         self.members = members
         self.unshared = unshared
         self.consentWithdrawn = consentWithdrawn
-        self.invited = invited
+        self.invitations = invitations
     }
 
+    /// The accounts invited, in the order they were.
+    public var invited: [String] { invitations.map(\.account) }
+
     enum CodingKeys: String, CodingKey {
-        case organizer, members, unshared, consentWithdrawn, invited
+        case organizer, members, unshared, consentWithdrawn, invitations, invited
     }
 
     /// Families stored before consent could be withdrawn have no `consentWithdrawn`; those stored
-    /// before members were invited, no `invited`.
+    /// before members were invited, no invitations. Those stored before invitations expired name the
+    /// accounts invited (`invited`) with no date: they count as expired, and the organizer invites
+    /// again.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         organizer = try container.decode(String.self, forKey: .organizer)
         members = try container.decode([String].self, forKey: .members)
         unshared = try container.decode([String].self, forKey: .unshared)
         consentWithdrawn = try container.decodeIfPresent([ConsentWithdrawal].self, forKey: .consentWithdrawn) ?? []
-        invited = try container.decodeIfPresent([String].self, forKey: .invited) ?? []
+        if let invitations = try container.decodeIfPresent([Invitation].self, forKey: .invitations) {
+            self.invitations = invitations
+        } else {
+            let undated = try container.decodeIfPresent([String].self, forKey: .invited) ?? []
+            invitations = undated.map { Invitation(account: $0, at: .distantPast) }
+        }
     }
 
-    /// `account` was invited and has not answered, whatever its case.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(organizer, forKey: .organizer)
+        try container.encode(members, forKey: .members)
+        try container.encode(unshared, forKey: .unshared)
+        try container.encode(consentWithdrawn, forKey: .consentWithdrawn)
+        try container.encode(invitations, forKey: .invitations)
+    }
+
+    /// `account` was invited and has not answered, whatever its case, and whether or not the
+    /// invitation expired.
     public func hasInvitation(_ account: String) -> Bool {
-        invited.contains { $0.lowercased() == account.lowercased() }
+        invitations.contains { $0.names(account) }
     }
 
     /// The family is the account's concern: it organizes it, is a member, or is invited.
@@ -104,7 +125,8 @@ extension FamilyChange {
     /// own session. Anyone else changes only their own place in it: an invitee accepts or
     /// declines, a member leaves (always their right; a withdrawal of consent for them goes with
     /// them).
-    public func check(by callers: Set<String>) throws(StoreError) {
+    /// An invitation is accepted only while it stands at `moment`, the keeper's clock (W19).
+    public func check(by callers: Set<String>, at moment: Date) throws(StoreError) {
         guard expected != new else { return }
         let refused = StoreError.familyRefused(.organizerOnly(organizer: organizer))
         if callers.contains(organizer.lowercased()) {
@@ -123,6 +145,9 @@ extension FamilyChange {
             guard before != after else { continue }
             // Accepting or declining an invitation, or leaving: each only by that account.
             guard callers.contains(account), before > 0, before == 1 || after == 0 else { throw refused }
+            if after == 2, was.invitation(of: account)?.stands(at: moment) != true {
+                throw StoreError.familyRefused(.invitationExpired(account: account, organizer: was.organizer))
+            }
         }
     }
 }
@@ -141,10 +166,11 @@ public struct FamilyChange: Codable, Sendable, Equatable {
         self.new = new
     }
 
-    /// The accounts the change invites or adds to the family it expected.
-    public var added: [String] {
+    /// The accounts the change makes members that were neither members nor invited before. An
+    /// invitation is not among them: it names anyone, account or not (W19).
+    public var addedMembers: [String] {
         let before = Set(((expected?.members ?? []) + (expected?.invited ?? [])).map { $0.lowercased() })
-        return ((new?.members ?? []) + (new?.invited ?? [])).filter { !before.contains($0.lowercased()) }
+        return (new?.members ?? []).filter { !before.contains($0.lowercased()) }
     }
 
     /// The families after the change, or nil when the family is no longer what the change expected
@@ -164,10 +190,8 @@ public struct FamilyChange: Codable, Sendable, Equatable {
                     throw StoreError.familyRefused(.inFamilyOf(account: account, organizer: other.organizer))
                 }
             }
-            // An invitation is to one family at a time, and to no one in a family.
-            for account in new.invited where others.contains(where: { $0.concerns(account) }) {
-                throw StoreError.familyRefused(.inAFamily(account: account))
-            }
+            // Any number of families may invite an account, in a family or not, existing or not
+            // (W19): its acceptance decides, and only then must it be in no other family.
             let listed = (new.members + new.invited).map { $0.lowercased() }
             guard Set(listed).count == listed.count, !listed.contains(key) else {
                 throw StoreError.familyRefused(.memberTwice)

@@ -24,6 +24,10 @@ public enum FamilyRefusal: Codable, Equatable, Sendable, CustomStringConvertible
     case acceptsOwnInvitation(account: String)
     /// No family invited the account.
     case notInvited(account: String)
+    /// The organizer's invitation to the account is past its lifetime.
+    case invitationExpired(account: String, organizer: String)
+    /// Several families invited the account: it names the one it accepts.
+    case invitedBySeveral(account: String, organizers: [String])
     /// Twenty tries, and each found the family changed by someone else.
     case keptChanging
 
@@ -49,6 +53,10 @@ public enum FamilyRefusal: Codable, Equatable, Sendable, CustomStringConvertible
             "\(account) joins a family only by accepting its invitation (`storefront family accept`, signed in as \(account))"
         case .notInvited(let account):
             "no family invited \(account) (its organizer runs `storefront family add \(account)`)"
+        case .invitationExpired(let account, let organizer):
+            "\(organizer)'s invitation to \(account) has expired (after \(Invitation.lifetimeWords)); \(organizer) can invite again"
+        case .invitedBySeveral(let account, let organizers):
+            "\(organizers.joined(separator: ", ")) each invited \(account): name the family to accept (`storefront family accept ORGANIZER`)"
         case .keptChanging: "the family kept changing on the account server; try again"
         }
     }

@@ -210,7 +210,9 @@ extension AccountPerformers {
             }
         }
         registry.on(wire.hasFamilies) { server, _, _ in try server.hasFamilies() }
-        registry.on(wire.changeFamily) { server, change, call in
+        registry.on(wire.changeFamily) { server, asked, call in
+            // Invitations are dated by the server's clock, whoever sends them (W19).
+            let change = asked.dated(at: call.now)
             if !call.isDeveloper {
                 // A caller in neither the family as stored nor organizing it gets one refusal
                 // whatever the change guessed, so that no change, not even one that changes
@@ -222,7 +224,7 @@ extension AccountPerformers {
                 else {
                     throw StoreError.familyRefused(.organizerOnly(organizer: change.organizer))
                 }
-                try change.check(by: call.accounts)
+                try change.check(by: call.accounts, at: call.now)
             }
             return try unnamingOthers(call) { () throws(StoreError) in try server.changeFamily(change) }
         }
