@@ -68,6 +68,9 @@ public struct StoreSnapshot: Equatable, Sendable {
     /// The organizer (parent or guardian) who withdrew consent for the signed-in account's use of
     /// the app: the App Store keeps it closed, so no product is listed.
     public var consentWithdrawnBy: String?
+    /// W18: on a team, what the server signs for this customer's offers in the developer's name;
+    /// nil for the state folder's own store, whose key is the developer's.
+    public var offerPolicy: OfferSigningPolicy?
     /// O7: the signed-in account's latest refund requests.
     public var refundRequests: [RefundRequest] = []
     /// The catalog has random comics: without them the random viewer's key is not offered.

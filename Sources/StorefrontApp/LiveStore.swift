@@ -93,6 +93,9 @@ public final class LiveStore: StoreServing {
         snapshot.simulatedErrors = try store.settings.simulatedErrors()
         snapshot.webhook = try store.notifications.webhook()?.url
         snapshot.server = store.server.keeper.team?.location
+        if snapshot.server != nil, status.user != nil {
+            snapshot.offerPolicy = try store.server.offerPolicy() ?? .standard
+        }
         do {
             snapshot.requests = try store.server.recentRequests(limit: 2)
         } catch {

@@ -17,11 +17,16 @@ enum SheetChoice {
 /// What the sheet of `productID` lists: for a plan with a monthly billing plan, the billing plan it
 /// does not renew on (monthly, or up front for a subscriber whose plan renews monthly: M4); then
 /// promotional offers, then win-back ones, then the introductory offer again for a customer whose
-/// plan in the group lapsed after they had it.
+/// plan in the group lapsed after they had it. On a team, the developer's policy (W18) leaves out
+/// the promotional offers and the introductory offer again that it does not sign for this customer.
 func sheetChoices(_ state: AppState, _ productID: String) -> [SheetChoice] {
     let product = state.snapshot?.product(productID)
     let terms = product?.autoRenew
-    let offers = terms?.offers ?? []
+    let policy = state.snapshot?.offerPolicy
+    let account = state.snapshot?.status.user ?? ""
+    let offers = (terms?.offers ?? []).filter { offer in
+        offer.type != .promotional || policy.map { $0.promotionalUses(offer.id, account: account) > 0 } ?? true
+    }
     var billing: [SheetChoice] = []
     if let monthly = terms?.monthlyCommitmentPrice, let product {
         let own = state.snapshot?.status.plans.first { $0.productID == productID && $0.hasAccess }
@@ -31,6 +36,7 @@ func sheetChoices(_ state: AppState, _ productID: String) -> [SheetChoice] {
     }
     var again: [SheetChoice] = []
     if let terms, let intro = terms.introductoryOffer,
+        policy.map({ $0.introductoryUses(account: account) > 0 }) ?? true,
         state.snapshot?.status.plans.contains(where: { $0.group == terms.group && $0.introOfferUsed && !$0.hasAccess })
             == true
     {

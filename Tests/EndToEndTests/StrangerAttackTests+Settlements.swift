@@ -110,16 +110,9 @@ extension StrangerAttackTests {
         let wire = StrangerTests.Wire(base: team.server.base)
         let session = try wire.session("eve", password: "pw-eve")
         let monthly = "com.storefront.selfies.sub.allaccess.monthly"
-        struct Signing: Encodable {
-            var account: String
-            var items: [SigningRequest]
-        }
         func signed(_ item: SigningRequest, developer: Bool = false) throws -> Bool {
-            let answer = try wire.call(
-                "signed", Signing(account: "eve", items: [item]), session: developer ? nil : session,
-                developer: developer ? team.token : nil)
-            #expect(answer.status == 200, "\(item): \(answer)")
-            return (answer.body["value"] as? [Any])?.first is String
+            try Self.signed(
+                item, wire: wire, session: developer ? nil : session, developer: developer ? team.token : nil)
         }
         let free = SigningRequest.promotionalOfferJWS(productID: monthly, offerID: "thankyou.freemonth")
         #expect(try signed(free), "the first")
@@ -127,5 +120,66 @@ extension StrangerAttackTests {
         #expect(try signed(.promotionalOfferJWS(productID: monthly, offerID: "comeback.3months")), "another offer")
         #expect(try signed(free, developer: true), "the developer's token signs what it decides")
         #expect(try await team.server.stop().status == 0, "\(team.server.errorsTail)")
+    }
+
+    @Test(
+        "W18 the developer's policy decides what the server signs for a customer: no introductory offer again until the developer allows it, then as often as allowed; only the customers it names; a customer neither sets the policy nor reads other customers in it, and neither reads nor adds the developer's keys",
+        arguments: Backend.allCases)
+    func offerPolicy(backend: Backend) async throws {
+        let team = try await SelfiesTeam(backend: backend)
+        let developer = try await team.machine()
+        developer.environment["STOREFRONT_DEVELOPER_TOKEN"] = team.token
+        let eve = try await team.machine()
+        try await eve.signUp("eve")
+        let wire = StrangerTests.Wire(base: team.server.base)
+        let session = try wire.session("eve", password: "pw-eve")
+        let monthly = "com.storefront.selfies.sub.allaccess.monthly"
+        func signed(_ item: SigningRequest) throws -> Bool { try Self.signed(item, wire: wire, session: session) }
+        let again = SigningRequest.introductoryOfferEligibilityJWS(productID: monthly, allow: true)
+        #expect(try !signed(again), "no free trial again until the developer allows it")
+        #expect(
+            try signed(.introductoryOfferEligibilityJWS(productID: monthly, allow: false)),
+            "withholding her own trial costs only her")
+        // The customer sets no policy, and neither reads nor changes the developer's keys.
+        let standard = OfferSigningPolicy.standard
+        var generous = standard
+        generous.introductoryUses = 10
+        let set = try wire.call("setOfferPolicy", generous, session: session)
+        #expect(set.status == 403, "\(set)")
+        let keys = try wire.call("apiKeyring", StrangerAttackTests.None(), session: session)
+        #expect(keys.status == 403 && keys.body["value"] == nil, "\(keys)")
+        let added = try wire.call("setAPIKeyring", APIKeyring(issuerID: "x", keys: []), session: session)
+        #expect(added.status == 403, "\(added)")
+
+        try await developer.run(["offer-policy", "set", "--introductory-uses", "2", "--customers", "eve,vic"])
+            .expectSuccess()
+        #expect(try signed(again) && signed(again), "twice, as the developer allows")
+        #expect(try !signed(again), "not a third time")
+        let read = try wire.call("offerPolicy", StrangerAttackTests.None(), session: session)
+        let customers = (read.body["value"] as? [String: Any])?["customers"] as? [String]
+        #expect(read.status == 200 && customers == ["eve"], "she reads the policy as it applies to her: \(read)")
+        let shown = try await developer.object(["offer-policy"])
+        #expect(shown["customers"] as? [String] == ["eve", "vic"] && shown["introductoryUses"] as? Int == 2)
+
+        try await developer.run(["offer-policy", "set", "--customers", "vic"]).expectSuccess()
+        #expect(
+            try !signed(.promotionalOfferJWS(productID: monthly, offerID: "comeback.3months")),
+            "a policy for other customers signs nothing for her")
+        let refused = try await eve.run(["offer-policy", "set", "--every-customer"])
+        #expect(refused.status != 0, "\(refused)")
+        #expect(try await developer.object(["offer-policy"])["customers"] as? [String] == ["vic"])
+        #expect(try await team.server.stop().status == 0, "\(team.server.errorsTail)")
+    }
+
+    /// Whether the server signs `item` for eve, asked with her session or the developer's token.
+    static func signed(_ item: SigningRequest, wire: Wire, session: String?, developer: String? = nil) throws -> Bool {
+        struct Signing: Encodable {
+            var account: String
+            var items: [SigningRequest]
+        }
+        let answer = try wire.call(
+            "signed", Signing(account: "eve", items: [item]), session: session, developer: developer)
+        #expect(answer.status == 200, "\(item): \(answer)")
+        return (answer.body["value"] as? [Any])?.first is String
     }
 }

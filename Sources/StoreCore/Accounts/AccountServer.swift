@@ -199,6 +199,10 @@ public protocol SharedSettings: AnyObject, Sendable {
     /// nobody has set one, so that the catalog's applies.
     func paymentPolicy() throws(StoreError) -> PurchaseOutcome?
     func setPaymentPolicy(_ policy: PurchaseOutcome) throws(StoreError)
+    /// What a team server signs in the developer's name for a customer's session (W18); nil while
+    /// the developer has set none, so that `OfferSigningPolicy.standard` applies.
+    func offerPolicy() throws(StoreError) -> OfferSigningPolicy?
+    func setOfferPolicy(_ policy: OfferSigningPolicy) throws(StoreError)
     /// App account tokens set by Set App Account Token (M3), by original transaction id: they
     /// replace the token the purchase was made with, in everything signed after.
     func appAccountTokens() throws(StoreError) -> [String: String]

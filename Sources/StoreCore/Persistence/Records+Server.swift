@@ -128,6 +128,7 @@ struct SettingRecord: Codable, FetchableRecord, PersistableRecord {
     static let billing = "billing"
     static let simulatedErrors = "simulatedErrors"
     static let paymentPolicy = "paymentPolicy"
+    static let offerPolicy = "offerPolicy"
     static let appIdentity = "app"
     static let webhook = "webhook"
     static let apiKeys = "apiKeys"

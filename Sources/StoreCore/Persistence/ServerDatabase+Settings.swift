@@ -79,6 +79,13 @@ extension ServerDatabase: SharedSettings, DefaultsAdopting {
         try setSetting(SettingRecord.paymentPolicy, policy)
     }
 
+    public func offerPolicy() throws(StoreError) -> OfferSigningPolicy? { try setting(SettingRecord.offerPolicy) }
+
+    public func setOfferPolicy(_ policy: OfferSigningPolicy) throws(StoreError) {
+        try policy.check()
+        try setSetting(SettingRecord.offerPolicy, policy)
+    }
+
     public func appAccountTokens() throws(StoreError) -> [String: String] {
         try setting(SettingRecord.appAccountTokens) ?? [:]
     }

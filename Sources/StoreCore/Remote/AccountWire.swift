@@ -128,7 +128,8 @@ public enum AccountWire {
         // MARK: Keys, prices, families
 
         /// The keys' public halves and issuer id (O2: devices check offer signatures).
-        package let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", access: { _ in .anyone }, reads: true)
+        /// W18: the developer's keys are the developer's alone, to read as to change.
+        package let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", access: { _ in .developer }, reads: true)
         /// The keys' public halves only: a key's private half stays with whoever made it.
         package let setAPIKeyring = Method<APIKeyring, Bool>("setAPIKeyring", access: { _ in .developer })
         package let priceChanges = Method<R.None, [PriceChange]>(
@@ -188,6 +189,11 @@ public enum AccountWire {
         package let paymentPolicy = Method<R.None, PurchaseOutcome?>(
             "paymentPolicy", access: { _ in .anyone }, reads: true)
         package let setPaymentPolicy = Method<PurchaseOutcome, Bool>("setPaymentPolicy", access: { _ in .developer })
+        /// W18: what the server signs in the developer's name for a customer's session; a customer
+        /// reads it as it applies to her (the offer sheet), the developer sets it.
+        package let offerPolicy = Method<R.None, OfferSigningPolicy?>(
+            "offerPolicy", access: { _ in .signedIn }, reads: true)
+        package let setOfferPolicy = Method<OfferSigningPolicy, Bool>("setOfferPolicy", access: { _ in .developer })
         /// The tokens of the caller's purchases only (the developer's: every one).
         package let appAccountTokens = Method<R.None, [String: String]>(
             "appAccountTokens", access: { _ in .anyone }, reads: true
@@ -235,6 +241,8 @@ public enum AccountWire {
         methods.setAppIdentity.name: "change the app's identity",
         methods.setSimulatedErrors.name: "set simulated StoreKit errors",
         methods.setPaymentPolicy.name: "set the payment outcome policy",
+        methods.setOfferPolicy.name: "set what the server signs for customers' offers",
+        methods.apiKeyring.name: "read the in-app purchase keys",
         methods.setWebhook.name: "set the webhook", methods.setPriceChange.name: "change prices",
         methods.addOfferCodes.name: "make offer codes",
         methods.offerCodes.name: "list offer codes",

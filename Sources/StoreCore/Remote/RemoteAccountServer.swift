@@ -250,6 +250,10 @@ extension RemoteAccountServer: ChangeTracking, SharedSettings {
     public func setPaymentPolicy(_ policy: PurchaseOutcome) throws(StoreError) {
         _ = try call(wire.setPaymentPolicy, policy)
     }
+    public func offerPolicy() throws(StoreError) -> OfferSigningPolicy? { try call(wire.offerPolicy, R.None()) }
+    public func setOfferPolicy(_ policy: OfferSigningPolicy) throws(StoreError) {
+        _ = try call(wire.setOfferPolicy, policy)
+    }
     public func setSimulatedErrors(_ errors: SimulatedErrors) throws(StoreError) {
         _ = try call(wire.setSimulatedErrors, errors)
     }

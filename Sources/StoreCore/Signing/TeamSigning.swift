@@ -33,6 +33,23 @@ public enum SigningRequest: Codable, Sendable, Equatable {
     case introductoryOfferEligibilityJWS(productID: String, allow: Bool)
 }
 
+extension SigningRequest {
+    /// W18: the use of the developer's policy this item takes for a customer's session (its claim
+    /// key, and how many uses the policy gives `account`), or nil when it signs nothing in the
+    /// developer's name. Withholding the introductory offer costs the customer alone: not counted.
+    package func policyClaim(_ policy: OfferSigningPolicy, account: String) -> (key: String, limit: Int)? {
+        let who = account.lowercased()
+        switch self {
+        case .promotionalOfferJWS(_, let offer):
+            return ("signed-offer:\(offer):\(who)", policy.promotionalUses(offer, account: account))
+        case .introductoryOfferEligibilityJWS(let product, let allow) where allow:
+            return ("signed-introductory:\(product):\(who)", policy.introductoryUses(account: account))
+        default:
+            return nil
+        }
+    }
+}
+
 /// The server's side: signs what a device of `account` asks for, from the server's records, nil
 /// for an item the account does not have.
 public protocol DeviceSigning: Sendable {

@@ -32,6 +32,14 @@ extension AccountPerformers {
             return true
         }
         registry.on(wire.paymentPolicy) { server, _, _ in try server.paymentPolicy() }
+        registry.on(wire.offerPolicy) { server, _, call in
+            let policy = try server.offerPolicy()
+            return call.isDeveloper ? policy : policy?.seen(by: call.accounts)
+        }
+        registry.on(wire.setOfferPolicy) {
+            try $0.setOfferPolicy($1)
+            return true
+        }
         registry.on(wire.setPaymentPolicy) {
             try $0.setPaymentPolicy($1)
             return true
@@ -65,16 +73,19 @@ extension AccountPerformers {
             return true
         }
         registry.on(wire.signed) { server, request, call in
-            // W18: an offer's signature is the developer's to give. Until the developer can set a
-            // policy, a customer's session gets a promotional offer's signature once per offer;
-            // the developer's token gets any. What is refused answers nil, as an item the account
-            // does not have.
+            // W18: an offer's signature is the developer's to give: a customer's session gets one
+            // as often as the developer's policy says, the developer's token any. What is refused
+            // answers nil, as an item the account does not have.
             var allowed = Array(repeating: true, count: request.items.count)
-            for (index, item) in request.items.enumerated() where !call.isDeveloper {
-                if case .promotionalOfferJWS(_, let offer) = item {
-                    allowed[index] = try server.claim(
-                        "signed-offer:\(offer):\(request.account.lowercased())", account: request.account, limit: 1,
-                        at: call.now)
+            let policy = call.isDeveloper ? nil : try server.offerPolicy() ?? .standard
+            for (index, item) in request.items.enumerated() {
+                guard let policy, let (key, limit) = item.policyClaim(policy, account: request.account) else {
+                    continue
+                }
+                // A claim is one use per key and account, so each use has a key of its own: the
+                // first free one is taken (at most ten tries: a policy gives ten uses at most).
+                allowed[index] = try (0..<limit).contains { use in
+                    try server.claim(use == 0 ? key : "\(key)#\(use)", account: request.account, limit: 1, at: call.now)
                 }
             }
             var signed = try signer(call).sign(

@@ -40,6 +40,13 @@ extension PostgresAccountServer: SharedSettings, DefaultsAdopting {
         try setSetting("paymentPolicy", policy)
     }
 
+    public func offerPolicy() throws(StoreError) -> OfferSigningPolicy? { try setting("offerPolicy") }
+
+    public func setOfferPolicy(_ policy: OfferSigningPolicy) throws(StoreError) {
+        try policy.check()
+        try setSetting("offerPolicy", policy)
+    }
+
     public func appAccountTokens() throws(StoreError) -> [String: String] { try setting("appAccountTokens") ?? [:] }
 
     public func setAppAccountToken(_ token: String, original: String) throws(StoreError) {
