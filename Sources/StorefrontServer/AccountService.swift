@@ -143,7 +143,7 @@ public final class AccountService: Sendable {
             return refusal(
                 403,
                 StoreError.developerOnly(
-                    server: database.location, action: AccountWire.developerActions[method] ?? "call \(method)"))
+                    server: database.location, action: AccountAccess.developerActions[method] ?? "call \(method)"))
         case .signedIn:
             guard accounts.isEmpty, !isDeveloper else { return nil }
             return refusal(

@@ -1,29 +1,8 @@
-// What each method of the account server's wire is made of (W1, W6): whose call it may be, the
-// method itself with its request and answer types, and the requests' shapes. AccountWire.swift
-// declares the methods; StorefrontServer performs them.
+// What each method of the account server's wire is made of (W1): the method itself with its
+// request and answer types, and the requests' shapes. AccountWire.swift declares the methods;
+// StorefrontServer says whose call each may be and performs it.
 import Foundation
 import StoreModel
-
-/// Whose call a request is: what the server checks before it runs a method (W6).
-package enum AccountAccess: Sendable, Equatable {
-    /// Anyone who reaches the server (sign-up, sign-in, the settings every device reads).
-    case anyone
-    /// A device with a session for some account.
-    case signedIn
-    /// The developer (W9): the server's developer token. The clock, billing, simulated errors,
-    /// the app's identity, the webhook, prices, offer codes, refund answers, extensions and the
-    /// request log.
-    case developer
-    /// A device with a session for each of these accounts, or the developer (who answers for the
-    /// App Store on any account: refunds, extensions). `familyReads`: a member of a family
-    /// that the account organizes may read it too (O5: a shared plan's access follows the
-    /// organizer's plans).
-    case accounts([String], familyReads: Bool = false)
-
-    static func account(_ name: String, familyReads: Bool = false) -> AccountAccess {
-        .accounts([name], familyReads: familyReads)
-    }
-}
 
 /// A method as the wire declares it, whatever its types: what `AccountWire.all` lists.
 package protocol DeclaredAccountMethod: Sendable {
@@ -35,13 +14,11 @@ public struct AccountMethod<Request: Codable & Sendable, Response: Codable & Sen
     DeclaredAccountMethod
 {
     public let name: String
-    package let access: @Sendable (Request) -> AccountAccess
     /// It only reads: within one screen tick a device may reuse its answer (`sharingReads`).
     package let reads: Bool
 
-    package init(_ name: String, access: @escaping @Sendable (Request) -> AccountAccess, reads: Bool = false) {
+    package init(_ name: String, reads: Bool = false) {
         self.name = name
-        self.access = access
         self.reads = reads
     }
 }

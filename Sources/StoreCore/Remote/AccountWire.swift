@@ -34,115 +34,86 @@ public enum AccountWire {
     package struct Methods: Sendable {
         // MARK: Accounts and sessions (W2): no session needed to sign in; the answer carries one.
 
-        package let signUp = Method<R.Credentials, AccountSession>("signUp", access: { _ in .anyone })
-        package let signIn = Method<R.Credentials, AccountSession>("signIn", access: { _ in .anyone })
-        package let signOut = Method<R.None, Bool>("signOut", access: { _ in .anyone })
+        package let signUp = Method<R.Credentials, AccountSession>("signUp")
+        package let signIn = Method<R.Credentials, AccountSession>("signIn")
+        package let signOut = Method<R.None, Bool>("signOut")
         /// Which account an app transaction id names: the developer's question (the Server API's).
         /// W18: an account's own app transaction id, as the server minted it.
-        package let appTransactionID = Method<String, String?>(
-            "appTransactionID", access: { .account($0) }, reads: true)
-        package let accountOfAppTransaction = Method<String, String?>(
-            "accountOfAppTransaction", access: { _ in .developer }, reads: true
-        )
-        package let deviceSessions = Method<String, [DeviceSessionInfo]>(
-            "deviceSessions", access: { .account($0) }, reads: true
-        )
-        package let revokeDeviceSession = Method<R.SessionID, Bool>(
-            "revokeDeviceSession", access: { .account($0.account) })
+        package let appTransactionID = Method<String, String?>("appTransactionID", reads: true)
+        package let accountOfAppTransaction = Method<String, String?>("accountOfAppTransaction", reads: true)
+        package let deviceSessions = Method<String, [DeviceSessionInfo]>("deviceSessions", reads: true)
+        package let revokeDeviceSession = Method<R.SessionID, Bool>("revokeDeviceSession")
         /// W17: the account's failed sign-ins since its last successful one, for its owner.
-        package let failedSignIns = Method<String, FailedSignIns>(
-            "failedSignIns", access: { .account($0) }, reads: true)
+        package let failedSignIns = Method<String, FailedSignIns>("failedSignIns", reads: true)
         /// F3: the storefront an account buys in, its own to read and change.
-        package let storefront = Method<String, String?>("storefront", access: { .account($0) }, reads: true)
-        package let setStorefront = Method<R.AccountStorefront, Bool>(
-            "setStorefront", access: { .account($0.account) })
+        package let storefront = Method<String, String?>("storefront", reads: true)
+        package let setStorefront = Method<R.AccountStorefront, Bool>("setStorefront")
         /// W17: the developer lifts an account's lock on unknown clients; whether it was locked.
-        package let unlockAccount = Method<String, Bool>("unlockAccount", access: { _ in .developer })
+        package let unlockAccount = Method<String, Bool>("unlockAccount")
 
         // MARK: The ledger: an account's receipt, that account's session only (A7, W6).
 
         /// A line that answers for the App Store (a refund, its decline or reversal, an extension) is
         /// the developer's to write (W9); every other line, its account's.
-        package let record = Method<R.Record, Date?>(
-            "record", access: { $0.entry.event.isDevelopersAnswer ? .developer : .account($0.entry.account) }
-        )
+        package let record = Method<R.Record, Date?>("record")
         /// Another account's line is as good as none to the caller (the developer reads any).
-        package let receiptEntry = Method<String, ReceiptEntry?>(
-            "receiptEntry", access: { _ in .anyone }, reads: true)
-        package let receipt = Method<String, [ReceiptEntry]>("receipt", access: { .account($0) }, reads: true)
-        package let receiptState = Method<String, ReceiptState>(
-            "receiptState", access: { .account($0) }, reads: true)
-        package let storedExpiry = Method<String, Date?>("storedExpiry", access: { .account($0) }, reads: true)
-        package let ownedProducts = Method<String, [[String]]>(
-            "ownedProducts", access: { .account($0) }, reads: true)
+        package let receiptEntry = Method<String, ReceiptEntry?>("receiptEntry", reads: true)
+        package let receipt = Method<String, [ReceiptEntry]>("receipt", reads: true)
+        package let receiptState = Method<String, ReceiptState>("receiptState", reads: true)
+        package let storedExpiry = Method<String, Date?>("storedExpiry", reads: true)
+        package let ownedProducts = Method<String, [[String]]>("ownedProducts", reads: true)
 
         // MARK: Plans
 
-        package let plans = Method<String, [String: PlanState]>(
-            "plans", access: { .account($0, familyReads: true) }, reads: true
-        )
-        package let planLines = Method<R.Lines, [ReceiptEntry]>(
-            "planLines", access: { .account($0.account) }, reads: true)
-        package let addPlanLines = Method<R.AddLines, Bool>(
-            "addPlanLines",
-            access: { request in
-                request.lines.contains { $0.event.isDevelopersAnswer }
-                    ? .developer : .accounts([request.account] + request.lines.map(\.account))
-            }
-        )
-        package let accountsWithPlans = Method<R.None, [String]>(
-            "accountsWithPlans", access: { _ in .anyone }, reads: true)
+        package let plans = Method<String, [String: PlanState]>("plans", reads: true)
+        package let planLines = Method<R.Lines, [ReceiptEntry]>("planLines", reads: true)
+        package let addPlanLines = Method<R.AddLines, Bool>("addPlanLines")
+        package let accountsWithPlans = Method<R.None, [String]>("accountsWithPlans", reads: true)
 
         // MARK: Claims and offer codes
 
         /// W9: the App Store grants the offers a purchase names (checks them, takes their uses), and
         /// settles a purchase whose payment was taken from its own catalog and the grant: a device asks,
         /// for its own account; it never takes a use or writes a purchase itself.
-        package let grantOffer = Method<OfferAsk, OfferGrant>("grantOffer", access: { .account($0.account) })
-        package let settlePurchase = Method<PurchaseAsk, Bool>("settlePurchase", access: { .account($0.account) })
+        package let grantOffer = Method<OfferAsk, OfferGrant>("grantOffer")
+        package let settlePurchase = Method<PurchaseAsk, Bool>("settlePurchase")
         /// The server decides a payment's outcome from the developer's policy; only the developer may
         /// choose one (`--outcome`). Answering Ask to Buy is the developer's; an interrupted purchase,
         /// its buyer's.
-        package let decidePayment = Method<PaymentAsk, PaymentDecision>(
-            "decidePayment", access: { .account($0.purchase.account) })
-        package let answerPayment = Method<PaymentAnswer, Bool>("answerPayment", access: { .account($0.account) })
+        package let decidePayment = Method<PaymentAsk, PaymentDecision>("decidePayment")
+        package let answerPayment = Method<PaymentAnswer, Bool>("answerPayment")
         /// What the server's clock has passed on an account's plans, written by the server; a member
         /// may ask it for the organizer whose plans it reads.
-        package let settlePlans = Method<String, [ReceiptEntry]>(
-            "settlePlans", access: { .account($0, familyReads: true) })
-        package let actOnPlan = Method<PlanAsk, PlanState>("actOnPlan", access: { .account($0.account) })
+        package let settlePlans = Method<String, [ReceiptEntry]>("settlePlans")
+        package let actOnPlan = Method<PlanAsk, PlanState>("actOnPlan")
         /// A customer's refund request, checked and filed by the server.
-        package let fileRefundRequest = Method<RefundAsk, String>(
-            "fileRefundRequest", access: { .account($0.account) })
+        package let fileRefundRequest = Method<RefundAsk, String>("fileRefundRequest")
         /// The shares an account's family calls for, written by the server.
-        package let settleFamily = Method<String, Bool>("settleFamily", access: { .account($0) })
+        package let settleFamily = Method<String, Bool>("settleFamily")
         /// How many uses a key has: a win-back offer's, its account's to know (W6); a code's or a
         /// nonce's, anyone's who holds it.
-        package let claims = Method<String, Int>(
-            "claims", access: { key in ClaimKey(key)?.account.map { .account($0) } ?? .anyone }, reads: true
-        )
-        package let addOfferCodes = Method<[OfferCode], Bool>("addOfferCodes", access: { _ in .developer })
-        package let offerCode = Method<String, OfferCode?>("offerCode", access: { _ in .signedIn }, reads: true)
-        package let offerCodes = Method<R.None, [OfferCode]>("offerCodes", access: { _ in .developer }, reads: true)
+        package let claims = Method<String, Int>("claims", reads: true)
+        package let addOfferCodes = Method<[OfferCode], Bool>("addOfferCodes")
+        package let offerCode = Method<String, OfferCode?>("offerCode", reads: true)
+        package let offerCodes = Method<R.None, [OfferCode]>("offerCodes", reads: true)
 
         // MARK: Keys, prices, families
 
         /// The keys' public halves and issuer id (O2: devices check offer signatures).
         /// W18: the developer's keys are the developer's alone, to read as to change.
-        package let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", access: { _ in .developer }, reads: true)
+        package let apiKeyring = Method<R.None, APIKeyring?>("apiKeyring", reads: true)
         /// The keys' public halves only: a key's private half stays with whoever made it.
-        package let setAPIKeyring = Method<APIKeyring, Bool>("setAPIKeyring", access: { _ in .developer })
-        package let priceChanges = Method<R.None, [PriceChange]>(
-            "priceChanges", access: { _ in .anyone }, reads: true)
-        package let setPriceChange = Method<PriceChange, Bool>("setPriceChange", access: { _ in .developer })
+        package let setAPIKeyring = Method<APIKeyring, Bool>("setAPIKeyring")
+        package let priceChanges = Method<R.None, [PriceChange]>("priceChanges", reads: true)
+        package let setPriceChange = Method<PriceChange, Bool>("setPriceChange")
         /// The families the caller's accounts are in (W6: who is in which family is theirs to know);
         /// the developer's, every one. The server still refuses an account in two families, whatever a
         /// device could see (`FamilyChange.applied`).
-        package let families = Method<R.None, [Family]>("families", access: { _ in .anyone }, reads: true)
-        package let hasFamilies = Method<R.None, Bool>("hasFamilies", access: { _ in .anyone }, reads: true)
+        package let families = Method<R.None, [Family]>("families", reads: true)
+        package let hasFamilies = Method<R.None, Bool>("hasFamilies", reads: true)
         /// A customer changes only a family they organize, or leaves one they are in (W9); the
         /// developer may change any. One family per call, written only if it is still as expected.
-        package let changeFamily = Method<FamilyChange, Bool>("changeFamily", access: { _ in .signedIn })
+        package let changeFamily = Method<FamilyChange, Bool>("changeFamily")
 
         // MARK: The outbox: the server writes and delivers notifications.
 
@@ -152,79 +123,54 @@ public enum AccountWire {
         /// UUID: what a device sends only says which to look at, so it can name neither another
         /// account's event key nor a type (W9). A withdrawal of consent may be asked for by the member
         /// or by the organizer who made it (the member's device may not be running).
-        package let enqueue = Method<[ServerNotification], [ServerNotification]>(
-            "enqueue",
-            access: { asked in
-                asked.allSatisfy { $0.type == "RESCIND_CONSENT" } ? .signedIn : .accounts(asked.map(\.account))
-            }
-        )
-        package let hasNotification = Method<String, Bool>(
-            "hasNotification", access: { _ in .signedIn }, reads: true)
+        package let enqueue = Method<[ServerNotification], [ServerNotification]>("enqueue")
+        package let hasNotification = Method<String, Bool>("hasNotification", reads: true)
         /// One account's notifications, or (nil) those of every account the call has a session for.
-        package let notifications = Method<String?, [ServerNotification]>(
-            "notifications", access: { $0.map { .account($0) } ?? .anyone }, reads: true
-        )
+        package let notifications = Method<String?, [ServerNotification]>("notifications", reads: true)
         /// The developer reads the webhook whole; anyone else only where it goes (its path and query
         /// may hold the developer's secret).
-        package let webhook = Method<R.None, Webhook?>("webhook", access: { _ in .anyone }, reads: true)
-        package let setWebhook = Method<Webhook?, Bool>("setWebhook", access: { _ in .developer })
+        package let webhook = Method<R.None, Webhook?>("webhook", reads: true)
+        package let setWebhook = Method<Webhook?, Bool>("setWebhook")
 
         // MARK: Settings every device shares (W7): read by anyone, changed by the developer (W9).
 
-        package let changeStamp = Method<R.None, ChangeStamp>("changeStamp", access: { _ in .anyone }, reads: true)
-        package let clockSetting = Method<R.None, ClockSetting>(
-            "clockSetting", access: { _ in .anyone }, reads: true)
-        package let setClockSetting = Method<ClockSetting, Bool>("setClockSetting", access: { _ in .developer })
-        package let billingSetting = Method<R.None, BillingSetting>(
-            "billingSetting", access: { _ in .anyone }, reads: true)
-        package let setBillingSetting = Method<BillingSetting, Bool>(
-            "setBillingSetting", access: { _ in .developer })
-        package let appIdentity = Method<R.None, AppIdentity?>("appIdentity", access: { _ in .anyone }, reads: true)
-        package let setAppIdentity = Method<AppIdentity, Bool>("setAppIdentity", access: { _ in .developer })
-        package let simulatedErrors = Method<R.None, SimulatedErrors?>(
-            "simulatedErrors", access: { _ in .anyone }, reads: true
-        )
-        package let setSimulatedErrors = Method<SimulatedErrors, Bool>(
-            "setSimulatedErrors", access: { _ in .developer })
-        package let paymentPolicy = Method<R.None, PurchaseOutcome?>(
-            "paymentPolicy", access: { _ in .anyone }, reads: true)
-        package let setPaymentPolicy = Method<PurchaseOutcome, Bool>("setPaymentPolicy", access: { _ in .developer })
+        package let changeStamp = Method<R.None, ChangeStamp>("changeStamp", reads: true)
+        package let clockSetting = Method<R.None, ClockSetting>("clockSetting", reads: true)
+        package let setClockSetting = Method<ClockSetting, Bool>("setClockSetting")
+        package let billingSetting = Method<R.None, BillingSetting>("billingSetting", reads: true)
+        package let setBillingSetting = Method<BillingSetting, Bool>("setBillingSetting")
+        package let appIdentity = Method<R.None, AppIdentity?>("appIdentity", reads: true)
+        package let setAppIdentity = Method<AppIdentity, Bool>("setAppIdentity")
+        package let simulatedErrors = Method<R.None, SimulatedErrors?>("simulatedErrors", reads: true)
+        package let setSimulatedErrors = Method<SimulatedErrors, Bool>("setSimulatedErrors")
+        package let paymentPolicy = Method<R.None, PurchaseOutcome?>("paymentPolicy", reads: true)
+        package let setPaymentPolicy = Method<PurchaseOutcome, Bool>("setPaymentPolicy")
         /// W18: what the server signs in the developer's name for a customer's session; a customer
         /// reads it as it applies to her (the offer sheet), the developer sets it.
-        package let offerPolicy = Method<R.None, OfferSigningPolicy?>(
-            "offerPolicy", access: { _ in .signedIn }, reads: true)
-        package let setOfferPolicy = Method<OfferSigningPolicy, Bool>("setOfferPolicy", access: { _ in .developer })
+        package let offerPolicy = Method<R.None, OfferSigningPolicy?>("offerPolicy", reads: true)
+        package let setOfferPolicy = Method<OfferSigningPolicy, Bool>("setOfferPolicy")
         /// The tokens of the caller's purchases only (the developer's: every one).
-        package let appAccountTokens = Method<R.None, [String: String]>(
-            "appAccountTokens", access: { _ in .anyone }, reads: true
-        )
-        package let setAppAccountToken = Method<R.AppAccountToken, Bool>(
-            "setAppAccountToken", access: { _ in .developer })
+        package let appAccountTokens = Method<R.None, [String: String]>("appAccountTokens", reads: true)
+        package let setAppAccountToken = Method<R.AppAccountToken, Bool>("setAppAccountToken")
 
         // MARK: Retention messaging (M1): the developer reads and changes it all; a customer's device
         // reads what it may show when it cancels (approved messages and their images), a caller with
         // no session nothing.
 
-        package let retentionSetup = Method<R.None, RetentionSetup>(
-            "retentionSetup", access: { _ in .signedIn }, reads: true
-        )
-        package let replaceRetentionSetup = Method<RetentionSetup, Bool>(
-            "replaceRetentionSetup", access: { _ in .developer }
-        )
-        package let retentionImage = Method<String, Data?>("retentionImage", access: { _ in .signedIn }, reads: true)
-        package let setRetentionImage = Method<R.RetentionImage, Bool>(
-            "setRetentionImage", access: { _ in .developer })
+        package let retentionSetup = Method<R.None, RetentionSetup>("retentionSetup", reads: true)
+        package let replaceRetentionSetup = Method<RetentionSetup, Bool>("replaceRetentionSetup")
+        package let retentionImage = Method<String, Data?>("retentionImage", reads: true)
+        package let setRetentionImage = Method<R.RetentionImage, Bool>("setRetentionImage")
 
         // MARK: Signed data (S1): the server signs an account's data for that account's devices, from
         // its own records, so that one root verifies everything a team shows.
 
-        package let signed = Method<R.Signing, [String?]>("signed", access: { .account($0.account) })
+        package let signed = Method<R.Signing, [String?]>("signed")
         /// The root that verifies it all (public: anyone may trust it).
-        package let rootCertificate = Method<R.None, Data>("rootCertificate", access: { _ in .anyone }, reads: true)
+        package let rootCertificate = Method<R.None, Data>("rootCertificate", reads: true)
         // MARK: The request log
 
-        package let recentRequests = Method<Int, [ServedRequest]>(
-            "recentRequests", access: { _ in .developer }, reads: true)
+        package let recentRequests = Method<Int, [ServedRequest]>("recentRequests", reads: true)
     }
 
     package static let methods = Methods()
@@ -233,29 +179,6 @@ public enum AccountWire {
     package static var all: [any DeclaredAccountMethod] {
         Mirror(reflecting: methods).children.compactMap { $0.value as? any DeclaredAccountMethod }
     }
-
-    /// What each of the developer's methods does, in words for a refusal.
-    package static let developerActions: [String: String] = [
-        methods.setClockSetting.name: "move the store clock",
-        methods.setBillingSetting.name: "change billing or the grace period",
-        methods.setAppIdentity.name: "change the app's identity",
-        methods.setSimulatedErrors.name: "set simulated StoreKit errors",
-        methods.setPaymentPolicy.name: "set the payment outcome policy",
-        methods.setOfferPolicy.name: "set what the server signs for customers' offers",
-        methods.apiKeyring.name: "read the in-app purchase keys",
-        methods.setWebhook.name: "set the webhook", methods.setPriceChange.name: "change prices",
-        methods.addOfferCodes.name: "make offer codes",
-        methods.offerCodes.name: "list offer codes",
-        methods.recentRequests.name: "list the requests the server answered",
-        methods.setAPIKeyring.name: "make or revoke in-app purchase keys",
-        methods.setAppAccountToken.name: "set app account tokens",
-        methods.replaceRetentionSetup.name: "change retention messages",
-        methods.setRetentionImage.name: "upload or delete retention images",
-        methods.record.name: "answer refund requests or extend subscriptions",
-        methods.addPlanLines.name: "answer refund requests or extend subscriptions",
-        methods.accountOfAppTransaction.name: "look up an app transaction id",
-        methods.unlockAccount.name: "unlock an account's sign-ins",
-    ]
 
     /// A call's body, as a device sends it: keys in order, so that the same call is the same
     /// bytes (a screen tick keeps a read's answer by them).

@@ -8,43 +8,43 @@ import StoreModel
 extension AccountPerformers {
     /// Shared settings, retention messaging, signed data and the request log.
     static func registerSettings(_ registry: inout AccountPerformers) {
-        registry.on(wire.changeStamp) { server, _, _ in try server.changeStamp() }
-        registry.on(wire.clockSetting) { server, _, _ in try server.clockSetting() }
-        registry.on(wire.setClockSetting) {
+        registry.on(wire.changeStamp, access: { _ in .anyone }) { server, _, _ in try server.changeStamp() }
+        registry.on(wire.clockSetting, access: { _ in .anyone }) { server, _, _ in try server.clockSetting() }
+        registry.on(wire.setClockSetting, access: { _ in .developer }) {
             try $0.setClockSetting($1)
             return true
         }
-        registry.on(wire.billingSetting) { server, _, _ in try server.billingSetting() }
-        registry.on(wire.setBillingSetting) {
+        registry.on(wire.billingSetting, access: { _ in .anyone }) { server, _, _ in try server.billingSetting() }
+        registry.on(wire.setBillingSetting, access: { _ in .developer }) {
             try $0.setBillingSetting($1)
             return true
         }
-        registry.on(wire.appIdentity) { server, _, _ in try server.appIdentity() }
-        registry.on(wire.setAppIdentity) {
+        registry.on(wire.appIdentity, access: { _ in .anyone }) { server, _, _ in try server.appIdentity() }
+        registry.on(wire.setAppIdentity, access: { _ in .developer }) {
             try $0.setAppIdentity($1)
             return true
         }
-        registry.on(wire.simulatedErrors) { server, _, _ in
+        registry.on(wire.simulatedErrors, access: { _ in .anyone }) { server, _, _ in
             try server.simulatedErrors()
         }
-        registry.on(wire.setSimulatedErrors) {
+        registry.on(wire.setSimulatedErrors, access: { _ in .developer }) {
             try $0.setSimulatedErrors($1)
             return true
         }
-        registry.on(wire.paymentPolicy) { server, _, _ in try server.paymentPolicy() }
-        registry.on(wire.offerPolicy) { server, _, call in
+        registry.on(wire.paymentPolicy, access: { _ in .anyone }) { server, _, _ in try server.paymentPolicy() }
+        registry.on(wire.offerPolicy, access: { _ in .signedIn }) { server, _, call in
             let policy = try server.offerPolicy()
             return call.isDeveloper ? policy : policy?.seen(by: call.accounts)
         }
-        registry.on(wire.setOfferPolicy) {
+        registry.on(wire.setOfferPolicy, access: { _ in .developer }) {
             try $0.setOfferPolicy($1)
             return true
         }
-        registry.on(wire.setPaymentPolicy) {
+        registry.on(wire.setPaymentPolicy, access: { _ in .developer }) {
             try $0.setPaymentPolicy($1)
             return true
         }
-        registry.on(wire.appAccountTokens) { server, _, call in
+        registry.on(wire.appAccountTokens, access: { _ in .anyone }) { server, _, call in
             try server.appAccountTokens().filter { original, _ in
                 call.isDeveloper
                     || ((try? server.receiptEntry(transactionID: original)).flatMap {
@@ -53,26 +53,26 @@ extension AccountPerformers {
                         ?? false)
             }
         }
-        registry.on(wire.setAppAccountToken) {
+        registry.on(wire.setAppAccountToken, access: { _ in .developer }) {
             try $0.setAppAccountToken($1.token, original: $1.original)
             return true
         }
-        registry.on(wire.retentionSetup) { server, _, call in
+        registry.on(wire.retentionSetup, access: { _ in .signedIn }) { server, _, call in
             let setup = try server.retentionSetup()
             return call.isDeveloper ? setup : setup.shownToCustomers
         }
-        registry.on(wire.replaceRetentionSetup) {
+        registry.on(wire.replaceRetentionSetup, access: { _ in .developer }) {
             try $0.replaceRetentionSetup($1)
         }
-        registry.on(wire.retentionImage) { server, id, call in
+        registry.on(wire.retentionImage, access: { _ in .signedIn }) { server, id, call in
             guard try call.isDeveloper || server.retentionSetup().shownToCustomers.image(id) != nil else { return nil }
             return try server.retentionImage(id)
         }
-        registry.on(wire.setRetentionImage) {
+        registry.on(wire.setRetentionImage, access: { _ in .developer }) {
             try $0.setRetentionImage($1.id, png: $1.png)
             return true
         }
-        registry.on(wire.signed) { server, request, call in
+        registry.on(wire.signed, access: { .account($0.account) }) { server, request, call in
             // W18: an offer's signature is the developer's to give: a customer's session gets one
             // as often as the developer's policy says, the developer's token any. What is refused
             // answers nil, as an item the account does not have.
@@ -93,9 +93,9 @@ extension AccountPerformers {
             ).makeIterator()
             return request.items.indices.map { allowed[$0] ? (signed.next() ?? nil) : nil }
         }
-        registry.on(wire.rootCertificate) { _, _, call in
+        registry.on(wire.rootCertificate, access: { _ in .anyone }) { _, _, call in
             try signer(call).rootCertificate()
         }
-        registry.on(wire.recentRequests) { try $0.recentRequests(limit: min($1, 200)) }
+        registry.on(wire.recentRequests, access: { _ in .developer }) { try $0.recentRequests(limit: min($1, 200)) }
     }
 }

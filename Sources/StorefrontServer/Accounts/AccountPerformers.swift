@@ -34,11 +34,10 @@ struct AccountPerformers: Sendable {
     /// Registers what the server does with `method`; a second performer for one name is a
     /// programming error, caught at the server's start.
     mutating func on<Request, Response>(
-        _ method: AccountMethod<Request, Response>,
+        _ method: AccountMethod<Request, Response>, access: @escaping @Sendable (Request) -> AccountAccess,
         _ perform: @escaping @Sendable (any RecordKeeping, Request, AccountCallContext) throws -> Response
     ) {
         precondition(byName[method.name] == nil, "two performers for the account method \(method.name)")
-        let access = method.access
         byName[method.name] = Performer { body, decoder in
             let request = try decoder.decode(AccountWire.Envelope<Request>.self, from: body).request
             return (
@@ -52,10 +51,10 @@ struct AccountPerformers: Sendable {
 
     /// A method that needs nothing of the call but its request.
     mutating func on<Request, Response>(
-        _ method: AccountMethod<Request, Response>,
+        _ method: AccountMethod<Request, Response>, access: @escaping @Sendable (Request) -> AccountAccess,
         _ perform: @escaping @Sendable (any RecordKeeping, Request) throws -> Response
     ) {
-        on(method) { server, request, _ in try perform(server, request) }
+        on(method, access: access) { server, request, _ in try perform(server, request) }
     }
 
     /// W6: a refusal says that someone else's family has an account, not whose family it is.
