@@ -29,7 +29,7 @@ struct Storefront: AsyncParsableCommand {
             WebhookCommand.self, NotificationsCommand.self, KeysCommand.self, DeveloperTokenCommand.self,
             SharedSecretCommand.self, Serve.self, CrashPoints.self, OfferCodes.self, Redeem.self, PriceCommand.self,
             RefundRequestCommand.self, FamilyCommand.self, MessagesCommand.self, StorefrontCommand.self,
-            OfferPolicyCommand.self,
+            OfferPolicyCommand.self, PlayCommand.self,
         ],
         defaultSubcommand: Screen.self
     )

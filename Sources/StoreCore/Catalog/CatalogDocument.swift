@@ -17,7 +17,7 @@ struct CatalogDocument: Decodable {
         "id", "kind", "title", "description", "price", "image", "promotionalImage", "quantity", "months", "duration",
         "period", "group",
         "rank", "introOffer", "promotionalOffers", "codeOffers", "winBackOffers", "unlocks", "familyShareable",
-        "monthlyCommitmentPrice", "prices", "availableIn", "$comment",
+        "monthlyCommitmentPrice", "prices", "availableIn", "play", "$comment",
     ]
 
     init(from decoder: any Decoder) throws {
@@ -68,6 +68,7 @@ struct CatalogDocument: Decodable {
             catalog.products.append(product)
         }
         if catalog.products.isEmpty { throw fail(nil, "\"products\" is empty") }
+        try Self.checkPlay(catalog, file: file)
         // F2: each product as its own storefront sells it (its "availableIn" may leave it out).
         catalog = catalog.seen(in: catalog.storefront) ?? catalog
         if fields.has("randomComics") {
@@ -183,6 +184,7 @@ struct CatalogDocument: Decodable {
         )
         product.promotionalImage = try fields.string("promotionalImage")
         product.pricing = try Self.pricing(fields)
+        product.play = try Self.play(fields)
         if fields.hasValue("familyShareable") {
             guard let flag = fields.boolean("familyShareable"),
                 kind == .nonConsumable || kind == .autoRenewableSubscription || !flag

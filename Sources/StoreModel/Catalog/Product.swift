@@ -46,6 +46,8 @@ public struct Product: Sendable, Equatable, Identifiable {
     /// F2: whether it is sold in the storefront its catalog is seen in; a purchase of one that is
     /// not is refused as StoreKit refuses it (storeProductNotAvailable).
     public internal(set) var soldHere = true
+    /// Its identity on Google Play (the catalog's `play` entry; what it leaves out is derived).
+    public var play = PlayListing()
 
     public init(
         id: String, kind: ProductKind, title: String, description: String, price: Decimal,
