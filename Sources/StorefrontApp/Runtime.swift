@@ -95,6 +95,9 @@ public final class App {
         let effects = reduce(&probe, action)
         guard probe.isRunning else { return false }
         if !heldWhileOpening.isEmpty { return true }
+        // A key the store's state answers waits for that state: the placeholder's answer (c with
+        // "no plan yet" before the plans are read) would be the wrong one.
+        if probe.banner != state.banner { return true }
         return effects.contains {
             switch $0 {
             case .settle, .quit, .loadPicture: false

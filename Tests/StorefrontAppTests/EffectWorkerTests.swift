@@ -3,6 +3,7 @@
 import Foundation
 import StoreModel
 import TerminalUI
+import TestSupport
 import Testing
 
 @testable import StorefrontApp
@@ -19,9 +20,15 @@ struct EffectWorkerTests {
         /// What an effect answers; by default a line that names it.
         var answer: (Effect) -> [Action] = { [.failed("performed \($0)")] }
 
-        init(held: Set<String>) { self.held = held }
+        /// The catalog the screen is drawn from while the store opens.
+        let catalog: Catalog
 
-        func snapshot() throws -> StoreSnapshot { .opening(appCatalog) }
+        init(held: Set<String>, catalog: Catalog = appCatalog) {
+            self.held = held
+            self.catalog = catalog
+        }
+
+        func snapshot() throws -> StoreSnapshot { .opening(catalog) }
 
         func perform(_ effect: Effect) -> [Action] {
             condition.withLock {
@@ -192,5 +199,31 @@ struct EffectWorkerTests {
         #expect(app.state.selection == 2, "the ↓ after b moved once the store had opened")
         let frames = scripted.frames.map(\.text)
         #expect(frames.contains { $0.contains("your keys wait for it") }, "\(frames.last ?? "")")
+    }
+
+    @Test(
+        "70 while the store opens, a key the store's state answers waits for it: c in the transaction manager cancels the plan the store reads, instead of saying there is none yet"
+    )
+    func stateKeysWaitForTheOpen() throws {
+        let harness = try Harness(catalog: selfiesCatalog, user: "ann", seed: 1)
+        let plan = try #require(selfiesCatalog.products.first { $0.kind == .autoRenewableSubscription })
+        try harness.store.queue.buy(plan.id)
+        try harness.refresh()
+        let opened = try #require(harness.state.snapshot)
+        #expect(!opened.status.plans.isEmpty)
+        let store = GatedStore(held: ["settle"], catalog: selfiesCatalog)
+        store.answer = { effect in effect == .settle ? [.loaded(opened)] : [.failed("performed \(effect)")] }
+        let scripted = ScriptedTerminal(
+            size: Size(columns: 60, rows: 14), events: [.key(.character("t")), .key(.character("c"))])
+        let asked = Effect.plan(.cancel, productID: plan.id)
+        let app = App(
+            store: store, terminal: AfterSettleTerminal(scripted, store: store, asked: asked),
+            pictures: PictureCache(root: URL(fileURLWithPath: "/nonexistent")), route: .products)
+        app.performsInBackground = true
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { store.openGate() }
+        app.run()
+        #expect(store.ended.contains(asked), "c cancelled the plan once the store had opened: \(store.ended)")
+        let frames = scripted.frames.map(\.text)
+        #expect(!frames.contains { $0.contains("No auto-renewable plan yet") }, "\(frames.last ?? "")")
     }
 }
