@@ -51,8 +51,12 @@ private struct PlayProductOutput: Encodable {
         var tags: [String]
         var appStoreOffer: String?
     }
+    struct RegionalPrice: Encodable {
+        var regionCode, currencyCode, price: String
+    }
     var productId, type, appStoreProduct: String
     var consumable: Bool
+    var regionalPrices: [RegionalPrice]
     var basePlans: [BasePlan]
     var offers: [Offer]
 
@@ -61,6 +65,9 @@ private struct PlayProductOutput: Encodable {
         type = play.kind.rawValue
         appStoreProduct = play.product
         consumable = play.consumable
+        regionalPrices = play.regionalPrices.map {
+            RegionalPrice(regionCode: $0.regionCode, currencyCode: $0.currencyCode, price: "\($0.price)")
+        }
         basePlans = play.basePlans.map {
             BasePlan(basePlanId: $0.basePlanId, type: $0.renewal.rawValue, period: "\($0.period)", price: "\($0.price)")
         }
@@ -80,6 +87,8 @@ extension PlayProduct {
         var lines = [
             "\(productId)  \(kind == .oneTime ? (consumable ? "one-time, consumed" : "one-time") : "subscription")"
         ]
+        let regions = regionalPrices.map { "\($0.regionCode) \($0.price) \($0.currencyCode)" }
+        if regionalPrices.count > 1 { lines.append("  prices: " + regions.joined(separator: ", ")) }
         lines += basePlans.map { "  base plan \($0.basePlanId): \($0.renewal.rawValue), \($0.period), \($0.price)" }
         lines += offers.map { offer in
             let phases = offer.phases.map { "\($0.price) for \($0.recurrences) × \($0.period)" }.joined(separator: ", ")

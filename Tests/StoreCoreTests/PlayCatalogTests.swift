@@ -119,4 +119,18 @@ struct PlayCatalogTests {
             }
         }
     }
+
+    @Test(
+        "G1 regional prices: each storefront the catalog names where a product is sold, as Play's billing region and currency; none where it is not sold"
+    )
+    func regionalPrices() throws {
+        let world = try CatalogLoader.load(contentsOf: repositoryRoot.appendingPathComponent("assets/world.json"))
+        let play = try world.catalog.playProducts()
+        let night = try #require(play.first { $0.product == "com.storefront.comic.nightshift" })
+        #expect(
+            night.regionalPrices.map { "\($0.regionCode) \($0.price) \($0.currencyCode)" }
+                == ["US 0.99 USD", "FR 0.99 EUR", "GB 0.79 GBP", "JP 150 JPY"])
+        let rain = try #require(play.first { $0.product == "com.storefront.comic.raincheck" })
+        #expect(rain.regionalPrices.map(\.regionCode) == ["GB"], "sold in Britain only")
+    }
 }

@@ -22,6 +22,15 @@ public struct PlayProduct: Sendable, Equatable {
     public var consumable: Bool
     public var basePlans: [PlayBasePlan]
     public var offers: [PlayOffer]
+    /// Its prices by Play billing region: the one-time product's, or its base plan's.
+    public var regionalPrices: [PlayRegionalPrice] = []
+}
+
+/// A price in one Play billing region (ISO 3166-1 alpha-2), in that region's currency.
+public struct PlayRegionalPrice: Sendable, Equatable {
+    public var regionCode: String
+    public var currencyCode: String
+    public var price: Decimal
 }
 
 /// A subscription's base plan: how it renews, how long a period is, and its price.
@@ -96,7 +105,8 @@ extension Catalog {
         var listed: [PlayProduct] = []
         var owners: [String: String] = [:]
         for product in products where product.play.sold {
-            let play = try PlayProduct.derived(from: product)
+            var play = try PlayProduct.derived(from: product)
+            play.regionalPrices = regionalPrices(of: product)
             if let other = owners[play.productId] {
                 throw PlayCatalogError(
                     product: product.id,
@@ -108,5 +118,21 @@ extension Catalog {
             listed.append(play)
         }
         return listed
+    }
+}
+
+extension Catalog {
+    /// `product`'s prices in every storefront the catalog names where it is sold, as Play's billing
+    /// regions: the storefront's country (its locale's region) and currency. There is no exchange
+    /// rate to guess with, as on the App Store (F2).
+    func regionalPrices(of product: Product) -> [PlayRegionalPrice] {
+        let currency = home?.currency ?? currencyCode
+        return storefrontChoices.compactMap { storefront in
+            guard let country = Storefronts.country(storefront),
+                let region = country.locale.split(separator: "_").last.map(String.init), region.count == 2,
+                let price = product.price(in: storefront, catalogCurrency: currency)
+            else { return nil }
+            return PlayRegionalPrice(regionCode: region, currencyCode: country.currency, price: price)
+        }
     }
 }
