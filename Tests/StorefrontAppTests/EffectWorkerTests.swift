@@ -175,6 +175,22 @@ struct EffectWorkerTests {
         #expect(store.wait { _, ended in ended == [.settle] })
     }
 
+    /// Runs the real loop on `store`, whose settle waits at its gate and then opens the store on
+    /// `opened`: `events` are read while it waits, and the loop ends once the store performed `asked`.
+    func openingRun(_ store: GatedStore, opened: StoreSnapshot, events: [TerminalEvent], asked: Effect) -> (
+        App, ScriptedTerminal
+    ) {
+        store.answer = { effect in effect == .settle ? [.loaded(opened)] : [.failed("performed \(effect)")] }
+        let scripted = ScriptedTerminal(size: Size(columns: 60, rows: 14), events: events)
+        let app = App(
+            store: store, terminal: AfterSettleTerminal(scripted, store: store, asked: asked),
+            pictures: PictureCache(root: URL(fileURLWithPath: "/nonexistent")), route: .products)
+        app.performsInBackground = true
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { store.openGate() }
+        app.run()
+        return (app, scripted)
+    }
+
     @Test(
         "70 while the store opens off the loop, ↓ moves at once; b waits for the open, and so does every key after it, in order"
     )
@@ -182,16 +198,9 @@ struct EffectWorkerTests {
         let store = GatedStore(held: ["settle"])
         var opened = StoreSnapshot.opening(appCatalog)
         opened.isOpening = false
-        store.answer = { effect in effect == .settle ? [.loaded(opened)] : [.failed("performed \(effect)")] }
-        let scripted = ScriptedTerminal(
-            size: Size(columns: 60, rows: 14), events: [.key(.down), .key(.character("b")), .key(.down)])
         let asked = Effect.buy(appCatalog.products[1].id)
-        let app = App(
-            store: store, terminal: AfterSettleTerminal(scripted, store: store, asked: asked),
-            pictures: PictureCache(root: URL(fileURLWithPath: "/nonexistent")), route: .products)
-        app.performsInBackground = true
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { store.openGate() }
-        app.run()
+        let (app, scripted) = openingRun(
+            store, opened: opened, events: [.key(.down), .key(.character("b")), .key(.down)], asked: asked)
         let bought = store.ended.filter {
             if case .buy = $0 { true } else { false }
         }
@@ -212,16 +221,9 @@ struct EffectWorkerTests {
         let opened = try #require(harness.state.snapshot)
         #expect(!opened.status.plans.isEmpty)
         let store = GatedStore(held: ["settle"], catalog: selfiesCatalog)
-        store.answer = { effect in effect == .settle ? [.loaded(opened)] : [.failed("performed \(effect)")] }
-        let scripted = ScriptedTerminal(
-            size: Size(columns: 60, rows: 14), events: [.key(.character("t")), .key(.character("c"))])
         let asked = Effect.plan(.cancel, productID: plan.id)
-        let app = App(
-            store: store, terminal: AfterSettleTerminal(scripted, store: store, asked: asked),
-            pictures: PictureCache(root: URL(fileURLWithPath: "/nonexistent")), route: .products)
-        app.performsInBackground = true
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { store.openGate() }
-        app.run()
+        let (_, scripted) = openingRun(
+            store, opened: opened, events: [.key(.character("t")), .key(.character("c"))], asked: asked)
         #expect(store.ended.contains(asked), "c cancelled the plan once the store had opened: \(store.ended)")
         let frames = scripted.frames.map(\.text)
         #expect(!frames.contains { $0.contains("No auto-renewable plan yet") }, "\(frames.last ?? "")")
