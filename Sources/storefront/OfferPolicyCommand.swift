@@ -61,7 +61,7 @@ struct OfferPolicyCommand: ParsableCommand {
 
         func validate() throws {
             for count in [promotionalUses, introductoryUses].compactMap({ $0 })
-            where !(0...OfferSigningPolicy.maximumUses).contains(count) {
+            where !OfferSigningPolicy.uses.contains(count) {
                 throw ValidationError(
                     "a count is 0 to \(OfferSigningPolicy.maximumUses) uses per account, not \(count)")
             }
@@ -74,7 +74,7 @@ struct OfferPolicyCommand: ParsableCommand {
             for item in offer {
                 let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, !parts[0].isEmpty, let count = Int(parts[1]),
-                    (0...OfferSigningPolicy.maximumUses).contains(count)
+                    OfferSigningPolicy.uses.contains(count)
                 else {
                     throw ValidationError(
                         "--offer \(item): expected OFFER=N, N from 0 to \(OfferSigningPolicy.maximumUses)")

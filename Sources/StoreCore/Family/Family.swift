@@ -68,24 +68,18 @@ public final class FamilySharing: SessionRole {
         let now = now()
         let (families, index) = try update { families throws(StoreError) in
             let inviting = families.inviting(user, at: now)
-            let chosen: Family
-            if let organizer {
-                guard let named = families.organized(by: organizer), named.hasInvitation(user) else {
-                    throw StoreError.familyRefused(.notInvited(account: user))
-                }
-                chosen = named
-            } else if inviting.count > 1 {
+            if organizer == nil, inviting.count > 1 {
                 throw StoreError.familyRefused(.invitedBySeveral(account: user, organizers: inviting.map(\.organizer)))
-            } else if let only = inviting.first ?? families.first(where: { $0.hasInvitation(user) }) {
-                chosen = only
-            } else {
+            }
+            // The family named, else the one standing invitation, else an expired one (to say so).
+            let chosen =
+                organizer.map { families.organized(by: $0) } ?? inviting.first
+                ?? families.first { $0.hasInvitation(user) }
+            guard let chosen, chosen.hasInvitation(user), let index = families.firstIndex(of: chosen) else {
                 throw StoreError.familyRefused(.notInvited(account: user))
             }
             guard chosen.invites(user, at: now) else {
                 throw StoreError.familyRefused(.invitationExpired(account: user, organizer: chosen.organizer))
-            }
-            guard let index = families.firstIndex(where: { $0.organizer == chosen.organizer }) else {
-                throw StoreError.familyRefused(.notInvited(account: user))
             }
             let name = families[index].invitation(of: user)?.account ?? user
             families[index].invitations.removeAll { $0.names(user) }
@@ -112,13 +106,9 @@ public final class FamilySharing: SessionRole {
         let mine = concerned.filter { $0.organizer.lowercased() == user.lowercased() }
         let targets =
             !mine.isEmpty ? mine : concerned.contains(where: isMember) ? concerned.filter(isMember) : concerned
-        guard !targets.isEmpty else { throw StoreError.familyRefused(.notAMember(account: member)) }
-        var left: Family?
-        for target in targets {
-            left = try leave(member, user: user, organizer: target.organizer)
-        }
-        guard let left else { throw StoreError.familyRefused(.notAMember(account: member)) }
-        return left
+        guard let last = targets.last else { throw StoreError.familyRefused(.notAMember(account: member)) }
+        for target in targets.dropLast() { _ = try leave(member, user: user, organizer: target.organizer) }
+        return try leave(member, user: user, organizer: last.organizer)
     }
 
     private func leave(_ member: String, user: String, organizer: String) throws(StoreError) -> Family {

@@ -48,11 +48,13 @@ public struct OfferSigningPolicy: Codable, Equatable, Sendable {
 
     /// The most uses a policy gives one account of one offer: each use is a claim of its own.
     public static let maximumUses = 10
+    /// The counts a policy may give.
+    public static let uses = 0...maximumUses
 
     /// A count below zero, or above the maximum, is a mistake, not a policy.
     public func check() throws(StoreError) {
         let counts = [promotionalUses, introductoryUses] + Array(offers.values)
-        guard counts.allSatisfy({ (0...Self.maximumUses).contains($0) }) else {
+        guard counts.allSatisfy(Self.uses.contains) else {
             throw StoreError.refusedByServer("an offer policy's counts are 0 to \(Self.maximumUses) uses per account")
         }
     }

@@ -3,12 +3,15 @@
 import Foundation
 
 public enum PlayIDs {
+    /// What a product id may hold, and what a base plan id, offer id or tag may.
+    static let productCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789_.")
+    static let labelCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
+
     /// OneTimeProduct.productId: starts with a lower-case letter or number; lower-case letters,
     /// numbers, underscores and periods. Subscription.productId: the same, 1 to 40 characters.
     public static func productIdProblem(_ id: String, subscription: Bool) -> String? {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_.")
         guard let first = id.first else { return "a Play product id is not empty" }
-        guard first.isASCII, first.isLowercase || first.isNumber, id.allSatisfy(allowed.contains) else {
+        guard first.isASCII, first.isLowercase || first.isNumber, id.allSatisfy(productCharacters.contains) else {
             return
                 "\"\(id)\" is not a Play product id: it starts with a lower-case letter or a number, and holds only lower-case letters, numbers, underscores and periods"
         }
@@ -19,8 +22,7 @@ public enum PlayIDs {
     /// BasePlan.basePlanId, and offer ids and offer tags likewise (RFC-1034): lower-case letters,
     /// numbers and hyphens, starting with a letter or number; at most 63 characters (a tag, 20).
     public static func labelProblem(_ id: String, what: String, limit: Int = 63) -> String? {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789-")
-        guard let first = id.first, first != "-", id.allSatisfy(allowed.contains), id.count <= limit else {
+        guard let first = id.first, first != "-", id.allSatisfy(labelCharacters.contains), id.count <= limit else {
             return
                 "\"\(id)\" is not a Play \(what): lower-case letters, numbers and hyphens, not starting with a hyphen, at most \(limit) characters"
         }
@@ -30,8 +32,7 @@ public enum PlayIDs {
     /// An App Store product id as a Play one: lower-cased, other characters as underscores, and for
     /// a subscription the leading reverse-DNS parts dropped until it fits in 40 characters.
     static func productId(from appleID: String, subscription: Bool) -> String {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_.")
-        var id = String(appleID.lowercased().map { allowed.contains($0) ? $0 : "_" })
+        var id = String(appleID.lowercased().map { productCharacters.contains($0) ? $0 : "_" })
         while subscription, id.count > 40, let dot = id.firstIndex(of: ".") {
             id = String(id[id.index(after: dot)...])
         }
@@ -51,7 +52,7 @@ public enum PlayIDs {
             }
         }
         while label.last == "-" { label.removeLast() }
-        return String(label.prefix(63)).isEmpty ? "offer" : String(label.prefix(63))
+        return label.isEmpty ? "offer" : String(label.prefix(63))
     }
 
     /// A base plan id for a period: "weekly", "monthly", "yearly", or "every-3-months";
